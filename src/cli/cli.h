@@ -1,0 +1,23 @@
+/* Subcommands of the zkpipe CLI. Each returns the process exit status. */
+#ifndef ZP_CLI_H
+#define ZP_CLI_H
+
+#include <stdbool.h>
+
+struct zp__cli_cmd {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+/* Terminated by an entry with name NULL; defined in commands.c. */
+extern const struct zp__cli_cmd zp__cli_cmds[];
+
+/* True when argv holds --help or -h; prints help to stdout then. */
+bool zp__cli_wants_help(int argc, char **argv, const char *help);
+
+int zp__cmd_selftest(int argc, char **argv);
+int zp__cmd_bench(int argc, char **argv);
+int zp__cmd_version(int argc, char **argv);
+
+#endif
