@@ -1,0 +1,59 @@
+/*
+ * Rank-1 constraint systems in CSR form. Row i of A, B, C is constraint i;
+ * column j is variable j (0 = ONE, then public inputs, then aux). The
+ * matrices of a proving key are A and B only: C is implied by c = a∘b for a
+ * satisfying witness, and kept only where a check needs it.
+ */
+#ifndef ZP_R1CS_H
+#define ZP_R1CS_H
+
+#include <stdint.h>
+
+#include "zkpipe.h"
+
+typedef struct zp__csr {
+    uint64_t nrows;
+    uint64_t nnz;
+    uint64_t *row_ptr; /* nrows + 1 offsets into col/val */
+    uint32_t *col;     /* variable index of each entry */
+    zp_fr *val;        /* coefficient, Montgomery form */
+} zp__csr;
+
+/* A set of variables (density maps: which variables occur in A or B). */
+typedef struct zp__bitmap {
+    uint64_t nbits;
+    uint64_t *words; /* bit i = words[i / 64] >> (i % 64) & 1 */
+} zp__bitmap;
+
+static inline int zp__bitmap_get(const zp__bitmap *b, uint64_t i)
+{
+    return (int)((b->words[i >> 6] >> (i & 63)) & 1);
+}
+
+zp_err zp__bitmap_alloc(zp__bitmap *b, uint64_t nbits); /* all zero */
+void zp__bitmap_set(zp__bitmap *b, uint64_t i);
+uint64_t zp__bitmap_count(const zp__bitmap *b);
+void zp__bitmap_free(zp__bitmap *b);
+
+/* The set of columns with at least one nonzero entry in m. */
+zp_err zp__csr_column_density(zp__bitmap *out, const zp__csr *m, uint64_t ncols);
+
+typedef struct zp__r1cs {
+    uint32_t n_vars;        /* including ONE */
+    uint32_t n_public;      /* public inputs, not counting ONE */
+    uint64_t n_constraints; /* rows of the circuit proper */
+    zp__csr a, b, c;        /* c.nrows may be 0 when C is not kept */
+} zp__r1cs;
+
+/* Frees the arrays of m (not m itself) and zeroes it. */
+void zp__csr_free(zp__csr *m);
+void zp__r1cs_free(zp__r1cs *cs);
+
+/* out[i] = sum_j m[i][j] * w[j] for i < m->nrows (w Montgomery form). */
+void zp__csr_mul_vec(zp_fr *out, const zp__csr *m, const zp_fr *w);
+
+/* True when (A w)∘(B w) = C w for every row; *bad_row gets the first row
+ * that fails. Needs C. */
+bool zp__r1cs_is_satisfied(const zp__r1cs *cs, const zp_fr *w, uint64_t *bad_row);
+
+#endif
