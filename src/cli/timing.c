@@ -1,0 +1,60 @@
+/* Timing helpers shared by the benchmarks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cli/timing.h"
+
+double zp__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double zp__median(double *v, int n)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double zp__bench_median_ns(void (*op)(void *ctx, size_t n), void *ctx, int reps)
+{
+    size_t n = 1;
+    for (;;) {
+        double t0 = zp__now();
+        op(ctx, n);
+        double dt = zp__now() - t0;
+        if (dt >= 0.02 || n >= ((size_t)1 << 40))
+            break;
+        n *= dt < 0.002 ? 8 : 2;
+    }
+    double v[1000];
+    if (reps > 1000)
+        reps = 1000;
+    for (int r = 0; r < reps; r++) {
+        double t0 = zp__now();
+        op(ctx, n);
+        v[r] = (zp__now() - t0) * 1e9 / (double)n;
+    }
+    return zp__median(v, reps);
+}
+
+int zp__parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}

@@ -1,0 +1,21 @@
+/* Timing helpers shared by the benchmarks. */
+#ifndef ZP_CLI_TIMING_H
+#define ZP_CLI_TIMING_H
+
+#include <stddef.h>
+
+/* Monotonic clock in seconds. */
+double zp__now(void);
+
+/* Runs op(ctx, n) with n grown until one batch takes >= 20 ms (that batch
+ * is the warm-up), then times reps batches and returns the median ns per
+ * operation. */
+double zp__bench_median_ns(void (*op)(void *ctx, size_t n), void *ctx, int reps);
+
+/* Median of n doubles (sorts v in place). */
+double zp__median(double *v, int n);
+
+/* Parses a decimal integer in [lo, hi]; returns 0 on success, -1 otherwise. */
+int zp__parse_int(const char *s, long lo, long hi, int *out);
+
+#endif
