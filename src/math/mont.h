@@ -146,7 +146,7 @@ static inline void zp__mont_pow(uint64_t *out, const uint64_t *a, const uint64_t
 {
     uint64_t acc[ZP__MONT_MAX], base[ZP__MONT_MAX];
     memcpy(acc, f->one, sizeof acc);
-    memcpy(base, a, sizeof base);
+    memcpy(base, a, (size_t)f->n * 8); /* a has only n limbs (4 for Fr) */
     for (size_t i = nlimbs; i-- > 0;) {
         for (int bit = 63; bit >= 0; bit--) {
             zp__mont_mul(acc, acc, acc, f->m, f->inv, f->n);
