@@ -45,15 +45,24 @@ typedef struct zp__r1cs {
     zp__csr a, b, c;        /* c.nrows may be 0 when C is not kept */
 } zp__r1cs;
 
+/* Allocates the arrays of a matrix of nrows rows and nnz entries (contents
+ * undefined except row_ptr[0] = 0). ZP_E_TOO_LARGE when the sizes overflow
+ * size_t, ZP_E_NOMEM when allocation fails (then m is zeroed). */
+zp_err zp__csr_alloc(zp__csr *m, uint64_t nrows, uint64_t nnz);
 /* Frees the arrays of m (not m itself) and zeroes it. */
 void zp__csr_free(zp__csr *m);
 void zp__r1cs_free(zp__r1cs *cs);
 
-/* out[i] = sum_j m[i][j] * w[j] for i < m->nrows (w Montgomery form). */
+/* out[i] = sum_j m[i][j] * w[j] for i < m->nrows (w Montgomery form).
+ * Precondition: every column index is below the length of w. */
 void zp__csr_mul_vec(zp_fr *out, const zp__csr *m, const zp_fr *w);
+/* *out = sum_j m[row][j] * w[j] (one row of zp__csr_mul_vec). */
+void zp__csr_row_dot(zp_fr *out, const zp__csr *m, uint64_t row, const zp_fr *w);
 
-/* True when (A w)∘(B w) = C w for every row; *bad_row gets the first row
- * that fails. Needs C. */
+/* True when (A w)∘(B w) = C w for every row; *bad_row (may be NULL) gets
+ * the first row that fails. w has cs->n_vars entries. Needs C: when the
+ * three matrices do not have the same row count, or a column is >= n_vars,
+ * returns false with *bad_row = UINT64_MAX. */
 bool zp__r1cs_is_satisfied(const zp__r1cs *cs, const zp_fr *w, uint64_t *bad_row);
 
 #endif

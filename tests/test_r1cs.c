@@ -1,0 +1,237 @@
+/*
+ * Bitmaps, CSR products, column densities and the satisfaction check,
+ * against naive twins: a bool array for the bitmap, a dense matrix with a
+ * Montgomery multiply for every entry (no shortcut for one), a scan of the
+ * dense matrix for the densities.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "r1cs/r1cs.h"
+
+static void rand_fr(zp_fr *out)
+{
+    /* Below 2^254 < r: a valid Montgomery representation. */
+    for (int i = 0; i < 4; i++)
+        out->l[i] = check_rand64();
+    out->l[3] >>= 2;
+}
+
+/* A coefficient that is often one, sometimes zero or minus one. */
+static void rand_coef(zp_fr *out)
+{
+    switch (check_rand64() % 5) {
+    case 0:
+        zp_fr_one(out);
+        break;
+    case 1:
+        zp_fr_zero(out);
+        break;
+    case 2:
+        zp_fr_one(out);
+        zp_fr_neg(out, out);
+        break;
+    default:
+        rand_fr(out);
+    }
+}
+
+static void test_bitmap(void)
+{
+    static const uint64_t sizes[] = {0, 1, 63, 64, 65, 127, 128, 129, 1000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint64_t n = sizes[s];
+        zp__bitmap b;
+        CHECK_EQ_INT(zp__bitmap_alloc(&b, n), ZP_OK);
+        CHECK_EQ_INT(b.nbits, n);
+        CHECK_EQ_INT(zp__bitmap_count(&b), 0);
+        unsigned char *ref = calloc(n + 1, 1);
+        for (uint64_t t = 0; t < n / 2 + 2 && n > 0; t++) {
+            uint64_t i = check_rand64() % n;
+            zp__bitmap_set(&b, i);
+            ref[i] = 1;
+        }
+        if (n > 0) { /* both ends */
+            zp__bitmap_set(&b, n - 1);
+            ref[n - 1] = 1;
+            zp__bitmap_set(&b, 0);
+            ref[0] = 1;
+        }
+        uint64_t count = 0;
+        int same = 1;
+        for (uint64_t i = 0; i < n; i++) {
+            count += ref[i];
+            same &= zp__bitmap_get(&b, i) == ref[i];
+        }
+        CHECK(same);
+        CHECK_EQ_INT(zp__bitmap_count(&b), count);
+        free(ref);
+        zp__bitmap_free(&b);
+        CHECK(b.words == NULL && b.nbits == 0);
+    }
+}
+
+/* A random sparse matrix with its dense twin (nrows x ncols, row major).
+ * Columns within a row may repeat (the dense twin sums them). */
+static void rand_csr(zp__csr *m, zp_fr *dense, uint64_t nrows, uint64_t ncols, uint64_t max_row)
+{
+    uint64_t nnz = 0;
+    uint64_t *len = malloc(nrows * sizeof *len);
+    for (uint64_t i = 0; i < nrows; i++) {
+        len[i] = check_rand64() % (max_row + 1);
+        nnz += len[i];
+    }
+    CHECK_EQ_INT(zp__csr_alloc(m, nrows, nnz), ZP_OK);
+    memset(dense, 0, nrows * ncols * sizeof *dense);
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < nrows; i++) {
+        for (uint64_t t = 0; t < len[i]; t++, k++) {
+            m->col[k] = (uint32_t)(check_rand64() % ncols);
+            rand_coef(&m->val[k]);
+            zp_fr *d = &dense[i * ncols + m->col[k]];
+            zp_fr_add(d, d, &m->val[k]);
+        }
+        m->row_ptr[i + 1] = k;
+    }
+    free(len);
+}
+
+static void test_mul_vec(void)
+{
+    static const uint64_t shapes[][3] = {{1, 1, 1}, {1, 5, 0}, {7, 3, 4}, {40, 33, 9}, {65, 128, 3}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        uint64_t nr = shapes[s][0], nc = shapes[s][1];
+        zp__csr m;
+        zp_fr *dense = malloc(nr * nc * sizeof *dense);
+        zp_fr *w = malloc(nc * sizeof *w), *out = malloc(nr * sizeof *out);
+        rand_csr(&m, dense, nr, nc, shapes[s][2]);
+        for (uint64_t j = 0; j < nc; j++)
+            rand_fr(&w[j]);
+        if (nc > 1) { /* edge values in w too */
+            zp_fr_zero(&w[0]);
+            zp_fr_one(&w[1]);
+        }
+        zp__csr_mul_vec(out, &m, w);
+        int same = 1;
+        for (uint64_t i = 0; i < nr; i++) {
+            zp_fr acc, t;
+            zp_fr_zero(&acc);
+            for (uint64_t j = 0; j < nc; j++) {
+                zp_fr_mul(&t, &dense[i * nc + j], &w[j]);
+                zp_fr_add(&acc, &acc, &t);
+            }
+            same &= zp_fr_eq(&acc, &out[i]);
+            zp_fr one_row;
+            zp__csr_row_dot(&one_row, &m, i, w);
+            same &= zp_fr_eq(&one_row, &out[i]);
+        }
+        CHECK(same);
+        zp__csr_free(&m);
+        CHECK(m.row_ptr == NULL && m.nnz == 0);
+        free(dense);
+        free(w);
+        free(out);
+    }
+}
+
+static void test_column_density(void)
+{
+    for (int rep = 0; rep < 5; rep++) {
+        uint64_t nr = 1 + check_rand64() % 30, nc = 1 + check_rand64() % 200;
+        zp__csr m;
+        zp_fr *dense = malloc(nr * nc * sizeof *dense);
+        rand_csr(&m, dense, nr, nc, 4);
+        zp__bitmap d;
+        CHECK_EQ_INT(zp__csr_column_density(&d, &m, nc), ZP_OK);
+        /* The direct scan works on entries, not on the dense sums: two
+         * entries that cancel still make the column dense. */
+        int same = 1;
+        for (uint64_t j = 0; j < nc; j++) {
+            int dense_col = 0;
+            for (uint64_t k = 0; k < m.nnz; k++)
+                dense_col |= m.col[k] == j && !zp_fr_is_zero(&m.val[k]);
+            same &= zp__bitmap_get(&d, j) == dense_col;
+        }
+        CHECK(same);
+        zp__bitmap_free(&d);
+        /* A column index beyond ncols is refused (when there is one). */
+        if (m.nnz > 0) {
+            uint32_t maxc = 0;
+            for (uint64_t k = 0; k < m.nnz; k++)
+                maxc = m.col[k] > maxc ? m.col[k] : maxc;
+            CHECK_EQ_INT(zp__csr_column_density(&d, &m, maxc), ZP_E_INVALID_ARG);
+            CHECK(d.words == NULL);
+        }
+        zp__csr_free(&m);
+        free(dense);
+    }
+}
+
+/* One row per list: {col, small value} pairs ending at col -1. */
+static void small_csr(zp__csr *m, uint64_t nrows, const int (*rows)[8])
+{
+    uint64_t nnz = 0;
+    for (uint64_t i = 0; i < nrows; i++)
+        for (int t = 0; rows[i][t] >= 0; t += 2)
+            nnz++;
+    CHECK_EQ_INT(zp__csr_alloc(m, nrows, nnz), ZP_OK);
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < nrows; i++) {
+        for (int t = 0; rows[i][t] >= 0; t += 2, k++) {
+            m->col[k] = (uint32_t)rows[i][t];
+            zp_fr_from_u64(&m->val[k], (uint64_t)rows[i][t + 1]);
+        }
+        m->row_ptr[i + 1] = k;
+    }
+}
+
+/* x * y = z and (x + y) * 1 = s, variables ONE, x, y, z, s. */
+static void test_is_satisfied(void)
+{
+    static const int ra[2][8] = {{1, 1, -1}, {1, 1, 2, 1, -1}};
+    static const int rb[2][8] = {{2, 1, -1}, {0, 1, -1}};
+    static const int rc[2][8] = {{3, 1, -1}, {4, 1, -1}};
+    zp__r1cs cs = {.n_vars = 5, .n_public = 1, .n_constraints = 2};
+    small_csr(&cs.a, 2, ra);
+    small_csr(&cs.b, 2, rb);
+    small_csr(&cs.c, 2, rc);
+    zp_fr w[5];
+    zp_fr_one(&w[0]);
+    zp_fr_from_u64(&w[1], 6);
+    zp_fr_from_u64(&w[2], 7);
+    zp_fr_from_u64(&w[3], 42);
+    zp_fr_from_u64(&w[4], 13);
+    uint64_t bad = 0;
+    CHECK(zp__r1cs_is_satisfied(&cs, w, &bad));
+    CHECK(zp__r1cs_is_satisfied(&cs, w, NULL));
+    zp_fr_from_u64(&w[4], 14);
+    CHECK(!zp__r1cs_is_satisfied(&cs, w, &bad));
+    CHECK_EQ_INT(bad, 1);
+    zp_fr_from_u64(&w[3], 41);
+    CHECK(!zp__r1cs_is_satisfied(&cs, w, &bad));
+    CHECK_EQ_INT(bad, 0);
+    zp_fr_from_u64(&w[3], 42);
+    zp_fr_from_u64(&w[4], 13);
+    CHECK(zp__r1cs_is_satisfied(&cs, w, &bad));
+    /* A column past n_vars is refused rather than read. */
+    cs.n_vars = 4;
+    CHECK(!zp__r1cs_is_satisfied(&cs, w, &bad));
+    CHECK(bad == UINT64_MAX);
+    cs.n_vars = 5;
+    /* Without C the check cannot be made. */
+    zp__csr_free(&cs.c);
+    CHECK(!zp__r1cs_is_satisfied(&cs, w, &bad));
+    CHECK(bad == UINT64_MAX);
+    zp__r1cs_free(&cs);
+    CHECK(cs.a.row_ptr == NULL && cs.n_vars == 0);
+}
+
+int main(void)
+{
+    RUN(test_bitmap);
+    RUN(test_mul_vec);
+    RUN(test_column_density);
+    RUN(test_is_satisfied);
+    return FINISH();
+}
