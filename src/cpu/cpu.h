@@ -1,0 +1,118 @@
+/*
+ * The CPU backend: a parallel-for over pthreads, the Fr NTT and the G1/G2
+ * multi-scalar multiplications. Internal to libzkpipe (zp__ names).
+ *
+ * Threads: every entry point takes `threads`; a value <= 0 means one thread
+ * per online CPU. Calls are independent: there is no global pool, so two
+ * callers never share or wait on each other's workers. Do not call these
+ * functions from inside a zp__parallel_for callback expecting them to share
+ * its threads: they start their own.
+ */
+#ifndef ZP_CPU_H
+#define ZP_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpipe.h"
+
+/* ------------------------------------------------------------ parallel */
+
+/* The number of workers `threads` stands for (>= 1). */
+int zp__cpu_threads(int threads);
+
+/*
+ * Calls fn(ctx, begin, end) over disjoint ranges that cover [0, n) exactly
+ * once, each at most `grain` long (grain 0 counts as 1), from up to `threads`
+ * threads including the caller, and returns when all calls have returned.
+ * The order of the calls is unspecified. When a worker thread cannot be
+ * started the remaining threads do its share, so this cannot fail.
+ */
+void zp__parallel_for(size_t n, size_t grain,
+                      void (*fn)(void *ctx, size_t begin, size_t end),
+                      void *ctx, int threads);
+
+/* ----------------------------------------------------------------- NTT */
+
+/* Largest supported log2 of an NTT size (the 2-adicity of r - 1). */
+#define ZP_NTT_MAX_LOG2 32
+
+/*
+ * In-place NTT of a[0 .. 2^log2n) over Fr, values in Montgomery form,
+ * natural order in and out:
+ *   forward: a[k] <- sum_j a[j] w^(jk),
+ *   inverse: a[k] <- n^-1 sum_j a[j] w^(-jk),
+ * with w = zp_fr_root_of_unity(log2n, roots). Returns ZP_E_INVALID_ARG when
+ * log2n > ZP_NTT_MAX_LOG2 and ZP_E_NOMEM when scratch cannot be allocated
+ * (then a is unchanged or partly transformed: treat it as garbage).
+ */
+zp_err zp__cpu_ntt(zp_fr *a, unsigned log2n, bool inverse, zp_roots roots, int threads);
+
+/* a[i] <- a[i] * g^i for i < n. */
+void zp__cpu_scale_by_powers(zp_fr *a, size_t n, const zp_fr *g, int threads);
+
+/*
+ * NTT on the coset g<w>: forward evaluates the polynomial with coefficients
+ * a at g*w^k (scale by g^i, then NTT); inverse takes such evaluations back
+ * to coefficients (iNTT, then scale by g^-i). Errors as zp__cpu_ntt.
+ */
+zp_err zp__cpu_coset_ntt(zp_fr *a, unsigned log2n, bool inverse, const zp_fr *g,
+                         zp_roots roots, int threads);
+
+/* Slow O(n^2) reference of zp__cpu_ntt for tests: out must not alias a.
+ * Allocates a table of n powers (ZP_E_NOMEM). */
+zp_err zp__ntt_ref(zp_fr *out, const zp_fr *a, unsigned log2n, bool inverse, zp_roots roots);
+
+/* ----------------------------------------------------------------- MSM */
+
+/*
+ * out = sum_i scalars[i] * points[i].
+ *
+ * Scalars are plain integers (NOT Montgomery form), little-endian limbs,
+ * each < r. Points are affine in Montgomery form, in the prime-order
+ * subgroup; the all-zero point (infinity) contributes nothing. n may be 0
+ * (out = infinity). n must be < 2^32 (ZP_E_TOO_LARGE otherwise).
+ *
+ * zp__cpu_msm_*: splits the scalars into zeros (skipped), ones (summed by
+ * plain additions) and the rest (Pippenger, window size chosen from the
+ * count of the rest). Returns ZP_E_NOMEM when scratch cannot be allocated.
+ */
+zp_err zp__cpu_msm_g1(zp_g1_jac *out, const zp_g1_affine *points, const zp_fr *scalars,
+                      size_t n, int threads);
+zp_err zp__cpu_msm_g2(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *scalars,
+                      size_t n, int threads);
+
+/*
+ * The pieces, exposed for tests and for callers that classify by other
+ * means (e.g. density maps).
+ *
+ * _pippenger: Pippenger over all n pairs with no 0/1 split. idx, when not
+ * NULL, selects the pairs: the sum runs over (points[idx[i]], scalars[idx[i]])
+ * for i < n. window 0 picks the window size from n; otherwise 1..16.
+ */
+zp_err zp__cpu_msm_g1_pippenger(zp_g1_jac *out, const zp_g1_affine *points,
+                                const zp_fr *scalars, const uint32_t *idx, size_t n,
+                                unsigned window, int threads);
+zp_err zp__cpu_msm_g2_pippenger(zp_g2_jac *out, const zp_g2_affine *points,
+                                const zp_fr *scalars, const uint32_t *idx, size_t n,
+                                unsigned window, int threads);
+
+/* out = sum of points[i] over i < n (infinity allowed); when scalars is not
+ * NULL, only over the i whose scalar is exactly 1. Returns ZP_E_NOMEM when
+ * scratch cannot be allocated. */
+zp_err zp__cpu_sum_g1(zp_g1_jac *out, const zp_g1_affine *points, const zp_fr *scalars,
+                      size_t n, int threads);
+zp_err zp__cpu_sum_g2(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *scalars,
+                      size_t n, int threads);
+
+/* Slow reference: sum of zp_g*_jac_mul_vartime, one thread. */
+void zp__msm_g1_ref(zp_g1_jac *out, const zp_g1_affine *points, const zp_fr *scalars,
+                    size_t n);
+void zp__msm_g2_ref(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *scalars,
+                    size_t n);
+
+/* The window size zp__cpu_msm_* uses for n dense scalars (1..16). */
+unsigned zp__msm_window(size_t n);
+
+#endif
