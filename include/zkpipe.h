@@ -276,6 +276,8 @@ zp_err zp_g2_decode(zp_g2_affine *out, const uint8_t *in, size_t len);
 /* Optimal ate pairing e: G1 x G2 -> GT (subgroup of Fp12*). Infinity in
  * either argument gives 1. Inputs must be in their subgroups. */
 void zp_miller_loop(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q);
+/* Raises to 3(q^12 - 1)/r, the exponent @noble/curves and ffjavascript use,
+ * so GT values (e.g. snarkjs' vk_alphabeta_12) agree byte for byte. */
 void zp_final_exp(zp_fp12 *out, const zp_fp12 *a);
 void zp_pairing(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q);
 /* Product of n pairings with one final exponentiation. */

@@ -5,6 +5,8 @@
 #include "cli/cli.h"
 
 const struct zp__cli_cmd zp__cli_cmds[] = {
+    {"selftest", "check arithmetic, encodings and pairing against known answers", zp__cmd_selftest},
+    {"bench", "measure: bench math | msm | ntt", zp__cmd_bench},
     {"version", "print the version and backends compiled in", zp__cmd_version},
     {NULL, NULL, NULL},
 };

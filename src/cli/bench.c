@@ -1,0 +1,163 @@
+/* zkpipe bench: math primitives here; msm, ntt, prove and batch elsewhere. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/timing.h"
+#include "zkpipe.h"
+
+static const char bench_help[] =
+    "usage: zkpipe bench <what> [options]\n"
+    "\n"
+    "  math    median ns of field, curve and pairing primitives (CPU)\n"
+    "\n"
+    "Run 'zkpipe bench <what> --help' for the options of each.\n";
+
+/* Inputs for the timed loops: fixed pseudo-random values, so runs compare. */
+struct math_ctx {
+    zp_fp fa, fb;
+    zp_fr ra, rb;
+    zp_g1_jac j1, j2;
+    zp_g1_affine a1;
+    zp_g2_jac k1, k2;
+    zp_g2_affine a2;
+    uint64_t scalar[4];
+};
+
+static void fp_mul_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++)
+        zp_fp_mul(&m->fa, &m->fa, &m->fb);
+}
+
+static void fr_mul_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++)
+        zp_fr_mul(&m->ra, &m->ra, &m->rb);
+}
+
+static void fp_inv_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++) {
+        zp_fp_inv(&m->fa, &m->fa);
+        zp_fp_add(&m->fa, &m->fa, &m->fb); /* never reaches zero in practice */
+    }
+}
+
+static void g1_add_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++)
+        zp_g1_jac_add(&m->j1, &m->j1, &m->j2);
+}
+
+static void g1_madd_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++)
+        zp_g1_jac_add_affine(&m->j1, &m->j1, &m->a1);
+}
+
+static void g2_add_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++)
+        zp_g2_jac_add(&m->k1, &m->k1, &m->k2);
+}
+
+static void g1_mul_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++)
+        zp_g1_jac_mul_vartime(&m->j1, &m->j1, m->scalar, 4);
+}
+
+static void pairing_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    zp_fp12 e;
+    for (size_t i = 0; i < n; i++)
+        zp_pairing(&e, &m->a1, &m->a2);
+}
+
+static void math_setup(struct math_ctx *m)
+{
+    zp_fp_from_u64(&m->fa, 0x1234567);
+    zp_fp_from_u64(&m->fb, 0x89abcdef);
+    zp_fp_inv(&m->fb, &m->fb); /* a full-width value */
+    zp_fr_from_u64(&m->ra, 0x1234567);
+    zp_fr_from_u64(&m->rb, 0x89abcdef);
+    zp_fr_inv(&m->rb, &m->rb);
+    static const uint64_t k1[4] = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL,
+                                   0xa4093822299f31d0ULL, 0x082efa98ec4e6c89ULL};
+    static const uint64_t k2[1] = {0x452821e638d01377ULL};
+    memcpy(m->scalar, k1, sizeof k1);
+    zp_g1_affine g;
+    zp_g1_generator(&g);
+    zp_g1_jac_from_affine(&m->j1, &g);
+    zp_g1_jac_mul_vartime(&m->j1, &m->j1, k1, 4);
+    zp_g1_jac_from_affine(&m->j2, &g);
+    zp_g1_jac_mul_vartime(&m->j2, &m->j2, k2, 1);
+    zp_g1_jac_to_affine(&m->a1, &m->j2);
+    zp_g2_affine h;
+    zp_g2_generator(&h);
+    zp_g2_jac_from_affine(&m->k1, &h);
+    zp_g2_jac_mul_vartime(&m->k1, &m->k1, k1, 4);
+    zp_g2_jac_from_affine(&m->k2, &h);
+    zp_g2_jac_mul_vartime(&m->k2, &m->k2, k2, 1);
+    zp_g2_jac_to_affine(&m->a2, &m->k2);
+}
+
+static int bench_math(int argc, char **argv)
+{
+    static const char help[] =
+        "usage: zkpipe bench math [--reps N]\n"
+        "Prints the median ns per operation over N timed repetitions (default 9)\n"
+        "of a batch sized to run about 20 ms, after one warm-up batch.\n";
+    if (zp__cli_wants_help(argc, argv, help))
+        return 0;
+    int reps = 9;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            if (zp__parse_int(argv[++i], 1, 1000, &reps) != 0) {
+                fprintf(stderr, "zkpipe bench math: --reps wants 1..1000\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "zkpipe bench math: unknown option '%s'\n%s", argv[i], help);
+            return 2;
+        }
+    }
+    struct math_ctx m;
+    math_setup(&m);
+    static const struct {
+        const char *name;
+        void (*op)(void *, size_t);
+    } ops[] = {
+        {"fp_mul", fp_mul_op},         {"fr_mul", fr_mul_op},
+        {"fp_inv", fp_inv_op},         {"g1_jac_add", g1_add_op},
+        {"g1_mixed_add", g1_madd_op},  {"g2_jac_add", g2_add_op},
+        {"g1_scalar_mul", g1_mul_op},  {"pairing", pairing_op},
+    };
+    printf("%-16s %14s\n", "operation", "median_ns");
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        double ns = zp__bench_median_ns(ops[i].op, &m, reps);
+        printf("%-16s %14.1f\n", ops[i].name, ns);
+    }
+    return 0;
+}
+
+int zp__cmd_bench(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(bench_help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "math"))
+        return bench_math(argc - 1, argv + 1);
+    fprintf(stderr, "zkpipe bench: unknown benchmark '%s'\n%s", argv[1], bench_help);
+    return 2;
+}
