@@ -231,6 +231,9 @@ void zp_g1_jac_add(zp_g1_jac *out, const zp_g1_jac *a, const zp_g1_jac *b);
 void zp_g1_jac_add_affine(zp_g1_jac *out, const zp_g1_jac *a, const zp_g1_affine *b);
 /* out = k*p, k little-endian plain integer limbs of any length. */
 void zp_g1_jac_mul_vartime(zp_g1_jac *out, const zp_g1_jac *p, const uint64_t *k, size_t nlimbs);
+/* XYZZ values keep ZZ^3 = ZZZ^2 (every function here preserves it), which
+ * xyzz_to_jac relies on. A Jacobian point with z = 0 is infinity, whatever
+ * its x and y. */
 void zp_g1_xyzz_inf(zp_g1_xyzz *out);
 void zp_g1_xyzz_from_affine(zp_g1_xyzz *out, const zp_g1_affine *a);
 void zp_g1_xyzz_to_jac(zp_g1_jac *out, const zp_g1_xyzz *a);
