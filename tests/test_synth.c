@@ -173,9 +173,17 @@ static int corrupt_breaks(const zp__r1cs *cs, zp_fr *w, uint32_t v)
     zp_fr saved = w[v], two;
     zp_fr_from_u64(&two, 2);
     zp_fr_add(&w[v], &w[v], &two);
-    uint64_t bad = 0;
+    uint64_t bad = 0, bad_mt = 0;
     int broken = !zp__r1cs_is_satisfied(cs, w, &bad);
+    /* The threaded check finds the same first row (small chunks here, so
+     * the failure is rarely in the first one). */
+    int broken_mt = !zp__r1cs_is_satisfied_mt(cs, w, &bad_mt, 1 + (int)(v % 3));
     w[v] = saved;
+    if (broken != broken_mt || bad != bad_mt) {
+        fprintf(stderr, "variable %u: serial row %lu, threaded row %lu\n", v,
+                (unsigned long)bad, (unsigned long)bad_mt);
+        return 0;
+    }
     if (!broken) {
         fprintf(stderr, "variable %u corrupted, still satisfied\n", v);
         return 0;
@@ -197,6 +205,7 @@ static void test_satisfied(void)
             CHECK_EQ_INT(zp__synth_witness(w, &cs, &s, seed), ZP_OK);
             CHECK(zp_fr_is_one(&w[0]));
             CHECK(zp__r1cs_is_satisfied(&cs, w, &bad));
+            CHECK(zp__r1cs_is_satisfied_mt(&cs, w, NULL, 2));
             if (bad != UINT64_MAX)
                 fprintf(stderr, "%s seed %lu: row %lu fails\n", circuits[i],
                         (unsigned long)seed, (unsigned long)bad);
@@ -229,7 +238,7 @@ static void test_corruption(void)
         free(w);
         zp__r1cs_free(&cs);
     }
-    static const char *sampled[] = {"synth:porep:13", "synth:dense:12", "synth:chain:12"};
+    static const char *sampled[] = {"synth:porep:15", "synth:dense:15", "synth:chain:15"};
     for (size_t i = 0; i < 3; i++) {
         zp__r1cs cs;
         zp_fr *w;
@@ -255,6 +264,37 @@ static void test_corruption(void)
     else
         zp_fr_zero(&w[v]);
     CHECK(!zp__r1cs_is_satisfied(&cs, w, NULL));
+    free(w);
+    zp__r1cs_free(&cs);
+}
+
+/* The threaded check reports the first failing row even when later chunks
+ * fail too (chunks are 2^14 rows; chain:16 has four of them). */
+static void test_satisfied_mt(void)
+{
+    zp__r1cs cs;
+    zp_fr *w;
+    build(&cs, &w, "synth:chain:16", 4);
+    static const uint32_t vars[][2] = {{50000, 0}, {20000, 50000}, {100, 60000}, {3, 40000}};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        zp_fr saved[2], one;
+        zp_fr_one(&one);
+        for (int j = 0; j < 2 && vars[i][j]; j++) {
+            saved[j] = w[vars[i][j]];
+            zp_fr_add(&w[vars[i][j]], &w[vars[i][j]], &one);
+        }
+        uint64_t bad = 0;
+        CHECK(!zp__r1cs_is_satisfied(&cs, w, &bad));
+        for (int t = 1; t <= 3; t++) {
+            uint64_t bad_mt = 0;
+            CHECK(!zp__r1cs_is_satisfied_mt(&cs, w, &bad_mt, t));
+            CHECK_EQ_INT(bad_mt, bad);
+        }
+        for (int j = 1; j >= 0; j--)
+            if (vars[i][j])
+                w[vars[i][j]] = saved[j];
+    }
+    CHECK(zp__r1cs_is_satisfied_mt(&cs, w, NULL, 3));
     free(w);
     zp__r1cs_free(&cs);
 }
@@ -442,6 +482,7 @@ int main(void)
     RUN(test_structure);
     RUN(test_satisfied);
     RUN(test_corruption);
+    RUN(test_satisfied_mt);
     RUN(test_porep_statistics);
     RUN(test_dense_statistics);
     RUN(test_determinism);

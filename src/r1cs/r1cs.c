@@ -7,9 +7,12 @@
  * in real circuits) is an addition instead of a Montgomery multiply; the
  * tests compare it with a dense computation that has no such shortcut.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "r1cs/r1cs.h"
 
@@ -34,6 +37,59 @@ static void *big_alloc(size_t bytes)
     (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
 #endif
     return p;
+}
+
+/* A parallel-for of its own: r1cs/ sits below cpu/ and may not use its pool. */
+#define MAX_THREADS 256
+
+typedef struct par_job {
+    void (*fn)(void *ctx, size_t begin, size_t end);
+    void *ctx;
+    size_t n, grain;
+    atomic_size_t next;
+} par_job;
+
+static void *par_worker(void *arg)
+{
+    par_job *job = arg;
+    for (;;) {
+        size_t begin = atomic_fetch_add(&job->next, job->grain);
+        if (begin >= job->n)
+            return NULL;
+        size_t end = job->n - begin < job->grain ? job->n : begin + job->grain;
+        job->fn(job->ctx, begin, end);
+    }
+}
+
+void zp__r1cs_par_for(size_t n, size_t grain, int threads,
+                      void (*fn)(void *ctx, size_t begin, size_t end), void *ctx)
+{
+    if (n == 0)
+        return;
+    if (grain == 0)
+        grain = 1;
+    long t = threads;
+    if (t <= 0)
+        t = sysconf(_SC_NPROCESSORS_ONLN);
+    if (t < 1)
+        t = 1;
+    if (t > MAX_THREADS)
+        t = MAX_THREADS;
+    size_t chunks = (n - 1) / grain + 1;
+    if ((size_t)t > chunks)
+        t = (long)chunks;
+    par_job job = {.fn = fn, .ctx = ctx, .n = n, .grain = grain};
+    atomic_init(&job.next, 0);
+    pthread_t tid[MAX_THREADS];
+    long started = 0;
+    for (long i = 1; i < t; i++) {
+        if (pthread_create(&tid[started], NULL, par_worker, &job) != 0)
+            break; /* the threads already running, the caller included, do the rest */
+        started++;
+    }
+    par_worker(&job);
+    for (long i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
 }
 
 zp_err zp__bitmap_alloc(zp__bitmap *b, uint64_t nbits)
@@ -154,26 +210,74 @@ static bool cols_below(const zp__csr *m, uint64_t n_vars)
     return true;
 }
 
+static bool shape_ok(const zp__r1cs *cs)
+{
+    uint64_t n = cs->a.nrows;
+    return cs->b.nrows == n && cs->c.nrows == n && cols_below(&cs->a, cs->n_vars) &&
+           cols_below(&cs->b, cs->n_vars) && cols_below(&cs->c, cs->n_vars);
+}
+
+static bool row_holds(const zp__r1cs *cs, const zp_fr *w, uint64_t i)
+{
+    zp_fr a, b, c, ab;
+    zp__csr_row_dot(&a, &cs->a, i, w);
+    zp__csr_row_dot(&b, &cs->b, i, w);
+    zp__csr_row_dot(&c, &cs->c, i, w);
+    zp_fr_mul(&ab, &a, &b);
+    return zp_fr_eq(&ab, &c);
+}
+
 bool zp__r1cs_is_satisfied(const zp__r1cs *cs, const zp_fr *w, uint64_t *bad_row)
 {
     uint64_t dummy;
     if (!bad_row)
         bad_row = &dummy;
     *bad_row = UINT64_MAX;
-    uint64_t n = cs->a.nrows;
-    if (cs->b.nrows != n || cs->c.nrows != n || !cols_below(&cs->a, cs->n_vars) ||
-        !cols_below(&cs->b, cs->n_vars) || !cols_below(&cs->c, cs->n_vars))
+    if (!shape_ok(cs))
         return false;
-    for (uint64_t i = 0; i < n; i++) {
-        zp_fr a, b, c, ab;
-        zp__csr_row_dot(&a, &cs->a, i, w);
-        zp__csr_row_dot(&b, &cs->b, i, w);
-        zp__csr_row_dot(&c, &cs->c, i, w);
-        zp_fr_mul(&ab, &a, &b);
-        if (!zp_fr_eq(&ab, &c)) {
+    for (uint64_t i = 0; i < cs->a.nrows; i++) {
+        if (!row_holds(cs, w, i)) {
             *bad_row = i;
             return false;
         }
     }
     return true;
+}
+
+typedef struct sat_job {
+    const zp__r1cs *cs;
+    const zp_fr *w;
+    _Atomic uint64_t first_bad;
+} sat_job;
+
+static void sat_rows(void *arg, size_t begin, size_t end)
+{
+    sat_job *job = arg;
+    for (uint64_t i = begin; i < end; i++) {
+        /* A failure already found below this chunk decides the answer. */
+        if (i % 1024 == 0 && atomic_load(&job->first_bad) < begin)
+            return;
+        if (!row_holds(job->cs, job->w, i)) {
+            uint64_t cur = atomic_load(&job->first_bad);
+            while (i < cur && !atomic_compare_exchange_weak(&job->first_bad, &cur, i))
+                ;
+            return;
+        }
+    }
+}
+
+bool zp__r1cs_is_satisfied_mt(const zp__r1cs *cs, const zp_fr *w, uint64_t *bad_row,
+                              int threads)
+{
+    uint64_t dummy;
+    if (!bad_row)
+        bad_row = &dummy;
+    *bad_row = UINT64_MAX;
+    if (!shape_ok(cs))
+        return false;
+    sat_job job = {.cs = cs, .w = w};
+    atomic_init(&job.first_bad, UINT64_MAX);
+    zp__r1cs_par_for(cs->a.nrows, 1 << 14, threads, sat_rows, &job);
+    *bad_row = atomic_load(&job.first_bad);
+    return *bad_row == UINT64_MAX;
 }

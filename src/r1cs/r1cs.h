@@ -64,5 +64,16 @@ void zp__csr_row_dot(zp_fr *out, const zp__csr *m, uint64_t row, const zp_fr *w)
  * three matrices do not have the same row count, or a column is >= n_vars,
  * returns false with *bad_row = UINT64_MAX. */
 bool zp__r1cs_is_satisfied(const zp__r1cs *cs, const zp_fr *w, uint64_t *bad_row);
+/* The same answer (and the same first failing row) from up to `threads`
+ * threads (<= 0: one per online CPU). */
+bool zp__r1cs_is_satisfied_mt(const zp__r1cs *cs, const zp_fr *w, uint64_t *bad_row,
+                              int threads);
+
+/* Calls fn(ctx, begin, end) over disjoint chunks of at most grain (0 counts
+ * as 1) covering [0, n), from up to `threads` threads (<= 0: one per online
+ * CPU) including the caller, and returns when all have returned. Cannot
+ * fail: when a thread cannot start, the others do its share. */
+void zp__r1cs_par_for(size_t n, size_t grain, int threads,
+                      void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
 
 #endif

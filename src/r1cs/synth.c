@@ -3,11 +3,8 @@
  * that allocates the CSR arrays once (the counts are known in advance) and
  * lets the circuit's filler write them in parallel.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "math/mont.h"
 #include "r1cs/synth_impl.h"
@@ -36,58 +33,6 @@ void zp__synth_consts_init(zp__synth_consts *k)
     k->pow2[0] = k->one;
     for (int i = 1; i < 32; i++)
         zp_fr_dbl(&k->pow2[i], &k->pow2[i - 1]);
-}
-
-#define MAX_THREADS 256
-
-typedef struct par_job {
-    void (*fn)(void *ctx, size_t begin, size_t end);
-    void *ctx;
-    size_t n, grain;
-    atomic_size_t next;
-} par_job;
-
-static void *par_worker(void *arg)
-{
-    par_job *job = arg;
-    for (;;) {
-        size_t begin = atomic_fetch_add(&job->next, job->grain);
-        if (begin >= job->n)
-            return NULL;
-        size_t end = job->n - begin < job->grain ? job->n : begin + job->grain;
-        job->fn(job->ctx, begin, end);
-    }
-}
-
-void zp__synth_par_for(size_t n, size_t grain, int threads,
-                       void (*fn)(void *ctx, size_t begin, size_t end), void *ctx)
-{
-    if (n == 0)
-        return;
-    if (grain == 0)
-        grain = 1;
-    long t = threads;
-    if (t <= 0)
-        t = sysconf(_SC_NPROCESSORS_ONLN);
-    if (t < 1)
-        t = 1;
-    if (t > MAX_THREADS)
-        t = MAX_THREADS;
-    size_t chunks = (n - 1) / grain + 1;
-    if ((size_t)t > chunks)
-        t = (long)chunks;
-    par_job job = {.fn = fn, .ctx = ctx, .n = n, .grain = grain};
-    atomic_init(&job.next, 0);
-    pthread_t tid[MAX_THREADS];
-    long started = 0;
-    for (long i = 1; i < t; i++) {
-        if (pthread_create(&tid[started], NULL, par_worker, &job) != 0)
-            break; /* the threads already running, the caller included, do the rest */
-        started++;
-    }
-    par_worker(&job);
-    for (long i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
 }
 
 /* --------------------------------------------------------------- parse */

@@ -104,7 +104,7 @@ zp_err zp__dense_fill(zp__r1cs *cs, const zp__synth_spec *s)
     dense_ctx x = {.cs = cs};
     dense_layout_of(&x.d, s->log2);
     zp__synth_consts_init(&x.k);
-    zp__synth_par_for(x.d.lanes, 16, s->threads, dense_fill_lanes, &x);
+    zp__r1cs_par_for(x.d.lanes, 16, s->threads, dense_fill_lanes, &x);
     return ZP_OK;
 }
 
@@ -132,7 +132,7 @@ zp_err zp__dense_witness(zp_fr *w, const zp__r1cs *cs, const zp__synth_spec *s, 
     dense_ctx x = {.cs = (zp__r1cs *)cs, .w = w, .seed = seed};
     dense_layout_of(&x.d, s->log2);
     zp_fr_one(&w[0]);
-    zp__synth_par_for(x.d.lanes, 16, s->threads, dense_witness_lanes, &x);
+    zp__r1cs_par_for(x.d.lanes, 16, s->threads, dense_witness_lanes, &x);
     return ZP_OK;
 }
 
@@ -181,7 +181,7 @@ zp_err zp__chain_fill(zp__r1cs *cs, const zp__synth_spec *s)
 {
     chain_ctx x = {.cs = cs};
     zp__synth_consts_init(&x.k);
-    zp__synth_par_for(cs->a.nrows, 1 << 16, s->threads, chain_fill_rows, &x);
+    zp__r1cs_par_for(cs->a.nrows, 1 << 16, s->threads, chain_fill_rows, &x);
     return ZP_OK;
 }
 

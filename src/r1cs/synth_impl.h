@@ -1,6 +1,6 @@
 /*
- * What the synthetic-circuit files share: a small random generator, a
- * parallel-for, the constants the gadgets use, and a row writer that fills
+ * What the synthetic-circuit files share: a small random generator, the
+ * constants the gadgets use, and a row writer that fills
  * CSR arrays at offsets known in advance. Internal to src/r1cs/.
  */
 #ifndef ZP_SYNTH_IMPL_H
@@ -49,11 +49,7 @@ typedef struct zp__synth_consts {
 
 void zp__synth_consts_init(zp__synth_consts *k);
 
-/* Calls fn(ctx, begin, end) over chunks of at most grain covering [0, n),
- * from up to `threads` threads (<= 0: all online CPUs) including the caller.
- * Cannot fail: when a thread cannot start the others do its share. */
-void zp__synth_par_for(size_t n, size_t grain, int threads,
-                       void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
+#define zp__synth_par_for zp__r1cs_par_for
 
 /* Writes rows of one matrix starting at a known row and entry offset. A
  * writer whose m is NULL drops everything (C when it is not kept). */

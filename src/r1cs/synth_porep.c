@@ -342,8 +342,8 @@ zp_err zp__porep_fill(zp__r1cs *cs, const zp__synth_spec *s)
     if (e)
         return e;
     zp__synth_consts_init(&x.k);
-    zp__synth_par_for(x.L.nblk, 256, s->threads, fill_blocks, &x);
-    zp__synth_par_for(x.L.nlane, 4, s->threads, fill_lanes, &x);
+    zp__r1cs_par_for(x.L.nblk, 256, s->threads, fill_blocks, &x);
+    zp__r1cs_par_for(x.L.nlane, 4, s->threads, fill_lanes, &x);
     free(x.L.lane_a);
     return ZP_OK;
 }
@@ -431,9 +431,9 @@ zp_err zp__porep_witness(zp_fr *w, const zp__r1cs *cs, const zp__synth_spec *s, 
     zp__synth_consts_init(&x.k);
     x.max_blk_vars = (x.L.nbool + x.L.nxor + x.L.nand) / x.L.nblk + 3;
     zp_fr_one(&w[0]);
-    zp__synth_par_for(x.L.nblk, 256, s->threads, witness_blocks, &x);
+    zp__r1cs_par_for(x.L.nblk, 256, s->threads, witness_blocks, &x);
     if (atomic_load(&x.err) == ZP_OK)
-        zp__synth_par_for(x.L.nlane, 4, s->threads, witness_lanes, &x);
+        zp__r1cs_par_for(x.L.nlane, 4, s->threads, witness_lanes, &x);
     free(x.L.lane_a);
     return (zp_err)atomic_load(&x.err);
 }
