@@ -137,6 +137,16 @@ static inline void tcont_set(tcont *c, uint32_t id, const void *p, size_t n)
     s->size = n;
 }
 
+/* Changes a section's size; new bytes are zero. */
+static inline void tcont_resize(tcont *c, uint32_t id, size_t n)
+{
+    tsec *s = tcont_get(c, id);
+    s->body = realloc(s->body, n + 1);
+    if (n > s->size)
+        memset(s->body + s->size, 0, n - s->size);
+    s->size = n;
+}
+
 /* A point of E(Fp) that is not in G1: x = 1, 2, ... until x^3 + 4 is a
  * square. The cofactor is about 2^126, so the first such point is outside
  * the subgroup (the tests check that with the library's predicate). */

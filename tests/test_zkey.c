@@ -242,7 +242,7 @@ static void test_bad_header(void)
     VARIANT(tput32(SEC(2), 32), ZP_E_BAD_PRIME);          /* n8q of bn254 */
     VARIANT(tput32(SEC(2) + 52, 48), ZP_E_BAD_PRIME);     /* n8r */
     VARIANT(tcont_get(&c, 2)->size = 90, ZP_E_FORMAT);
-    VARIANT(tcont_get(&c, 2)->size = 500, ZP_E_FORMAT);   /* points cut */
+    VARIANT(tcont_resize(&c, 2, 500), ZP_E_FORMAT);   /* points cut */
     /* Counts that disagree with the sections, or are absurd: rejected
      * before any allocation of their size. */
     VARIANT(tput32(SEC(2) + H_NVARS, 0xffffffff), ZP_E_FORMAT);
@@ -266,7 +266,7 @@ static void test_bad_sections(void)
     VARIANT(tcont_get(&c, 10)->id = 11, ZP_OK);           /* 10 is not needed */
     VARIANT(tcont_get(&c, 9)->size -= G1B, ZP_E_FORMAT);  /* H short */
     VARIANT(tcont_get(&c, 9)->size -= 1, ZP_E_FORMAT);
-    VARIANT(tcont_get(&c, 3)->size += G1B, ZP_E_FORMAT);  /* IC long */
+    VARIANT(tcont_resize(&c, 3, tcont_get(&c, 3)->size + G1B), ZP_E_FORMAT);  /* IC long */
     VARIANT(tcont_get(&c, 7)->size -= G2B, ZP_E_FORMAT);
     VARIANT(tcont_get(&c, 8)->size = 0, ZP_E_FORMAT);
     /* coefficients: count against size, fields against bounds */
