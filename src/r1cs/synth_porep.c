@@ -375,15 +375,15 @@ static bool witness_block(wit_ctx *x, uint64_t k, uint8_t *val)
             bits = zp__sm64(&rng);
         val[i] = (uint8_t)((bits >> (i % 64)) & 1);
     }
-    for (uint64_t i = 0; i < b.nx + 1 + b.nad; i++) {
-        if (i == b.nx)
-            continue; /* the pack row, evaluated below */
-        uint64_t row = b.row0 + b.nb + i;
+    /* XOR rows, then (after the pack row) AND rows; each defines the next
+     * variable from two earlier ones. */
+    for (uint64_t i = 0; i < b.nx + b.nad; i++) {
+        bool is_xor = i < b.nx;
+        uint64_t row = b.row0 + b.nb + i + !is_xor, out = b.nb + i;
         uint64_t ia = A->col[A->row_ptr[row]] - b.var0, ib = B->col[B->row_ptr[row]] - b.var0;
-        uint64_t out = b.nb + (i < b.nx ? i : i - 1);
         if (ia >= out || ib >= out)
             return false;
-        val[out] = i < b.nx ? val[ia] ^ val[ib] : val[ia] & val[ib];
+        val[out] = is_xor ? val[ia] ^ val[ib] : val[ia] & val[ib];
     }
     for (uint64_t i = 0; i < nv; i++)
         x->w[b.var0 + i] = val[i] ? x->k.one : x->k.zero;
