@@ -124,11 +124,10 @@ static void lane_of(lane *ln, const porep_layout *L, uint64_t l)
     ln->a0 = L->s1_a + L->lane_a[l];
 }
 
-/* Counts and totals; with want_prefix the lane prefix sums are kept (free
- * them with free(L->lane_a)). */
-static zp_err layout_of(porep_layout *L, unsigned log2, bool want_prefix)
+/* The gadget counts for log2: every count of M27's solution scaled by the
+ * constraint count, booleanity rows taking the rounding rest. */
+static zp_err counts_of(porep_layout *L, unsigned log2)
 {
-    memset(L, 0, sizeof *L);
     uint64_t m = log2 <= 27 ? (M27 + (((uint64_t)1 << (27 - log2)) >> 1)) >> (27 - log2)
                             : M27 << (log2 - 27);
     uint64_t pub = m >> 9 ? m >> 9 : 1;
@@ -144,8 +143,8 @@ static zp_err layout_of(porep_layout *L, unsigned log2, bool want_prefix)
     L->nrc = scale27(RECHECK27, m);
     L->nxor = scale27(XORS27, m);
     uint64_t used = L->nblk + 4 * L->nstep + L->nand + L->nrc + L->nxor;
-    /* Booleanity rows take the rest; every block needs >= 32 bits and >= 32
-     * XOR rows (each chain at least one step). */
+    /* Every block needs >= 32 bits and >= 32 XOR rows (each chain at least
+     * one step); only tiny LOG2 could break this. */
     if (used >= m || (m - used) / L->nblk < CHAINS || L->nxor / L->nblk < CHAINS)
         return ZP_E_INVALID_ARG;
     L->nbool = m - used;
@@ -155,7 +154,17 @@ static zp_err layout_of(porep_layout *L, unsigned log2, bool want_prefix)
         L->nlane = 1;
     if (L->nlane > L->nstep)
         L->nlane = L->nstep;
+    return ZP_OK;
+}
 
+/* Counts and totals; with want_prefix the lane prefix sums are kept (free
+ * them with free(L->lane_a)). */
+static zp_err layout_of(porep_layout *L, unsigned log2, bool want_prefix)
+{
+    memset(L, 0, sizeof *L);
+    zp_err e = counts_of(L, log2);
+    if (e)
+        return e;
     blk end;
     block_of(&end, L, L->nblk);
     L->s1_rows = end.row0;
