@@ -324,6 +324,109 @@ static void test_bad_points(void)
     VARIANT(memset(SEC(5) + 5 * G1B, 0, G1B), ZP_OK);
 }
 
+/* A synthetic key large enough that every point section spans several
+ * decoding chunks (1024 points): compact A/B with density, L and H. */
+#define BIG_VARS 1030
+#define BIG_DOMAIN 2048
+
+static void g1_multiples(zp_g1_affine *out, size_t n, uint64_t seed)
+{
+    zp_g1_affine g;
+    zp_g1_jac acc, *j = malloc(n * sizeof *j);
+    zp_g1_generator(&g);
+    zp_g1_jac_from_affine(&acc, &g);
+    zp_g1_jac_mul_vartime(&acc, &acc, &seed, 1);
+    for (size_t i = 0; i < n; i++) {
+        j[i] = acc;
+        zp_g1_jac_add_affine(&acc, &acc, &g);
+    }
+    zp_g1_batch_to_affine(out, j, n);
+    free(j);
+}
+
+static void make_big(zp__pk *big, const zp__pk *small)
+{
+    memset(big, 0, sizeof *big);
+    big->h_conv = ZP_H_COSET;
+    big->roots = ZP_ROOTS_SNARKJS;
+    big->n_vars = BIG_VARS;
+    big->n_public = small->n_public;
+    big->domain_size = BIG_DOMAIN;
+    big->vk = small->vk;
+    big->vk.ic = malloc(small->vk.n_ic * sizeof *big->vk.ic);
+    memcpy(big->vk.ic, small->vk.ic, small->vk.n_ic * sizeof *big->vk.ic);
+    zp__bitmap_alloc(&big->a_density, BIG_VARS);
+    zp__bitmap_alloc(&big->b_density, BIG_VARS);
+    for (uint64_t i = 0; i < BIG_VARS; i++) {
+        if (i % 3 != 1)
+            zp__bitmap_set(&big->a_density, i);
+        if (i % 2 == 0)
+            zp__bitmap_set(&big->b_density, i);
+    }
+    big->n_a = zp__bitmap_count(&big->a_density);
+    big->n_b = zp__bitmap_count(&big->b_density);
+    big->a = malloc(big->n_a * sizeof *big->a);
+    big->b1 = malloc(big->n_b * sizeof *big->b1);
+    big->b2 = malloc(big->n_b * sizeof *big->b2);
+    big->n_l = BIG_VARS - big->n_public - 1;
+    big->l = malloc(big->n_l * sizeof *big->l);
+    big->n_h = BIG_DOMAIN;
+    big->h = malloc(BIG_DOMAIN * sizeof *big->h);
+    g1_multiples(big->a, big->n_a, 5);
+    g1_multiples(big->b1, big->n_b, 7000);
+    g1_multiples(big->l, big->n_l, 9000);
+    g1_multiples(big->h, big->n_h, 20000);
+    zp_g2_affine g;
+    zp_g2_jac acc;
+    zp_g2_generator(&g);
+    zp_g2_jac_from_affine(&acc, &g);
+    for (uint64_t i = 0; i < big->n_b; i++) {
+        zp_g2_jac_to_affine(&big->b2[i], &acc);
+        zp_g2_jac_add_affine(&acc, &acc, &g);
+    }
+    zp__csr_alloc(&big->ma, 0, 0);
+    zp__csr_alloc(&big->mb, 0, 0);
+}
+
+static void test_big_parallel(void)
+{
+    zp__pk small, big, back;
+    CHECK_EQ_INT(zp__zkey_parse(&small, zkey_bytes, zkey_len, NULL), ZP_OK);
+    make_big(&big, &small);
+    char path[] = "/tmp/zp_test_zkey_big_XXXXXX";
+    close(mkstemp(path));
+    CHECK_EQ_INT(zp__zkey_save(path, &big, NULL), ZP_OK);
+    zp_err e = zp__zkey_load(&back, path, NULL);
+    CHECK_EQ_INT(e, ZP_OK);
+    if (e == ZP_OK) {
+        CHECK(back.n_a == big.n_a && g1s_equal(back.a, big.a, big.n_a));
+        CHECK(back.n_b == big.n_b && g1s_equal(back.b1, big.b1, big.n_b));
+        CHECK(memcmp(back.b2, big.b2, big.n_b * sizeof *big.b2) == 0);
+        CHECK(back.n_l == big.n_l && g1s_equal(back.l, big.l, big.n_l));
+        CHECK(back.n_h == big.n_h && g1s_equal(back.h, big.h, big.n_h));
+        zp__pk_free(&back);
+    }
+    /* Bad points in A (source indices 1029 and 5, in different chunks):
+     * the lowest is reported, whichever thread finds which first. */
+    size_t len;
+    uint8_t *bytes = slurp(path, &len);
+    tcont c;
+    tcont_split(&c, bytes, len);
+    tsec *a = tcont_get(&c, 5);
+    zp__ioerr why = {{0}};
+    a->body[1029 * G1B + 48] ^= 1;
+    CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_ON_CURVE);
+    CHECK(strstr(why.msg, "A point 1029") != NULL);
+    a->body[5 * G1B + 48] ^= 1;
+    CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_ON_CURVE);
+    CHECK(strstr(why.msg, "A point 5:") != NULL);
+    tcont_free(&c);
+    free(bytes);
+    unlink(path);
+    zp__pk_free(&big);
+    zp__pk_free(&small);
+}
+
 int main(void)
 {
     zkey_bytes = slurp("data/mul3.zkey", &zkey_len);
@@ -335,6 +438,7 @@ int main(void)
     RUN(test_bad_header);
     RUN(test_bad_sections);
     RUN(test_bad_points);
+    RUN(test_big_parallel);
     tcont_free(&base);
     free(zkey_bytes);
     return FINISH();

@@ -144,21 +144,25 @@ static zp_err check_sizes(const zp__pk *pk, const zp__container *c, zp__ioerr *w
     return ZP_OK;
 }
 
+static zp_err points(const zp__zkey_pts *j, const char *what, zp__ioerr *why)
+{
+    uint64_t bad = 0;
+    zp_err e = zp__zkey_points(j, &bad);
+    if (e == ZP_E_NOMEM)
+        return e;
+    return e ? point_fail(why, e, what, bad) : ZP_OK;
+}
+
 /* A whole G1 section into a new array (infinity kept). */
 static zp_err read_g1_all(zp_g1_affine **out, const zp__container *c, uint32_t id,
                           uint64_t n, const char *what, zp__ioerr *why)
 {
-    const uint8_t *p = c->data + zp__container_find(c, id)->off;
     zp_g1_affine *v = malloc(n ? n * sizeof *v : 1);
     if (!v)
         return ZP_E_NOMEM;
     *out = v;
-    for (uint64_t i = 0; i < n; i++) {
-        zp_err e = zp__zkey_g1(&v[i], p + i * ZP__ZKEY_G1);
-        if (e)
-            return point_fail(why, e, what, i);
-    }
-    return ZP_OK;
+    zp__zkey_pts j = {.src = c->data + zp__container_find(c, id)->off, .n_src = n, .dst = v};
+    return points(&j, what, why);
 }
 
 /* A, B1, B2 compact: only points that are not infinity, with density. */
@@ -190,20 +194,13 @@ static zp_err read_ab(zp__pk *pk, const zp__container *c, zp__ioerr *why)
     pk->b2 = malloc(pk->n_b ? pk->n_b * sizeof *pk->b2 : 1);
     if (!pk->a || !pk->b1 || !pk->b2)
         return ZP_E_NOMEM;
-    uint64_t ia = 0, ib = 0;
-    for (uint64_t i = 0; i < pk->n_vars; i++) {
-        if (zp__bitmap_get(&pk->a_density, i) &&
-            (e = zp__zkey_g1(&pk->a[ia++], a + i * ZP__ZKEY_G1)))
-            return point_fail(why, e, "A", i);
-        if (zp__bitmap_get(&pk->b_density, i)) {
-            if ((e = zp__zkey_g1(&pk->b1[ib], b1 + i * ZP__ZKEY_G1)))
-                return point_fail(why, e, "B1", i);
-            if ((e = zp__zkey_g2(&pk->b2[ib], b2 + i * ZP__ZKEY_G2)))
-                return point_fail(why, e, "B2", i);
-            ib++;
-        }
-    }
-    return ZP_OK;
+    zp__zkey_pts ja = {.src = a, .n_src = pk->n_vars, .density = &pk->a_density, .dst = pk->a};
+    zp__zkey_pts jb1 = {.src = b1, .n_src = pk->n_vars, .density = &pk->b_density, .dst = pk->b1};
+    zp__zkey_pts jb2 = {.src = b2, .n_src = pk->n_vars, .g2 = true, .density = &pk->b_density,
+                        .dst = pk->b2};
+    if ((e = points(&ja, "A", why)) || (e = points(&jb1, "B1", why)))
+        return e;
+    return points(&jb2, "B2", why);
 }
 
 static zp_err parse_sections(zp__pk *pk, const zp__container *c, zp__ioerr *why)

@@ -13,6 +13,21 @@ zp_err zp__zkey_g1(zp_g1_affine *out, const uint8_t *p);
 zp_err zp__zkey_g2(zp_g2_affine *out, const uint8_t *p);
 bool zp__zkey_is_zero(const uint8_t *p, size_t n);
 
+/* Decodes and checks the points of one section: all n_src of them, or
+ * (density not NULL) only those whose bit is set, stored compactly in dst.
+ * On failure *bad is the source index of the lowest bad point. threads <= 0
+ * uses every online CPU. */
+typedef struct zp__zkey_pts {
+    const uint8_t *src;
+    uint64_t n_src;
+    bool g2;
+    const zp__bitmap *density;
+    void *dst;
+    int threads;
+} zp__zkey_pts;
+
+zp_err zp__zkey_points(const zp__zkey_pts *job, uint64_t *bad);
+
 /* Section 4 into pk->ma, pk->mb; needs n_vars and domain_size set. */
 zp_err zp__zkey_read_matrices(zp__pk *pk, const zp__container *c, zp__ioerr *why);
 /* Bytes of section 4 for pk's matrices, and the section body itself. */
