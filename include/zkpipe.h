@@ -286,6 +286,300 @@ void zp_pairing(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q);
 /* Product of n pairings with one final exponentiation. */
 void zp_multi_pairing(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q, size_t n);
 
+/* ---------------------------------------------------------------- engine */
+
+/*
+ * The proving engine (DESIGN.md §2, §3): keys stay loaded, jobs of one or
+ * more partitions (one Groth16 proof each) flow through workers, and every
+ * proof is verified before it leaves.
+ *
+ * Threads: every zp_engine_* call is thread-safe (any number of submitters
+ * and awaiters at once) except zp_engine_close, which must be the last call
+ * and must not race with others. Strings passed in are copied before the
+ * call returns. Buffers handed out (*out of _metrics, _trace_json,
+ * _timeline, zp_job_result) are malloc'd; release them with zp_free or
+ * zp_job_result_free.
+ *
+ * Errors of the engine calls: ZP_E_INVALID_ARG (a NULL or malformed
+ * argument), ZP_E_NOT_FOUND (unknown key or job), ZP_E_EXISTS (a name or id
+ * reused with other contents), ZP_E_BUSY (a bounded queue is full: retry
+ * later), ZP_E_TIMEOUT, ZP_E_CANCELLED, ZP_E_SHUTDOWN, ZP_E_NOMEM, and the
+ * error a failed job failed with.
+ */
+
+typedef struct zp_engine zp_engine;
+
+/* Scheduling classes, most urgent first. Within a class, partitions of
+ * earlier jobs run before those of later ones (FIFO by job). */
+typedef enum zp_priority {
+    ZP_PRIO_CRITICAL = 0,
+    ZP_PRIO_HIGH = 1,
+    ZP_PRIO_NORMAL = 2,
+    ZP_PRIO_LOW = 3,
+} zp_priority;
+#define ZP_PRIO_COUNT 4
+
+/* "critical", "high", "normal", "low"; "?" for others. */
+const char *zp_priority_name(zp_priority p);
+/* The inverse of zp_priority_name; ZP_E_INVALID_ARG for anything else. */
+zp_err zp_priority_parse(zp_priority *out, const char *name);
+
+/* Frees a buffer the engine handed out (NULL is fine). */
+void zp_free(void *p);
+
+typedef struct zp_engine_config {
+    /* CPU proving workers: each proves one partition at a time. Default 1. */
+    int cpu_workers;
+    /* Threads of one CPU worker; <= 0: the online CPUs divided among the
+     * CPU workers (at least 1). */
+    int threads_per_worker;
+    /* GPU workers: -1 every usable GPU, 0 none (default), n the first n.
+     * A build without CUDA has none; asking for some is ZP_E_NO_GPU. */
+    int gpus;
+    /* Partition slots per GPU (admission control, DESIGN.md §3). Default 2. */
+    int gpu_slots;
+    /* Threads of the CPU pool that verifies (and finishes) proofs. Default 1. */
+    int verify_threads;
+    /* Verify every partition's proof before the job completes. Default
+     * true; a proof that fails is proved again once on another worker, then
+     * the job fails with ZP_E_VERIFY_FAILED. */
+    bool verify;
+    /* Partitions waiting to start, over all jobs; a submit that would pass
+     * it is refused with ZP_E_BUSY. Default 1024. */
+    uint32_t max_queued_partitions;
+    /* Jobs the engine remembers (waiting, running and finished); finished
+     * ones are forgotten oldest first to make room, unfinished ones never,
+     * so a submit beyond it is ZP_E_BUSY. Default 4096. */
+    uint32_t max_jobs;
+    /* Partitions of one job: 1 .. this. Default 64. */
+    uint32_t max_partitions;
+    /* Finished jobs are forgotten this many seconds after they finish
+     * (await and status then say ZP_E_NOT_FOUND). Default 3600. */
+    double finished_ttl_s;
+    /* Host bytes of loaded keys (heap and mapped); unreferenced keys are
+     * evicted least recently used first to stay within it. 0: no limit
+     * (default). */
+    uint64_t key_budget_bytes;
+    /* Stage events kept for zp_engine_trace_json / zp_engine_timeline
+     * (a ring: the oldest are dropped). 0 turns tracing off. Default 65536. */
+    uint32_t trace_events;
+    /* When not NULL, called with each "TIMELINE,<ms>,<event>,<job>,<partition>"
+     * line (no newline) as it happens, from engine threads; must be quick
+     * and thread-safe. */
+    void (*timeline_log)(void *ctx, const char *line);
+    void *timeline_ctx;
+} zp_engine_config;
+
+void zp_engine_config_default(zp_engine_config *c);
+
+/* Starts the workers. cfg may be NULL (defaults). ZP_E_INVALID_ARG for a
+ * config out of range, ZP_E_NO_GPU, ZP_E_NOMEM. */
+zp_err zp_engine_open(zp_engine **out, const zp_engine_config *cfg);
+/* Cancels what is queued, waits for running partitions, stops the workers,
+ * frees every key and job. Awaiters still waiting get ZP_E_SHUTDOWN before
+ * it returns. NULL is fine. */
+void zp_engine_close(zp_engine *e);
+
+/* ------------------------------------------------------------ keys */
+
+/* Names: 1..ZP_NAME_MAX characters of [A-Za-z0-9._-]. */
+#define ZP_NAME_MAX 64
+
+/*
+ * Registers a proving key under name; it is loaded on first use (or by
+ * zp_engine_preload_key). source is one of
+ *   a path ending in ".zpk"    native key, mapped (zkpipe import / setup)
+ *   a path ending in ".zkey"   snarkjs key, parsed and checked into memory
+ *   "synth:NAME:LOG2"          a synthetic circuit with a TEST-ONLY key from
+ *                              random toxic waste, made at load; jobs for it
+ *                              may use synthetic witnesses (ZP_WITNESS_SYNTH)
+ * The same name with the same source again is ZP_OK; with another source
+ * ZP_E_EXISTS. A bad synth spec or suffix is ZP_E_INVALID_ARG; files are
+ * not opened until the key loads.
+ */
+zp_err zp_engine_add_key(zp_engine *e, const char *name, const char *source);
+/* Loads the key now (waiting for the load) and keeps it loaded: it is not
+ * evicted for the budget until zp_engine_evict_key. The load's error
+ * (ZP_E_IO, ZP_E_FORMAT, ZP_E_CHECKSUM, ..., ZP_E_TOO_LARGE when it cannot
+ * fit the budget) is returned. */
+zp_err zp_engine_preload_key(zp_engine *e, const char *name);
+/* Unloads the key now and lifts a preload. ZP_E_BUSY when a partition is
+ * using it (it stays loaded; try later); ZP_OK when it was not loaded. */
+zp_err zp_engine_evict_key(zp_engine *e, const char *name);
+
+typedef enum zp_key_tier {
+    ZP_KEY_UNLOADED = 0,
+    ZP_KEY_LOADING = 1,
+    ZP_KEY_HOST = 2,    /* in heap memory */
+    ZP_KEY_MAPPED = 3,  /* a read-only file mapping (.zpk) */
+    ZP_KEY_DEVICE = 4,  /* resident in GPU memory (and host) */
+} zp_key_tier;
+
+/* "unloaded", "loading", "host", "mapped", "device". */
+const char *zp_key_tier_name(zp_key_tier t);
+
+typedef struct zp_key_info {
+    char name[ZP_NAME_MAX + 1];
+    char source[256];           /* as given (cut to fit) */
+    zp_key_tier tier;
+    bool preloaded;
+    uint32_t refs;              /* partitions using it now */
+    uint64_t bytes;             /* host bytes while loaded, else 0 */
+    uint32_t n_public;          /* 0 until first loaded */
+    uint32_t n_vars;
+    uint64_t domain_size;
+    uint64_t loads, evictions;
+    double last_used_s;         /* engine clock; -1 when never used */
+    zp_err last_error;          /* of the last load attempt */
+} zp_key_info;
+
+/* The index-th registered key (in registration order); ZP_E_NOT_FOUND past
+ * the last. */
+zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out);
+
+/* ------------------------------------------------------------ jobs */
+
+#define ZP_JOB_ID_MAX 64
+
+typedef enum zp_witness_kind {
+    ZP_WITNESS_FILE = 1,    /* path of a .wtns file, read when the partition starts */
+    ZP_WITNESS_MEMORY = 2,  /* .wtns bytes in memory */
+    ZP_WITNESS_SYNTH = 3,   /* generated from seed (synthetic keys only) */
+} zp_witness_kind;
+
+typedef struct zp_witness {
+    zp_witness_kind kind;
+    const char *path;        /* FILE */
+    const void *data;        /* MEMORY */
+    size_t len;              /* MEMORY */
+    /* MEMORY: NULL: the engine copies data during submit. Otherwise the
+     * engine borrows data and calls release(release_ctx, data) once it no
+     * longer needs it (also when submit fails). */
+    void (*release)(void *ctx, const void *data);
+    void *release_ctx;
+    uint64_t seed;           /* SYNTH */
+} zp_witness;
+
+typedef struct zp_job_request {
+    /* Caller-chosen id, 1..ZP_JOB_ID_MAX characters of [A-Za-z0-9._:-];
+     * NULL or "": the engine makes one up. Submitting the same id with the
+     * same request again returns the existing job (ZP_OK, nothing new
+     * runs); with a different request ZP_E_EXISTS. */
+    const char *id;
+    const char *key;         /* a name given to zp_engine_add_key */
+    zp_priority priority;
+    uint32_t partitions;     /* 1 .. config max_partitions */
+    /* One witness per partition (n_witnesses = partitions), or one for all
+     * (n_witnesses = 1; a SYNTH seed then becomes seed + partition). */
+    const zp_witness *witnesses;
+    uint32_t n_witnesses;
+} zp_job_request;
+
+/*
+ * Queues a job. id_out (may be NULL) receives the job's id. ZP_E_NOT_FOUND
+ * for an unknown key, ZP_E_BUSY when the queue or the job table is full,
+ * ZP_E_EXISTS (see id), ZP_E_INVALID_ARG for a bad request (a synthetic
+ * witness for a file key, zero partitions, ...), ZP_E_SHUTDOWN.
+ */
+zp_err zp_engine_submit(zp_engine *e, const zp_job_request *req,
+                        char id_out[ZP_JOB_ID_MAX + 1]);
+
+typedef enum zp_job_state {
+    ZP_JOB_QUEUED = 0,     /* no partition started yet */
+    ZP_JOB_RUNNING = 1,
+    ZP_JOB_DONE = 2,       /* every partition proved and verified */
+    ZP_JOB_FAILED = 3,
+    ZP_JOB_CANCELLED = 4,
+} zp_job_state;
+
+/* "queued", "running", "done", "failed", "cancelled". */
+const char *zp_job_state_name(zp_job_state s);
+
+typedef struct zp_job_info {
+    char id[ZP_JOB_ID_MAX + 1];
+    char key[ZP_NAME_MAX + 1];
+    zp_job_state state;
+    zp_priority priority;
+    zp_err error;             /* FAILED: why; CANCELLED: ZP_E_CANCELLED */
+    char message[256];        /* FAILED: one English sentence */
+    uint32_t partitions;
+    uint32_t partitions_done; /* proved and verified */
+    uint32_t partitions_running;
+    double submitted_s, started_s, finished_s; /* engine clock; -1 when not yet */
+} zp_job_info;
+
+typedef struct zp_job_result {
+    uint32_t partitions;
+    uint32_t n_public;        /* public inputs per partition */
+    /* partitions × 192 bytes: each proof A ‖ B ‖ C zcash-compressed, in
+     * partition order (bellperson's concatenation). */
+    uint8_t *proofs;
+    size_t proofs_len;
+    /* partitions × n_public × 32 bytes: the public inputs of each partition
+     * as little-endian standard-form integers. */
+    uint8_t *public_inputs;
+    size_t public_len;
+} zp_job_result;
+
+void zp_job_result_free(zp_job_result *r);
+
+/*
+ * Waits up to timeout_s seconds (0: just look; < 0: forever) for the job to
+ * finish. info (may be NULL) receives its state either way. Returns ZP_OK
+ * with result filled (when not NULL) for a done job, ZP_E_TIMEOUT while it
+ * is unfinished, ZP_E_CANCELLED, the error of a failed job (info->message
+ * says more), ZP_E_NOT_FOUND, or ZP_E_SHUTDOWN when the engine closes.
+ */
+zp_err zp_engine_await(zp_engine *e, const char *id, double timeout_s, zp_job_info *info,
+                       zp_job_result *result);
+
+/* Cancels a job: queued partitions are dropped, running ones are discarded
+ * when they return. ZP_OK also when it had already finished (nothing
+ * changes then); ZP_E_NOT_FOUND for an unknown id. */
+zp_err zp_engine_cancel(zp_engine *e, const char *id);
+
+/* The job's state without waiting; ZP_E_NOT_FOUND for an unknown id. */
+zp_err zp_engine_job_status(zp_engine *e, const char *id, zp_job_info *out);
+
+/* ------------------------------------------------------------ status */
+
+typedef struct zp_engine_info {
+    double uptime_s;
+    uint32_t queued_jobs[ZP_PRIO_COUNT];        /* by priority */
+    uint32_t queued_partitions[ZP_PRIO_COUNT];
+    uint32_t running_jobs, running_partitions;  /* partitions proving or verifying */
+    uint32_t workers, workers_busy;
+    uint32_t keys, keys_loaded;
+    uint64_t key_bytes, key_budget_bytes;
+    uint64_t jobs_submitted, jobs_done, jobs_failed, jobs_cancelled;
+    uint64_t proofs_verified, proofs_rejected;
+} zp_engine_info;
+
+/* A snapshot of queues, workers and keys. */
+zp_err zp_engine_status(zp_engine *e, zp_engine_info *out);
+
+typedef struct zp_worker_info {
+    char name[32];            /* "cpu0", "gpu0", "verify0" */
+    bool busy;
+    char job[ZP_JOB_ID_MAX + 1]; /* when busy */
+    uint32_t partition;       /* when busy */
+    uint64_t partitions_done;
+    double busy_s;            /* total time spent on partitions */
+    bool healthy;             /* a GPU turns false after a sticky error */
+} zp_worker_info;
+
+/* The index-th worker (proving workers first, then the verify pool);
+ * ZP_E_NOT_FOUND past the last. */
+zp_err zp_engine_worker_info(zp_engine *e, size_t index, zp_worker_info *out);
+
+/* The metrics in Prometheus text format (version 0.0.4). */
+zp_err zp_engine_metrics(zp_engine *e, char **out, size_t *len);
+/* The kept stage events as Chrome trace JSON (opens in Perfetto): one
+ * complete event per stage per partition, one lane per worker. */
+zp_err zp_engine_trace_json(zp_engine *e, char **out, size_t *len);
+/* The kept stage events as TIMELINE,<ms>,<event>,<job>,<partition> lines. */
+zp_err zp_engine_timeline(zp_engine *e, char **out, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif
