@@ -1,6 +1,7 @@
 /* Release of in-memory proving and verifying keys (key.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "groth16/key.h"
 
@@ -14,6 +15,11 @@ void zp__vk_free(zp__vk *vk)
 void zp__pk_free(zp__pk *pk)
 {
     zp__vk_free(&pk->vk);
+    if (pk->map_base) {
+        munmap(pk->map_base, pk->map_len);
+        memset(pk, 0, sizeof *pk);
+        return;
+    }
     zp__bitmap_free(&pk->a_density);
     zp__bitmap_free(&pk->b_density);
     free(pk->a);

@@ -51,9 +51,14 @@ typedef struct zp__pk {
      * (a .zkey does; a .params file does not: then they come from the
      * circuit). Row count <= domain_size; absent rows are zero. */
     zp__csr ma, mb;
+    /* When not NULL, the arrays above (points, density words, CSR arrays;
+     * not vk.ic) live in this read-only file mapping (a loaded .zpk):
+     * zp__pk_free unmaps it instead of freeing them one by one. */
+    void *map_base;
+    size_t map_len;
 } zp__pk;
 
-/* Frees every array of pk and zeroes it. */
+/* Frees every array of pk (or its mapping) and zeroes it. */
 void zp__pk_free(zp__pk *pk);
 void zp__vk_free(zp__vk *vk);
 

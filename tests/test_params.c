@@ -1,0 +1,618 @@
+/*
+ * bellperson .params / .vk: write -> read round trips, the exact layout
+ * (checked against files built here by hand from the zcash encoder, not by
+ * the writer), hostile inputs with one expected code each, and attaching a
+ * circuit (density maps and matrices) with matching and mismatched
+ * circuits.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "io/bellperson.h"
+#include "io/io.h"
+#include "r1cs/synth.h"
+#include "test_bp_util.h"
+#include "test_io_util.h"
+
+static char dir[64];
+
+/* ------------------------------------------------ a hand-made .params */
+
+typedef struct bbuf {
+    uint8_t *p;
+    size_t len, cap;
+} bbuf;
+
+static void bb_put(bbuf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+static void bb_be32(bbuf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    bb_put(b, x, 4);
+}
+
+static void bb_g1s(bbuf *b, const zp_g1_affine *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t x[96];
+        zp_g1_encode(x, &p[i], false);
+        bb_put(b, x, 96);
+    }
+}
+
+static void bb_g2s(bbuf *b, const zp_g2_affine *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t x[192];
+        zp_g2_encode(x, &p[i], false);
+        bb_put(b, x, 192);
+    }
+}
+
+/* The fields of FORMATS.md §3 in order, with the given counts (each at
+ * most the key's own) of the key's points; nfields 1 gives a .vk. */
+static uint8_t *hand_file(size_t *len, const zp__pk *pk, const uint32_t count[6], int nfields)
+{
+    bbuf b = {0};
+    const zp__vk *vk = &pk->vk;
+    bb_g1s(&b, &vk->alpha1, 1);
+    bb_g1s(&b, &vk->beta1, 1);
+    bb_g2s(&b, &vk->beta2, 1);
+    bb_g2s(&b, &vk->gamma2, 1);
+    bb_g1s(&b, &vk->delta1, 1);
+    bb_g2s(&b, &vk->delta2, 1);
+    const zp_g1_affine *g1[5] = {vk->ic, pk->h, pk->l, pk->a, pk->b1};
+    for (int f = 0; f < nfields; f++) {
+        bb_be32(&b, count[f]);
+        if (f < 5)
+            bb_g1s(&b, g1[f], count[f]);
+        else
+            bb_g2s(&b, pk->b2, count[f]);
+    }
+    *len = b.len;
+    return b.p;
+}
+
+static void own_counts(uint32_t c[6], const zp__pk *pk)
+{
+    c[0] = pk->vk.n_ic;
+    c[1] = (uint32_t)pk->n_h;
+    c[2] = (uint32_t)pk->n_l;
+    c[3] = (uint32_t)pk->n_a;
+    c[4] = (uint32_t)pk->n_b;
+    c[5] = (uint32_t)pk->n_b;
+}
+
+/* Byte offset of the count of field f (0 = ic .. 5 = b_g2). */
+static size_t count_off(const uint32_t c[6], int f)
+{
+    size_t off = 3 * 96 + 3 * 192;
+    for (int i = 0; i < f; i++)
+        off += 4 + (size_t)c[i] * (i == 5 ? 192 : 96);
+    return off;
+}
+
+static zp__pk small_pk(void)
+{
+    zp__pk pk;
+    rand_tau_pk(&pk, 3, 12, 16, 9, 5); /* 4 ic, 15 h, 8 l */
+    return pk;
+}
+
+static zp_err parse(zp__pk *out, const uint8_t *p, size_t n, zp__ioerr *why)
+{
+    return zp__params_parse(out, p, n, 3, why);
+}
+
+/* ------------------------------------------------------------- tests */
+
+static void test_roundtrip(void)
+{
+    zp__pk pk = small_pk(), back;
+    char path[128];
+    snprintf(path, sizeof path, "%s/k.params", dir);
+    zp__ioerr why = {{0}};
+    CHECK_EQ_INT(zp__params_save(path, &pk, 2, &why), ZP_OK);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        zp_err e = zp__params_load(&back, path, threads, &why);
+        CHECK_EQ_INT(e, ZP_OK);
+        if (e) {
+            fprintf(stderr, "%s\n", why.msg);
+            continue;
+        }
+        CHECK(pk_eq(&pk, &back));
+        CHECK_EQ_INT(back.h_conv, ZP_H_TAU);
+        CHECK_EQ_INT(back.roots, ZP_ROOTS_BELLPERSON);
+        CHECK_EQ_INT(back.domain_size, 16);
+        CHECK_EQ_INT(back.n_vars, 12);
+        CHECK_EQ_INT(back.n_public, 3);
+        CHECK(back.a_density.words == NULL && back.ma.row_ptr == NULL);
+        zp__pk_free(&back);
+    }
+    /* The .vk reader takes the .params prefix (trailing bytes ignored). */
+    zp__vk vk;
+    CHECK_EQ_INT(zp__params_vk_load(&vk, path, NULL), ZP_OK);
+    CHECK(vk_eq(&vk, &pk.vk));
+    zp__vk_free(&vk);
+    zp__pk_free(&pk);
+}
+
+static void test_vk_roundtrip(void)
+{
+    zp__pk pk = small_pk();
+    char path[128];
+    snprintf(path, sizeof path, "%s/k.vk", dir);
+    CHECK_EQ_INT(zp__params_vk_save(path, &pk.vk, NULL), ZP_OK);
+    size_t n;
+    uint8_t *bytes = slurp(path, &n);
+    CHECK_EQ_INT(n, 3 * 96 + 3 * 192 + 4 + 4 * 96);
+    zp__vk vk;
+    CHECK_EQ_INT(zp__params_vk_load(&vk, path, NULL), ZP_OK);
+    CHECK(vk_eq(&vk, &pk.vk));
+    zp__vk_free(&vk);
+    /* Truncated .vk files. */
+    size_t cuts[] = {0, 95, 864, 867, 868, n - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++)
+        CHECK_EQ_INT(zp__params_vk_parse(&vk, bytes, cuts[i], NULL), ZP_E_TRUNCATED);
+    free(bytes);
+    zp__pk_free(&pk);
+}
+
+/* The writer's bytes equal the hand-made file, whose layout is spelled out
+ * here: points uncompressed at fixed offsets, counts u32 big-endian. */
+static void test_layout(void)
+{
+    zp__pk pk = small_pk();
+    char path[128];
+    snprintf(path, sizeof path, "%s/l.params", dir);
+    CHECK_EQ_INT(zp__params_save(path, &pk, 1, NULL), ZP_OK);
+    size_t n, hn;
+    uint8_t *w = slurp(path, &n);
+    uint32_t c[6];
+    own_counts(c, &pk);
+    uint8_t *hand = hand_file(&hn, &pk, c, 6);
+    CHECK_EQ_INT(n, hn);
+    CHECK_EQ_INT(n, zp__params_size(&pk));
+    CHECK(n == hn && memcmp(w, hand, n) == 0);
+
+    uint8_t enc[192];
+    zp_g1_encode(enc, &pk.vk.alpha1, false);
+    CHECK_MEM(w + 0, enc, 96);
+    zp_g1_encode(enc, &pk.vk.beta1, false);
+    CHECK_MEM(w + 96, enc, 96);
+    zp_g2_encode(enc, &pk.vk.beta2, false);
+    CHECK_MEM(w + 192, enc, 192);
+    zp_g2_encode(enc, &pk.vk.gamma2, false);
+    CHECK_MEM(w + 384, enc, 192);
+    zp_g1_encode(enc, &pk.vk.delta1, false);
+    CHECK_MEM(w + 576, enc, 96);
+    zp_g2_encode(enc, &pk.vk.delta2, false);
+    CHECK_MEM(w + 672, enc, 192);
+    static const uint8_t ic_count[4] = {0, 0, 0, 4};
+    CHECK_MEM(w + 864, ic_count, 4);
+    zp_g1_encode(enc, &pk.vk.ic[3], false);
+    CHECK_MEM(w + 868 + 3 * 96, enc, 96);
+    static const uint8_t h_count[4] = {0, 0, 0, 15};
+    CHECK_MEM(w + count_off(c, 1), h_count, 4);
+    zp_g1_encode(enc, &pk.h[14], false);
+    CHECK_MEM(w + count_off(c, 1) + 4 + 14 * 96, enc, 96);
+    zp_g1_encode(enc, &pk.a[0], false);
+    CHECK_MEM(w + count_off(c, 3) + 4, enc, 96);
+    zp_g2_encode(enc, &pk.b2[4], false);
+    CHECK_MEM(w + count_off(c, 5) + 4 + 4 * 192, enc, 192);
+    CHECK_EQ_INT(count_off(c, 5) + 4 + 5 * 192, n);
+    /* Uncompressed, finite: no flag bit on any first byte. */
+    CHECK_EQ_INT(w[0] & 0xe0, 0);
+    CHECK_EQ_INT(w[count_off(c, 5) + 4] & 0xe0, 0);
+
+    /* The hand-made file parses to the same key. */
+    zp__pk back;
+    CHECK_EQ_INT(parse(&back, hand, hn, NULL), ZP_OK);
+    CHECK(pk_eq(&pk, &back));
+    zp__pk_free(&back);
+    /* Big counts: a count with a high byte set must not be read LE. */
+    free(w);
+    free(hand);
+    zp__pk_free(&pk);
+}
+
+/* Real files hold a header count like 2^27 - 1; here the domain is 2^13
+ * so several 4096-point decode chunks run on several threads. The error
+ * reported is the lowest bad index, whatever the scheduling. */
+static void test_big_and_first_error(void)
+{
+    zp__pk pk;
+    rand_tau_pk(&pk, 1, 4, 1 << 13, 3, 2);
+    uint32_t c[6];
+    own_counts(c, &pk);
+    size_t n;
+    uint8_t *f = hand_file(&n, &pk, c, 6);
+    zp__pk back;
+    CHECK_EQ_INT(zp__params_parse(&back, f, n, 4, NULL), ZP_OK);
+    CHECK(pk_eq(&pk, &back));
+    zp__pk_free(&back);
+    size_t h0 = count_off(c, 1) + 4;
+    /* Late in the first chunk, and early in the second, which therefore
+     * fails first in time. */
+    f[h0 + 4100 * 96 + 95] ^= 1;    /* off the curve */
+    f[h0 + 4000 * 96] |= 0x40;      /* infinity flag with other bits set */
+    zp__ioerr why = {{0}};
+    CHECK_EQ_INT(zp__params_parse(&back, f, n, 4, &why), ZP_E_BAD_FLAGS);
+    CHECK(strstr(why.msg, "h point 4000") != NULL);
+    f[h0 + 4000 * 96] &= 0x1f;
+    CHECK_EQ_INT(zp__params_parse(&back, f, n, 4, &why), ZP_E_NOT_ON_CURVE);
+    CHECK(strstr(why.msg, "h point 4100") != NULL);
+    free(f);
+    zp__pk_free(&pk);
+}
+
+static void test_truncated(void)
+{
+    zp__pk pk = small_pk(), back;
+    uint32_t c[6];
+    own_counts(c, &pk);
+    size_t n;
+    uint8_t *f = hand_file(&n, &pk, c, 6);
+    /* Every field boundary and its neighbours, and a few points inside. */
+    for (int fld = 0; fld < 6; fld++) {
+        size_t o = count_off(c, fld);
+        size_t cuts[] = {o - 1, o, o + 1, o + 3, o + 4, o + 5, o + 100};
+        for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+            if (cuts[i] >= n)
+                continue;
+            zp__ioerr why = {{0}};
+            zp_err e = parse(&back, f, cuts[i], &why);
+            CHECK_EQ_INT(e, ZP_E_TRUNCATED);
+            if (e != ZP_E_TRUNCATED)
+                fprintf(stderr, "cut %zu: %s\n", cuts[i], why.msg);
+        }
+    }
+    size_t more[] = {0, 1, 95, 96, 500, 863, n - 96, n - 1};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        CHECK_EQ_INT(parse(&back, f, more[i], NULL), ZP_E_TRUNCATED);
+    /* Trailing bytes are ignored. */
+    uint8_t *g = malloc(n + 50);
+    memcpy(g, f, n);
+    memset(g + n, 0xab, 50);
+    CHECK_EQ_INT(parse(&back, g, n + 50, NULL), ZP_OK);
+    CHECK(pk_eq(&pk, &back));
+    zp__pk_free(&back);
+    free(g);
+    free(f);
+    zp__pk_free(&pk);
+}
+
+/* Replace the count of field fld in a copy of f. */
+static uint8_t *with_count(const uint8_t *f, size_t n, size_t off, uint32_t v)
+{
+    uint8_t *g = malloc(n);
+    memcpy(g, f, n);
+    g[off] = (uint8_t)(v >> 24);
+    g[off + 1] = (uint8_t)(v >> 16);
+    g[off + 2] = (uint8_t)(v >> 8);
+    g[off + 3] = (uint8_t)v;
+    return g;
+}
+
+static void test_bad_counts(void)
+{
+    zp__pk pk = small_pk(), back;
+    uint32_t c[6];
+    own_counts(c, &pk);
+    size_t n;
+    uint8_t *f = hand_file(&n, &pk, c, 6);
+    struct { int fld; uint32_t v; zp_err want; } cases[] = {
+        {0, 0xffffffffu, ZP_E_TRUNCATED}, /* counts larger than the file */
+        {1, 0x7fffffffu, ZP_E_TRUNCATED},
+        {3, 1u << 24, ZP_E_TRUNCATED},    /* read as LE this would be 1 */
+        {5, 6, ZP_E_TRUNCATED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *g = with_count(f, n, count_off(c, cases[i].fld), cases[i].v);
+        CHECK_EQ_INT(parse(&back, g, n, NULL), cases[i].want);
+        free(g);
+    }
+    /* Counts that fit the file but cannot describe a key. */
+    uint32_t d[6];
+    struct { int fld; uint32_t v; } fmt[] = {
+        {0, 0},  /* no ONE */
+        {1, 6},  /* domain 7 */
+        {1, 14}, /* domain 15 */
+        {3, 13}, /* 13 A points for 12 variables */
+        {4, 4},  /* b_g1 4, b_g2 5 */
+    };
+    zp__pk big;
+    rand_tau_pk(&big, 3, 12, 16, 12, 5);
+    big.a = realloc(big.a, 13 * sizeof *big.a);
+    rand_g1s(big.a, 13);
+    for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
+        own_counts(d, &pk);
+        d[fmt[i].fld] = fmt[i].v;
+        size_t m;
+        uint8_t *g = hand_file(&m, fmt[i].fld == 3 ? &big : &pk, d, 6);
+        zp__ioerr why = {{0}};
+        CHECK_EQ_INT(parse(&back, g, m, &why), ZP_E_FORMAT);
+        free(g);
+    }
+    /* h count 0 (domain 1) is a valid, if useless, shape. */
+    own_counts(d, &pk);
+    d[1] = 0;
+    size_t m;
+    uint8_t *g = hand_file(&m, &pk, d, 6);
+    CHECK_EQ_INT(parse(&back, g, m, NULL), ZP_OK);
+    CHECK_EQ_INT(back.domain_size, 1);
+    zp__pk_free(&back);
+    free(g);
+    zp__pk_free(&big);
+    free(f);
+    zp__pk_free(&pk);
+}
+
+static void test_bad_points(void)
+{
+    zp__pk pk = small_pk(), back;
+    uint32_t c[6];
+    own_counts(c, &pk);
+    size_t n;
+    uint8_t *f = hand_file(&n, &pk, c, 6);
+    zp_g1_affine o1;
+    zp_g2_affine o2;
+    g1_non_subgroup(&o1);
+    g2_non_subgroup(&o2);
+    CHECK(zp_g1_affine_on_curve(&o1) && !zp_g1_affine_in_subgroup(&o1));
+    CHECK(zp_g2_affine_on_curve(&o2) && !zp_g2_affine_in_subgroup(&o2));
+    uint8_t inf1[96] = {0x40}, inf2[192] = {0x40}, ns1[96], ns2[192], q[96];
+    zp_g1_encode(ns1, &o1, false);
+    zp_g2_encode(ns2, &o2, false);
+    for (int i = 0; i < 48; i++) /* x = q itself, y = 0 */
+        q[i] = ZP__Q_LE[47 - i];
+    memset(q + 48, 0, 48);
+    size_t a2 = count_off(c, 3) + 4 + 2 * 96, b2 = count_off(c, 5) + 4 + 1 * 192;
+    size_t h3 = count_off(c, 1) + 4 + 3 * 96, l7 = count_off(c, 2) + 4 + 7 * 96;
+    size_t ic0 = count_off(c, 0) + 4;
+    struct { size_t off; const uint8_t *bytes; size_t len; zp_err want; const char *name; } cases[] = {
+        {0, inf1, 96, ZP_E_INFINITY, "alpha1"},
+        {192, inf2, 192, ZP_E_INFINITY, "beta2"},
+        {ic0, inf1, 96, ZP_E_INFINITY, "ic point 0"},
+        {h3, inf1, 96, ZP_E_INFINITY, "h point 3"},
+        {b2, inf2, 192, ZP_E_INFINITY, "b_g2 point 1"},
+        {a2, ns1, 96, ZP_E_NOT_IN_SUBGROUP, "a point 2"},
+        {576, ns1, 96, ZP_E_NOT_IN_SUBGROUP, "delta1"},
+        {b2, ns2, 192, ZP_E_NOT_IN_SUBGROUP, "b_g2 point 1"},
+        {384, ns2, 192, ZP_E_NOT_IN_SUBGROUP, "gamma2"},
+        {l7, q, 96, ZP_E_NOT_CANONICAL, "l point 7"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *g = malloc(n);
+        memcpy(g, f, n);
+        memcpy(g + cases[i].off, cases[i].bytes, cases[i].len);
+        zp__ioerr why = {{0}};
+        CHECK_EQ_INT(parse(&back, g, n, &why), cases[i].want);
+        CHECK(strstr(why.msg, cases[i].name) != NULL);
+        free(g);
+    }
+    /* One flipped bit of y: off the curve. The compression flag on an
+     * uncompressed point: bad flags. */
+    uint8_t *g = malloc(n);
+    memcpy(g, f, n);
+    g[l7 + 95] ^= 4;
+    CHECK_EQ_INT(parse(&back, g, n, NULL), ZP_E_NOT_ON_CURVE);
+    memcpy(g, f, n);
+    g[h3] |= 0x80;
+    CHECK_EQ_INT(parse(&back, g, n, NULL), ZP_E_BAD_FLAGS);
+    memcpy(g, f, n);
+    g[96 + 95] ^= 1; /* beta1 */
+    CHECK_EQ_INT(zp__params_vk_parse(&back.vk, g, n, NULL), ZP_E_NOT_ON_CURVE);
+    free(g);
+    free(f);
+    zp__pk_free(&pk);
+}
+
+static void test_writer_refuses(void)
+{
+    zp__pk pk = small_pk();
+    char path[128];
+    snprintf(path, sizeof path, "%s/bad.params", dir);
+    zp__ioerr why = {{0}};
+    pk.l[5] = (zp_g1_affine){0};
+    CHECK_EQ_INT(zp__params_save(path, &pk, 1, &why), ZP_E_INFINITY);
+    CHECK(strstr(why.msg, "l point 5") != NULL);
+    CHECK(access(path, F_OK) != 0);
+    rand_g1s(&pk.l[5], 1);
+    pk.h_conv = ZP_H_COSET;
+    CHECK_EQ_INT(zp__params_save(path, &pk, 1, NULL), ZP_E_INVALID_ARG);
+    CHECK(access(path, F_OK) != 0);
+    zp__pk_free(&pk);
+    /* A snarkjs key is in the other convention. */
+    zp__pk zk;
+    CHECK_EQ_INT(zp__zkey_load(&zk, "data/mul3.zkey", NULL), ZP_OK);
+    CHECK_EQ_INT(zp__params_save(path, &zk, 1, NULL), ZP_E_INVALID_ARG);
+    zp__pk_free(&zk);
+}
+
+/* ---------------------------------------------------- attach_circuit */
+
+/* The density of a matrix by a plain scan (the reference). */
+static void dense_density(uint8_t *out, const zp__csr *m, uint32_t n_vars)
+{
+    memset(out, 0, n_vars);
+    for (uint64_t r = 0; r < m->nrows; r++)
+        for (uint64_t k = m->row_ptr[r]; k < m->row_ptr[r + 1]; k++)
+            if (!zp_fr_is_zero(&m->val[k]))
+                out[m->col[k]] = 1;
+}
+
+static uint64_t count_ones(const uint8_t *d, uint32_t n)
+{
+    uint64_t c = 0;
+    for (uint32_t i = 0; i < n; i++)
+        c += d[i];
+    return c;
+}
+
+static void build(zp__r1cs *cs, const char *spec)
+{
+    zp__synth_spec s;
+    CHECK_EQ_INT(zp__synth_parse(&s, spec), ZP_OK);
+    s.keep_c = false;
+    CHECK_EQ_INT(zp__synth_circuit(cs, &s), ZP_OK);
+}
+
+/* A .params for cs with random points and the counts the circuit implies,
+ * written and read back. */
+static void params_for(zp__pk *out, const zp__r1cs *cs, int64_t a_delta)
+{
+    uint8_t *da = malloc(cs->n_vars), *db = malloc(cs->n_vars);
+    dense_density(da, &cs->a, cs->n_vars);
+    dense_density(db, &cs->b, cs->n_vars);
+    for (uint32_t i = 0; i <= cs->n_public; i++)
+        da[i] = 1;
+    uint64_t dom = 1;
+    while (dom < cs->n_constraints + cs->n_public + 1)
+        dom *= 2;
+    zp__pk pk;
+    rand_tau_pk(&pk, cs->n_public, cs->n_vars, dom,
+                (uint64_t)((int64_t)count_ones(da, cs->n_vars) + a_delta),
+                count_ones(db, cs->n_vars));
+    char path[128];
+    snprintf(path, sizeof path, "%s/c.params", dir);
+    CHECK_EQ_INT(zp__params_save(path, &pk, 2, NULL), ZP_OK);
+    CHECK_EQ_INT(zp__params_load(out, path, 2, NULL), ZP_OK);
+    zp__pk_free(&pk);
+    free(da);
+    free(db);
+}
+
+static void check_attached(const zp__pk *pk, const zp__r1cs *cs)
+{
+    uint64_t rows = cs->n_constraints + cs->n_public + 1;
+    CHECK_EQ_INT(pk->ma.nrows, rows);
+    CHECK_EQ_INT(pk->mb.nrows, rows);
+    CHECK_EQ_INT(pk->ma.nnz, cs->a.nnz + cs->n_public + 1);
+    CHECK_EQ_INT(pk->mb.nnz, cs->b.nnz);
+    CHECK_MEM(pk->ma.row_ptr, cs->a.row_ptr, (cs->n_constraints + 1) * 8);
+    CHECK_MEM(pk->ma.col, cs->a.col, cs->a.nnz * 4);
+    CHECK_MEM(pk->ma.val, cs->a.val, cs->a.nnz * sizeof(zp_fr));
+    CHECK_MEM(pk->mb.col, cs->b.col, cs->b.nnz * 4);
+    zp_fr one;
+    zp_fr_one(&one);
+    for (uint32_t i = 0; i <= cs->n_public; i++) {
+        uint64_t r = cs->n_constraints + i;
+        CHECK_EQ_INT(pk->ma.row_ptr[r + 1] - pk->ma.row_ptr[r], 1);
+        CHECK_EQ_INT(pk->ma.col[pk->ma.row_ptr[r]], i);
+        CHECK(zp_fr_eq(&pk->ma.val[pk->ma.row_ptr[r]], &one));
+        CHECK_EQ_INT(pk->mb.row_ptr[r + 1], pk->mb.row_ptr[r]);
+    }
+    uint8_t *da = malloc(cs->n_vars), *db = malloc(cs->n_vars);
+    dense_density(da, &pk->ma, cs->n_vars);
+    dense_density(db, &cs->b, cs->n_vars);
+    int same = 1;
+    for (uint32_t i = 0; i < cs->n_vars; i++)
+        same &= zp__bitmap_get(&pk->a_density, i) == da[i] &&
+                zp__bitmap_get(&pk->b_density, i) == db[i];
+    CHECK(same);
+    for (uint32_t i = 0; i <= cs->n_public; i++)
+        CHECK(zp__bitmap_get(&pk->a_density, i));
+    free(da);
+    free(db);
+}
+
+static void test_attach(void)
+{
+    const char *specs[] = {"synth:porep:8", "synth:chain:5", "synth:dense:4"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+        zp__r1cs cs;
+        build(&cs, specs[s]);
+        zp__pk pk;
+        params_for(&pk, &cs, 0);
+        zp__ioerr why = {{0}};
+        zp_err e = zp__pk_attach_circuit(&pk, &cs, &why);
+        CHECK_EQ_INT(e, ZP_OK);
+        if (e)
+            fprintf(stderr, "%s: %s\n", specs[s], why.msg);
+        else
+            check_attached(&pk, &cs);
+        /* Twice is a caller error. */
+        CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &cs, NULL), ZP_E_INVALID_ARG);
+        zp__pk_free(&pk);
+        zp__r1cs_free(&cs);
+    }
+}
+
+static void test_attach_mismatch(void)
+{
+    zp__r1cs cs, other;
+    build(&cs, "synth:porep:8");
+    build(&other, "synth:chain:5");
+    zp__pk pk;
+    params_for(&pk, &cs, 0);
+    zp__ioerr why = {{0}};
+    /* Another circuit: its counts differ. */
+    CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &other, &why), ZP_E_FORMAT);
+    CHECK(strstr(why.msg, "variables") != NULL);
+    CHECK(pk.ma.row_ptr == NULL && pk.a_density.words == NULL);
+    /* The same counts, but one variable dropped out of B: popcounts. */
+    uint32_t *uses = calloc(cs.n_vars, sizeof *uses);
+    for (uint64_t j = 0; j < cs.b.nnz; j++)
+        uses[cs.b.col[j]]++;
+    uint64_t k = 0;
+    while (k < cs.b.nnz && uses[cs.b.col[k]] != 1)
+        k++;
+    free(uses);
+    CHECK(k < cs.b.nnz);
+    if (k == cs.b.nnz)
+        k = 0;
+    zp_fr saved_v = cs.b.val[k];
+    zp_fr_zero(&cs.b.val[k]);
+    CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &cs, &why), ZP_E_FORMAT);
+    CHECK(strstr(why.msg, "in B") != NULL);
+    cs.b.val[k] = saved_v;
+    CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &cs, NULL), ZP_OK);
+    zp__pk_free(&pk);
+    /* Parameters with one A point too many. */
+    params_for(&pk, &cs, 1);
+    CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &cs, &why), ZP_E_FORMAT);
+    CHECK(strstr(why.msg, "in A") != NULL);
+    zp__pk_free(&pk);
+    /* A domain too small for the rows. */
+    params_for(&pk, &cs, 0);
+    pk.domain_size /= 2;
+    CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &cs, &why), ZP_E_FORMAT);
+    CHECK(strstr(why.msg, "domain") != NULL);
+    pk.domain_size *= 2;
+    /* A malformed circuit: a column past n_vars. */
+    uint32_t c0 = cs.a.col[0];
+    cs.a.col[0] = cs.n_vars;
+    CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &cs, NULL), ZP_E_INVALID_ARG);
+    cs.a.col[0] = c0;
+    zp__pk_free(&pk);
+    zp__r1cs_free(&cs);
+    zp__r1cs_free(&other);
+}
+
+int main(void)
+{
+    make_tmpdir(dir, "params");
+    RUN(test_roundtrip);
+    RUN(test_vk_roundtrip);
+    RUN(test_layout);
+    RUN(test_big_and_first_error);
+    RUN(test_truncated);
+    RUN(test_bad_counts);
+    RUN(test_bad_points);
+    RUN(test_writer_refuses);
+    RUN(test_attach);
+    RUN(test_attach_mismatch);
+    rm_tree(dir);
+    return FINISH();
+}
