@@ -69,14 +69,17 @@ zp_err zp__ntt_ref(zp_fr *out, const zp_fr *a, unsigned log2n, bool inverse, zp_
 /*
  * out = sum_i scalars[i] * points[i].
  *
- * Scalars are plain integers (NOT Montgomery form), little-endian limbs,
- * each < r. Points are affine in Montgomery form, in the prime-order
- * subgroup; the all-zero point (infinity) contributes nothing. n may be 0
- * (out = infinity). n must be < 2^32 (ZP_E_TOO_LARGE otherwise).
+ * Scalars are plain integers (NOT Montgomery form), little-endian limbs;
+ * any 256-bit value is summed exactly as that integer multiple (callers
+ * pass values < r). Points are affine in Montgomery form, in the
+ * prime-order subgroup; the all-zero point (infinity) contributes nothing.
+ * n may be 0 (out = infinity); both arrays must stay unchanged during the
+ * call.
  *
  * zp__cpu_msm_*: splits the scalars into zeros (skipped), ones (summed by
  * plain additions) and the rest (Pippenger, window size chosen from the
- * count of the rest). Returns ZP_E_NOMEM when scratch cannot be allocated.
+ * count of the rest), in slices of 2^31 pairs. Returns ZP_E_NOMEM when
+ * scratch cannot be allocated (out is then infinity).
  */
 zp_err zp__cpu_msm_g1(zp_g1_jac *out, const zp_g1_affine *points, const zp_fr *scalars,
                       size_t n, int threads);
@@ -87,9 +90,11 @@ zp_err zp__cpu_msm_g2(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *s
  * The pieces, exposed for tests and for callers that classify by other
  * means (e.g. density maps).
  *
- * _pippenger: Pippenger over all n pairs with no 0/1 split. idx, when not
- * NULL, selects the pairs: the sum runs over (points[idx[i]], scalars[idx[i]])
- * for i < n. window 0 picks the window size from n; otherwise 1..16.
+ * _pippenger: Pippenger over n pairs with no 0/1 split (any n). idx, when
+ * not NULL, selects the pairs: the sum runs over points[idx[i]] times
+ * scalars[idx[i]] for i < n. window 0 picks the window size from n and the
+ * largest scalar; 1..16 forces it (ZP_E_INVALID_ARG above 16). Scratch: one
+ * set of 2^(window-1) XYZZ buckets per running task.
  */
 zp_err zp__cpu_msm_g1_pippenger(zp_g1_jac *out, const zp_g1_affine *points,
                                 const zp_fr *scalars, const uint32_t *idx, size_t n,
@@ -112,7 +117,7 @@ void zp__msm_g1_ref(zp_g1_jac *out, const zp_g1_affine *points, const zp_fr *sca
 void zp__msm_g2_ref(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *scalars,
                     size_t n);
 
-/* The window size zp__cpu_msm_* uses for n dense scalars (1..16). */
+/* The window size Pippenger picks for n scalars of up to 255 bits (1..16). */
 unsigned zp__msm_window(size_t n);
 
 #endif

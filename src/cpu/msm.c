@@ -1,0 +1,231 @@
+/*
+ * Multi-scalar multiplication on the CPU. The algorithm lives once in
+ * msm_impl.h and is instantiated below for G1 and G2; this file holds what
+ * both share: scalar classification, signed digits and the choice of window
+ * size and work split.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+
+#define MSM_MAX_WINDOW 16
+/* Pairs per split-and-Pippenger slice: dense indices are uint32_t. */
+#define MSM_SLICE ((size_t)1 << 31)
+
+static bool msm_is_zero(const zp_fr *s)
+{
+    return (s->l[0] | s->l[1] | s->l[2] | s->l[3]) == 0;
+}
+
+static bool msm_is_one(const zp_fr *s)
+{
+    return s->l[0] == 1 && (s->l[1] | s->l[2] | s->l[3]) == 0;
+}
+
+/* Bits [pos, pos + len) of a 256-bit integer, len <= 32; zero above 256. */
+static uint64_t msm_bits_at(const uint64_t *s, unsigned pos, unsigned len)
+{
+    if (pos >= 256)
+        return 0;
+    unsigned limb = pos / 64, off = pos % 64;
+    uint64_t v = s[limb] >> off;
+    if (off + len > 64 && limb + 1 < 4)
+        v |= s[limb + 1] << (64 - off);
+    return v & (((uint64_t)1 << len) - 1);
+}
+
+/* The signed digit of window w (see msm_impl.h): in [-2^(c-1), 2^(c-1)]. */
+static int msm_digit(const uint64_t *s, unsigned w, unsigned c)
+{
+    unsigned pos = w * c;
+    /* c + 1 bits starting one below the window: the borrow bit comes along. */
+    uint64_t x = pos ? msm_bits_at(s, pos - 1, c + 1) : msm_bits_at(s, 0, c) << 1;
+    int raw = (int)(x >> 1), low = (int)(x & 1), top = (int)(x >> c);
+    return raw + low - (top << c);
+}
+
+/* ------------------------------------------------ bit length of scalars */
+
+typedef struct bits_ctx {
+    const zp_fr *scalars;
+    const uint32_t *idx;
+    size_t n, nchunks;
+    zp_fr *ors; /* one OR of all scalars per chunk */
+} bits_ctx;
+
+static void bits_task(void *ctx, size_t begin, size_t end)
+{
+    bits_ctx *b = ctx;
+    for (size_t t = begin; t < end; t++) {
+        size_t i0 = b->n * t / b->nchunks, i1 = b->n * (t + 1) / b->nchunks;
+        zp_fr acc = {{0}};
+        for (size_t i = i0; i < i1; i++) {
+            const zp_fr *s = &b->scalars[b->idx ? b->idx[i] : i];
+            for (int l = 0; l < 4; l++)
+                acc.l[l] |= s->l[l];
+        }
+        b->ors[t] = acc;
+    }
+}
+
+#define BITS_CHUNKS 64
+
+/* The bit length of the largest scalar (0 when all are zero): windows above
+ * it would hold only zero digits. */
+static unsigned msm_bits(const zp_fr *scalars, const uint32_t *idx, size_t n, int threads)
+{
+    zp_fr ors[BITS_CHUNKS];
+    bits_ctx b = {scalars, idx, n, n < BITS_CHUNKS ? n : BITS_CHUNKS, ors};
+    zp__parallel_for(b.nchunks, 1, bits_task, &b, threads);
+    zp_fr acc = {{0}};
+    for (size_t t = 0; t < b.nchunks; t++)
+        for (int l = 0; l < 4; l++)
+            acc.l[l] |= ors[t].l[l];
+    for (int l = 3; l >= 0; l--)
+        if (acc.l[l])
+            return (unsigned)(64 * l + 64 - __builtin_clzll(acc.l[l]));
+    return 0;
+}
+
+/* ------------------------------------------------ window and work split */
+
+typedef struct msm_layout {
+    unsigned c;      /* window size, 1..MSM_MAX_WINDOW */
+    unsigned nw;     /* windows: nw * c > bits, so the top digit has no carry */
+    size_t nranges;  /* point ranges per window (one task each) */
+} msm_layout;
+
+static unsigned windows_for(unsigned bits, unsigned c) { return bits / c + 1; }
+
+/* Adds for n points: every window adds each point to a bucket, then folds
+ * its 2^(c-1) buckets with two adds each. */
+static double window_cost(size_t n, unsigned bits, unsigned c)
+{
+    return (double)windows_for(bits, c) * ((double)n + (double)((size_t)1 << c));
+}
+
+static unsigned best_window(size_t n, unsigned bits)
+{
+    unsigned best = 1;
+    for (unsigned c = 2; c <= MSM_MAX_WINDOW; c++)
+        if (window_cost(n, bits, c) < window_cost(n, bits, best))
+            best = c;
+    return best;
+}
+
+unsigned zp__msm_window(size_t n) { return best_window(n, 255); }
+
+/*
+ * Tasks are (window, range) pairs run greedily by `threads` workers. With
+ * few windows per thread, ranges split each window further; every range
+ * pays its own bucket fold, so pick the count with the least estimated
+ * finishing time.
+ */
+static void msm_plan(msm_layout *lay, size_t n, unsigned bits, unsigned window, int threads)
+{
+    lay->c = window ? window : best_window(n, bits);
+    lay->nw = windows_for(bits, lay->c);
+    lay->nranges = 1;
+    double best = 0;
+    for (size_t nr = 1; nr <= 64 && nr <= n; nr++) {
+        size_t tasks = lay->nw * nr, rounds = (tasks + (size_t)threads - 1) / (size_t)threads;
+        double t = (double)rounds * ((double)n / (double)nr + (double)((size_t)1 << lay->c));
+        if (nr == 1 || t < best) {
+            best = t;
+            lay->nranges = nr;
+        }
+    }
+}
+
+/* ------------------------------------------------ dense index list */
+
+typedef struct dense_ctx {
+    const zp_fr *scalars;
+    size_t n, nblocks;
+    size_t *offs;   /* per block: its dense count, then its first slot */
+    uint32_t *idx;  /* NULL in the counting pass */
+} dense_ctx;
+
+static void dense_task(void *ctx, size_t begin, size_t end)
+{
+    dense_ctx *d = ctx;
+    for (size_t t = begin; t < end; t++) {
+        size_t i0 = d->n * t / d->nblocks, i1 = d->n * (t + 1) / d->nblocks, k = 0;
+        for (size_t i = i0; i < i1; i++) {
+            const zp_fr *s = &d->scalars[i];
+            if (msm_is_zero(s) || msm_is_one(s))
+                continue;
+            if (d->idx)
+                d->idx[d->offs[t] + k] = (uint32_t)i;
+            k++;
+        }
+        if (!d->idx)
+            d->offs[t] = k;
+    }
+}
+
+/* *idx = the indices i < n (n <= 2^32) whose scalar is neither 0 nor 1, in
+ * increasing order; the caller frees it. */
+static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *scalars,
+                                size_t n, int threads)
+{
+    dense_ctx d = {scalars, n, 0, NULL, NULL};
+    d.nblocks = (size_t)zp__cpu_threads(threads) * 8;
+    if (d.nblocks > n)
+        d.nblocks = n ? n : 1;
+    d.offs = malloc(d.nblocks * sizeof *d.offs);
+    if (!d.offs)
+        return ZP_E_NOMEM;
+    zp__parallel_for(d.nblocks, 1, dense_task, &d, threads);
+    size_t total = 0;
+    for (size_t t = 0; t < d.nblocks; t++) {
+        size_t c = d.offs[t];
+        d.offs[t] = total;
+        total += c;
+    }
+    d.idx = malloc((total ? total : 1) * sizeof *d.idx);
+    if (!d.idx) {
+        free(d.offs);
+        return ZP_E_NOMEM;
+    }
+    zp__parallel_for(d.nblocks, 1, dense_task, &d, threads);
+    free(d.offs);
+    *idx = d.idx;
+    *ndense = total;
+    return ZP_OK;
+}
+
+/* ------------------------------------------------ the two groups */
+
+#define ZP__G(op) zp_g1_##op
+#define ZP__S(name) name##_g1
+#define ZP__AFF zp_g1_affine
+#define ZP__JAC zp_g1_jac
+#define ZP__XYZZ zp_g1_xyzz
+#define ZP__MSM zp__cpu_msm_g1
+#define ZP__PIPPENGER zp__cpu_msm_g1_pippenger
+#define ZP__SUM zp__cpu_sum_g1
+#define ZP__REF zp__msm_g1_ref
+#include "msm_impl.h"
+#undef ZP__G
+#undef ZP__S
+#undef ZP__AFF
+#undef ZP__JAC
+#undef ZP__XYZZ
+#undef ZP__MSM
+#undef ZP__PIPPENGER
+#undef ZP__SUM
+#undef ZP__REF
+
+#define ZP__G(op) zp_g2_##op
+#define ZP__S(name) name##_g2
+#define ZP__AFF zp_g2_affine
+#define ZP__JAC zp_g2_jac
+#define ZP__XYZZ zp_g2_xyzz
+#define ZP__MSM zp__cpu_msm_g2
+#define ZP__PIPPENGER zp__cpu_msm_g2_pippenger
+#define ZP__SUM zp__cpu_sum_g2
+#define ZP__REF zp__msm_g2_ref
+#include "msm_impl.h"

@@ -1,0 +1,162 @@
+/* The CPU MSM (0/1 split, Pippenger, plain sums) against the sum of scalar
+ * multiplications, in G1 and G2. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "cpu/cpu.h"
+#include "math/mont.h"
+#include "zkpipe.h"
+
+enum {
+    KIND_ZERO,
+    KIND_ONE,
+    KIND_TWO,
+    KIND_R_MINUS_1,
+    KIND_RANDOM,
+    KIND_SMALL,     /* below 2^16: only the low windows are nonzero */
+    KIND_HIGH,      /* r - 1 - small: long runs of borrowed digits */
+    KIND_POW2,      /* 2^k: a digit at each window boundary */
+    KIND_ALL_BITS,  /* 2^255 - 1, above r: the API sums it exactly anyway */
+    KIND_ONE_HIGH,  /* 1 + 2^(64k): low limb 1 but not one */
+    KIND_COUNT,
+    KIND_MIXED = KIND_COUNT, /* each element of a random kind */
+};
+
+/* Plain (standard form) scalars, as the MSM takes them. */
+static void scalar_kind(zp_fr *s, int kind)
+{
+    memset(s, 0, sizeof *s);
+    switch (kind) {
+    case KIND_ZERO: break;
+    case KIND_ONE: s->l[0] = 1; break;
+    case KIND_TWO: s->l[0] = 2; break;
+    case KIND_R_MINUS_1: *s = ZP_FR_MODULUS; s->l[0] -= 1; break;
+    case KIND_RANDOM:
+        for (int i = 0; i < 4; i++)
+            s->l[i] = check_rand64();
+        s->l[3] &= 0x3fffffffffffffffULL; /* below r */
+        break;
+    case KIND_SMALL: s->l[0] = check_rand64() & 0xffff; break;
+    case KIND_HIGH:
+        *s = ZP_FR_MODULUS;
+        s->l[0] -= 1 + (check_rand64() & 0xffff);
+        break;
+    case KIND_POW2: {
+        unsigned k = (unsigned)(check_rand64() % 255);
+        s->l[k / 64] = (uint64_t)1 << (k % 64);
+        break;
+    }
+    case KIND_ALL_BITS:
+        for (int i = 0; i < 4; i++)
+            s->l[i] = ~0ULL;
+        s->l[3] >>= 1;
+        break;
+    case KIND_ONE_HIGH:
+        s->l[0] = 1;
+        s->l[1 + check_rand64() % 3] = 1;
+        break;
+    default: scalar_kind(s, (int)(check_rand64() % KIND_COUNT)); break;
+    }
+}
+
+static zp_fr *scalars(size_t n, int kind)
+{
+    zp_fr *s = malloc((n ? n : 1) * sizeof *s);
+    for (size_t i = 0; i < n; i++)
+        scalar_kind(&s[i], kind);
+    return s;
+}
+
+/* out = r - s for 0 < s < r, plain integers. */
+static void scalar_neg(zp_fr *out, const zp_fr *s)
+{
+    zp__sub_n(out->l, ZP_FR_MODULUS.l, s->l, 4);
+}
+
+#define G(op) zp_g1_##op
+#define T(name) name##_g1
+#define AFF zp_g1_affine
+#define JAC zp_g1_jac
+#define MSM zp__cpu_msm_g1
+#define PIP zp__cpu_msm_g1_pippenger
+#define SUM zp__cpu_sum_g1
+#define REF zp__msm_g1_ref
+#define SMALL 0
+#include "test_msm_impl.h"
+#undef G
+#undef T
+#undef AFF
+#undef JAC
+#undef MSM
+#undef PIP
+#undef SUM
+#undef REF
+#undef SMALL
+
+#define G(op) zp_g2_##op
+#define T(name) name##_g2
+#define AFF zp_g2_affine
+#define JAC zp_g2_jac
+#define MSM zp__cpu_msm_g2
+#define PIP zp__cpu_msm_g2_pippenger
+#define SUM zp__cpu_sum_g2
+#define REF zp__msm_g2_ref
+#define SMALL 1
+#include "test_msm_impl.h"
+
+/* The reference itself: sum of scalar multiples equals a known multiple
+ * when all points are multiples of G: sum s_i k_i G = (sum s_i k_i) G. */
+static void test_ref_linear(void)
+{
+    zp_g1_affine g, p[3];
+    zp_g1_jac gj, t, want, got;
+    zp_g1_generator(&g);
+    zp_g1_jac_from_affine(&gj, &g);
+    uint64_t k[3] = {3, 5, 7};
+    for (int i = 0; i < 3; i++) {
+        zp_g1_jac_mul_vartime(&t, &gj, &k[i], 1);
+        zp_g1_jac_to_affine(&p[i], &t);
+    }
+    zp_fr s[3] = {{{2}}, {{10}}, {{1}}};
+    uint64_t total = 2 * 3 + 10 * 5 + 1 * 7;
+    zp_g1_jac_mul_vartime(&want, &gj, &total, 1);
+    zp__msm_g1_ref(&got, p, s, 3);
+    CHECK(zp_g1_jac_eq(&got, &want));
+    CHECK_EQ_INT(zp__cpu_msm_g1(&got, p, s, 3, 2), ZP_OK);
+    CHECK(zp_g1_jac_eq(&got, &want));
+}
+
+static void test_window_choice(void)
+{
+    unsigned prev = 0;
+    for (size_t n = 1; n < ((size_t)1 << 32); n *= 4) {
+        unsigned c = zp__msm_window(n);
+        CHECK(c >= 1 && c <= 16);
+        CHECK(c >= prev); /* more points never call for smaller windows */
+        prev = c;
+    }
+    CHECK_EQ_INT(zp__msm_window((size_t)1 << 30), 16);
+}
+
+int main(void)
+{
+    RUN(test_ref_linear);
+    RUN(test_window_choice);
+    RUN(test_sizes_g1);
+    RUN(test_kinds_g1);
+    RUN(test_sparse_g1);
+    RUN(test_repeated_g1);
+    RUN(test_infinity_g1);
+    RUN(test_windows_g1);
+    RUN(test_pieces_g1);
+    RUN(test_threads_g1);
+    RUN(test_sizes_g2);
+    RUN(test_kinds_g2);
+    RUN(test_sparse_g2);
+    RUN(test_repeated_g2);
+    RUN(test_infinity_g2);
+    RUN(test_windows_g2);
+    RUN(test_pieces_g2);
+    RUN(test_threads_g2);
+    return FINISH();
+}
