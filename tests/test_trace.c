@@ -1,0 +1,149 @@
+/*
+ * Timelines (src/engine/trace.c): the Chrome trace JSON parses with the
+ * project's strict JSON parser and holds exactly the kept events; the ring
+ * keeps the newest; TIMELINE lines are well formed and in time order; the
+ * log callback sees every stage as it is recorded.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "engine/trace.h"
+#include "io/io.h"
+
+static int count_x_events(const char *text, size_t len, const char *stage, int *lanes_named)
+{
+    zp__json doc;
+    zp__ioerr why;
+    if (zp__json_parse(&doc, text, len, NULL, &why)) {
+        fprintf(stderr, "trace JSON: %s\n", why.msg);
+        return -1;
+    }
+    const zp__jval *ev = zp__json_get(doc.root, "traceEvents");
+    int n = 0;
+    *lanes_named = 0;
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const zp__jval *e = &ev->items[i];
+        const zp__jval *ph = zp__json_get(e, "ph"), *name = zp__json_get(e, "name");
+        if (ph && !strcmp(ph->str, "M") && !strcmp(name->str, "thread_name"))
+            (*lanes_named)++;
+        if (!ph || strcmp(ph->str, "X"))
+            continue;
+        const zp__jval *args = zp__json_get(e, "args");
+        if (!zp__json_get(e, "ts") || !zp__json_get(e, "dur") || !zp__json_get(e, "tid") ||
+            !zp__json_get(args, "job") || !zp__json_get(args, "partition"))
+            return -1;
+        if (!stage || !strcmp(name->str, stage))
+            n++;
+    }
+    zp__json_free(&doc);
+    return n;
+}
+
+static void test_json_shape(void)
+{
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 64, 2, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "cpu0");
+    zp__trace_set_lane(&t, 1, "verify0");
+    double at = 0.5;
+    for (uint32_t p = 0; p < 3; p++)
+        for (int s = 0; s < ZP__ST_COUNT; s++, at += 0.001)
+            zp__trace_add(&t, s == ZP__ST_VERIFY, (zp__stage)s, "job \"q\"\\1", p, at,
+                          at + 0.0005);
+    char *text;
+    size_t len;
+    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
+    CHECK_EQ_INT(strlen(text), len);
+    int lanes;
+    CHECK_EQ_INT(count_x_events(text, len, NULL, &lanes), 3 * ZP__ST_COUNT);
+    CHECK_EQ_INT(lanes, 2);
+    for (int s = 0; s < ZP__ST_COUNT; s++)
+        CHECK_EQ_INT(count_x_events(text, len, zp__stage_name((zp__stage)s), &lanes), 3);
+    CHECK(strstr(text, "\"ts\":500000.000,\"dur\":500.000") != NULL);
+    free(text);
+    zp__trace_free(&t);
+}
+
+static void test_ring_keeps_newest(void)
+{
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 5, 1, NULL, NULL), ZP_OK);
+    for (uint32_t p = 0; p < 12; p++)
+        zp__trace_add(&t, 0, ZP__ST_MSM, "j", p, p, p + 0.5);
+    CHECK_EQ_INT(t.n, 5);
+    CHECK_EQ_INT(t.dropped, 7);
+    char *text;
+    size_t len;
+    CHECK_EQ_INT(zp__trace_timeline(&t, &text, &len), ZP_OK);
+    /* Partitions 7..11 remain, two lines each, in time order. */
+    CHECK(strstr(text, ",j,6\n") == NULL);
+    const char *head = "TIMELINE,7000.000,msm.begin,j,7\nTIMELINE,7500.000,msm.end,j,7\n";
+    CHECK(strncmp(text, head, strlen(head)) == 0);
+    int lines = 0;
+    double last = -1;
+    for (char *s = text; *s; s = strchr(s, '\n') + 1) {
+        double ms;
+        char ev[32], job[8];
+        unsigned part;
+        CHECK_EQ_INT(sscanf(s, "TIMELINE,%lf,%31[^,],%7[^,],%u", &ms, ev, job, &part), 4);
+        CHECK(ms >= last);
+        last = ms;
+        lines++;
+    }
+    CHECK_EQ_INT(lines, 10);
+    free(text);
+    zp__trace_free(&t);
+}
+
+static void test_disabled_and_empty(void)
+{
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 0, 1, NULL, NULL), ZP_OK);
+    zp__trace_add(&t, 0, ZP__ST_EVAL, "j", 0, 1, 2);
+    char *text;
+    size_t len;
+    int lanes;
+    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
+    CHECK_EQ_INT(count_x_events(text, len, NULL, &lanes), 0);
+    free(text);
+    CHECK_EQ_INT(zp__trace_timeline(&t, &text, &len), ZP_OK);
+    CHECK_EQ_INT(len, 0);
+    CHECK(text && text[0] == 0);
+    free(text);
+    zp__trace_free(&t);
+}
+
+typedef struct log_ctx {
+    int n;
+    char last[128];
+} log_ctx;
+
+static void on_line(void *ctx, const char *line)
+{
+    log_ctx *c = ctx;
+    c->n++;
+    snprintf(c->last, sizeof c->last, "%s", line);
+}
+
+static void test_log_callback(void)
+{
+    zp__trace t;
+    log_ctx c = {0};
+    CHECK_EQ_INT(zp__trace_init(&t, 4, 1, on_line, &c), ZP_OK);
+    zp__trace_add(&t, 0, ZP__ST_H, "a-1", 3, 0.25, 0.375);
+    CHECK_EQ_INT(c.n, 2);
+    CHECK(!strcmp(c.last, "TIMELINE,375.000,h.end,a-1,3"));
+    zp__trace_log(&t, 1.0, "done", "a-1", -1);
+    CHECK(!strcmp(c.last, "TIMELINE,1000.000,done,a-1,-"));
+    zp__trace_free(&t);
+}
+
+int main(void)
+{
+    RUN(test_json_shape);
+    RUN(test_ring_keeps_newest);
+    RUN(test_disabled_and_empty);
+    RUN(test_log_callback);
+    return FINISH();
+}
