@@ -542,6 +542,13 @@ static void test_attach(void)
             fprintf(stderr, "%s: %s\n", specs[s], why.msg);
         else
             check_attached(&pk, &cs);
+        /* Attaching while reading gives the same key. */
+        char path[128];
+        snprintf(path, sizeof path, "%s/c.params", dir);
+        zp__pk pk2;
+        CHECK_EQ_INT(zp__params_load_circuit(&pk2, path, &cs, 2, NULL), ZP_OK);
+        CHECK(pk_eq(&pk, &pk2));
+        zp__pk_free(&pk2);
         /* Twice is a caller error. */
         CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &cs, NULL), ZP_E_INVALID_ARG);
         zp__pk_free(&pk);
@@ -561,6 +568,12 @@ static void test_attach_mismatch(void)
     CHECK_EQ_INT(zp__pk_attach_circuit(&pk, &other, &why), ZP_E_FORMAT);
     CHECK(strstr(why.msg, "variables") != NULL);
     CHECK(pk.ma.row_ptr == NULL && pk.a_density.words == NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/c.params", dir);
+    zp__pk pk2;
+    CHECK_EQ_INT(zp__params_load_circuit(&pk2, path, &other, 2, &why), ZP_E_FORMAT);
+    CHECK(strstr(why.msg, "variables") != NULL);
+    CHECK(pk2.a == NULL && pk2.ma.row_ptr == NULL);
     /* The same counts, but one variable dropped out of B: popcounts. */
     uint32_t *uses = calloc(cs.n_vars, sizeof *uses);
     for (uint64_t j = 0; j < cs.b.nnz; j++)

@@ -19,5 +19,6 @@ bool zp__cli_wants_help(int argc, char **argv, const char *help);
 int zp__cmd_selftest(int argc, char **argv);
 int zp__cmd_bench(int argc, char **argv);
 int zp__cmd_version(int argc, char **argv);
+int zp__cmd_import(int argc, char **argv);
 
 #endif

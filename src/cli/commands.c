@@ -7,6 +7,7 @@
 const struct zp__cli_cmd zp__cli_cmds[] = {
     {"selftest", "check arithmetic, encodings and pairing against known answers", zp__cmd_selftest},
     {"bench", "measure: bench math | msm | ntt", zp__cmd_bench},
+    {"import", "convert a .zkey or bellperson .params into a checked .zpk", zp__cmd_import},
     {"version", "print the version and backends compiled in", zp__cmd_version},
     {NULL, NULL, NULL},
 };

@@ -43,6 +43,17 @@ zp_err zp__params_parse(zp__pk *out, const uint8_t *data, size_t len, int thread
 zp_err zp__params_load(zp__pk *out, const char *path, int threads, zp__ioerr *why);
 
 /*
+ * The same with the key's circuit attached (as zp__pk_attach_circuit),
+ * which happens before any point is decoded: a circuit that does not fit
+ * fails at once rather than after the point checks of a large file. cs may
+ * be NULL (then these equal the functions above).
+ */
+zp_err zp__params_parse_circuit(zp__pk *out, const uint8_t *data, size_t len,
+                                const zp__r1cs *cs, int threads, zp__ioerr *why);
+zp_err zp__params_load_circuit(zp__pk *out, const char *path, const zp__r1cs *cs, int threads,
+                               zp__ioerr *why);
+
+/*
  * Gives a key read from .params the circuit it was made for: cs is the
  * circuit's R1CS as synthesized (A and B over its own rows, without the
  * input rows). Builds pk->ma = cs->a followed by the rows input_i · 0 = 0
@@ -53,7 +64,8 @@ zp_err zp__params_load(zp__pk *out, const char *path, int threads, zp__ioerr *wh
  * variable or public-input counts differ, when the rows do not fit the
  * domain, or when the popcounts differ from the A and B point counts.
  * ZP_E_INVALID_ARG when pk already has matrices or cs is malformed (row
- * counts, a column >= n_vars). pk is unchanged on failure.
+ * counts, a column >= n_vars). pk is unchanged on failure. Uses only pk's
+ * counts, not its points.
  */
 zp_err zp__pk_attach_circuit(zp__pk *pk, const zp__r1cs *cs, zp__ioerr *why);
 

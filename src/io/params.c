@@ -239,8 +239,11 @@ static zp_err read_arrays(zp__pk *pk, const uint8_t *data, const layout *lay, in
     return ZP_OK;
 }
 
-zp_err zp__params_parse(zp__pk *out, const uint8_t *data, size_t len, int threads,
-                        zp__ioerr *why)
+/* With cs, the circuit is attached (and so checked against the counts)
+ * before any point is decoded: a wrong circuit fails at once instead of
+ * after the point checks of a large file. */
+static zp_err parse(zp__pk *out, const uint8_t *data, size_t len, const zp__r1cs *cs,
+                    int threads, zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
     layout lay;
@@ -258,20 +261,39 @@ zp_err zp__params_parse(zp__pk *out, const uint8_t *data, size_t len, int thread
     out->n_l = lay.count[F_L];
     out->n_a = lay.count[F_A];
     out->n_b = lay.count[F_B1];
-    if ((e = vk_read(&out->vk, data, &lay, threads, why)) ||
+    if ((cs && (e = zp__pk_attach_circuit(out, cs, why))) ||
+        (e = vk_read(&out->vk, data, &lay, threads, why)) ||
         (e = read_arrays(out, data, &lay, threads, why)))
         zp__pk_free(out);
     return e;
 }
 
-zp_err zp__params_load(zp__pk *out, const char *path, int threads, zp__ioerr *why)
+zp_err zp__params_parse(zp__pk *out, const uint8_t *data, size_t len, int threads,
+                        zp__ioerr *why)
+{
+    return parse(out, data, len, NULL, threads, why);
+}
+
+zp_err zp__params_parse_circuit(zp__pk *out, const uint8_t *data, size_t len,
+                                const zp__r1cs *cs, int threads, zp__ioerr *why)
+{
+    return parse(out, data, len, cs, threads, why);
+}
+
+zp_err zp__params_load_circuit(zp__pk *out, const char *path, const zp__r1cs *cs, int threads,
+                               zp__ioerr *why)
 {
     zp__buf b;
     memset(out, 0, sizeof *out);
     zp_err e = zp__file_map(&b, path, UINT64_MAX, why);
     if (e)
         return e;
-    e = zp__params_parse(out, b.data, b.len, threads, why);
+    e = parse(out, b.data, b.len, cs, threads, why);
     zp__buf_free(&b);
     return e;
+}
+
+zp_err zp__params_load(zp__pk *out, const char *path, int threads, zp__ioerr *why)
+{
+    return zp__params_load_circuit(out, path, NULL, threads, why);
 }
