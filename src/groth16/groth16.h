@@ -1,0 +1,168 @@
+/*
+ * The Groth16 prover (stage by stage), verifier, test-key setup and the
+ * 192-byte proof encoding. Internal to libzkpipe (zp__ names).
+ *
+ * The prover is split into the stages of DESIGN.md §2 so that another
+ * backend (the GPU) can implement one stage and be compared with this one
+ * value for value:
+ *
+ *   eval    a = A·w, b = B·w over the key's rows, c = a∘b, length n
+ *   h       the H-query scalars from a, b, c (convention of the key)
+ *   msm     the five sums ΣA, ΣB1, ΣB2 (G2), ΣL, ΣH
+ *   finish  π_A, π_B, π_C from the sums, the key and the blinding r, s
+ *   verify  the pairing check against the key's verifying key
+ *
+ * Witness values and h are Montgomery form; the MSM stage converts them to
+ * the standard-form scalars the MSM takes.
+ */
+#ifndef ZP_GROTH16_H
+#define ZP_GROTH16_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/key.h"
+#include "io/io.h"
+#include "r1cs/r1cs.h"
+#include "zkpipe.h"
+
+/* ------------------------------------------------------------ the prover */
+
+/* Wall time of each stage of one proof, in seconds (monotonic clock). */
+typedef struct zp__prove_times {
+    double eval, h, msm_a, msm_b1, msm_b2, msm_l, msm_h, finish, verify;
+} zp__prove_times;
+
+/* The sums of the MSM stage, before blinding. */
+typedef struct zp__g16_sums {
+    zp_g1_jac a;   /* Σ w_i A_i over a_density */
+    zp_g1_jac b1;  /* Σ w_i B1_i over b_density */
+    zp_g2_jac b2;  /* Σ w_i B2_i over b_density */
+    zp_g1_jac l;   /* Σ w_i L_i over i = n_public+1 .. n_vars-1 */
+    zp_g1_jac h;   /* Σ h_j H_j over j < n_h */
+} zp__g16_sums;
+
+typedef struct zp__prove_opts {
+    int threads;          /* <= 0: one per online CPU */
+    /* Blinding factors (Montgomery form). Both NULL: fresh from
+     * zp_fr_random for every proof. Both set: used as given, so tests can
+     * compare proofs byte for byte. Never fix them in production: two
+     * proofs with the same r, s leak the witness difference. */
+    const zp_fr *r, *s;
+    /* The circuit, when the caller has it (synthetic, .r1cs): its
+     * satisfaction is checked before any proving work, naming the first
+     * bad row. Must have C (keep_c) and n_vars equal to the key's. */
+    const zp__r1cs *cs;
+} zp__prove_opts;
+
+void zp__prove_opts_default(zp__prove_opts *o);
+
+/* True when pk's counts agree with each other (popcounts, lengths,
+ * domain a power of two, matrices inside the domain and n_vars). */
+bool zp__pk_shape_ok(const zp__pk *pk);
+
+/*
+ * Stage eval. a, b, c have pk->domain_size entries each:
+ *   a[i] = Σ_j ma[i][j] w[j], b[i] = Σ_j mb[i][j] w[j] for rows of the key,
+ *   zero for rows beyond them; c[i] = a[i]·b[i].
+ * w has pk->n_vars entries. Cannot fail for a key with zp__pk_shape_ok.
+ */
+void zp__g16_eval(zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, const zp_fr *w,
+                  int threads);
+
+/*
+ * Stage h. Consumes a, b, c (overwritten) and writes the pk->n_h H-query
+ * scalars (Montgomery form) to h, which may alias a. n = domain_size,
+ * ω = the n-th root of pk->roots:
+ *  ZP_H_COSET: x' = NTT(ω_2n^k · iNTT(x)_k) for x = a, b, c, i.e. x on the
+ *              odd coset ω_2n·⟨ω⟩; h_j = a'_j b'_j − c'_j (no division).
+ *  ZP_H_TAU:   x' = coset NTT with g = 7 of iNTT(x); h = iNTT on the coset
+ *              of (a'b' − c')·(gⁿ − 1)⁻¹; the first n − 1 coefficients.
+ * ZP_E_NOMEM (NTT scratch), ZP_E_INVALID_ARG for a domain beyond 2^31.
+ */
+zp_err zp__g16_h(zp_fr *h, zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, int threads);
+
+/* Stage msm: the five sums. t (may be NULL) receives msm_a .. msm_h.
+ * ZP_E_NOMEM when scalar or MSM scratch cannot be allocated. */
+zp_err zp__g16_msm(zp__g16_sums *out, const zp__pk *pk, const zp_fr *w, const zp_fr *h,
+                   int threads, zp__prove_times *t);
+
+/*
+ * Stage finish (r, s Montgomery form):
+ *   π_A = α₁ + ΣA + rδ₁,  π_B = β₂ + ΣB2 + sδ₂,  B′ = β₁ + ΣB1 + sδ₁,
+ *   π_C = ΣL + ΣH + s·π_A + r·B′ − rs·δ₁.
+ * Uses variable-time scalar multiplication.
+ */
+void zp__g16_finish(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
+                    const zp_fr *r, const zp_fr *s);
+
+/*
+ * All stages, then the verification of the proof against pk->vk; only a
+ * proof that verifies is written to *out (untouched otherwise).
+ *   ZP_E_WITNESS      n_w != pk->n_vars, or w[0] != 1
+ *   ZP_E_INVALID_ARG  the key's counts disagree (zp__pk_shape_ok), or
+ *                     opt->cs does not fit the key, or only one of r, s set
+ *   ZP_E_UNSATISFIED  opt->cs is given and a row fails (named in why), or
+ *                     the proof does not verify: the witness does not
+ *                     satisfy the circuit of the key
+ *   ZP_E_NOMEM, ZP_E_RANDOM
+ * opt may be NULL (defaults); times and why may be NULL.
+ */
+zp_err zp__prove(zp__proof *out, const zp__pk *pk, const zp_fr *w, uint64_t n_w,
+                 const zp__prove_opts *opt, zp__prove_times *times, zp__ioerr *why);
+
+/* ---------------------------------------------------------- the verifier */
+
+/*
+ * One multi-pairing: e(−π_A, π_B)·e(α₁, β₂)·e(IC₀ + Σ pub_i·IC_{i+1}, γ₂)·
+ * e(π_C, δ₂) = 1. pub are the public inputs (Montgomery form), n_pub must be
+ * vk->n_ic − 1 (ZP_E_BAD_LENGTH otherwise). The proof points are checked
+ * (on curve, in subgroup: ZP_E_NOT_ON_CURVE, ZP_E_NOT_IN_SUBGROUP); the vk
+ * is trusted (its readers check it). ZP_OK or ZP_E_VERIFY_FAILED.
+ */
+zp_err zp__verify(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const zp__proof *proof);
+
+/* ------------------------------------------------------------- test keys */
+
+/* The toxic waste of a setup (Montgomery form), all nonzero. */
+typedef struct zp__toxic {
+    zp_fr tau, alpha, beta, gamma, delta;
+} zp__toxic;
+
+/*
+ * A TEST-ONLY proving key for cs: whoever knows the toxic waste can forge
+ * proofs. toxic NULL draws it from zp_fr_random and forgets it; a given
+ * toxic is used as is (tests). conv ZP_H_COSET gives a snarkjs-convention
+ * key (5-based roots), ZP_H_TAU a bellperson one (7-based roots).
+ *
+ * Appends the rows A[n_constraints + s][s] = 1 for s = 0..n_public; the
+ * domain is the smallest power of two >= n_constraints + n_public + 1.
+ * Needs cs->c with as many rows as cs->a and cs->b.
+ *   ZP_E_INVALID_ARG  bad cs (row counts, a column >= n_vars, n_public >=
+ *                     n_vars), a zero toxic value or τ in the domain
+ *   ZP_E_TOO_LARGE    the domain would exceed 2^31 (or the 2^32 variables)
+ *   ZP_E_NOMEM, ZP_E_RANDOM
+ * out is zeroed on failure; free with zp__pk_free.
+ */
+zp_err zp__setup(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
+                 const zp__toxic *toxic);
+
+/* --------------------------------------------------- 192-byte proof bytes */
+
+#define ZP__PROOF_BYTES 192
+
+/* A (48) ‖ B (96) ‖ C (48), zcash compressed. ZP_E_INFINITY when a point is
+ * infinity (no reader would accept it). */
+zp_err zp__proof_encode(uint8_t out[ZP__PROOF_BYTES], const zp__proof *p);
+/* len must be 192 (ZP_E_BAD_LENGTH); every point is decoded and checked
+ * (encoding, curve, subgroup); infinity is ZP_E_INFINITY. */
+zp_err zp__proof_decode(zp__proof *out, const uint8_t *in, size_t len);
+/* k proofs concatenated in partition order, no header: k·192 bytes. */
+zp_err zp__proofs_encode(uint8_t *out, const zp__proof *p, size_t k);
+/* *k = len / 192 proofs into out (room for max_k); ZP_E_BAD_LENGTH when len
+ * is 0 or not a multiple of 192, ZP_E_TOO_LARGE when more than max_k. */
+zp_err zp__proofs_decode(zp__proof *out, size_t max_k, size_t *k, const uint8_t *in,
+                         size_t len);
+
+#endif

@@ -1,0 +1,248 @@
+/*
+ * The CPU Groth16 prover: the eval and h stages and the driver that runs
+ * every stage and verifies the result (groth16.h). The MSM and finish
+ * stages are in prove_msm.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu/cpu.h"
+#include "groth16/groth16.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void zp__prove_opts_default(zp__prove_opts *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+static bool is_pow2(uint64_t n) { return n && !(n & (n - 1)); }
+
+/* Matrix columns are not rescanned here: every key source (.zkey reader,
+ * setup) checks them once, and rescanning per proof would cost a pass over
+ * the largest arrays of the key. */
+bool zp__pk_shape_ok(const zp__pk *pk)
+{
+    uint64_t n = pk->domain_size;
+    if (!is_pow2(n) || pk->n_public >= pk->n_vars || pk->vk.n_ic != (uint64_t)pk->n_public + 1 ||
+        !pk->vk.ic)
+        return false;
+    if (pk->roots != ZP_ROOTS_SNARKJS && pk->roots != ZP_ROOTS_BELLPERSON)
+        return false;
+    uint64_t want_h = pk->h_conv == ZP_H_COSET ? n : pk->h_conv == ZP_H_TAU ? n - 1 : 0;
+    if (!want_h || pk->n_h != want_h || (!pk->h && pk->n_h))
+        return false;
+    if (pk->a_density.nbits != pk->n_vars || pk->b_density.nbits != pk->n_vars ||
+        zp__bitmap_count(&pk->a_density) != pk->n_a ||
+        zp__bitmap_count(&pk->b_density) != pk->n_b)
+        return false;
+    if ((pk->n_a && !pk->a) || (pk->n_b && (!pk->b1 || !pk->b2)))
+        return false;
+    if (pk->n_l != (uint64_t)pk->n_vars - pk->n_public - 1 || (pk->n_l && !pk->l))
+        return false;
+    return pk->ma.nrows <= n && pk->mb.nrows <= n;
+}
+
+/* ------------------------------------------------------------------ eval */
+
+typedef struct eval_ctx {
+    zp_fr *a, *b, *c;
+    const zp__pk *pk;
+    const zp_fr *w;
+} eval_ctx;
+
+static void eval_task(void *p, size_t begin, size_t end)
+{
+    const eval_ctx *x = p;
+    for (size_t i = begin; i < end; i++) {
+        if (i < x->pk->ma.nrows)
+            zp__csr_row_dot(&x->a[i], &x->pk->ma, i, x->w);
+        else
+            zp_fr_zero(&x->a[i]);
+        if (i < x->pk->mb.nrows)
+            zp__csr_row_dot(&x->b[i], &x->pk->mb, i, x->w);
+        else
+            zp_fr_zero(&x->b[i]);
+        zp_fr_mul(&x->c[i], &x->a[i], &x->b[i]);
+    }
+}
+
+void zp__g16_eval(zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, const zp_fr *w,
+                  int threads)
+{
+    eval_ctx x = {a, b, c, pk, w};
+    zp__parallel_for((size_t)pk->domain_size, 4096, eval_task, &x, threads);
+}
+
+/* --------------------------------------------------------------------- h */
+
+typedef struct comb_ctx {
+    zp_fr *h;
+    const zp_fr *a, *b, *c;
+    zp_fr scale; /* multiplies a·b − c; one for the coset convention */
+    bool scaled;
+} comb_ctx;
+
+static void comb_task(void *p, size_t begin, size_t end)
+{
+    const comb_ctx *x = p;
+    for (size_t i = begin; i < end; i++) {
+        zp_fr t;
+        zp_fr_mul(&t, &x->a[i], &x->b[i]);
+        zp_fr_sub(&t, &t, &x->c[i]);
+        if (x->scaled)
+            zp_fr_mul(&t, &t, &x->scale);
+        x->h[i] = t;
+    }
+}
+
+/* x <- the evaluations of iNTT(x) on the coset g·⟨ω⟩. */
+static zp_err to_coset(zp_fr *x, unsigned log2n, const zp_fr *g, zp_roots roots, int threads)
+{
+    zp_err e = zp__cpu_ntt(x, log2n, true, roots, threads);
+    return e ? e : zp__cpu_coset_ntt(x, log2n, false, g, roots, threads);
+}
+
+zp_err zp__g16_h(zp_fr *h, zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, int threads)
+{
+    uint64_t n = pk->domain_size;
+    unsigned log2n = (unsigned)__builtin_ctzll(n);
+    bool coset = pk->h_conv == ZP_H_COSET;
+    /* The snarkjs shift is a root of order 2n, which must exist. */
+    if (!is_pow2(n) || log2n + (coset ? 1u : 0u) > ZP_NTT_MAX_LOG2)
+        return ZP_E_INVALID_ARG;
+    zp_fr g;
+    if (coset)
+        zp_fr_root_of_unity(&g, log2n + 1, pk->roots);
+    else
+        zp_fr_from_u64(&g, 7);
+    zp_err e;
+    if ((e = to_coset(a, log2n, &g, pk->roots, threads)) ||
+        (e = to_coset(b, log2n, &g, pk->roots, threads)) ||
+        (e = to_coset(c, log2n, &g, pk->roots, threads)))
+        return e;
+    comb_ctx x = {.h = coset ? h : a, .a = a, .b = b, .c = c, .scaled = !coset};
+    if (!coset) {
+        /* Z(X) = Xⁿ − 1 is the constant gⁿ − 1 on the whole coset. */
+        uint64_t nn = n;
+        zp_fr one;
+        zp_fr_pow(&x.scale, &g, &nn, 1);
+        zp_fr_one(&one);
+        zp_fr_sub(&x.scale, &x.scale, &one);
+        zp_fr_inv(&x.scale, &x.scale);
+    }
+    zp__parallel_for((size_t)n, 1 << 14, comb_task, &x, threads);
+    if (coset)
+        return ZP_OK;
+    if ((e = zp__cpu_coset_ntt(a, log2n, true, &g, pk->roots, threads)))
+        return e;
+    /* The quotient has degree n − 2: its coefficient n − 1 is zero for a
+     * satisfying witness and is not part of the H query. */
+    if (h != a)
+        memmove(h, a, (size_t)(n - 1) * sizeof *h);
+    return ZP_OK;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static zp_err check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
+                           const zp__prove_opts *o, zp__ioerr *why)
+{
+    if ((o->r == NULL) != (o->s == NULL))
+        return zp__fail(why, ZP_E_INVALID_ARG, "fix both blinding factors r and s, or neither");
+    if (!zp__pk_shape_ok(pk))
+        return zp__fail(why, ZP_E_INVALID_ARG, "the proving key's counts disagree with each other");
+    if (n_w != pk->n_vars)
+        return zp__fail(why, ZP_E_WITNESS, "the witness has %llu values; the key wants %u",
+                        (unsigned long long)n_w, pk->n_vars);
+    if (!zp_fr_is_one(&w[0]))
+        return zp__fail(why, ZP_E_WITNESS, "the witness does not start with 1 (w[0] = ONE)");
+    const zp__r1cs *cs = o->cs;
+    if (!cs)
+        return ZP_OK;
+    if (cs->n_vars != pk->n_vars || cs->n_public != pk->n_public)
+        return zp__fail(why, ZP_E_INVALID_ARG,
+                        "the circuit (%u variables, %u public) does not fit the key (%u, %u)",
+                        cs->n_vars, cs->n_public, pk->n_vars, pk->n_public);
+    uint64_t bad = 0;
+    if (zp__r1cs_is_satisfied(cs, w, &bad))
+        return ZP_OK;
+    if (bad == UINT64_MAX)
+        return zp__fail(why, ZP_E_INVALID_ARG,
+                        "the circuit cannot be checked (no C matrix, or a column out of range)");
+    return zp__fail(why, ZP_E_UNSATISFIED,
+                    "the witness does not satisfy the circuit: constraint %llu fails",
+                    (unsigned long long)bad);
+}
+
+/* The stages after the inputs are known good; out is written only after
+ * the proof verifies. */
+static zp_err run_stages(zp__proof *out, const zp__pk *pk, const zp_fr *w,
+                         const zp__prove_opts *o, zp__prove_times *t, zp__ioerr *why)
+{
+    size_t n = (size_t)pk->domain_size;
+    if (n > SIZE_MAX / (3 * sizeof(zp_fr)))
+        return zp__fail(why, ZP_E_TOO_LARGE, "domain of %zu is too large", n);
+    zp_fr *abc = malloc(3 * n * sizeof *abc);
+    if (!abc)
+        return zp__fail(why, ZP_E_NOMEM, "no memory for the a, b, c arrays of %zu values", n);
+    zp_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+    double t0 = now();
+    zp__g16_eval(a, b, c, pk, w, o->threads);
+    double t1 = now();
+    t->eval = t1 - t0;
+    zp_err e = zp__g16_h(a, a, b, c, pk, o->threads);
+    t->h = now() - t1;
+    zp__g16_sums sums;
+    if (!e)
+        e = zp__g16_msm(&sums, pk, w, a, o->threads, t);
+    free(abc);
+    if (e)
+        return zp__fail(why, e, "proving failed: %s", zp_strerror(e));
+    zp_fr r, s;
+    if (o->r) {
+        r = *o->r;
+        s = *o->s;
+    } else if (zp_fr_random(&r) || zp_fr_random(&s)) {
+        return zp__fail(why, ZP_E_RANDOM, "the OS random source failed (blinding r, s)");
+    }
+    double t2 = now();
+    zp__proof p;
+    zp__g16_finish(&p, pk, &sums, &r, &s);
+    double t3 = now();
+    t->finish = t3 - t2;
+    e = zp__verify(&pk->vk, w + 1, pk->n_public, &p);
+    t->verify = now() - t3;
+    if (e == ZP_E_VERIFY_FAILED)
+        return zp__fail(why, ZP_E_UNSATISFIED,
+                        "the proof does not verify: the witness does not satisfy the circuit "
+                        "of this key");
+    if (e)
+        return zp__fail(why, e, "verifying the new proof failed: %s", zp_strerror(e));
+    *out = p;
+    return ZP_OK;
+}
+
+zp_err zp__prove(zp__proof *out, const zp__pk *pk, const zp_fr *w, uint64_t n_w,
+                 const zp__prove_opts *opt, zp__prove_times *times, zp__ioerr *why)
+{
+    zp__prove_opts def;
+    zp__prove_times t;
+    memset(&t, 0, sizeof t);
+    if (!opt) {
+        zp__prove_opts_default(&def);
+        opt = &def;
+    }
+    zp_err e = check_inputs(pk, w, n_w, opt, why);
+    if (!e)
+        e = run_stages(out, pk, w, opt, &t, why);
+    if (times)
+        *times = t;
+    return e;
+}

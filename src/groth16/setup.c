@@ -1,0 +1,376 @@
+/*
+ * Test-key setup (groth16.h): a Groth16 key for any R1CS from random toxic
+ * waste. The circuit gets the extra rows A[n_constraints + s][s] = 1 (s =
+ * 0..n_public) that snarkjs and bellperson both append, which make the
+ * input polynomials independent. With L_i the Lagrange basis of the domain
+ * at τ, u_j, v_j, w_j = Σ_i A/B/C[i][j]·L_i(τ), and
+ *   A_j = u_j·G1, B1_j = v_j·G1, B2_j = v_j·G2,
+ *   IC_j = (β u_j + α v_j + w_j)/γ·G1 (j ≤ n_public), L_j = (…)/δ·G1 (aux).
+ * The H query depends on the convention, see h_scalars().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "groth16/groth16.h"
+#include "groth16/setup_impl.h"
+
+/* Largest domain: the coset convention needs a root of order 2n. */
+#define MAX_LOG2 31
+
+zp_err zp__lagrange_at(zp_fr *out, const zp_fr *tau, const zp_fr *start, const zp_fr *step,
+                       size_t count, uint64_t N)
+{
+    zp_fr tn, one, x, acc, inv;
+    zp_fr_one(&one);
+    zp_fr_pow(&tn, tau, &N, 1);
+    if (zp_fr_eq(&tn, &one))
+        return ZP_E_INVALID_ARG; /* tau is in the subgroup: L_i(tau) ∈ {0, 1} */
+    zp_fr *x_i = malloc((count + 1) * sizeof *x_i);
+    if (!x_i)
+        return ZP_E_NOMEM;
+    /* Batch inversion of tau − x_i: prefix products in out, one inverse,
+     * then a backward pass. */
+    x = *start;
+    acc = one;
+    for (size_t i = 0; i < count; i++) {
+        x_i[i] = x;
+        out[i] = acc;
+        zp_fr d;
+        zp_fr_sub(&d, tau, &x);
+        zp_fr_mul(&acc, &acc, &d);
+        zp_fr_mul(&x, &x, step);
+    }
+    zp_fr_inv(&inv, &acc);
+    zp_fr c; /* (tauᴺ − 1)/N */
+    zp_fr_sub(&c, &tn, &one);
+    zp_fr nn;
+    zp_fr_from_u64(&nn, N);
+    zp_fr_inv(&nn, &nn);
+    zp_fr_mul(&c, &c, &nn);
+    for (size_t i = count; i-- > 0;) {
+        zp_fr d, di;
+        zp_fr_sub(&d, tau, &x_i[i]);
+        zp_fr_mul(&di, &inv, &out[i]); /* 1/(tau − x_i) */
+        zp_fr_mul(&inv, &inv, &d);
+        zp_fr_mul(&di, &di, &x_i[i]);
+        zp_fr_mul(&out[i], &di, &c);
+    }
+    free(x_i);
+    return ZP_OK;
+}
+
+/* ---------------------------------------------------------- the matrices */
+
+static zp_err check_cs(const zp__r1cs *cs)
+{
+    uint64_t m = cs->n_constraints;
+    if (cs->n_public >= cs->n_vars || cs->a.nrows != m || cs->b.nrows != m ||
+        cs->c.nrows != m)
+        return ZP_E_INVALID_ARG;
+    const zp__csr *mats[3] = {&cs->a, &cs->b, &cs->c};
+    for (int k = 0; k < 3; k++)
+        for (uint64_t i = 0; i < mats[k]->nnz; i++)
+            if (mats[k]->col[i] >= cs->n_vars)
+                return ZP_E_INVALID_ARG;
+    return ZP_OK;
+}
+
+/* m with its rows extended to `rows`; when with_inputs, the extra rows
+ * n_constraints + s hold one entry (s, 1) for s = 0..n_public. */
+static zp_err extend(zp__csr *out, const zp__csr *m, uint64_t rows, uint32_t n_public,
+                     bool with_inputs)
+{
+    uint64_t extra = with_inputs ? (uint64_t)n_public + 1 : 0;
+    zp_err e = zp__csr_alloc(out, rows, m->nnz + extra);
+    if (e)
+        return e;
+    memcpy(out->row_ptr, m->row_ptr, (size_t)(m->nrows + 1) * sizeof *m->row_ptr);
+    memcpy(out->col, m->col, (size_t)m->nnz * sizeof *m->col);
+    memcpy(out->val, m->val, (size_t)m->nnz * sizeof *m->val);
+    uint64_t at = m->nnz;
+    for (uint64_t r = m->nrows; r < rows; r++) {
+        uint64_t s = r - m->nrows;
+        if (with_inputs && s < extra) {
+            out->col[at] = (uint32_t)s;
+            zp_fr_one(&out->val[at]);
+            at++;
+        }
+        out->row_ptr[r + 1] = at;
+    }
+    return ZP_OK;
+}
+
+/* out[j] = Σ_i m[i][j]·lag[i] for every column j < nvars (out zeroed here). */
+static void column_eval(zp_fr *out, const zp__csr *m, const zp_fr *lag, uint32_t nvars)
+{
+    for (uint32_t j = 0; j < nvars; j++)
+        zp_fr_zero(&out[j]);
+    for (uint64_t i = 0; i < m->nrows; i++) {
+        for (uint64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++) {
+            zp_fr t;
+            zp_fr_mul(&t, &m->val[k], &lag[i]);
+            zp_fr_add(&out[m->col[k]], &out[m->col[k]], &t);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ the scalars */
+
+/* The scalar arrays of every point of the key, before multiplication. */
+typedef struct scal {
+    zp_fr *u, *v, *w;  /* per variable */
+    zp_fr *a, *b;      /* compact: u, v over the densities */
+    zp_fr *ic, *l, *h;
+} scal;
+
+static void scal_free(scal *s)
+{
+    free(s->u);
+    free(s->v);
+    free(s->w);
+    free(s->a);
+    free(s->b);
+    free(s->ic);
+    free(s->l);
+    free(s->h);
+}
+
+/*
+ * The H query.
+ * COSET (snarkjs): the prover's h_j = p(ω_2n^(2j+1)) with p = a·b − c, the
+ * values of p on the odd coset; p vanishes on ⟨ω_n⟩ (the even points of the
+ * 2n domain) and has degree ≤ 2n − 2, so p(τ) = Σ_j h_j·L^(2n)_{2j+1}(τ):
+ * H_j = L^(2n)_{2j+1}(τ)/δ. (The division by Z is inside: p = q·Z and Z is
+ * the constant −2 on the odd coset.)
+ * TAU (bellperson): the prover's h are the coefficients of q = p/Z:
+ * H_i = τ^i·Z(τ)/δ for i < n − 1.
+ */
+static zp_err h_scalars(zp_fr *h, zp_h_conv conv, zp_roots roots, uint64_t n, unsigned log2n,
+                        const zp__toxic *t, const zp_fr *dinv)
+{
+    if (conv == ZP_H_COSET) {
+        zp_fr w2n, wn;
+        zp_fr_root_of_unity(&w2n, log2n + 1, roots);
+        zp_fr_sqr(&wn, &w2n);
+        zp_err e = zp__lagrange_at(h, &t->tau, &w2n, &wn, (size_t)n, 2 * n);
+        if (e)
+            return e;
+        for (uint64_t j = 0; j < n; j++)
+            zp_fr_mul(&h[j], &h[j], dinv);
+        return ZP_OK;
+    }
+    zp_fr z, one, p;
+    zp_fr_one(&one);
+    zp_fr_pow(&z, &t->tau, &n, 1);
+    zp_fr_sub(&z, &z, &one);
+    zp_fr_mul(&p, &z, dinv);
+    for (uint64_t i = 0; i + 1 < n; i++) {
+        h[i] = p;
+        zp_fr_mul(&p, &p, &t->tau);
+    }
+    return ZP_OK;
+}
+
+static void compact(zp_fr *out, const zp__bitmap *d, const zp_fr *v)
+{
+    size_t k = 0;
+    for (uint64_t i = 0; i < d->nbits; i++)
+        if (zp__bitmap_get(d, i))
+            out[k++] = v[i];
+}
+
+/* IC_j and L_j scalars: (β u_j + α v_j + w_j)/γ or /δ. */
+static void ic_l_scalars(scal *s, const zp__pk *pk, const zp__toxic *t, const zp_fr *ginv,
+                         const zp_fr *dinv)
+{
+    for (uint32_t j = 0; j < pk->n_vars; j++) {
+        zp_fr x, y;
+        zp_fr_mul(&x, &t->beta, &s->u[j]);
+        zp_fr_mul(&y, &t->alpha, &s->v[j]);
+        zp_fr_add(&x, &x, &y);
+        zp_fr_add(&x, &x, &s->w[j]);
+        if (j <= pk->n_public)
+            zp_fr_mul(&s->ic[j], &x, ginv);
+        else
+            zp_fr_mul(&s->l[j - pk->n_public - 1], &x, dinv);
+    }
+}
+
+#define ALLOC(p, n) ((p) = malloc(((size_t)(n) + 1) * sizeof *(p)))
+
+/* Fills pk's structure (matrices, densities, counts) and the scalars. */
+static zp_err make_scalars(scal *s, zp__pk *pk, const zp__r1cs *cs, const zp__toxic *t,
+                           unsigned log2n)
+{
+    uint64_t n = pk->domain_size, rows = cs->n_constraints + cs->n_public + 1;
+    zp_err e;
+    if ((e = extend(&pk->ma, &cs->a, rows, cs->n_public, true)) ||
+        (e = extend(&pk->mb, &cs->b, rows, cs->n_public, false)) ||
+        (e = zp__csr_column_density(&pk->a_density, &pk->ma, pk->n_vars)) ||
+        (e = zp__csr_column_density(&pk->b_density, &pk->mb, pk->n_vars)))
+        return e;
+    pk->n_a = zp__bitmap_count(&pk->a_density);
+    pk->n_b = zp__bitmap_count(&pk->b_density);
+    pk->n_l = (uint64_t)pk->n_vars - pk->n_public - 1;
+    pk->n_h = pk->h_conv == ZP_H_COSET ? n : n - 1;
+    zp_fr *lag;
+    if (!ALLOC(lag, n) || !ALLOC(s->u, pk->n_vars) || !ALLOC(s->v, pk->n_vars) ||
+        !ALLOC(s->w, pk->n_vars) || !ALLOC(s->a, pk->n_a) || !ALLOC(s->b, pk->n_b) ||
+        !ALLOC(s->ic, pk->n_public + 1) || !ALLOC(s->l, pk->n_l) || !ALLOC(s->h, n)) {
+        free(lag);
+        return ZP_E_NOMEM;
+    }
+    zp_fr one, wn, ginv, dinv;
+    zp_fr_one(&one);
+    zp_fr_root_of_unity(&wn, log2n, pk->roots);
+    if ((e = zp__lagrange_at(lag, &t->tau, &one, &wn, (size_t)n, n))) {
+        free(lag);
+        return e;
+    }
+    column_eval(s->u, &pk->ma, lag, pk->n_vars);
+    column_eval(s->v, &pk->mb, lag, pk->n_vars);
+    column_eval(s->w, &cs->c, lag, pk->n_vars);
+    free(lag);
+    compact(s->a, &pk->a_density, s->u);
+    compact(s->b, &pk->b_density, s->v);
+    zp_fr_inv(&ginv, &t->gamma);
+    zp_fr_inv(&dinv, &t->delta);
+    ic_l_scalars(s, pk, t, &ginv, &dinv);
+    return h_scalars(s->h, pk->h_conv, pk->roots, n, log2n, t, &dinv);
+}
+
+/* ------------------------------------------------------------- the points */
+
+static zp_err alloc_points(zp__pk *pk)
+{
+    pk->vk.n_ic = pk->n_public + 1;
+    if (!ALLOC(pk->a, pk->n_a) || !ALLOC(pk->b1, pk->n_b) || !ALLOC(pk->b2, pk->n_b) ||
+        !ALLOC(pk->vk.ic, pk->vk.n_ic) || !ALLOC(pk->l, pk->n_l) || !ALLOC(pk->h, pk->n_h))
+        return ZP_E_NOMEM;
+    return ZP_OK;
+}
+
+static void vk_points(zp__pk *pk, const zp__toxic *t, const zp__fb_g1 *f1,
+                      const zp__fb_g2 *f2)
+{
+    zp_fr k1[3] = {t->alpha, t->beta, t->delta}, k2[3] = {t->beta, t->gamma, t->delta};
+    zp_g1_affine p1[3];
+    zp_g2_affine p2[3];
+    zp__fb_g1_mul(p1, f1, k1, 3, 1);
+    zp__fb_g2_mul(p2, f2, k2, 3, 1);
+    pk->vk.alpha1 = p1[0];
+    pk->vk.beta1 = p1[1];
+    pk->vk.delta1 = p1[2];
+    pk->vk.beta2 = p2[0];
+    pk->vk.gamma2 = p2[1];
+    pk->vk.delta2 = p2[2];
+}
+
+static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int threads)
+{
+    zp_err e = alloc_points(pk);
+    if (e)
+        return e;
+    uint64_t n1 = pk->n_a + pk->n_b + pk->vk.n_ic + pk->n_l + pk->n_h + 3;
+    zp_g1_affine g1;
+    zp_g2_affine g2;
+    zp_g1_generator(&g1);
+    zp_g2_generator(&g2);
+    zp__fb_g1 f1;
+    zp__fb_g2 f2;
+    if ((e = zp__fb_g1_init(&f1, &g1, zp__fb_window(n1))))
+        return e;
+    if ((e = zp__fb_g2_init(&f2, &g2, zp__fb_window(pk->n_b + 3)))) {
+        zp__fb_g1_free(&f1);
+        return e;
+    }
+    vk_points(pk, t, &f1, &f2);
+    zp__fb_g1_mul(pk->a, &f1, s->a, (size_t)pk->n_a, threads);
+    zp__fb_g1_mul(pk->b1, &f1, s->b, (size_t)pk->n_b, threads);
+    zp__fb_g2_mul(pk->b2, &f2, s->b, (size_t)pk->n_b, threads);
+    zp__fb_g1_mul(pk->vk.ic, &f1, s->ic, pk->vk.n_ic, threads);
+    zp__fb_g1_mul(pk->l, &f1, s->l, (size_t)pk->n_l, threads);
+    zp__fb_g1_mul(pk->h, &f1, s->h, (size_t)pk->n_h, threads);
+    zp__fb_g1_free(&f1);
+    zp__fb_g2_free(&f2);
+    return ZP_OK;
+}
+
+/* ----------------------------------------------------------------- setup */
+
+static zp_err draw_toxic(zp__toxic *t)
+{
+    zp_fr *v[5] = {&t->tau, &t->alpha, &t->beta, &t->gamma, &t->delta};
+    for (int i = 0; i < 5; i++) {
+        do {
+            if (zp_fr_random(v[i]))
+                return ZP_E_RANDOM;
+        } while (zp_fr_is_zero(v[i]));
+    }
+    return ZP_OK;
+}
+
+static bool toxic_ok(const zp__toxic *t)
+{
+    return !zp_fr_is_zero(&t->tau) && !zp_fr_is_zero(&t->alpha) && !zp_fr_is_zero(&t->beta) &&
+           !zp_fr_is_zero(&t->gamma) && !zp_fr_is_zero(&t->delta);
+}
+
+static zp_err shape(zp__pk *pk, unsigned *log2n, const zp__r1cs *cs, zp_h_conv conv)
+{
+    if (conv != ZP_H_COSET && conv != ZP_H_TAU)
+        return ZP_E_INVALID_ARG;
+    zp_err e = check_cs(cs);
+    if (e)
+        return e;
+    uint64_t rows = cs->n_constraints + cs->n_public + 1;
+    unsigned k = 0;
+    while (k <= MAX_LOG2 && ((uint64_t)1 << k) < rows)
+        k++;
+    if (k > MAX_LOG2 || cs->n_constraints > ((uint64_t)1 << MAX_LOG2))
+        return ZP_E_TOO_LARGE;
+    *log2n = k;
+    pk->h_conv = conv;
+    pk->roots = conv == ZP_H_COSET ? ZP_ROOTS_SNARKJS : ZP_ROOTS_BELLPERSON;
+    pk->n_vars = cs->n_vars;
+    pk->n_public = cs->n_public;
+    pk->domain_size = (uint64_t)1 << k;
+    return ZP_OK;
+}
+
+zp_err zp__setup(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
+                 const zp__toxic *toxic)
+{
+    zp__pk pk;
+    memset(&pk, 0, sizeof pk);
+    memset(out, 0, sizeof *out);
+    unsigned log2n;
+    zp__toxic t;
+    zp_err e = shape(&pk, &log2n, cs, conv);
+    if (e)
+        return e;
+    if (toxic) {
+        if (!toxic_ok(toxic))
+            return ZP_E_INVALID_ARG;
+        t = *toxic;
+    } else if ((e = draw_toxic(&t))) {
+        return e;
+    }
+    scal s;
+    memset(&s, 0, sizeof s);
+    e = make_scalars(&s, &pk, cs, &t, log2n);
+    if (!e)
+        e = make_points(&pk, &s, &t, threads);
+    /* Whoever keeps the toxic waste can forge proofs: wipe this copy. (The
+     * scalar arrays derived from it are freed, not wiped: a test key is
+     * never trusted anyway.) */
+    explicit_bzero(&t, sizeof t);
+    scal_free(&s);
+    if (e) {
+        zp__pk_free(&pk);
+        return e;
+    }
+    *out = pk;
+    return ZP_OK;
+}
