@@ -19,6 +19,12 @@ bool zp__cli_wants_help(int argc, char **argv, const char *help);
 int zp__cmd_selftest(int argc, char **argv);
 int zp__cmd_bench(int argc, char **argv);
 int zp__cmd_version(int argc, char **argv);
+/* The daemon's clients (client*.c). */
+int zp__cmd_submit(int argc, char **argv);
+int zp__cmd_await(int argc, char **argv);
+int zp__cmd_cancel(int argc, char **argv);
+int zp__cmd_status(int argc, char **argv);
+int zp__cmd_request(int argc, char **argv);
 int zp__cmd_import(int argc, char **argv);
 
 #endif

@@ -8,6 +8,11 @@ const struct zp__cli_cmd zp__cli_cmds[] = {
     {"selftest", "check arithmetic, encodings and pairing against known answers", zp__cmd_selftest},
     {"bench", "measure: bench math | msm | ntt", zp__cmd_bench},
     {"import", "convert a .zkey or bellperson .params into a checked .zpk", zp__cmd_import},
+    {"submit", "queue a job on the daemon; prints its id", zp__cmd_submit},
+    {"await", "wait for a job on the daemon and write its proof", zp__cmd_await},
+    {"cancel", "cancel a job on the daemon", zp__cmd_cancel},
+    {"status", "the daemon's queues, workers and keys", zp__cmd_status},
+    {"request", "send one raw request to the daemon (scripts, debugging)", zp__cmd_request},
     {"version", "print the version and backends compiled in", zp__cmd_version},
     {NULL, NULL, NULL},
 };

@@ -1,0 +1,72 @@
+/*
+ * The daemon's client side: a small HTTP/1.1 client over a unix or TCP
+ * socket (no curl), and the byte codecs the daemon and its clients share
+ * (base64 and hex for proofs in JSON). Internal to the zkpipe executable.
+ */
+#ifndef ZP_CLI_CLIENT_H
+#define ZP_CLI_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------ codecs */
+
+/* Standard base64 (RFC 4648 §4) with padding; out must hold
+ * zp__b64_len(n) + 1 bytes (NUL-terminated). */
+size_t zp__b64_len(size_t n);
+void zp__b64_encode(char *out, const uint8_t *in, size_t n);
+/* Decodes n characters (padding required for a partial group, no
+ * whitespace); out must hold n / 4 * 3 bytes. false on any bad input. */
+bool zp__b64_decode(uint8_t *out, size_t *out_len, const char *in, size_t n);
+/* Lower-case hex; out holds 2n + 1 bytes. */
+void zp__hex_encode(char *out, const uint8_t *in, size_t n);
+/* Even length, either case; out holds n / 2 bytes. */
+bool zp__hex_decode(uint8_t *out, const char *in, size_t n);
+/* Decimal digits of a 256-bit little-endian unsigned integer (78 at most). */
+#define ZP__U256_DEC_MAX 80
+void zp__u256_le_to_dec(char out[ZP__U256_DEC_MAX], const uint8_t in[32]);
+
+/* ------------------------------------------------------------ client */
+
+/* Where the daemon is: "unix:///path" or "http://host:port" (also
+ * "tcp://host:port"). */
+typedef struct zp__cli_addr {
+    bool is_unix;
+    char path[108];
+    char host[256];
+    char port[8];
+} zp__cli_addr;
+
+bool zp__cli_addr_parse(zp__cli_addr *out, const char *spec, char *why, size_t why_len);
+
+typedef struct zp__http_resp {
+    int status;             /* 0: no response (transport error, see why) */
+    char *body;             /* malloc'd, NUL-terminated */
+    size_t len;
+    char ctype[128];
+} zp__http_resp;
+
+void zp__http_resp_free(zp__http_resp *r);
+
+/* A request body: bytes in memory, or a file streamed from disk. */
+typedef struct zp__http_body {
+    const void *data;
+    size_t len;
+    int fd;                 /* >= 0: stream len bytes from this file instead */
+    const char *ctype;
+    bool chunked;           /* send with Transfer-Encoding: chunked */
+} zp__http_body;
+
+/*
+ * One request on a fresh connection ("Connection: close"). token may be
+ * NULL. The response body is bounded by max_resp bytes. timeout_s bounds
+ * each socket read or write (not the whole exchange), so a long-poll needs
+ * timeout_s above its wait. Returns false with why on a transport error
+ * (connect, I/O, malformed or oversized response).
+ */
+bool zp__http_do(zp__http_resp *out, const zp__cli_addr *a, const char *token, const char *method,
+                 const char *target, const zp__http_body *body, double timeout_s, size_t max_resp,
+                 char *why, size_t why_len);
+
+#endif
