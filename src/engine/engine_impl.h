@@ -1,0 +1,244 @@
+/*
+ * Internals of the proving engine (zp_engine in zkpipe.h).
+ *
+ * Threads:
+ *  - proving workers: each takes one partition at a time from the queue
+ *    (zp__eng_take), proves it with its backend and hands the proof back
+ *    (zp__eng_proved). The CPU worker (worker.c) runs the stages itself. A
+ *    GPU worker plugs in at the same two calls: its dispatcher thread takes
+ *    a partition only when one of its K slots is free (admission, DESIGN.md
+ *    §3) and reports each slot's result from its completion callback, so
+ *    the dispatcher only enqueues.
+ *  - the CPU pool ("verify" threads): verifies each proof before the job
+ *    may complete; a rejected proof is proved again once on another worker.
+ *  - callers: submit, await, cancel, status; they never prove.
+ *
+ * One mutex (e->mu) guards jobs, the queue, keys' bookkeeping and the
+ * counters; it is never held while proving, verifying or loading a key, so
+ * it is held only for short bookkeeping steps. The trace has its own lock.
+ *
+ * Lifetimes: keys are never freed before close (only their loaded contents
+ * are). A job is freed when it is forgotten (finished and past its TTL or
+ * pushed out by max_jobs) and nothing pins it: every task at a worker or in
+ * the verify pool and every waiting awaiter holds a pin.
+ */
+#ifndef ZP_ENGINE_IMPL_H
+#define ZP_ENGINE_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/metrics.h"
+#include "engine/queue.h"
+#include "engine/trace.h"
+#include "groth16/groth16.h"
+#include "r1cs/synth.h"
+#include "zkpipe.h"
+
+/* ------------------------------------------------------------------ keys */
+
+typedef enum zp__key_kind { ZP__KEY_ZPK = 1, ZP__KEY_ZKEY, ZP__KEY_SYNTH } zp__key_kind;
+
+/* Outcomes counted per key and priority. */
+enum { ZP__OUT_DONE, ZP__OUT_FAILED, ZP__OUT_CANCELLED, ZP__OUT_COUNT };
+
+typedef struct zp__key {
+    char name[ZP_NAME_MAX + 1];
+    char source[256];
+    zp__key_kind kind;
+    zp__synth_spec spec;          /* SYNTH */
+    zp_key_tier tier;             /* UNLOADED, LOADING, HOST or MAPPED */
+    bool preloaded;
+    uint32_t refs;                /* partitions holding the loaded key */
+    zp__pk pk;                    /* valid while HOST or MAPPED */
+    zp__r1cs cs;                  /* SYNTH: the circuit, for witnesses */
+    uint64_t bytes;               /* host bytes while loaded */
+    uint64_t reserved;            /* bytes counted while LOADING */
+    uint64_t lru;                 /* tick of last use */
+    double last_used;             /* engine clock, -1 never */
+    uint64_t loads, evictions;
+    zp_err last_err;
+    char last_msg[256];
+    uint32_t n_public, n_vars;    /* kept after eviction, for status */
+    uint64_t domain_size;
+    uint64_t jobs[ZP_PRIO_COUNT][ZP__OUT_COUNT];
+    uint64_t submitted[ZP_PRIO_COUNT];
+} zp__key;
+
+/* ------------------------------------------------------------------ jobs */
+
+typedef struct zp__wit {
+    zp_witness_kind kind;
+    char *path;                   /* FILE */
+    const uint8_t *data;          /* MEMORY: owned copy or borrowed */
+    size_t len;
+    uint64_t hash;                /* MEMORY: of data, for idempotent ids */
+    void (*release)(void *ctx, const void *data); /* NULL: data is our copy */
+    void *release_ctx;
+    uint64_t seed;                /* SYNTH */
+} zp__wit;
+
+enum { ZP__PART_WAITING, ZP__PART_PROVING, ZP__PART_VERIFYING, ZP__PART_DONE };
+
+typedef struct zp__part {
+    uint8_t state;
+    uint8_t attempts;             /* proving attempts started */
+    int16_t worker[2];            /* that made the proof of attempt 1, 2 */
+    zp__proof proof;
+    uint8_t bytes[ZP__PROOF_BYTES];
+} zp__part;
+
+typedef struct zp__job {
+    zp__qjob q;                   /* first: the queue hands back &job->q */
+    char id[ZP_JOB_ID_MAX + 1];
+    struct zp__job *hnext;        /* hash chain */
+    struct zp__job *prev, *next;  /* all jobs, in submission order */
+    zp__key *key;
+    zp_priority prio;
+    uint32_t k;
+    zp__wit *wit;
+    uint32_t n_wit;
+    zp_job_state state;
+    zp_err err;
+    char msg[256];
+    uint32_t done, running;
+    zp__part *parts;
+    uint32_t n_public;            /* set by the first partition proved */
+    zp_fr *pub;                   /* k × n_public, Montgomery form */
+    double t_submit, t_start, t_finish;
+    uint32_t pins;
+    bool forgotten;               /* out of the table; freed at the last unpin */
+} zp__job;
+
+/* --------------------------------------------------------------- workers */
+
+typedef struct zp__worker {
+    struct zp_engine *e;
+    int index;                    /* proving workers 0..n-1, then the pool */
+    char name[32];
+    pthread_t thread;
+    bool started;
+    bool busy;
+    char job[ZP_JOB_ID_MAX + 1];
+    uint32_t part;
+    double busy_since, busy_s;
+    uint64_t done;
+    /* CPU worker scratch, kept between partitions: malloc'ing a few GiB per
+     * partition costs page faults on every byte. */
+    zp_fr *w;
+    uint64_t w_cap;
+    zp_fr *abc;
+    uint64_t abc_cap;
+} zp__worker;
+
+/* A proved partition on its way through the verify pool. */
+typedef struct zp__vtask {
+    struct zp__vtask *next;
+    zp__job *job;
+    uint32_t part;
+    int worker;
+} zp__vtask;
+
+/* Test hook: called by the pool before verifying; returning true rejects
+ * the proof as if it did not verify. */
+typedef bool (*zp__verify_hook)(void *ctx, const char *job, uint32_t part, unsigned attempt,
+                                int worker);
+
+struct zp_engine {
+    zp_engine_config cfg;
+    int threads_per_worker;
+    double epoch;                 /* zp__mono_now() at open */
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;       /* proving workers wait for partitions */
+    pthread_cond_t verify_cv;     /* the pool waits for proofs */
+    pthread_cond_t job_cv;        /* awaiters wait for jobs to finish */
+    pthread_cond_t key_cv;        /* key loads and budget waits */
+    bool stop;                    /* proving workers exit */
+    bool vstop;                   /* the pool exits once its queue is empty */
+    bool paused;                  /* tests: workers take nothing while set */
+    bool closing;                 /* no new work; awaiters return */
+    uint32_t awaiters;
+
+    zp__queue queue;
+    zp__job **buckets;            /* hash table of jobs by id */
+    uint32_t n_buckets;
+    zp__job *first, *last;        /* all remembered jobs, oldest first */
+    uint32_t n_jobs, n_unfinished;
+    uint64_t id_counter;
+
+    zp__key **keys;
+    uint32_t n_keys, cap_keys;
+    uint64_t key_used;            /* bytes loaded or reserved */
+    uint64_t lru_tick;
+
+    zp__worker *workers;          /* n_provers, then n_verifiers */
+    int n_provers, n_verifiers;
+    zp__vtask *vhead, *vtail;
+
+    zp__trace trace;
+
+    uint64_t jobs_submitted, jobs_done, jobs_failed, jobs_cancelled;
+    uint64_t proofs_verified, proofs_rejected, partitions_retried;
+    uint32_t parts_in_flight;
+    zp__hist stage_hist[ZP__ST_COUNT];
+
+    zp__verify_hook vhook;
+    void *vhook_ctx;
+};
+
+/* Seconds since the engine opened. */
+double zp__eng_now(const zp_engine *e);
+
+/* jobs.c: the table (init/free at open/close, prune forgets expired
+ * jobs), lookup and lifetime (e->mu held). */
+zp_err zp__jobs_init(zp_engine *e);
+void zp__jobs_free(zp_engine *e);
+void zp__jobs_prune(zp_engine *e);
+zp__job *zp__job_find(zp_engine *e, const char *id);
+void zp__job_unpin(zp_engine *e, zp__job *j);
+/* Moves j to a final state, drops its waiting partitions, counts the
+ * outcome and wakes awaiters. */
+void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const char *fmt,
+                    ...) __attribute__((format(printf, 5, 6)));
+
+/* keys.c. acquire waits for a load or for room under the budget; e->mu
+ * NOT held by the caller. release takes e->mu itself too. */
+zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why);
+void zp__key_release(zp_engine *e, zp__key *k);
+zp__key *zp__key_find(zp_engine *e, const char *name); /* e->mu held */
+void zp__keys_free(zp_engine *e);
+
+/* Scheduler calls for proving workers (sched.c), e->mu NOT held.
+ * take blocks until a partition is available for worker w (true) or the
+ * engine stops (false); the job comes back pinned and the partition marked
+ * proving. proved reports the outcome: err != 0 fails the job with why;
+ * otherwise the proof goes to the pool (or straight to done without
+ * verification). The key reference taken for the partition passes with
+ * the proof and is released by the pool. */
+bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part);
+void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *job, uint32_t part, zp_err err,
+                    const char *why, const zp__proof *proof, const uint8_t *bytes,
+                    const zp_fr *pub, uint32_t n_public, bool key_held);
+/* Records one stage of a partition: trace event and histogram. */
+void zp__eng_stage(zp_engine *e, uint32_t lane, zp__stage st, const zp__job *job, uint32_t part,
+                   double t0, double t1);
+/* True when the job was cancelled or failed meanwhile (e->mu NOT held):
+ * the worker may stop early. */
+bool zp__eng_job_dead(zp_engine *e, zp__job *job);
+
+/* worker.c */
+void *zp__cpu_worker_main(void *arg);
+void *zp__verify_main(void *arg);
+void zp__worker_scratch_free(zp__worker *w);
+
+/* engine_metrics.c */
+zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len);
+
+/* For tests. */
+void zp__engine_set_verify_hook(zp_engine *e, zp__verify_hook hook, void *ctx);
+/* While paused, proving workers finish what they hold but take nothing
+ * new, so a test can line up a queue and then watch the order it runs in. */
+void zp__engine_pause(zp_engine *e, bool paused);
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * The engine's key cache: registered keys, loaded on first use, with a byte
+ * budget over everything loaded (heap and mapped) and LRU eviction of keys
+ * no partition uses and no one preloaded. Tiers today: HOST (parsed into
+ * memory) and MAPPED (a .zpk mapping); the device tier comes with the GPU
+ * workers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine/engine_impl.h"
+#include "engine/util.h"
+#include "io/io.h"
+#include "io/zpk.h"
+
+static const char *const tier_names[] = {"unloaded", "loading", "host", "mapped", "device"};
+
+const char *zp_key_tier_name(zp_key_tier t)
+{
+    return (unsigned)t < sizeof tier_names / sizeof *tier_names ? tier_names[t] : "?";
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+zp__key *zp__key_find(zp_engine *e, const char *name)
+{
+    for (uint32_t i = 0; i < e->n_keys; i++)
+        if (!strcmp(e->keys[i]->name, name))
+            return e->keys[i];
+    return NULL;
+}
+
+static zp_err parse_source(zp__key *k, const char *source)
+{
+    if (!strncmp(source, "synth:", 6)) {
+        if (zp__synth_parse(&k->spec, source))
+            return ZP_E_INVALID_ARG;
+        k->kind = ZP__KEY_SYNTH;
+    } else if (ends_with(source, ".zpk")) {
+        k->kind = ZP__KEY_ZPK;
+    } else if (ends_with(source, ".zkey")) {
+        k->kind = ZP__KEY_ZKEY;
+    } else {
+        return ZP_E_INVALID_ARG;
+    }
+    return ZP_OK;
+}
+
+zp_err zp_engine_add_key(zp_engine *e, const char *name, const char *source)
+{
+    if (!e || !zp__eng_name_ok(name, ZP_NAME_MAX, 0) || !source ||
+        strlen(source) >= sizeof ((zp__key *)0)->source)
+        return ZP_E_INVALID_ARG;
+    zp__key *k = calloc(1, sizeof *k);
+    if (!k)
+        return ZP_E_NOMEM;
+    zp_err err = parse_source(k, source);
+    if (err) {
+        free(k);
+        return err;
+    }
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->source, sizeof k->source, "%s", source);
+    k->last_used = -1;
+    pthread_mutex_lock(&e->mu);
+    zp__key *old = zp__key_find(e, name);
+    if (old) {
+        err = strcmp(old->source, source) ? ZP_E_EXISTS : ZP_OK;
+    } else if (e->n_keys == e->cap_keys) {
+        uint32_t cap = e->cap_keys ? 2 * e->cap_keys : 8;
+        zp__key **p = realloc(e->keys, cap * sizeof *p);
+        if (p) {
+            e->keys = p;
+            e->cap_keys = cap;
+        } else {
+            err = ZP_E_NOMEM;
+        }
+    }
+    if (!old && !err) {
+        e->keys[e->n_keys++] = k;
+        k = NULL;
+    }
+    pthread_mutex_unlock(&e->mu);
+    free(k);
+    return err;
+}
+
+/* --------------------------------------------------------------- sizing */
+
+static uint64_t csr_bytes(const zp__csr *m)
+{
+    if (!m->row_ptr)
+        return 0;
+    return (m->nrows + 1) * 8 + m->nnz * (sizeof(uint32_t) + sizeof(zp_fr));
+}
+
+static uint64_t pk_heap_bytes(const zp__pk *pk)
+{
+    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine);
+    uint64_t b = pk->n_a * g1 + pk->n_b * (g1 + g2) + pk->n_l * g1 + pk->n_h * g1;
+    b += 2 * ((uint64_t)pk->n_vars / 64 + 1) * 8;
+    return b + csr_bytes(&pk->ma) + csr_bytes(&pk->mb);
+}
+
+/* Host bytes a loaded key holds. */
+static uint64_t loaded_bytes(const zp__key *k)
+{
+    uint64_t b = (uint64_t)k->pk.vk.n_ic * sizeof(zp_g1_affine);
+    b += k->pk.map_base ? k->pk.map_len : pk_heap_bytes(&k->pk);
+    return b + csr_bytes(&k->cs.a) + csr_bytes(&k->cs.b) + csr_bytes(&k->cs.c);
+}
+
+/* What a load is expected to take, to make room before it starts: the
+ * file size for files (a .zkey's points are stored uncompressed, so its
+ * parsed form is about as large), the counts of the shape for synthetic
+ * keys. Refined to the real size once loaded. */
+static uint64_t estimate_bytes(const zp__key *k)
+{
+    if (k->kind != ZP__KEY_SYNTH) {
+        struct stat st;
+        return stat(k->source, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    }
+    zp__synth_shape sh;
+    if (zp__synth_shape_of(&sh, &k->spec))
+        return 0;
+    uint64_t dom = (uint64_t)1 << k->spec.log2;
+    uint64_t pts = (uint64_t)sh.n_vars * (3 * 96 + 192) + dom * 96;
+    return pts + 2 * (sh.nnz_a + sh.nnz_b) * (4 + 32) + 4 * (sh.n_constraints + 1) * 8;
+}
+
+/* ------------------------------------------------------------- loading */
+
+static zp_err load_synth(const zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
+{
+    zp__synth_spec s = k->spec;
+    s.threads = threads;
+    s.keep_c = true; /* setup needs C; witnesses need only A and B */
+    zp_err err = zp__synth_circuit(cs, &s);
+    if (err)
+        return zp__fail(why, err, "cannot build the synthetic circuit %s: %s", k->source,
+                        zp_strerror(err));
+    /* PoRep-shaped circuits get a bellperson-convention key, the others a
+     * snarkjs one, so both H conventions run through the engine. */
+    zp_h_conv conv = s.kind == ZP__SYNTH_POREP ? ZP_H_TAU : ZP_H_COSET;
+    err = zp__setup(pk, cs, conv, threads, NULL);
+    if (err) {
+        zp__r1cs_free(cs);
+        return zp__fail(why, err, "test-key setup for %s failed: %s", k->source,
+                        zp_strerror(err));
+    }
+    zp__csr_free(&cs->c);
+    return ZP_OK;
+}
+
+static zp_err load_key(const zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
+{
+    memset(pk, 0, sizeof *pk);
+    memset(cs, 0, sizeof *cs);
+    switch (k->kind) {
+    case ZP__KEY_ZPK:
+        return zp__zpk_load(pk, k->source, 0, threads, why);
+    case ZP__KEY_ZKEY:
+        return zp__zkey_load(pk, k->source, why);
+    case ZP__KEY_SYNTH:
+        return load_synth(k, pk, cs, threads, why);
+    }
+    return ZP_E_INVALID_ARG;
+}
+
+static void unload(zp_engine *e, zp__key *k)
+{
+    zp__pk_free(&k->pk);
+    zp__r1cs_free(&k->cs);
+    e->key_used -= k->bytes;
+    k->bytes = 0;
+    k->tier = ZP_KEY_UNLOADED;
+    k->evictions++;
+}
+
+static bool loaded(const zp__key *k)
+{
+    return k->tier == ZP_KEY_HOST || k->tier == ZP_KEY_MAPPED;
+}
+
+enum { ROOM_OK, ROOM_WAIT, ROOM_NEVER };
+
+/* Evicts unreferenced, not preloaded keys, least recently used first,
+ * until est more bytes fit the budget. ROOM_WAIT when only keys in use (or
+ * loading) stand in the way: their release makes room. */
+static int make_room(zp_engine *e, const zp__key *want, uint64_t est)
+{
+    uint64_t budget = e->cfg.key_budget_bytes;
+    if (!budget)
+        return ROOM_OK;
+    if (est > budget)
+        return ROOM_NEVER;
+    while (e->key_used + est > budget) {
+        zp__key *victim = NULL;
+        bool busy = false;
+        for (uint32_t i = 0; i < e->n_keys; i++) {
+            zp__key *k = e->keys[i];
+            if (k == want)
+                continue;
+            if (k->tier == ZP_KEY_LOADING || (loaded(k) && k->refs))
+                busy = true;
+            else if (loaded(k) && !k->preloaded && (!victim || k->lru < victim->lru))
+                victim = k;
+        }
+        if (victim)
+            unload(e, victim);
+        else
+            return busy ? ROOM_WAIT : ROOM_NEVER;
+    }
+    return ROOM_OK;
+}
+
+static void touch(zp_engine *e, zp__key *k)
+{
+    k->lru = ++e->lru_tick;
+    k->last_used = zp__eng_now(e);
+}
+
+/* Runs the load of k with e->mu released; k is LOADING meanwhile. */
+static zp_err load_unlocked(zp_engine *e, zp__key *k, uint64_t est, zp__ioerr *why)
+{
+    k->tier = ZP_KEY_LOADING;
+    k->reserved = est;
+    e->key_used += est;
+    pthread_mutex_unlock(&e->mu);
+    zp__pk pk;
+    zp__r1cs cs;
+    zp__ioerr w = {{0}};
+    zp_err err = load_key(k, &pk, &cs, e->threads_per_worker, &w);
+    pthread_mutex_lock(&e->mu);
+    e->key_used -= est;
+    k->reserved = 0;
+    k->last_err = err;
+    snprintf(k->last_msg, sizeof k->last_msg, "%s", err ? w.msg : "");
+    if (err) {
+        k->tier = ZP_KEY_UNLOADED;
+        if (why)
+            *why = w;
+    } else {
+        k->pk = pk;
+        k->cs = cs;
+        k->tier = pk.map_base ? ZP_KEY_MAPPED : ZP_KEY_HOST;
+        k->bytes = loaded_bytes(k);
+        e->key_used += k->bytes;
+        k->loads++;
+        k->n_public = pk.n_public;
+        k->n_vars = pk.n_vars;
+        k->domain_size = pk.domain_size;
+    }
+    pthread_cond_broadcast(&e->key_cv);
+    return err;
+}
+
+zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why)
+{
+    zp_err err = ZP_OK;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        if (e->stop) {
+            err = zp__fail(why, ZP_E_SHUTDOWN, "the engine is closing");
+            break;
+        }
+        if (loaded(k)) {
+            k->refs++;
+            touch(e, k);
+            break;
+        }
+        if (k->tier == ZP_KEY_LOADING) {
+            pthread_cond_wait(&e->key_cv, &e->mu);
+            continue;
+        }
+        uint64_t est = estimate_bytes(k);
+        int room = make_room(e, k, est);
+        if (room == ROOM_WAIT) {
+            pthread_cond_wait(&e->key_cv, &e->mu);
+            continue;
+        }
+        if (room == ROOM_NEVER) {
+            err = zp__fail(why, ZP_E_TOO_LARGE,
+                           "key %s needs about %llu bytes; the key budget is %llu bytes "
+                           "(%llu held by preloaded keys)",
+                           k->name, (unsigned long long)est,
+                           (unsigned long long)e->cfg.key_budget_bytes,
+                           (unsigned long long)e->key_used);
+            k->last_err = err;
+            break;
+        }
+        if ((err = load_unlocked(e, k, est, why)))
+            break;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+void zp__key_release(zp_engine *e, zp__key *k)
+{
+    pthread_mutex_lock(&e->mu);
+    if (k->refs && --k->refs == 0) {
+        touch(e, k);
+        /* A key loaded over its estimate may leave the cache above budget;
+         * bring it back now that something may be evictable. */
+        if (e->cfg.key_budget_bytes && e->key_used > e->cfg.key_budget_bytes)
+            (void)make_room(e, NULL, 0);
+        pthread_cond_broadcast(&e->key_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+zp_err zp_engine_preload_key(zp_engine *e, const char *name)
+{
+    if (!e || !name)
+        return ZP_E_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    zp__key *k = zp__key_find(e, name);
+    bool closing = e->closing;
+    pthread_mutex_unlock(&e->mu);
+    if (!k)
+        return ZP_E_NOT_FOUND;
+    if (closing)
+        return ZP_E_SHUTDOWN;
+    zp_err err = zp__key_acquire(e, k, NULL);
+    if (err)
+        return err;
+    pthread_mutex_lock(&e->mu);
+    k->preloaded = true;
+    pthread_mutex_unlock(&e->mu);
+    zp__key_release(e, k);
+    return ZP_OK;
+}
+
+zp_err zp_engine_evict_key(zp_engine *e, const char *name)
+{
+    if (!e || !name)
+        return ZP_E_INVALID_ARG;
+    zp_err err = ZP_OK;
+    pthread_mutex_lock(&e->mu);
+    zp__key *k = zp__key_find(e, name);
+    if (!k) {
+        err = ZP_E_NOT_FOUND;
+    } else if (k->refs || k->tier == ZP_KEY_LOADING) {
+        err = ZP_E_BUSY;
+    } else {
+        k->preloaded = false;
+        if (loaded(k))
+            unload(e, k);
+        pthread_cond_broadcast(&e->key_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out)
+{
+    if (!e || !out)
+        return ZP_E_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->mu);
+    zp_err err = ZP_OK;
+    if (index >= e->n_keys) {
+        err = ZP_E_NOT_FOUND;
+    } else {
+        const zp__key *k = e->keys[index];
+        snprintf(out->name, sizeof out->name, "%s", k->name);
+        snprintf(out->source, sizeof out->source, "%s", k->source);
+        out->tier = k->tier;
+        out->preloaded = k->preloaded;
+        out->refs = k->refs;
+        out->bytes = k->bytes;
+        out->n_public = k->n_public;
+        out->n_vars = k->n_vars;
+        out->domain_size = k->domain_size;
+        out->loads = k->loads;
+        out->evictions = k->evictions;
+        out->last_used_s = k->last_used;
+        out->last_error = k->last_err;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+void zp__keys_free(zp_engine *e)
+{
+    for (uint32_t i = 0; i < e->n_keys; i++) {
+        zp__key *k = e->keys[i];
+        zp__pk_free(&k->pk);
+        zp__r1cs_free(&k->cs);
+        free(k);
+    }
+    free(e->keys);
+    e->keys = NULL;
+    e->n_keys = e->cap_keys = 0;
+}

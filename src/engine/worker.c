@@ -1,0 +1,161 @@
+/*
+ * The CPU proving worker: takes one partition at a time and runs the
+ * stages of DESIGN.md §2 with the CPU backend (groth16.h), recording each
+ * stage. Between stages it looks whether the job was cancelled, so a
+ * cancelled job frees its worker at the next stage boundary.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_impl.h"
+#include "engine/util.h"
+#include "io/io.h"
+
+/* Grows a scratch array to n values; never shrinks (see zp__worker). */
+static zp_err reserve(zp_fr **p, uint64_t *cap, uint64_t n)
+{
+    if (n <= *cap)
+        return ZP_OK;
+    if (n > SIZE_MAX / sizeof(zp_fr))
+        return ZP_E_TOO_LARGE;
+    free(*p);
+    *p = malloc((size_t)n * sizeof(zp_fr));
+    *cap = *p ? n : 0;
+    return *p ? ZP_OK : ZP_E_NOMEM;
+}
+
+void zp__worker_scratch_free(zp__worker *w)
+{
+    free(w->w);
+    free(w->abc);
+    w->w = w->abc = NULL;
+    w->w_cap = w->abc_cap = 0;
+}
+
+/* Limit for a witness file read: 32 bytes per value plus a generous
+ * header allowance, so a hostile path cannot make us map anything huge. */
+static uint64_t wtns_max_bytes(uint64_t n_vars)
+{
+    return n_vars * 32 + (1u << 16);
+}
+
+/* Fills w->w with partition part's witness (key loaded and referenced). */
+static zp_err load_witness(zp__worker *w, const zp__job *j, uint32_t part, const zp__key *key,
+                           zp__ioerr *why)
+{
+    const zp__pk *pk = &key->pk;
+    zp_err err = reserve(&w->w, &w->w_cap, pk->n_vars);
+    if (err)
+        return zp__fail(why, err, "no memory for a witness of %u values", pk->n_vars);
+    const zp__wit *src = &j->wit[j->n_wit == 1 ? 0 : part];
+    switch (src->kind) {
+    case ZP_WITNESS_FILE: {
+        zp__buf buf;
+        if ((err = zp__file_map(&buf, src->path, wtns_max_bytes(pk->n_vars), why)))
+            return err;
+        err = zp__wtns_decode_into(w->w, pk->n_vars, buf.data, buf.len, why);
+        zp__buf_free(&buf);
+        break;
+    }
+    case ZP_WITNESS_MEMORY:
+        err = zp__wtns_decode_into(w->w, pk->n_vars, src->data, src->len, why);
+        break;
+    case ZP_WITNESS_SYNTH: {
+        uint64_t seed = src->seed + (j->n_wit == 1 ? part : 0);
+        err = zp__synth_witness(w->w, &key->cs, &key->spec, seed);
+        if (err)
+            zp__fail(why, err, "cannot generate the synthetic witness: %s", zp_strerror(err));
+        break;
+    }
+    default:
+        err = zp__fail(why, ZP_E_INVALID_ARG, "unknown witness kind");
+    }
+    if (!err && !zp_fr_is_one(&w->w[0]))
+        err = zp__fail(why, ZP_E_WITNESS, "the witness does not start with 1 (w[0] = ONE)");
+    return err;
+}
+
+typedef struct part_run {
+    zp_engine *e;
+    zp__worker *w;
+    zp__job *j;
+    uint32_t part;
+    double t;            /* start of the current stage */
+} part_run;
+
+/* Closes the current stage; true when the job died meanwhile. */
+static bool stage_end(part_run *r, zp__stage st)
+{
+    double now = zp__eng_now(r->e);
+    zp__eng_stage(r->e, (uint32_t)r->w->index, st, r->j, r->part, r->t, now);
+    r->t = now;
+    return zp__eng_job_dead(r->e, r->j);
+}
+
+/* eval → h → msm → finish on the loaded key; the proof in *out. */
+static zp_err run_stages(part_run *r, const zp__pk *pk, zp__proof *out, zp__ioerr *why)
+{
+    zp__worker *w = r->w;
+    int th = r->e->threads_per_worker;
+    uint64_t n = pk->domain_size;
+    if (n > UINT64_MAX / 3 || reserve(&w->abc, &w->abc_cap, 3 * n))
+        return zp__fail(why, ZP_E_NOMEM, "no memory for the a, b, c arrays of %llu values",
+                        (unsigned long long)n);
+    zp_fr *a = w->abc, *b = a + n, *c = b + n;
+    zp__g16_eval(a, b, c, pk, w->w, th);
+    if (stage_end(r, ZP__ST_EVAL))
+        return ZP_E_CANCELLED;
+    zp_err err = zp__g16_h(a, a, b, c, pk, th);
+    if (err)
+        return zp__fail(why, err, "stage h failed: %s", zp_strerror(err));
+    if (stage_end(r, ZP__ST_H))
+        return ZP_E_CANCELLED;
+    zp__g16_sums sums;
+    if ((err = zp__g16_msm(&sums, pk, w->w, a, th, NULL)))
+        return zp__fail(why, err, "stage msm failed: %s", zp_strerror(err));
+    if (stage_end(r, ZP__ST_MSM))
+        return ZP_E_CANCELLED;
+    zp_fr rr, ss;
+    if (zp_fr_random(&rr) || zp_fr_random(&ss))
+        return zp__fail(why, ZP_E_RANDOM, "the OS random source failed (blinding r, s)");
+    zp__g16_finish(out, pk, &sums, &rr, &ss);
+    return ZP_OK;
+}
+
+static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+{
+    part_run r = {e, w, j, part, zp__eng_now(e)};
+    zp__ioerr why = {{0}};
+    zp__proof proof;
+    uint8_t bytes[ZP__PROOF_BYTES];
+    memset(&proof, 0, sizeof proof);
+    zp__key *key = j->key;
+    zp_err err = zp__key_acquire(e, key, &why);
+    bool held = !err;
+    if (!err && !zp__pk_shape_ok(&key->pk))
+        err = zp__fail(&why, ZP_E_INVALID_ARG, "the key's counts disagree with each other");
+    if (!err)
+        err = load_witness(w, j, part, key, &why);
+    if (!err && stage_end(&r, ZP__ST_ACQUIRE))
+        err = ZP_E_CANCELLED;
+    if (!err)
+        err = run_stages(&r, &key->pk, &proof, &why);
+    if (!err && (err = zp__proof_encode(bytes, &proof)))
+        zp__fail(&why, err, "the proof cannot be encoded: %s", zp_strerror(err));
+    if (!err)
+        stage_end(&r, ZP__ST_FINISH);
+    const zp_fr *pub = held && !err ? w->w + 1 : NULL;
+    uint32_t n_pub = held ? key->pk.n_public : 0;
+    zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, pub, n_pub, held);
+}
+
+void *zp__cpu_worker_main(void *arg)
+{
+    zp__worker *w = arg;
+    zp__job *j;
+    uint32_t part;
+    while (zp__eng_take(w->e, w, &j, &part))
+        run_partition(w->e, w, j, part);
+    return NULL;
+}
