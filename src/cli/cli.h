@@ -26,5 +26,8 @@ int zp__cmd_cancel(int argc, char **argv);
 int zp__cmd_status(int argc, char **argv);
 int zp__cmd_request(int argc, char **argv);
 int zp__cmd_import(int argc, char **argv);
+int zp__cmd_prove(int argc, char **argv);
+int zp__cmd_verify(int argc, char **argv);
+int zp__cmd_setup(int argc, char **argv);
 
 #endif

@@ -7,6 +7,9 @@
 const struct zp__cli_cmd zp__cli_cmds[] = {
     {"selftest", "check arithmetic, encodings and pairing against known answers", zp__cmd_selftest},
     {"bench", "measure: bench math | msm | ntt", zp__cmd_bench},
+    {"prove", "make a Groth16 proof: zkey + wtns -> proof.json, public.json", zp__cmd_prove},
+    {"verify", "check a proof: vk.json public.json proof.json", zp__cmd_verify},
+    {"setup", "make a TEST-ONLY key for a .r1cs or synth: circuit", zp__cmd_setup},
     {"import", "convert a .zkey or bellperson .params into a checked .zpk", zp__cmd_import},
     {"submit", "queue a job on the daemon; prints its id", zp__cmd_submit},
     {"await", "wait for a job on the daemon and write its proof", zp__cmd_await},
