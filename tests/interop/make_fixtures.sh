@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Builds the circom/snarkjs interop fixtures in tests/interop/fixtures/.
 #
-#   bash tests/interop/make_fixtures.sh [WORKDIR]      (default /tmp/zkpipe-interop-work)
+#   bash tests/interop/make_fixtures.sh [WORKDIR [OUTDIR]]
+#
+# WORKDIR (default /tmp/zkpipe-interop-work) holds the ptau and build files;
+# OUTDIR (default tests/interop/fixtures) receives the fixture set. Building
+# into another OUTDIR and comparing its SHA256SUMS with the committed one
+# checks that the fixtures are reproducible.
 #
 # Everything except the snarkjs proofs (which draw random r, s) is
 # deterministic: the ptau and every zkey come from beacons with fixed hashes,
@@ -17,7 +22,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 JS=$(cd "$HERE/../js" && pwd)
 WORK=${1:-/tmp/zkpipe-interop-work}
-FIX=$HERE/fixtures
+FIX=${2:-$HERE/fixtures}
 CIRCUITS=(multiplier chain poseidon manypub bits)
 
 # 2^12 covers the largest circuit (chain: 3000 constraints + 2 public + ONE

@@ -124,7 +124,8 @@ zkpipe_prove_fails() {
   timeout "$TIMEOUT" "$BIN" prove "$1" "$2" "$3/proof.json" "$3/public.json"
   local rc=$?
   echo "zkpipe prove exit $rc; left in output dir: $(ls -A "$3" | tr '\n' ' ')"
-  [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ -z "$(ls -A "$3")" ]
+  # A clean refusal: not success, not the timeout (124), not a signal (>= 128).
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -lt 128 ] && [ -z "$(ls -A "$3")" ]
 }
 
 # Same numbers in two public.json files (formatting may differ).
