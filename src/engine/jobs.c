@@ -408,11 +408,9 @@ static zp_err result_of(zp_job_result *res, const zp__job *j)
     }
     for (uint32_t p = 0; p < j->k; p++)
         memcpy(res->proofs + (size_t)p * ZP__PROOF_BYTES, j->parts[p].bytes, ZP__PROOF_BYTES);
-    for (size_t i = 0; i < np; i++) {
-        zp_fr plain;
-        zp_fr_from_mont(&plain, &j->pub[i]);
-        zp_fr_to_le(res->public_inputs + 32 * i, &plain);
-    }
+    /* zp_fr_to_le takes Montgomery form and writes the standard value. */
+    for (size_t i = 0; i < np; i++)
+        zp_fr_to_le(res->public_inputs + 32 * i, &j->pub[i]);
     res->partitions = j->k;
     res->n_public = j->n_public;
     res->proofs_len = (size_t)j->k * ZP__PROOF_BYTES;
