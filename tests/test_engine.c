@@ -6,6 +6,7 @@
  * callers still waiting.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "test_engine_util.h"
@@ -368,7 +369,7 @@ static void *client_main(void *arg)
     return NULL;
 }
 
-static volatile int watching;
+static atomic_int watching;
 
 static void *watcher_main(void *arg)
 {

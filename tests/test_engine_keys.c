@@ -5,6 +5,7 @@
  * a snarkjs .zkey (parsed into memory) and a native .zpk (mapped).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -114,7 +115,7 @@ typedef struct preloader {
     zp_engine *e;
     const char *name;
     zp_err err;
-    volatile int done;
+    atomic_int done;
 } preloader;
 
 static void *preload_main(void *arg)
@@ -192,6 +193,21 @@ static void test_file_keys(void)
     CHECK_EQ_INT(zp_engine_submit(e, &r, NULL), ZP_OK);
     t_await_ok(e, "z", "mul3", 2);
     CHECK_EQ_INT(tier_of(e, "mul3"), ZP_KEY_HOST);
+    /* The public inputs come out as snarkjs wrote them (public.json). */
+    zp_job_result res;
+    CHECK_EQ_INT(zp_engine_await(e, "z", 0, NULL, &res), ZP_OK);
+    zp_fr *want = NULL;
+    size_t n_want = 0;
+    CHECK_EQ_INT(zp__public_json_load(&want, &n_want, "data/public.json", NULL), ZP_OK);
+    CHECK_EQ_INT(res.n_public, n_want);
+    for (uint32_t p = 0; p < res.partitions && res.n_public == n_want; p++)
+        for (size_t i = 0; i < n_want; i++) {
+            zp_fr got;
+            CHECK_EQ_INT(zp_fr_from_le(&got, res.public_inputs + 32 * (p * n_want + i)), ZP_OK);
+            CHECK(zp_fr_eq(&got, &want[i]));
+        }
+    free(want);
+    zp_job_result_free(&res);
     /* A synthetic key written as .zpk, then served from its mapping. */
     CHECK_EQ_INT(zp_engine_add_key(e, "s", T_CIRCUIT2), ZP_OK);
     CHECK_EQ_INT(zp_engine_preload_key(e, "s"), ZP_OK);

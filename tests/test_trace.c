@@ -4,11 +4,13 @@
  * keeps the newest; TIMELINE lines are well formed and in time order; the
  * log callback sees every stage as it is recorded.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "engine/trace.h"
+#include "engine/trace_read.h"
 #include "io/io.h"
 
 static int count_x_events(const char *text, size_t len, const char *stage, int *lanes_named)
@@ -139,11 +141,102 @@ static void test_log_callback(void)
     zp__trace_free(&t);
 }
 
+/* The reader twin: what the writer wrote comes back, and the busy
+ * fraction is the length of the union of a lane's intervals over the span
+ * of the trace, computed here by hand. */
+static void test_read_back(void)
+{
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 16, 2, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "cpu0");
+    zp__trace_set_lane(&t, 1, "verify0");
+    zp__trace_add(&t, 0, ZP__ST_EVAL, "a", 0, 0.0, 1.0);
+    zp__trace_add(&t, 0, ZP__ST_MSM, "a", 1, 0.5, 1.5);  /* overlaps the first */
+    zp__trace_add(&t, 0, ZP__ST_MSM, "b", 7, 3.0, 4.0);
+    zp__trace_add(&t, 1, ZP__ST_VERIFY, "a", 0, 1.0, 2.0);
+    char *text;
+    size_t len;
+    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
+    zp__tr r;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__tr_load(&r, text, len, &why), ZP_OK);
+    free(text);
+    CHECK_EQ_INT(r.n, 4);
+    CHECK_EQ_INT(r.n_lanes, 2);
+    CHECK(!strcmp(r.lanes[0].name, "cpu0") && !strcmp(r.lanes[1].name, "verify0"));
+    CHECK(fabs(r.t0 - 0.0) < 1e-9 && fabs(r.t1 - 4.0) < 1e-9);
+    CHECK(fabs(zp__tr_busy(&r, 0) - 2.5 / 4) < 1e-9);
+    CHECK(fabs(zp__tr_busy(&r, 1) - 1.0 / 4) < 1e-9);
+    CHECK(fabs(zp__tr_stage_median(&r, "msm") - 1.0) < 1e-9);
+    CHECK(fabs(zp__tr_stage_median(&r, "eval") - 1.0) < 1e-9);
+    CHECK(zp__tr_stage_median(&r, "h") < 0);
+    CHECK_EQ_INT(r.ev[2].part, 7);
+    CHECK(!strcmp(r.ev[2].job, "b"));
+    char *svg;
+    CHECK_EQ_INT(zp__tr_svg(&r, &svg, &len), ZP_OK);
+    int rects = 0, titles = 0;
+    for (const char *p = svg; (p = strstr(p, "<rect ")); p++)
+        rects++;
+    for (const char *p = svg; (p = strstr(p, "<title>")); p++)
+        titles++;
+    CHECK_EQ_INT(titles, 4);
+    CHECK_EQ_INT(rects, 4 + 6 + 1); /* bars, legend, background */
+    CHECK(strstr(svg, ">62.5 %<") != NULL && strstr(svg, ">25.0 %<") != NULL);
+    CHECK(!strncmp(svg, "<svg ", 5) && strstr(svg, "</svg>\n"));
+    free(svg);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+}
+
+static void test_read_hostile(void)
+{
+    static const char *bad[] = {
+        "not json",
+        "{\"events\":[]}",
+        "{\"traceEvents\":{}}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":1e300,\"ts\":0,\"dur\":1}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0.5,\"ts\":0,\"dur\":1}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":\"0\",\"dur\":1}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":-1}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1e999}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        zp__tr r;
+        zp__ioerr why;
+        zp_err err = zp__tr_load(&r, bad[i], strlen(bad[i]), &why);
+        CHECK(err == ZP_E_FORMAT || err == ZP_E_TOO_LARGE);
+        CHECK(r.ev == NULL);
+    }
+    /* Odd but harmless: other phases, a huge partition, no events. */
+    const char *ok = "{\"traceEvents\":[{\"ph\":\"B\",\"name\":\"x\"},"
+                     "{\"name\":\"h\",\"ph\":\"X\",\"tid\":3,\"ts\":5,\"dur\":0,"
+                     "\"args\":{\"partition\":1e20}}]}";
+    zp__tr r;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__tr_load(&r, ok, strlen(ok), &why), ZP_OK);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.ev[0].part, 0);
+    CHECK(zp__tr_busy(&r, 0) == 0);
+    char *svg;
+    size_t len;
+    CHECK_EQ_INT(zp__tr_svg(&r, &svg, &len), ZP_OK);
+    free(svg);
+    zp__tr_free(&r);
+    const char *empty = "{\"traceEvents\":[]}";
+    CHECK_EQ_INT(zp__tr_load(&r, empty, strlen(empty), &why), ZP_OK);
+    CHECK_EQ_INT(r.n, 0);
+    CHECK_EQ_INT(zp__tr_svg(&r, &svg, &len), ZP_OK);
+    free(svg);
+    zp__tr_free(&r);
+}
+
 int main(void)
 {
     RUN(test_json_shape);
     RUN(test_ring_keeps_newest);
     RUN(test_disabled_and_empty);
     RUN(test_log_callback);
+    RUN(test_read_back);
+    RUN(test_read_hostile);
     return FINISH();
 }

@@ -10,6 +10,7 @@ static const char bench_help[] =
     "usage: zkpipe bench <what> [options]\n"
     "\n"
     "  math    median ns of field, curve and pairing primitives (CPU)\n"
+    "  batch   jobs through the proving engine: throughput, stages, busy %\n"
     "\n"
     "Run 'zkpipe bench <what> --help' for the options of each.\n";
 
@@ -158,6 +159,8 @@ int zp__cmd_bench(int argc, char **argv)
     }
     if (!strcmp(argv[1], "math"))
         return bench_math(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "batch"))
+        return zp__bench_batch(argc - 1, argv + 1);
     fprintf(stderr, "zkpipe bench: unknown benchmark '%s'\n%s", argv[1], bench_help);
     return 2;
 }

@@ -19,6 +19,9 @@ bool zp__cli_wants_help(int argc, char **argv, const char *help);
 int zp__cmd_selftest(int argc, char **argv);
 int zp__cmd_bench(int argc, char **argv);
 int zp__cmd_version(int argc, char **argv);
+/* Engine traces and the batch benchmark (trace_svg.c, bench_batch.c). */
+int zp__cmd_trace(int argc, char **argv);
+int zp__bench_batch(int argc, char **argv);
 /* The daemon's clients (client*.c). */
 int zp__cmd_submit(int argc, char **argv);
 int zp__cmd_await(int argc, char **argv);

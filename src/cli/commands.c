@@ -16,6 +16,7 @@ const struct zp__cli_cmd zp__cli_cmds[] = {
     {"cancel", "cancel a job on the daemon", zp__cmd_cancel},
     {"status", "the daemon's queues, workers and keys", zp__cmd_status},
     {"request", "send one raw request to the daemon (scripts, debugging)", zp__cmd_request},
+    {"trace", "draw an engine trace: trace svg TRACE.json (Gantt chart, busy fractions)", zp__cmd_trace},
     {"version", "print the version and backends compiled in", zp__cmd_version},
     {NULL, NULL, NULL},
 };

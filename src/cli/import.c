@@ -157,7 +157,7 @@ static int read_key(zp__pk *pk, const import_args *a, const char **kind)
     int rc = load_circuit(&cs, a);
     if (rc)
         return rc;
-    fprintf(stderr, "zkpipe import: circuit %s built in %.2f s\n", a->synth ? a->synth : a->r1cs,
+    fprintf(stderr, "zkpipe import: circuit %s ready in %.2f s\n", a->synth ? a->synth : a->r1cs,
             zp__now() - t0);
     t0 = zp__now();
     if ((e = zp__params_load_circuit(pk, a->in, &cs, a->threads, &why)))

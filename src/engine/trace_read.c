@@ -1,0 +1,309 @@
+/*
+ * Reading an engine trace back (trace_read.h): busy fractions, stage
+ * medians and the SVG Gantt chart of `zkpipe trace svg`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/trace_read.h"
+#include "engine/util.h"
+
+static double num(const zp__jval *v, bool *ok)
+{
+    if (!v || v->type != ZP__J_NUMBER) {
+        *ok = false;
+        return 0;
+    }
+    return strtod(v->str, NULL);
+}
+
+/* An integral value in [lo, hi], or *ok = false (a cast of an out of range
+ * double would be undefined behaviour). */
+static int64_t num_int(const zp__jval *v, double lo, double hi, bool *ok)
+{
+    double d = num(v, ok);
+    if (!*ok || !(d >= lo && d <= hi) || d != floor(d)) {
+        *ok = false;
+        return 0;
+    }
+    return (int64_t)d;
+}
+
+static size_t lane_of(zp__tr *t, int64_t tid)
+{
+    for (size_t i = 0; i < t->n_lanes; i++)
+        if (t->lanes[i].tid == tid)
+            return i;
+    zp__tr_lane *l = &t->lanes[t->n_lanes];
+    l->tid = tid;
+    snprintf(l->name, sizeof l->name, "lane %lld", (long long)tid);
+    return t->n_lanes++;
+}
+
+static uint32_t stage_of(zp__tr *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_stages; i++)
+        if (!strcmp(t->stages[i], name))
+            return (uint32_t)i;
+    if (t->n_stages == ZP__TR_MAX_STAGES)
+        return ZP__TR_MAX_STAGES - 1; /* lumps exotic names together */
+    snprintf(t->stages[t->n_stages], ZP__TR_NAME, "%s", name);
+    return (uint32_t)t->n_stages++;
+}
+
+/* One element of traceEvents. */
+static zp_err take_event(zp__tr *t, const zp__jval *e, zp__ioerr *why)
+{
+    const zp__jval *ph = zp__json_get(e, "ph"), *name = zp__json_get(e, "name");
+    if (!ph || ph->type != ZP__J_STRING || !name || name->type != ZP__J_STRING)
+        return ZP_OK; /* not ours to judge */
+    bool ok = true;
+    int64_t tid = num_int(zp__json_get(e, "tid"), -1e15, 1e15, &ok);
+    if (!strcmp(ph->str, "M") && !strcmp(name->str, "thread_name")) {
+        const zp__jval *n = zp__json_get(zp__json_get(e, "args"), "name");
+        if (ok && n && n->type == ZP__J_STRING)
+            snprintf(t->lanes[lane_of(t, tid)].name, ZP__TR_NAME, "%s", n->str);
+        return ZP_OK;
+    }
+    if (strcmp(ph->str, "X"))
+        return ZP_OK;
+    double ts = num(zp__json_get(e, "ts"), &ok), dur = num(zp__json_get(e, "dur"), &ok);
+    if (!ok || !(dur >= 0) || !isfinite(ts) || !isfinite(dur) || fabs(ts) > 1e15 || dur > 1e15)
+        return zp__fail(why, ZP_E_FORMAT, "line %u: an X event without numeric tid, ts, dur",
+                        e->line);
+    zp__tr_event *v = &t->ev[t->n++];
+    memset(v, 0, sizeof *v);
+    v->lane = (uint32_t)lane_of(t, tid);
+    v->stage = stage_of(t, name->str);
+    v->t0 = ts * 1e-6;
+    v->t1 = (ts + dur) * 1e-6;
+    const zp__jval *args = zp__json_get(e, "args");
+    const zp__jval *job = zp__json_get(args, "job");
+    if (job && job->type == ZP__J_STRING)
+        snprintf(v->job, sizeof v->job, "%s", job->str);
+    bool pok = true;
+    v->part = (uint32_t)num_int(zp__json_get(args, "partition"), 0, UINT32_MAX, &pok);
+    return ZP_OK;
+}
+
+zp_err zp__tr_load(zp__tr *out, const char *text, size_t len, zp__ioerr *why)
+{
+    memset(out, 0, sizeof *out);
+    zp__json doc;
+    zp_err err = zp__json_parse(&doc, text, len, NULL, why);
+    if (err)
+        return err;
+    const zp__jval *ev = zp__json_get(doc.root, "traceEvents");
+    if (!ev || ev->type != ZP__J_ARRAY) {
+        zp__json_free(&doc);
+        return zp__fail(why, ZP_E_FORMAT, "no traceEvents array: not a Chrome trace");
+    }
+    out->ev = malloc((ev->n ? ev->n : 1) * sizeof *out->ev);
+    out->lanes = malloc((ev->n ? ev->n : 1) * sizeof *out->lanes);
+    if (!out->ev || !out->lanes) {
+        zp__json_free(&doc);
+        zp__tr_free(out);
+        return ZP_E_NOMEM;
+    }
+    for (size_t i = 0; !err && i < ev->n; i++)
+        err = take_event(out, &ev->items[i], why);
+    zp__json_free(&doc);
+    if (err) {
+        zp__tr_free(out);
+        return err;
+    }
+    out->t0 = INFINITY;
+    out->t1 = -INFINITY;
+    for (size_t i = 0; i < out->n; i++) {
+        out->t0 = fmin(out->t0, out->ev[i].t0);
+        out->t1 = fmax(out->t1, out->ev[i].t1);
+    }
+    if (!out->n)
+        out->t0 = out->t1 = 0;
+    return ZP_OK;
+}
+
+void zp__tr_free(zp__tr *t)
+{
+    free(t->ev);
+    free(t->lanes);
+    memset(t, 0, sizeof *t);
+}
+
+static int cmp_t0(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+double zp__tr_busy(const zp__tr *t, size_t lane)
+{
+    double span = t->t1 - t->t0;
+    if (!(span > 0))
+        return 0;
+    size_t n = 0;
+    double *iv = malloc((t->n ? t->n : 1) * 2 * sizeof *iv);
+    if (!iv)
+        return -1;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].lane == lane) {
+            iv[2 * n] = t->ev[i].t0;
+            iv[2 * n + 1] = t->ev[i].t1;
+            n++;
+        }
+    qsort(iv, n, 2 * sizeof *iv, cmp_t0);
+    /* Length of the union: stages of one partition touch end to start,
+     * and a GPU slot lane may overlap itself, so merge first. */
+    double busy = 0, cur0 = 0, cur1 = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (iv[2 * i] > cur1) {
+            if (cur1 > cur0)
+                busy += cur1 - cur0;
+            cur0 = iv[2 * i];
+            cur1 = iv[2 * i + 1];
+        } else if (iv[2 * i + 1] > cur1) {
+            cur1 = iv[2 * i + 1];
+        }
+    }
+    if (n && cur1 > cur0)
+        busy += cur1 - cur0;
+    free(iv);
+    return busy / span;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double zp__tr_stage_median(const zp__tr *t, const char *stage)
+{
+    double *d = malloc((t->n ? t->n : 1) * sizeof *d);
+    if (!d)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->stages[t->ev[i].stage], stage))
+            d[n++] = t->ev[i].t1 - t->ev[i].t0;
+    double m = -1;
+    if (n) {
+        qsort(d, n, sizeof *d, cmp_d);
+        m = n % 2 ? d[n / 2] : 0.5 * (d[n / 2 - 1] + d[n / 2]);
+    }
+    free(d);
+    return m;
+}
+
+/* ------------------------------------------------------------------ SVG */
+
+#define SVG_W 1200
+#define LEFT 150
+#define RIGHT 70
+#define TOP 40
+#define ROW 26
+
+static const char *stage_color(const char *s)
+{
+    static const struct {
+        const char *name, *color;
+    } c[] = {{"acquire", "#9e9e9e"}, {"upload", "#8d6e63"}, {"eval", "#1e88e5"},
+             {"h", "#43a047"},       {"split", "#00acc1"},  {"msm", "#fb8c00"},
+             {"finish", "#8e24aa"},  {"verify", "#e53935"}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        if (!strcmp(s, c[i].name))
+            return c[i].color;
+    return "#455a64";
+}
+
+/* A round step for about 10 ticks over span seconds. */
+static double tick_step(double span)
+{
+    double raw = span / 10, p = pow(10, floor(log10(raw)));
+    double m = raw / p;
+    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+}
+
+static void svg_axis(zp__sb *s, const zp__tr *t, double scale, int height)
+{
+    double span = t->t1 - t->t0, step = tick_step(span > 0 ? span : 1);
+    for (double x = 0; x <= span + 1e-12; x += step) {
+        double px = LEFT + x * scale;
+        zp__sb_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+                      px, TOP - 5, px, height - 25);
+        zp__sb_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">"
+                         "%g s</text>\n",
+                      px, height - 10, x);
+    }
+}
+
+static void svg_title_text(zp__sb *s, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '<')
+            zp__sb_puts(s, "&lt;");
+        else if (*v == '&')
+            zp__sb_puts(s, "&amp;");
+        else if (*v == '"')
+            zp__sb_puts(s, "&quot;");
+        else
+            zp__sb_putc(s, *v);
+    }
+}
+
+static void svg_lanes(zp__sb *s, const zp__tr *t, double scale)
+{
+    for (size_t l = 0; l < t->n_lanes; l++) {
+        int y = TOP + (int)l * ROW;
+        zp__sb_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">",
+                      LEFT - 8, y + 16);
+        svg_title_text(s, t->lanes[l].name);
+        zp__sb_printf(s, "</text>\n<text x=\"%d\" y=\"%d\" font-size=\"12\">%.1f %%</text>\n",
+                      SVG_W - RIGHT + 6, y + 16, 100 * zp__tr_busy(t, l));
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const zp__tr_event *e = &t->ev[i];
+        const char *st = t->stages[e->stage];
+        double x = LEFT + (e->t0 - t->t0) * scale, w = (e->t1 - e->t0) * scale;
+        zp__sb_printf(s, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
+                         "<title>",
+                      x, TOP + (int)e->lane * ROW + 3, w < 0.5 ? 0.5 : w, ROW - 6,
+                      stage_color(st));
+        svg_title_text(s, e->job);
+        zp__sb_printf(s, " #%u %s %.3f ms</title></rect>\n", e->part, st,
+                      (e->t1 - e->t0) * 1e3);
+    }
+}
+
+static void svg_legend(zp__sb *s)
+{
+    static const char *names[] = {"acquire", "eval", "h", "msm", "finish", "verify"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        int x = LEFT + (int)i * 90;
+        zp__sb_printf(s, "<rect x=\"%d\" y=\"12\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                         "<text x=\"%d\" y=\"22\" font-size=\"12\">%s</text>\n",
+                      x, stage_color(names[i]), x + 16, names[i]);
+    }
+    zp__sb_printf(s, "<text x=\"%d\" y=\"22\" font-size=\"12\">busy</text>\n",
+                  SVG_W - RIGHT + 6);
+}
+
+zp_err zp__tr_svg(const zp__tr *t, char **out, size_t *len)
+{
+    int height = TOP + (int)t->n_lanes * ROW + 35;
+    double span = t->t1 - t->t0;
+    double scale = (SVG_W - LEFT - RIGHT) / (span > 0 ? span : 1);
+    zp__sb s = {0};
+    zp__sb_printf(&s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                      "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" "
+                      "fill=\"white\"/>\n",
+                  SVG_W, height);
+    svg_legend(&s);
+    svg_axis(&s, t, scale, height);
+    svg_lanes(&s, t, scale);
+    zp__sb_puts(&s, "</svg>\n");
+    return zp__sb_finish(&s, out, len);
+}
+

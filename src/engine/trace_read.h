@@ -1,0 +1,53 @@
+/*
+ * Reading an engine trace (Chrome trace JSON, as zp_engine_trace_json
+ * writes it) back for analysis: busy fraction per lane, per-stage medians,
+ * and a Gantt chart in SVG. Used by `zkpipe trace svg` and by
+ * `zkpipe bench batch`; the input is untrusted (any JSON file).
+ */
+#ifndef ZP_ENGINE_TRACE_READ_H
+#define ZP_ENGINE_TRACE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/io.h"
+
+#define ZP__TR_MAX_STAGES 32
+#define ZP__TR_NAME 32
+
+typedef struct zp__tr_event {
+    uint32_t lane;      /* index into lanes */
+    uint32_t stage;     /* index into stages */
+    double t0, t1;      /* seconds */
+    uint32_t part;
+    char job[65];
+} zp__tr_event;
+
+typedef struct zp__tr_lane {
+    int64_t tid;
+    char name[ZP__TR_NAME];
+} zp__tr_lane;
+
+typedef struct zp__tr {
+    zp__tr_event *ev;
+    size_t n;
+    zp__tr_lane *lanes;
+    size_t n_lanes;
+    char stages[ZP__TR_MAX_STAGES][ZP__TR_NAME];
+    size_t n_stages;
+    double t0, t1;      /* span of all events */
+} zp__tr;
+
+/* Parses the complete ("ph":"X") events and thread names of a trace.
+ * ZP_E_FORMAT when it is not a trace (with why), ZP_E_NOMEM. */
+zp_err zp__tr_load(zp__tr *out, const char *text, size_t len, zp__ioerr *why);
+void zp__tr_free(zp__tr *t);
+/* Fraction of [t->t0, t->t1] during which lane had at least one event. */
+double zp__tr_busy(const zp__tr *t, size_t lane);
+/* Median duration in seconds of the events of a stage; -1 when none. */
+double zp__tr_stage_median(const zp__tr *t, const char *stage);
+/* The Gantt chart: one row per lane, a bar per event coloured by stage,
+ * a time axis, and each lane's busy fraction. */
+zp_err zp__tr_svg(const zp__tr *t, char **out, size_t *len);
+
+#endif
