@@ -22,7 +22,8 @@ int zp__cmd_version(int argc, char **argv);
 /* Engine traces and the batch benchmark (trace_svg.c, bench_batch.c). */
 int zp__cmd_trace(int argc, char **argv);
 int zp__bench_batch(int argc, char **argv);
-/* The daemon's clients (client*.c). */
+/* The daemon and its clients (serve.c, client*.c). */
+int zp__cmd_serve(int argc, char **argv);
 int zp__cmd_submit(int argc, char **argv);
 int zp__cmd_await(int argc, char **argv);
 int zp__cmd_cancel(int argc, char **argv);

@@ -11,6 +11,7 @@ const struct zp__cli_cmd zp__cli_cmds[] = {
     {"verify", "check a proof: vk.json public.json proof.json", zp__cmd_verify},
     {"setup", "make a TEST-ONLY key for a .r1cs or synth: circuit", zp__cmd_setup},
     {"import", "convert a .zkey or bellperson .params into a checked .zpk", zp__cmd_import},
+    {"serve", "run the daemon: keys stay loaded, jobs come over HTTP (unix socket or TCP)", zp__cmd_serve},
     {"submit", "queue a job on the daemon; prints its id", zp__cmd_submit},
     {"await", "wait for a job on the daemon and write its proof", zp__cmd_await},
     {"cancel", "cancel a job on the daemon", zp__cmd_cancel},

@@ -1,0 +1,322 @@
+/*
+ * zkpipe serve: the daemon. Opens an engine, registers (and by default
+ * loads) the keys, serves HTTP until SIGTERM or SIGINT, then drains: no new
+ * connections or jobs, unfinished jobs get --grace seconds, the rest are
+ * cancelled, and the process exits 0.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "zkpipe.h"
+#ifdef ZP_HAVE_SERVER
+#include "server/server.h"
+#endif
+
+static const char serve_help[] =
+    "usage: zkpipe serve --listen ADDR --key NAME=SOURCE... [options]\n"
+    "\n"
+    "Keeps proving keys loaded and proves jobs sent over HTTP/1.1 + JSON\n"
+    "(routes: POST /v1/jobs, GET|DELETE /v1/jobs/{id}, GET /v1/status,\n"
+    "GET /v1/keys, POST /v1/keys/{name}/preload|evict, GET /metrics, GET /healthz).\n"
+    "\n"
+    "  --listen ADDR        unix:///path/to.sock (mode 0600) or tcp://host:port\n"
+    "                       (port 0 picks one; TCP needs a token)\n"
+    "  --key NAME=SOURCE    a key: a .zpk or .zkey path, or synth:NAME:LOG2 (test only);\n"
+    "                       repeat for more keys\n"
+    "  --token T            require 'Authorization: Bearer T' on every request\n"
+    "  --token-file F       the same, with the token read from F (not visible in ps)\n"
+    "  --workers N          CPU proving workers (default 1)\n"
+    "  --threads N          threads per CPU worker (default: the CPUs shared out)\n"
+    "  --gpus N|all         GPU workers (default none)\n"
+    "  --max-body BYTES     largest witness upload (default 1G; K, M, G suffixes)\n"
+    "  --max-json BYTES     largest JSON body (default 1M)\n"
+    "  --max-conns N        connections at once (default 64)\n"
+    "  --max-wait S         longest long-poll of GET /v1/jobs/{id}?wait= (default 600)\n"
+    "  --grace S            on SIGTERM, how long unfinished jobs may still run before\n"
+    "                       they are cancelled (default 30)\n"
+    "  --lazy-keys          load keys on first use instead of at start\n"
+    "  --allow-witness-path let TCP clients name witness files on this host (always\n"
+    "                       allowed on a unix socket)\n"
+    "  --timeline           log TIMELINE,<ms>,<event>,<job>,<partition> lines to stderr\n"
+    "\n"
+    "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n";
+
+#ifndef ZP_HAVE_SERVER
+
+int zp__cmd_serve(int argc, char **argv)
+{
+    if (zp__cli_wants_help(argc, argv, serve_help))
+        return 0;
+    fprintf(stderr, "zkpipe serve: this build has no daemon: it was compiled without "
+                    "libmicrohttpd and cJSON (install libmicrohttpd-dev and libcjson-dev, "
+                    "e.g. with scripts/deps.sh, and rebuild)\n");
+    return 1;
+}
+
+#else
+
+#define MAX_KEYS 64
+
+struct serve_opts {
+    zp__srv_config srv;
+    zp_engine_config eng;
+    const char *keys[MAX_KEYS];
+    int n_keys;
+    char token[512];
+    bool lazy, allow_path, timeline;
+};
+
+/* "123", "64K", "1M", "2G" (binary multiples). */
+static bool parse_size(uint64_t *out, const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (end == s)
+        return false;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
+    if (*end || v == 0 || v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+static bool parse_int(int *out, const char *s, int lo, int hi)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool read_token(char *out, size_t cap, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "zkpipe serve: cannot read %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    bool ok = fgets(out, (int)cap, f) != NULL;
+    fclose(f);
+    out[ok ? strcspn(out, "\r\n") : 0] = 0;
+    return true;
+}
+
+/* Visible ASCII without spaces: what fits in one header value unquoted. */
+static bool token_ok(const char *t)
+{
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n; i++)
+        if (t[i] <= ' ' || t[i] > '~')
+            return false;
+    return n >= 1 && n < 256;
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "zkpipe serve: %s%s%s\n(see zkpipe serve --help)\n", msg, arg ? " " : "", arg ? arg : "");
+    return 2;
+}
+
+static int parse_opt(struct serve_opts *o, const char *a, const char *v)
+{
+    uint64_t size;
+    int n;
+    if (!strcmp(a, "--listen"))
+        o->srv.listen = v;
+    else if (!strcmp(a, "--token"))
+        snprintf(o->token, sizeof o->token, "%s", v);
+    else if (!strcmp(a, "--token-file")) {
+        if (!read_token(o->token, sizeof o->token, v))
+            return 2;
+    } else if (!strcmp(a, "--key")) {
+        if (o->n_keys == MAX_KEYS)
+            return usage_error("too many --key options", NULL);
+        if (!strchr(v, '=') || v[0] == '=')
+            return usage_error("--key wants NAME=SOURCE, got", v);
+        o->keys[o->n_keys++] = v;
+    } else if (!strcmp(a, "--workers")) {
+        if (!parse_int(&o->eng.cpu_workers, v, 0, 1024))
+            return usage_error("--workers wants 0..1024, got", v);
+    } else if (!strcmp(a, "--threads")) {
+        if (!parse_int(&o->eng.threads_per_worker, v, 0, 4096))
+            return usage_error("--threads wants 0..4096, got", v);
+    } else if (!strcmp(a, "--gpus")) {
+        if (!strcmp(v, "all"))
+            o->eng.gpus = -1;
+        else if (!strcmp(v, "none"))
+            o->eng.gpus = 0;
+        else if (!parse_int(&o->eng.gpus, v, 0, 1024))
+            return usage_error("--gpus wants a count, all or none, got", v);
+    } else if (!strcmp(a, "--max-body") || !strcmp(a, "--max-json")) {
+        if (!parse_size(&size, v))
+            return usage_error("a size like 65536, 64K, 1M or 1G, got", v);
+        if (!strcmp(a, "--max-body"))
+            o->srv.max_body = size;
+        else
+            o->srv.max_json = size;
+    } else if (!strcmp(a, "--max-conns")) {
+        if (!parse_int(&n, v, 2, 100000))
+            return usage_error("--max-conns wants 2..100000, got", v);
+        o->srv.max_conns = (unsigned)n;
+    } else if (!strcmp(a, "--max-wait") || !strcmp(a, "--grace")) {
+        char *end;
+        double s = strtod(v, &end);
+        if (end == v || *end || !(s >= 0 && s <= 1e6))
+            return usage_error("seconds >= 0, got", v);
+        if (!strcmp(a, "--grace"))
+            o->srv.grace_s = s;
+        else
+            o->srv.max_wait_s = s;
+    } else {
+        return usage_error("unknown option", a);
+    }
+    return 0;
+}
+
+static int parse_args(struct serve_opts *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--lazy-keys"))
+            o->lazy = true;
+        else if (!strcmp(a, "--allow-witness-path"))
+            o->allow_path = true;
+        else if (!strcmp(a, "--timeline"))
+            o->timeline = true;
+        else if (i + 1 >= argc)
+            return usage_error(a[0] == '-' ? "missing value after" : "unexpected argument", a);
+        else {
+            int rc = parse_opt(o, a, argv[++i]);
+            if (rc)
+                return rc;
+        }
+    }
+    if (!o->srv.listen)
+        return usage_error("--listen is required (unix:///path or tcp://host:port)", NULL);
+    if (o->n_keys == 0)
+        return usage_error("no --key NAME=SOURCE given: the daemon would have nothing to prove", NULL);
+    if (o->token[0] && !token_ok(o->token))
+        return usage_error("the token must be 1..255 visible ASCII characters without spaces", NULL);
+    o->srv.token = o->token[0] ? o->token : NULL;
+    return 0;
+}
+
+static void timeline_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
+/* Registers every key and, unless lazy, loads it now, so a bad key stops
+ * the daemon at start instead of failing its first job. */
+static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
+{
+    for (int i = 0; i < o->n_keys; i++) {
+        char name[ZP_NAME_MAX + 2];
+        const char *eq = strchr(o->keys[i], '=');
+        size_t nl = (size_t)(eq - o->keys[i]);
+        if (nl > ZP_NAME_MAX) {
+            fprintf(stderr, "zkpipe serve: key name too long: %s\n", o->keys[i]);
+            return false;
+        }
+        memcpy(name, o->keys[i], nl);
+        name[nl] = 0;
+        zp_err e = zp_engine_add_key(eng, name, eq + 1);
+        if (e == ZP_OK && !o->lazy)
+            e = zp_engine_preload_key(eng, name);
+        if (e != ZP_OK) {
+            fprintf(stderr, "zkpipe serve: key %s (%s): %s\n", name, eq + 1, zp_strerror(e));
+            return false;
+        }
+        zp_key_info ki;
+        for (size_t k = 0; zp_engine_key_info(eng, k, &ki) == ZP_OK; k++)
+            if (!strcmp(ki.name, name))
+                fprintf(stderr, "zkpipe serve: key %s: %s, %s%s\n", name, eq + 1, zp_key_tier_name(ki.tier),
+                        ki.n_vars ? "" : " (loads on first use)");
+    }
+    return true;
+}
+
+/* After the first signal: a second one ends the process without waiting. */
+static void *second_signal(void *arg)
+{
+    sigset_t *set = arg;
+    int sig;
+    if (sigwait(set, &sig) == 0) {
+        fprintf(stderr, "zkpipe serve: second signal (%d): exiting without draining\n", sig);
+        _exit(1);
+    }
+    return NULL;
+}
+
+int zp__cmd_serve(int argc, char **argv)
+{
+    if (zp__cli_wants_help(argc, argv, serve_help))
+        return 0;
+    struct serve_opts o = {0};
+    zp__srv_config_default(&o.srv);
+    zp_engine_config_default(&o.eng);
+    int rc = parse_args(&o, argc, argv);
+    if (rc)
+        return rc;
+    zp__listen_addr la;
+    char why[512];
+    if (!zp__listen_parse(&la, o.srv.listen, why, sizeof why))
+        return usage_error(why, NULL);
+    if (!la.is_unix && !o.srv.token)
+        return usage_error("refusing to listen on TCP without --token or --token-file", NULL);
+    o.srv.allow_witness_path = la.is_unix || o.allow_path;
+    if (o.timeline)
+        o.eng.timeline_log = timeline_line;
+
+    /* Signals are taken by sigwait below; every thread started from here
+     * on inherits the mask, so none of them is interrupted by them. */
+    static sigset_t stop_set;
+    sigemptyset(&stop_set);
+    sigaddset(&stop_set, SIGTERM);
+    sigaddset(&stop_set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    zp_engine *eng = NULL;
+    zp_err e = zp_engine_open(&eng, &o.eng);
+    if (e != ZP_OK) {
+        fprintf(stderr, "zkpipe serve: engine: %s\n", zp_strerror(e));
+        return 1;
+    }
+    zp__srv *srv = NULL;
+    if (!setup_keys(eng, &o) || (e = zp__srv_start(&srv, &o.srv, eng, why, sizeof why)) != ZP_OK) {
+        if (e != ZP_OK)
+            fprintf(stderr, "zkpipe serve: %s\n", why);
+        zp_engine_close(eng);
+        return 1;
+    }
+    fprintf(stderr, "zkpipe serve: listening on %s\n", zp__srv_address(srv));
+    int sig = 0;
+    sigwait(&stop_set, &sig);
+    fprintf(stderr, "zkpipe serve: %s: draining (grace %.0f s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+            o.srv.grace_s);
+    pthread_t watcher;
+    if (pthread_create(&watcher, NULL, second_signal, &stop_set) == 0)
+        pthread_detach(watcher);
+    zp__srv_stop(srv);
+    zp_engine_close(eng);
+    fprintf(stderr, "zkpipe serve: stopped\n");
+    return 0;
+}
+
+#endif

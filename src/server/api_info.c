@@ -1,0 +1,236 @@
+/* Status, keys, key preload/evict, Prometheus metrics and the health check. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/api.h"
+
+void zp__api_healthz(zp__srv_reply *out, const zp__srv_req *r)
+{
+    if (atomic_load(&r->srv->draining)) {
+        zp__reply_error(out, 503, "shutting_down", "the daemon is shutting down");
+        return;
+    }
+    zp_engine_info ei;
+    zp_err e = zp_engine_status(r->srv->eng, &ei);
+    if (e != ZP_OK) {
+        zp__reply_zperr(out, e, "engine status");
+        return;
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (o && !(cJSON_AddTrueToObject(o, "ok") && cJSON_AddNumberToObject(o, "uptime_s", ei.uptime_s)))
+        cJSON_Delete(o), o = NULL;
+    zp__reply_json(out, 200, zp__api_print(o));
+}
+
+static bool add_prio_counts(cJSON *o, const char *k, const uint32_t *v)
+{
+    cJSON *a = cJSON_AddObjectToObject(o, k);
+    bool ok = a != NULL;
+    for (int p = 0; ok && p < ZP_PRIO_COUNT; p++)
+        ok = cJSON_AddNumberToObject(a, zp_priority_name((zp_priority)p), v[p]) != NULL;
+    return ok;
+}
+
+static bool add_workers(cJSON *o, zp_engine *eng)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, "worker_list");
+    if (!arr)
+        return false;
+    zp_worker_info w;
+    for (size_t i = 0; zp_engine_worker_info(eng, i, &w) == ZP_OK; i++) {
+        cJSON *x = cJSON_CreateObject();
+        if (!x || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            return false;
+        }
+        bool ok = cJSON_AddStringToObject(x, "name", w.name) && cJSON_AddBoolToObject(x, "busy", w.busy) &&
+                  cJSON_AddBoolToObject(x, "healthy", w.healthy) &&
+                  cJSON_AddNumberToObject(x, "partitions_done", (double)w.partitions_done) &&
+                  cJSON_AddNumberToObject(x, "busy_s", w.busy_s);
+        if (ok && w.busy)
+            ok = cJSON_AddStringToObject(x, "job", w.job) && cJSON_AddNumberToObject(x, "partition", w.partition);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static bool add_server(cJSON *o, const zp__srv *s)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, "server");
+    return x && cJSON_AddStringToObject(x, "address", s->bound) &&
+           cJSON_AddBoolToObject(x, "draining", atomic_load(&s->draining)) &&
+           cJSON_AddNumberToObject(x, "requests", (double)atomic_load(&s->requests)) &&
+           cJSON_AddNumberToObject(x, "connections_open", (double)atomic_load(&s->open_conns)) &&
+           cJSON_AddNumberToObject(x, "max_body", (double)s->cfg.max_body) &&
+           cJSON_AddNumberToObject(x, "max_json", (double)s->cfg.max_json);
+}
+
+void zp__api_status(zp__srv_reply *out, const zp__srv_req *r)
+{
+    zp_engine_info ei;
+    zp_err e = zp_engine_status(r->srv->eng, &ei);
+    if (e != ZP_OK) {
+        zp__reply_zperr(out, e, "engine status");
+        return;
+    }
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && cJSON_AddNumberToObject(o, "uptime_s", ei.uptime_s) &&
+              add_prio_counts(o, "queued_jobs", ei.queued_jobs) &&
+              add_prio_counts(o, "queued_partitions", ei.queued_partitions) &&
+              cJSON_AddNumberToObject(o, "running_jobs", ei.running_jobs) &&
+              cJSON_AddNumberToObject(o, "running_partitions", ei.running_partitions) &&
+              cJSON_AddNumberToObject(o, "workers", ei.workers) &&
+              cJSON_AddNumberToObject(o, "workers_busy", ei.workers_busy) &&
+              cJSON_AddNumberToObject(o, "keys", ei.keys) &&
+              cJSON_AddNumberToObject(o, "keys_loaded", ei.keys_loaded) &&
+              cJSON_AddNumberToObject(o, "key_bytes", (double)ei.key_bytes) &&
+              cJSON_AddNumberToObject(o, "key_budget_bytes", (double)ei.key_budget_bytes) &&
+              cJSON_AddNumberToObject(o, "jobs_submitted", (double)ei.jobs_submitted) &&
+              cJSON_AddNumberToObject(o, "jobs_done", (double)ei.jobs_done) &&
+              cJSON_AddNumberToObject(o, "jobs_failed", (double)ei.jobs_failed) &&
+              cJSON_AddNumberToObject(o, "jobs_cancelled", (double)ei.jobs_cancelled) &&
+              cJSON_AddNumberToObject(o, "proofs_verified", (double)ei.proofs_verified) &&
+              cJSON_AddNumberToObject(o, "proofs_rejected", (double)ei.proofs_rejected) &&
+              add_workers(o, r->srv->eng) && add_server(o, r->srv);
+    if (!ok)
+        cJSON_Delete(o), o = NULL;
+    zp__reply_json(out, 200, zp__api_print(o));
+}
+
+static cJSON *key_json(const zp_key_info *k)
+{
+    cJSON *x = cJSON_CreateObject();
+    bool ok = x && cJSON_AddStringToObject(x, "name", k->name) &&
+              cJSON_AddStringToObject(x, "source", k->source) &&
+              cJSON_AddStringToObject(x, "tier", zp_key_tier_name(k->tier)) &&
+              cJSON_AddBoolToObject(x, "preloaded", k->preloaded) &&
+              cJSON_AddNumberToObject(x, "refs", k->refs) &&
+              cJSON_AddNumberToObject(x, "bytes", (double)k->bytes) &&
+              cJSON_AddNumberToObject(x, "n_public", k->n_public) &&
+              cJSON_AddNumberToObject(x, "n_vars", k->n_vars) &&
+              cJSON_AddNumberToObject(x, "domain_size", (double)k->domain_size) &&
+              cJSON_AddNumberToObject(x, "loads", (double)k->loads) &&
+              cJSON_AddNumberToObject(x, "evictions", (double)k->evictions) &&
+              (k->last_used_s < 0 ? cJSON_AddNullToObject(x, "last_used_s") != NULL
+                                  : cJSON_AddNumberToObject(x, "last_used_s", k->last_used_s) != NULL) &&
+              (k->last_error == ZP_OK ? cJSON_AddNullToObject(x, "last_error") != NULL
+                                      : cJSON_AddStringToObject(x, "last_error", zp_errname(k->last_error)) != NULL);
+    if (!ok) {
+        cJSON_Delete(x);
+        return NULL;
+    }
+    return x;
+}
+
+void zp__api_keys(zp__srv_reply *out, const zp__srv_req *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *arr = o ? cJSON_AddArrayToObject(o, "keys") : NULL;
+    bool ok = arr != NULL;
+    zp_key_info k;
+    for (size_t i = 0; ok && zp_engine_key_info(r->srv->eng, i, &k) == ZP_OK; i++) {
+        cJSON *x = key_json(&k);
+        ok = x && cJSON_AddItemToArray(arr, x);
+        if (!ok)
+            cJSON_Delete(x);
+    }
+    if (!ok)
+        cJSON_Delete(o), o = NULL;
+    zp__reply_json(out, 200, zp__api_print(o));
+}
+
+/* Replies with the key's state after an operation that returned e. */
+static void key_reply(zp__srv_reply *out, const zp__srv_req *r, zp_err e, const char *what)
+{
+    zp_key_info k;
+    if (e == ZP_E_NOT_FOUND || !zp__api_find_key(r->srv->eng, r->param, &k)) {
+        zp__reply_error(out, 404, "unknown_key", "no key named '%s'", r->param);
+        return;
+    }
+    if (e == ZP_E_BUSY) {
+        zp__reply_error(out, 409, "key_in_use", "key '%s' is in use by %u partition(s); try again later",
+                        r->param, k.refs);
+        return;
+    }
+    if (e != ZP_OK) {
+        zp__reply_zperr(out, e, what);
+        return;
+    }
+    zp__reply_json(out, 200, zp__api_print(key_json(&k)));
+}
+
+void zp__api_key_preload(zp__srv_reply *out, const zp__srv_req *r)
+{
+    key_reply(out, r, zp_engine_preload_key(r->srv->eng, r->param), "preload");
+}
+
+void zp__api_key_evict(zp__srv_reply *out, const zp__srv_req *r)
+{
+    key_reply(out, r, zp_engine_evict_key(r->srv->eng, r->param), "evict");
+}
+
+/* The daemon's own counters, appended to the engine's exposition. */
+static int server_metrics(char *buf, size_t n, const zp__srv *s)
+{
+    int k = snprintf(buf, n,
+                     "# HELP zkpipe_http_requests_total HTTP requests received by the daemon.\n"
+                     "# TYPE zkpipe_http_requests_total counter\n"
+                     "zkpipe_http_requests_total %llu\n"
+                     "# HELP zkpipe_http_connections_total Connections accepted by the daemon.\n"
+                     "# TYPE zkpipe_http_connections_total counter\n"
+                     "zkpipe_http_connections_total %llu\n"
+                     "# HELP zkpipe_http_connections_open Connections open now.\n"
+                     "# TYPE zkpipe_http_connections_open gauge\n"
+                     "zkpipe_http_connections_open %llu\n"
+                     "# HELP zkpipe_http_requests_in_progress Requests read and not yet fully answered.\n"
+                     "# TYPE zkpipe_http_requests_in_progress gauge\n"
+                     "zkpipe_http_requests_in_progress %llu\n"
+                     "# HELP zkpipe_http_rejected_total Requests refused before their handler ran.\n"
+                     "# TYPE zkpipe_http_rejected_total counter\n"
+                     "zkpipe_http_rejected_total{reason=\"auth\"} %llu\n"
+                     "zkpipe_http_rejected_total{reason=\"body_size\"} %llu\n"
+                     "# HELP zkpipe_http_responses_total HTTP responses by status class.\n"
+                     "# TYPE zkpipe_http_responses_total counter\n",
+                     (unsigned long long)atomic_load(&s->requests),
+                     (unsigned long long)atomic_load(&s->connections),
+                     (unsigned long long)atomic_load(&s->open_conns),
+                     (unsigned long long)atomic_load(&s->active),
+                     (unsigned long long)atomic_load(&s->rejected_auth),
+                     (unsigned long long)atomic_load(&s->rejected_size));
+    for (int c = 2; c <= 5 && k > 0 && (size_t)k < n; c++)
+        k += snprintf(buf + k, n - (size_t)k, "zkpipe_http_responses_total{class=\"%dxx\"} %llu\n", c,
+                      (unsigned long long)atomic_load(&s->by_class[c]));
+    return k;
+}
+
+void zp__api_metrics(zp__srv_reply *out, const zp__srv_req *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    zp_err e = zp_engine_metrics(r->srv->eng, &text, &len);
+    if (e != ZP_OK) {
+        zp__reply_zperr(out, e, "metrics");
+        return;
+    }
+    char mine[2048];
+    int k = server_metrics(mine, sizeof mine, r->srv);
+    size_t mk = k > 0 && (size_t)k < sizeof mine ? (size_t)k : 0;
+    bool nl = len > 0 && text[len - 1] != '\n';
+    char *all = malloc(len + nl + mk + 1);
+    if (!all) {
+        zp_free(text);
+        zp__reply_json(out, 500, NULL);
+        return;
+    }
+    memcpy(all, text, len);
+    if (nl)
+        all[len] = '\n';
+    memcpy(all + len + nl, mine, mk);
+    all[len + nl + mk] = 0;
+    zp_free(text);
+    free(out->body);
+    *out = (zp__srv_reply){.status = 200, .ctype = "text/plain; version=0.0.4; charset=utf-8",
+                           .body = all, .len = len + nl + mk};
+}

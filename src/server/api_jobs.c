@@ -1,0 +1,386 @@
+/*
+ * Jobs over HTTP: POST /v1/jobs (JSON, or a .wtns body with the rest in the
+ * query), GET /v1/jobs/{id}?wait=S (long-poll), DELETE /v1/jobs/{id}.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "server/api.h"
+
+/* One witness per partition at most; the engine bounds partitions too. */
+#define MAX_WITNESSES 4096
+
+struct submit {
+    const char *id;         /* NULL: the engine picks one */
+    const char *key;
+    zp_priority prio;
+    uint32_t partitions;
+    zp_witness w[1];        /* the single-witness forms */
+    zp_witness *many;       /* "witnesses": one per partition (malloc'd) */
+    uint32_t n_w;
+};
+
+static void release_body(void *ctx, const void *data)
+{
+    (void)ctx;
+    free((void *)data);
+}
+
+/* Partitions from text or JSON: a whole number 1 .. 2^32 - 1. */
+static bool parse_partitions(uint32_t *out, double v)
+{
+    if (!(v >= 1 && v <= 4294967295.0) || v != floor(v))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_u64_text(uint64_t *out, const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 19 || strspn(s, "0123456789") != n)
+        return false;
+    *out = strtoull(s, NULL, 10);
+    return true;
+}
+
+/* Fields common to both forms: id, key, priority, partitions. */
+static bool common_fields(struct submit *sb, zp__srv_reply *out, const char *id, const char *key,
+                          const char *prio, bool has_parts, double parts)
+{
+    if (!key) {
+        zp__reply_error(out, 400, "bad_request", "'key' is required: the name of a key the daemon serves");
+        return false;
+    }
+    if (!zp__api_name_ok(key, false)) {
+        zp__reply_error(out, 400, "bad_request", "bad key name: 1..%d characters of [A-Za-z0-9._-]", ZP_NAME_MAX);
+        return false;
+    }
+    if (id && !zp__api_name_ok(id, true)) {
+        zp__reply_error(out, 400, "bad_request", "bad job id: 1..%d characters of [A-Za-z0-9._:-]", ZP_JOB_ID_MAX);
+        return false;
+    }
+    sb->prio = ZP_PRIO_NORMAL;
+    if (prio && zp_priority_parse(&sb->prio, prio) != ZP_OK) {
+        zp__reply_error(out, 400, "bad_request", "bad priority '%.40s': critical, high, normal or low", prio);
+        return false;
+    }
+    sb->partitions = 1;
+    if (has_parts && !parse_partitions(&sb->partitions, parts)) {
+        zp__reply_error(out, 400, "bad_request", "'partitions' must be a whole number >= 1");
+        return false;
+    }
+    sb->id = id;
+    sb->key = key;
+    return true;
+}
+
+/* The optional string member k: false (reply set) when present but not a string. */
+static bool opt_string(const char **out, const cJSON *o, const char *k, zp__srv_reply *rep)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    *out = NULL;
+    if (!v)
+        return true;
+    if (!cJSON_IsString(v)) {
+        zp__reply_error(rep, 400, "bad_request", "'%s' must be a string", k);
+        return false;
+    }
+    *out = v->valuestring;
+    return true;
+}
+
+static bool json_witness(struct submit *sb, const cJSON *doc, zp__srv_reply *out)
+{
+    const cJSON *one = cJSON_GetObjectItemCaseSensitive(doc, "witness");
+    const cJSON *many = cJSON_GetObjectItemCaseSensitive(doc, "witnesses");
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(doc, "synth_seed");
+    if (!!one + !!many + !!seed != 1) {
+        zp__reply_error(out, 400, "bad_request",
+                        "give exactly one of 'witness' (a .wtns path), 'witnesses' (one path per "
+                        "partition) or 'synth_seed' (synthetic keys), or POST the .wtns bytes as "
+                        "application/octet-stream");
+        return false;
+    }
+    if (seed) {
+        uint64_t s;
+        if (cJSON_IsNumber(seed) && seed->valuedouble >= 0 && seed->valuedouble <= 9007199254740992.0 &&
+            seed->valuedouble == floor(seed->valuedouble))
+            s = (uint64_t)seed->valuedouble;
+        else if (!cJSON_IsString(seed) || !parse_u64_text(&s, seed->valuestring)) {
+            zp__reply_error(out, 400, "bad_request", "'synth_seed' must be a whole number (a string above 2^53)");
+            return false;
+        }
+        sb->w[0] = (zp_witness){.kind = ZP_WITNESS_SYNTH, .seed = s};
+        sb->n_w = 1;
+        return true;
+    }
+    if (one) {
+        if (!cJSON_IsString(one) || !*one->valuestring) {
+            zp__reply_error(out, 400, "bad_request", "'witness' must be the path of a .wtns file");
+            return false;
+        }
+        sb->w[0] = (zp_witness){.kind = ZP_WITNESS_FILE, .path = one->valuestring};
+        sb->n_w = 1;
+        return true;
+    }
+    int n = cJSON_GetArraySize(many);
+    if (!cJSON_IsArray(many) || n < 1 || n > MAX_WITNESSES || (uint32_t)n != sb->partitions) {
+        zp__reply_error(out, 400, "bad_request", "'witnesses' must be an array of %u paths (one per partition)",
+                        sb->partitions);
+        return false;
+    }
+    sb->many = calloc((size_t)n, sizeof *sb->many);
+    if (!sb->many) {
+        zp__reply_error(out, 503, "out_of_memory", "out of memory");
+        return false;
+    }
+    int i = 0;
+    for (const cJSON *p = many->child; p; p = p->next, i++) {
+        if (!cJSON_IsString(p) || !*p->valuestring) {
+            zp__reply_error(out, 400, "bad_request", "'witnesses'[%d] must be the path of a .wtns file", i);
+            return false;
+        }
+        sb->many[i] = (zp_witness){.kind = ZP_WITNESS_FILE, .path = p->valuestring};
+    }
+    sb->n_w = (uint32_t)n;
+    return true;
+}
+
+static const char *const json_fields[] = {"id", "key", "priority", "partitions", "witness",
+                                          "witnesses", "synth_seed"};
+
+static bool known_fields(const cJSON *doc, zp__srv_reply *out)
+{
+    for (const cJSON *m = doc->child; m; m = m->next) {
+        bool known = false;
+        for (size_t i = 0; i < sizeof json_fields / sizeof json_fields[0]; i++)
+            known |= strcmp(m->string, json_fields[i]) == 0;
+        if (!known) {
+            zp__reply_error(out, 400, "bad_request", "unknown field '%.64s' (known: id, key, priority, "
+                            "partitions, witness, witnesses, synth_seed)", m->string);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool parse_json_submit(struct submit *sb, cJSON **doc, const zp__srv_req *r, zp__srv_reply *out)
+{
+    *doc = zp__api_parse_json(r, out);
+    if (!*doc)
+        return false;
+    if (!cJSON_IsObject(*doc)) {
+        zp__reply_error(out, 400, "bad_request", "the body must be a JSON object");
+        return false;
+    }
+    if (!known_fields(*doc, out))
+        return false;
+    const char *id, *key, *prio;
+    if (!opt_string(&id, *doc, "id", out) || !opt_string(&key, *doc, "key", out) ||
+        !opt_string(&prio, *doc, "priority", out))
+        return false;
+    const cJSON *parts = cJSON_GetObjectItemCaseSensitive(*doc, "partitions");
+    if (parts && !cJSON_IsNumber(parts)) {
+        zp__reply_error(out, 400, "bad_request", "'partitions' must be a number");
+        return false;
+    }
+    return common_fields(sb, out, id, key, prio, parts != NULL, parts ? parts->valuedouble : 0) &&
+           json_witness(sb, *doc, out);
+}
+
+static bool parse_binary_submit(struct submit *sb, const zp__srv_req *r, zp__srv_reply *out)
+{
+    const char *parts = zp__srv_query(r, "partitions");
+    uint64_t p = 1;
+    if (parts && (!parse_u64_text(&p, parts) || p == 0 || p > UINT32_MAX)) {
+        zp__reply_error(out, 400, "bad_request", "'partitions' must be a whole number >= 1");
+        return false;
+    }
+    if (!common_fields(sb, out, zp__srv_query(r, "id"), zp__srv_query(r, "key"),
+                       zp__srv_query(r, "priority"), true, (double)p))
+        return false;
+    if (r->len == 0) {
+        zp__reply_error(out, 400, "bad_witness", "empty body: send the .wtns bytes");
+        return false;
+    }
+    sb->w[0] = (zp_witness){.kind = ZP_WITNESS_MEMORY, .data = r->body, .len = r->len};
+    sb->n_w = 1;
+    return true;
+}
+
+/* The declared value count of one witness, for the length check. */
+static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w, zp__srv_reply *out)
+{
+    zp__ioerr why = {{0}};
+    zp_err e;
+    if (w->kind == ZP_WITNESS_MEMORY) {
+        e = zp__wtns_count(n, w->data, w->len, &why);
+    } else {
+        if (!r->srv->cfg.allow_witness_path) {
+            zp__reply_error(out, 403, "forbidden", "this daemon does not open files named by clients: "
+                            "POST the .wtns bytes as application/octet-stream instead");
+            return false;
+        }
+        zp__buf b;
+        e = zp__file_map(&b, w->path, UINT64_MAX, &why);
+        if (e == ZP_OK) {
+            e = zp__wtns_count(n, b.data, b.len, &why);
+            zp__buf_free(&b);
+        }
+    }
+    bool unreadable = e == ZP_E_IO || e == ZP_E_NOT_FOUND;
+    if (e != ZP_OK)
+        zp__reply_error(out, !unreadable && zp__http_status_of(e) == 422 ? 422 : 400,
+                        unreadable ? "witness_unreadable" : "bad_witness", "witness%s%s: %s",
+                        w->path ? " " : "", w->path ? w->path : "", why.msg[0] ? why.msg : zp_strerror(e));
+    return e == ZP_OK;
+}
+
+/* What can be refused before queueing: an unknown key, an unreadable or
+ * malformed witness, and (once the key is loaded and its size known) a
+ * witness with the wrong number of values. */
+static bool precheck(const zp__srv_req *r, const struct submit *sb, zp__srv_reply *out)
+{
+    zp_key_info ki;
+    if (!zp__api_find_key(r->srv->eng, sb->key, &ki)) {
+        zp__reply_error(out, 404, "unknown_key", "no key named '%s' (GET /v1/keys lists them)", sb->key);
+        return false;
+    }
+    const zp_witness *ws = sb->many ? sb->many : sb->w;
+    for (uint32_t i = 0; i < sb->n_w; i++) {
+        uint64_t n;
+        if (ws[i].kind == ZP_WITNESS_SYNTH)
+            continue;
+        if (!witness_count(&n, r, &ws[i], out))
+            return false;
+        if (ki.n_vars && n != ki.n_vars) {
+            zp__reply_error(out, 422, "witness_length", "witness%s%s has %llu values; key '%s' needs %u",
+                            ws[i].path ? " " : "", ws[i].path ? ws[i].path : "", (unsigned long long)n,
+                            sb->key, ki.n_vars);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void do_submit(zp__srv_reply *out, const zp__srv_req *r, struct submit *sb)
+{
+    zp__srv *s = r->srv;
+    if (sb->w[0].kind == ZP_WITNESS_MEMORY) {
+        /* The engine borrows the body and frees it when done with it. */
+        sb->w[0].data = *r->take_body;
+        sb->w[0].release = release_body;
+        *r->take_body = NULL;
+    }
+    zp_job_request req = {.id = sb->id, .key = sb->key, .priority = sb->prio,
+                          .partitions = sb->partitions, .witnesses = sb->many ? sb->many : sb->w,
+                          .n_witnesses = sb->n_w};
+    char id[ZP_JOB_ID_MAX + 1] = {0};
+    zp_err e = zp_engine_submit(s->eng, &req, id);
+    if (e == ZP_E_NOT_FOUND) {
+        zp__reply_error(out, 404, "unknown_key", "no key named '%s'", sb->key);
+        return;
+    }
+    if (e == ZP_E_EXISTS) {
+        zp__reply_error(out, 409, "conflict", "job '%s' exists with a different request", sb->id);
+        return;
+    }
+    if (e != ZP_OK) {
+        zp__reply_zperr(out, e, "submit");
+        return;
+    }
+    if (zp__track_add(&s->track, s->eng, id) != ZP_OK)
+        zp__srv_log(s, "job %s: not tracked for shutdown (table full)", id);
+    zp_job_info info;
+    e = zp_engine_job_status(s->eng, id, &info);
+    if (e != ZP_OK) {
+        zp__reply_zperr(out, e, "status after submit");
+        return;
+    }
+    zp__reply_json(out, 202, zp__api_print(zp__api_job_json(&info, NULL, false)));
+}
+
+void zp__api_submit(zp__srv_reply *out, const zp__srv_req *r)
+{
+    if (atomic_load(&r->srv->draining)) {
+        zp__reply_error(out, 503, "shutting_down", "the daemon is shutting down and takes no new jobs");
+        return;
+    }
+    struct submit sb = {0};
+    cJSON *doc = NULL;
+    bool ok = r->body_binary ? parse_binary_submit(&sb, r, out) : parse_json_submit(&sb, &doc, r, out);
+    if (ok && precheck(r, &sb, out))
+        do_submit(out, r, &sb);
+    free(sb.many);
+    cJSON_Delete(doc);
+}
+
+/* Waits in short slices so that a stopping daemon answers its waiters. */
+static zp_err await_sliced(zp__srv *s, const char *id, double wait, zp_job_info *info,
+                           zp_job_result *res)
+{
+    double end = zp__srv_now() + wait;
+    for (;;) {
+        double left = end - zp__srv_now();
+        double slice = left > 0.5 ? 0.5 : left > 0 ? left : 0;
+        zp_err e = zp_engine_await(s->eng, id, slice, info, res);
+        if (e != ZP_E_TIMEOUT || left <= slice || atomic_load(&s->closing))
+            return e;
+    }
+}
+
+void zp__api_job_get(zp__srv_reply *out, const zp__srv_req *r)
+{
+    zp__srv *s = r->srv;
+    double wait = 0;
+    const char *w = zp__srv_query(r, "wait");
+    if (w) {
+        char *end;
+        wait = strtod(w, &end);
+        if (!*w || *end || !(wait >= 0) || !isfinite(wait)) {
+            zp__reply_error(out, 400, "bad_request", "'wait' must be seconds >= 0");
+            return;
+        }
+        if (wait > s->cfg.max_wait_s)
+            wait = s->cfg.max_wait_s;
+    }
+    const char *enc = zp__srv_query(r, "encoding");
+    bool hex = enc && strcmp(enc, "hex") == 0;
+    if (enc && !hex && strcmp(enc, "base64") != 0) {
+        zp__reply_error(out, 400, "bad_request", "'encoding' is base64 (default) or hex");
+        return;
+    }
+    zp_job_info info;
+    zp_job_result res = {0};
+    zp_err e = await_sliced(s, r->param, wait, &info, &res);
+    if (e == ZP_E_NOT_FOUND) {
+        zp__reply_error(out, 404, "unknown_job", "no job '%s' (never submitted, or forgotten after its TTL)",
+                        r->param);
+    } else if (e == ZP_OK || e == ZP_E_TIMEOUT || e == ZP_E_CANCELLED ||
+               (e != ZP_E_SHUTDOWN && info.state == ZP_JOB_FAILED)) {
+        zp__reply_json(out, 200, zp__api_print(zp__api_job_json(&info, e == ZP_OK ? &res : NULL, hex)));
+    } else {
+        zp__reply_zperr(out, e, "await");
+    }
+    zp_job_result_free(&res);
+}
+
+void zp__api_job_cancel(zp__srv_reply *out, const zp__srv_req *r)
+{
+    zp__srv *s = r->srv;
+    zp_err e = zp_engine_cancel(s->eng, r->param);
+    zp_job_info info;
+    if (e == ZP_OK)
+        e = zp_engine_job_status(s->eng, r->param, &info);
+    if (e == ZP_E_NOT_FOUND)
+        zp__reply_error(out, 404, "unknown_job", "no job '%s'", r->param);
+    else if (e != ZP_OK)
+        zp__reply_zperr(out, e, "cancel");
+    else
+        zp__reply_json(out, 200, zp__api_print(zp__api_job_json(&info, NULL, false)));
+}

@@ -1,0 +1,396 @@
+/*
+ * The daemon's HTTP front: libmicrohttpd with one thread per connection,
+ * the bearer token, body limits enforced while the body streams in, the
+ * dispatch to route handlers, and the graceful stop.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "server/server.h"
+
+/* Bytes of an over-limit body (without Content-Length: chunked) that are
+ * read and dropped so the 413 can still be sent; past this the connection
+ * is simply closed. Nothing beyond the limit is ever kept. */
+#define DISCARD_MAX ((uint64_t)16 << 20)
+
+void zp__srv_config_default(zp__srv_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->max_body = ZP__SRV_MAX_BODY_DEFAULT;
+    c->max_json = ZP__SRV_MAX_JSON_DEFAULT;
+    c->max_conns = 64;
+    c->idle_timeout_s = 120;
+    c->max_wait_s = 600;
+    c->grace_s = 30;
+    c->allow_witness_path = true;
+}
+
+void zp__srv_log(const zp__srv *s, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (s->cfg.log)
+        s->cfg.log(s->cfg.log_ctx, line);
+    else
+        fprintf(stderr, "zkpipe serve: %s\n", line);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = 0;
+    zp__srv_log(cls, "http: %s", line);
+}
+
+/* The state of one request, kept across the handler's calls. */
+struct request {
+    zp__route_match m;
+    uint64_t limit;
+    bool binary;
+    bool answered;      /* a reply was queued before the body was read */
+    bool too_big;
+    uint8_t *body;
+    size_t len, cap;
+    uint64_t dropped;
+};
+
+const char *zp__srv_query(const zp__srv_req *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* Constant time in the token's contents; the time depends only on the
+ * token's length (not secret in any useful way) and not on where a guess
+ * first differs. */
+static bool token_equal(const char *got, size_t got_len, const char *want, size_t want_len)
+{
+    volatile unsigned char d = got_len != want_len;
+    for (size_t i = 0; i < want_len; i++) {
+        unsigned char g = i < got_len ? (unsigned char)got[i] : 0;
+        d |= g ^ (unsigned char)want[i];
+    }
+    return d == 0;
+}
+
+static bool authorized(const zp__srv *s, struct MHD_Connection *c)
+{
+    if (!s->cfg.token || !*s->cfg.token)
+        return true;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+        return false;
+    h += 7;
+    while (*h == ' ')
+        h++;
+    return token_equal(h, strlen(h), s->cfg.token, strlen(s->cfg.token));
+}
+
+static enum MHD_Result send_reply(zp__srv *s, struct MHD_Connection *c, zp__srv_reply *r,
+                                  const char *allow)
+{
+    struct MHD_Response *resp;
+    if (r->body)
+        resp = MHD_create_response_from_buffer_with_free_callback(r->len, r->body, free);
+    else
+        resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(r->body);
+        return MHD_NO;
+    }
+    r->body = NULL; /* the response owns it now */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->ctype ? r->ctype : "application/json");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (allow)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    if (r->status == 401)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    if (r->retry_after_s) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%u", r->retry_after_s);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+    }
+    unsigned cls = r->status / 100;
+    if (cls >= 1 && cls <= 5)
+        atomic_fetch_add(&s->by_class[cls], 1);
+    enum MHD_Result ok = MHD_queue_response(c, r->status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
+/* Content-Length as a number; false when absent or not plain digits. */
+static bool content_length(struct MHD_Connection *c, uint64_t *out)
+{
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 19)
+        return false;
+    *out = strtoull(v, NULL, 10);
+    return true;
+}
+
+/* The media type without parameters, compared case-insensitively. */
+static bool ctype_is(struct MHD_Connection *c, const char *want)
+{
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!v)
+        return false;
+    size_t n = strcspn(v, "; \t");
+    return n == strlen(want) && strncasecmp(v, want, n) == 0;
+}
+
+/* First call of a request: headers are in, the body is not. Returns 0 to
+ * go on reading the body, or a status replied to already in *rep. */
+static unsigned admit(zp__srv *s, struct MHD_Connection *c, struct request *q, const char *method,
+                      const char *url, zp__srv_reply *rep, const char **allow)
+{
+    if (!authorized(s, c)) {
+        atomic_fetch_add(&s->rejected_auth, 1);
+        zp__reply_error(rep, 401, "unauthorized", "missing or wrong bearer token (send 'Authorization: Bearer <token>')");
+        return 401;
+    }
+    unsigned st = zp__route(&q->m, method, url, allow);
+    if (st == 404)
+        zp__reply_error(rep, 404, "not_found", "no route %s %s", method, url);
+    else if (st == 405)
+        zp__reply_error(rep, 405, "method_not_allowed", "%s is not allowed on %s (allowed: %s)", method, url, *allow);
+    else if (st)
+        zp__reply_error(rep, st, "bad_request", "bad id or name in %s: 1..%d characters of [A-Za-z0-9._-] (':' also in job ids)",
+                        url, ZP_JOB_ID_MAX);
+    if (st)
+        return st;
+    q->binary = q->m.body == ZP__BODY_WITNESS && ctype_is(c, "application/octet-stream");
+    if (q->m.body == ZP__BODY_WITNESS && !q->binary &&
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE) &&
+        !ctype_is(c, "application/json")) {
+        zp__reply_error(rep, 415, "unsupported_media_type",
+                        "POST /v1/jobs takes application/json or application/octet-stream (a .wtns)");
+        return 415;
+    }
+    q->limit = q->binary ? s->cfg.max_body : s->cfg.max_json;
+    uint64_t cl;
+    if (content_length(c, &cl) && cl > q->limit) {
+        atomic_fetch_add(&s->rejected_size, 1);
+        zp__reply_error(rep, 413, "payload_too_large", "body of %llu bytes is over the limit of %llu bytes",
+                        (unsigned long long)cl, (unsigned long long)q->limit);
+        return 413;
+    }
+    if (content_length(c, &cl) && cl > 0) {
+        /* One allocation for the common case; a huge declared length still
+         * grows as bytes actually arrive. */
+        size_t first = cl < ((uint64_t)64 << 20) ? (size_t)cl : (size_t)64 << 20;
+        q->body = malloc(first);
+        if (!q->body) {
+            zp__reply_error(rep, 503, "out_of_memory", "cannot hold a body of %llu bytes now", (unsigned long long)cl);
+            return 503;
+        }
+        q->cap = first;
+    }
+    return 0;
+}
+
+/* Takes one piece of the body; never holds more than the limit. */
+static bool absorb(struct request *q, const char *data, size_t n)
+{
+    if (q->too_big || n > q->limit - q->len) {
+        q->too_big = true;
+        q->dropped += n;
+        return q->dropped <= DISCARD_MAX;
+    }
+    if (q->len + n > q->cap) {
+        uint64_t want = q->cap ? (uint64_t)q->cap * 2 : 65536;
+        while (want < q->len + n)
+            want *= 2;
+        if (want > q->limit)
+            want = q->limit;
+        uint8_t *nb = realloc(q->body, (size_t)want);
+        if (!nb)
+            return false;
+        q->body = nb;
+        q->cap = (size_t)want;
+    }
+    memcpy(q->body + q->len, data, n);
+    q->len += n;
+    return true;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    zp__srv *s = cls;
+    struct request *q = *con_cls;
+    zp__srv_reply rep = {0};
+    const char *allow = NULL;
+    if (!q) {
+        q = calloc(1, sizeof *q);
+        if (!q)
+            return MHD_NO;
+        *con_cls = q;
+        atomic_fetch_add(&s->requests, 1);
+        atomic_fetch_add(&s->active, 1);
+        unsigned st = admit(s, c, q, method, url, &rep, &allow);
+        if (st) {
+            q->answered = true;
+            return send_reply(s, c, &rep, allow);
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (q->answered)
+            return MHD_YES;
+        return absorb(q, upload, n) ? MHD_YES : MHD_NO;
+    }
+    if (q->answered)
+        return MHD_YES;
+    if (q->too_big) {
+        atomic_fetch_add(&s->rejected_size, 1);
+        zp__reply_error(&rep, 413, "payload_too_large", "body is over the limit of %llu bytes",
+                        (unsigned long long)q->limit);
+    } else {
+        zp__srv_req r = {.srv = s, .method = method, .path = url,
+                         .param = q->m.has_param ? q->m.param : NULL,
+                         .body = q->body, .len = q->len, .body_binary = q->binary,
+                         .take_body = &q->body, .conn = c};
+        q->m.fn(&rep, &r);
+        if (!rep.body && !rep.status)
+            zp__reply_error(&rep, 500, "internal", "handler gave no reply");
+    }
+    if (rep.status >= 500)
+        zp__srv_log(s, "%s %s -> %u", method, url, rep.status);
+    q->answered = true;
+    return send_reply(s, c, &rep, NULL);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)c, (void)toe;
+    zp__srv *s = cls;
+    struct request *q = *con_cls;
+    if (q) {
+        atomic_fetch_sub(&s->active, 1);
+        free(q->body);
+        free(q);
+        *con_cls = NULL;
+    }
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)c, (void)socket_ctx;
+    zp__srv *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        atomic_fetch_add(&s->connections, 1);
+        atomic_fetch_add(&s->open_conns, 1);
+    } else {
+        atomic_fetch_sub(&s->open_conns, 1);
+    }
+}
+
+zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, char *why,
+                     size_t why_len)
+{
+    *out = NULL;
+    zp__srv *s = calloc(1, sizeof *s);
+    if (!s)
+        return ZP_E_NOMEM;
+    s->cfg = *cfg;
+    s->eng = eng;
+    s->listen_fd = -1;
+    if (!zp__listen_parse(&s->addr, cfg->listen, why, why_len)) {
+        free(s);
+        return ZP_E_INVALID_ARG;
+    }
+    if (!s->addr.is_unix && (!cfg->token || !*cfg->token)) {
+        snprintf(why, why_len, "a TCP listener needs a bearer token (--token or --token-file)");
+        free(s);
+        return ZP_E_INVALID_ARG;
+    }
+    if (zp__track_init(&s->track, 4096) != ZP_OK) {
+        free(s);
+        return ZP_E_NOMEM;
+    }
+    s->listen_fd = zp__listen_open(&s->addr, s->bound, sizeof s->bound, why, why_len);
+    if (s->listen_fd < 0) {
+        zp_err e = strstr(why, "already listening") ? ZP_E_EXISTS : ZP_E_IO;
+        zp__track_free(&s->track);
+        free(s);
+        return e;
+    }
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                              MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+                              MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_conns,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->idle_timeout_s,
+                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                              MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+                              MHD_OPTION_END);
+    if (!s->mhd) {
+        snprintf(why, why_len, "libmicrohttpd did not start on %s", s->bound);
+        close(s->listen_fd);
+        if (s->addr.is_unix)
+            unlink(s->addr.path);
+        zp__track_free(&s->track);
+        free(s);
+        return ZP_E_IO;
+    }
+    *out = s;
+    return ZP_OK;
+}
+
+const char *zp__srv_address(const zp__srv *s)
+{
+    return s->bound;
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    zp__srv_log(ctx, "%s", line);
+}
+
+void zp__srv_stop(zp__srv *s)
+{
+    if (!s)
+        return;
+    atomic_store(&s->draining, true);
+    /* No new connections from here on; the socket file goes at once so a
+     * new daemon may start while this one drains. */
+    int fd = MHD_quiesce_daemon(s->mhd);
+    if (fd >= 0)
+        close(fd);
+    if (s->addr.is_unix)
+        unlink(s->addr.path);
+    size_t cancelled = zp__track_drain(&s->track, s->eng, s->cfg.grace_s, log_line, s);
+    if (cancelled)
+        zp__srv_log(s, "cancelled %zu unfinished job(s) after the %.0f s grace period", cancelled,
+                    s->cfg.grace_s);
+    /* Every job is finished now; awaiters answer within one wait slice.
+     * Stopping libmicrohttpd aborts answers not yet sent, so first let the
+     * requests in progress finish (bounded: a client may stall). */
+    atomic_store(&s->closing, true);
+    for (int i = 0; i < 1000 && atomic_load(&s->active) > 0; i++)
+        usleep(10000);
+    if (atomic_load(&s->active) > 0)
+        zp__srv_log(s, "closing %llu request(s) still in progress",
+                    (unsigned long long)atomic_load(&s->active));
+    MHD_stop_daemon(s->mhd);
+    zp__track_free(&s->track);
+    free(s);
+}

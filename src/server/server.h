@@ -1,0 +1,208 @@
+/*
+ * The zkpipe daemon's HTTP layer (DESIGN.md §7): HTTP/1.1 + JSON over a unix
+ * socket or TCP, on libmicrohttpd with one thread per connection, in front
+ * of one zp_engine. Internal to the zkpipe executable (compiled only when
+ * libmicrohttpd and cJSON are present: ZP_HAVE_SERVER).
+ *
+ *   listen.c    parse "unix:///path" / "tcp://host:port", make the socket
+ *   http.c      connections, bearer token, body limits, dispatch, shutdown
+ *   route.c     the route table: path → handler, method check
+ *   api_jobs.c  POST /v1/jobs, GET and DELETE /v1/jobs/{id}
+ *   api_info.c  status, keys, preload/evict, metrics, healthz
+ *   reply.c     JSON replies and the zp_err → HTTP status mapping
+ *   track.c     ids of unfinished jobs, so shutdown can drain them
+ *
+ * Threads: libmicrohttpd runs each connection on its own thread, so a
+ * long-polling await blocks only its own connection; every engine call is
+ * thread-safe, and the server's own shared state (tracked jobs, counters)
+ * sits behind one mutex or in atomics.
+ */
+#ifndef ZP_SERVER_H
+#define ZP_SERVER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "zkpipe.h"
+
+/* ------------------------------------------------------------- config */
+
+typedef struct zp__srv_config {
+    const char *listen;     /* "unix:///path" or "tcp://host:port" (port 0: any) */
+    const char *token;      /* bearer token; NULL or "": none (unix only) */
+    uint64_t max_body;      /* bytes of a binary witness body */
+    uint64_t max_json;      /* bytes of any other body (JSON) */
+    unsigned max_conns;     /* connections at once (one thread each) */
+    unsigned idle_timeout_s;/* an idle connection is closed after this */
+    double max_wait_s;      /* ceiling of ?wait= on GET /v1/jobs/{id} */
+    double grace_s;         /* on stop: how long unfinished jobs may still run */
+    bool allow_witness_path;/* JSON submits may name a file on this host */
+    void (*log)(void *ctx, const char *line); /* NULL: stderr */
+    void *log_ctx;
+} zp__srv_config;
+
+#define ZP__SRV_MAX_BODY_DEFAULT ((uint64_t)1 << 30)  /* 1 GiB */
+#define ZP__SRV_MAX_JSON_DEFAULT ((uint64_t)1 << 20)  /* 1 MiB */
+
+void zp__srv_config_default(zp__srv_config *c);
+
+/* ------------------------------------------------------------- listen */
+
+typedef struct zp__listen_addr {
+    bool is_unix;
+    char path[108];         /* unix: socket path (sun_path limit) */
+    char host[256];         /* tcp */
+    char port[8];           /* tcp, "0" allowed */
+} zp__listen_addr;
+
+/* Parses "unix:///abs/path", "unix:relative" or "tcp://host:port" (IPv6
+ * hosts in brackets). false with a reason in why for anything else. */
+bool zp__listen_parse(zp__listen_addr *out, const char *spec, char *why, size_t why_len);
+
+/*
+ * Makes the listening socket. unix: refuses a path that exists and is not a
+ * socket, or a socket some process still accepts on; removes a stale socket
+ * (nobody listening); creates the new one readable and writable by its
+ * owner only (umask around bind, then chmod 0600). tcp: SO_REUSEADDR, the
+ * first address of host that binds. bound receives the address as it can be
+ * dialled (the resolved port for port 0). Returns the fd, or -1 with why.
+ */
+int zp__listen_open(const zp__listen_addr *a, char *bound, size_t bound_len, char *why,
+                    size_t why_len);
+
+/* ------------------------------------------------------------- server */
+
+typedef struct zp__srv zp__srv;
+
+/* Starts serving on its own threads. eng stays owned by the caller and must
+ * outlive zp__srv_stop. ZP_E_INVALID_ARG (bad address, TCP without token,
+ * ...), ZP_E_EXISTS (a daemon already listens on the socket), ZP_E_IO;
+ * why explains. */
+zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, char *why,
+                     size_t why_len);
+/* The address clients dial, e.g. "tcp://127.0.0.1:40123". */
+const char *zp__srv_address(const zp__srv *s);
+/*
+ * Graceful stop: stop accepting connections, refuse new jobs (503), let
+ * unfinished jobs run for up to cfg->grace_s, cancel the ones still
+ * unfinished (logged, and their awaiters see "cancelled"), answer the
+ * pending requests, close every connection, remove the unix socket. The
+ * engine is left open for the caller to close. NULL is fine.
+ */
+void zp__srv_stop(zp__srv *s);
+
+/* ------------------------------------------------ internal, shared */
+
+/* Ids of jobs submitted through this server and not yet seen finished. */
+typedef struct zp__track {
+    pthread_mutex_t mu;
+    char (*ids)[ZP_JOB_ID_MAX + 1];
+    size_t n, cap;
+} zp__track;
+
+zp_err zp__track_init(zp__track *t, size_t cap);
+void zp__track_free(zp__track *t);
+/* Remembers id (no duplicates); when full, first forgets the ids of jobs
+ * the engine says are finished or unknown. ZP_E_BUSY when still full. */
+zp_err zp__track_add(zp__track *t, zp_engine *eng, const char *id);
+/* Waits until every tracked job is finished or until deadline (engine
+ * clock free: CLOCK_MONOTONIC seconds); then cancels the unfinished ones.
+ * Logs one line per job through logf. Returns the number cancelled. */
+size_t zp__track_drain(zp__track *t, zp_engine *eng, double grace_s,
+                       void (*logf)(void *ctx, const char *line), void *ctx);
+
+struct zp__srv {
+    zp__srv_config cfg;
+    zp_engine *eng;
+    struct MHD_Daemon *mhd;
+    int listen_fd;
+    zp__listen_addr addr;
+    char bound[300];
+    char token_hdr[512];    /* "Bearer <token>", "" for none */
+    size_t token_hdr_len;
+    zp__track track;
+    atomic_bool draining;   /* refuse new jobs */
+    atomic_bool closing;    /* waiters return now */
+    atomic_uint_fast64_t requests, connections, open_conns;
+    atomic_uint_fast64_t active;   /* requests between first call and completion */
+    atomic_uint_fast64_t by_class[6];  /* responses 1xx..5xx, [0] unused */
+    atomic_uint_fast64_t rejected_auth, rejected_size;
+};
+
+/* One log line through cfg.log (or stderr), printf-style. */
+void zp__srv_log(const zp__srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A request as the route handlers see it. */
+typedef struct zp__srv_req {
+    zp__srv *srv;
+    const char *method;
+    const char *path;
+    const char *param;          /* the {id} or {name} of the route, or NULL */
+    const uint8_t *body;
+    size_t len;
+    bool body_binary;           /* Content-Type application/octet-stream */
+    /* The handler may take the body (then it frees it with free()) by
+     * setting *take_body to NULL; the witness then needs no copy. */
+    uint8_t **take_body;
+    void *conn;                 /* struct MHD_Connection * */
+} zp__srv_req;
+
+/* The value of query parameter name, or NULL. */
+const char *zp__srv_query(const zp__srv_req *r, const char *name);
+
+/* A reply: the handler fills it; http.c sends it. body is malloc'd. */
+typedef struct zp__srv_reply {
+    unsigned status;
+    const char *ctype;
+    char *body;
+    size_t len;
+    unsigned retry_after_s;     /* 0: no Retry-After header */
+} zp__srv_reply;
+
+/* An error reply {"error": code, "message": text}. */
+void zp__reply_error(zp__srv_reply *out, unsigned status, const char *code, const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
+/* The same for an engine error: status and code from the zp_err, message
+ * "<what>: <zp_strerror> (<ZP_E_NAME>)". */
+void zp__reply_zperr(zp__srv_reply *out, zp_err e, const char *what);
+/* A JSON reply; takes ownership of body (from cJSON_PrintUnformatted). NULL
+ * body: a 500 "out of memory" reply. */
+void zp__reply_json(zp__srv_reply *out, unsigned status, char *body);
+/* HTTP status for an engine error. */
+unsigned zp__http_status_of(zp_err e);
+
+/* Routes. A handler fills out; it may block (await). */
+typedef void (*zp__route_fn)(zp__srv_reply *out, const zp__srv_req *r);
+
+enum zp__body_kind { ZP__BODY_NONE, ZP__BODY_JSON, ZP__BODY_WITNESS };
+
+typedef struct zp__route_match {
+    zp__route_fn fn;
+    enum zp__body_kind body;
+    char param[ZP_JOB_ID_MAX + 1];
+    bool has_param;
+} zp__route_match;
+
+/* Looks up method and path. 0 on a match; otherwise the HTTP status to
+ * answer (404 unknown path, 405 known path with another method, 400 a bad
+ * {id} or {name}) with allow set to the methods of the path for a 405. */
+unsigned zp__route(zp__route_match *m, const char *method, const char *path,
+                   const char **allow);
+
+void zp__api_submit(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_job_get(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_job_cancel(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_status(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_keys(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_key_preload(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_key_evict(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_metrics(zp__srv_reply *out, const zp__srv_req *r);
+void zp__api_healthz(zp__srv_reply *out, const zp__srv_req *r);
+
+/* Monotonic seconds. */
+double zp__srv_now(void);
+
+#endif

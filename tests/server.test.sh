@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# End-to-end test of 'zkpipe serve' and its clients (submit, await, cancel,
+# status, request) on the CPU backend, over a unix socket in a temporary
+# folder and over TCP on 127.0.0.1 with an ephemeral port; nothing else is
+# reached. Needs only bash, coreutils, awk and the zkpipe binary (its own
+# 'zkpipe request' is the HTTP client, so curl is not needed). Every daemon
+# started here is killed on exit; every wait is bounded.
+#
+# usage: bash server.test.sh /path/to/zkpipe   (from tests/; exit 77: skipped)
+set -u
+Z=${1:?usage: server.test.sh /path/to/zkpipe}
+case $Z in /*) ;; *) Z=$PWD/$Z ;; esac
+cd "$(dirname "$0")"
+
+if "$Z" serve 2>&1 | grep -q "no daemon"; then
+  echo "this zkpipe was built without the daemon (libmicrohttpd, cJSON): skipped"
+  exit 77
+fi
+
+T=$(mktemp -d /tmp/zp_server_test.XXXXXX)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  [ -n "${KEEP:-}" ] || rm -rf "$T"; echo "T=$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+. ./server/lib.sh
+
+# ------------------------------------------------------------ daemon 1
+echo "== daemon on a unix socket"
+start_daemon d1 --listen "unix://$T/d1.sock" --workers 1 --max-body 64K --max-json 4K \
+  --key mul3=data/mul3.zkey --key syn=synth:porep:8 --key blk=synth:porep:10 ||
+  { cat "$T/d1.log"; exit 1; }
+D1=$DPID
+A=(--addr "unix://$T/d1.sock")
+
+check "socket mode is 0600" test "$(stat -c %a "$T/d1.sock")" = 600
+expect 200 "" GET /healthz
+
+# One proof through the upload path, with its public inputs.
+id=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns)
+check "submit prints an id" test -n "$id"
+"$Z" await "${A[@]}" "$id" -o "$T/p1.bin" --public "$T/pub1.json" --timeout 60 >/dev/null
+check "await writes a 192-byte proof" test "$(size_of "$T/p1.bin")" = 192
+check "public inputs match snarkjs' public.json" \
+  test "$(tr -d ' \n' <"$T/pub1.json")" = "$(tr -d ' \n' <data/public.json)"
+
+# The witness named by path (the daemon reads it).
+id=$("$Z" submit "${A[@]}" --key mul3 --witness-path "$PWD/data/mul3.wtns" --priority high)
+"$Z" await "${A[@]}" "$id" -o "$T/p2.bin" --timeout 60 >/dev/null
+check "witness by path" test "$(size_of "$T/p2.bin")" = 192
+
+# Several clients at once, each submitting and awaiting.
+cpids=()
+for i in 1 2 3 4 5 6; do
+  (
+    if [ $((i % 2)) = 0 ]; then
+      id=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id "conc$i")
+    else
+      id=$("$Z" submit "${A[@]}" --key syn --synth "$i" --partitions 2 --id "conc$i")
+    fi && "$Z" await "${A[@]}" "$id" -o "$T/conc$i.bin" --timeout 60 >/dev/null
+  ) &
+  cpids+=($!)
+done
+conc_ok=1
+for p in "${cpids[@]}"; do wait "$p" || conc_ok=0; done
+for i in 1 2 3 4 5 6; do
+  want=$((i % 2 == 0 ? 192 : 384))
+  [ "$(size_of "$T/conc$i.bin")" = "$want" ] || conc_ok=0
+done
+check "6 concurrent clients submit and await" test $conc_ok = 1
+
+# The same id twice is the same job; with another request it is a conflict.
+before=$(jget "$(rq GET /v1/status)" jobs_submitted)
+id1=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id dup-1)
+id2=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id dup-1)
+after=$(jget "$(rq GET /v1/status)" jobs_submitted)
+check "same id twice: same job, submitted once" \
+  test "$id1/$id2/$((after - before))" = "dup-1/dup-1/1"
+expect 409 conflict POST /v1/jobs --data '{"id":"dup-1","key":"syn","synth_seed":9}'
+
+# Priority: with one worker busy on a critical job, a high job submitted
+# after a low one still starts first.
+"$Z" submit "${A[@]}" --key blk --synth 1 --partitions 8 --priority critical --id pri-blk >/dev/null
+"$Z" submit "${A[@]}" --key syn --synth 2 --priority low --id pri-low >/dev/null
+"$Z" submit "${A[@]}" --key syn --synth 3 --priority high --id pri-high >/dev/null
+b=$(rq GET /v1/jobs/pri-blk)
+pending=$((8 - $(jget "$b" partitions_done) - $(jget "$b" partitions_running)))
+check "blocker still had queued partitions when both were submitted" test "$pending" -gt 0
+for j in pri-blk pri-low pri-high; do "$Z" await "${A[@]}" "$j" --timeout 60 >/dev/null; done
+s_low=$(jget "$(rq GET /v1/jobs/pri-low)" started_s)
+s_high=$(jget "$(rq GET /v1/jobs/pri-high)" started_s)
+check "high started before low ($s_high < $s_low)" awk "BEGIN { exit !($s_high < $s_low) }"
+
+# Cancel: a queued job and a running one.
+"$Z" submit "${A[@]}" --key blk --synth 4 --partitions 8 --priority critical --id can-run >/dev/null
+"$Z" submit "${A[@]}" --key syn --synth 5 --priority low --id can-queued >/dev/null
+check "cancel a queued job" test "$("$Z" cancel "${A[@]}" can-queued)" = "can-queued: cancelled"
+"$Z" await "${A[@]}" can-queued --timeout 30 >/dev/null 2>"$T/aw.err"
+check "await of a cancelled job fails and says so" test $? = 1 -a -n "$(grep cancelled "$T/aw.err")"
+check "cancel a running job" test "$("$Z" cancel "${A[@]}" can-run)" = "can-run: cancelled"
+expect 404 unknown_job DELETE /v1/jobs/no-such-job
+
+# Malformed requests: 4xx with a JSON error, and the daemon stays healthy.
+printf 'x%.0s' $(seq 1 5000) >"$T/big.json"
+head -c 100000 /dev/zero >"$T/big.bin"
+head -c 100 /dev/urandom >"$T/junk.wtns"
+expect 400 bad_json POST /v1/jobs --data '{"key": "mul3", '
+expect 400 bad_json POST /v1/jobs --data '{"key":"mul3","synth_seed":1} trailing'
+expect 400 bad_request POST /v1/jobs --data '[1,2]'
+expect 400 bad_request POST /v1/jobs --data '{"key":"mul3","witnes":"x"}'
+expect 400 bad_request POST /v1/jobs --data '{"key":"mul3","synth_seed":1,"priority":"urgent"}'
+expect 400 bad_request POST /v1/jobs --data '{"key":"mul3","synth_seed":1,"partitions":0}'
+expect 413 payload_too_large POST /v1/jobs --data-file "$T/big.json" --type application/json
+expect 413 payload_too_large POST "/v1/jobs?key=mul3" --data-file "$T/big.bin"
+expect 413 payload_too_large POST "/v1/jobs?key=mul3" --data-file "$T/big.bin" --chunked
+expect 404 unknown_key POST "/v1/jobs?key=nokey" --data-file data/mul3.wtns
+expect 404 unknown_key POST /v1/jobs --data '{"key":"nokey","witness":"/x.wtns"}'
+expect 422 witness_length POST "/v1/jobs?key=mul3" --data-file interop/fixtures/multiplier/w.wtns
+expect 400 bad_witness POST "/v1/jobs?key=mul3" --data-file "$T/junk.wtns"
+expect 400 witness_unreadable POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$T/none.wtns\"}"
+expect 415 unsupported_media_type POST /v1/jobs --data 'a=b' --type text/plain
+expect 404 unknown_job GET /v1/jobs/no-such-job
+expect 400 bad_request GET "/v1/jobs/a!b"
+expect 400 bad_request GET "/v1/jobs/conc2?wait=soon"
+expect 405 method_not_allowed PUT /v1/jobs --data '{}'
+expect 405 method_not_allowed DELETE /v1/status
+expect 404 not_found GET /v2/everything
+expect 404 unknown_key POST /v1/keys/nokey/preload
+
+# Keys, status, metrics.
+expect 200 "" POST /v1/keys/syn/evict
+check "evicted key is unloaded" test "$(key_tier "$(rq GET /v1/keys)" syn)" = unloaded
+expect 200 "" POST /v1/keys/syn/preload
+check "preloaded key is loaded" test "$(key_tier "$(rq GET /v1/keys)" syn)" = host
+check "status prints workers and keys" sh -c "\"$Z\" status --addr unix://$T/d1.sock | grep -q '^workers' && \"$Z\" status --addr unix://$T/d1.sock | grep -q 'mul3'"
+rq GET /metrics >"$T/metrics.txt"
+check "/metrics parses as Prometheus text" prom_check "$T/metrics.txt"
+check "/metrics has engine and http series" \
+  sh -c "grep -q '^zkpipe_proofs_verified_total ' '$T/metrics.txt' && grep -q '^zkpipe_http_requests_total ' '$T/metrics.txt'"
+
+# SIGTERM with jobs in flight and clients waiting: all finish, exit 0.
+"$Z" submit "${A[@]}" --key blk --synth 6 --partitions 6 --priority critical --id term-1 >/dev/null
+"$Z" submit "${A[@]}" --key syn --synth 7 --id term-2 >/dev/null
+"$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id term-3 >/dev/null
+apids=()
+for j in term-1 term-2 term-3; do
+  "$Z" await "${A[@]}" "$j" -o "$T/$j.bin" --timeout 60 >/dev/null 2>"$T/$j.err" &
+  apids+=($!)
+done
+wait_requests 3
+kill -TERM "$D1"
+wait_exit "$D1" 60
+check "SIGTERM with jobs in flight: exit 0" test "$EXIT_RC" = 0
+aw_ok=1
+for p in "${apids[@]}"; do wait "$p" || aw_ok=0; done
+check "waiting clients got their proofs" \
+  test "$aw_ok/$(size_of "$T/term-1.bin")/$(size_of "$T/term-3.bin")" = "1/1152/192"
+check "the log names each drained job" \
+  test "$(grep -c 'job term-[123]: done before shutdown' "$T/d1.log")" = 3
+check "socket removed on exit" test ! -e "$T/d1.sock"
+
+# ------------------------------------------------------------ daemon 2
+echo "== SIGTERM with no grace: unfinished jobs are cancelled explicitly"
+start_daemon d2 --listen "unix://$T/d2.sock" --workers 1 --grace 0 \
+  --key blk=synth:porep:10 --key syn=synth:porep:8 || { cat "$T/d2.log"; exit 1; }
+D2=$DPID
+A=(--addr "unix://$T/d2.sock")
+"$Z" submit "${A[@]}" --key blk --synth 1 --partitions 8 --priority critical --id g-run >/dev/null
+"$Z" submit "${A[@]}" --key syn --synth 2 --priority low --id g-queued >/dev/null
+"$Z" await "${A[@]}" g-queued --timeout 60 >/dev/null 2>"$T/g.err" &
+gpid=$!
+wait_requests 1
+kill -TERM "$D2"
+wait_exit "$D2" 60
+check "SIGTERM, grace 0: exit 0" test "$EXIT_RC" = 0
+wait "$gpid"
+check "the waiting client is told 'cancelled'" test $? = 1 -a -n "$(grep cancelled "$T/g.err")"
+check "the log names the cancelled jobs" \
+  test "$(grep -c 'job g-[a-z]*: cancelled at shutdown' "$T/d2.log")" = 2
+
+# ------------------------------------------------------------ daemon 3
+echo "== TCP with a bearer token"
+"$Z" serve --listen tcp://127.0.0.1:0 --key mul3=data/mul3.zkey >"$T/notok.log" 2>&1 &
+nt=$!
+PIDS+=($nt)
+wait_exit "$nt" 20
+check "TCP without a token refuses to start" \
+  test "$EXIT_RC" = 2 -a -n "$(grep -i 'without --token' "$T/notok.log")"
+printf 's3cret-token\n' >"$T/token"
+start_daemon d3 --listen tcp://127.0.0.1:0 --token-file "$T/token" --key mul3=data/mul3.zkey ||
+  { cat "$T/d3.log"; exit 1; }
+D3=$DPID
+port=$(sed -n 's|.*listening on tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3.log")
+A=(--addr "http://127.0.0.1:$port")
+TOKEN=(--token-file "$T/token")
+GOOD_TOKEN=("${TOKEN[@]}")
+expect 200 "" GET /healthz
+TOKEN=()
+expect 401 unauthorized GET /healthz
+TOKEN=(--token s3cret-tokeN)
+expect 401 unauthorized GET /v1/status
+TOKEN=(--token s3cret-token-and-more)
+expect 401 unauthorized POST "/v1/jobs?key=mul3" --data-file data/mul3.wtns
+TOKEN=(--token s3cret-token)
+expect 403 forbidden POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$PWD/data/mul3.wtns\"}"
+id=$("$Z" submit "${A[@]}" "${TOKEN[@]}" --key mul3 --witness data/mul3.wtns)
+"$Z" await "${A[@]}" "${TOKEN[@]}" "$id" -o "$T/tcp.bin" --timeout 60 >/dev/null
+check "prove over TCP with the token" test "$(size_of "$T/tcp.bin")" = 192
+check "auth refusals are counted" \
+  test "$(rq GET /metrics | sed -n 's/^zkpipe_http_rejected_total{reason="auth"} //p')" = 3
+kill -TERM "$D3"
+wait_exit "$D3" 30
+check "TCP daemon: SIGTERM exit 0" test "$EXIT_RC" = 0
+TOKEN=()
+GOOD_TOKEN=()
+
+# ------------------------------------------------------------ sockets
+echo "== stale and foreign socket files"
+start_daemon d4 --listen "unix://$T/s.sock" --key mul3=data/mul3.zkey || exit 1
+kill -9 "$DPID"
+wait_exit "$DPID" 10
+check "a killed daemon leaves its socket behind" test -S "$T/s.sock"
+start_daemon d5 --listen "unix://$T/s.sock" --key mul3=data/mul3.zkey
+check "a stale socket is replaced" test $? = 0
+D5=$DPID
+"$Z" serve --listen "unix://$T/s.sock" --key mul3=data/mul3.zkey >"$T/d6.log" 2>&1 &
+d6=$!
+PIDS+=($d6)
+wait_exit "$d6" 20
+check "a live daemon's socket is not taken over" \
+  test "$EXIT_RC" = 1 -a -n "$(grep 'already listening' "$T/d6.log")"
+A=(--addr "unix://$T/s.sock")
+expect 200 "" GET /healthz
+kill -TERM "$D5"
+wait_exit "$D5" 30
+: >"$T/plain"
+"$Z" serve --listen "unix://$T/plain" --key mul3=data/mul3.zkey >"$T/d7.log" 2>&1 &
+d7=$!
+PIDS+=($d7)
+wait_exit "$d7" 20
+check "a regular file is never replaced" \
+  test "$EXIT_RC" = 1 -a -f "$T/plain" -a -n "$(grep 'not a socket' "$T/d7.log")"
+
+if [ "$fails" != 0 ]; then
+  for f in "$T"/*.log; do echo "--- $f"; tail -20 "$f"; done
+fi
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]

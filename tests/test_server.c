@@ -1,0 +1,497 @@
+/*
+ * The daemon's pieces that need neither libmicrohttpd nor an engine: the
+ * base64/hex codecs (against a bit-by-bit twin), the route table, listen
+ * address parsing and unix socket hygiene, client address parsing, and the
+ * HTTP client against a scripted fake server on a unix socket. The daemon
+ * itself is exercised end to end by server.test.sh.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "check.h"
+
+/* The units under test are internal to the zkpipe executable, so they are
+ * compiled into this program directly. */
+#include "cli/client_codec.c"
+#include "cli/client_http.c"
+#include "server/listen.c"
+#include "server/route.c"
+
+/* ------------------------------------------------------- route stubs */
+
+static const char *called;
+#define STUB(name)                                                        \
+    void zp__api_##name(zp__srv_reply *out, const zp__srv_req *r)         \
+    {                                                                     \
+        (void)out, (void)r;                                               \
+        called = #name;                                                   \
+    }
+STUB(submit)
+STUB(job_get)
+STUB(job_cancel)
+STUB(status)
+STUB(keys)
+STUB(key_preload)
+STUB(key_evict)
+STUB(metrics)
+STUB(healthz)
+
+/* ------------------------------------------------------- codecs */
+
+/* The twin: one bit at a time. */
+static void b64_ref(char *out, const uint8_t *in, size_t n)
+{
+    size_t bits = 8 * n, o = 0;
+    for (size_t b = 0; b < bits; b += 6) {
+        unsigned v = 0;
+        for (size_t k = 0; k < 6; k++) {
+            size_t at = b + k;
+            unsigned bit = at < bits ? (in[at / 8] >> (7 - at % 8)) & 1 : 0;
+            v = v << 1 | bit;
+        }
+        out[o++] = b64[v];
+    }
+    while (o % 4)
+        out[o++] = '=';
+    out[o] = 0;
+}
+
+static void test_b64_vectors(void)
+{
+    /* RFC 4648 §10 */
+    static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (int i = 0; i < 7; i++) {
+        char out[16];
+        uint8_t back[16];
+        size_t n = 99;
+        zp__b64_encode(out, (const uint8_t *)plain[i], strlen(plain[i]));
+        CHECK(strcmp(out, enc[i]) == 0);
+        CHECK_EQ_INT(zp__b64_len(strlen(plain[i])), strlen(enc[i]));
+        CHECK(zp__b64_decode(back, &n, enc[i], strlen(enc[i])));
+        CHECK_EQ_INT(n, strlen(plain[i]));
+        CHECK_MEM(back, plain[i], n);
+    }
+}
+
+static void test_b64_random(void)
+{
+    uint8_t in[300] = {0}, back[300];
+    char a[401], b[401];
+    for (size_t n = 0; n <= 300; n++) {
+        for (size_t i = 0; i < n; i++)
+            in[i] = (uint8_t)check_rand64();
+        if (n % 7 == 0)
+            memset(in, 0xff, n); /* an edge: all ones */
+        zp__b64_encode(a, in, n);
+        b64_ref(b, in, n);
+        CHECK(strcmp(a, b) == 0);
+        size_t m = 0;
+        CHECK(zp__b64_decode(back, &m, a, strlen(a)));
+        CHECK_EQ_INT(m, n);
+        CHECK_MEM(back, in, n);
+    }
+}
+
+static void test_b64_rejects(void)
+{
+    uint8_t out[16];
+    size_t n;
+    CHECK(!zp__b64_decode(out, &n, "Zg=", 3));          /* length */
+    CHECK(!zp__b64_decode(out, &n, "Zg==Zg==", 8));     /* padding inside */
+    CHECK(!zp__b64_decode(out, &n, "Zh==", 4));         /* stray low bits */
+    CHECK(!zp__b64_decode(out, &n, "Zm9=", 4));         /* stray low bits */
+    CHECK(!zp__b64_decode(out, &n, "Zm 9", 4));         /* space */
+    CHECK(!zp__b64_decode(out, &n, "Z===", 4));         /* three pads */
+    CHECK(!zp__b64_decode(out, &n, "Zm-v", 4));         /* url alphabet */
+    CHECK(zp__b64_decode(out, &n, "+/+/", 4) && n == 3);
+}
+
+static void test_hex(void)
+{
+    uint8_t in[64], back[64];
+    char h[129];
+    for (size_t i = 0; i < 64; i++)
+        in[i] = (uint8_t)(i * 37 + 5);
+    zp__hex_encode(h, in, 64);
+    CHECK_EQ_INT(strlen(h), 128);
+    CHECK(zp__hex_decode(back, h, 128));
+    CHECK_MEM(back, in, 64);
+    CHECK(zp__hex_decode(back, "ABff", 4) && back[0] == 0xab && back[1] == 0xff);
+    CHECK(!zp__hex_decode(back, "abc", 3));
+    CHECK(!zp__hex_decode(back, "0g", 2));
+}
+
+/* The twin: long division by 10 of a big-endian byte string. */
+static void dec_ref(char *out, const uint8_t le[32])
+{
+    uint8_t be[32];
+    char rev[100];
+    int n = 0;
+    for (int i = 0; i < 32; i++)
+        be[i] = le[31 - i];
+    for (;;) {
+        unsigned rem = 0;
+        bool any = false;
+        for (int i = 0; i < 32; i++) {
+            unsigned cur = rem << 8 | be[i];
+            be[i] = (uint8_t)(cur / 10);
+            rem = cur % 10;
+            any |= be[i] != 0;
+        }
+        rev[n++] = (char)('0' + rem);
+        if (!any)
+            break;
+    }
+    for (int i = 0; i < n; i++)
+        out[i] = rev[n - 1 - i];
+    out[n] = 0;
+}
+
+static void test_u256_dec(void)
+{
+    static const struct {
+        int bit; /* a single set bit; -1 for zero */
+        const char *dec;
+    } pow2[] = {{-1, "0"}, {0, "1"}, {64, "18446744073709551616"},
+                {255, "57896044618658097711785492504343953926634992332820282019728792003956564819968"}};
+    uint8_t v[32];
+    char d[ZP__U256_DEC_MAX], r[100];
+    for (size_t i = 0; i < sizeof pow2 / sizeof pow2[0]; i++) {
+        memset(v, 0, 32);
+        if (pow2[i].bit >= 0)
+            v[pow2[i].bit / 8] = (uint8_t)(1u << (pow2[i].bit % 8));
+        zp__u256_le_to_dec(d, v);
+        CHECK(strcmp(d, pow2[i].dec) == 0);
+    }
+    memset(v, 0xff, 32);
+    zp__u256_le_to_dec(d, v);
+    CHECK(!strcmp(d, "115792089237316195423570985008687907853269984665640564039457584007913129639935"));
+    /* 10^19 exactly: the base of the fast path's division. */
+    memset(v, 0, 32);
+    uint64_t ten19 = 10000000000000000000ULL;
+    for (int b = 0; b < 8; b++)
+        v[b] = (uint8_t)(ten19 >> (8 * b));
+    zp__u256_le_to_dec(d, v);
+    CHECK(!strcmp(d, "10000000000000000000"));
+    for (int t = 0; t < 2000; t++) {
+        int len = t % 33; /* values of every byte length */
+        memset(v, 0, 32);
+        for (int i = 0; i < len; i++)
+            v[i] = (uint8_t)check_rand64();
+        zp__u256_le_to_dec(d, v);
+        dec_ref(r, v);
+        CHECK(strcmp(d, r) == 0);
+    }
+}
+
+/* ------------------------------------------------------- routes */
+
+static unsigned route(const char *method, const char *path, const char **allow, zp__route_match *m)
+{
+    called = NULL;
+    unsigned st = zp__route(m, method, path, allow);
+    if (st == 0)
+        m->fn(NULL, NULL);
+    return st;
+}
+
+static void test_routes(void)
+{
+    static const struct {
+        const char *method, *path, *fn;
+    } ok[] = {
+        {"GET", "/healthz", "healthz"},
+        {"HEAD", "/healthz", "healthz"},
+        {"GET", "/metrics", "metrics"},
+        {"GET", "/v1/status", "status"},
+        {"GET", "/v1/keys", "keys"},
+        {"POST", "/v1/jobs", "submit"},
+        {"GET", "/v1/jobs/abc", "job_get"},
+        {"DELETE", "/v1/jobs/a.b_c-d:e", "job_cancel"},
+        {"POST", "/v1/keys/porep/preload", "key_preload"},
+        {"POST", "/v1/keys/porep-32g.v1/evict", "key_evict"},
+    };
+    const char *allow;
+    zp__route_match m;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        CHECK_EQ_INT(route(ok[i].method, ok[i].path, &allow, &m), 0);
+        CHECK(called && strcmp(called, ok[i].fn) == 0);
+    }
+    CHECK_EQ_INT(route("GET", "/v1/jobs/j1", &allow, &m), 0);
+    CHECK(m.has_param && strcmp(m.param, "j1") == 0);
+    CHECK_EQ_INT(m.body, ZP__BODY_NONE);
+    CHECK_EQ_INT(route("POST", "/v1/jobs", &allow, &m), 0);
+    CHECK_EQ_INT(m.body, ZP__BODY_WITNESS);
+
+    CHECK_EQ_INT(route("GET", "/", &allow, &m), 404);
+    CHECK_EQ_INT(route("GET", "/v1/jobs/", &allow, &m), 400);     /* empty id */
+    CHECK_EQ_INT(route("GET", "/v1/jobs/a/b", &allow, &m), 404);  /* two segments */
+    CHECK_EQ_INT(route("GET", "/v1/status/", &allow, &m), 404);
+    CHECK_EQ_INT(route("GET", "/v1/jobs/a%20b", &allow, &m), 400);
+    CHECK_EQ_INT(route("POST", "/v1/keys/a:b/preload", &allow, &m), 400); /* ':' only in job ids */
+    CHECK_EQ_INT(route("PUT", "/v1/jobs", &allow, &m), 405);
+    CHECK(allow && strcmp(allow, "POST") == 0);
+    CHECK_EQ_INT(route("POST", "/v1/jobs/x", &allow, &m), 405);
+    CHECK(allow && strstr(allow, "DELETE"));
+    CHECK_EQ_INT(route("GET", "/v1/jobs", &allow, &m), 405);
+    CHECK_EQ_INT(route("DELETE", "/healthz", &allow, &m), 405);
+
+    char id[80];
+    memset(id, 'a', sizeof id);
+    strcpy(id, "/v1/jobs/");
+    memset(id + 9, 'x', 64);
+    id[9 + 64] = 0;
+    CHECK_EQ_INT(route("GET", id, &allow, &m), 0);
+    id[9 + 64] = 'x';
+    id[9 + 65] = 0;
+    CHECK_EQ_INT(route("GET", id, &allow, &m), 400);
+}
+
+/* ------------------------------------------------------- addresses */
+
+static void test_listen_parse(void)
+{
+    zp__listen_addr a;
+    char why[256];
+    CHECK(zp__listen_parse(&a, "unix:///tmp/z.sock", why, sizeof why) && a.is_unix &&
+          !strcmp(a.path, "/tmp/z.sock"));
+    CHECK(zp__listen_parse(&a, "unix:rel.sock", why, sizeof why) && a.is_unix && !strcmp(a.path, "rel.sock"));
+    CHECK(zp__listen_parse(&a, "tcp://127.0.0.1:0", why, sizeof why) && !a.is_unix &&
+          !strcmp(a.host, "127.0.0.1") && !strcmp(a.port, "0"));
+    CHECK(zp__listen_parse(&a, "tcp://[::1]:8080", why, sizeof why) && !strcmp(a.host, "::1") &&
+          !strcmp(a.port, "8080"));
+    CHECK(zp__listen_parse(&a, "tcp://localhost:65535", why, sizeof why));
+    static const char *const bad[] = {"", "http://x:1", "tcp://x", "tcp://:80", "tcp://x:", "tcp://x:65536",
+                                      "tcp://x:8a", "tcp://::1:80", "tcp://[::1]80", "unix://", "/tmp/z.sock"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = 0;
+        CHECK(!zp__listen_parse(&a, bad[i], why, sizeof why));
+        CHECK(why[0] != 0);
+    }
+    char longp[200] = "unix:///";
+    memset(longp + 8, 'p', 120);
+    longp[128] = 0;
+    CHECK(!zp__listen_parse(&a, longp, why, sizeof why));
+}
+
+static void test_client_addr(void)
+{
+    zp__cli_addr a;
+    char why[256];
+    CHECK(zp__cli_addr_parse(&a, "unix:///run/z.sock", why, sizeof why) && a.is_unix &&
+          !strcmp(a.path, "/run/z.sock"));
+    CHECK(zp__cli_addr_parse(&a, "http://127.0.0.1:8080", why, sizeof why) && !a.is_unix &&
+          !strcmp(a.host, "127.0.0.1") && !strcmp(a.port, "8080"));
+    CHECK(zp__cli_addr_parse(&a, "http://[::1]:9/", why, sizeof why) && !strcmp(a.host, "::1") &&
+          !strcmp(a.port, "9"));
+    CHECK(zp__cli_addr_parse(&a, "tcp://h:1", why, sizeof why));
+    CHECK(!zp__cli_addr_parse(&a, "http://h", why, sizeof why));
+    CHECK(!zp__cli_addr_parse(&a, "ftp://h:1", why, sizeof why));
+    CHECK(!zp__cli_addr_parse(&a, "unix://", why, sizeof why));
+}
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+    strcpy(tmpdir, "/tmp/zp_test_server_XXXXXX");
+    CHECK(mkdtemp(tmpdir) != NULL);
+}
+
+static void test_unix_socket(void)
+{
+    zp__listen_addr a;
+    char why[256], bound[300];
+    snprintf(a.path, sizeof a.path, "%s/d.sock", tmpdir);
+    char spec[200];
+    snprintf(spec, sizeof spec, "unix://%s", a.path);
+    CHECK(zp__listen_parse(&a, spec, why, sizeof why));
+
+    int fd = zp__listen_open(&a, bound, sizeof bound, why, sizeof why);
+    CHECK(fd >= 0);
+    CHECK(strcmp(bound, spec) == 0);
+    struct stat st;
+    CHECK(stat(a.path, &st) == 0 && S_ISSOCK(st.st_mode));
+    CHECK_EQ_INT(st.st_mode & 0777, 0600);
+
+    /* A live daemon on the path: the second one must not steal it. */
+    int fd2 = zp__listen_open(&a, bound, sizeof bound, why, sizeof why);
+    CHECK(fd2 < 0);
+    CHECK(strstr(why, "already listening") != NULL);
+    CHECK(stat(a.path, &st) == 0);
+
+    /* The first one dies without unlinking: the file is stale, reused. */
+    close(fd);
+    fd2 = zp__listen_open(&a, bound, sizeof bound, why, sizeof why);
+    CHECK(fd2 >= 0);
+    close(fd2);
+    unlink(a.path);
+
+    /* A regular file is never replaced. */
+    FILE *f = fopen(a.path, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    CHECK(zp__listen_open(&a, bound, sizeof bound, why, sizeof why) < 0);
+    CHECK(strstr(why, "not a socket") != NULL);
+    CHECK(stat(a.path, &st) == 0 && S_ISREG(st.st_mode));
+    unlink(a.path);
+}
+
+static void test_tcp_ephemeral(void)
+{
+    zp__listen_addr a;
+    char why[256], bound[300];
+    CHECK(zp__listen_parse(&a, "tcp://127.0.0.1:0", why, sizeof why));
+    int fd = zp__listen_open(&a, bound, sizeof bound, why, sizeof why);
+    CHECK(fd >= 0);
+    CHECK(strncmp(bound, "tcp://127.0.0.1:", 16) == 0 && atoi(bound + 16) > 0);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* ------------------------------------------------------- HTTP client */
+
+/* A fake server: accepts one connection, reads the request head (and, when
+ * told, a body of the declared length), records the head, sends canned
+ * bytes and closes. */
+struct fake {
+    int lfd;
+    const char *first;      /* sent right after the head */
+    const char *second;     /* sent after reading the body (NULL: none) */
+    size_t body_len;        /* body bytes to read before second */
+    char head[4096];
+    char body[256];
+};
+
+static size_t read_head_raw(int fd, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (n + 1 < cap) {
+        ssize_t k = recv(fd, out + n, 1, 0);
+        if (k <= 0)
+            break;
+        n++;
+        if (n >= 4 && !memcmp(out + n - 4, "\r\n\r\n", 4))
+            break;
+    }
+    out[n] = 0;
+    return n;
+}
+
+static void *fake_main(void *arg)
+{
+    struct fake *f = arg;
+    int c = accept(f->lfd, NULL, NULL);
+    if (c < 0)
+        return NULL;
+    read_head_raw(c, f->head, sizeof f->head);
+    send(c, f->first, strlen(f->first), MSG_NOSIGNAL);
+    if (f->second) {
+        size_t got = 0;
+        while (got < f->body_len) {
+            ssize_t k = recv(c, f->body + got, f->body_len - got, 0);
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        send(c, f->second, strlen(f->second), MSG_NOSIGNAL);
+    }
+    close(c);
+    return NULL;
+}
+
+static bool fake_call(struct fake *f, zp__http_resp *r, const char *method, const char *target,
+                      const zp__http_body *body, size_t max)
+{
+    zp__listen_addr la;
+    char spec[200], why[256], bound[300];
+    snprintf(spec, sizeof spec, "unix://%s/fake.sock", tmpdir);
+    zp__listen_parse(&la, spec, why, sizeof why);
+    f->lfd = zp__listen_open(&la, bound, sizeof bound, why, sizeof why);
+    CHECK(f->lfd >= 0);
+    pthread_t t;
+    pthread_create(&t, NULL, fake_main, f);
+    zp__cli_addr a;
+    CHECK(zp__cli_addr_parse(&a, spec, why, sizeof why));
+    bool ok = zp__http_do(r, &a, "s3cret", method, target, body, 5, max, why, sizeof why);
+    pthread_join(t, NULL);
+    close(f->lfd);
+    unlink(la.path);
+    return ok;
+}
+
+static void test_http_client(void)
+{
+    zp__http_resp r;
+    struct fake f = {.first = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}"};
+    CHECK(fake_call(&f, &r, "GET", "/v1/jobs/x?wait=1.5", NULL, 1000));
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.len == 7 && !strcmp(r.body, "{\"a\":1}"));
+    CHECK(!strcmp(r.ctype, "application/json"));
+    CHECK(!strncmp(f.head, "GET /v1/jobs/x?wait=1.5 HTTP/1.1\r\n", 34));
+    CHECK(strstr(f.head, "\r\nAuthorization: Bearer s3cret\r\n") != NULL);
+    zp__http_resp_free(&r);
+
+    struct fake g = {.first = "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              "3\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n"};
+    CHECK(fake_call(&g, &r, "GET", "/x", NULL, 1000));
+    CHECK_EQ_INT(r.status, 404);
+    CHECK(r.len == 19 && !strcmp(r.body, "abc0123456789abcdef"));
+    zp__http_resp_free(&r);
+
+    struct fake h = {.first = "HTTP/1.0 200 OK\r\n\r\nuntil close"};
+    CHECK(fake_call(&h, &r, "GET", "/x", NULL, 1000));
+    CHECK(r.status == 200 && !strcmp(r.body, "until close"));
+    zp__http_resp_free(&r);
+
+    /* 100-continue, then the body, then the answer. */
+    zp__http_body body = {.data = "{\"k\":2}", .len = 7, .fd = -1, .ctype = "application/json"};
+    struct fake c = {.first = "HTTP/1.1 100 Continue\r\n\r\n", .body_len = 7,
+                     .second = "HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\n\r\nok"};
+    CHECK(fake_call(&c, &r, "POST", "/v1/jobs", &body, 1000));
+    CHECK(r.status == 202 && !strcmp(r.body, "ok"));
+    CHECK(!memcmp(c.body, "{\"k\":2}", 7));
+    CHECK(strstr(c.head, "Content-Length: 7\r\n") && strstr(c.head, "Expect: 100-continue\r\n"));
+    zp__http_resp_free(&r);
+
+    /* An early refusal: the body is never sent. */
+    struct fake e = {.first = "HTTP/1.1 413 Content Too Large\r\nContent-Length: 3\r\n\r\nbig"};
+    CHECK(fake_call(&e, &r, "POST", "/v1/jobs", &body, 1000));
+    CHECK(r.status == 413 && !strcmp(r.body, "big"));
+    zp__http_resp_free(&r);
+
+    /* Bounded: an answer over max fails; so does garbage. */
+    struct fake big = {.first = "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n"};
+    CHECK(!fake_call(&big, &r, "GET", "/x", NULL, 1000));
+    CHECK_EQ_INT(r.status, 0);
+    struct fake junk = {.first = "SSH-2.0-OpenSSH\r\n\r\n"};
+    CHECK(!fake_call(&junk, &r, "GET", "/x", NULL, 1000));
+    struct fake cut = {.first = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"};
+    CHECK(!fake_call(&cut, &r, "GET", "/x", NULL, 1000));
+}
+
+int main(void)
+{
+    make_tmpdir();
+    RUN(test_b64_vectors);
+    RUN(test_b64_random);
+    RUN(test_b64_rejects);
+    RUN(test_hex);
+    RUN(test_u256_dec);
+    RUN(test_routes);
+    RUN(test_listen_parse);
+    RUN(test_client_addr);
+    RUN(test_unix_socket);
+    RUN(test_tcp_ephemeral);
+    RUN(test_http_client);
+    rmdir(tmpdir);
+    return FINISH();
+}
