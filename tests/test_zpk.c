@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "groth16/groth16.h"
 #include "io/bellperson.h"
 #include "io/zpk.h"
 #include "r1cs/synth.h"
@@ -197,6 +198,37 @@ static void test_roundtrip_params(void)
     roundtrip(&pk, "porep9");
     zp__pk_free(&pk);
     zp__r1cs_free(&cs);
+}
+
+/* A key used straight from the mapping proves exactly what the key it
+ * was saved from proves (same r, s), and the proof verifies. */
+static void test_prove_from_mapping(void)
+{
+    zp__pk pk, mapped;
+    CHECK_EQ_INT(zp__zkey_load(&pk, "data/mul3.zkey", NULL), ZP_OK);
+    char path[128];
+    snprintf(path, sizeof path, "%s/prove.zpk", dir);
+    CHECK_EQ_INT(zp__zpk_save(path, &pk, 1, NULL), ZP_OK);
+    CHECK_EQ_INT(zp__zpk_load(&mapped, path, 0, 1, NULL), ZP_OK);
+    zp_fr *w = NULL;
+    uint64_t n = 0;
+    CHECK_EQ_INT(zp__wtns_load(&w, &n, "data/mul3.wtns", pk.n_vars, NULL), ZP_OK);
+    zp__prove_opts o;
+    zp__prove_opts_default(&o);
+    zp_fr r, s;
+    zp_fr_from_u64(&r, 12345);
+    zp_fr_from_u64(&s, 67890);
+    o.r = &r;
+    o.s = &s;
+    zp__proof p1, p2;
+    zp__ioerr why = {{0}};
+    CHECK_EQ_INT(zp__prove(&p1, &pk, w, n, &o, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__prove(&p2, &mapped, w, n, &o, NULL, &why), ZP_OK);
+    CHECK_MEM(&p1, &p2, sizeof p1);
+    CHECK_EQ_INT(zp__verify(&mapped.vk, w + 1, mapped.n_public, &p2), ZP_OK);
+    free(w);
+    zp__pk_free(&mapped);
+    zp__pk_free(&pk);
 }
 
 /* ---------------------------------------------------------- corruption */
@@ -460,6 +492,7 @@ int main(void)
     RUN(test_hash);
     RUN(test_roundtrip_zkey);
     RUN(test_roundtrip_params);
+    RUN(test_prove_from_mapping);
     RUN(test_corrupt_sections);
     RUN(test_truncated);
     RUN(test_absurd_header);
