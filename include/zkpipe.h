@@ -453,8 +453,10 @@ typedef struct zp_witness {
     const void *data;        /* MEMORY */
     size_t len;              /* MEMORY */
     /* MEMORY: NULL: the engine copies data during submit. Otherwise the
-     * engine borrows data and calls release(release_ctx, data) once it no
-     * longer needs it (also when submit fails). */
+     * engine borrows data and calls release(release_ctx, data) exactly once
+     * when it no longer needs it (also when submit fails or returns an
+     * existing job). release runs on an engine thread, possibly with engine
+     * locks held: it must be quick and must not call zp_engine_*. */
     void (*release)(void *ctx, const void *data);
     void *release_ctx;
     uint64_t seed;           /* SYNTH */

@@ -9,7 +9,49 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "io/io.h"
 #include "test_engine_util.h"
+
+/* The engine's trace parses (strict JSON) and holds exactly one complete
+ * event per stage per partition of job, each on a lane that did it. */
+static void check_trace(zp_engine *e, const char *job, uint32_t parts)
+{
+    char *text;
+    size_t len;
+    CHECK_EQ_INT(zp_engine_trace_json(e, &text, &len), ZP_OK);
+    zp__json doc;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__json_parse(&doc, text, len, NULL, &why), ZP_OK);
+    zp_free(text);
+    int seen[ZP__ST_COUNT][8] = {{0}};
+    const zp__jval *ev = zp__json_get(doc.root, "traceEvents");
+    CHECK(ev && ev->type == ZP__J_ARRAY);
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const zp__jval *x = &ev->items[i];
+        const zp__jval *ph = zp__json_get(x, "ph"), *args = zp__json_get(x, "args");
+        if (!ph || strcmp(ph->str, "X"))
+            continue;
+        const zp__jval *name = zp__json_get(x, "name"), *j = zp__json_get(args, "job");
+        const zp__jval *p = zp__json_get(args, "partition"), *tid = zp__json_get(x, "tid");
+        CHECK(name && j && p && tid && zp__json_get(x, "ts") && zp__json_get(x, "dur"));
+        if (!name || !j || !p || !tid || strcmp(j->str, job))
+            continue;
+        int part = atoi(p->str), lane = atoi(tid->str);
+        int st = -1;
+        for (int s = 0; s < ZP__ST_COUNT; s++)
+            if (!strcmp(name->str, zp__stage_name((zp__stage)s)))
+                st = s;
+        CHECK(st >= 0 && part >= 0 && part < 8);
+        /* Proving stages on a proving worker, verify on the pool. */
+        CHECK(st == ZP__ST_VERIFY ? lane >= e->n_provers : lane < e->n_provers);
+        if (st >= 0 && part >= 0 && part < 8)
+            seen[st][part]++;
+    }
+    for (int s = 0; s < ZP__ST_COUNT; s++)
+        for (uint32_t p = 0; p < 8; p++)
+            CHECK_EQ_INT(seen[s][p], p < parts ? 1 : 0);
+    zp__json_free(&doc);
+}
 
 static void test_prove_and_verify(void)
 {
@@ -49,6 +91,7 @@ static void test_prove_and_verify(void)
             proved += wi.partitions_done;
     CHECK_EQ_INT(proved, 3);
     CHECK_EQ_INT(zp_engine_worker_info(e, 3, &wi), ZP_E_NOT_FOUND);
+    check_trace(e, "job-1", 3);
     zp_engine_close(e);
 }
 

@@ -5,10 +5,14 @@
  *  - proving workers: each takes one partition at a time from the queue
  *    (zp__eng_take), proves it with its backend and hands the proof back
  *    (zp__eng_proved). The CPU worker (worker.c) runs the stages itself. A
- *    GPU worker plugs in at the same two calls: its dispatcher thread takes
- *    a partition only when one of its K slots is free (admission, DESIGN.md
- *    §3) and reports each slot's result from its completion callback, so
- *    the dispatcher only enqueues.
+ *    GPU worker plugs in at the same two calls: each of a GPU's K partition
+ *    slots is a zp__worker of its own (lane "gpu0/1": its own busy state,
+ *    trace lane and retry identity, but no thread); the GPU's dispatcher
+ *    thread calls zp__eng_take for a slot only when that slot is free
+ *    (admission, DESIGN.md §3), enqueues the stages on the slot's stream,
+ *    and the completion callback hands the sums to the CPU pool, which
+ *    finishes the proof and calls zp__eng_proved, so the dispatcher only
+ *    enqueues. zp__eng_stage records GPU stages (CUDA event times) too.
  *  - the CPU pool ("verify" threads): verifies each proof before the job
  *    may complete; a rejected proof is proved again once on another worker.
  *  - callers: submit, await, cancel, status; they never prove.
