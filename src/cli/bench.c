@@ -11,6 +11,7 @@ static const char bench_help[] =
     "\n"
     "  math    median ns of field, curve and pairing primitives (CPU)\n"
     "  batch   jobs through the proving engine: throughput, stages, busy %\n"
+    "  prove   whole proofs of a synthetic circuit, median time of every stage\n"
     "\n"
     "Run 'zkpipe bench <what> --help' for the options of each.\n";
 
@@ -161,6 +162,8 @@ int zp__cmd_bench(int argc, char **argv)
         return bench_math(argc - 1, argv + 1);
     if (!strcmp(argv[1], "batch"))
         return zp__bench_batch(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "prove"))
+        return zp__bench_prove(argc - 1, argv + 1);
     fprintf(stderr, "zkpipe bench: unknown benchmark '%s'\n%s", argv[1], bench_help);
     return 2;
 }

@@ -33,5 +33,8 @@ int zp__cmd_import(int argc, char **argv);
 int zp__cmd_prove(int argc, char **argv);
 int zp__cmd_verify(int argc, char **argv);
 int zp__cmd_setup(int argc, char **argv);
+int zp__cmd_witness(int argc, char **argv);
+/* The whole-proof benchmark (bench_prove.c). */
+int zp__bench_prove(int argc, char **argv);
 
 #endif

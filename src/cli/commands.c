@@ -7,9 +7,10 @@
 const struct zp__cli_cmd zp__cli_cmds[] = {
     {"selftest", "check arithmetic, encodings and pairing against known answers", zp__cmd_selftest},
     {"bench", "measure: bench math | msm | ntt", zp__cmd_bench},
-    {"prove", "make a Groth16 proof: zkey + wtns -> proof.json, public.json", zp__cmd_prove},
-    {"verify", "check a proof: vk.json public.json proof.json", zp__cmd_verify},
-    {"setup", "make a TEST-ONLY key for a .r1cs or synth: circuit", zp__cmd_setup},
+    {"prove", "make a Groth16 proof: .zkey/.zpk + .wtns -> proof.json, public.json, proof.bin", zp__cmd_prove},
+    {"verify", "check a proof: KEY (vk.json, .vk, .zpk) public.json PROOF (json or 192 bytes)", zp__cmd_verify},
+    {"setup", "make a TEST-ONLY key for a .r1cs or synth: circuit (.zkey, .zpk, .params)", zp__cmd_setup},
+    {"witness", "write a synthetic circuit's witness as a .wtns", zp__cmd_witness},
     {"import", "convert a .zkey or bellperson .params into a checked .zpk", zp__cmd_import},
     {"serve", "run the daemon: keys stay loaded, jobs come over HTTP (unix socket or TCP)", zp__cmd_serve},
     {"submit", "queue a job on the daemon; prints its id", zp__cmd_submit},

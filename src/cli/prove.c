@@ -1,7 +1,9 @@
 /*
  * zkpipe prove: one Groth16 proof on the CPU, snarkjs/rapidsnark style.
- * The proof is verified before anything is written, and both outputs are
- * written atomically, so a failed run leaves no proof.json behind.
+ * The key is a snarkjs .zkey (every point checked while reading) or a
+ * zkpipe .zpk (mapped, checksummed), told apart by magic. The proof is
+ * verified before anything is written, and every output is written
+ * atomically, all of them or none, so a failed run leaves no proof behind.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,38 +12,47 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/keyfile.h"
 #include "cli/timing.h"
 #include "groth16/groth16.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
 
 static const char prove_help[] =
-    "usage: zkpipe prove [options] circuit.zkey witness.wtns proof.json public.json\n"
-    "       zkpipe prove [options] --circuit synth:NAME:LOG2 --key KEY.zkey [--seed S]\n"
-    "                    proof.json public.json\n"
+    "usage: zkpipe prove [options] KEY witness.wtns proof.json public.json\n"
+    "       zkpipe prove [options] KEY witness.wtns --proof-bin proof.bin [--public public.json]\n"
+    "       zkpipe prove [options] --circuit synth:NAME:LOG2 --key KEY [--seed S] OUTPUTS\n"
     "\n"
     "Makes a Groth16 proof (BLS12-381) on the CPU, verifies it against the key's\n"
-    "verifying key, and only then writes proof.json and public.json in snarkjs'\n"
-    "format (each atomically). A witness that does not satisfy the circuit gives\n"
-    "a message, exit status 1 and no output files.\n"
+    "verifying key, and only then writes the outputs (each atomically; all or\n"
+    "none). KEY is a snarkjs .zkey (every point is checked while reading) or a\n"
+    "zkpipe .zpk (mapped and checksummed: fast), recognised by content.\n"
+    "A witness that does not satisfy the circuit gives a message, exit status 1\n"
+    "and no output files.\n"
     "\n"
-    "The second form proves a synthetic circuit with a witness generated in\n"
-    "process (from --seed, default 1); KEY.zkey must come from\n"
-    "'zkpipe setup synth:NAME:LOG2 KEY.zkey vk.json'.\n"
+    "Outputs: proof.json and public.json in snarkjs' format, and/or with\n"
+    "--proof-bin the 192-byte bellperson proof (A, B, C zcash-compressed).\n"
+    "\n"
+    "The --circuit form proves a synthetic circuit with a witness generated in\n"
+    "process (from --seed, default 1); KEY must come from 'zkpipe setup' for\n"
+    "the same synth:NAME:LOG2.\n"
     "\n"
     "options:\n"
-    "  --threads N     worker threads (default: one per CPU)\n"
-    "  --r1cs FILE     check the witness against this circuit first, naming the\n"
-    "                  first constraint it fails\n"
-    "  --verbose, -v   print the time of every stage (a one-line summary is\n"
-    "                  always printed to stderr)\n"
-    "  --help, -h      this text\n"
+    "  --proof-bin FILE  also (or only) write the 192-byte proof\n"
+    "  --proof FILE      proof.json, as an option instead of by position\n"
+    "  --public FILE     public.json, as an option instead of by position\n"
+    "  --threads N       worker threads (default: one per CPU)\n"
+    "  --r1cs FILE       check the witness against this circuit first, naming the\n"
+    "                    first constraint it fails\n"
+    "  --verbose, -v     print the time of every stage (a one-line summary is\n"
+    "                    always printed to stderr)\n"
+    "  --help, -h        this text\n"
     "\n"
     "exit status: 0 proof written, 1 the witness does not fit or does not satisfy\n"
     "the circuit, 2 bad usage, unreadable input or another failure.\n";
 
 typedef struct prove_args {
-    const char *zkey, *wtns, *proof, *pub;
+    const char *key, *wtns, *proof, *pub, *proof_bin;
     const char *synth, *r1cs;
     uint64_t seed;
     int threads;
@@ -66,6 +77,67 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* One option at argv[*i] (and its value); returns 0 when taken, 1 when s
+ * is not an option this command knows (or lacks its value), 2 after
+ * printing a bad value. */
+static int parse_opt(prove_args *a, int *i, int argc, char **argv)
+{
+    const char *s = argv[*i];
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    const char **slot = NULL;
+    if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {
+        a->verbose = true;
+        return 0;
+    }
+    if (!v)
+        return 1;
+    if (!strcmp(s, "--threads")) {
+        if (zp__parse_int(v, 1, 4096, &a->threads))
+            return usage_error("--threads needs a number from 1 to 4096, not", v);
+    } else if (!strcmp(s, "--seed")) {
+        if (parse_u64(v, &a->seed))
+            return usage_error("--seed needs an unsigned integer, not", v);
+    } else if (!strcmp(s, "--circuit")) {
+        slot = &a->synth;
+    } else if (!strcmp(s, "--key") || !strcmp(s, "--zkey")) {
+        slot = &a->key;
+    } else if (!strcmp(s, "--r1cs")) {
+        slot = &a->r1cs;
+    } else if (!strcmp(s, "--proof-bin")) {
+        slot = &a->proof_bin;
+    } else if (!strcmp(s, "--proof")) {
+        slot = &a->proof;
+    } else if (!strcmp(s, "--public")) {
+        slot = &a->pub;
+    } else {
+        return 1;
+    }
+    if (slot)
+        *slot = v;
+    ++*i;
+    return 0;
+}
+
+/* The positional outputs "proof.json public.json" (both or none) after
+ * the inputs; outputs given as options as well are an error. */
+static int take_outputs(prove_args *a, const char **pos, int n)
+{
+    if (n != 0 && n != 2)
+        return usage_error("give both proof.json and public.json, or neither with --proof-bin",
+                           NULL);
+    if (n == 2) {
+        if (a->proof || a->pub)
+            return usage_error("proof.json and public.json given twice (by position and "
+                               "--proof/--public)", NULL);
+        a->proof = pos[0];
+        a->pub = pos[1];
+    }
+    if (!a->proof && !a->proof_bin)
+        return usage_error("no proof output: give proof.json public.json, or --proof-bin FILE",
+                           NULL);
+    return 0;
+}
+
 static int parse_args(prove_args *a, int argc, char **argv)
 {
     const char *pos[4];
@@ -74,23 +146,12 @@ static int parse_args(prove_args *a, int argc, char **argv)
     a->seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        bool has_val = i + 1 < argc;
-        if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {
-            a->verbose = true;
-        } else if (!strcmp(s, "--threads") && has_val) {
-            if (zp__parse_int(argv[++i], 1, 4096, &a->threads))
-                return usage_error("--threads needs a number from 1 to 4096, not", argv[i]);
-        } else if (!strcmp(s, "--seed") && has_val) {
-            if (parse_u64(argv[++i], &a->seed))
-                return usage_error("--seed needs an unsigned integer, not", argv[i]);
-        } else if (!strcmp(s, "--circuit") && has_val) {
-            a->synth = argv[++i];
-        } else if ((!strcmp(s, "--key") || !strcmp(s, "--zkey")) && has_val) {
-            a->zkey = argv[++i];
-        } else if (!strcmp(s, "--r1cs") && has_val) {
-            a->r1cs = argv[++i];
-        } else if (s[0] == '-' && s[1]) {
-            return usage_error("unknown option or missing value:", s);
+        if (s[0] == '-' && s[1]) {
+            int r = parse_opt(a, &i, argc, argv);
+            if (r == 1)
+                return usage_error("unknown option or missing value:", s);
+            if (r)
+                return r;
         } else if (npos < 4) {
             pos[npos++] = s;
         } else {
@@ -98,24 +159,20 @@ static int parse_args(prove_args *a, int argc, char **argv)
         }
     }
     if (a->synth) {
-        if (npos != 2 || !a->zkey)
-            return usage_error("--circuit needs --key KEY.zkey and proof.json public.json", NULL);
+        if (!a->key)
+            return usage_error("--circuit needs --key KEY (.zkey or .zpk)", NULL);
         if (a->r1cs)
             return usage_error("--r1cs does not go with --circuit", NULL);
-        a->proof = pos[0];
-        a->pub = pos[1];
-        return 0;
+        return take_outputs(a, pos, npos);
     }
-    if (npos != 4 || a->zkey)
-        return usage_error("expected circuit.zkey witness.wtns proof.json public.json", NULL);
-    a->zkey = pos[0];
+    if (a->key || npos < 2)
+        return usage_error("expected KEY witness.wtns and the outputs", NULL);
+    a->key = pos[0];
     a->wtns = pos[1];
-    a->proof = pos[2];
-    a->pub = pos[3];
-    return 0;
+    return take_outputs(a, pos + 2, npos - 2);
 }
 
-/* The circuit, key and witness of a run; the zkey form leaves cs empty
+/* The circuit, key and witness of a run; the file form leaves cs empty
  * unless --r1cs is given. */
 typedef struct prove_in {
     zp__pk pk;
@@ -132,40 +189,32 @@ static void prove_in_free(prove_in *in)
     free(in->w);
 }
 
-static int fail_io(const char *what, zp_err e, const zp__ioerr *why)
-{
-    fprintf(stderr, "zkpipe prove: %s: %s (%s)\n", what, why->msg[0] ? why->msg : zp_strerror(e),
-            zp_errname(e));
-    return 2;
-}
-
 static int load_synth(prove_in *in, const prove_args *a)
 {
     zp__synth_spec sp;
-    zp__ioerr why = {""};
     zp_err e;
     if (zp__synth_parse(&sp, a->synth))
         return usage_error("not a synthetic circuit (synth:porep|dense|chain:LOG2):", a->synth);
     sp.threads = a->threads;
-    if ((e = zp__zkey_load(&in->pk, a->zkey, &why)))
-        return fail_io(a->zkey, e, &why);
+    if (zp__cli_load_pk(&in->pk, a->key, a->threads, "prove", NULL))
+        return 2;
     if ((e = zp__synth_circuit(&in->cs, &sp)))
-        return fail_io("building the circuit", e, &why);
+        return zp__cli_fail("prove", "building the circuit", e, NULL);
     in->have_cs = true;
     if (in->cs.n_vars != in->pk.n_vars || in->cs.n_public != in->pk.n_public) {
         fprintf(stderr,
                 "zkpipe prove: %s was not made for %s (key: %u variables, %u public; "
                 "circuit: %u, %u)\n",
-                a->zkey, a->synth, in->pk.n_vars, in->pk.n_public, in->cs.n_vars,
+                a->key, a->synth, in->pk.n_vars, in->pk.n_public, in->cs.n_vars,
                 in->cs.n_public);
         return 2;
     }
     in->n_w = in->cs.n_vars;
     in->w = malloc((size_t)in->n_w * sizeof *in->w);
     if (!in->w)
-        return fail_io("witness", ZP_E_NOMEM, &why);
+        return zp__cli_fail("prove", "witness", ZP_E_NOMEM, NULL);
     if ((e = zp__synth_witness(in->w, &in->cs, &sp, a->seed)))
-        return fail_io("generating the witness", e, &why);
+        return zp__cli_fail("prove", "generating the witness", e, NULL);
     return 0;
 }
 
@@ -173,17 +222,27 @@ static int load_files(prove_in *in, const prove_args *a)
 {
     zp__ioerr why = {""};
     zp_err e;
-    if ((e = zp__zkey_load(&in->pk, a->zkey, &why)))
-        return fail_io(a->zkey, e, &why);
+    zp__cli_kind k = zp__cli_file_kind(a->wtns, NULL);
+    if (k == ZP__KIND_MISSING) {
+        fprintf(stderr, "zkpipe prove: %s: %s\n", a->wtns, strerror(errno));
+        return 2;
+    }
+    if (k != ZP__KIND_WTNS) {
+        fprintf(stderr, "zkpipe prove: %s is %s, not a .wtns witness\n", a->wtns,
+                zp__cli_kind_name(k));
+        return 2;
+    }
+    if (zp__cli_load_pk(&in->pk, a->key, a->threads, "prove", NULL))
+        return 2;
     /* A count that differs from the key's is refused by zp__prove with a
      * message naming both numbers; w[0] is checked here already. */
     if ((e = zp__wtns_load(&in->w, &in->n_w, a->wtns, 0, &why))) {
-        fail_io(a->wtns, e, &why);
+        zp__cli_fail("prove", a->wtns, e, &why);
         return e == ZP_E_WITNESS ? 1 : 2;
     }
     if (a->r1cs) {
         if ((e = zp__r1cs_load(&in->cs, a->r1cs, &why)))
-            return fail_io(a->r1cs, e, &why);
+            return zp__cli_fail("prove", a->r1cs, e, &why);
         in->have_cs = true;
     }
     return 0;
@@ -210,19 +269,31 @@ static void print_times(const zp__prove_times *t, double load, bool verbose)
         fprintf(stderr, "  %-8s %10.3f ms\n", rows[i].name, rows[i].v * 1e3);
 }
 
-/* Both files or neither: a public.json that cannot be written takes the
- * new proof.json away again. */
+/* All outputs or none: when one cannot be written, the ones already
+ * written by this run are taken away again. */
 static int write_outputs(const prove_args *a, const zp__proof *p, const prove_in *in)
 {
     zp__ioerr why = {""};
-    zp_err e = zp__proof_json_save(a->proof, p, &why);
-    if (!e && (e = zp__public_json_save(a->pub, in->w + 1, in->pk.n_public, &why)))
-        unlink(a->proof);
-    if (e) {
-        fprintf(stderr, "zkpipe prove: writing the outputs: %s\n", why.msg[0] ? why.msg : zp_strerror(e));
-        return 2;
+    const char *done[3];
+    int ndone = 0;
+    const char *what = NULL;
+    zp_err e = ZP_OK;
+    if (a->proof_bin) {
+        uint8_t bin[ZP__PROOF_BYTES];
+        what = a->proof_bin;
+        if (!(e = zp__proof_encode(bin, p)) &&
+            !(e = zp__file_write_atomic(a->proof_bin, bin, sizeof bin, &why)))
+            done[ndone++] = a->proof_bin;
     }
-    return 0;
+    if (!e && a->proof && !(e = zp__proof_json_save(what = a->proof, p, &why)))
+        done[ndone++] = a->proof;
+    if (!e && a->pub && !(e = zp__public_json_save(what = a->pub, in->w + 1, in->pk.n_public, &why)))
+        done[ndone++] = a->pub;
+    if (!e)
+        return 0;
+    while (ndone > 0)
+        unlink(done[--ndone]);
+    return zp__cli_fail("prove", what, e, &why);
 }
 
 int zp__cmd_prove(int argc, char **argv)

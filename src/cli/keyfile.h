@@ -1,0 +1,61 @@
+/*
+ * Helpers the proving-side commands share (prove, verify, setup, witness,
+ * bench prove): recognising an input file by its content rather than its
+ * name, loading a proving or verifying key in any format zkpipe reads, and
+ * printing failures in one style ("zkpipe CMD: WHAT: REASON (ZP_E_...)").
+ */
+#ifndef ZP_CLI_KEYFILE_H
+#define ZP_CLI_KEYFILE_H
+
+#include <stdint.h>
+
+#include "groth16/key.h"
+#include "io/io.h"
+
+/* What a file holds, judged from its first bytes and its size. */
+typedef enum zp__cli_kind {
+    ZP__KIND_MISSING = -1, /* cannot be opened (errno says why) */
+    ZP__KIND_UNKNOWN = 0,  /* none of the below: maybe a bellperson .params/.vk */
+    ZP__KIND_EMPTY,
+    ZP__KIND_ZKEY,         /* iden3 container "zkey" */
+    ZP__KIND_WTNS,         /* iden3 container "wtns" */
+    ZP__KIND_R1CS,         /* iden3 container "r1cs" */
+    ZP__KIND_ZPK,          /* "ZKPIPEPK" */
+    ZP__KIND_JSON,         /* first non-blank byte '{' or '[' */
+    ZP__KIND_PROOF192,     /* 192 bytes whose first has the compression flag */
+} zp__cli_kind;
+
+/* The kind of path; *size (may be NULL) receives its length. */
+zp__cli_kind zp__cli_file_kind(const char *path, uint64_t *size);
+/* "a snarkjs .zkey proving key", "a .wtns witness", ... for messages. */
+const char *zp__cli_kind_name(zp__cli_kind k);
+
+/* Prints "zkpipe CMD: WHAT: why-or-strerror (ZP_E_NAME)" to stderr and
+ * returns 2 (why may be NULL). */
+int zp__cli_fail(const char *cmd, const char *what, zp_err e, const zp__ioerr *why);
+
+/*
+ * Loads a proving key from a snarkjs .zkey (every point checked) or a
+ * zkpipe .zpk (mapped; header and section checksums checked), chosen by the
+ * file's magic. On failure prints why (naming the file, and what it holds
+ * when it is not a proving key) and returns 2 with pk zeroed; 0 otherwise.
+ * *kind (may be NULL) receives ZP__KIND_ZKEY or ZP__KIND_ZPK.
+ */
+int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const char *cmd,
+                    zp__cli_kind *kind);
+
+/*
+ * Loads a verifying key from verification_key.json, a .zpk, a .zkey, or a
+ * bellperson .vk (or .params: the .vk is its prefix), by content. Returns
+ * 0, or 2 after printing why.
+ */
+int zp__cli_load_vk(zp__vk *vk, const char *path, int threads, const char *cmd);
+
+/* Reads a proof as snarkjs proof.json or as bellperson's 192 bytes, by
+ * content; every point is checked. Returns 0; 1 after printing why when
+ * the file is well formed but a point is not a valid group element (bad
+ * flags, coordinate >= q, off the curve or the subgroup, infinity): an
+ * invalid proof; 2 after printing why for anything else. */
+int zp__cli_load_proof(zp__proof *p, const char *path, const char *cmd);
+
+#endif
