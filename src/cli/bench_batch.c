@@ -126,42 +126,61 @@ static zp_err submit(zp_engine *e, const batch_opts *o, int i, char *id)
     return zp_engine_submit(e, &r, id);
 }
 
-/* Runs the jobs; fills latencies (seconds per job). */
+/* Waits until one of the n in-flight jobs finishes and returns its index
+ * in ids; *lat gets its latency (engine clock, submit to finish). Polls
+ * the others while waiting on the oldest, so one slow job does not keep
+ * the client from refilling the queue (head-of-line blocking would show
+ * up as idle workers). */
+static int await_any(zp_engine *e, char (*ids)[ZP_JOB_ID_MAX + 1], int n, double *lat,
+                     int *failed)
+{
+    for (;;) {
+        for (int i = 0; i < n; i++) {
+            zp_job_info info;
+            zp_err err = zp_engine_await(e, ids[i], i == 0 ? 0.002 : 0, &info, NULL);
+            if (err == ZP_E_TIMEOUT)
+                continue;
+            if (err) {
+                fprintf(stderr, "zkpipe bench batch: job %s: %s\n", ids[i],
+                        info.message[0] ? info.message : zp_strerror(err));
+                (*failed)++;
+            }
+            *lat = info.finished_s - info.submitted_s;
+            return i;
+        }
+    }
+}
+
+/* Runs the jobs, up to o->concurrency at once; fills latencies (seconds). */
 static int run_jobs(zp_engine *e, const batch_opts *o, double *lat)
 {
-    char (*ids)[ZP_JOB_ID_MAX + 1] = calloc((size_t)o->count, sizeof *ids);
-    double *t_sub = calloc((size_t)o->count, sizeof *t_sub);
-    int next = 0, done = 0, failed = 0;
+    char (*ids)[ZP_JOB_ID_MAX + 1] = calloc((size_t)o->concurrency, sizeof *ids);
+    int next = 0, done = 0, failed = 0, n = 0;
     bool tty = isatty(2);
-    while (ids && t_sub && done < o->count) {
-        while (next < o->count && next - done < o->concurrency) {
-            t_sub[next] = zp__now();
-            zp_err err = submit(e, o, next, ids[next]);
+    while (ids && done < o->count) {
+        while (next < o->count && n < o->concurrency) {
+            zp_err err = submit(e, o, next, ids[n]);
             if (err) {
                 fprintf(stderr, "zkpipe bench batch: submit: %s\n", zp_strerror(err));
                 free(ids);
-                free(t_sub);
                 return -1;
             }
             next++;
+            n++;
         }
-        zp_job_info info;
-        zp_err err = zp_engine_await(e, ids[done], -1, &info, NULL);
-        lat[done] = zp__now() - t_sub[done];
-        if (err) {
-            fprintf(stderr, "zkpipe bench batch: job %s: %s\n", ids[done], info.message);
-            failed++;
-        }
+        int i = await_any(e, ids, n, &lat[done], &failed);
+        /* Keep the oldest first: move the rest down over the finished one. */
+        memmove(ids[i], ids[i + 1], (size_t)(n - i - 1) * sizeof *ids);
+        n--;
         done++;
         if (tty)
             fprintf(stderr, "\r[%d/%d]", done, o->count);
     }
     if (tty)
         fputc('\n', stderr);
-    int ok = ids && t_sub ? failed : -1;
+    int rc = ids ? failed : -1;
     free(ids);
-    free(t_sub);
-    return ok;
+    return rc;
 }
 
 static int bench(const batch_opts *o)
