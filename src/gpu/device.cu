@@ -1,8 +1,54 @@
-/* Device discovery. */
-#include <cuda_runtime.h>
+/*
+ * Device discovery, the error boundary, the arena and streams. The arena is
+ * the only cudaMalloc of a device's life (DESIGN.md §3 rule 1); streams take
+ * their scratch from it.
+ */
+#include <stdio.h>
+#include <string.h>
 
-extern "C" {
-#include "gpu/gpu.h"
+#include "gpu/ctx.cuh"
+
+static thread_local char last_error[512];
+
+extern "C" const char *zp__gpu_last_error(void) { return last_error; }
+
+/* Errors after which the context cannot be used again (CUDA runtime docs:
+ * "the process must be terminated and relaunched"). */
+static bool is_sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorAssert:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorDevicesUnavailable:
+        return true;
+    default:
+        return false;
+    }
+}
+
+zp_err zp__gpu_fail(zp__gpu *g, cudaError_t e, const char *file, int line, const char *call)
+{
+    const char *base = strrchr(file, '/');
+    snprintf(last_error, sizeof last_error, "%s:%d: %s: %s (%s)", base ? base + 1 : file,
+             line, call, cudaGetErrorString(e), cudaGetErrorName(e));
+    if (is_sticky(e)) {
+        if (g)
+            g->unhealthy = 1;
+        return ZP_E_GPU_FATAL;
+    }
+    cudaGetLastError(); /* clear a non-sticky error so the next call is clean */
+    if (e == cudaErrorMemoryAllocation)
+        return ZP_E_GPU_OOM;
+    return ZP_E_GPU;
 }
 
 extern "C" int zp__gpu_count(void)
@@ -16,3 +62,282 @@ extern "C" int zp__gpu_count(void)
 }
 
 extern "C" bool zp__gpu_compiled(void) { return true; }
+
+extern "C" void zp__gpu_config_default(zp__gpu_config *c)
+{
+    c->device = 0;
+    c->arena_bytes = 0;
+    c->reserve_bytes = (uint64_t)1 << 30;
+}
+
+/* The largest request the driver grants, from `want` down in 1/16 steps. */
+static zp_err take_arena(zp__gpu *g, uint64_t want)
+{
+    uint64_t step = want / 16;
+    for (uint64_t sz = want; sz >= ((uint64_t)64 << 20); sz -= step) {
+        void *p = NULL;
+        cudaError_t e = cudaMalloc(&p, sz);
+        if (e == cudaSuccess) {
+            g->base = (char *)p;
+            return zp__arena_init(&g->arena, sz, 256);
+        }
+        if (e != cudaErrorMemoryAllocation)
+            return zp__gpu_fail(g, e, __FILE__, __LINE__, "cudaMalloc(arena)");
+        cudaGetLastError();
+        if (step == 0)
+            break;
+    }
+    snprintf(last_error, sizeof last_error, "arena: no allocation of at least 64 MiB");
+    return ZP_E_GPU_OOM;
+}
+
+extern "C" zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
+{
+    *out = NULL;
+    int count = zp__gpu_count();
+    if (count == 0)
+        return ZP_E_NO_GPU;
+    if (cfg->device < 0 || cfg->device >= count)
+        return ZP_E_INVALID_ARG;
+    zp__gpu *g = (zp__gpu *)calloc(1, sizeof *g);
+    if (!g)
+        return ZP_E_NOMEM;
+    g->device = cfg->device;
+    pthread_mutex_init(&g->lock, NULL);
+    zp_err err = ZP_OK;
+    do {
+        cudaError_t e = cudaSetDevice(g->device);
+        if (e == cudaSuccess)
+            e = cudaGetDeviceProperties(&g->prop, g->device);
+        size_t free_b = 0, total_b = 0;
+        if (e == cudaSuccess)
+            e = cudaMemGetInfo(&free_b, &total_b); /* once, at open */
+        if (e != cudaSuccess) {
+            err = zp__gpu_fail(g, e, __FILE__, __LINE__, "device setup");
+            break;
+        }
+        uint64_t want = cfg->arena_bytes;
+        if (want == 0)
+            want = free_b > cfg->reserve_bytes ? free_b - cfg->reserve_bytes : free_b / 2;
+        err = take_arena(g, want);
+        if (err)
+            break;
+        err = zp__gpu_ntt_tables_build(g);
+    } while (0);
+    if (err) {
+        zp__gpu_close(g);
+        return err;
+    }
+    *out = g;
+    return ZP_OK;
+}
+
+extern "C" void zp__gpu_close(zp__gpu *g)
+{
+    if (!g)
+        return;
+    cudaSetDevice(g->device);
+    if (g->tables.ptr)
+        zp__gpu_free(g, &g->tables);
+    if (g->base)
+        cudaFree(g->base);
+    zp__arena_destroy(&g->arena);
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+}
+
+extern "C" bool zp__gpu_healthy(const zp__gpu *g) { return g && !g->unhealthy; }
+
+extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = strnlen(g->prop.name, sizeof out->name - 1);
+    memcpy(out->name, g->prop.name, len);
+    out->name[len] = 0;
+    out->sm_count = g->prop.multiProcessorCount;
+    out->cc_major = g->prop.major;
+    out->cc_minor = g->prop.minor;
+    out->total_mem = g->prop.totalGlobalMem;
+    pthread_mutex_lock(&g->lock);
+    out->arena_bytes = g->arena.size;
+    out->arena_used = g->arena.used;
+    out->arena_largest_free = zp__arena_largest(&g->arena);
+    pthread_mutex_unlock(&g->lock);
+}
+
+extern "C" zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)
+{
+    uint64_t off = 0;
+    pthread_mutex_lock(&g->lock);
+    zp_err err = zp__arena_alloc(&g->arena, &off, bytes);
+    pthread_mutex_unlock(&g->lock);
+    if (err) {
+        out->ptr = NULL;
+        out->bytes = 0;
+        if (err == ZP_E_GPU_OOM)
+            snprintf(last_error, sizeof last_error, "arena: %llu bytes do not fit",
+                     (unsigned long long)bytes);
+        return err;
+    }
+    out->ptr = g->base + off;
+    out->bytes = bytes;
+    return ZP_OK;
+}
+
+extern "C" void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf)
+{
+    if (!buf->ptr)
+        return;
+    pthread_mutex_lock(&g->lock);
+    zp__arena_free(&g->arena, (uint64_t)((char *)buf->ptr - g->base), buf->bytes);
+    pthread_mutex_unlock(&g->lock);
+    buf->ptr = NULL;
+    buf->bytes = 0;
+}
+
+extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
+{
+    *out = NULL;
+    zp__gpu_stream *s = (zp__gpu_stream *)calloc(1, sizeof *s);
+    if (!s)
+        return ZP_E_NOMEM;
+    s->g = g;
+    zp_err err = ZP_OK;
+    do {
+        cudaError_t e = cudaSetDevice(g->device);
+        if (e == cudaSuccess)
+            e = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
+        if (e == cudaSuccess)
+            e = cudaMallocHost(&s->host, ZP__STREAM_HOST_BYTES);
+        if (e != cudaSuccess) {
+            err = zp__gpu_fail(g, e, __FILE__, __LINE__, "stream setup");
+            break;
+        }
+        err = zp__gpu_alloc(g, &s->dev, ZP__STREAM_DEV_BYTES);
+    } while (0);
+    if (err) {
+        zp__gpu_stream_close(s);
+        return err;
+    }
+    *out = s;
+    return ZP_OK;
+}
+
+extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)
+{
+    if (!s)
+        return;
+    cudaSetDevice(s->g->device);
+    if (s->st) {
+        cudaStreamSynchronize(s->st); /* nothing may still use s->dev */
+        cudaStreamDestroy(s->st);
+    }
+    if (s->host)
+        cudaFreeHost(s->host);
+    zp__gpu_free(s->g, &s->dev);
+    free(s);
+}
+
+extern "C" zp_err zp__gpu_stream_sync(zp__gpu_stream *s)
+{
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaStreamSynchronize(s->st));
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes)
+{
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s->st));
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_download(zp__gpu_stream *s, void *host, const void *dev, uint64_t bytes)
+{
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s->st));
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_memset0(zp__gpu_stream *s, void *dev, uint64_t bytes)
+{
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaMemsetAsync(dev, 0, bytes, s->st));
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_time_ms(zp__gpu_stream *s, zp_err (*fn)(void *ctx), void *ctx,
+                                  float *ms)
+{
+    zp__gpu *g = s->g;
+    cudaEvent_t a = NULL, b = NULL;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaEventCreate(&a));
+    cudaError_t e = cudaEventCreate(&b);
+    if (e != cudaSuccess) {
+        cudaEventDestroy(a);
+        return zp__gpu_fail(g, e, __FILE__, __LINE__, "cudaEventCreate");
+    }
+    zp_err err = ZP_OK;
+    e = cudaEventRecord(a, s->st);
+    if (e == cudaSuccess) {
+        err = fn(ctx);
+        if (!err)
+            e = cudaEventRecord(b, s->st);
+        if (!err && e == cudaSuccess)
+            e = cudaEventSynchronize(b);
+        if (!err && e == cudaSuccess)
+            e = cudaEventElapsedTime(ms, a, b);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    if (!err && e != cudaSuccess)
+        err = zp__gpu_fail(g, e, __FILE__, __LINE__, "event timing");
+    return err;
+}
+
+/* ------------------------------------------------- field ops for tests */
+
+template <class T, T (*OP)(const T &, const T &)>
+static __global__ void binop_kernel(T *out, const T *a, const T *b, uint64_t n)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = OP(a[i], b[i]);
+}
+
+static __device__ fp2_t fp2_sqr_first(const fp2_t &a, const fp2_t &) { return fp2_sqr(a); }
+
+template <class T, T (*OP)(const T &, const T &)>
+static zp_err launch_binop(zp__gpu_stream *s, void *out, const void *a, const void *b,
+                           uint64_t n)
+{
+    zp__gpu *g = s->g;
+    if (n == 0)
+        return ZP_OK;
+    binop_kernel<T, OP><<<zp__ceil_div_u(n, 128), 128, 0, s->st>>>(
+        (T *)out, (const T *)a, (const T *)b, n);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_field_op_run(zp__gpu_stream *s, zp__gpu_field_op op, void *d_out,
+                                       const void *d_a, const void *d_b, uint64_t n)
+{
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    switch (op) {
+    case ZP_GPU_FP_MUL: return launch_binop<fp_t, fp_mul>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FP_ADD: return launch_binop<fp_t, fp_add>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FP_SUB: return launch_binop<fp_t, fp_sub>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FR_MUL: return launch_binop<fr_t, fr_mul>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FR_ADD: return launch_binop<fr_t, fr_add>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FR_SUB: return launch_binop<fr_t, fr_sub>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FP2_MUL: return launch_binop<fp2_t, fp2_mul>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FP2_SQR: return launch_binop<fp2_t, fp2_sqr_first>(s, d_out, d_a, d_b, n);
+    }
+    return ZP_E_INVALID_ARG;
+}

@@ -1,18 +1,197 @@
 /*
  * The GPU backend's C interface. All CUDA lives under src/gpu/; the rest of
  * zkpipe calls only what this header declares. Without nvcc, nogpu.c
- * provides the same functions reporting that there is no GPU.
+ * provides the same functions: they report ZP_E_NO_GPU (or 0 / false).
+ *
+ * Model (DESIGN.md §3):
+ *  - zp__gpu is one device: one arena taken with a single cudaMalloc at
+ *    open, carved by a host-side allocator; the NTT root tables live there.
+ *  - zp__gpu_stream is one CUDA stream with a small device scratch and a
+ *    pinned host buffer of its own. Operations enqueue on a stream; the ones
+ *    that return a value on the host (MSM) wait on that stream only.
+ *  - No operation calls cudaMalloc, cudaFree or cudaDeviceSynchronize.
+ *  - Every CUDA call is checked; a failure returns ZP_E_GPU_OOM (memory),
+ *    ZP_E_GPU_FATAL (a sticky error: the context is unusable and
+ *    zp__gpu_healthy turns false) or ZP_E_GPU (anything else), and
+ *    zp__gpu_last_error() says which call failed, where and why.
+ *
+ * Device pointers are plain pointers into the arena. Data layouts are the
+ * host's: zp_fr / zp_fp arrays in Montgomery form, affine points with
+ * infinity all zero, MSM scalars in standard form.
  */
 #ifndef ZP_GPU_H
 #define ZP_GPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "r1cs/r1cs.h"
 #include "zkpipe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Number of usable CUDA devices; 0 when none or when built without CUDA. */
 int zp__gpu_count(void);
 /* Whether this build contains the CUDA backend. */
 bool zp__gpu_compiled(void);
+/* The calling thread's last CUDA failure: "file:line: call: message"; ""
+ * when none. */
+const char *zp__gpu_last_error(void);
 
+typedef struct zp__gpu zp__gpu;
+typedef struct zp__gpu_stream zp__gpu_stream;
+
+/* A region of the arena. */
+typedef struct zp__gpu_buf {
+    void *ptr;
+    uint64_t bytes;
+} zp__gpu_buf;
+
+typedef struct zp__gpu_config {
+    int device;             /* CUDA ordinal */
+    uint64_t arena_bytes;   /* 0: the device's free memory less reserve_bytes */
+    uint64_t reserve_bytes; /* left to the driver and other users when sizing */
+} zp__gpu_config;
+
+void zp__gpu_config_default(zp__gpu_config *c);
+
+/* Opens a device: takes the arena, builds the NTT tables. */
+zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg);
+/* Frees everything; streams and buffers of g must be closed/freed first. */
+void zp__gpu_close(zp__gpu *g);
+bool zp__gpu_healthy(const zp__gpu *g);
+
+typedef struct zp__gpu_info {
+    char name[128];
+    int sm_count;
+    int cc_major, cc_minor;
+    uint64_t total_mem;
+    uint64_t arena_bytes, arena_used, arena_largest_free;
+} zp__gpu_info;
+void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out);
+
+/* Carves bytes from the arena (256-byte aligned). ZP_E_GPU_OOM when it does
+ * not fit. Free on the host side only once the device no longer uses it. */
+zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes);
+void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf);
+
+zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out);
+void zp__gpu_stream_close(zp__gpu_stream *s);
+/* Waits for everything enqueued on s. */
+zp_err zp__gpu_stream_sync(zp__gpu_stream *s);
+/* Asynchronous copies on s; the host side must stay valid until a sync. */
+zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes);
+zp_err zp__gpu_download(zp__gpu_stream *s, void *host, const void *dev, uint64_t bytes);
+zp_err zp__gpu_memset0(zp__gpu_stream *s, void *dev, uint64_t bytes);
+/* Milliseconds of device time taken by fn(ctx) on s (CUDA events). */
+zp_err zp__gpu_time_ms(zp__gpu_stream *s, zp_err (*fn)(void *ctx), void *ctx, float *ms);
+
+/* ------------------------------------------------------------------ NTT */
+
+#define ZP_GPU_NTT_MAX_LOG2 28
+
+/*
+ * In-place NTT of d_a[0 .. 2^log2n) (device, Montgomery form) on stream s,
+ * natural order in and out, same definition as zp__cpu_ntt:
+ *   forward: a[k] <- sum_j a[j] w^(jk); inverse: a[k] <- n^-1 sum_j a[j] w^(-jk),
+ * w = zp_fr_root_of_unity(log2n, roots). When coset is not NULL it is the
+ * coset NTT of zp__cpu_coset_ntt: forward scales a[j] by g^j first; inverse
+ * scales the result by g^-j. 1 <= log2n <= ZP_GPU_NTT_MAX_LOG2. Asynchronous.
+ */
+zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, bool inverse,
+                   zp_roots roots, const zp_fr *coset);
+
+/* d_out[i] = (d_a[i] * d_b[i] - d_c[i]) * scale for i < n (device, Montgomery;
+ * d_out may alias an input). The quotient step of the H polynomial. */
+zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
+                                const zp_fr *d_b, const zp_fr *d_c, const zp_fr *scale,
+                                uint64_t n);
+
+/* ------------------------------------------------------------------ MSM */
+
+/* The largest n an MSM accepts (point indices are 31 bits in the sort). */
+#define ZP_GPU_MSM_MAX ((((uint64_t)1) << 31) - 1)
+
+/* Device scratch an MSM of n points needs (for any split of its scalars). */
+uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2);
+
+/*
+ * out = sum_i scalars[i] * points[i] for i < n, on stream s; waits for s.
+ * d_points: affine Montgomery (infinity all zero). d_scalars: STANDARD form,
+ * each < r. The 0/1 split runs on the GPU: zero scalars are skipped, points
+ * with scalar 1 are summed by additions, the rest go through Pippenger with
+ * signed-digit windows. scratch: at least zp__gpu_msm_scratch_bytes(n, g2)
+ * bytes of device memory. Returns ZP_E_TOO_LARGE above ZP_GPU_MSM_MAX,
+ * ZP_E_GPU_OOM when scratch is too small.
+ */
+zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                      const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
+zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
+                      const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
+
+/* Split counts of the last MSM run on s (for benchmarks and traces). */
+void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
+                            uint64_t *dense);
+
+/* ------------------------------------------------------- R1CS evaluation */
+
+/* A CSR matrix in device memory (layout of zp__csr). */
+typedef struct zp__gpu_csr {
+    uint64_t nrows, nnz;
+    uint64_t *row_ptr;
+    uint32_t *col;
+    zp_fr *val;
+    zp__gpu_buf mem; /* the arena region holding the three arrays */
+} zp__gpu_csr;
+
+/* Validates m (row_ptr monotone and ending at nnz, every col < ncols) and
+ * copies it into the arena on s (waits for s). */
+zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
+                          uint64_t ncols);
+void zp__gpu_csr_free(zp__gpu *g, zp__gpu_csr *m);
+
+/*
+ * a = A w, b = B w, c = a∘b over rows 0 .. n_out (rows past a matrix's
+ * nrows are zero). Coefficients 1 and -1 are added or subtracted without a
+ * product. Device arrays; w has at least ncols (as validated) entries.
+ */
+zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
+                        uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
+                        const zp_fr *d_w);
+
+/* ------------------------------------------------- test and bench data */
+
+/* d_out[i] = pseudo-random values < 2^254 from (seed, i): valid both as
+ * standard-form scalars and as Montgomery elements. */
+zp_err zp__gpu_fill_random_fr(zp__gpu_stream *s, zp_fr *d_out, uint64_t n, uint64_t seed);
+
+/* d_out[i] = a[i mod na] + b[(i / na) mod nb] (device arrays, affine): many
+ * distinct points from a few bases; in the subgroup when the bases are.
+ * Where the two x agree the point is a[i mod na]. */
+zp_err zp__gpu_gen_points_g1(zp__gpu_stream *s, zp_g1_affine *d_out, uint64_t n,
+                             const zp_g1_affine *d_a, uint64_t na, const zp_g1_affine *d_b,
+                             uint64_t nb);
+zp_err zp__gpu_gen_points_g2(zp__gpu_stream *s, zp_g2_affine *d_out, uint64_t n,
+                             const zp_g2_affine *d_a, uint64_t na, const zp_g2_affine *d_b,
+                             uint64_t nb);
+
+/* ----------------------------------------------------------------- tests */
+
+typedef enum zp__gpu_field_op {
+    ZP_GPU_FP_MUL, ZP_GPU_FP_ADD, ZP_GPU_FP_SUB,
+    ZP_GPU_FR_MUL, ZP_GPU_FR_ADD, ZP_GPU_FR_SUB,
+    ZP_GPU_FP2_MUL, ZP_GPU_FP2_SQR,
+} zp__gpu_field_op;
+
+/* out[i] = a[i] op b[i] on device arrays of n elements of the op's field,
+ * exposing the device arithmetic to tests. */
+zp_err zp__gpu_field_op_run(zp__gpu_stream *s, zp__gpu_field_op op, void *d_out,
+                            const void *d_a, const void *d_b, uint64_t n);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,5 +1,162 @@
-/* Built instead of the CUDA backend when nvcc is absent. */
+/*
+ * Built instead of the CUDA backend when nvcc is absent: every entry point
+ * of gpu.h exists and reports that there is no GPU, so callers need no
+ * #ifdef and the CPU backend takes over.
+ */
+#include <string.h>
+
 #include "gpu/gpu.h"
 
 int zp__gpu_count(void) { return 0; }
 bool zp__gpu_compiled(void) { return false; }
+const char *zp__gpu_last_error(void) { return "built without CUDA"; }
+
+void zp__gpu_config_default(zp__gpu_config *c)
+{
+    c->device = 0;
+    c->arena_bytes = 0;
+    c->reserve_bytes = (uint64_t)1 << 30;
+}
+
+zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
+{
+    (void)cfg;
+    *out = NULL;
+    return ZP_E_NO_GPU;
+}
+
+void zp__gpu_close(zp__gpu *g) { (void)g; }
+bool zp__gpu_healthy(const zp__gpu *g) { (void)g; return false; }
+void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out) { (void)g; memset(out, 0, sizeof *out); }
+
+zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)
+{
+    (void)g; (void)bytes;
+    out->ptr = NULL;
+    out->bytes = 0;
+    return ZP_E_NO_GPU;
+}
+
+void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf) { (void)g; (void)buf; }
+
+zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
+{
+    (void)g;
+    *out = NULL;
+    return ZP_E_NO_GPU;
+}
+
+void zp__gpu_stream_close(zp__gpu_stream *s) { (void)s; }
+zp_err zp__gpu_stream_sync(zp__gpu_stream *s) { (void)s; return ZP_E_NO_GPU; }
+
+zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes)
+{
+    (void)s; (void)dev; (void)host; (void)bytes;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_download(zp__gpu_stream *s, void *host, const void *dev, uint64_t bytes)
+{
+    (void)s; (void)dev; (void)host; (void)bytes;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_memset0(zp__gpu_stream *s, void *dev, uint64_t bytes)
+{
+    (void)s; (void)dev; (void)bytes;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_time_ms(zp__gpu_stream *s, zp_err (*fn)(void *ctx), void *ctx, float *ms)
+{
+    (void)s; (void)fn; (void)ctx;
+    *ms = 0;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, bool inverse,
+                   zp_roots roots, const zp_fr *coset)
+{
+    (void)s; (void)d_a; (void)log2n; (void)inverse; (void)roots; (void)coset;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
+                                const zp_fr *d_b, const zp_fr *d_c, const zp_fr *scale,
+                                uint64_t n)
+{
+    (void)s; (void)d_out; (void)d_a; (void)d_b; (void)d_c; (void)scale; (void)n;
+    return ZP_E_NO_GPU;
+}
+
+uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2) { (void)n; (void)g2; return 0; }
+
+zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                      const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
+{
+    (void)s; (void)d_points; (void)d_scalars; (void)n; (void)scratch;
+    zp_g1_jac_inf(out);
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
+                      const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
+{
+    (void)s; (void)d_points; (void)d_scalars; (void)n; (void)scratch;
+    zp_g2_jac_inf(out);
+    return ZP_E_NO_GPU;
+}
+
+void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
+                            uint64_t *dense)
+{
+    (void)s;
+    *zeros = *ones = *dense = 0;
+}
+
+zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
+                          uint64_t ncols)
+{
+    (void)s; (void)m; (void)ncols;
+    memset(out, 0, sizeof *out);
+    return ZP_E_NO_GPU;
+}
+
+void zp__gpu_csr_free(zp__gpu *g, zp__gpu_csr *m) { (void)g; memset(m, 0, sizeof *m); }
+
+zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
+                        uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
+                        const zp_fr *d_w)
+{
+    (void)s; (void)d_a; (void)d_b; (void)d_c; (void)n_out; (void)A; (void)B; (void)d_w;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_fill_random_fr(zp__gpu_stream *s, zp_fr *d_out, uint64_t n, uint64_t seed)
+{
+    (void)s; (void)d_out; (void)n; (void)seed;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_gen_points_g1(zp__gpu_stream *s, zp_g1_affine *d_out, uint64_t n,
+                             const zp_g1_affine *d_a, uint64_t na, const zp_g1_affine *d_b,
+                             uint64_t nb)
+{
+    (void)s; (void)d_out; (void)n; (void)d_a; (void)na; (void)d_b; (void)nb;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_gen_points_g2(zp__gpu_stream *s, zp_g2_affine *d_out, uint64_t n,
+                             const zp_g2_affine *d_a, uint64_t na, const zp_g2_affine *d_b,
+                             uint64_t nb)
+{
+    (void)s; (void)d_out; (void)n; (void)d_a; (void)na; (void)d_b; (void)nb;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_field_op_run(zp__gpu_stream *s, zp__gpu_field_op op, void *d_out,
+                            const void *d_a, const void *d_b, uint64_t n)
+{
+    (void)s; (void)op; (void)d_out; (void)d_a; (void)d_b; (void)n;
+    return ZP_E_NO_GPU;
+}

@@ -1,0 +1,440 @@
+/*
+ * zkpipe bench ntt | msm: median times of the Fr NTT and of G1/G2 MSMs on
+ * the GPU (data resident, made on the device) or, when there is no GPU or
+ * --backend cpu is given, on the CPU backend. Each size is warmed up first;
+ * the line for a size gives the median, the floor from DESIGN.md §8 scaled
+ * to the size, and the fraction of the floor reached (floor / median).
+ * A CSV line `RESULT,...` per size makes the output easy to collect.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/timing.h"
+#include "cpu/cpu.h"
+#include "gpu/gpu.h"
+#include "zkpipe.h"
+
+int zp__bench_ntt(int argc, char **argv);
+int zp__bench_msm(int argc, char **argv);
+
+enum backend { BK_AUTO, BK_GPU, BK_CPU };
+
+struct opts {
+    int from, to, reps, warmup;
+    enum backend backend;
+    bool g2, sparse, inverse, coset;
+    zp_roots roots;
+};
+
+static const char ntt_help[] =
+    "usage: zkpipe bench ntt [options]\n"
+    "  --from L --to L     sizes 2^L (default 20..24; GPU up to 28)\n"
+    "  --reps N            timed runs per size (default 7)\n"
+    "  --backend B         auto (GPU when present), gpu or cpu\n"
+    "  --roots R           snarkjs (default) or bellperson\n"
+    "  --inverse, --coset  the inverse / coset transform\n"
+    "Floor: 30 ms for 2^27 (DESIGN.md §8: multiplies on one H200), scaled by n log n.\n";
+
+static const char msm_help[] =
+    "usage: zkpipe bench msm [options]\n"
+    "  --g2                G2 instead of G1\n"
+    "  --from L --to L     sizes 2^L (default 16..20)\n"
+    "  --reps N            timed runs per size (default 5)\n"
+    "  --backend B         auto (GPU when present), gpu or cpu\n"
+    "  --sparse            PoRep-like scalars: 60% zero, 30% one, 10% random\n"
+    "Floor: G1 2^26 in 0.28 s with XYZZ buckets (DESIGN.md §8), scaled by n;\n"
+    "G2 three times G1 (an Fp2 product is three Fp products).\n";
+
+/* The same as zp__cli_wants_help, kept local so that bench/gpu.sh can link
+ * this file without the command table. */
+static bool wants_help(int argc, char **argv, const char *help)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            return true;
+        }
+    }
+    return false;
+}
+
+static int parse(struct opts *o, int argc, char **argv, const char *help)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (!strcmp(a, "--from") && v) bad = zp__parse_int(argv[++i], 1, 31, &o->from);
+        else if (!strcmp(a, "--to") && v) bad = zp__parse_int(argv[++i], 1, 31, &o->to);
+        else if (!strcmp(a, "--reps") && v) bad = zp__parse_int(argv[++i], 1, 1000, &o->reps);
+        else if (!strcmp(a, "--backend") && v) {
+            i++;
+            if (!strcmp(v, "auto")) o->backend = BK_AUTO;
+            else if (!strcmp(v, "gpu")) o->backend = BK_GPU;
+            else if (!strcmp(v, "cpu")) o->backend = BK_CPU;
+            else bad = 1;
+        } else if (!strcmp(a, "--roots") && v) {
+            i++;
+            if (!strcmp(v, "snarkjs")) o->roots = ZP_ROOTS_SNARKJS;
+            else if (!strcmp(v, "bellperson")) o->roots = ZP_ROOTS_BELLPERSON;
+            else bad = 1;
+        } else if (!strcmp(a, "--g2")) o->g2 = true;
+        else if (!strcmp(a, "--sparse")) o->sparse = true;
+        else if (!strcmp(a, "--inverse")) o->inverse = true;
+        else if (!strcmp(a, "--coset")) o->coset = true;
+        else bad = 1;
+        if (bad) {
+            fprintf(stderr, "zkpipe bench: bad option '%s'\n%s", a, help);
+            return -1;
+        }
+    }
+    if (o->from > o->to) {
+        fprintf(stderr, "zkpipe bench: --from is above --to\n");
+        return -1;
+    }
+    if (o->backend == BK_AUTO)
+        o->backend = zp__gpu_count() > 0 ? BK_GPU : BK_CPU;
+    if (o->backend == BK_GPU && zp__gpu_count() == 0) {
+        fprintf(stderr, "zkpipe bench: no GPU (%s)\n", zp__gpu_compiled() ? "none found"
+                                                                           : "built without CUDA");
+        return -1;
+    }
+    return 0;
+}
+
+static void report(const char *what, const char *backend, int lg, double *ms, int reps,
+                   double floor_ms)
+{
+    double med = zp__median(ms, reps);
+    printf("%-7s %-3s 2^%-2d  median %10.3f ms  (%d runs, min %.3f)  floor %9.4f ms  "
+           "fraction %.2f\n",
+           what, backend, lg, med, reps, ms[0], floor_ms, floor_ms / med);
+    printf("RESULT,%s,%s,%d,%.4f,%.4f,%.3f\n", what, backend, lg, med, floor_ms, floor_ms / med);
+    fflush(stdout);
+}
+
+static zp__gpu *open_gpu(zp__gpu_stream **s)
+{
+    zp__gpu *g = NULL;
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    zp_err e = zp__gpu_open(&g, &cfg);
+    if (e == ZP_OK)
+        e = zp__gpu_stream_open(g, s);
+    if (e != ZP_OK) {
+        fprintf(stderr, "zkpipe bench: GPU: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
+        zp__gpu_close(g);
+        return NULL;
+    }
+    zp__gpu_info info;
+    zp__gpu_get_info(g, &info);
+    printf("GPU: %s, %d SMs, compute %d.%d, arena %.1f GiB\n", info.name, info.sm_count,
+           info.cc_major, info.cc_minor, (double)info.arena_bytes / (1 << 30));
+    return g;
+}
+
+/* ------------------------------------------------------------------ NTT */
+
+static double ntt_floor_ms(int lg)
+{
+    return 30.0 * ((double)((uint64_t)1 << lg) * lg) / ((double)((uint64_t)1 << 27) * 27);
+}
+
+struct ntt_call {
+    zp__gpu_stream *s;
+    zp_fr *d;
+    int lg;
+    const struct opts *o;
+    zp_fr g;
+};
+
+static zp_err ntt_gpu_once(void *ctx)
+{
+    struct ntt_call *c = ctx;
+    return zp__gpu_ntt(c->s, c->d, (unsigned)c->lg, c->o->inverse, c->o->roots,
+                       c->o->coset ? &c->g : NULL);
+}
+
+static int ntt_gpu(const struct opts *o)
+{
+    zp__gpu_stream *s = NULL;
+    zp__gpu *g = open_gpu(&s);
+    if (!g)
+        return 1;
+    int rc = 0;
+    zp__gpu_buf d = {NULL, 0};
+    zp_err e = zp__gpu_alloc(g, &d, sizeof(zp_fr) << o->to);
+    if (!e)
+        e = zp__gpu_fill_random_fr(s, d.ptr, (uint64_t)1 << o->to, 42);
+    struct ntt_call c = {s, d.ptr, 0, o, {{0}}};
+    zp_fr_from_u64(&c.g, 7);
+    for (int lg = o->from; lg <= o->to && !e; lg++) {
+        double ms[1000];
+        float t;
+        c.lg = lg;
+        for (int w = 0; w < o->warmup && !e; w++)
+            e = zp__gpu_time_ms(s, ntt_gpu_once, &c, &t);
+        for (int r = 0; r < o->reps && !e; r++) {
+            e = zp__gpu_time_ms(s, ntt_gpu_once, &c, &t);
+            ms[r] = t;
+        }
+        if (!e)
+            report(o->inverse ? "intt" : "ntt", "gpu", lg, ms, o->reps, ntt_floor_ms(lg));
+    }
+    if (e) {
+        fprintf(stderr, "zkpipe bench ntt: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
+        rc = 1;
+    }
+    zp__gpu_free(g, &d);
+    zp__gpu_stream_close(s);
+    zp__gpu_close(g);
+    return rc;
+}
+
+static int ntt_cpu(const struct opts *o)
+{
+    size_t n = (size_t)1 << o->to;
+    zp_fr *a = malloc(n * sizeof *a), g;
+    if (!a) {
+        fprintf(stderr, "zkpipe bench ntt: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        zp_fr_from_u64(&a[i], i * 0x9e3779b97f4a7c15ULL + 1);
+    zp_fr_from_u64(&g, 7);
+    for (int lg = o->from; lg <= o->to; lg++) {
+        double ms[1000];
+        for (int r = -o->warmup; r < o->reps; r++) {
+            double t0 = zp__now();
+            zp_err e = o->coset ? zp__cpu_coset_ntt(a, (unsigned)lg, o->inverse, &g, o->roots, 0)
+                                : zp__cpu_ntt(a, (unsigned)lg, o->inverse, o->roots, 0);
+            if (e) {
+                fprintf(stderr, "zkpipe bench ntt: %s\n", zp_strerror(e));
+                free(a);
+                return 1;
+            }
+            if (r >= 0)
+                ms[r] = (zp__now() - t0) * 1e3;
+        }
+        report(o->inverse ? "intt" : "ntt", "cpu", lg, ms, o->reps, ntt_floor_ms(lg));
+    }
+    free(a);
+    return 0;
+}
+
+int zp__bench_ntt(int argc, char **argv)
+{
+    if (wants_help(argc, argv, ntt_help))
+        return 0;
+    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS};
+    if (parse(&o, argc, argv, ntt_help))
+        return 2;
+    if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
+        fprintf(stderr, "zkpipe bench ntt: --to is above the largest size\n");
+        return 2;
+    }
+    return o.backend == BK_GPU ? ntt_gpu(&o) : ntt_cpu(&o);
+}
+
+/* ------------------------------------------------------------------ MSM */
+
+static double msm_floor_ms(int lg, bool g2)
+{
+    return 280.0 * (double)((uint64_t)1 << lg) / (double)((uint64_t)1 << 26) * (g2 ? 3 : 1);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* Standard-form scalars below 2^254 (< r); sparse: 60% 0, 30% 1, 10% dense. */
+static void host_scalars(zp_fr *s, size_t n, bool sparse, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = mix64(seed ^ mix64(i));
+        memset(&s[i], 0, sizeof s[i]);
+        if (sparse && h % 10 < 6)
+            continue;
+        if (sparse && h % 10 < 9) {
+            s[i].l[0] = 1;
+            continue;
+        }
+        for (int k = 0; k < 4; k++)
+            s[i].l[k] = mix64(h + (uint64_t)k);
+        s[i].l[3] &= 0x3fffffffffffffffULL;
+    }
+}
+
+/* count points R + k*S (distinct; one addition each, one inversion). */
+#define DEFINE_BASES(G, AFF, JAC)                                                 \
+    static zp_err G##_bases(AFF *out, size_t count, uint64_t seed)                \
+    {                                                                             \
+        JAC *j = malloc(count * sizeof *j), g, r, s;                              \
+        if (!j)                                                                   \
+            return ZP_E_NOMEM;                                                    \
+        AFF gen;                                                                  \
+        uint64_t k1[4], k2[4];                                                    \
+        for (int i = 0; i < 4; i++) {                                             \
+            k1[i] = mix64(seed + (uint64_t)i);                                    \
+            k2[i] = mix64(~seed + (uint64_t)i);                                   \
+        }                                                                         \
+        zp_##G##_generator(&gen);                                                 \
+        zp_##G##_jac_from_affine(&g, &gen);                                       \
+        zp_##G##_jac_mul_vartime(&r, &g, k1, 4);                                  \
+        zp_##G##_jac_mul_vartime(&s, &g, k2, 4);                                  \
+        for (size_t i = 0; i < count; i++) {                                      \
+            j[i] = r;                                                             \
+            zp_##G##_jac_add(&r, &r, &s);                                         \
+        }                                                                         \
+        zp_##G##_batch_to_affine(out, j, count);                                  \
+        free(j);                                                                  \
+        return ZP_OK;                                                             \
+    }
+DEFINE_BASES(g1, zp_g1_affine, zp_g1_jac)
+DEFINE_BASES(g2, zp_g2_affine, zp_g2_jac)
+
+/* Device points: a[i mod na] + b[i / na] from two independent progressions. */
+static zp_err gpu_points(zp__gpu *g, zp__gpu_stream *s, void *d_out, uint64_t n, bool g2)
+{
+    uint64_t na = n < 1024 ? n : 1024, nb = (n + na - 1) / na;
+    size_t psz = g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
+    char *h = malloc((na + nb) * psz);
+    if (!h)
+        return ZP_E_NOMEM;
+    zp_err e = g2 ? g2_bases((zp_g2_affine *)h, na, 1) : g1_bases((zp_g1_affine *)h, na, 1);
+    if (!e)
+        e = g2 ? g2_bases((zp_g2_affine *)(h + na * psz), nb, 2)
+               : g1_bases((zp_g1_affine *)(h + na * psz), nb, 2);
+    zp__gpu_buf db = {NULL, 0};
+    if (!e)
+        e = zp__gpu_alloc(g, &db, (na + nb) * psz);
+    if (!e)
+        e = zp__gpu_upload(s, db.ptr, h, (na + nb) * psz);
+    if (!e)
+        e = g2 ? zp__gpu_gen_points_g2(s, d_out, n, db.ptr, na,
+                                       (zp_g2_affine *)((char *)db.ptr + na * psz), nb)
+               : zp__gpu_gen_points_g1(s, d_out, n, db.ptr, na,
+                                       (zp_g1_affine *)((char *)db.ptr + na * psz), nb);
+    if (!e)
+        e = zp__gpu_stream_sync(s);
+    zp__gpu_free(g, &db);
+    free(h);
+    return e;
+}
+
+static int msm_gpu(const struct opts *o)
+{
+    zp__gpu_stream *s = NULL;
+    zp__gpu *g = open_gpu(&s);
+    if (!g)
+        return 1;
+    const uint64_t n = (uint64_t)1 << o->to;
+    const size_t psz = o->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
+    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0};
+    zp_fr *hs = NULL;
+    double t0 = zp__now();
+    zp_err e = zp__gpu_alloc(g, &dp, n * psz);
+    if (!e)
+        e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
+    if (!e)
+        e = zp__gpu_alloc(g, &scratch, zp__gpu_msm_scratch_bytes(n, o->g2));
+    if (!e)
+        e = gpu_points(g, s, dp.ptr, n, o->g2);
+    if (!e && o->sparse) {
+        hs = malloc(n * sizeof *hs);
+        if (!hs)
+            e = ZP_E_NOMEM;
+        else
+            host_scalars(hs, n, true, 3);
+        if (!e)
+            e = zp__gpu_upload(s, ds.ptr, hs, n * sizeof *hs);
+    } else if (!e) {
+        e = zp__gpu_fill_random_fr(s, ds.ptr, n, 3);
+    }
+    if (!e)
+        e = zp__gpu_stream_sync(s);
+    if (!e)
+        printf("inputs: 2^%d %s points and scalars made in %.2f s; scratch %.2f GiB\n", o->to,
+               o->g2 ? "G2" : "G1", zp__now() - t0, (double)scratch.bytes / (1 << 30));
+    const char *what = o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+    for (int lg = o->from; lg <= o->to && !e; lg++) {
+        double ms[1000];
+        for (int r = -o->warmup; r < o->reps && !e; r++) {
+            zp_g1_jac r1;
+            zp_g2_jac r2;
+            double t = zp__now();
+            e = o->g2 ? zp__gpu_msm_g2(s, &r2, dp.ptr, ds.ptr, (uint64_t)1 << lg, scratch)
+                      : zp__gpu_msm_g1(s, &r1, dp.ptr, ds.ptr, (uint64_t)1 << lg, scratch);
+            if (r >= 0)
+                ms[r] = (zp__now() - t) * 1e3;
+        }
+        if (!e)
+            report(what, "gpu", lg, ms, o->reps, msm_floor_ms(lg, o->g2));
+    }
+    int rc = 0;
+    if (e) {
+        fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
+        rc = 1;
+    }
+    free(hs);
+    zp__gpu_free(g, &scratch);
+    zp__gpu_free(g, &ds);
+    zp__gpu_free(g, &dp);
+    zp__gpu_stream_close(s);
+    zp__gpu_close(g);
+    return rc;
+}
+
+static int msm_cpu(const struct opts *o)
+{
+    const size_t n = (size_t)1 << o->to;
+    const size_t psz = o->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
+    void *p = malloc(n * psz);
+    zp_fr *sc = malloc(n * sizeof *sc);
+    zp_err e = p && sc ? ZP_OK : ZP_E_NOMEM;
+    if (!e)
+        e = o->g2 ? g2_bases(p, n, 1) : g1_bases(p, n, 1);
+    if (!e)
+        host_scalars(sc, n, o->sparse, 3);
+    const char *what = o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+    for (int lg = o->from; lg <= o->to && !e; lg++) {
+        double ms[1000];
+        for (int r = -o->warmup; r < o->reps && !e; r++) {
+            zp_g1_jac r1;
+            zp_g2_jac r2;
+            double t = zp__now();
+            e = o->g2 ? zp__cpu_msm_g2(&r2, p, sc, (size_t)1 << lg, 0)
+                      : zp__cpu_msm_g1(&r1, p, sc, (size_t)1 << lg, 0);
+            if (r >= 0)
+                ms[r] = (zp__now() - t) * 1e3;
+        }
+        if (!e)
+            report(what, "cpu", lg, ms, o->reps, msm_floor_ms(lg, o->g2));
+    }
+    free(p);
+    free(sc);
+    if (e) {
+        fprintf(stderr, "zkpipe bench msm: %s\n", zp_strerror(e));
+        return 1;
+    }
+    return 0;
+}
+
+int zp__bench_msm(int argc, char **argv)
+{
+    if (wants_help(argc, argv, msm_help))
+        return 0;
+    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS};
+    if (parse(&o, argc, argv, msm_help))
+        return 2;
+    if (o.to > 30) {
+        fprintf(stderr, "zkpipe bench msm: --to is above 30\n");
+        return 2;
+    }
+    return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);
+}

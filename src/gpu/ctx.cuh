@@ -1,0 +1,77 @@
+/*
+ * What the .cu files of the GPU backend share: the device and stream
+ * structs, and the ZP_CUDA error boundary. Host-side C++ only.
+ */
+#ifndef ZP_GPU_CTX_CUH
+#define ZP_GPU_CTX_CUH
+
+#include <pthread.h>
+#include <cuda_runtime.h>
+
+#include "gpu/arena.h"
+#include "gpu/field.cuh"
+#include "gpu/gpu.h"
+
+/* Root tables: w^i and w^(i*2^14) for i < 2^14, w of order 2^28. Any power
+ * w^e with e < 2^28 is lo[e mod 2^14] * hi[e >> 14]. */
+#define ZP__TAB_LOG 14
+#define ZP__TAB_N (1u << ZP__TAB_LOG)
+#define ZP__TAB_MASK (ZP__TAB_N - 1)
+
+struct zp__gpu {
+    int device;
+    cudaDeviceProp prop;
+    char *base;            /* the arena */
+    zp__arena arena;
+    pthread_mutex_t lock;  /* guards arena */
+    volatile int unhealthy;
+    zp__gpu_buf tables;
+    /* [snarkjs=0 / bellperson=1][forward=0 / inverse=1] */
+    const fr_t *root_lo[2][2], *root_hi[2][2];
+};
+
+/* Per-stream scratch: power tables of coset NTTs, MSM results, counts. */
+#define ZP__STREAM_DEV_BYTES (2u << 20)
+#define ZP__STREAM_HOST_BYTES (64u << 10)
+
+struct zp__gpu_stream {
+    zp__gpu *g;
+    cudaStream_t st;
+    zp__gpu_buf dev;       /* ZP__STREAM_DEV_BYTES of device scratch */
+    void *host;            /* ZP__STREAM_HOST_BYTES pinned */
+    uint64_t last_zeros, last_ones, last_dense;
+};
+
+/* Records a failed call in the thread's error text, classifies it, marks
+ * g unhealthy for sticky errors (g may be NULL) and returns the code. */
+zp_err zp__gpu_fail(zp__gpu *g, cudaError_t e, const char *file, int line, const char *call);
+
+/* Fills g->root_lo / root_hi (ntt.cu); called once by zp__gpu_open. */
+zp_err zp__gpu_ntt_tables_build(zp__gpu *g);
+
+/* Checks one CUDA call at the boundary of a zp_err function that has a
+ * zp__gpu *g in scope. */
+#define ZP_CUDA(call)                                                        \
+    do {                                                                     \
+        cudaError_t zp_e_ = (call);                                          \
+        if (zp_e_ != cudaSuccess)                                            \
+            return zp__gpu_fail(g, zp_e_, __FILE__, __LINE__, #call);        \
+    } while (0)
+
+/* After a kernel launch: launch-configuration errors surface here. */
+#define ZP_CUDA_LAUNCHED() ZP_CUDA(cudaGetLastError())
+
+/* Checks a zp_err and returns it when it is not ZP_OK. */
+#define ZP_TRY(expr)                                                         \
+    do {                                                                     \
+        zp_err zp_t_ = (expr);                                               \
+        if (zp_t_ != ZP_OK)                                                  \
+            return zp_t_;                                                    \
+    } while (0)
+
+static inline unsigned zp__ceil_div_u(uint64_t a, uint64_t b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+#endif

@@ -1,0 +1,69 @@
+/* The G1 MSM entry point, the scratch size and split counts (msm_impl.cuh). */
+#include "gpu/msm_impl.cuh"
+
+/*
+ * The most any split of n scalars needs. The window (so the layout) changes
+ * with the dense count m; within one window the layout grows with m, so the
+ * maximum is at the top of each window's range of m. pick_window does not
+ * decrease with m, so binary search finds where each range starts.
+ */
+static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes)
+{
+    msm_layout l;
+    uint64_t best = 0;
+    for (uint64_t top = n; top >= 1;) {
+        plan(&l, n, top, xyzz_bytes);
+        if (l.total > best)
+            best = l.total;
+        unsigned c = pick_window(top);
+        uint64_t lo = 1, hi = top;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (pick_window(mid) == c)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        top = lo - 1;
+    }
+    return best;
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
+{
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>));
+}
+
+extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
+                                       uint64_t *dense)
+{
+    *zeros = s->last_zeros;
+    *ones = s->last_ones;
+    *dense = s->last_dense;
+}
+
+extern "C" zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                                 const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
+{
+    zp_g1_jac_inf(out);
+    if (n > ZP_GPU_MSM_MAX)
+        return ZP_E_TOO_LARGE;
+    if (n == 0)
+        return ZP_OK;
+    xyzz_t<fp_t> *h = NULL;
+    unsigned nw = 0, c = 0;
+    ZP_TRY(msm_device<fp_t>(s, &h, &nw, &c, (const aff_t<fp_t> *)d_points,
+                            (const fr_t *)d_scalars, n, scratch));
+    const zp_g1_xyzz *w = (const zp_g1_xyzz *)h;
+    zp_g1_xyzz acc;
+    zp_g1_xyzz_inf(&acc);
+    for (unsigned i = nw; i-- > 0;) {
+        for (unsigned b = 0; b < c; b++)
+            zp_g1_xyzz_dbl(&acc, &acc);
+        zp_g1_xyzz_add(&acc, &acc, &w[i]);
+    }
+    zp_g1_xyzz_add(&acc, &acc, &w[nw]);
+    zp_g1_xyzz_to_jac(out, &acc);
+    return ZP_OK;
+}
+

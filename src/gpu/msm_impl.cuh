@@ -1,0 +1,510 @@
+/*
+ * Multi-scalar multiplication in G1 and G2 on the GPU, with the 0/1 split.
+ *
+ *  1. split: each scalar is classified 0, 1 or dense; one exclusive scan of
+ *     packed counters (ones in the high 32 bits, dense in the low) gives
+ *     every index its slot; a scatter builds the ones and dense index lists.
+ *  2. ones: strided per-thread sums of the points whose scalar is 1, then a
+ *     tree reduction.
+ *  3. dense: Pippenger. Signed c-bit digits (|d| <= 2^(c-1)) turn each
+ *     (window, scalar) into a bucket key and a point index with a sign bit;
+ *     a radix sort per window groups equal keys. Bucket accumulation runs
+ *     over fixed-length chunks of the sorted array, so a huge bucket cannot
+ *     stall one thread: a chunk writes the buckets that end inside it and
+ *     leaves the part of a bucket that runs on past its end as a carry; a
+ *     fix-up adds a bucket's carries. Buckets are XYZZ (mixed additions).
+ *  4. bucket reduction: sum_b b*S_b per window over segments of 32 buckets
+ *     (running sums, then the segment offset times the segment total), a
+ *     tree of partial sums, and on the host the windows by Horner.
+ *
+ * All scratch comes from the caller's buffer (the arena); the stream is
+ * synchronized once after the split (the counts size the sorts) and once at
+ * the end. Element positions are 64-bit; point indices are 31-bit.
+ *
+ * Included by msm_g1.cu and msm_g2.cu, one group each, so that the two large
+ * instantiations compile in parallel.
+ */
+#ifndef ZP_GPU_MSM_IMPL_CUH
+#define ZP_GPU_MSM_IMPL_CUH
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "gpu/ctx.cuh"
+#include "gpu/curve.cuh"
+
+#define ONE_FLAG ((uint64_t)1 << 32)
+#define SEG 32            /* buckets per reduction segment */
+#define TREE 256          /* fan-in of one tree-reduction block */
+#define ONES_PARTS 65536  /* most partial sums of the ones */
+#define MAX_C 22
+
+/* ------------------------------------------------------------- planning */
+
+struct msm_layout {
+    uint64_t n, m;          /* points; dense scalars */
+    unsigned c, nw, B;      /* window bits, windows, buckets per window */
+    uint64_t N;             /* nw * m sorted entries */
+    uint64_t L, chunks;     /* accumulation chunk length and count */
+    uint64_t T;             /* reduction segments per window */
+    size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
+    size_t bstart, bend, buckets, carries, parts, parts2, res, total;
+};
+
+/* Cost model: nw windows of m mixed additions (~10 products) plus the
+ * bucket reduction (~30 products per bucket). */
+static unsigned pick_window(uint64_t m)
+{
+    unsigned best = 2;
+    double best_cost = 1e300;
+    for (unsigned c = 2; c <= MAX_C; c++) {
+        double nw = (256 + c - 1) / c;
+        double cost = nw * (10.0 * (double)m + 30.0 * (double)(1u << (c - 1)));
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = c;
+        }
+    }
+    return best;
+}
+
+static size_t take(size_t *at, uint64_t bytes)
+{
+    size_t off = *at;
+    *at += (bytes + 255) & ~(uint64_t)255;
+    return off;
+}
+
+static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes)
+{
+    memset(l, 0, sizeof *l);
+    l->n = n;
+    l->m = m;
+    l->c = pick_window(m);
+    l->nw = (256 + l->c - 1) / l->c;
+    l->B = 1u << (l->c - 1);
+    l->N = (uint64_t)l->nw * m;
+    l->L = l->N >> 18;
+    l->L = l->L < 16 ? 16 : l->L > 1024 ? 1024 : l->L;
+    l->chunks = (l->N + l->L - 1) / l->L;
+    l->T = l->B > SEG ? l->B / SEG : 1;
+
+    size_t scan_b = 0, sort_b = 0;
+    cub::DeviceScan::ExclusiveSum(NULL, scan_b, (const uint64_t *)NULL, (uint64_t *)NULL,
+                                  (int)(n ? n : 1));
+    cub::DeviceRadixSort::SortPairs(NULL, sort_b, (const uint32_t *)NULL, (uint32_t *)NULL,
+                                    (const uint32_t *)NULL, (uint32_t *)NULL, (int)(m ? m : 1), 0,
+                                    (int)l->c);
+    cudaGetLastError();
+    l->temp_bytes = scan_b > sort_b ? scan_b : sort_b;
+
+    uint64_t parts = l->nw * l->T > ONES_PARTS ? l->nw * l->T : ONES_PARTS;
+    size_t at = 0;
+    l->flags = take(&at, 8 * n);
+    l->pos = take(&at, 8 * n);
+    l->dense = take(&at, 4 * n);
+    l->ones = take(&at, 4 * n);
+    l->counts = take(&at, 16);
+    l->temp = take(&at, l->temp_bytes);
+    l->kin = take(&at, 4 * l->N);
+    l->vin = take(&at, 4 * l->N);
+    l->kout = take(&at, 4 * l->N);
+    l->vout = take(&at, 4 * l->N);
+    l->bstart = take(&at, 8 * ((uint64_t)l->nw << l->c));
+    l->bend = take(&at, 8 * ((uint64_t)l->nw << l->c));
+    l->buckets = take(&at, xyzz_bytes * l->nw * l->B);
+    l->carries = take(&at, xyzz_bytes * l->chunks);
+    l->parts = take(&at, xyzz_bytes * parts);
+    l->parts2 = take(&at, xyzz_bytes * parts);
+    l->res = take(&at, xyzz_bytes * (l->nw + 1));
+    l->total = at;
+}
+
+/* ------------------------------------------------------------- kernels */
+
+static __global__ void classify_kernel(const fr_t *sc, uint64_t n, uint64_t *flags)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t s = fr_load(sc + i);
+    uint32_t high = 0;
+#pragma unroll
+    for (int j = 1; j < 8; j++)
+        high |= s.v[j];
+    uint64_t f = 1; /* dense */
+    if (high == 0 && s.v[0] <= 1)
+        f = s.v[0] == 1 ? ONE_FLAG : 0;
+    flags[i] = f;
+}
+
+static __global__ void scatter_kernel(const uint64_t *flags, const uint64_t *pos, uint64_t n,
+                                      uint32_t *dense, uint32_t *ones, uint32_t *counts)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint64_t f = flags[i], p = pos[i];
+    if (f == 1)
+        dense[(uint32_t)p] = (uint32_t)i;
+    else if (f == ONE_FLAG)
+        ones[(uint32_t)(p >> 32)] = (uint32_t)i;
+    if (i == n - 1) {
+        counts[0] = (uint32_t)(p + f);
+        counts[1] = (uint32_t)((p + f) >> 32);
+    }
+}
+
+/* Word k of s, without indexing a register array at run time. */
+static __device__ __forceinline__ uint32_t word_at(const fr_t &s, unsigned k)
+{
+    uint32_t r = 0;
+#pragma unroll
+    for (unsigned j = 0; j < 8; j++)
+        r = k == j ? s.v[j] : r;
+    return r;
+}
+
+/*
+ * Signed digits: d = bits + carry; above 2^(c-1) it becomes d - 2^c with a
+ * carry into the next window. nw * c >= 256 > 255 bits, so the top window
+ * never carries out.
+ */
+static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
+                                     unsigned c, unsigned nw, uint32_t *keys, uint32_t *vals)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    uint32_t idx = dense[i];
+    fr_t s = fr_load(sc + idx);
+    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+    uint32_t carry = 0;
+    for (unsigned w = 0; w < nw; w++) {
+        unsigned bit = w * c, k = bit >> 5, sh = bit & 31;
+        uint64_t two = ((uint64_t)word_at(s, k + 1) << 32) | word_at(s, k);
+        uint32_t d = (uint32_t)(two >> sh) & mask;
+        d += carry;
+        uint32_t neg = 0;
+        if (d > half) {
+            d = (1u << c) - d;
+            neg = 1;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        keys[(uint64_t)w * m + i] = d;
+        vals[(uint64_t)w * m + i] = idx | (neg << 31);
+    }
+}
+
+/* Global key of sorted entry i: window in the high bits, digit below. */
+static __device__ __forceinline__ uint64_t gkey(const uint32_t *keys, uint64_t i, uint64_t m,
+                                                unsigned c)
+{
+    return ((i / m) << c) | keys[i];
+}
+
+static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t m, unsigned c,
+                                     uint64_t *bstart, uint64_t *bend)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= N)
+        return;
+    uint64_t k = gkey(keys, i, m, c);
+    if (i == 0) {
+        bstart[k] = 0;
+    } else {
+        uint64_t kp = gkey(keys, i - 1, m, c);
+        if (kp != k) {
+            bstart[k] = i;
+            bend[kp] = i;
+        }
+    }
+    if (i == N - 1)
+        bend[k] = N;
+}
+
+template <class F>
+static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t key, unsigned c,
+                                                    uint32_t B, const xyzz_t<F> &acc)
+{
+    uint32_t mag = (uint32_t)key & ((1u << c) - 1);
+    if (mag)
+        xyzz_store(buckets + (key >> c) * B + (mag - 1), acc);
+}
+
+template <class F>
+static __global__ void accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
+                                         const uint32_t *vals, uint64_t N, uint64_t m,
+                                         unsigned c, uint64_t L, const uint64_t *bend,
+                                         xyzz_t<F> *buckets, xyzz_t<F> *carries)
+{
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t begin = t * L;
+    if (begin >= N)
+        return;
+    uint64_t end = begin + L < N ? begin + L : N;
+    const uint32_t B = 1u << (c - 1);
+    uint64_t w = begin / m, wend = (w + 1) * m;
+    uint64_t cur = (w << c) | keys[begin];
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint64_t i = begin; i < end; i++) {
+        if (i == wend) {
+            w++;
+            wend += m;
+        }
+        uint32_t d = keys[i];
+        uint64_t k = (w << c) | d;
+        if (k != cur) {
+            flush_bucket(buckets, cur, c, B, acc);
+            cur = k;
+            xyzz_set_inf(acc);
+        }
+        if (d) {
+            uint32_t v = vals[i];
+            aff_t<F> p = aff_load(points + (v & 0x7fffffffu));
+            if (v >> 31)
+                p.y = f_neg(p.y);
+            xyzz_add_aff(acc, p);
+        }
+    }
+    if (bend[cur] == end)
+        flush_bucket(buckets, cur, c, B, acc);
+    else
+        xyzz_store(carries + t, acc);
+}
+
+/* Adds to each bucket that spans chunks the carries of the chunks it runs
+ * through (all but its last, which wrote the bucket). */
+template <class F>
+static __global__ void fixup_kernel(const uint64_t *bstart, const uint64_t *bend, uint64_t nkeys,
+                                    unsigned c, uint64_t L, xyzz_t<F> *buckets,
+                                    const xyzz_t<F> *carries)
+{
+    uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nkeys)
+        return;
+    uint32_t mag = (uint32_t)k & ((1u << c) - 1);
+    uint64_t e = bend[k];
+    if (!mag || e == 0)
+        return;
+    uint64_t cs = bstart[k] / L, ce = (e - 1) / L;
+    if (cs == ce)
+        return;
+    xyzz_t<F> *b = buckets + (k >> c) * (1u << (c - 1)) + (mag - 1);
+    xyzz_t<F> acc = xyzz_load(b);
+    for (uint64_t t = cs; t < ce; t++)
+        xyzz_add_ool(acc, xyzz_load(carries + t));
+    xyzz_store(b, acc);
+}
+
+/* parts[w*T + t] = sum over the segment's buckets b of (b + 1) * S_b. */
+template <class F>
+static __global__ void segments_kernel(const xyzz_t<F> *buckets, unsigned nw, uint32_t B,
+                                       uint32_t seg, uint64_t T, xyzz_t<F> *parts)
+{
+    uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= nw * T)
+        return;
+    uint64_t w = id / T, t = id % T;
+    uint32_t lo = (uint32_t)t * seg;
+    const xyzz_t<F> *bk = buckets + w * B;
+    xyzz_t<F> run, tot;
+    xyzz_set_inf(run);
+    xyzz_set_inf(tot);
+    for (uint32_t b = lo + seg; b-- > lo;) {
+        xyzz_add_ool(run, xyzz_load(bk + b));
+        xyzz_add_ool(tot, run);
+    }
+    if (lo) {
+        xyzz_t<F> x;
+        xyzz_mul_u32(x, run, lo);
+        xyzz_add_ool(tot, x);
+    }
+    xyzz_store(parts + id, tot);
+}
+
+/* out[g] = sum of in[g*per .. (g+1)*per), one block of TREE threads per g.
+ * The block sums in place in `in` (its own range only). */
+template <class F>
+static __global__ void __launch_bounds__(TREE) tree_kernel(xyzz_t<F> *in, uint64_t per, xyzz_t<F> *out)
+{
+    xyzz_t<F> *v = in + (uint64_t)blockIdx.x * per;
+    unsigned i = threadIdx.x;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint64_t j = i; j < per; j += TREE)
+        xyzz_add_ool(acc, xyzz_load(v + j));
+    __syncthreads();
+    if (i < per)
+        xyzz_store(v + i, acc);
+    __syncthreads();
+    unsigned active = per < TREE ? (unsigned)per : TREE;
+    for (unsigned stride = TREE / 2; stride; stride >>= 1) {
+        if (i < stride && i + stride < active) {
+            xyzz_t<F> a = xyzz_load(v + i);
+            xyzz_add_ool(a, xyzz_load(v + i + stride));
+            xyzz_store(v + i, a);
+        }
+        __syncthreads();
+    }
+    if (i == 0) {
+        if (per == 0)
+            xyzz_set_inf(acc);
+        else
+            acc = xyzz_load(v);
+        xyzz_store(out + blockIdx.x, acc);
+    }
+}
+
+template <class F>
+static __global__ void ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count,
+                                   uint64_t parts, xyzz_t<F> *out)
+{
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= parts)
+        return;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint64_t i = t; i < count; i += parts)
+        xyzz_add_aff(acc, aff_load(points + ones[i]));
+    xyzz_store(out + t, acc);
+}
+
+/* ------------------------------------------------------------ host flow */
+
+/*
+ * Reduces groups * per partial sums (group-major, per a power of two or
+ * below TREE) to groups sums in `out`, through `tmp` for the levels.
+ */
+template <class F>
+static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_t<F> *tmp,
+                            uint64_t groups, uint64_t per, xyzz_t<F> *out)
+{
+    while (per > TREE) {
+        uint64_t blocks = groups * (per / TREE);
+        tree_kernel<F><<<(unsigned)blocks, TREE, 0, st>>>(parts, TREE, tmp);
+        ZP_CUDA_LAUNCHED();
+        xyzz_t<F> *x = parts;
+        parts = tmp;
+        tmp = x;
+        per /= TREE;
+    }
+    tree_kernel<F><<<(unsigned)groups, TREE, 0, st>>>(parts, per, out);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+/* Pippenger over the dense list; window sums to res[0 .. nw). */
+template <class F>
+static zp_err dense_part(zp__gpu *g, cudaStream_t st, const msm_layout *l, char *base,
+                         const aff_t<F> *points, const fr_t *scalars)
+{
+    const uint64_t m = l->m;
+    uint32_t *kin = (uint32_t *)(base + l->kin), *vin = (uint32_t *)(base + l->vin);
+    uint32_t *kout = (uint32_t *)(base + l->kout), *vout = (uint32_t *)(base + l->vout);
+    uint64_t *bstart = (uint64_t *)(base + l->bstart), *bend = (uint64_t *)(base + l->bend);
+    xyzz_t<F> *buckets = (xyzz_t<F> *)(base + l->buckets);
+    xyzz_t<F> *carries = (xyzz_t<F> *)(base + l->carries);
+    xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts2);
+    xyzz_t<F> *res = (xyzz_t<F> *)(base + l->res);
+    const uint64_t nkeys = (uint64_t)l->nw << l->c;
+
+    digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(scalars, (uint32_t *)(base + l->dense),
+                                                          m, l->c, l->nw, kin, vin);
+    ZP_CUDA_LAUNCHED();
+    for (unsigned w = 0; w < l->nw; w++) {
+        size_t tb = l->temp_bytes;
+        uint64_t o = (uint64_t)w * m;
+        ZP_CUDA(cub::DeviceRadixSort::SortPairs(base + l->temp, tb, kin + o, kout + o, vin + o,
+                                                vout + o, (int)m, 0, (int)l->c, st));
+    }
+    ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
+    ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
+    ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->nw * l->B, st));
+    bounds_kernel<<<zp__ceil_div_u(l->N, 256), 256, 0, st>>>(kout, l->N, m, l->c, bstart, bend);
+    ZP_CUDA_LAUNCHED();
+    accumulate_kernel<F><<<zp__ceil_div_u(l->chunks, 128), 128, 0, st>>>(
+        points, kout, vout, l->N, m, l->c, l->L, bend, buckets, carries);
+    ZP_CUDA_LAUNCHED();
+    fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c, l->L,
+                                                                buckets, carries);
+    ZP_CUDA_LAUNCHED();
+    uint32_t seg = l->B < SEG ? l->B : SEG;
+    segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
+                                                                        seg, l->T, parts);
+    ZP_CUDA_LAUNCHED();
+    return reduce_groups<F>(g, st, parts, parts2, l->nw, l->T, res);
+}
+
+/*
+ * Runs the whole MSM; on success host[0 .. nw) holds the window sums,
+ * host[nw] the sum of the ones, and *nw_out / *c_out the window shape.
+ */
+template <class F>
+static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, unsigned *c_out,
+                         const aff_t<F> *points, const fr_t *scalars, uint64_t n,
+                         zp__gpu_buf scratch)
+{
+    zp__gpu *g = s->g;
+    cudaStream_t st = s->st;
+    char *base = (char *)scratch.ptr;
+    msm_layout l;
+    plan(&l, n, n, sizeof(xyzz_t<F>));
+    if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
+        return ZP_E_GPU_OOM;
+    ZP_CUDA(cudaSetDevice(g->device));
+
+    uint64_t *flags = (uint64_t *)(base + l.flags), *pos = (uint64_t *)(base + l.pos);
+    uint32_t *counts = (uint32_t *)(base + l.counts);
+    classify_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(scalars, n, flags);
+    ZP_CUDA_LAUNCHED();
+    size_t tb = l.temp_bytes;
+    ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l.temp, tb, flags, pos, (int)n, st));
+    scatter_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(
+        flags, pos, n, (uint32_t *)(base + l.dense), (uint32_t *)(base + l.ones), counts);
+    ZP_CUDA_LAUNCHED();
+    uint32_t *hc = (uint32_t *)s->host;
+    ZP_CUDA(cudaMemcpyAsync(hc, counts, 8, cudaMemcpyDeviceToHost, st));
+    ZP_CUDA(cudaStreamSynchronize(st));
+    uint64_t m = hc[0], ones = hc[1];
+    s->last_dense = m;
+    s->last_ones = ones;
+    s->last_zeros = n - m - ones;
+
+    /* The layout for the actual dense count keeps the split arrays where
+     * they are (they come first) and places the rest after them. */
+    plan(&l, n, m, sizeof(xyzz_t<F>));
+    if (l.total > scratch.bytes)
+        return ZP_E_GPU_OOM;
+    xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
+    if (m)
+        ZP_TRY(dense_part<F>(g, st, &l, base, points, scalars));
+    else
+        ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
+    if (ones) {
+        uint64_t parts = 1;
+        while (parts < ONES_PARTS && parts * 64 < ones)
+            parts *= 2;
+        xyzz_t<F> *pp = (xyzz_t<F> *)(base + l.parts), *p2 = (xyzz_t<F> *)(base + l.parts2);
+        ones_kernel<F><<<zp__ceil_div_u(parts, 64), 64, 0, st>>>(
+            points, (uint32_t *)(base + l.ones), ones, parts, pp);
+        ZP_CUDA_LAUNCHED();
+        ZP_TRY(reduce_groups<F>(g, st, pp, p2, 1, parts, res + l.nw));
+    } else {
+        ZP_CUDA(cudaMemsetAsync(res + l.nw, 0, sizeof(xyzz_t<F>), st));
+    }
+    if (sizeof(xyzz_t<F>) * (l.nw + 1) > ZP__STREAM_HOST_BYTES)
+        return ZP_E_INVALID_ARG; /* cannot happen: nw <= 128 */
+    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.nw + 1), cudaMemcpyDeviceToHost,
+                            st));
+    ZP_CUDA(cudaStreamSynchronize(st));
+    *host = (xyzz_t<F> *)s->host;
+    *nw_out = l.nw;
+    *c_out = l.c;
+    return ZP_OK;
+}
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * The Fr NTT on the GPU, natural order in and out, in place.
+ *
+ * Decimation in frequency in passes of k <= 10 bits. A pass with m index
+ * bits below its own treats each block of M = 2^(k+m) elements as a
+ * 2^k x 2^m matrix (four-step): it loads the 2^k elements of a column
+ * (stride 2^m) into shared memory, runs a 2^k-point DIF there (output in
+ * bit-reversed order), multiplies element p of column L by the twist
+ * w_M^(L * rev_k(p)), and writes it back where it came from. Columns are
+ * loaded 2^j at a time so that global accesses are runs of 2^j elements.
+ * After the passes the array is in bit-reversed order; a tiled bit-reversal
+ * pass (through shared memory, both sides as runs of 16 elements) puts it in
+ * natural order and applies the scale of the inverse (n^-1) and of an
+ * inverse coset (g^-j). A forward coset's g^j is applied as the first pass
+ * loads. Every power of the root comes from two 2^14-entry tables of the
+ * root of order 2^28 (w^e = lo[e mod 2^14] * hi[e >> 14]), built at open.
+ */
+#include "gpu/ctx.cuh"
+
+#define PASS_MAX_BITS 10
+#define TILE_LOG 11 /* 2^11 elements = 64 KiB of shared memory per block */
+#define BR_B 4      /* bit-reversal tiles: 2^4 x 2^4 elements */
+
+/* w^e for e < 2^28 from tables whose entry 0 is one. */
+static __device__ __forceinline__ fr_t pow_tab(const fr_t *lo, const fr_t *hi, uint32_t e)
+{
+    uint32_t a = e & ZP__TAB_MASK, b = e >> ZP__TAB_LOG;
+    if (b == 0)
+        return fr_load(lo + a);
+    if (a == 0)
+        return fr_load(hi + b);
+    return fr_mul(fr_load(lo + a), fr_load(hi + b));
+}
+
+/* lo[e mod 2^14] * hi[e >> 14] always: lo may carry a constant factor. */
+static __device__ __forceinline__ fr_t pow_tab_full(const fr_t *lo, const fr_t *hi, uint32_t e)
+{
+    return fr_mul(fr_load(lo + (e & ZP__TAB_MASK)), fr_load(hi + (e >> ZP__TAB_LOG)));
+}
+
+/* out[i] = pre * base^i for i < n. */
+static __global__ void pow_table_kernel(fr_t *out, fr_t base, fr_t pre, uint32_t n)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t acc = pre, b = base;
+    for (uint32_t e = i; e; e >>= 1) {
+        if (e & 1)
+            acc = fr_mul(acc, b);
+        b = fr_mul(b, b);
+    }
+    fr_store(out + i, acc);
+}
+
+static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi, unsigned k,
+                                       unsigned m, unsigned j, const fr_t *slo, const fr_t *shi)
+{
+    extern __shared__ uint4 sh_raw[];
+    fr_t *sh = reinterpret_cast<fr_t *>(sh_raw);
+    const unsigned tile = 1u << (k + j), cmask = (1u << j) - 1;
+    const uint64_t blk = blockIdx.x;
+    const uint64_t H = blk >> (m - j), L0 = blk & ((1ull << (m - j)) - 1);
+    const uint64_t base = (H << (k + m)) + (L0 << j);
+
+    for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+        uint64_t idx = base + ((uint64_t)(e >> j) << m) + (e & cmask);
+        fr_t x = fr_load(a + idx);
+        if (slo)
+            x = fr_mul(x, pow_tab_full(slo, shi, (uint32_t)idx));
+        fr_store(sh + e, x);
+    }
+    __syncthreads();
+
+    for (unsigned st = 0; st < k; st++) {
+        const unsigned lhs = k - 1 - st, hs = 1u << lhs;
+        for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
+            unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
+            unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
+            unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
+            fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
+            fr_store(sh + i0, fr_add(x, y));
+            fr_t d = fr_sub(x, y);
+            if (r) /* w_(2hs)^r = w^(r * 2^(27 - lhs)) = hi[r << (13 - lhs)] */
+                d = fr_mul(d, fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs))));
+            fr_store(sh + i1, d);
+        }
+        __syncthreads();
+    }
+
+    const unsigned shift = 28 - (k + m);
+    for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+        unsigned p = e >> j, l = e & cmask;
+        uint64_t idx = base + ((uint64_t)p << m) + l;
+        fr_t x = fr_load(sh + e);
+        if (m > 0) {
+            uint32_t L = ((uint32_t)L0 << j) + l;
+            uint32_t E = (L * (__brev(p) >> (32 - k))) << shift;
+            if (E)
+                x = fr_mul(x, pow_tab(wlo, whi, E));
+        }
+        fr_store(a + idx, x);
+    }
+}
+
+/* mode 0: no scale; 1: times s; 2: times slo/shi table at the destination. */
+static __device__ __forceinline__ fr_t br_scale(fr_t x, uint64_t dest, int mode, const fr_t &s,
+                                                const fr_t *slo, const fr_t *shi)
+{
+    if (mode == 1)
+        return fr_mul(x, s);
+    if (mode == 2)
+        return fr_mul(x, pow_tab_full(slo, shi, (uint32_t)dest));
+    return x;
+}
+
+static __global__ void bitrev_small_kernel(fr_t *a, unsigned logn, int mode, fr_t s,
+                                           const fr_t *slo, const fr_t *shi)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >> logn)
+        return;
+    uint32_t r = __brev(i) >> (32 - logn);
+    if (i > r)
+        return;
+    fr_t x = fr_load(a + i);
+    if (i == r) {
+        fr_store(a + i, br_scale(x, i, mode, s, slo, shi));
+        return;
+    }
+    fr_t y = fr_load(a + r);
+    fr_store(a + r, br_scale(x, r, mode, s, slo, shi));
+    fr_store(a + i, br_scale(y, i, mode, s, slo, shi));
+}
+
+/*
+ * Index bits (hi: BR_B | mid | lo: BR_B). A block swaps the tile of mid with
+ * the tile of rev(mid): element (hi, mid, lo) goes to (rev lo, rev mid, rev hi).
+ */
+static __global__ void bitrev_tiled_kernel(fr_t *a, unsigned logn, int mode, fr_t s,
+                                           const fr_t *slo, const fr_t *shi)
+{
+    __shared__ uint4 raw[2 * 2 * (1 << (2 * BR_B))];
+    fr_t *ta = reinterpret_cast<fr_t *>(raw), *tb = ta + (1 << (2 * BR_B));
+    const unsigned mb = logn - 2 * BR_B, hs = logn - BR_B, T = 1u << (2 * BR_B);
+    const uint32_t mid = blockIdx.x;
+    const uint32_t rmid = mb ? __brev(mid) >> (32 - mb) : 0;
+    if (mid > rmid)
+        return;
+    for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
+        uint64_t hi = e >> BR_B, lo = e & ((1u << BR_B) - 1);
+        fr_store(ta + e, fr_load(a + ((hi << hs) | ((uint64_t)mid << BR_B) | lo)));
+        if (rmid != mid)
+            fr_store(tb + e, fr_load(a + ((hi << hs) | ((uint64_t)rmid << BR_B) | lo)));
+    }
+    __syncthreads();
+    for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
+        uint64_t dh = e >> BR_B, dl = e & ((1u << BR_B) - 1);
+        unsigned src = ((__brev((uint32_t)dl) >> (32 - BR_B)) << BR_B) |
+                       (__brev((uint32_t)dh) >> (32 - BR_B));
+        uint64_t da = (dh << hs) | ((uint64_t)rmid << BR_B) | dl;
+        fr_store(a + da, br_scale(fr_load(ta + src), da, mode, s, slo, shi));
+        if (rmid != mid) {
+            uint64_t db = (dh << hs) | ((uint64_t)mid << BR_B) | dl;
+            fr_store(a + db, br_scale(fr_load(tb + src), db, mode, s, slo, shi));
+        }
+    }
+}
+
+static fr_t to_dev(const zp_fr *x)
+{
+    fr_t r;
+    memcpy(&r, x, sizeof r);
+    return r;
+}
+
+/* lo[i] = pre * b^i, hi[i] = b^(i * 2^14), i < 2^14, on stream st. */
+static zp_err pow_tables(zp__gpu *g, cudaStream_t st, fr_t *lo, fr_t *hi, const zp_fr *b,
+                         const zp_fr *pre)
+{
+    zp_fr b14 = *b, one;
+    zp_fr_one(&one);
+    for (int i = 0; i < ZP__TAB_LOG; i++)
+        zp_fr_sqr(&b14, &b14);
+    pow_table_kernel<<<ZP__TAB_N / 128, 128, 0, st>>>(lo, to_dev(b), to_dev(pre), ZP__TAB_N);
+    ZP_CUDA_LAUNCHED();
+    pow_table_kernel<<<ZP__TAB_N / 128, 128, 0, st>>>(hi, to_dev(&b14), to_dev(&one), ZP__TAB_N);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
+{
+    const uint64_t tab = (uint64_t)ZP__TAB_N * sizeof(fr_t);
+    ZP_TRY(zp__gpu_alloc(g, &g->tables, 8 * tab));
+    ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)(sizeof(fr_t) << TILE_LOG)));
+    cudaStream_t st;
+    ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    zp_err err = ZP_OK;
+    fr_t *t = (fr_t *)g->tables.ptr;
+    zp_fr one;
+    zp_fr_one(&one);
+    for (int c = 0; c < 2 && !err; c++) {
+        zp_fr w[2];
+        zp_fr_root_of_unity(&w[0], 28, c ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS);
+        zp_fr_inv(&w[1], &w[0]);
+        for (int d = 0; d < 2 && !err; d++) {
+            fr_t *lo = t + (size_t)(4 * c + 2 * d) * ZP__TAB_N, *hi = lo + ZP__TAB_N;
+            g->root_lo[c][d] = lo;
+            g->root_hi[c][d] = hi;
+            err = pow_tables(g, st, lo, hi, &w[d], &one);
+        }
+    }
+    cudaError_t e = cudaStreamSynchronize(st);
+    cudaStreamDestroy(st);
+    if (!err && e != cudaSuccess)
+        err = zp__gpu_fail(g, e, __FILE__, __LINE__, "ntt tables");
+    return err;
+}
+
+extern "C" zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, bool inverse,
+                              zp_roots roots, const zp_fr *coset)
+{
+    zp__gpu *g = s->g;
+    if (log2n < 1 || log2n > ZP_GPU_NTT_MAX_LOG2 || !d_a)
+        return ZP_E_INVALID_ARG;
+    if (coset && zp_fr_is_zero(coset))
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    const int ci = roots == ZP_ROOTS_BELLPERSON, di = inverse;
+    const fr_t *wlo = g->root_lo[ci][di], *whi = g->root_hi[ci][di];
+    fr_t *a = (fr_t *)d_a;
+    fr_t *slo = (fr_t *)s->dev.ptr, *shi = slo + ZP__TAB_N;
+    zp_fr one, ninv;
+    zp_fr_one(&one);
+    zp_fr_from_u64(&ninv, (uint64_t)1 << log2n);
+    zp_fr_inv(&ninv, &ninv);
+
+    if (coset && !inverse)
+        ZP_TRY(pow_tables(g, s->st, slo, shi, coset, &one));
+    if (coset && inverse) {
+        zp_fr ginv;
+        zp_fr_inv(&ginv, coset);
+        ZP_TRY(pow_tables(g, s->st, slo, shi, &ginv, &ninv));
+    }
+
+    const unsigned passes = (log2n + PASS_MAX_BITS - 1) / PASS_MAX_BITS;
+    unsigned done = 0;
+    for (unsigned p = 0; p < passes; p++) {
+        unsigned k = log2n / passes + (p < log2n % passes ? 1 : 0);
+        unsigned m = log2n - done - k;
+        unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k;
+        unsigned tile = 1u << (k + j);
+        unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
+        bool first_coset = p == 0 && coset && !inverse;
+        ntt_pass_kernel<<<1u << (log2n - k - j), threads, tile * sizeof(fr_t), s->st>>>(
+            a, wlo, whi, k, m, j, first_coset ? slo : NULL, first_coset ? shi : NULL);
+        ZP_CUDA_LAUNCHED();
+        done += k;
+    }
+
+    int mode = inverse ? (coset ? 2 : 1) : 0;
+    fr_t sc = to_dev(&ninv);
+    if (log2n < 2 * BR_B) {
+        uint32_t n = 1u << log2n;
+        bitrev_small_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(a, log2n, mode, sc, slo, shi);
+    } else {
+        bitrev_tiled_kernel<<<1u << (log2n - 2 * BR_B), 256, 0, s->st>>>(a, log2n, mode, sc, slo,
+                                                                          shi);
+    }
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+static __global__ void mul_sub_scale_kernel(fr_t *out, const fr_t *a, const fr_t *b,
+                                            const fr_t *c, fr_t s, uint64_t n)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        fr_store(out + i,
+                 fr_mul(fr_sub(fr_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)), s));
+}
+
+extern "C" zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
+                                           const zp_fr *d_b, const zp_fr *d_c,
+                                           const zp_fr *scale, uint64_t n)
+{
+    zp__gpu *g = s->g;
+    if (n == 0)
+        return ZP_OK;
+    ZP_CUDA(cudaSetDevice(g->device));
+    mul_sub_scale_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(
+        (fr_t *)d_out, (const fr_t *)d_a, (const fr_t *)d_b, (const fr_t *)d_c, to_dev(scale), n);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}

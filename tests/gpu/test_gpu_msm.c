@@ -1,0 +1,206 @@
+/*
+ * GPU MSM (G1 and G2, with the 0/1 split) against the CPU: the one-thread
+ * reference (sum of scalar multiplications) for small n, the CPU Pippenger
+ * for large n. Sizes 1, 2, 2^k - 1, 2^k, 2^k + 1; scalars 0, 1, r - 1,
+ * random, mixed, all zero, all equal (one bucket per window: exercises the
+ * chunk carries); points distinct, all equal, with infinities.
+ */
+#include "cpu/cpu.h"
+#include "gpu_test.h"
+
+enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE };
+enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
+
+static const char *scal_name[] = {"random", "mixed", "zero", "one", "r-1", "same", "sparse"};
+static const char *pts_name[] = {"distinct", "same", "with-inf"};
+
+static void make_scalars(zp_fr *s, size_t n, enum scal kind)
+{
+    zp_fr same, rm1 = ZP_FR_MODULUS;
+    rm1.l[0] -= 1;
+    rand_scalar(&same);
+    for (size_t i = 0; i < n; i++) {
+        memset(&s[i], 0, sizeof s[i]);
+        unsigned r = (unsigned)(check_rand64() % 100);
+        switch (kind) {
+        case S_RANDOM: rand_scalar(&s[i]); break;
+        case S_ZERO: break;
+        case S_ONE: s[i].l[0] = 1; break;
+        case S_MINUS1: s[i] = rm1; break;
+        case S_SAME: s[i] = same; break;
+        case S_MIXED: /* 30% zero, 30% one, 10% r-1, 10% small, 20% random */
+            if (r < 30) break;
+            if (r < 60) { s[i].l[0] = 1; break; }
+            if (r < 70) { s[i] = rm1; break; }
+            if (r < 80) { s[i].l[0] = 2 + r; break; }
+            rand_scalar(&s[i]);
+            break;
+        case S_SPARSE: /* PoRep-like: about 90% zero or one */
+            if (r < 60) break;
+            if (r < 90) { s[i].l[0] = 1; break; }
+            rand_scalar(&s[i]);
+            break;
+        }
+    }
+}
+
+/*
+ * The generator code is the same for G1 and G2 up to names; a macro writes
+ * it once for each group (G = g1 or g2).
+ */
+#define DEFINE_GROUP(G, AFF, JAC, NAME)                                                     \
+    /* count bases R + k*S, k < count (distinct, cheap: one addition each) */              \
+    static void G##_bases(AFF *out, size_t count)                                          \
+    {                                                                                      \
+        AFF gen;                                                                           \
+        JAC g, r, s, *j = xmalloc(count * sizeof *j);                                      \
+        zp_##G##_generator(&gen);                                                          \
+        zp_##G##_jac_from_affine(&g, &gen);                                                \
+        zp_fr k1, k2;                                                                      \
+        rand_scalar(&k1);                                                                  \
+        rand_scalar(&k2);                                                                  \
+        zp_##G##_jac_mul_vartime(&r, &g, k1.l, 4);                                         \
+        zp_##G##_jac_mul_vartime(&s, &g, k2.l, 4);                                         \
+        for (size_t i = 0; i < count; i++) {                                               \
+            j[i] = r;                                                                      \
+            zp_##G##_jac_add(&r, &r, &s);                                                  \
+        }                                                                                  \
+        zp_##G##_batch_to_affine(out, j, count);                                           \
+        free(j);                                                                           \
+    }                                                                                      \
+                                                                                           \
+    /* n points on the device and on the host */                                          \
+    static void G##_points(AFF *host, zp__gpu_buf *dev, size_t n, enum pts kind)           \
+    {                                                                                      \
+        size_t na = 16, nb = (n + na - 1) / na;                                            \
+        AFF *b = xmalloc((na + nb) * sizeof *b);                                           \
+        G##_bases(b, na);      /* two independent progressions: sums distinct */           \
+        G##_bases(b + na, nb);                                                             \
+        *dev = gpu_test_alloc(n * sizeof(AFF));                                            \
+        zp__gpu_buf db = gpu_test_alloc((na + nb) * sizeof(AFF));                          \
+        GPU_OK(zp__gpu_upload(T_s, db.ptr, b, (na + nb) * sizeof(AFF)));                   \
+        GPU_OK(zp__gpu_gen_points_##G(T_s, dev->ptr, n, db.ptr, na, (AFF *)db.ptr + na, nb)); \
+        GPU_OK(zp__gpu_download(T_s, host, dev->ptr, n * sizeof(AFF)));                    \
+        GPU_OK(zp__gpu_stream_sync(T_s));                                                  \
+        zp__gpu_free(T_gpu, &db);                                                          \
+        free(b);                                                                           \
+        for (size_t i = 0; i < n; i++) {                                                   \
+            if (kind == P_SAME)                                                            \
+                host[i] = host[0];                                                         \
+            if (kind == P_WITH_INF && check_rand64() % 10 == 0)                            \
+                memset(&host[i], 0, sizeof host[i]);                                       \
+        }                                                                                  \
+        if (kind != P_DISTINCT)                                                            \
+            GPU_OK(zp__gpu_upload(T_s, dev->ptr, host, n * sizeof(AFF)));                  \
+        /* spot-check the generator: on the curve */                                      \
+        for (size_t i = 0; i < n; i += 1 + n / 8)                                          \
+            CHECK(zp_##G##_affine_on_curve(&host[i]));                                     \
+    }                                                                                      \
+                                                                                           \
+    static void G##_case(size_t n, enum scal sk, enum pts pk)                              \
+    {                                                                                      \
+        AFF *p = xmalloc(n * sizeof *p);                                                   \
+        zp_fr *s = xmalloc(n * sizeof *s);                                                 \
+        zp__gpu_buf dp, ds;                                                                \
+        G##_points(p, &dp, n, pk);                                                         \
+        make_scalars(s, n, sk);                                                            \
+        ds = gpu_test_alloc(n * sizeof *s);                                                \
+        GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));                             \
+        zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes(n, NAME[1] == '2'));\
+        JAC got, want;                                                                     \
+        GPU_OK(zp__gpu_msm_##G(T_s, &got, dp.ptr, ds.ptr, n, scratch));                    \
+        if (n <= 300)                                                                      \
+            zp__msm_##G##_ref(&want, p, s, n);                                             \
+        else                                                                               \
+            CHECK_EQ_INT(zp__cpu_msm_##G(&want, p, s, n, 0), ZP_OK);                       \
+        bool ok = zp_##G##_jac_eq(&got, &want);                                            \
+        CHECK(ok);                                                                         \
+        uint64_t z, o, d;                                                                  \
+        zp__gpu_msm_last_split(T_s, &z, &o, &d);                                           \
+        CHECK_EQ_INT(z + o + d, n);                                                        \
+        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu %s\n", NAME, n,      \
+               scal_name[sk], pts_name[pk], (unsigned long long)z, (unsigned long long)o, \
+               (unsigned long long)d, ok ? "ok" : "WRONG");                                \
+        zp__gpu_free(T_gpu, &scratch);                                                     \
+        zp__gpu_free(T_gpu, &ds);                                                          \
+        zp__gpu_free(T_gpu, &dp);                                                          \
+        free(p);                                                                           \
+        free(s);                                                                           \
+    }
+
+DEFINE_GROUP(g1, zp_g1_affine, zp_g1_jac, "G1")
+DEFINE_GROUP(g2, zp_g2_affine, zp_g2_jac, "G2")
+
+static void test_g1_sizes(void)
+{
+    static const size_t sizes[] = {1, 2, 3, 255, 256, 257, 1023, 1024, 1025};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        g1_case(sizes[i], S_RANDOM, P_DISTINCT);
+        g1_case(sizes[i], S_MIXED, P_DISTINCT);
+    }
+}
+
+static void test_g1_edges(void)
+{
+    g1_case(1, S_ZERO, P_DISTINCT);
+    g1_case(1, S_ONE, P_DISTINCT);
+    g1_case(1, S_MINUS1, P_DISTINCT);
+    g1_case(1000, S_ZERO, P_DISTINCT);
+    g1_case(1000, S_ONE, P_DISTINCT);
+    g1_case(1000, S_MINUS1, P_DISTINCT);
+    g1_case(5000, S_SAME, P_DISTINCT);
+    g1_case(1000, S_RANDOM, P_SAME);
+    g1_case(1000, S_MIXED, P_SAME);
+    g1_case(1000, S_MIXED, P_WITH_INF);
+    g1_case(4097, S_SPARSE, P_WITH_INF);
+}
+
+static void test_g1_large(void)
+{
+    if (T_small)
+        return;
+    g1_case((1u << 16) + 1, S_MIXED, P_DISTINCT);
+    g1_case(1u << 18, S_SPARSE, P_DISTINCT);
+    g1_case(1u << 20, S_RANDOM, P_DISTINCT);
+    g1_case(200000, S_SAME, P_DISTINCT);
+}
+
+static void test_g2(void)
+{
+    static const size_t sizes[] = {1, 2, 257, 1023, 1025};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        g2_case(sizes[i], S_RANDOM, P_DISTINCT);
+    g2_case(1000, S_MIXED, P_DISTINCT);
+    g2_case(1000, S_ZERO, P_DISTINCT);
+    g2_case(1000, S_ONE, P_DISTINCT);
+    g2_case(1000, S_MINUS1, P_DISTINCT);
+    g2_case(3000, S_SAME, P_DISTINCT);
+    g2_case(1000, S_RANDOM, P_SAME);
+    g2_case(1000, S_MIXED, P_WITH_INF);
+    if (!T_small)
+        g2_case((1u << 16) - 1, S_SPARSE, P_DISTINCT);
+}
+
+static void test_args(void)
+{
+    zp_g1_jac r;
+    zp__gpu_buf none = {NULL, 0};
+    CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, NULL, NULL, 0, none), ZP_OK);
+    CHECK(zp_g1_jac_is_inf(&r));
+    CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, NULL, NULL, (uint64_t)1 << 31, none), ZP_E_TOO_LARGE);
+    zp__gpu_buf d = gpu_test_alloc(4096);
+    CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, d.ptr, d.ptr, 1000, d), ZP_E_GPU_OOM);
+    zp__gpu_free(T_gpu, &d);
+}
+
+int main(int argc, char **argv)
+{
+    gpu_test_open(argc, argv, 8);
+    RUN(test_g1_sizes);
+    RUN(test_g1_edges);
+    RUN(test_g1_large);
+    RUN(test_g2);
+    RUN(test_args);
+    gpu_test_close();
+    return FINISH();
+}

@@ -1,0 +1,190 @@
+/*
+ * GPU NTT against the CPU: the O(n^2) reference up to 2^8, the CPU NTT up
+ * to 2^20 (2^24 in the full run), forward, inverse and coset, both root
+ * conventions. Beyond that the CPU NTT is slow, so the largest sizes check
+ * a few outputs of the forward transform by evaluating the polynomial at
+ * w^k on all CPU threads, and the inverse by a round trip.
+ */
+#include "cpu/cpu.h"
+#include "gpu_test.h"
+
+static void fill_host(zp_fr *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rand_fr_mont(&a[i]);
+}
+
+/* GPU transform of a copy of a (host) into out (host). */
+static void gpu_ntt_host(zp_fr *out, const zp_fr *a, unsigned log2n, bool inverse,
+                         zp_roots roots, const zp_fr *coset)
+{
+    size_t n = (size_t)1 << log2n;
+    zp__gpu_buf d = gpu_test_alloc(n * sizeof(zp_fr));
+    GPU_OK(zp__gpu_upload(T_s, d.ptr, a, n * sizeof(zp_fr)));
+    GPU_OK(zp__gpu_ntt(T_s, d.ptr, log2n, inverse, roots, coset));
+    GPU_OK(zp__gpu_download(T_s, out, d.ptr, n * sizeof(zp_fr)));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    zp__gpu_free(T_gpu, &d);
+}
+
+static int count_diff(const zp_fr *x, const zp_fr *y, size_t n)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += !zp_fr_eq(&x[i], &y[i]);
+    return bad;
+}
+
+static void test_vs_reference(void)
+{
+    for (unsigned lg = 1; lg <= 8; lg++) {
+        size_t n = (size_t)1 << lg;
+        zp_fr *a = xmalloc(n * sizeof *a), *g = xmalloc(n * sizeof *g), *r = xmalloc(n * sizeof *r);
+        fill_host(a, n);
+        for (int inv = 0; inv < 2; inv++) {
+            zp_roots roots = (lg + inv) & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
+            zp__ntt_ref(r, a, lg, inv, roots);
+            gpu_ntt_host(g, a, lg, inv, roots, NULL);
+            int bad = count_diff(g, r, n);
+            if (bad)
+                fprintf(stderr, "  2^%u inverse=%d: %d wrong\n", lg, inv, bad);
+            CHECK_EQ_INT(bad, 0);
+        }
+        free(a);
+        free(g);
+        free(r);
+    }
+}
+
+static void test_vs_cpu(void)
+{
+    unsigned top = T_small ? 12 : 24;
+    zp_fr coset;
+    zp_fr_from_u64(&coset, 7);
+    for (unsigned lg = 1; lg <= top; lg += (lg < 20 ? 1 : 2)) {
+        size_t n = (size_t)1 << lg;
+        zp_fr *a = xmalloc(n * sizeof *a), *g = xmalloc(n * sizeof *g), *c = xmalloc(n * sizeof *c);
+        fill_host(a, n);
+        for (int mode = 0; mode < 4; mode++) {
+            bool inv = mode & 1, cos = mode & 2;
+            zp_roots roots = (lg + mode) & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
+            memcpy(c, a, n * sizeof *a);
+            zp_err e = cos ? zp__cpu_coset_ntt(c, lg, inv, &coset, roots, 0)
+                           : zp__cpu_ntt(c, lg, inv, roots, 0);
+            CHECK_EQ_INT(e, ZP_OK);
+            gpu_ntt_host(g, a, lg, inv, roots, cos ? &coset : NULL);
+            int bad = count_diff(g, c, n);
+            if (bad)
+                fprintf(stderr, "  2^%u inverse=%d coset=%d: %d wrong\n", lg, inv, cos, bad);
+            CHECK_EQ_INT(bad, 0);
+        }
+        free(a);
+        free(g);
+        free(c);
+    }
+}
+
+struct eval_ctx {
+    const zp_fr *a;
+    zp_fr x;
+    zp_fr part[64];
+    size_t chunk;
+};
+
+/* sum over the chunk of a[j] x^j, by Horner from its top, times x^begin. */
+static void eval_chunk(void *vctx, size_t begin, size_t end)
+{
+    struct eval_ctx *c = vctx;
+    for (size_t ch = begin; ch < end; ch++) {
+        size_t lo = ch * c->chunk, hi = lo + c->chunk;
+        zp_fr acc, xp;
+        zp_fr_zero(&acc);
+        for (size_t j = hi; j-- > lo;) {
+            zp_fr_mul(&acc, &acc, &c->x);
+            zp_fr_add(&acc, &acc, &c->a[j]);
+        }
+        uint64_t e[1] = {lo};
+        zp_fr_pow(&xp, &c->x, e, 1);
+        zp_fr_mul(&c->part[ch], &acc, &xp);
+    }
+}
+
+static void eval_poly(zp_fr *out, const zp_fr *a, size_t n, const zp_fr *x)
+{
+    static struct eval_ctx c;
+    c.a = a;
+    c.x = *x;
+    c.chunk = n / 64;
+    zp__parallel_for(64, 1, eval_chunk, &c, 0);
+    zp_fr_zero(out);
+    for (int i = 0; i < 64; i++)
+        zp_fr_add(out, out, &c.part[i]);
+}
+
+/* Large sizes: forward checked at a few points, inverse by round trip. */
+static void test_large(void)
+{
+    if (T_small)
+        return;
+    static const unsigned sizes[] = {26, 27, 28};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        unsigned lg = sizes[si];
+        size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
+        zp_roots roots = si & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
+        zp__gpu_buf d = gpu_test_alloc(bytes);
+        zp_fr *a = xmalloc(bytes), *f = xmalloc(bytes);
+        GPU_OK(zp__gpu_fill_random_fr(T_s, d.ptr, n, 1000 + lg));
+        GPU_OK(zp__gpu_download(T_s, a, d.ptr, bytes));
+        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lg, false, roots, NULL));
+        GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
+        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lg, true, roots, NULL));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        size_t ks[3] = {1, n - 1, (size_t)(check_rand64() & (n - 1))};
+        zp_fr w;
+        zp_fr_root_of_unity(&w, lg, roots);
+        for (int i = 0; i < 3; i++) {
+            zp_fr x, y;
+            uint64_t e[1] = {ks[i]};
+            zp_fr_pow(&x, &w, e, 1);
+            eval_poly(&y, a, n, &x);
+            CHECK(zp_fr_eq(&y, &f[ks[i]]));
+        }
+        GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        CHECK_EQ_INT(count_diff(f, a, n), 0);
+        /* coset round trip */
+        zp_fr g;
+        zp_fr_from_u64(&g, 5);
+        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lg, false, roots, &g));
+        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lg, true, roots, &g));
+        GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        CHECK_EQ_INT(count_diff(f, a, n), 0);
+        printf("  2^%u: ok\n", lg);
+        zp__gpu_free(T_gpu, &d);
+        free(a);
+        free(f);
+    }
+}
+
+static void test_args(void)
+{
+    zp__gpu_buf d = gpu_test_alloc(64);
+    CHECK_EQ_INT(zp__gpu_ntt(T_s, d.ptr, 0, false, ZP_ROOTS_SNARKJS, NULL), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt(T_s, d.ptr, 29, false, ZP_ROOTS_SNARKJS, NULL), ZP_E_INVALID_ARG);
+    zp_fr zero;
+    zp_fr_zero(&zero);
+    CHECK_EQ_INT(zp__gpu_ntt(T_s, d.ptr, 1, false, ZP_ROOTS_SNARKJS, &zero), ZP_E_INVALID_ARG);
+    zp__gpu_free(T_gpu, &d);
+}
+
+int main(int argc, char **argv)
+{
+    gpu_test_open(argc, argv, 0);
+    RUN(test_vs_reference);
+    RUN(test_vs_cpu);
+    RUN(test_large);
+    RUN(test_args);
+    gpu_test_close();
+    return FINISH();
+}
