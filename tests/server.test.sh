@@ -73,14 +73,20 @@ for i in 1 2 3 4 5 6; do
 done
 check "6 concurrent clients submit and await" test $conc_ok = 1
 
-# The same id twice is the same job; with another request it is a conflict.
+# The same id twice is the same job (while queued behind another job, and
+# after it finished); with another request it is a conflict.
 before=$(jget "$(rq GET /v1/status)" jobs_submitted)
+"$Z" submit "${A[@]}" --key blk --synth 8 --partitions 4 --priority critical --id dup-blk >/dev/null
 id1=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id dup-1)
+state1=$(jget "$(rq GET /v1/jobs/dup-1)" state)
 id2=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id dup-1)
+"$Z" await "${A[@]}" dup-1 --timeout 60 >/dev/null
+id3=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id dup-1)
 after=$(jget "$(rq GET /v1/status)" jobs_submitted)
-check "same id twice: same job, submitted once" \
-  test "$id1/$id2/$((after - before))" = "dup-1/dup-1/1"
+check "same id three times (queued, queued, done): one job, submitted once" \
+  test "$state1/$id1/$id2/$id3/$((after - before))" = "queued/dup-1/dup-1/dup-1/2"
 expect 409 conflict POST /v1/jobs --data '{"id":"dup-1","key":"syn","synth_seed":9}'
+expect 409 conflict POST "/v1/jobs?key=mul3&id=dup-1&priority=low" --data-file data/mul3.wtns
 
 # Priority: with one worker busy on a critical job, a high job submitted
 # after a low one still starts first.
@@ -244,6 +250,10 @@ PIDS+=($d7)
 wait_exit "$d7" 20
 check "a regular file is never replaced" \
   test "$EXIT_RC" = 1 -a -f "$T/plain" -a -n "$(grep 'not a socket' "$T/d7.log")"
+
+# A sanitizer build reports into the daemons' logs without failing them.
+check "no sanitizer report in any daemon or client log" \
+  sh -c "! grep -l 'AddressSanitizer\|LeakSanitizer\|runtime error:' '$T'/*.log '$T'/*.err"
 
 if [ "$fails" != 0 ]; then
   for f in "$T"/*.log; do echo "--- $f"; tail -20 "$f"; done

@@ -38,6 +38,19 @@ static void wit_free(zp__wit *w)
     memset(w, 0, sizeof *w);
 }
 
+/* Gives a memory witness's bytes back but keeps its kind, length and hash:
+ * a later submit with the same id is compared against them. */
+static void wit_drop_data(zp__wit *w)
+{
+    if (!w->data)
+        return;
+    if (w->release)
+        w->release(w->release_ctx, w->data);
+    else
+        free((void *)w->data);
+    w->data = NULL;
+}
+
 static void job_free(zp__job *j)
 {
     for (uint32_t i = 0; i < j->n_wit; i++)
@@ -133,7 +146,7 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
     if (!busy)
         for (uint32_t i = 0; i < j->n_wit; i++)
             if (j->wit[i].kind == ZP_WITNESS_MEMORY)
-                wit_free(&j->wit[i]);
+                wit_drop_data(&j->wit[i]);
     pthread_cond_broadcast(&e->job_cv);
 }
 
