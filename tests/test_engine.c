@@ -517,6 +517,56 @@ static void test_config_and_names(void)
     zp_engine_close(e);
 }
 
+typedef struct tl_log {
+    pthread_mutex_t mu;
+    int lines, bad, submit, done, stage_lines;
+} tl_log;
+
+static tl_log tlog = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0};
+
+static void on_timeline(void *ctx, const char *line)
+{
+    tl_log *l = ctx;
+    double ms;
+    char ev[32], job[ZP_JOB_ID_MAX + 1], part[16];
+    int n = sscanf(line, "TIMELINE,%lf,%31[^,],%64[^,],%15s", &ms, ev, job, part);
+    pthread_mutex_lock(&l->mu);
+    l->lines++;
+    if (n != 4 || strcmp(job, "tl") || ms < 0) {
+        l->bad++;
+    } else if (!strcmp(ev, "submit")) {
+        l->submit += !strcmp(part, "-");
+    } else if (!strcmp(ev, "done")) {
+        l->done += !strcmp(part, "-");
+    } else if (strstr(ev, ".begin") || strstr(ev, ".end")) {
+        l->stage_lines++;
+    } else {
+        l->bad++;
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void with_timeline(zp_engine_config *c)
+{
+    c->timeline_log = on_timeline;
+    c->timeline_ctx = &tlog;
+}
+
+static void test_timeline_log(void)
+{
+    zp_engine *e = t_open(2, 1, with_timeline);
+    CHECK_EQ_INT(zp_engine_add_key(e, "k", T_CIRCUIT), ZP_OK);
+    CHECK_EQ_INT(t_submit(e, "tl", "k", ZP_PRIO_HIGH, 2, 1, NULL), ZP_OK);
+    t_await_ok(e, "tl", "k", 2);
+    zp_engine_close(e);
+    /* Every stage of both partitions begins and ends once. */
+    CHECK_EQ_INT(tlog.bad, 0);
+    CHECK_EQ_INT(tlog.submit, 1);
+    CHECK_EQ_INT(tlog.done, 1);
+    CHECK_EQ_INT(tlog.stage_lines, 2 * 2 * ZP__ST_COUNT);
+    CHECK_EQ_INT(tlog.lines, 2 + 2 * 2 * ZP__ST_COUNT);
+}
+
 int main(void)
 {
     RUN(test_config_and_names);
@@ -531,5 +581,6 @@ int main(void)
     RUN(test_cancel_running);
     RUN(test_concurrent_clients);
     RUN(test_close_with_waiters);
+    RUN(test_timeline_log);
     return FINISH();
 }
