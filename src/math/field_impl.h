@@ -1,11 +1,15 @@
 /*
  * The operations Fp and Fr share, written once. A field's .c file defines
- * ZP__F(name) (the public name prefix), ZP__N (limbs), ZP__T (the type) and
- * ZP__M (a const zp__mont *), then includes this file.
+ * ZP__F(name) (the public name prefix), ZP__FI(name) (the internal one),
+ * ZP__N (limbs), ZP__T (the type) and ZP__M (a const zp__mont * to static
+ * storage: the x86 kernels address its words directly), then includes this
+ * file.
  */
 #include <string.h>
 
+#include "field.h"
 #include "mont.h"
+#include "mont_x86.h"
 
 void ZP__F(zero)(ZP__T *out) { memset(out, 0, sizeof *out); }
 void ZP__F(one)(ZP__T *out) { memcpy(out->l, ZP__M->one, sizeof out->l); }
@@ -23,64 +27,120 @@ bool ZP__F(is_zero)(const ZP__T *a) { return zp__is_zero_n(a->l, ZP__N); }
 bool ZP__F(is_one)(const ZP__T *a) { return memcmp(a->l, ZP__M->one, sizeof a->l) == 0; }
 bool ZP__F(eq)(const ZP__T *a, const ZP__T *b) { return memcmp(a->l, b->l, sizeof a->l) == 0; }
 
+/* Additive operations: the x86-64 kernels need no optional instructions,
+ * so they are used on every x86-64 CPU; mont.h holds the portable twins. */
 void ZP__F(add)(ZP__T *out, const ZP__T *a, const ZP__T *b)
 {
+#if defined(ZP__X86_ASM) && ZP__N == 6
+    ZP__X86_MOD_ADD6(out->l, a->l, b->l, ZP__M);
+#elif defined(ZP__X86_ASM) && ZP__N == 4
+    ZP__X86_MOD_ADD4(out->l, a->l, b->l, ZP__M);
+#else
     zp__mod_add(out->l, a->l, b->l, ZP__M->m, ZP__N);
+#endif
 }
 
 void ZP__F(sub)(ZP__T *out, const ZP__T *a, const ZP__T *b)
 {
+#if defined(ZP__X86_ASM) && ZP__N == 6
+    ZP__X86_MOD_SUB6(out->l, a->l, b->l, ZP__M);
+#elif defined(ZP__X86_ASM) && ZP__N == 4
+    ZP__X86_MOD_SUB4(out->l, a->l, b->l, ZP__M);
+#else
     zp__mod_sub(out->l, a->l, b->l, ZP__M->m, ZP__N);
+#endif
 }
 
-void ZP__F(dbl)(ZP__T *out, const ZP__T *a) { zp__mod_add(out->l, a->l, a->l, ZP__M->m, ZP__N); }
-void ZP__F(neg)(ZP__T *out, const ZP__T *a) { zp__mod_neg(out->l, a->l, ZP__M->m, ZP__N); }
+void ZP__F(dbl)(ZP__T *out, const ZP__T *a) { ZP__F(add)(out, a, a); }
 
-void ZP__F(mul)(ZP__T *out, const ZP__T *a, const ZP__T *b)
+/* 0 - a with the subtraction's correction gives 0 for a = 0, m - a else. */
+void ZP__F(neg)(ZP__T *out, const ZP__T *a)
 {
-    zp__mont_mul(out->l, a->l, b->l, ZP__M->m, ZP__M->inv, ZP__N);
+    static const ZP__T zero;
+    ZP__F(sub)(out, &zero, a);
 }
 
-void ZP__F(sqr)(ZP__T *out, const ZP__T *a)
+/* The portable twin, kept out of line so that the fast path below pays no
+ * prologue for its registers. */
+__attribute__((noinline)) static void ZP__F(mont_mul_portable)(uint64_t *out, const uint64_t *a,
+                                                             const uint64_t *b)
 {
-    zp__mont_mul(out->l, a->l, a->l, ZP__M->m, ZP__M->inv, ZP__N);
+    zp__mont_mul(out, a, b, ZP__M->m, ZP__M->inv, ZP__N);
 }
 
+/* The x86-64 kernel for this field's size when the CPU has BMI2 and ADX,
+ * otherwise the portable twin. */
+static inline void ZP__F(mont_mul)(uint64_t *out, const uint64_t *a, const uint64_t *b)
+{
+#ifdef ZP__X86_ASM
+    if (__builtin_expect(zp__x86_fast, 1)) {
+#if ZP__N == 6
+        ZP__X86_MONT_MUL6(out, a, b, ZP__M);
+#else
+        ZP__X86_MONT_MUL4(out, a, b, ZP__M);
+#endif
+        return;
+    }
+#endif
+    ZP__F(mont_mul_portable)(out, a, b);
+}
+
+void ZP__F(mul)(ZP__T *out, const ZP__T *a, const ZP__T *b) { ZP__F(mont_mul)(out->l, a->l, b->l); }
+void ZP__F(sqr)(ZP__T *out, const ZP__T *a) { ZP__F(mont_mul)(out->l, a->l, a->l); }
+
+/*
+ * Fixed 4-bit windows: a^0..a^15 in a table, then per window four
+ * squarings and one multiply. Variable time in the exponent (public here:
+ * field constants and sqrt exponents), not in a: the table index is a
+ * window of e.
+ */
 void ZP__F(pow)(ZP__T *out, const ZP__T *a, const uint64_t *e, size_t nlimbs)
 {
-    zp__mont_pow(out->l, a->l, e, nlimbs, ZP__M);
+    uint64_t tab[16][ZP__N], acc[ZP__N];
+    memcpy(tab[0], ZP__M->one, sizeof tab[0]);
+    memcpy(tab[1], a->l, sizeof tab[1]);
+    for (int i = 2; i < 16; i++)
+        ZP__F(mont_mul)(tab[i], tab[i - 1], a->l);
+    bool started = false;
+    memcpy(acc, ZP__M->one, sizeof acc);
+    for (size_t i = nlimbs; i-- > 0;) {
+        for (int sh = 60; sh >= 0; sh -= 4) {
+            unsigned w = (unsigned)(e[i] >> sh) & 15;
+            if (started)
+                for (int k = 0; k < 4; k++)
+                    ZP__F(mont_mul)(acc, acc, acc);
+            if (w) {
+                if (started)
+                    ZP__F(mont_mul)(acc, acc, tab[w]);
+                else
+                    memcpy(acc, tab[w], sizeof acc);
+                started = true;
+            }
+        }
+    }
+    memcpy(out->l, acc, sizeof acc);
 }
 
-/* Fermat: a^(m-2). Zero maps to zero, as documented. */
-void ZP__F(inv)(ZP__T *out, const ZP__T *a)
-{
-    uint64_t e[ZP__N], two[ZP__N] = {2};
-    zp__sub_n(e, ZP__M->m, two, ZP__N);
-    zp__mont_pow(out->l, a->l, e, ZP__N, ZP__M);
-}
+/* Bernstein-Yang in constant time (inv.c); zero maps to zero. The Fermat
+ * power a^(m-2) is the reference twin in tests/test_mont.c. */
+void ZP__F(inv)(ZP__T *out, const ZP__T *a) { zp__mont_inv(out->l, a->l, ZP__M); }
 
-int ZP__F(legendre)(const ZP__T *a)
-{
-    if (ZP__F(is_zero)(a))
-        return 0;
-    uint64_t e[ZP__N];
-    memcpy(e, ZP__M->m, sizeof e);
-    for (int i = 0; i < ZP__N; i++) /* (m - 1) / 2: m is odd, so a shift */
-        e[i] = (e[i] >> 1) | (i + 1 < ZP__N ? ZP__M->m[i + 1] << 63 : 0);
-    ZP__T t;
-    zp__mont_pow(t.l, a->l, e, ZP__N, ZP__M);
-    return ZP__F(is_one)(&t) ? 1 : -1;
-}
+/* For public values only: faster, but its time depends on a. */
+void ZP__FI(inv_vartime)(ZP__T *out, const ZP__T *a) { zp__mont_inv_vartime(out->l, a->l, ZP__M); }
+
+/* Binary Jacobi symbol, variable time (inv.c); the reference twin is
+ * Euler's criterion a^((m-1)/2) in tests/test_mont.c. */
+int ZP__F(legendre)(const ZP__T *a) { return zp__mont_legendre_vartime(a->l, ZP__M); }
 
 void ZP__F(to_mont)(ZP__T *out, const ZP__T *plain)
 {
-    zp__mont_mul(out->l, plain->l, ZP__M->r2, ZP__M->m, ZP__M->inv, ZP__N);
+    ZP__F(mont_mul)(out->l, plain->l, ZP__M->r2);
 }
 
 void ZP__F(from_mont)(ZP__T *plain, const ZP__T *a)
 {
-    uint64_t one[ZP__N] = {1};
-    zp__mont_mul(plain->l, a->l, one, ZP__M->m, ZP__M->inv, ZP__N);
+    static const uint64_t one[ZP__N] = {1};
+    ZP__F(mont_mul)(plain->l, a->l, one);
 }
 
 /* Decode limbs already read from bytes: reject >= m, then enter Montgomery. */

@@ -18,6 +18,7 @@ const zp_fp ZP_FP_MODULUS = {{0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL,
                               0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL}};
 
 #define ZP__F(name) zp_fp_##name
+#define ZP__FI(name) zp__fp_##name
 #define ZP__N 6
 #define ZP__T zp_fp
 #define ZP__M (&fp_mont)

@@ -20,6 +20,7 @@ const zp_fr ZP_FR_MODULUS = {{0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
                               0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL}};
 
 #define ZP__F(name) zp_fr_##name
+#define ZP__FI(name) zp__fr_##name
 #define ZP__N 4
 #define ZP__T zp_fr
 #define ZP__M (&fr_mont)

@@ -15,6 +15,14 @@
 
 typedef unsigned __int128 zp__u128;
 
+/* Tells gcc that n is a limb count: where a caller passes n at run time,
+ * its unrolled loops otherwise warn about indices past the arrays. */
+#define ZP__ASSUME_N(n)                                                      \
+    do {                                                                     \
+        if ((n) < 1 || (n) > ZP__MONT_MAX)                                   \
+            __builtin_unreachable();                                         \
+    } while (0)
+
 /* A modulus with its Montgomery constants. */
 typedef struct zp__mont {
     uint64_t m[ZP__MONT_MAX];   /* modulus */
@@ -68,37 +76,44 @@ static inline bool zp__is_zero_n(const uint64_t *a, int n)
     return acc == 0;
 }
 
-/* out = (a + b) mod m for a, b < m. */
+/* out = (a + b) mod m for a, b < m; branch-free. */
 static inline void zp__mod_add(uint64_t *out, const uint64_t *a, const uint64_t *b,
                                const uint64_t *m, int n)
 {
-    uint64_t t[ZP__MONT_MAX], u[ZP__MONT_MAX];
+    uint64_t t[ZP__MONT_MAX] = {0}, u[ZP__MONT_MAX] = {0}; /* n may be unknown here */
     uint64_t carry = zp__add_n(t, a, b, n);
     uint64_t borrow = zp__sub_n(u, t, m, n);
-    /* Keep t - m unless the subtraction borrowed without an add carry. */
-    if (carry || !borrow)
-        memcpy(out, u, (size_t)n * 8);
-    else
-        memcpy(out, t, (size_t)n * 8);
+    /* a + b < m exactly when t - m borrowed and a + b did not carry out. */
+    uint64_t keep_t = 0 - (borrow & (carry ^ 1));
+#pragma GCC unroll 6
+    for (int i = 0; i < n; i++)
+        out[i] = (t[i] & keep_t) | (u[i] & ~keep_t);
 }
 
-/* out = (a - b) mod m for a, b < m. */
+/* out = (a - b) mod m for a, b < m; branch-free. */
 static inline void zp__mod_sub(uint64_t *out, const uint64_t *a, const uint64_t *b,
                                const uint64_t *m, int n)
 {
-    uint64_t t[ZP__MONT_MAX];
-    if (zp__sub_n(t, a, b, n))
-        zp__add_n(t, t, m, n);
-    memcpy(out, t, (size_t)n * 8);
+    uint64_t t[ZP__MONT_MAX] = {0}, mm[ZP__MONT_MAX] = {0};
+    uint64_t mask = 0 - zp__sub_n(t, a, b, n);
+#pragma GCC unroll 6
+    for (int i = 0; i < n; i++)
+        mm[i] = m[i] & mask;
+    zp__add_n(out, t, mm, n);
 }
 
+/* out = -a mod m for a < m (zero stays zero); branch-free. */
 static inline void zp__mod_neg(uint64_t *out, const uint64_t *a, const uint64_t *m, int n)
 {
-    if (zp__is_zero_n(a, n)) {
-        memset(out, 0, (size_t)n * 8);
-        return;
-    }
-    zp__sub_n(out, m, a, n);
+    uint64_t nz = 0;
+    for (int i = 0; i < n; i++)
+        nz |= a[i];
+    uint64_t mask = 0 - (uint64_t)(nz != 0);
+    uint64_t t[ZP__MONT_MAX];
+    zp__sub_n(t, m, a, n);
+#pragma GCC unroll 6
+    for (int i = 0; i < n; i++)
+        out[i] = t[i] & mask;
 }
 
 /*
@@ -109,6 +124,7 @@ static inline void zp__mod_neg(uint64_t *out, const uint64_t *a, const uint64_t 
 static inline void zp__mont_mul(uint64_t *out, const uint64_t *a, const uint64_t *b,
                                 const uint64_t *m, uint64_t inv, int n)
 {
+    ZP__ASSUME_N(n);
     uint64_t t[ZP__MONT_MAX + 2] = {0};
     /* Loops are unrolled explicitly: gcc does not unroll these nested loops
      * on its own, and the unrolled form runs several times faster. */
@@ -138,7 +154,7 @@ static inline void zp__mont_mul(uint64_t *out, const uint64_t *a, const uint64_t
         t[n - 1] = (uint64_t)c;
         t[n] = t[n + 1] + (uint64_t)(c >> 64);
     }
-    uint64_t u[ZP__MONT_MAX];
+    uint64_t u[ZP__MONT_MAX] = {0};
     uint64_t borrow = zp__sub_n(u, t, m, n);
     uint64_t keep_t = (t[n] == 0) & (borrow != 0);
     uint64_t mask = 0 - keep_t;
@@ -163,6 +179,16 @@ static inline void zp__mont_pow(uint64_t *out, const uint64_t *a, const uint64_t
     }
     memcpy(out, acc, (size_t)f->n * 8);
 }
+
+/*
+ * Inversion and Legendre symbol without exponentiation (inv.c). a is a
+ * Montgomery form below m; so is out = a^-1. The inverse of 0 is 0.
+ * zp__mont_inv runs in time independent of a; the _vartime ones do not
+ * and are for public values.
+ */
+void zp__mont_inv(uint64_t *out, const uint64_t *a, const zp__mont *f);
+void zp__mont_inv_vartime(uint64_t *out, const uint64_t *a, const zp__mont *f);
+int zp__mont_legendre_vartime(const uint64_t *a, const zp__mont *f);
 
 /* Big-endian bytes <-> little-endian limbs. */
 static inline void zp__limbs_from_be(uint64_t *out, const uint8_t *in, int n)
