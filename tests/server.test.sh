@@ -171,12 +171,13 @@ check "socket removed on exit" test ! -e "$T/d1.sock"
 
 # ------------------------------------------------------------ daemon 2
 echo "== SIGTERM with no grace: unfinished jobs are cancelled explicitly"
-start_daemon d2 --listen "unix://$T/d2.sock" --workers 1 --grace 0 \
+start_daemon d2 --listen "unix://$T/d2.sock" --workers 1 --grace 0 --max-queued 12 \
   --key blk=synth:porep:10 --key syn=synth:porep:8 || { cat "$T/d2.log"; exit 1; }
 D2=$DPID
 A=(--addr "unix://$T/d2.sock")
 "$Z" submit "${A[@]}" --key blk --synth 1 --partitions 8 --priority critical --id g-run >/dev/null
 "$Z" submit "${A[@]}" --key syn --synth 2 --priority low --id g-queued >/dev/null
+expect 429 busy POST /v1/jobs --data '{"key":"syn","synth_seed":3,"partitions":9}'
 "$Z" await "${A[@]}" g-queued --timeout 60 >/dev/null 2>"$T/g.err" &
 gpid=$!
 wait_requests 1

@@ -34,6 +34,10 @@ static const char serve_help[] =
     "  --workers N          CPU proving workers (default 1)\n"
     "  --threads N          threads per CPU worker (default: the CPUs shared out)\n"
     "  --gpus N|all         GPU workers (default none)\n"
+    "  --max-queued N       partitions waiting over all jobs before submits get 429\n"
+    "                       (default 1024)\n"
+    "  --key-budget BYTES   host memory for loaded keys; least recently used unpinned\n"
+    "                       keys are unloaded to stay within it (default: no limit)\n"
     "  --max-body BYTES     largest witness upload (default 1G; K, M, G suffixes)\n"
     "  --max-json BYTES     largest JSON body (default 1M)\n"
     "  --max-conns N        connections at once (default 64)\n"
@@ -168,6 +172,13 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
             o->srv.max_body = size;
         else
             o->srv.max_json = size;
+    } else if (!strcmp(a, "--max-queued")) {
+        if (!parse_int(&n, v, 1, 1 << 30))
+            return usage_error("--max-queued wants 1..2^30, got", v);
+        o->eng.max_queued_partitions = (uint32_t)n;
+    } else if (!strcmp(a, "--key-budget")) {
+        if (!parse_size(&o->eng.key_budget_bytes, v))
+            return usage_error("--key-budget wants a size like 64G, got", v);
     } else if (!strcmp(a, "--max-conns")) {
         if (!parse_int(&n, v, 2, 100000))
             return usage_error("--max-conns wants 2..100000, got", v);
