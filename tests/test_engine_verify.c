@@ -156,8 +156,16 @@ static void test_unsatisfied_witness_fails(void)
     r = (zp_job_request){.id = "m", .key = "k", .partitions = 2, .witnesses = &wm,
                          .n_witnesses = 1};
     CHECK_EQ_INT(zp_engine_submit(e, &r, NULL), ZP_OK);
-    zp__buf_free(&buf);
     t_await_ok(e, "m", "k", 2);
+    /* The same id and bytes after it finished is the same job; other
+     * bytes under that id are not. */
+    CHECK_EQ_INT(zp_engine_submit(e, &r, NULL), ZP_OK);
+    zp_engine_info st;
+    CHECK_EQ_INT(zp_engine_status(e, &st), ZP_OK);
+    CHECK_EQ_INT(st.jobs_submitted, 3);
+    ((uint8_t *)buf.data)[buf.len - 1] ^= 1; /* buf is a heap copy */
+    CHECK_EQ_INT(zp_engine_submit(e, &r, NULL), ZP_E_EXISTS);
+    zp__buf_free(&buf);
     unlink(good);
     unlink(bad);
     zp_engine_close(e);
