@@ -53,6 +53,16 @@ id=$("$Z" submit "${A[@]}" --key mul3 --witness-path "$PWD/data/mul3.wtns" --pri
 "$Z" await "${A[@]}" "$id" -o "$T/p2.bin" --timeout 60 >/dev/null
 check "witness by path" test "$(size_of "$T/p2.bin")" = 192
 
+# One witness file per partition, and the proof as hex: the same bytes.
+w=$PWD/data/mul3.wtns
+expect 202 "" POST /v1/jobs --data "{\"id\":\"multi\",\"key\":\"mul3\",\"partitions\":2,\"witnesses\":[\"$w\",\"$w\"]}"
+"$Z" await "${A[@]}" multi -o "$T/multi.bin" --timeout 60 >/dev/null
+check "one witness per partition: 2 proofs" test "$(size_of "$T/multi.bin")" = 384
+hex=$(jget "$(rq GET '/v1/jobs/multi?encoding=hex')" data)
+check "hex and base64 carry the same proof bytes" test "$hex" = "$(od -An -tx1 -v "$T/multi.bin" | tr -d ' \n')"
+expect 400 bad_request POST /v1/jobs --data "{\"key\":\"mul3\",\"partitions\":3,\"witnesses\":[\"$w\",\"$w\"]}"
+expect 400 bad_request GET '/v1/jobs/multi?encoding=base32'
+
 # Several clients at once, each submitting and awaiting.
 cpids=()
 for i in 1 2 3 4 5 6; do
