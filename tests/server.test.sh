@@ -207,6 +207,14 @@ PIDS+=($nt)
 wait_exit "$nt" 20
 check "TCP without a token refuses to start" \
   test "$EXIT_RC" = 2 -a -n "$(grep -i 'without --token' "$T/notok.log")"
+: >"$T/empty-token"
+"$Z" serve --listen "unix://$T/e.sock" --token-file "$T/empty-token" --key mul3=data/mul3.zkey \
+  >"$T/etok.log" 2>&1 &
+et=$!
+PIDS+=($et)
+wait_exit "$et" 20
+check "an empty token file is refused, not taken as 'no token'" \
+  test "$EXIT_RC" = 2 -a -n "$(grep 'holds no token' "$T/etok.log")"
 printf 's3cret-token\n' >"$T/token"
 start_daemon d3 --listen tcp://127.0.0.1:0 --token-file "$T/token" --key mul3=data/mul3.zkey ||
   { cat "$T/d3.log"; exit 1; }

@@ -73,6 +73,12 @@ bool zp__client_call(zp__http_resp *out, const zp__copts *o, const char *cmd, co
 {
     zp__cli_addr a;
     char why[512];
+    for (const char *t = o->token; *t; t++) {
+        if (*t <= ' ' || *t > '~') { /* it goes into a header line as is */
+            fprintf(stderr, "zkpipe %s: the token must be visible ASCII without spaces\n", cmd);
+            return false;
+        }
+    }
     if (!zp__cli_addr_parse(&a, o->addr, why, sizeof why)) {
         fprintf(stderr, "zkpipe %s: %s\n", cmd, why);
         return false;

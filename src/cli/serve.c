@@ -116,7 +116,10 @@ static bool read_token(char *out, size_t cap, const char *path)
     bool ok = fgets(out, (int)cap, f) != NULL;
     fclose(f);
     out[ok ? strcspn(out, "\r\n") : 0] = 0;
-    return true;
+    /* An empty file must not quietly turn authentication off. */
+    if (!out[0])
+        fprintf(stderr, "zkpipe serve: %s holds no token\n", path);
+    return out[0] != 0;
 }
 
 /* Visible ASCII without spaces: what fits in one header value unquoted. */
