@@ -30,9 +30,9 @@
  * a, b, two scratch words, a zero and n+1 accumulator words, a 6-limb
  * multiply needs all 14 registers a frame-pointer build leaves free.
  *
- * Callers must check zp__x86_fast before using them: BMI2 is part of
- * x86-64-v3 but ADX is not (Haswell has BMI2 without ADX), and CMake's
- * Debug flags target plain x86-64.
+ * Callers must check zp__x86_fast before using them (unless the compiler
+ * targets ADX itself): BMI2 is part of x86-64-v3 but ADX is not (Haswell
+ * has BMI2 without ADX), and CMake's Debug flags target plain x86-64.
  */
 #ifndef ZP_MONT_X86_H
 #define ZP_MONT_X86_H
@@ -42,6 +42,14 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define ZP__X86_ASM 1
+
+/* Built for a CPU with both (e.g. -march=native on a recent x86-64): the
+ * kernels are used without the run-time test. */
+#if defined(__ADX__) && defined(__BMI2__)
+#define ZP__X86_FAST_ALWAYS 1
+#else
+#define ZP__X86_FAST_ALWAYS 0
+#endif
 
 /* True when the CPU has BMI2 and ADX; set once at load time by a
  * constructor in mont_x86.c. Tests and benchmarks may switch it to compare
