@@ -2,11 +2,15 @@
 # Build, test and benchmark the CUDA backend on a GPU machine.
 #
 #   bash bench/gpu.sh --prepare DIR --build-dir BDIR   (collect binaries, stop)
-#   bash bench/gpu.sh [--prebuilt DIR] [--no-test] [--no-sanitize] [--no-bench]
+#   bash bench/gpu.sh [--prebuilt DIR] [--mutants DIR] [--compare DIR] [--ncu] [--no-test] [--no-sanitize] [--no-bench]
 #                     [--quick] [--ntt "FROM TO"] [--g1 "FROM TO"] [--g2 "FROM TO"]
 #
 # Logs go under $OUT (default bench/out); the last lines printed are a short
 # table of medians. Default build: cmake Release in build-gpu, -j16.
+# --mutants DIR runs the test programs of DIR (tests built against a copy of
+# the code with one deliberate bug each): each must fail. --compare DIR
+# times DIR/bench_gpu (an older version) against the current one at a few
+# sizes, alternating. --ncu profiles the MSM accumulation and an NTT pass.
 # --prebuilt DIR runs the test and bench binaries found in DIR (built
 # elsewhere, e.g. by --prepare); with --check-build it also builds build-gpu
 # in the background to check that the tree compiles here (reported at the
@@ -16,7 +20,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP=""
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
 while [ $# -gt 0 ]; do
@@ -25,6 +29,9 @@ while [ $# -gt 0 ]; do
     --prepare) PREP=$2; shift ;;
     --build-dir) B=$2; shift ;;
     --check-build) CHECK_BUILD=1 ;;
+    --mutants) MUT=$2; shift ;;
+    --compare) CMP=$2; shift ;;
+    --ncu) DO_NCU=1 ;;
     --no-test) DO_TEST=0 ;;
     --no-sanitize) DO_SAN=0 ;;
     --no-bench) DO_BENCH=0 ;;
@@ -118,36 +125,82 @@ command -v cuobjdump > /dev/null &&
   cuobjdump --dump-resource-usage "$BIN/test_gpu_msm" 2>&1 | grep -E 'Function|REG' > "$OUT/resources.txt"
 
 declare -A RES
+# At most a few files come back from a device run: one log per kind.
+: > "$OUT/tests.log"; : > "$OUT/memcheck.log"; : > "$OUT/bench.log"
 if [ $DO_TEST = 1 ]; then
-  for t in arena field eval ntt msm; do
-    log "test_gpu_$t"
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150; do
+    name=${t%%:*} lim=${t##*:}
+    log "test_gpu_$name"
     t0=$(date +%s)
-    timeout 300 "$BIN/test_gpu_$t" > "$OUT/test_$t.log" 2>&1
+    echo "==== test_gpu_$name" >> "$OUT/tests.log"
+    timeout $lim "$BIN/test_gpu_$name" > "$OUT/t.log" 2>&1
     rc=$?
-    RES[test_$t]="rc=$rc $(tail -1 "$OUT/test_$t.log") ($(( $(date +%s) - t0 )) s)"
-    log "  ${RES[test_$t]}"
-    [ $rc = 0 ] || tail -15 "$OUT/test_$t.log"
+    cat "$OUT/t.log" >> "$OUT/tests.log"
+    RES[test_$name]="rc=$rc $(tail -1 "$OUT/t.log") ($(( $(date +%s) - t0 )) s)"
+    log "  ${RES[test_$name]}"
+    [ $rc = 0 ] || grep -E "FAIL|CHECK|WRONG|->" "$OUT/t.log" | head -12
   done
+  rm -f "$OUT/t.log"
+fi
+
+if [ $DO_BENCH = 1 ]; then
+  set -- $NTT; log "bench ntt 2^$1..2^$2"
+  timeout 120 "$BIN/bench_gpu" ntt --backend gpu --from $1 --to $2 --reps 7 2>&1 | tee -a "$OUT/bench.log" | grep -v RESULT
+  set -- $G1; log "bench msm g1 2^$1..2^$2"
+  timeout 200 "$BIN/bench_gpu" msm --backend gpu --from $1 --to $2 --reps 5 2>&1 | tee -a "$OUT/bench.log" | grep -v RESULT
+  set -- $G2; log "bench msm g2 2^$1..2^$2"
+  timeout 120 "$BIN/bench_gpu" msm --backend gpu --g2 --from $1 --to $2 --reps 5 2>&1 | tee -a "$OUT/bench.log" | grep -v RESULT
+fi
+
+if [ -n "$MUT" ]; then
+  : > "$OUT/mutants.log"
+  for f in "$MUT"/mut_*; do
+    name=$(basename "$f")
+    log "$name (must fail)"
+    echo "==== $name" >> "$OUT/mutants.log"
+    timeout 150 "$f" --small >> "$OUT/mutants.log" 2>&1
+    rc=$?
+    if [ $rc != 0 ] && [ $rc != 77 ]; then v="red as it must be (rc=$rc)"; else v="STILL GREEN (rc=$rc)"; fi
+    RES[$name]="$v $(grep -c FAIL "$OUT/mutants.log") FAIL lines so far"
+    log "  $v"
+  done
+fi
+
+if [ -n "$CMP" ]; then
+  echo "==== compare: old = $CMP/bench_gpu, new = $BIN/bench_gpu" >> "$OUT/bench.log"
+  for args in "ntt --from 24 --to 24" "ntt --from 27 --to 27" "msm --from 24 --to 24" \
+              "msm --from 26 --to 26" "msm --g2 --from 22 --to 22"; do
+    for v in old new; do
+      b=$BIN; [ $v = old ] && b=$CMP
+      log "compare $v: $args"
+      timeout 100 "$b/bench_gpu" $args --backend gpu --reps 5 2>&1 | grep -E "^(ntt|msm)" |
+        sed "s/^/$v /" | tee -a "$OUT/bench.log"
+    done
+  done
+fi
+
+if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
+  : > "$OUT/ncu.log"
+  S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis"
+  log "ncu: accumulate_kernel (G1, 2^20)"
+  timeout 150 ncu --clock-control none -k regex:accumulate_kernel --launch-count 1 $S \
+    "$BIN/bench_gpu" msm --backend gpu --from 20 --to 20 --reps 1 >> "$OUT/ncu.log" 2>&1
+  log "ncu: ntt_pass_kernel (2^24)"
+  timeout 100 ncu --clock-control none -k regex:ntt_pass_kernel --launch-count 2 $S \
+    "$BIN/bench_gpu" ntt --backend gpu --from 24 --to 24 --reps 1 >> "$OUT/ncu.log" 2>&1
+  log "ncu done: $(grep -c 'Section:' "$OUT/ncu.log") sections"
 fi
 
 if [ $DO_SAN = 1 ] && command -v compute-sanitizer > /dev/null; then
   for t in field eval ntt msm; do
     log "memcheck test_gpu_$t --small"
-    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check no \
-      "$BIN/test_gpu_$t" --small > "$OUT/memcheck_$t.log" 2>&1
+    echo "==== memcheck test_gpu_$t --small" >> "$OUT/memcheck.log"
+    timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check no \
+      "$BIN/test_gpu_$t" --small >> "$OUT/memcheck.log" 2>&1
     rc=$?
-    RES[memcheck_$t]="rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_$t.log" | tail -1)"
+    RES[memcheck_$t]="rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
     log "  ${RES[memcheck_$t]}"
   done
-fi
-
-if [ $DO_BENCH = 1 ]; then
-  set -- $NTT; log "bench ntt 2^$1..2^$2"
-  timeout 200 "$BIN/bench_gpu" ntt --backend gpu --from $1 --to $2 --reps 7 2>&1 | tee "$OUT/bench_ntt.log" | grep -v RESULT
-  set -- $G1; log "bench msm g1 2^$1..2^$2"
-  timeout 300 "$BIN/bench_gpu" msm --backend gpu --from $1 --to $2 --reps 5 2>&1 | tee "$OUT/bench_g1.log" | grep -v RESULT
-  set -- $G2; log "bench msm g2 2^$1..2^$2"
-  timeout 200 "$BIN/bench_gpu" msm --backend gpu --g2 --from $1 --to $2 --reps 5 2>&1 | tee "$OUT/bench_g2.log" | grep -v RESULT
 fi
 
 if [ -n "$BUILD_PID" ]; then
@@ -156,8 +209,10 @@ if [ -n "$BUILD_PID" ]; then
   RES[build]=$(tail -1 "$OUT/build.log")
 fi
 
+{
 echo
 echo "==== summary ($(date -u +%FT%TZ), $(head -c 40 <(nvidia-smi --query-gpu=name --format=csv,noheader)))"
 for k in "${!RES[@]}"; do echo "$k: ${RES[$k]}"; done | sort
 echo "what,backend,log2,median_ms,floor_ms,fraction"
-cat "$OUT"/bench_*.log 2>/dev/null | grep '^RESULT,' | cut -d, -f2-
+grep '^RESULT,' "$OUT/bench.log" 2>/dev/null | cut -d, -f2-
+} | tee "$OUT/summary.txt"

@@ -335,6 +335,7 @@ static int msm_gpu(const struct opts *o)
         return 1;
     const uint64_t n = (uint64_t)1 << o->to;
     const size_t psz = o->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
+    zp__gpu_stream_profile(s, true);
     zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0};
     zp_fr *hs = NULL;
     double t0 = zp__now();
@@ -373,8 +374,14 @@ static int msm_gpu(const struct opts *o)
             if (r >= 0)
                 ms[r] = (zp__now() - t) * 1e3;
         }
-        if (!e)
+        if (!e) {
             report(what, "gpu", lg, ms, o->reps, msm_floor_ms(lg, o->g2));
+            zp__gpu_msm_phases ph;
+            zp__gpu_msm_last_phases(s, &ph);
+            printf("        phases of the last run (ms): split %.2f, digits+sort %.2f, "
+                   "accumulate %.2f, reduce %.2f, ones %.2f; total %.2f\n",
+                   ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones, ph.total);
+        }
     }
     int rc = 0;
     if (e) {

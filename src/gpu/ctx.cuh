@@ -34,9 +34,14 @@ struct zp__gpu {
 #define ZP__STREAM_DEV_BYTES (2u << 20)
 #define ZP__STREAM_HOST_BYTES (64u << 10)
 
+#define ZP__STREAM_EVENTS 8
+
 struct zp__gpu_stream {
     zp__gpu *g;
     cudaStream_t st;
+    bool profile;                       /* record phase events in MSMs */
+    cudaEvent_t ev[ZP__STREAM_EVENTS];  /* phase marks */
+    zp__gpu_msm_phases phases;          /* of the last profiled MSM */
     zp__gpu_buf dev;       /* ZP__STREAM_DEV_BYTES of device scratch */
     void *host;            /* ZP__STREAM_HOST_BYTES pinned */
     uint64_t last_zeros, last_ones, last_dense;

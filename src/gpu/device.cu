@@ -209,6 +209,8 @@ extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
             e = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
         if (e == cudaSuccess)
             e = cudaMallocHost(&s->host, ZP__STREAM_HOST_BYTES);
+        for (int i = 0; i < ZP__STREAM_EVENTS && e == cudaSuccess; i++)
+            e = cudaEventCreate(&s->ev[i]);
         if (e != cudaSuccess) {
             err = zp__gpu_fail(g, e, __FILE__, __LINE__, "stream setup");
             break;
@@ -234,9 +236,14 @@ extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)
     }
     if (s->host)
         cudaFreeHost(s->host);
+    for (int i = 0; i < ZP__STREAM_EVENTS; i++)
+        if (s->ev[i])
+            cudaEventDestroy(s->ev[i]);
     zp__gpu_free(s->g, &s->dev);
     free(s);
 }
+
+extern "C" void zp__gpu_stream_profile(zp__gpu_stream *s, bool on) { s->profile = on; }
 
 extern "C" zp_err zp__gpu_stream_sync(zp__gpu_stream *s)
 {
@@ -310,6 +317,7 @@ static __global__ void binop_kernel(T *out, const T *a, const T *b, uint64_t n)
 }
 
 static __device__ fp2_t fp2_sqr_first(const fp2_t &a, const fp2_t &) { return fp2_sqr(a); }
+static __device__ fp_t fp_mul_ref(const fp_t &a, const fp_t &b) { return fp_mul(a, b); }
 
 template <class T, T (*OP)(const T &, const T &)>
 static zp_err launch_binop(zp__gpu_stream *s, void *out, const void *a, const void *b,
@@ -330,7 +338,7 @@ extern "C" zp_err zp__gpu_field_op_run(zp__gpu_stream *s, zp__gpu_field_op op, v
     zp__gpu *g = s->g;
     ZP_CUDA(cudaSetDevice(g->device));
     switch (op) {
-    case ZP_GPU_FP_MUL: return launch_binop<fp_t, fp_mul>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FP_MUL: return launch_binop<fp_t, fp_mul_ref>(s, d_out, d_a, d_b, n);
     case ZP_GPU_FP_ADD: return launch_binop<fp_t, fp_add>(s, d_out, d_a, d_b, n);
     case ZP_GPU_FP_SUB: return launch_binop<fp_t, fp_sub>(s, d_out, d_a, d_b, n);
     case ZP_GPU_FR_MUL: return launch_binop<fr_t, fr_mul>(s, d_out, d_a, d_b, n);

@@ -192,7 +192,18 @@ static __device__ __forceinline__ bool limbs_eq(const uint32_t *a, const uint32_
 
 /* ------------------------------------------------------------------- Fp */
 
-static __device__ __forceinline__ fp_t fp_mul(const fp_t &a, const fp_t &b)
+/*
+ * The Fp product is out of line unless ZP_FP_MUL_INLINE is defined: one copy
+ * of its ~600 instructions instead of one per use keeps the point-addition
+ * kernels inside the instruction cache and makes them compile in seconds
+ * instead of minutes; a call costs a few dozen register moves.
+ */
+#ifdef ZP_FP_MUL_INLINE
+#define ZP__FP_MUL_ATTR __forceinline__
+#else
+#define ZP__FP_MUL_ATTR __noinline__
+#endif
+static __device__ ZP__FP_MUL_ATTR fp_t fp_mul(const fp_t a, const fp_t b)
 {
     fp_t r;
     mont_mul_n<zp__fp_params>(r.v, a.v, b.v);

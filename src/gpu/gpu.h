@@ -136,6 +136,19 @@ zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_p
 void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
                             uint64_t *dense);
 
+/* Device milliseconds of the phases of the last MSM on s, recorded with
+ * events when profiling is on for s (zp__gpu_stream_profile); zero else. */
+typedef struct zp__gpu_msm_phases {
+    float split;      /* classify, scan, scatter, counts to the host */
+    float sort;       /* signed digits and the per-window radix sorts */
+    float accumulate; /* bucket bounds, chunked accumulation, carries */
+    float reduce;     /* bucket reduction to window sums */
+    float ones;       /* sum of the points with scalar 1 */
+    float total;
+} zp__gpu_msm_phases;
+void zp__gpu_stream_profile(zp__gpu_stream *s, bool on);
+void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out);
+
 /* ------------------------------------------------------- R1CS evaluation */
 
 /* A CSR matrix in device memory (layout of zp__csr). */

@@ -42,6 +42,11 @@ extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros,
     *dense = s->last_dense;
 }
 
+extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)
+{
+    *out = s->phases;
+}
+
 extern "C" zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
                                  const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
 {

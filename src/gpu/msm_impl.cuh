@@ -51,15 +51,16 @@ struct msm_layout {
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
 };
 
-/* Cost model: nw windows of m mixed additions (~10 products) plus the
- * bucket reduction (~30 products per bucket). */
+/* Cost model: nw windows of m mixed additions (~10 products each) plus the
+ * bucket reduction: two full additions per bucket and the segment offsets
+ * (~40 products per bucket), in kernels about half as efficient: 80. */
 static unsigned pick_window(uint64_t m)
 {
     unsigned best = 2;
     double best_cost = 1e300;
     for (unsigned c = 2; c <= MAX_C; c++) {
         double nw = (256 + c - 1) / c;
-        double cost = nw * (10.0 * (double)m + 30.0 * (double)(1u << (c - 1)));
+        double cost = nw * (10.0 * (double)m + 80.0 * (double)(1u << (c - 1)));
         if (cost < best_cost) {
             best_cost = cost;
             best = c;
@@ -375,6 +376,13 @@ static __global__ void ones_kernel(const aff_t<F> *points, const uint32_t *ones,
 
 /* ------------------------------------------------------------ host flow */
 
+/* Phase mark i on the stream when profiling (events made at stream open). */
+static inline void mark(zp__gpu_stream *s, int i)
+{
+    if (s->profile)
+        cudaEventRecord(s->ev[i], s->st);
+}
+
 /*
  * Reduces groups * per partial sums (group-major, per a power of two or
  * below TREE) to groups sums in `out`, through `tmp` for the levels.
@@ -399,9 +407,11 @@ static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_
 
 /* Pippenger over the dense list; window sums to res[0 .. nw). */
 template <class F>
-static zp_err dense_part(zp__gpu *g, cudaStream_t st, const msm_layout *l, char *base,
+static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                          const aff_t<F> *points, const fr_t *scalars)
 {
+    zp__gpu *g = s->g;
+    cudaStream_t st = s->st;
     const uint64_t m = l->m;
     uint32_t *kin = (uint32_t *)(base + l->kin), *vin = (uint32_t *)(base + l->vin);
     uint32_t *kout = (uint32_t *)(base + l->kout), *vout = (uint32_t *)(base + l->vout);
@@ -421,6 +431,7 @@ static zp_err dense_part(zp__gpu *g, cudaStream_t st, const msm_layout *l, char 
         ZP_CUDA(cub::DeviceRadixSort::SortPairs(base + l->temp, tb, kin + o, kout + o, vin + o,
                                                 vout + o, (int)m, 0, (int)l->c, st));
     }
+    mark(s, 2);
     ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
     ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
     ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->nw * l->B, st));
@@ -432,6 +443,7 @@ static zp_err dense_part(zp__gpu *g, cudaStream_t st, const msm_layout *l, char 
     fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c, l->L,
                                                                 buckets, carries);
     ZP_CUDA_LAUNCHED();
+    mark(s, 3);
     uint32_t seg = l->B < SEG ? l->B : SEG;
     segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
                                                                         seg, l->T, parts);
@@ -456,6 +468,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
     ZP_CUDA(cudaSetDevice(g->device));
+    mark(s, 0);
 
     uint64_t *flags = (uint64_t *)(base + l.flags), *pos = (uint64_t *)(base + l.pos);
     uint32_t *counts = (uint32_t *)(base + l.counts);
@@ -468,6 +481,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     ZP_CUDA_LAUNCHED();
     uint32_t *hc = (uint32_t *)s->host;
     ZP_CUDA(cudaMemcpyAsync(hc, counts, 8, cudaMemcpyDeviceToHost, st));
+    mark(s, 1);
     ZP_CUDA(cudaStreamSynchronize(st));
     uint64_t m = hc[0], ones = hc[1];
     s->last_dense = m;
@@ -480,10 +494,14 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     if (l.total > scratch.bytes)
         return ZP_E_GPU_OOM;
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
-    if (m)
-        ZP_TRY(dense_part<F>(g, st, &l, base, points, scalars));
-    else
+    if (m) {
+        ZP_TRY(dense_part<F>(s, &l, base, points, scalars));
+    } else {
+        mark(s, 2);
+        mark(s, 3);
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
+    }
+    mark(s, 4);
     if (ones) {
         uint64_t parts = 1;
         while (parts < ONES_PARTS && parts * 64 < ones)
@@ -496,11 +514,20 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     } else {
         ZP_CUDA(cudaMemsetAsync(res + l.nw, 0, sizeof(xyzz_t<F>), st));
     }
+    mark(s, 5);
     if (sizeof(xyzz_t<F>) * (l.nw + 1) > ZP__STREAM_HOST_BYTES)
         return ZP_E_INVALID_ARG; /* cannot happen: nw <= 128 */
     ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.nw + 1), cudaMemcpyDeviceToHost,
                             st));
+    mark(s, 6);
     ZP_CUDA(cudaStreamSynchronize(st));
+    if (s->profile) {
+        float *ph[6] = {&s->phases.split, &s->phases.sort, &s->phases.accumulate,
+                        &s->phases.reduce, &s->phases.ones, &s->phases.total};
+        for (int i = 0; i < 5; i++)
+            ZP_CUDA(cudaEventElapsedTime(ph[i], s->ev[i], s->ev[i + 1]));
+        ZP_CUDA(cudaEventElapsedTime(ph[5], s->ev[0], s->ev[6]));
+    }
     *host = (xyzz_t<F> *)s->host;
     *nw_out = l.nw;
     *c_out = l.c;

@@ -63,6 +63,8 @@ static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi
     const uint64_t H = blk >> (m - j), L0 = blk & ((1ull << (m - j)) - 1);
     const uint64_t base = (H << (k + m)) + (L0 << j);
 
+    /* Unrolled so that several global loads are in flight per thread. */
+#pragma unroll 4
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
         uint64_t idx = base + ((uint64_t)(e >> j) << m) + (e & cmask);
         fr_t x = fr_load(a + idx);
@@ -74,6 +76,8 @@ static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi
 
     for (unsigned st = 0; st < k; st++) {
         const unsigned lhs = k - 1 - st, hs = 1u << lhs;
+        /* Two butterflies at a time: independent products interleave. */
+#pragma unroll 2
         for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
             unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
             unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
@@ -89,6 +93,7 @@ static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi
     }
 
     const unsigned shift = 28 - (k + m);
+#pragma unroll 2
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
         unsigned p = e >> j, l = e & cmask;
         uint64_t idx = base + ((uint64_t)p << m) + l;
