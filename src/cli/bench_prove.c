@@ -331,9 +331,13 @@ int zp__bench_prove(int argc, char **argv)
     zp_err e = b->probe(&why);
     if (e)
         return zp__cli_fail("bench prove", b->name, e, &why);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (r.a.threads <= 0) {
+        /* What "one per CPU" resolves to, so the report names it. */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        r.a.threads = cpus > 0 && cpus < 4096 ? (int)cpus : 1;
+    }
     printf("bench prove: backend %s, %d threads, %d timed proofs after 1 warm-up\n", b->name,
-           r.a.threads > 0 ? r.a.threads : (int)(cpus > 0 ? cpus : 1), r.a.reps);
+           r.a.threads, r.a.reps);
     fflush(stdout);
     if (!(rc = build_key(&r)) && !(rc = prove_all(&r, b)))
         report(&r, b);
