@@ -191,6 +191,9 @@ refuse 2 'short\.bin is neither JSON nor a 192-byte proof' "verify: a 100-byte p
 echo '["1","2"]' >two.json
 refuse 2 'two\.json has 2 public inputs; the key expects 1' "verify: too many public inputs" \
   "$ZKPIPE" verify vk.json two.json p.json
+echo "not a key" >text.txt
+refuse 2 'text\.txt has no known magic, so it was read as a bellperson \.vk' "verify: a text file as the key" \
+  "$ZKPIPE" verify text.txt pub.json p.json
 head -c 900 b.vk >short.vk
 refuse 2 'short\.vk' "verify: a truncated bellperson .vk" "$ZKPIPE" verify short.vk bpub.json bp.bin
 mkdir odir.json

@@ -135,8 +135,13 @@ int zp__cli_load_vk(zp__vk *vk, const char *path, int threads, const char *cmd)
     case ZP__KIND_UNKNOWN:
         /* No magic: the only binary key format without one is bellperson's,
          * whose reader checks every field and explains a mismatch. */
-        e = zp__params_vk_load(vk, path, &why);
-        break;
+        if ((e = zp__params_vk_load(vk, path, &why))) {
+            zp__cli_fail(cmd, path, e, &why);
+            fprintf(stderr, "  (%s has no known magic, so it was read as a bellperson .vk; "
+                            "keys are verification_key.json, .vk, .zpk or .zkey)\n", path);
+            return 2;
+        }
+        return 0;
     default:
         return wrong_kind(cmd, path, k,
                           "a verifying key (verification_key.json, a .zpk, a .zkey, or a "
