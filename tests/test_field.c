@@ -1,6 +1,7 @@
 /* Fp and Fr: field axioms and the fast paths against slow references. */
 #include "check.h"
 #include "math/mont.h"
+#include "math/mont_x86.h"
 #include "zkpipe.h"
 
 #define ITER 200
@@ -23,7 +24,21 @@ static void rand_fr(zp_fr *out)
     zp_fr_to_mont(out, &plain);
 }
 
-/* Edge values: 0, 1, m-1, m-2, and values around limb boundaries. */
+/* R mod m and R^2 mod m of each field as plain values: 2^384 mod q,
+ * 2^768 mod q, 2^256 mod r, 2^512 mod r (checked with Python integers). */
+static const zp_fp fp_r_plain = {{0x760900000002fffdULL, 0xebf4000bc40c0002ULL,
+                                  0x5f48985753c758baULL, 0x77ce585370525745ULL,
+                                  0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL}};
+static const zp_fp fp_r2_plain = {{0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL,
+                                   0x8de5476c4c95b6d5ULL, 0x67eb88a9939d83c0ULL,
+                                   0x9a793e85b519952dULL, 0x11988fe592cae3aaULL}};
+static const zp_fr fr_r_plain = {{0x00000001fffffffeULL, 0x5884b7fa00034802ULL,
+                                  0x998c4fefecbc4ff5ULL, 0x1824b159acc5056fULL}};
+static const zp_fr fr_r2_plain = {{0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL,
+                                   0x05d314967254398fULL, 0x0748d9d99f59ff11ULL}};
+
+/* Edge values: 0, 1, m-1, m-2, values around limb boundaries, all-ones
+ * limbs below m, R and R^2. */
 static int edge_fp(zp_fp *out, int k)
 {
     zp_fp plain = {{0}};
@@ -36,10 +51,48 @@ static int edge_fp(zp_fp *out, int k)
     case 5: plain.l[1] = 1; break;
     case 6: for (int i = 0; i < 5; i++) plain.l[i] = ~0ULL; break;
     case 7: plain.l[5] = 0x1a0111ea397fe699ULL; break;
+    case 8: for (int i = 0; i < 5; i++) plain.l[i] = ~0ULL; plain.l[5] = 0x1a0111ea397fe699ULL; break;
+    case 9: plain = fp_r_plain; break;
+    case 10: plain = fp_r2_plain; break;
     default: return 0;
     }
     zp_fp_to_mont(out, &plain);
     return 1;
+}
+
+static int edge_fr(zp_fr *out, int k)
+{
+    zp_fr plain = {{0}};
+    switch (k) {
+    case 0: break;
+    case 1: plain.l[0] = 1; break;
+    case 2: plain = ZP_FR_MODULUS; plain.l[0] -= 1; break;
+    case 3: plain = ZP_FR_MODULUS; plain.l[0] -= 2; break;
+    case 4: plain.l[0] = ~0ULL; break;
+    case 5: for (int i = 0; i < 3; i++) plain.l[i] = ~0ULL; break;
+    case 6: for (int i = 0; i < 3; i++) plain.l[i] = ~0ULL; plain.l[3] = 0x73eda753299d7d47ULL; break;
+    case 7: plain = fr_r_plain; break;
+    case 8: plain = fr_r2_plain; break;
+    default: return 0;
+    }
+    zp_fr_to_mont(out, &plain);
+    return 1;
+}
+
+/* Runs a test on the portable multiply and, where the CPU has them, on
+ * the x86-64 BMI2/ADX kernels. */
+static void on_each_path(void (*fn)(void))
+{
+#ifdef ZP__X86_ASM
+    bool was = zp__x86_fast;
+    zp__x86_set_fast(false, false);
+    fn();
+    if (zp__x86_set_fast(true, false))
+        fn();
+    zp__x86_fast = was;
+#else
+    fn();
+#endif
 }
 
 /* Slow reference: a*b by double-and-add over the plain bits of b. */
@@ -71,35 +124,81 @@ static void ref_mul_fr(zp_fr *out, const zp_fr *a, const zp_fr *b)
     *out = acc;
 }
 
-static void test_fp_mul_matches_reference(void)
+/* mul and sqr against the double-and-add reference, with aliasing. */
+static void check_fp_pair(const zp_fp *a, const zp_fp *b)
 {
-    zp_fp a, b, x, y;
+    zp_fp x, y, t;
+    ref_mul_fp(&y, a, b);
+    zp_fp_mul(&x, a, b);
+    CHECK(zp_fp_eq(&x, &y));
+    t = *a;
+    zp_fp_mul(&t, &t, b); /* out == a */
+    CHECK(zp_fp_eq(&t, &y));
+    t = *b;
+    zp_fp_mul(&t, a, &t); /* out == b */
+    CHECK(zp_fp_eq(&t, &y));
+    ref_mul_fp(&y, a, a);
+    zp_fp_sqr(&x, a);
+    CHECK(zp_fp_eq(&x, &y));
+    t = *a;
+    zp_fp_mul(&t, &t, &t); /* out == a == b */
+    CHECK(zp_fp_eq(&t, &y));
+    t = *a;
+    zp_fp_sqr(&t, &t);
+    CHECK(zp_fp_eq(&t, &y));
+}
+
+static void check_fr_pair(const zp_fr *a, const zp_fr *b)
+{
+    zp_fr x, y, t;
+    ref_mul_fr(&y, a, b);
+    zp_fr_mul(&x, a, b);
+    CHECK(zp_fr_eq(&x, &y));
+    t = *a;
+    zp_fr_mul(&t, &t, b);
+    CHECK(zp_fr_eq(&t, &y));
+    t = *b;
+    zp_fr_mul(&t, a, &t);
+    CHECK(zp_fr_eq(&t, &y));
+    ref_mul_fr(&y, a, a);
+    zp_fr_sqr(&x, a);
+    CHECK(zp_fr_eq(&x, &y));
+    t = *a;
+    zp_fr_mul(&t, &t, &t);
+    CHECK(zp_fr_eq(&t, &y));
+    t = *a;
+    zp_fr_sqr(&t, &t);
+    CHECK(zp_fr_eq(&t, &y));
+}
+
+static void fp_mul_cases(void)
+{
+    zp_fp a, b;
     for (int i = 0; i < ITER; i++) {
         rand_fp(&a);
         rand_fp(&b);
-        zp_fp_mul(&x, &a, &b);
-        ref_mul_fp(&y, &a, &b);
-        CHECK(zp_fp_eq(&x, &y));
+        check_fp_pair(&a, &b);
     }
     for (int i = 0; edge_fp(&a, i); i++)
-        for (int j = 0; edge_fp(&b, j); j++) {
-            zp_fp_mul(&x, &a, &b);
-            ref_mul_fp(&y, &a, &b);
-            CHECK(zp_fp_eq(&x, &y));
-        }
+        for (int j = 0; edge_fp(&b, j); j++)
+            check_fp_pair(&a, &b);
 }
 
-static void test_fr_mul_matches_reference(void)
+static void fr_mul_cases(void)
 {
-    zp_fr a, b, x, y;
+    zp_fr a, b;
     for (int i = 0; i < ITER; i++) {
         rand_fr(&a);
         rand_fr(&b);
-        zp_fr_mul(&x, &a, &b);
-        ref_mul_fr(&y, &a, &b);
-        CHECK(zp_fr_eq(&x, &y));
+        check_fr_pair(&a, &b);
     }
+    for (int i = 0; edge_fr(&a, i); i++)
+        for (int j = 0; edge_fr(&b, j); j++)
+            check_fr_pair(&a, &b);
 }
+
+static void test_fp_mul_matches_reference(void) { on_each_path(fp_mul_cases); }
+static void test_fr_mul_matches_reference(void) { on_each_path(fr_mul_cases); }
 
 static void test_fp_axioms(void)
 {

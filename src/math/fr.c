@@ -63,10 +63,14 @@ bool zp_fr_sqrt(zp_fr *out, const zp_fr *a)
     while (!zp_fr_is_one(&b)) {
         unsigned i = 0;
         zp_fr b2 = b;
-        while (!zp_fr_is_one(&b2)) {
+        /* b has order 2^i < 2^m; the bound only guards against a broken
+         * multiply turning into an endless loop. */
+        while (!zp_fr_is_one(&b2) && i < m) {
             zp_fr_sqr(&b2, &b2);
             i++;
         }
+        if (i == m)
+            return false;
         zp_fr g = c;
         for (unsigned k = 0; k + i + 1 < m; k++)
             zp_fr_sqr(&g, &g);
