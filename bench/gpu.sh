@@ -10,7 +10,9 @@
 # --mutants DIR runs the test programs of DIR (tests built against a copy of
 # the code with one deliberate bug each): each must fail. --compare DIR
 # times DIR/bench_gpu (an older version) against the current one at a few
-# sizes, alternating. --ncu profiles the MSM accumulation and an NTT pass.
+# sizes, alternating. --variants DIR runs DIR/test_<kind>_<name> and times
+# DIR/bench_<name> (the same code built with other tuning constants) against
+# the current bench_gpu, alternating. --ncu profiles the MSM accumulation and an NTT pass.
 # --prebuilt DIR runs the test and bench binaries found in DIR (built
 # elsewhere, e.g. by --prepare); with --check-build it also builds build-gpu
 # in the background to check that the tree compiles here (reported at the
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP="" MUT="" CMP="" DO_NCU=0
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR=""
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
 while [ $# -gt 0 ]; do
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
     --mutants) MUT=$2; shift ;;
     --compare) CMP=$2; shift ;;
     --ncu) DO_NCU=1 ;;
+    --variants) VAR=$2; shift ;;
     --no-test) DO_TEST=0 ;;
     --no-sanitize) DO_SAN=0 ;;
     --no-bench) DO_BENCH=0 ;;
@@ -175,6 +178,36 @@ if [ -n "$CMP" ]; then
       log "compare $v: $args"
       timeout 100 "$b/bench_gpu" $args --backend gpu --reps 5 2>&1 | grep -E "^(ntt|msm)" |
         sed "s/^/$v /" | tee -a "$OUT/bench.log"
+    done
+  done
+fi
+
+if [ -n "$VAR" ]; then
+  for t in "$VAR"/test_*; do
+    name=$(basename "$t")
+    log "$name"
+    echo "==== $name" >> "$OUT/tests.log"
+    extra=""; case $name in *ntt*) extra=--small ;; esac
+    timeout 120 "$t" $extra >> "$OUT/tests.log" 2>&1
+    RES[$name]="rc=$? $(tail -1 "$OUT/tests.log")"
+    log "  ${RES[$name]}"
+  done
+  echo "==== variants" >> "$OUT/bench.log"
+  for b in "$VAR"/bench_*; do
+    v=$(basename "$b"); v=${v#bench_}
+    case $v in
+      msm*) sets="msm --from 24 --to 24;msm --from 26 --to 26" ;;
+      g2*) sets="msm --g2 --from 22 --to 22" ;;
+      ntt*) sets="ntt --from 24 --to 24;ntt --from 27 --to 27" ;;
+      *) continue ;;
+    esac
+    IFS=';' read -ra arr <<< "$sets"
+    for args in "${arr[@]}"; do
+      for who in base $v; do
+        exe=$BIN/bench_gpu; [ $who = base ] || exe=$b
+        timeout 100 "$exe" $args --backend gpu --reps 5 2>&1 | grep -E "^(ntt|msm)" |
+          sed "s/^/$who /" | tee -a "$OUT/bench.log"
+      done
     done
   done
 fi

@@ -235,8 +235,24 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
         xyzz_store(buckets + (key >> c) * B + (mag - 1), acc);
 }
 
+/*
+ * Minimum resident blocks of the accumulation kernel per SM, per group: a
+ * register cap that trades spills for occupancy (the kernel is latency
+ * bound on the carry chains). Tuned on an H200, see bench/RESULTS.md.
+ */
+#ifndef ZP_MSM_G1_MINBLOCKS
+#define ZP_MSM_G1_MINBLOCKS 1
+#endif
+#ifndef ZP_MSM_G2_MINBLOCKS
+#define ZP_MSM_G2_MINBLOCKS 1
+#endif
+template <class F> struct acc_cfg { static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS; };
+template <> struct acc_cfg<fp2_t> { static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS; };
+#define ACC_THREADS 128
+
 template <class F>
-static __global__ void accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
+static __global__ void __launch_bounds__(ACC_THREADS, acc_cfg<F>::min_blocks)
+accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
                                          const uint32_t *vals, uint64_t N, uint64_t m,
                                          unsigned c, uint64_t L, const uint64_t *bend,
                                          xyzz_t<F> *buckets, xyzz_t<F> *carries)
@@ -437,7 +453,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->nw * l->B, st));
     bounds_kernel<<<zp__ceil_div_u(l->N, 256), 256, 0, st>>>(kout, l->N, m, l->c, bstart, bend);
     ZP_CUDA_LAUNCHED();
-    accumulate_kernel<F><<<zp__ceil_div_u(l->chunks, 128), 128, 0, st>>>(
+    accumulate_kernel<F><<<zp__ceil_div_u(l->chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
         points, kout, vout, l->N, m, l->c, l->L, bend, buckets, carries);
     ZP_CUDA_LAUNCHED();
     fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c, l->L,

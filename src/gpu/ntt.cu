@@ -18,7 +18,17 @@
 #include "gpu/ctx.cuh"
 
 #define PASS_MAX_BITS 10
-#define TILE_LOG 11 /* 2^11 elements = 64 KiB of shared memory per block */
+/* log2 of the elements one block holds in shared memory (2^11: 64 KiB) and
+ * how many butterflies a thread interleaves; tuned on an H200. */
+#ifndef ZP_NTT_TILE_LOG
+#define ZP_NTT_TILE_LOG 11
+#endif
+#ifndef ZP_NTT_BF_UNROLL
+#define ZP_NTT_BF_UNROLL 1
+#endif
+#define TILE_LOG ZP_NTT_TILE_LOG
+#define ZP_PRAGMA_(x) _Pragma(#x)
+#define ZP_UNROLL(n) ZP_PRAGMA_(unroll n)
 #define BR_B 4      /* bit-reversal tiles: 2^4 x 2^4 elements */
 
 /* w^e for e < 2^28 from tables whose entry 0 is one. */
@@ -76,8 +86,7 @@ static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi
 
     for (unsigned st = 0; st < k; st++) {
         const unsigned lhs = k - 1 - st, hs = 1u << lhs;
-        /* Two butterflies at a time: independent products interleave. */
-#pragma unroll 2
+        ZP_UNROLL(ZP_NTT_BF_UNROLL)
         for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
             unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
             unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
@@ -93,7 +102,7 @@ static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi
     }
 
     const unsigned shift = 28 - (k + m);
-#pragma unroll 2
+    ZP_UNROLL(ZP_NTT_BF_UNROLL)
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
         unsigned p = e >> j, l = e & cmask;
         uint64_t idx = base + ((uint64_t)p << m) + l;
