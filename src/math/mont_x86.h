@@ -40,7 +40,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+/* -DZP_NO_ASM builds the portable code alone, as on other processors. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZP_NO_ASM)
 #define ZP__X86_ASM 1
 
 /* Built for a CPU with both (e.g. -march=native on a recent x86-64): the
