@@ -12,7 +12,8 @@
 # times DIR/bench_gpu (an older version) against the current one at a few
 # sizes, alternating. --variants DIR runs DIR/test_<kind>_<name> and times
 # DIR/bench_<name> (the same code built with other tuning constants) against
-# the current bench_gpu, alternating. --ncu profiles the MSM accumulation and an NTT pass.
+# the current bench_gpu, alternating. --ncu profiles the MSM accumulation and an NTT pass
+# (on 2026-11-29 ncu answered "Failed to profile" there and cost 4 minutes: avoid).
 # --prebuilt DIR runs the test and bench binaries found in DIR (built
 # elsewhere, e.g. by --prepare); with --check-build it also builds build-gpu
 # in the background to check that the tree compiles here (reported at the
