@@ -10,6 +10,8 @@ static const char bench_help[] =
     "usage: zkpipe bench <what> [options]\n"
     "\n"
     "  math    median ns of field, curve and pairing primitives (CPU)\n"
+    "  ntt     Fr NTT medians (GPU when present, else CPU) against the floor\n"
+    "  msm     G1/G2 MSM medians (GPU when present, else CPU) against the floor\n"
     "  batch   jobs through the proving engine: throughput, stages, busy %\n"
     "  prove   whole proofs of a synthetic circuit, median time of every stage\n"
     "\n"
@@ -160,6 +162,10 @@ int zp__cmd_bench(int argc, char **argv)
     }
     if (!strcmp(argv[1], "math"))
         return bench_math(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "ntt"))
+        return zp__bench_ntt(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "msm"))
+        return zp__bench_msm(argc - 1, argv + 1);
     if (!strcmp(argv[1], "batch"))
         return zp__bench_batch(argc - 1, argv + 1);
     if (!strcmp(argv[1], "prove"))

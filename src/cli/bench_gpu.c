@@ -16,8 +16,6 @@
 #include "gpu/gpu.h"
 #include "zkpipe.h"
 
-int zp__bench_ntt(int argc, char **argv);
-int zp__bench_msm(int argc, char **argv);
 
 enum backend { BK_AUTO, BK_GPU, BK_CPU };
 

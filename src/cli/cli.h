@@ -22,6 +22,10 @@ int zp__cmd_version(int argc, char **argv);
 /* Engine traces and the batch benchmark (trace_svg.c, bench_batch.c). */
 int zp__cmd_trace(int argc, char **argv);
 int zp__bench_batch(int argc, char **argv);
+/* GPU-or-CPU NTT and MSM benchmarks (bench_gpu.c). */
+int zp__bench_ntt(int argc, char **argv);
+int zp__bench_msm(int argc, char **argv);
+int zp__cmd_import(int argc, char **argv);
 /* The daemon and its clients (serve.c, client*.c). */
 int zp__cmd_serve(int argc, char **argv);
 int zp__cmd_submit(int argc, char **argv);
@@ -29,7 +33,6 @@ int zp__cmd_await(int argc, char **argv);
 int zp__cmd_cancel(int argc, char **argv);
 int zp__cmd_status(int argc, char **argv);
 int zp__cmd_request(int argc, char **argv);
-int zp__cmd_import(int argc, char **argv);
 int zp__cmd_prove(int argc, char **argv);
 int zp__cmd_verify(int argc, char **argv);
 int zp__cmd_setup(int argc, char **argv);
