@@ -19,7 +19,7 @@
  * so t < 2m holds again after the division by 2^64, and every intermediate
  * is below 2^65 * m. Both stay inside n+1 words, with no (n+2)-th carry
  * word, exactly when 2m <= 2^(64n), i.e. the top bit of m is clear:
- *   q < 2^381 < 2^383 (Fp, n = 6)     r < 2^255 < 2^255 (Fr, n = 4).
+ *   Fp: m < 2^381 < 2^383 = 2^(64*6-1)   Fr: m < 2^255 = 2^(64*4-1).
  * (Consequently the carry out of every chain's last word is zero; the code
  * relies on that to start each row with CF = OF = 0 and no flag reset.)
  * The result t < 2m needs one conditional subtraction, done with cmov.
