@@ -92,13 +92,16 @@ void zp_fp_dbl(zp_fp *out, const zp_fp *a);
 void zp_fp_neg(zp_fp *out, const zp_fp *a);
 void zp_fp_mul(zp_fp *out, const zp_fp *a, const zp_fp *b);
 void zp_fp_sqr(zp_fp *out, const zp_fp *a);
-/* out = a^-1; the inverse of zero is defined as zero. */
+/* out = a^-1; the inverse of zero is defined as zero. Constant time
+ * (Bernstein-Yang with a fixed step count), since r and s of a proof reach
+ * it through affine conversion. */
 void zp_fp_inv(zp_fp *out, const zp_fp *a);
 /* out = a^e, e little-endian limbs (plain integer, any length). */
 void zp_fp_pow(zp_fp *out, const zp_fp *a, const uint64_t *e, size_t nlimbs);
 /* Returns false (out untouched) when a is not a square. */
 bool zp_fp_sqrt(zp_fp *out, const zp_fp *a);
-/* 1 for a nonzero square, -1 for a non-square, 0 for zero. */
+/* 1 for a nonzero square, -1 for a non-square, 0 for zero. Variable time
+ * (binary Jacobi symbol). */
 int zp_fp_legendre(const zp_fp *a);
 /* Montgomery form <-> plain integer limbs (the plain value must be < q). */
 void zp_fp_to_mont(zp_fp *out, const zp_fp *plain);
@@ -126,10 +129,10 @@ void zp_fr_dbl(zp_fr *out, const zp_fr *a);
 void zp_fr_neg(zp_fr *out, const zp_fr *a);
 void zp_fr_mul(zp_fr *out, const zp_fr *a, const zp_fr *b);
 void zp_fr_sqr(zp_fr *out, const zp_fr *a);
-void zp_fr_inv(zp_fr *out, const zp_fr *a);
+void zp_fr_inv(zp_fr *out, const zp_fr *a);            /* constant time, inv(0) = 0 */
 void zp_fr_pow(zp_fr *out, const zp_fr *a, const uint64_t *e, size_t nlimbs);
 bool zp_fr_sqrt(zp_fr *out, const zp_fr *a);
-int zp_fr_legendre(const zp_fr *a);
+int zp_fr_legendre(const zp_fr *a);                   /* variable time */
 void zp_fr_to_mont(zp_fr *out, const zp_fr *plain);
 void zp_fr_from_mont(zp_fr *plain, const zp_fr *a);
 zp_err zp_fr_from_be(zp_fr *out, const uint8_t *in);
