@@ -79,6 +79,7 @@ static void scalar_neg(zp_fr *out, const zp_fr *s)
 #define JAC zp_g1_jac
 #define MSM zp__cpu_msm_g1
 #define PIP zp__cpu_msm_g1_pippenger
+#define PIPM zp__cpu_msm_g1_pippenger_mode
 #define SUM zp__cpu_sum_g1
 #define REF zp__msm_g1_ref
 #define SMALL 0
@@ -89,6 +90,7 @@ static void scalar_neg(zp_fr *out, const zp_fr *s)
 #undef JAC
 #undef MSM
 #undef PIP
+#undef PIPM
 #undef SUM
 #undef REF
 #undef SMALL
@@ -99,6 +101,7 @@ static void scalar_neg(zp_fr *out, const zp_fr *s)
 #define JAC zp_g2_jac
 #define MSM zp__cpu_msm_g2
 #define PIP zp__cpu_msm_g2_pippenger
+#define PIPM zp__cpu_msm_g2_pippenger_mode
 #define SUM zp__cpu_sum_g2
 #define REF zp__msm_g2_ref
 #define SMALL 1
@@ -150,6 +153,9 @@ int main(void)
     RUN(test_windows_g1);
     RUN(test_pieces_g1);
     RUN(test_threads_g1);
+    RUN(test_affine_sizes_g1);
+    RUN(test_affine_collisions_g1);
+    RUN(test_affine_equal_scalars_g1);
     RUN(test_sizes_g2);
     RUN(test_kinds_g2);
     RUN(test_sparse_g2);
@@ -158,5 +164,8 @@ int main(void)
     RUN(test_windows_g2);
     RUN(test_pieces_g2);
     RUN(test_threads_g2);
+    RUN(test_affine_sizes_g2);
+    RUN(test_affine_collisions_g2);
+    RUN(test_affine_equal_scalars_g2);
     return FINISH();
 }

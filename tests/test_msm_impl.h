@@ -2,7 +2,7 @@
  * MSM tests written once for G1 and G2; test_msm.c includes this file once
  * per group after defining
  *   G(op)   the group's functions (zp_g1_##op)   T(name)  name##_g1
- *   AFF, JAC, MSM, PIP, SUM, REF, and SMALL (1 for G2: fewer, smaller cases,
+ *   AFF, JAC, MSM, PIP, PIPM (pippenger_mode), SUM, REF, and SMALL (1 for G2: fewer, smaller cases,
  *   because the reference costs a full scalar multiplication per point).
  */
 
@@ -211,4 +211,97 @@ static void T(test_threads)(void)
         free(s);
     }
     free(p);
+}
+
+/* ------------------------------------------------- the affine method */
+
+/* Both bucket methods against the reference, over window sizes (0: the
+ * automatic choice) and batch capacities small enough that n pairs fill
+ * many batches, queue and spill. */
+static void T(check_modes)(const AFF *p, const zp_fr *s, size_t n)
+{
+    static const unsigned windows[] = {0, 5, 8};
+    static const size_t batches[] = {0, 1, 2, 3, 7};
+    JAC want, got;
+    REF(&want, p, s, n);
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+        CHECK_EQ_INT(PIPM(&got, p, s, NULL, n, windows[w], ZP__MSM_XYZZ, 0, 1), ZP_OK);
+        CHECK(G(jac_eq)(&got, &want));
+        for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+            if (SMALL && b % 2)
+                continue;
+            int threads = 1 + (int)((w + b) % 2);
+            CHECK_EQ_INT(PIPM(&got, p, s, NULL, n, windows[w], ZP__MSM_AFFINE, batches[b],
+                              threads), ZP_OK);
+            CHECK(G(jac_eq)(&got, &want));
+        }
+    }
+}
+
+/* Sizes around the batch capacities (1, 2, 3, 7 and 64 for c = 9 by default). */
+static void T(test_affine_sizes)(void)
+{
+    size_t sizes[] = {1, 2, 3, 6, 7, 8, 14, 15, 16, 63, 64, 65, 129};
+    size_t count = SMALL ? 8 : sizeof sizes / sizeof sizes[0];
+    for (size_t t = 0; t < count; t++) {
+        size_t n = sizes[t];
+        AFF *p = T(points)(n, t % 3 == 2 ? 4 : 0);
+        zp_fr *s = scalars(n, t % 2 ? KIND_MIXED : KIND_RANDOM);
+        T(check_modes)(p, s, n);
+        free(p);
+        free(s);
+    }
+}
+
+/*
+ * Collisions in one bucket: the same point with one scalar puts every pair
+ * in the same bucket of every window (doublings in the batch, then a full
+ * queue, spills to the side buckets, the drain); P and -P with one scalar
+ * cancel there; runs of P, P, -P, P, ... mix doubling, cancelling and
+ * re-filling an emptied bucket.
+ */
+static void T(test_affine_collisions)(void)
+{
+    size_t n = SMALL ? 24 : 70;
+    AFF *one = T(points)(2, 0), *p = malloc(n * sizeof *p), neg;
+    G(affine_neg)(&neg, &one[0]);
+    zp_fr *s = scalars(n, KIND_RANDOM);
+    for (size_t i = 0; i < n; i++) {
+        p[i] = one[0];
+        s[i] = s[0];
+    }
+    T(check_modes)(p, s, n); /* n P: all in one bucket */
+    for (size_t i = 1; i < n; i += 2)
+        p[i] = neg;
+    T(check_modes)(p, s, n); /* P, -P, ...: zero */
+    JAC got;
+    CHECK_EQ_INT(PIPM(&got, p, s, NULL, n & ~(size_t)1, 8, ZP__MSM_AFFINE, 3, 2), ZP_OK);
+    CHECK(G(jac_is_inf)(&got));
+    for (size_t i = 0; i < n; i++) {
+        unsigned r = (unsigned)(check_rand64() % 8);
+        p[i] = r < 3 ? neg : r < 7 ? one[0] : one[1];
+    }
+    T(check_modes)(p, s, n); /* random runs of P, -P and a second point Q */
+    zp_fr *small = scalars(n, KIND_SMALL);
+    for (size_t i = 0; i < n; i++)
+        small[i].l[0] &= 0x1f; /* few buckets, so many meet in one batch */
+    T(check_modes)(p, small, n);
+    free(one);
+    free(p);
+    free(s);
+    free(small);
+}
+
+/* Distinct points, all scalars equal: one bucket per window, many
+ * distinct additions (no doubling) queued and spilled. */
+static void T(test_affine_equal_scalars)(void)
+{
+    size_t n = SMALL ? 20 : 90;
+    AFF *p = T(points)(n, 9);
+    zp_fr *s = scalars(n, KIND_RANDOM);
+    for (size_t i = 1; i < n; i++)
+        s[i] = s[0];
+    T(check_modes)(p, s, n);
+    free(p);
+    free(s);
 }

@@ -94,7 +94,8 @@ zp_err zp__cpu_msm_g2(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *s
  * not NULL, selects the pairs: the sum runs over points[idx[i]] times
  * scalars[idx[i]] for i < n. window 0 picks the window size from n and the
  * largest scalar; 1..16 forces it (ZP_E_INVALID_ARG above 16). Scratch: one
- * set of 2^(window-1) XYZZ buckets per running task.
+ * set of 2^(window-1) buckets per running task (affine, plus XYZZ side
+ * buckets where collisions pile up; see zp__msm_mode).
  */
 zp_err zp__cpu_msm_g1_pippenger(zp_g1_jac *out, const zp_g1_affine *points,
                                 const zp_fr *scalars, const uint32_t *idx, size_t n,
@@ -102,6 +103,28 @@ zp_err zp__cpu_msm_g1_pippenger(zp_g1_jac *out, const zp_g1_affine *points,
 zp_err zp__cpu_msm_g2_pippenger(zp_g2_jac *out, const zp_g2_affine *points,
                                 const zp_fr *scalars, const uint32_t *idx, size_t n,
                                 unsigned window, int threads);
+
+/*
+ * How _pippenger fills its buckets. ZP__MSM_XYZZ: one mixed addition into
+ * an XYZZ bucket per pair (the reference twin). ZP__MSM_AFFINE: affine
+ * buckets, additions gathered into batches of independent ones that share
+ * one field inversion (Montgomery's trick); a pair whose bucket is already
+ * in the batch waits for the next one, or falls back to an XYZZ side bucket
+ * when too many wait. ZP__MSM_AUTO: the cheaper one by a cost model.
+ */
+typedef enum zp__msm_mode { ZP__MSM_AUTO, ZP__MSM_XYZZ, ZP__MSM_AFFINE } zp__msm_mode;
+
+/* _pippenger with the bucket method forced; batch (affine only) is the
+ * number of additions per inversion, 0 for the default. _pippenger is
+ * _pippenger_mode(..., ZP__MSM_AUTO, 0, threads). */
+zp_err zp__cpu_msm_g1_pippenger_mode(zp_g1_jac *out, const zp_g1_affine *points,
+                                     const zp_fr *scalars, const uint32_t *idx, size_t n,
+                                     unsigned window, zp__msm_mode mode, size_t batch,
+                                     int threads);
+zp_err zp__cpu_msm_g2_pippenger_mode(zp_g2_jac *out, const zp_g2_affine *points,
+                                     const zp_fr *scalars, const uint32_t *idx, size_t n,
+                                     unsigned window, zp__msm_mode mode, size_t batch,
+                                     int threads);
 
 /* out = sum of points[i] over i < n (infinity allowed); when scalars is not
  * NULL, only over the i whose scalar is exactly 1. Returns ZP_E_NOMEM when

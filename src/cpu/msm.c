@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "math/field.h"
 
 #define MSM_MAX_WINDOW 16
 /* Pairs per split-and-Pippenger slice: dense indices are uint32_t. */
@@ -95,23 +96,65 @@ typedef struct msm_layout {
     unsigned c;      /* window size, 1..MSM_MAX_WINDOW */
     unsigned nw;     /* windows: nw * c > bits, so the top digit has no carry */
     size_t nranges;  /* point ranges per window (one task each) */
+    bool affine;     /* buckets by batched affine additions (else XYZZ) */
+    size_t cap;      /* affine: additions per shared inversion */
 } msm_layout;
 
 static unsigned windows_for(unsigned bits, unsigned c) { return bits / c + 1; }
 
-/* Adds for n points: every window adds each point to a bucket, then folds
- * its 2^(c-1) buckets with two adds each. */
-static double window_cost(size_t n, unsigned bits, unsigned c)
+/*
+ * Costs in field multiplications (squarings counted as one). A mixed XYZZ
+ * add is 8M + 2S. A batched affine add is 3M for its share of Montgomery's
+ * trick plus 2M + 1S for the slope and the new point, with one inversion
+ * (~100M, variable time) per batch. Folding a window's buckets by running
+ * sums costs a bucket add plus a full XYZZ add (12M + 2S) per bucket.
+ */
+#define COST_XYZZ_ADD 10.0
+#define COST_AFFINE_ADD 6.5
+#define COST_FOLD_XYZZ 28.0
+#define COST_FOLD_AFFINE 24.0
+#define COST_INV 120.0
+/* Below this many buckets a batch is too small to share one inversion. */
+#define MSM_AFFINE_MIN_C 5
+#define MSM_BATCH_MAX 256
+
+/* Batch capacity for 2^(c-1) buckets: a quarter of the buckets keeps
+ * collisions (a bucket already in the batch) rare enough. */
+static size_t batch_cap(unsigned c)
 {
-    return (double)windows_for(bits, c) * ((double)n + (double)((size_t)1 << c));
+    size_t cap = ((size_t)1 << (c - 1)) / 4;
+    return cap < 8 ? 8 : cap > MSM_BATCH_MAX ? MSM_BATCH_MAX : cap;
+}
+
+static double window_cost(size_t n, unsigned bits, unsigned c, bool affine)
+{
+    double nb = (double)((size_t)1 << (c - 1)), fn = (double)n, per;
+    if (affine)
+        per = fn * COST_AFFINE_ADD + fn / (double)batch_cap(c) * COST_INV +
+              nb * COST_FOLD_AFFINE;
+    else
+        per = fn * COST_XYZZ_ADD + nb * COST_FOLD_XYZZ;
+    return (double)windows_for(bits, c) * per;
+}
+
+/* The cheaper bucket method for a given window size. */
+static bool best_mode(size_t n, unsigned bits, unsigned c)
+{
+    return c >= MSM_AFFINE_MIN_C &&
+           window_cost(n, bits, c, true) < window_cost(n, bits, c, false);
 }
 
 static unsigned best_window(size_t n, unsigned bits)
 {
     unsigned best = 1;
-    for (unsigned c = 2; c <= MSM_MAX_WINDOW; c++)
-        if (window_cost(n, bits, c) < window_cost(n, bits, best))
+    double best_cost = window_cost(n, bits, 1, false);
+    for (unsigned c = 2; c <= MSM_MAX_WINDOW; c++) {
+        double t = window_cost(n, bits, c, best_mode(n, bits, c));
+        if (t < best_cost) {
             best = c;
+            best_cost = t;
+        }
+    }
     return best;
 }
 
@@ -123,21 +166,42 @@ unsigned zp__msm_window(size_t n) { return best_window(n, 255); }
  * pays its own bucket fold, so pick the count with the least estimated
  * finishing time.
  */
-static void msm_plan(msm_layout *lay, size_t n, unsigned bits, unsigned window, int threads)
+static void msm_plan(msm_layout *lay, size_t n, unsigned bits, unsigned window,
+                     zp__msm_mode mode, size_t cap, int threads)
 {
     lay->c = window ? window : best_window(n, bits);
     lay->nw = windows_for(bits, lay->c);
+    lay->affine = mode == ZP__MSM_AFFINE ||
+                  (mode == ZP__MSM_AUTO && best_mode(n, bits, lay->c));
+    lay->cap = cap ? (cap < 65536 ? cap : 65536) : batch_cap(lay->c);
     lay->nranges = 1;
-    double best = 0;
+    double best = 0, nb = (double)((size_t)1 << (lay->c - 1));
     for (size_t nr = 1; nr <= 64 && nr <= n; nr++) {
         size_t tasks = lay->nw * nr, rounds = (tasks + (size_t)threads - 1) / (size_t)threads;
-        double t = (double)rounds * ((double)n / (double)nr + (double)((size_t)1 << lay->c));
+        double t = (double)rounds * ((double)n / (double)nr + 2 * nb);
         if (nr == 1 || t < best) {
             best = t;
             lay->nranges = nr;
         }
     }
 }
+
+/* 1/a in Fp2 through the norm, with the variable-time Fp inversion: the
+ * MSM inverts only public values (differences of key points). */
+static void fp2_inv_vartime(zp_fp2 *out, const zp_fp2 *a)
+{
+    zp_fp t0, t1, nrm;
+    zp_fp_sqr(&t0, &a->c0);
+    zp_fp_sqr(&t1, &a->c1);
+    zp_fp_add(&nrm, &t0, &t1);
+    zp__fp_inv_vartime(&nrm, &nrm);
+    zp_fp_mul(&out->c0, &a->c0, &nrm);
+    zp_fp_mul(&t1, &a->c1, &nrm);
+    zp_fp_neg(&out->c1, &t1);
+}
+
+/* Bucket states of the affine method (msm_impl.h). */
+enum { BK_FULL = 1, BK_BUSY = 2, BK_SPILL = 4 };
 
 /* ------------------------------------------------ dense index list */
 
@@ -204,8 +268,12 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__AFF zp_g1_affine
 #define ZP__JAC zp_g1_jac
 #define ZP__XYZZ zp_g1_xyzz
+#define ZP__FE zp_fp
+#define ZP__F(op) zp_fp_##op
+#define ZP__FINV zp__fp_inv_vartime
 #define ZP__MSM zp__cpu_msm_g1
 #define ZP__PIPPENGER zp__cpu_msm_g1_pippenger
+#define ZP__PIPPENGER_MODE zp__cpu_msm_g1_pippenger_mode
 #define ZP__SUM zp__cpu_sum_g1
 #define ZP__REF zp__msm_g1_ref
 #include "msm_impl.h"
@@ -214,8 +282,12 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #undef ZP__AFF
 #undef ZP__JAC
 #undef ZP__XYZZ
+#undef ZP__FE
+#undef ZP__F
+#undef ZP__FINV
 #undef ZP__MSM
 #undef ZP__PIPPENGER
+#undef ZP__PIPPENGER_MODE
 #undef ZP__SUM
 #undef ZP__REF
 
@@ -224,8 +296,12 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__AFF zp_g2_affine
 #define ZP__JAC zp_g2_jac
 #define ZP__XYZZ zp_g2_xyzz
+#define ZP__FE zp_fp2
+#define ZP__F(op) zp_fp2_##op
+#define ZP__FINV fp2_inv_vartime
 #define ZP__MSM zp__cpu_msm_g2
 #define ZP__PIPPENGER zp__cpu_msm_g2_pippenger
+#define ZP__PIPPENGER_MODE zp__cpu_msm_g2_pippenger_mode
 #define ZP__SUM zp__cpu_sum_g2
 #define ZP__REF zp__msm_g2_ref
 #include "msm_impl.h"

@@ -3,7 +3,9 @@
  *   ZP__G(op)        the group's public functions: zp_g1_##op
  *   ZP__S(name)      a static name of this instantiation: name##_g1
  *   ZP__AFF, ZP__JAC, ZP__XYZZ   the point types
- *   ZP__MSM, ZP__PIPPENGER, ZP__SUM, ZP__REF   the zp__ names to define
+ *   ZP__FE, ZP__F(op), ZP__FINV  the coordinate field, its functions and
+ *                                a variable-time inversion
+ *   ZP__MSM, ZP__PIPPENGER(_MODE), ZP__SUM, ZP__REF   the zp__ names to define
  * and includes this file once per group. The scalar helpers it uses
  * (msm_bits, msm_digit, msm_layout, is_zero/is_one) are shared, in msm.c.
  *
@@ -12,8 +14,9 @@
  * which lies in [-2^(c-1), 2^(c-1)] and satisfies sum_w d_w 2^(wc) = s as
  * long as bit nw*c - 1 of s is zero (telescoping sum). Each digit reads
  * only c + 1 bits, so digits are computed on the fly: no digit arrays.
- * A point with digit d goes to bucket |d| as +P or -P (XYZZ, mixed adds);
- * a window's sum is sum_j j B_j by running sums; windows combine by Horner.
+ * A point with digit d goes to bucket |d| as +P or -P (XYZZ buckets with
+ * mixed adds, or affine buckets with batched adds: zp__msm_mode); a
+ * window's sum is sum_j j B_j by running sums; windows combine by Horner.
  */
 
 /* One (window, point range) job of a Pippenger run. */
@@ -40,7 +43,8 @@ static void ZP__S(reduce)(ZP__JAC *out, const ZP__XYZZ *b, size_t count)
     ZP__G(xyzz_to_jac)(out, &acc);
 }
 
-static void ZP__S(pip_one)(ZP__S(pip) *p, size_t task, ZP__XYZZ *b)
+/* The XYZZ method: one mixed addition per pair. */
+static void ZP__S(pip_xyzz)(ZP__S(pip) *p, size_t task, ZP__XYZZ *b)
 {
     unsigned w = (unsigned)(task / p->lay.nranges);
     size_t rg = task % p->lay.nranges;
@@ -62,21 +66,278 @@ static void ZP__S(pip_one)(ZP__S(pip) *p, size_t task, ZP__XYZZ *b)
     ZP__S(reduce)(&p->partial[task], b, nb);
 }
 
+/*
+ * The affine method. Buckets are affine points; st[j] says whether bucket j
+ * holds a point (BK_FULL), is the left side of an addition in the open
+ * batch (BK_BUSY), or also has an XYZZ side bucket x[j] (BK_SPILL). The
+ * batch holds `cap` additions bucket[eb[k]] += eq[k] whose buckets are
+ * pairwise distinct, so all of them can be done at once with one inversion.
+ * A pair meeting a busy bucket waits in the queue for the next batch; when
+ * the queue is full it goes to the side bucket instead (10M, as the XYZZ
+ * method), so long runs of one bucket degrade to that method's cost and
+ * never to one inversion per pair.
+ */
+typedef struct ZP__S(bat) {
+    ZP__AFF *b;
+    ZP__XYZZ *x; /* side buckets, allocated at the first spill */
+    uint8_t *st;
+    size_t nb, cap, cnt, qcap, qn;
+    uint32_t *eb; /* bucket of entry k; top bit: a doubling */
+    ZP__AFF *eq;
+    ZP__FE *den, *pre;
+    uint32_t *qb; /* the queue: bucket and point */
+    ZP__AFF *qp;
+} ZP__S(bat);
+
+#define MSM_DBL_BIT 0x80000000u
+
+static void ZP__S(bat_free)(ZP__S(bat) *a)
+{
+    free(a->b);
+    free(a->x);
+    free(a->st);
+    free(a->eb);
+    free(a->eq);
+    free(a->den);
+    free(a->pre);
+    free(a->qb);
+    free(a->qp);
+}
+
+static bool ZP__S(bat_alloc)(ZP__S(bat) *a, size_t nb, size_t cap)
+{
+    memset(a, 0, sizeof *a);
+    a->nb = nb;
+    a->cap = cap;
+    a->qcap = 2 * cap;
+    a->b = malloc(nb * sizeof *a->b);
+    a->st = malloc(nb);
+    a->eb = malloc(cap * sizeof *a->eb);
+    a->eq = malloc(cap * sizeof *a->eq);
+    a->den = malloc(cap * sizeof *a->den);
+    a->pre = malloc(cap * sizeof *a->pre);
+    a->qb = malloc(a->qcap * sizeof *a->qb);
+    a->qp = malloc(a->qcap * sizeof *a->qp);
+    if (a->b && a->st && a->eb && a->eq && a->den && a->pre && a->qb && a->qp)
+        return true;
+    ZP__S(bat_free)(a);
+    return false;
+}
+
+/*
+ * All additions of the batch. With d_k the slope's denominator (x2 - x1,
+ * or 2 y1 for a doubling) and pre[k] = d_0 ... d_(k-1), one inversion of
+ * the full product gives every 1/d_k walking back: 1/d_k = inv * pre[k],
+ * then inv *= d_k.
+ */
+static void ZP__S(bat_flush)(ZP__S(bat) *a)
+{
+    if (a->cnt == 0)
+        return;
+    ZP__FE acc, inv, ik, lam, num, t;
+    ZP__F(one)(&acc);
+    for (size_t k = 0; k < a->cnt; k++) {
+        const ZP__AFF *p1 = &a->b[a->eb[k] & ~MSM_DBL_BIT];
+        if (a->eb[k] & MSM_DBL_BIT)
+            ZP__F(dbl)(&a->den[k], &p1->y);
+        else
+            ZP__F(sub)(&a->den[k], &a->eq[k].x, &p1->x);
+        a->pre[k] = acc;
+        ZP__F(mul)(&acc, &acc, &a->den[k]);
+    }
+    ZP__FINV(&inv, &acc);
+    for (size_t k = a->cnt; k-- > 0;) {
+        uint32_t j = a->eb[k] & ~MSM_DBL_BIT;
+        ZP__AFF *p1 = &a->b[j];
+        const ZP__AFF *p2 = &a->eq[k];
+        ZP__F(mul)(&ik, &inv, &a->pre[k]);
+        ZP__F(mul)(&inv, &inv, &a->den[k]);
+        if (a->eb[k] & MSM_DBL_BIT) { /* slope 3 x^2 / 2y */
+            ZP__F(sqr)(&t, &p1->x);
+            ZP__F(dbl)(&num, &t);
+            ZP__F(add)(&num, &num, &t);
+        } else {
+            ZP__F(sub)(&num, &p2->y, &p1->y);
+        }
+        ZP__F(mul)(&lam, &num, &ik);
+        ZP__F(sqr)(&t, &lam); /* x3 = lam^2 - x1 - x2 */
+        ZP__F(sub)(&t, &t, &p1->x);
+        ZP__F(sub)(&t, &t, &p2->x);
+        ZP__F(sub)(&num, &p1->x, &t); /* y3 = lam (x1 - x3) - y1 */
+        ZP__F(mul)(&num, &num, &lam);
+        ZP__F(sub)(&p1->y, &num, &p1->y);
+        p1->x = t;
+        a->st[j] &= (uint8_t)~BK_BUSY;
+    }
+    a->cnt = 0;
+}
+
+/* Bucket j += q now (empty bucket, cancellation) or in the batch; false
+ * when bucket j is busy and nothing was done. */
+static bool ZP__S(bat_place)(ZP__S(bat) *a, uint32_t j, const ZP__AFF *q)
+{
+    uint8_t f = a->st[j];
+    if (f & BK_BUSY)
+        return false;
+    ZP__AFF *p1 = &a->b[j];
+    if (!(f & BK_FULL)) {
+        *p1 = *q;
+        a->st[j] = f | BK_FULL;
+        return true;
+    }
+    uint32_t e = j;
+    if (ZP__F(eq)(&p1->x, &q->x)) {
+        /* Same x: q = p1 doubles, q = -p1 cancels (so does a doubling of
+         * a point with y = 0, which the prime-order subgroup lacks). */
+        if (!ZP__F(eq)(&p1->y, &q->y) || ZP__F(is_zero)(&q->y)) {
+            a->st[j] = f & (uint8_t)~BK_FULL;
+            return true;
+        }
+        e |= MSM_DBL_BIT;
+    }
+    a->eb[a->cnt] = e;
+    a->eq[a->cnt++] = *q;
+    a->st[j] = f | BK_BUSY;
+    return true;
+}
+
+/* Side bucket j += q; false only when the side buckets cannot be had. */
+static bool ZP__S(bat_spill)(ZP__S(bat) *a, uint32_t j, const ZP__AFF *q)
+{
+    if (!a->x && !(a->x = malloc(a->nb * sizeof *a->x)))
+        return false;
+    if (!(a->st[j] & BK_SPILL)) {
+        ZP__G(xyzz_inf)(&a->x[j]);
+        a->st[j] |= BK_SPILL;
+    }
+    ZP__G(xyzz_add_affine)(&a->x[j], &a->x[j], q);
+    return true;
+}
+
+/* Retries the queue after a flush, in order; what is still busy stays. */
+static void ZP__S(bat_replay)(ZP__S(bat) *a)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < a->qn; i++) {
+        if (!ZP__S(bat_place)(a, a->qb[i], &a->qp[i])) {
+            a->qb[keep] = a->qb[i];
+            a->qp[keep++] = a->qp[i];
+        } else if (a->cnt == a->cap) {
+            ZP__S(bat_flush)(a);
+        }
+    }
+    a->qn = keep;
+}
+
+static void ZP__S(bat_push)(ZP__S(bat) *a, uint32_t j, const ZP__AFF *q)
+{
+    if (!ZP__S(bat_place)(a, j, q)) {
+        if (a->qn < a->qcap) {
+            a->qb[a->qn] = j;
+            a->qp[a->qn++] = *q;
+        } else if (!ZP__S(bat_spill)(a, j, q)) {
+            /* No memory for side buckets: make room the slow way. */
+            ZP__S(bat_flush)(a);
+            ZP__S(bat_replay)(a);
+            ZP__S(bat_push)(a, j, q); /* j is not busy now */
+            return;
+        }
+    }
+    if (a->cnt == a->cap) {
+        ZP__S(bat_flush)(a);
+        ZP__S(bat_replay)(a);
+    }
+}
+
+/* Empties batch and queue. A queue that only fills a small batch is mostly
+ * one bucket: those pairs go to the side buckets. */
+static void ZP__S(bat_drain)(ZP__S(bat) *a)
+{
+    for (;;) {
+        ZP__S(bat_flush)(a);
+        if (a->qn == 0)
+            return;
+        ZP__S(bat_replay)(a);
+        if (a->qn && a->cnt * 8 < a->cap) {
+            size_t keep = 0;
+            for (size_t i = 0; i < a->qn; i++)
+                if (!ZP__S(bat_spill)(a, a->qb[i], &a->qp[i])) {
+                    a->qb[keep] = a->qb[i];
+                    a->qp[keep++] = a->qp[i];
+                }
+            a->qn = keep;
+        }
+    }
+}
+
+/* sum_j j * bucket j by running sums, both kinds of bucket. */
+static void ZP__S(bat_reduce)(ZP__JAC *out, const ZP__S(bat) *a)
+{
+    ZP__XYZZ run, acc;
+    ZP__G(xyzz_inf)(&run);
+    ZP__G(xyzz_inf)(&acc);
+    for (size_t j = a->nb; j-- > 0;) {
+        if (a->st[j] & BK_FULL)
+            ZP__G(xyzz_add_affine)(&run, &run, &a->b[j]);
+        if (a->st[j] & BK_SPILL)
+            ZP__G(xyzz_add)(&run, &run, &a->x[j]);
+        ZP__G(xyzz_add)(&acc, &acc, &run);
+    }
+    ZP__G(xyzz_to_jac)(out, &acc);
+}
+
+static void ZP__S(pip_affine)(ZP__S(pip) *p, size_t task, ZP__S(bat) *a)
+{
+    unsigned w = (unsigned)(task / p->lay.nranges);
+    size_t rg = task % p->lay.nranges;
+    size_t i0 = p->n * rg / p->lay.nranges, i1 = p->n * (rg + 1) / p->lay.nranges;
+    memset(a->st, 0, a->nb);
+    a->cnt = a->qn = 0;
+    for (size_t i = i0; i < i1; i++) {
+        size_t k = p->idx ? p->idx[i] : i;
+        int d = msm_digit(p->scalars[k].l, w, p->lay.c);
+        if (d == 0 || ZP__G(affine_is_inf)(&p->points[k]))
+            continue;
+        if (d > 0) {
+            ZP__S(bat_push)(a, (uint32_t)(d - 1), &p->points[k]);
+        } else {
+            ZP__AFF neg;
+            ZP__G(affine_neg)(&neg, &p->points[k]);
+            ZP__S(bat_push)(a, (uint32_t)(-d - 1), &neg);
+        }
+    }
+    ZP__S(bat_drain)(a);
+    ZP__S(bat_reduce)(&p->partial[task], a);
+}
+
 static void ZP__S(pip_task)(void *ctx, size_t begin, size_t end)
 {
     ZP__S(pip) *p = ctx;
-    ZP__XYZZ *b = malloc(((size_t)1 << (p->lay.c - 1)) * sizeof *b);
+    size_t nb = (size_t)1 << (p->lay.c - 1);
+    if (p->lay.affine) {
+        ZP__S(bat) a;
+        if (!ZP__S(bat_alloc)(&a, nb, p->lay.cap)) {
+            atomic_store(&p->nomem, 1);
+            return;
+        }
+        for (size_t t = begin; t < end; t++)
+            ZP__S(pip_affine)(p, t, &a);
+        ZP__S(bat_free)(&a);
+        return;
+    }
+    ZP__XYZZ *b = malloc(nb * sizeof *b);
     if (!b) {
         atomic_store(&p->nomem, 1);
         return;
     }
     for (size_t t = begin; t < end; t++)
-        ZP__S(pip_one)(p, t, b);
+        ZP__S(pip_xyzz)(p, t, b);
     free(b);
 }
 
-zp_err ZP__PIPPENGER(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scalars,
-                     const uint32_t *idx, size_t n, unsigned window, int threads)
+zp_err ZP__PIPPENGER_MODE(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scalars,
+                          const uint32_t *idx, size_t n, unsigned window, zp__msm_mode mode,
+                          size_t batch, int threads)
 {
     ZP__G(jac_inf)(out);
     if (window > MSM_MAX_WINDOW)
@@ -85,7 +346,7 @@ zp_err ZP__PIPPENGER(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scalars,
     if (bits == 0)
         return ZP_OK; /* no pairs, or every scalar is zero */
     ZP__S(pip) p = {.points = points, .scalars = scalars, .idx = idx, .n = n};
-    msm_plan(&p.lay, n, bits, window, zp__cpu_threads(threads));
+    msm_plan(&p.lay, n, bits, window, mode, batch, zp__cpu_threads(threads));
     size_t ntasks = (size_t)p.lay.nw * p.lay.nranges;
     p.partial = malloc(ntasks * sizeof *p.partial);
     if (!p.partial)
@@ -108,6 +369,12 @@ zp_err ZP__PIPPENGER(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scalars,
     free(p.partial);
     *out = acc;
     return ZP_OK;
+}
+
+zp_err ZP__PIPPENGER(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scalars,
+                     const uint32_t *idx, size_t n, unsigned window, int threads)
+{
+    return ZP__PIPPENGER_MODE(out, points, scalars, idx, n, window, ZP__MSM_AUTO, 0, threads);
 }
 
 /* ------------------------------------------------------- plain sums */
