@@ -165,4 +165,58 @@ zp_err zp__proofs_encode(uint8_t *out, const zp__proof *p, size_t k);
 zp_err zp__proofs_decode(zp__proof *out, size_t max_k, size_t *k, const uint8_t *in,
                          size_t len);
 
+
+/* -------------------------------------------------------- the GPU prover */
+
+/*
+ * The same stages on one CUDA device through gpu/gpu.h (prove_gpu.c). The
+ * key's points and matrices are uploaded once at open and stay resident;
+ * each proof uploads its witness, evaluates a, b, c and the H scalars on the
+ * device, runs the five MSMs there, and finishes and verifies on the host
+ * with zp__g16_finish / zp__verify, so a proof with fixed r, s is the CPU
+ * prover's, byte for byte. First version: the standard-form witness and the
+ * density gathers of the A/B scalars are made on the host and uploaded.
+ * Without CUDA (or a device) every call reports ZP_E_NO_GPU.
+ */
+typedef struct zp__g16_gpu zp__g16_gpu;
+
+/*
+ * Opens CUDA device `device` and uploads pk (which must outlive the
+ * context and carry its matrices ma, mb). threads: host threads for the
+ * scalar conversion (<= 0: one per CPU).
+ *   ZP_E_INVALID_ARG  the key's counts disagree (zp__pk_shape_ok)
+ *   ZP_E_UNSUPPORTED  a key without matrices, or a domain below 2 or
+ *                     beyond the GPU NTT
+ *   ZP_E_NO_GPU, ZP_E_GPU_OOM, ZP_E_GPU, ZP_E_GPU_FATAL, ZP_E_NOMEM
+ */
+zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int threads,
+                        zp__ioerr *why);
+void zp__g16_gpu_close(zp__g16_gpu *g);
+
+/* Stage eval on the device: uploads w (pk->n_vars values, Montgomery) and
+ * leaves a, b, c there. Waits for the device. */
+zp_err zp__g16_gpu_eval(zp__g16_gpu *g, const zp_fr *w);
+/* Stage h on the device from the a, b, c of zp__g16_gpu_eval (consumed);
+ * leaves the pk->n_h H scalars there in STANDARD form (the MSM's input):
+ * zp_fr_from_mont of what zp__g16_h writes. Waits for the device. */
+zp_err zp__g16_gpu_h(zp__g16_gpu *g);
+
+/* Which device array zp__g16_gpu_read copies back (for tests). */
+typedef enum zp__g16_gpu_array {
+    ZP_G16_GPU_A, ZP_G16_GPU_B, ZP_G16_GPU_C, /* domain_size, Montgomery; after eval */
+    ZP_G16_GPU_H,                             /* n_h, standard form; after h */
+} zp__g16_gpu_array;
+zp_err zp__g16_gpu_read(zp__g16_gpu *g, zp_fr *out, zp__g16_gpu_array which);
+
+/* Stage msm on the device with the H scalars of zp__g16_gpu_h; w as given
+ * to eval. t (may be NULL) receives msm_a .. msm_h; msm_a includes the host
+ * conversion, gathers and upload of the witness scalars. */
+zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
+                       zp__prove_times *t);
+
+/* All stages as zp__prove does (same checks, errors and times; opt->threads
+ * is ignored: the context's is used), with eval, h and msm on the device. */
+zp_err zp__g16_gpu_prove(zp__g16_gpu *g, zp__proof *out, const zp_fr *w, uint64_t n_w,
+                         const zp__prove_opts *opt, zp__prove_times *times, zp__ioerr *why);
+
 #endif
