@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/keyfile.h"
 #include "cli/timing.h"
+#include "gpu/gpu.h"
 #include "groth16/groth16.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
@@ -23,7 +24,8 @@ static const char prove_help[] =
     "       zkpipe prove [options] KEY witness.wtns --proof-bin proof.bin [--public public.json]\n"
     "       zkpipe prove [options] --circuit synth:NAME:LOG2 --key KEY [--seed S] OUTPUTS\n"
     "\n"
-    "Makes a Groth16 proof (BLS12-381) on the CPU, verifies it against the key's\n"
+    "Makes a Groth16 proof (BLS12-381) on the GPU when one is present, else on\n"
+    "the CPU (the two give the same proof for the same r, s), verifies it against the key's\n"
     "verifying key, and only then writes the outputs (each atomically; all or\n"
     "none). KEY is a snarkjs .zkey (every point is checked while reading) or a\n"
     "zkpipe .zpk (mapped and checksummed: fast), recognised by content.\n"
@@ -41,6 +43,8 @@ static const char prove_help[] =
     "  --proof-bin FILE  also (or only) write the 192-byte proof\n"
     "  --proof FILE      proof.json, as an option instead of by position\n"
     "  --public FILE     public.json, as an option instead of by position\n"
+    "  --backend B       auto (default: the GPU when a CUDA device is visible and\n"
+    "                    the key carries its matrices, else the CPU), gpu or cpu\n"
     "  --threads N       worker threads (default: one per CPU)\n"
     "  --r1cs FILE       check the witness against this circuit first, naming the\n"
     "                    first constraint it fails\n"
@@ -54,6 +58,7 @@ static const char prove_help[] =
 typedef struct prove_args {
     const char *key, *wtns, *proof, *pub, *proof_bin;
     const char *synth, *r1cs;
+    const char *backend; /* "auto", "gpu" or "cpu" */
     uint64_t seed;
     int threads;
     bool verbose;
@@ -97,6 +102,10 @@ static int parse_opt(prove_args *a, int *i, int argc, char **argv)
     } else if (!strcmp(s, "--seed")) {
         if (parse_u64(v, &a->seed))
             return usage_error("--seed needs an unsigned integer, not", v);
+    } else if (!strcmp(s, "--backend")) {
+        if (strcmp(v, "auto") && strcmp(v, "gpu") && strcmp(v, "cpu"))
+            return usage_error("--backend needs auto, gpu or cpu, not", v);
+        slot = &a->backend;
     } else if (!strcmp(s, "--circuit")) {
         slot = &a->synth;
     } else if (!strcmp(s, "--key") || !strcmp(s, "--zkey")) {
@@ -296,6 +305,41 @@ static int write_outputs(const prove_args *a, const zp__proof *p, const prove_in
     return zp__cli_fail("prove", what, e, &why);
 }
 
+/*
+ * Backend selection. auto takes the GPU when a device is visible; if the
+ * GPU cannot take this key (e.g. a key without matrices, or too large), it
+ * says why and proves on the CPU. A proof that fails on the GPU is not
+ * retried on the CPU: the failure (e.g. an unsatisfying witness) is the
+ * witness's, and both backends compute the same thing.
+ */
+static zp_err prove_on(const prove_args *a, prove_in *in, const zp__prove_opts *o,
+                       zp__proof *p, zp__prove_times *t, zp__ioerr *why, const char **used)
+{
+    bool want_gpu = a->backend && !strcmp(a->backend, "gpu");
+    bool want_cpu = a->backend && !strcmp(a->backend, "cpu");
+    if (!want_cpu && zp__gpu_count() > 0) {
+        zp__g16_gpu *g = NULL;
+        zp_err e = zp__g16_gpu_open(&g, &in->pk, 0, a->threads, why);
+        if (!e) {
+            *used = "gpu";
+            e = zp__g16_gpu_prove(g, p, in->w, in->n_w, o, t, why);
+            zp__g16_gpu_close(g);
+            return e;
+        }
+        if (want_gpu)
+            return e;
+        fprintf(stderr, "zkpipe prove: the GPU cannot take this key (%s); proving on the CPU\n",
+                why->msg[0] ? why->msg : zp_strerror(e));
+        why->msg[0] = 0;
+    } else if (want_gpu) {
+        return zp__fail(why, ZP_E_NO_GPU, "--backend gpu: %s",
+                        zp__gpu_compiled() ? "no CUDA device is visible"
+                                           : "this build has no CUDA backend");
+    }
+    *used = "cpu";
+    return zp__prove(p, &in->pk, in->w, in->n_w, o, t, why);
+}
+
 int zp__cmd_prove(int argc, char **argv)
 {
     if (zp__cli_wants_help(argc, argv, prove_help))
@@ -317,7 +361,10 @@ int zp__cmd_prove(int argc, char **argv)
         zp__proof p;
         zp__prove_times t;
         zp__ioerr why = {""};
-        zp_err e = zp__prove(&p, &in.pk, in.w, in.n_w, &o, &t, &why);
+        const char *used = "cpu";
+        zp_err e = prove_on(&a, &in, &o, &p, &t, &why, &used);
+        if (a.verbose || !e)
+            fprintf(stderr, "zkpipe prove: backend %s\n", used);
         if (e) {
             fprintf(stderr, "zkpipe prove: %s (%s)\n", why.msg[0] ? why.msg : zp_strerror(e),
                     zp_errname(e));
