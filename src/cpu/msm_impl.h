@@ -270,13 +270,17 @@ static void ZP__S(bat_drain)(ZP__S(bat) *a)
     }
 }
 
-/* sum_j j * bucket j by running sums, both kinds of bucket. */
+/* sum_j j * bucket j by running sums, both kinds of bucket. Empty buckets
+ * above the highest filled one add nothing (the top window has few). */
 static void ZP__S(bat_reduce)(ZP__JAC *out, const ZP__S(bat) *a)
 {
     ZP__XYZZ run, acc;
     ZP__G(xyzz_inf)(&run);
     ZP__G(xyzz_inf)(&acc);
-    for (size_t j = a->nb; j-- > 0;) {
+    size_t top = a->nb;
+    while (top > 0 && !(a->st[top - 1] & (BK_FULL | BK_SPILL)))
+        top--;
+    for (size_t j = top; j-- > 0;) {
         if (a->st[j] & BK_FULL)
             ZP__G(xyzz_add_affine)(&run, &run, &a->b[j]);
         if (a->st[j] & BK_SPILL)
