@@ -97,6 +97,14 @@ zp_err zp__g16_msm(zp__g16_sums *out, const zp__pk *pk, const zp_fr *w, const zp
 void zp__g16_finish(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                     const zp_fr *r, const zp_fr *s);
 
+/* The tail both provers share: r, s (fixed from o or fresh from the OS),
+ * finish, then verify against pk's vk; times go to t->finish and
+ * t->verify. A proof that does not verify is ZP_E_UNSATISFIED and *out is
+ * left untouched. */
+zp_err zp__g16_finish_verify(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
+                             const zp_fr *w, const zp__prove_opts *o, zp__prove_times *t,
+                             zp__ioerr *why);
+
 /*
  * All stages, then the verification of the proof against pk->vk; only a
  * proof that verifies is written to *out (untouched otherwise).

@@ -205,6 +205,13 @@ static zp_err run_stages(zp__proof *out, const zp__pk *pk, const zp_fr *w,
     free(abc);
     if (e)
         return zp__fail(why, e, "proving failed: %s", zp_strerror(e));
+    return zp__g16_finish_verify(out, pk, &sums, w, o, t, why);
+}
+
+zp_err zp__g16_finish_verify(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
+                             const zp_fr *w, const zp__prove_opts *o, zp__prove_times *t,
+                             zp__ioerr *why)
+{
     zp_fr r, s;
     if (o->r) {
         r = *o->r;
@@ -214,10 +221,10 @@ static zp_err run_stages(zp__proof *out, const zp__pk *pk, const zp_fr *w,
     }
     double t2 = now();
     zp__proof p;
-    zp__g16_finish(&p, pk, &sums, &r, &s);
+    zp__g16_finish(&p, pk, sums, &r, &s);
     double t3 = now();
     t->finish = t3 - t2;
-    e = zp__verify(&pk->vk, w + 1, pk->n_public, &p);
+    zp_err e = zp__verify(&pk->vk, w + 1, pk->n_public, &p);
     t->verify = now() - t3;
     if (e == ZP_E_VERIFY_FAILED)
         return zp__fail(why, ZP_E_UNSATISFIED,

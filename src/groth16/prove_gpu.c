@@ -368,7 +368,6 @@ static zp_err gpu_fail(zp__ioerr *why, zp_err e, const char *stage)
 static zp_err run_stages(zp__g16_gpu *g, zp__proof *out, const zp_fr *w,
                          const zp__prove_opts *o, zp__prove_times *t, zp__ioerr *why)
 {
-    const zp__pk *pk = g->pk;
     double t0 = now();
     zp_err e = zp__g16_gpu_eval(g, w);
     double t1 = now();
@@ -382,28 +381,7 @@ static zp_err run_stages(zp__g16_gpu *g, zp__proof *out, const zp_fr *w,
     zp__g16_sums sums;
     if ((e = zp__g16_gpu_msm(&sums, g, w, t)))
         return gpu_fail(why, e, "msm");
-    zp_fr r, s;
-    if (o->r) {
-        r = *o->r;
-        s = *o->s;
-    } else if (zp_fr_random(&r) || zp_fr_random(&s)) {
-        return zp__fail(why, ZP_E_RANDOM, "the OS random source failed (blinding r, s)");
-    }
-    double t2 = now();
-    zp__proof p;
-    zp__g16_finish(&p, pk, &sums, &r, &s);
-    double t3 = now();
-    t->finish = t3 - t2;
-    e = zp__verify(&pk->vk, w + 1, pk->n_public, &p);
-    t->verify = now() - t3;
-    if (e == ZP_E_VERIFY_FAILED)
-        return zp__fail(why, ZP_E_UNSATISFIED,
-                        "the proof does not verify: the witness does not satisfy the circuit "
-                        "of this key");
-    if (e)
-        return zp__fail(why, e, "verifying the new proof failed: %s", zp_strerror(e));
-    *out = p;
-    return ZP_OK;
+    return zp__g16_finish_verify(out, g->pk, &sums, w, o, t, why);
 }
 
 zp_err zp__g16_gpu_prove(zp__g16_gpu *g, zp__proof *out, const zp_fr *w, uint64_t n_w,
