@@ -97,6 +97,13 @@ zp_err zp__g16_msm(zp__g16_sums *out, const zp__pk *pk, const zp_fr *w, const zp
 void zp__g16_finish(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                     const zp_fr *r, const zp_fr *s);
 
+/* The input checks both provers share: r and s fixed together or not at
+ * all, a consistent key, a witness of n_vars values starting with 1
+ * (ZP_E_WITNESS), and, when o->cs is given, that it fits the key and the
+ * witness satisfies it (ZP_E_UNSATISFIED naming the first failing row). */
+zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
+                            const zp__prove_opts *o, zp__ioerr *why);
+
 /* The tail both provers share: r, s (fixed from o or fresh from the OS),
  * finish, then verify against pk's vk; times go to t->finish and
  * t->verify. A proof that does not verify is ZP_E_UNSATISFIED and *out is

@@ -151,8 +151,8 @@ zp_err zp__g16_h(zp_fr *h, zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, int t
 
 /* ---------------------------------------------------------------- driver */
 
-static zp_err check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
-                           const zp__prove_opts *o, zp__ioerr *why)
+zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
+                            const zp__prove_opts *o, zp__ioerr *why)
 {
     if ((o->r == NULL) != (o->s == NULL))
         return zp__fail(why, ZP_E_INVALID_ARG, "fix both blinding factors r and s, or neither");
@@ -246,7 +246,7 @@ zp_err zp__prove(zp__proof *out, const zp__pk *pk, const zp_fr *w, uint64_t n_w,
         zp__prove_opts_default(&def);
         opt = &def;
     }
-    zp_err e = check_inputs(pk, w, n_w, opt, why);
+    zp_err e = zp__g16_check_inputs(pk, w, n_w, opt, why);
     if (!e)
         e = run_stages(out, pk, w, opt, &t, why);
     if (times)

@@ -333,32 +333,6 @@ zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
 
 /* --------------------------------------------------------------- driver */
 
-static zp_err check_inputs(const zp__g16_gpu *g, const zp_fr *w, uint64_t n_w,
-                           const zp__prove_opts *o, zp__ioerr *why)
-{
-    const zp__pk *pk = g->pk;
-    if ((o->r == NULL) != (o->s == NULL))
-        return zp__fail(why, ZP_E_INVALID_ARG, "fix both blinding factors r and s, or neither");
-    if (n_w != pk->n_vars)
-        return zp__fail(why, ZP_E_WITNESS, "the witness has %llu values; the key wants %u",
-                        (unsigned long long)n_w, pk->n_vars);
-    if (!zp_fr_is_one(&w[0]))
-        return zp__fail(why, ZP_E_WITNESS, "the witness does not start with 1 (w[0] = ONE)");
-    const zp__r1cs *cs = o->cs;
-    if (!cs)
-        return ZP_OK;
-    if (cs->n_vars != pk->n_vars || cs->n_public != pk->n_public)
-        return zp__fail(why, ZP_E_INVALID_ARG, "the circuit does not fit the key");
-    uint64_t bad = 0;
-    if (zp__r1cs_is_satisfied(cs, w, &bad))
-        return ZP_OK;
-    if (bad == UINT64_MAX)
-        return zp__fail(why, ZP_E_INVALID_ARG, "the circuit cannot be checked");
-    return zp__fail(why, ZP_E_UNSATISFIED,
-                    "the witness does not satisfy the circuit: constraint %llu fails",
-                    (unsigned long long)bad);
-}
-
 static zp_err gpu_fail(zp__ioerr *why, zp_err e, const char *stage)
 {
     return zp__fail(why, e, "GPU %s stage failed: %s (%s)", stage, zp_errname(e),
@@ -394,7 +368,7 @@ zp_err zp__g16_gpu_prove(zp__g16_gpu *g, zp__proof *out, const zp_fr *w, uint64_
         zp__prove_opts_default(&def);
         opt = &def;
     }
-    zp_err e = check_inputs(g, w, n_w, opt, why);
+    zp_err e = zp__g16_check_inputs(g->pk, w, n_w, opt, why);
     if (!e)
         e = run_stages(g, out, w, opt, &t, why);
     if (times)
