@@ -1,0 +1,111 @@
+/*
+ * The GPU prover in two parts, so that one device can hold several keys and
+ * prove several partitions at once (DESIGN.md §3):
+ *
+ *  - zp__g16_dkey: a proving key resident in a device's arena: the five
+ *    point arrays, the A and B matrices and the density maps. Made once,
+ *    either by uploading a host key (zp__pk with its points) or by test
+ *    setup on the device (setup_gpu.c), which never has the points on the
+ *    host at all (a synth:porep:27 key is ~44 GiB of points).
+ *  - zp__g16_slot: the working set of one partition in flight on a device:
+ *    its own stream, the witness, a, b, c / h, the gathered scalars and the
+ *    MSM scratch, all carved from the arena when the slot is opened, sized
+ *    from a key shape (zp__g16_slot_bytes), and reused partition after
+ *    partition. A slot proves with any dkey whose shape fits it.
+ *
+ * A proof on a slot never calls cudaMalloc, cudaFree, cudaMemGetInfo or
+ * cudaDeviceSynchronize: it enqueues on the slot's stream and waits on that
+ * stream only, so slots of one device run side by side. A slot is used by
+ * one thread at a time; dkeys are read-only once made and shared by slots.
+ *
+ * zp__g16_gpu (groth16.h) is the one-device, one-key, one-slot wrapper the
+ * CLI uses.
+ */
+#ifndef ZP_G16_GPU_PROVER_H
+#define ZP_G16_GPU_PROVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "groth16/groth16.h"
+
+typedef struct zp__g16_dkey {
+    zp__gpu *dev;
+    const zp__pk *pk;             /* host part: counts, vk, densities (and
+                                   * matrices); its point arrays may be NULL */
+    zp__gpu_buf p_a, p_b1, p_b2, p_l, p_h;
+    zp__gpu_csr ma, mb;
+    /* Density maps for the device-side scalar gathers: the bitmap words
+     * and, per 64-bit word, the number of set bits before it. */
+    zp__gpu_buf a_words, a_rank, b_words, b_rank;
+} zp__g16_dkey;
+
+/* Device bytes a resident copy of pk takes (arena rounding included). */
+uint64_t zp__g16_dkey_bytes(const zp__pk *pk);
+
+/*
+ * Copies pk (points and matrices required) into dev's arena on stream s
+ * and waits for s. pk must outlive the dkey.
+ *   ZP_E_INVALID_ARG  zp__pk_shape_ok fails
+ *   ZP_E_UNSUPPORTED  no matrices, no points, or a domain outside the GPU NTT
+ *   ZP_E_GPU_OOM      the arena cannot hold it (nothing stays allocated)
+ *   ZP_E_GPU, ZP_E_GPU_FATAL
+ */
+zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
+                           const zp__pk *pk, zp__ioerr *why);
+
+/*
+ * TEST-ONLY setup on the device (setup_gpu.c): the key zp__setup(cs, conv,
+ * toxic) would make, with every point computed by fixed-base
+ * multiplication on the device straight into the arena. pk_out receives
+ * the host part (counts, roots, vk with its IC points, densities and the
+ * matrices A, B) with a, b1, b2, l, h NULL; out->pk points at pk_out,
+ * which must outlive out. The same toxic gives the same bytes as
+ * zp__setup. Errors as zp__setup, plus the GPU ones.
+ */
+zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
+                          zp__gpu_stream *s, const zp__r1cs *cs, zp_h_conv conv,
+                          int threads, const zp__toxic *toxic, zp__ioerr *why);
+
+/* Frees the arena regions (the device must be done with them). */
+void zp__g16_dkey_free(zp__g16_dkey *k);
+
+/* Copies the resident points back to host arrays of pk's counts (tests:
+ * compare with zp__setup). Any of the outputs may be NULL. Waits for s. */
+zp_err zp__g16_dkey_read(const zp__g16_dkey *k, zp__gpu_stream *s, zp_g1_affine *a,
+                         zp_g1_affine *b1, zp_g2_affine *b2, zp_g1_affine *l,
+                         zp_g1_affine *h);
+
+typedef struct zp__g16_slot zp__g16_slot;
+
+/* Device bytes of a slot for keys of pk's shape (stream scratch excluded). */
+uint64_t zp__g16_slot_bytes(const zp__pk *pk);
+
+/* Opens a slot on dev for keys whose n_vars, domain_size, n_a, n_b, n_l and
+ * n_h are at most pk's: a stream, the arena regions, and a pinned host
+ * staging buffer for the witness. ZP_E_GPU_OOM when the arena lacks room
+ * (nothing stays allocated). */
+zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why);
+void zp__g16_slot_close(zp__g16_slot *s);
+/* Whether keys of pk's shape fit the slot. */
+bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk);
+
+/* The slot's pinned host buffer for a witness of up to the slot's n_vars
+ * values: a caller that decodes or generates the witness straight into it
+ * saves a copy and gets full-speed uploads. */
+zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
+
+/*
+ * Stages eval, h and msm of one proof on the slot with key k: uploads w
+ * (k->pk->n_vars values, Montgomery form; may be the slot's witness buffer),
+ * evaluates a, b, c, the H scalars, converts and gathers the MSM scalars on
+ * the device, and runs the five MSMs; the sums come back to the host. t
+ * (may be NULL) receives eval, h and msm_a .. msm_h. Waits on the slot's
+ * stream only. The caller checks the inputs (zp__g16_check_inputs) and
+ * finishes (zp__g16_finish_verify).
+ */
+zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                         zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);
+
+#endif
