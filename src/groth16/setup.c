@@ -18,46 +18,64 @@
 /* Largest domain: the coset convention needs a root of order 2n. */
 #define MAX_LOG2 31
 
-zp_err zp__lagrange_at(zp_fr *out, const zp_fr *tau, const zp_fr *start, const zp_fr *step,
-                       size_t count, uint64_t N)
+/* Ranges of the Lagrange values, each with its own batch inversion. */
+typedef struct lag_ctx {
+    zp_fr *out;
+    zp_fr tau, start, step, step_inv, c; /* c = (tauᴺ − 1)/N */
+} lag_ctx;
+
+/* out[i] for i in [begin, end): prefix products of tau − x_i in out, one
+ * inverse, then a backward pass that walks x_i down by step⁻¹ (no array of
+ * the x_i: at 2^27 that would be 4 GiB). */
+static void lag_task(void *p, size_t begin, size_t end)
 {
-    zp_fr tn, one, x, acc, inv;
+    const lag_ctx *k = p;
+    zp_fr x, acc, inv;
+    uint64_t e = begin;
+    zp_fr_pow(&x, &k->step, &e, 1);
+    zp_fr_mul(&x, &x, &k->start);
+    zp_fr_one(&acc);
+    for (size_t i = begin; i < end; i++) {
+        zp_fr d;
+        k->out[i] = acc;
+        zp_fr_sub(&d, &k->tau, &x);
+        zp_fr_mul(&acc, &acc, &d);
+        zp_fr_mul(&x, &x, &k->step);
+    }
+    zp_fr_inv(&inv, &acc);
+    for (size_t i = end; i-- > begin;) {
+        zp_fr d, di;
+        zp_fr_mul(&x, &x, &k->step_inv);
+        zp_fr_sub(&d, &k->tau, &x);
+        zp_fr_mul(&di, &inv, &k->out[i]); /* 1/(tau − x_i) */
+        zp_fr_mul(&inv, &inv, &d);
+        zp_fr_mul(&di, &di, &x);
+        zp_fr_mul(&k->out[i], &di, &k->c);
+    }
+}
+
+zp_err zp__lagrange_at_par(zp_fr *out, const zp_fr *tau, const zp_fr *start, const zp_fr *step,
+                           size_t count, uint64_t N, int threads)
+{
+    lag_ctx k = {.out = out, .tau = *tau, .start = *start, .step = *step};
+    zp_fr tn, one, nn;
     zp_fr_one(&one);
     zp_fr_pow(&tn, tau, &N, 1);
     if (zp_fr_eq(&tn, &one))
         return ZP_E_INVALID_ARG; /* tau is in the subgroup: L_i(tau) ∈ {0, 1} */
-    zp_fr *x_i = malloc((count + 1) * sizeof *x_i);
-    if (!x_i)
-        return ZP_E_NOMEM;
-    /* Batch inversion of tau − x_i: prefix products in out, one inverse,
-     * then a backward pass. */
-    x = *start;
-    acc = one;
-    for (size_t i = 0; i < count; i++) {
-        x_i[i] = x;
-        out[i] = acc;
-        zp_fr d;
-        zp_fr_sub(&d, tau, &x);
-        zp_fr_mul(&acc, &acc, &d);
-        zp_fr_mul(&x, &x, step);
-    }
-    zp_fr_inv(&inv, &acc);
-    zp_fr c; /* (tauᴺ − 1)/N */
-    zp_fr_sub(&c, &tn, &one);
-    zp_fr nn;
+    zp_fr_inv(&k.step_inv, step);
+    zp_fr_sub(&k.c, &tn, &one);
     zp_fr_from_u64(&nn, N);
     zp_fr_inv(&nn, &nn);
-    zp_fr_mul(&c, &c, &nn);
-    for (size_t i = count; i-- > 0;) {
-        zp_fr d, di;
-        zp_fr_sub(&d, tau, &x_i[i]);
-        zp_fr_mul(&di, &inv, &out[i]); /* 1/(tau − x_i) */
-        zp_fr_mul(&inv, &inv, &d);
-        zp_fr_mul(&di, &di, &x_i[i]);
-        zp_fr_mul(&out[i], &di, &c);
-    }
-    free(x_i);
+    zp_fr_mul(&k.c, &k.c, &nn);
+    zp__parallel_for(count, (size_t)1 << 16, lag_task, &k, threads);
     return ZP_OK;
+}
+
+zp_err zp__lagrange_at(zp_fr *out, const zp_fr *tau, const zp_fr *start, const zp_fr *step,
+                       size_t count, uint64_t N)
+{
+    return zp__lagrange_at_par(out, tau, start, step, count, N, 1);
 }
 
 /* ---------------------------------------------------------- the matrices */
@@ -101,39 +119,136 @@ static zp_err extend(zp__csr *out, const zp__csr *m, uint64_t rows, uint32_t n_p
     return ZP_OK;
 }
 
-/* out[j] = Σ_i m[i][j]·lag[i] for every column j < nvars (out zeroed here). */
-static void column_eval(zp_fr *out, const zp__csr *m, const zp_fr *lag, uint32_t nvars)
+/*
+ * out[j] = Σ_i m[i][j]·lag[i] for every column j < nvars. Parallel over
+ * column ranges: each task scans every entry and takes those of its own
+ * columns, so no two tasks write one value and the sums need neither
+ * atomics nor a transposed copy (which would cost GiBs at 2^27).
+ */
+typedef struct col_ctx {
+    zp_fr *out;
+    const zp__csr *m;
+    const zp_fr *lag;
+    uint32_t nvars;
+    size_t parts;
+} col_ctx;
+
+static void col_task(void *p, size_t begin, size_t end)
 {
-    for (uint32_t j = 0; j < nvars; j++)
-        zp_fr_zero(&out[j]);
-    for (uint64_t i = 0; i < m->nrows; i++) {
-        for (uint64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++) {
-            zp_fr t;
-            zp_fr_mul(&t, &m->val[k], &lag[i]);
-            zp_fr_add(&out[m->col[k]], &out[m->col[k]], &t);
+    const col_ctx *x = p;
+    const zp__csr *m = x->m;
+    for (size_t part = begin; part < end; part++) {
+        uint32_t lo = (uint32_t)((uint64_t)x->nvars * part / x->parts);
+        uint32_t hi = (uint32_t)((uint64_t)x->nvars * (part + 1) / x->parts);
+        for (uint32_t j = lo; j < hi; j++)
+            zp_fr_zero(&x->out[j]);
+        for (uint64_t i = 0; i < m->nrows; i++) {
+            for (uint64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++) {
+                uint32_t c = m->col[k];
+                if (c - lo >= hi - lo) /* c outside [lo, hi) */
+                    continue;
+                zp_fr t;
+                zp_fr_mul(&t, &m->val[k], &x->lag[i]);
+                zp_fr_add(&x->out[c], &x->out[c], &t);
+            }
         }
     }
 }
 
+static void column_eval(zp_fr *out, const zp__csr *m, const zp_fr *lag, uint32_t nvars,
+                        int threads)
+{
+    col_ctx x = {out, m, lag, nvars, (size_t)zp__cpu_threads(threads)};
+    if (x.parts > nvars)
+        x.parts = nvars ? nvars : 1;
+    zp__parallel_for(x.parts, 1, col_task, &x, threads);
+}
+
 /* ------------------------------------------------------------ the scalars */
 
-/* The scalar arrays of every point of the key, before multiplication. */
-typedef struct scal {
-    zp_fr *u, *v, *w;  /* per variable */
-    zp_fr *a, *b;      /* compact: u, v over the densities */
-    zp_fr *ic, *l, *h;
-} scal;
-
-static void scal_free(scal *s)
+zp_err zp__setup_uvw(zp_fr *u, zp_fr *v, zp_fr *w, const zp__pk *pk, const zp__r1cs *cs,
+                     const zp_fr *tau, unsigned log2n, int threads)
 {
-    free(s->u);
-    free(s->v);
-    free(s->w);
-    free(s->a);
-    free(s->b);
-    free(s->ic);
-    free(s->l);
-    free(s->h);
+    uint64_t n = pk->domain_size;
+    zp_fr *lag = malloc((size_t)n * sizeof *lag);
+    if (!lag)
+        return ZP_E_NOMEM;
+    zp_fr one, wn;
+    zp_fr_one(&one);
+    zp_fr_root_of_unity(&wn, log2n, pk->roots);
+    zp_err e = zp__lagrange_at_par(lag, tau, &one, &wn, (size_t)n, n, threads);
+    if (!e) {
+        column_eval(u, &pk->ma, lag, pk->n_vars, threads);
+        column_eval(v, &pk->mb, lag, pk->n_vars, threads);
+        column_eval(w, &cs->c, lag, pk->n_vars, threads);
+    }
+    free(lag);
+    return e;
+}
+
+typedef struct icl_ctx {
+    zp_fr *w;
+    const zp_fr *u, *v;
+    const zp__toxic *t;
+    zp_fr ginv, dinv;
+    uint32_t n_public;
+} icl_ctx;
+
+static void icl_task(void *p, size_t begin, size_t end)
+{
+    const icl_ctx *c = p;
+    for (size_t j = begin; j < end; j++) {
+        zp_fr x, y;
+        zp_fr_mul(&x, &c->t->beta, &c->u[j]);
+        zp_fr_mul(&y, &c->t->alpha, &c->v[j]);
+        zp_fr_add(&x, &x, &y);
+        zp_fr_add(&x, &x, &c->w[j]);
+        zp_fr_mul(&c->w[j], &x, j <= c->n_public ? &c->ginv : &c->dinv);
+    }
+}
+
+void zp__setup_ic_l(zp_fr *w, const zp_fr *u, const zp_fr *v, const zp__pk *pk,
+                    const zp__toxic *t, int threads)
+{
+    icl_ctx c = {.w = w, .u = u, .v = v, .t = t, .n_public = pk->n_public};
+    zp_fr_inv(&c.ginv, &t->gamma);
+    zp_fr_inv(&c.dinv, &t->delta);
+    zp__parallel_for(pk->n_vars, (size_t)1 << 14, icl_task, &c, threads);
+}
+
+uint64_t zp__setup_compact(zp_fr *v, const zp__bitmap *d)
+{
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < d->nbits; i++)
+        if (zp__bitmap_get(d, i))
+            v[k++] = v[i]; /* k <= i: nothing is overwritten before it is read */
+    return k;
+}
+
+/* TAU: h[i] = p·τ^i for i in a range, p = Z(τ)/δ. */
+typedef struct pow_ctx {
+    zp_fr *h;
+    zp_fr p, tau;
+} pow_ctx;
+
+static void pow_task(void *ctx, size_t begin, size_t end)
+{
+    const pow_ctx *c = ctx;
+    zp_fr x;
+    uint64_t e = begin;
+    zp_fr_pow(&x, &c->tau, &e, 1);
+    zp_fr_mul(&x, &x, &c->p);
+    for (size_t i = begin; i < end; i++) {
+        c->h[i] = x;
+        zp_fr_mul(&x, &x, &c->tau);
+    }
+}
+
+static void scale_task(void *ctx, size_t begin, size_t end)
+{
+    const pow_ctx *c = ctx;
+    for (size_t i = begin; i < end; i++)
+        zp_fr_mul(&c->h[i], &c->h[i], &c->p);
 }
 
 /*
@@ -146,62 +261,33 @@ static void scal_free(scal *s)
  * TAU (bellperson): the prover's h are the coefficients of q = p/Z:
  * H_i = τ^i·Z(τ)/δ for i < n − 1.
  */
-static zp_err h_scalars(zp_fr *h, zp_h_conv conv, zp_roots roots, uint64_t n, unsigned log2n,
-                        const zp__toxic *t, const zp_fr *dinv)
+zp_err zp__setup_h(zp_fr *h, const zp__pk *pk, const zp__toxic *t, unsigned log2n,
+                   int threads)
 {
-    if (conv == ZP_H_COSET) {
+    uint64_t n = pk->domain_size;
+    pow_ctx c = {.h = h, .tau = t->tau};
+    zp_fr dinv, one;
+    zp_fr_inv(&dinv, &t->delta);
+    zp_fr_one(&one);
+    if (pk->h_conv == ZP_H_COSET) {
         zp_fr w2n, wn;
-        zp_fr_root_of_unity(&w2n, log2n + 1, roots);
+        zp_fr_root_of_unity(&w2n, log2n + 1, pk->roots);
         zp_fr_sqr(&wn, &w2n);
-        zp_err e = zp__lagrange_at(h, &t->tau, &w2n, &wn, (size_t)n, 2 * n);
+        zp_err e = zp__lagrange_at_par(h, &t->tau, &w2n, &wn, (size_t)n, 2 * n, threads);
         if (e)
             return e;
-        for (uint64_t j = 0; j < n; j++)
-            zp_fr_mul(&h[j], &h[j], dinv);
+        c.p = dinv;
+        zp__parallel_for((size_t)n, (size_t)1 << 14, scale_task, &c, threads);
         return ZP_OK;
     }
-    zp_fr z, one, p;
-    zp_fr_one(&one);
-    zp_fr_pow(&z, &t->tau, &n, 1);
-    zp_fr_sub(&z, &z, &one);
-    zp_fr_mul(&p, &z, dinv);
-    for (uint64_t i = 0; i + 1 < n; i++) {
-        h[i] = p;
-        zp_fr_mul(&p, &p, &t->tau);
-    }
+    zp_fr_pow(&c.p, &t->tau, &n, 1);
+    zp_fr_sub(&c.p, &c.p, &one);
+    zp_fr_mul(&c.p, &c.p, &dinv);
+    zp__parallel_for((size_t)(n - 1), (size_t)1 << 16, pow_task, &c, threads);
     return ZP_OK;
 }
 
-static void compact(zp_fr *out, const zp__bitmap *d, const zp_fr *v)
-{
-    size_t k = 0;
-    for (uint64_t i = 0; i < d->nbits; i++)
-        if (zp__bitmap_get(d, i))
-            out[k++] = v[i];
-}
-
-/* IC_j and L_j scalars: (β u_j + α v_j + w_j)/γ or /δ. */
-static void ic_l_scalars(scal *s, const zp__pk *pk, const zp__toxic *t, const zp_fr *ginv,
-                         const zp_fr *dinv)
-{
-    for (uint32_t j = 0; j < pk->n_vars; j++) {
-        zp_fr x, y;
-        zp_fr_mul(&x, &t->beta, &s->u[j]);
-        zp_fr_mul(&y, &t->alpha, &s->v[j]);
-        zp_fr_add(&x, &x, &y);
-        zp_fr_add(&x, &x, &s->w[j]);
-        if (j <= pk->n_public)
-            zp_fr_mul(&s->ic[j], &x, ginv);
-        else
-            zp_fr_mul(&s->l[j - pk->n_public - 1], &x, dinv);
-    }
-}
-
-#define ALLOC(p, n) ((p) = malloc(((size_t)(n) + 1) * sizeof *(p)))
-
-/* Fills pk's structure (matrices, densities, counts) and the scalars. */
-static zp_err make_scalars(scal *s, zp__pk *pk, const zp__r1cs *cs, const zp__toxic *t,
-                           unsigned log2n)
+zp_err zp__setup_matrices(zp__pk *pk, const zp__r1cs *cs)
 {
     uint64_t n = pk->domain_size, rows = cs->n_constraints + cs->n_public + 1;
     zp_err e;
@@ -214,45 +300,15 @@ static zp_err make_scalars(scal *s, zp__pk *pk, const zp__r1cs *cs, const zp__to
     pk->n_b = zp__bitmap_count(&pk->b_density);
     pk->n_l = (uint64_t)pk->n_vars - pk->n_public - 1;
     pk->n_h = pk->h_conv == ZP_H_COSET ? n : n - 1;
-    zp_fr *lag;
-    if (!ALLOC(lag, n) || !ALLOC(s->u, pk->n_vars) || !ALLOC(s->v, pk->n_vars) ||
-        !ALLOC(s->w, pk->n_vars) || !ALLOC(s->a, pk->n_a) || !ALLOC(s->b, pk->n_b) ||
-        !ALLOC(s->ic, pk->n_public + 1) || !ALLOC(s->l, pk->n_l) || !ALLOC(s->h, n)) {
-        free(lag);
-        return ZP_E_NOMEM;
-    }
-    zp_fr one, wn, ginv, dinv;
-    zp_fr_one(&one);
-    zp_fr_root_of_unity(&wn, log2n, pk->roots);
-    if ((e = zp__lagrange_at(lag, &t->tau, &one, &wn, (size_t)n, n))) {
-        free(lag);
-        return e;
-    }
-    column_eval(s->u, &pk->ma, lag, pk->n_vars);
-    column_eval(s->v, &pk->mb, lag, pk->n_vars);
-    column_eval(s->w, &cs->c, lag, pk->n_vars);
-    free(lag);
-    compact(s->a, &pk->a_density, s->u);
-    compact(s->b, &pk->b_density, s->v);
-    zp_fr_inv(&ginv, &t->gamma);
-    zp_fr_inv(&dinv, &t->delta);
-    ic_l_scalars(s, pk, t, &ginv, &dinv);
-    return h_scalars(s->h, pk->h_conv, pk->roots, n, log2n, t, &dinv);
+    return ZP_OK;
 }
 
 /* ------------------------------------------------------------- the points */
 
-static zp_err alloc_points(zp__pk *pk)
-{
-    pk->vk.n_ic = pk->n_public + 1;
-    if (!ALLOC(pk->a, pk->n_a) || !ALLOC(pk->b1, pk->n_b) || !ALLOC(pk->b2, pk->n_b) ||
-        !ALLOC(pk->vk.ic, pk->vk.n_ic) || !ALLOC(pk->l, pk->n_l) || !ALLOC(pk->h, pk->n_h))
-        return ZP_E_NOMEM;
-    return ZP_OK;
-}
+#define ALLOC(p, n) ((p) = malloc(((size_t)(n) + 1) * sizeof *(p)))
 
-static void vk_points(zp__pk *pk, const zp__toxic *t, const zp__fb_g1 *f1,
-                      const zp__fb_g2 *f2)
+void zp__setup_vk_points(zp__pk *pk, const zp__toxic *t, const zp__fb_g1 *f1,
+                         const zp__fb_g2 *f2)
 {
     zp_fr k1[3] = {t->alpha, t->beta, t->delta}, k2[3] = {t->beta, t->gamma, t->delta};
     zp_g1_affine p1[3];
@@ -265,6 +321,44 @@ static void vk_points(zp__pk *pk, const zp__toxic *t, const zp__fb_g1 *f1,
     pk->vk.beta2 = p2[0];
     pk->vk.gamma2 = p2[1];
     pk->vk.delta2 = p2[2];
+}
+
+/* The per-variable scalars u, v, w, turned in place into the compact A
+ * (u), B (v), IC and L (w) scalars; h the H scalars. */
+typedef struct scal {
+    zp_fr *u, *v, *w, *h;
+} scal;
+
+static void scal_free(scal *s)
+{
+    free(s->u);
+    free(s->v);
+    free(s->w);
+    free(s->h);
+}
+
+static zp_err make_scalars(scal *s, const zp__pk *pk, const zp__r1cs *cs, const zp__toxic *t,
+                           unsigned log2n, int threads)
+{
+    if (!ALLOC(s->u, pk->n_vars) || !ALLOC(s->v, pk->n_vars) || !ALLOC(s->w, pk->n_vars) ||
+        !ALLOC(s->h, pk->domain_size))
+        return ZP_E_NOMEM;
+    zp_err e = zp__setup_uvw(s->u, s->v, s->w, pk, cs, &t->tau, log2n, threads);
+    if (e)
+        return e;
+    zp__setup_ic_l(s->w, s->u, s->v, pk, t, threads);
+    zp__setup_compact(s->u, &pk->a_density);
+    zp__setup_compact(s->v, &pk->b_density);
+    return zp__setup_h(s->h, pk, t, log2n, threads);
+}
+
+static zp_err alloc_points(zp__pk *pk)
+{
+    pk->vk.n_ic = pk->n_public + 1;
+    if (!ALLOC(pk->a, pk->n_a) || !ALLOC(pk->b1, pk->n_b) || !ALLOC(pk->b2, pk->n_b) ||
+        !ALLOC(pk->vk.ic, pk->vk.n_ic) || !ALLOC(pk->l, pk->n_l) || !ALLOC(pk->h, pk->n_h))
+        return ZP_E_NOMEM;
+    return ZP_OK;
 }
 
 static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int threads)
@@ -285,12 +379,12 @@ static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int thr
         zp__fb_g1_free(&f1);
         return e;
     }
-    vk_points(pk, t, &f1, &f2);
-    zp__fb_g1_mul(pk->a, &f1, s->a, (size_t)pk->n_a, threads);
-    zp__fb_g1_mul(pk->b1, &f1, s->b, (size_t)pk->n_b, threads);
-    zp__fb_g2_mul(pk->b2, &f2, s->b, (size_t)pk->n_b, threads);
-    zp__fb_g1_mul(pk->vk.ic, &f1, s->ic, pk->vk.n_ic, threads);
-    zp__fb_g1_mul(pk->l, &f1, s->l, (size_t)pk->n_l, threads);
+    zp__setup_vk_points(pk, t, &f1, &f2);
+    zp__fb_g1_mul(pk->a, &f1, s->u, (size_t)pk->n_a, threads);
+    zp__fb_g1_mul(pk->b1, &f1, s->v, (size_t)pk->n_b, threads);
+    zp__fb_g2_mul(pk->b2, &f2, s->v, (size_t)pk->n_b, threads);
+    zp__fb_g1_mul(pk->vk.ic, &f1, s->w, pk->vk.n_ic, threads);
+    zp__fb_g1_mul(pk->l, &f1, s->w + pk->vk.n_ic, (size_t)pk->n_l, threads);
     zp__fb_g1_mul(pk->h, &f1, s->h, (size_t)pk->n_h, threads);
     zp__fb_g1_free(&f1);
     zp__fb_g2_free(&f2);
@@ -299,9 +393,16 @@ static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int thr
 
 /* ----------------------------------------------------------------- setup */
 
-static zp_err draw_toxic(zp__toxic *t)
+zp_err zp__setup_toxic(zp__toxic *out, const zp__toxic *t)
 {
-    zp_fr *v[5] = {&t->tau, &t->alpha, &t->beta, &t->gamma, &t->delta};
+    if (t) {
+        if (zp_fr_is_zero(&t->tau) || zp_fr_is_zero(&t->alpha) || zp_fr_is_zero(&t->beta) ||
+            zp_fr_is_zero(&t->gamma) || zp_fr_is_zero(&t->delta))
+            return ZP_E_INVALID_ARG;
+        *out = *t;
+        return ZP_OK;
+    }
+    zp_fr *v[5] = {&out->tau, &out->alpha, &out->beta, &out->gamma, &out->delta};
     for (int i = 0; i < 5; i++) {
         do {
             if (zp_fr_random(v[i]))
@@ -311,13 +412,7 @@ static zp_err draw_toxic(zp__toxic *t)
     return ZP_OK;
 }
 
-static bool toxic_ok(const zp__toxic *t)
-{
-    return !zp_fr_is_zero(&t->tau) && !zp_fr_is_zero(&t->alpha) && !zp_fr_is_zero(&t->beta) &&
-           !zp_fr_is_zero(&t->gamma) && !zp_fr_is_zero(&t->delta);
-}
-
-static zp_err shape(zp__pk *pk, unsigned *log2n, const zp__r1cs *cs, zp_h_conv conv)
+zp_err zp__setup_shape(zp__pk *pk, unsigned *log2n, const zp__r1cs *cs, zp_h_conv conv)
 {
     if (conv != ZP_H_COSET && conv != ZP_H_TAU)
         return ZP_E_INVALID_ARG;
@@ -347,19 +442,16 @@ zp_err zp__setup(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
     memset(out, 0, sizeof *out);
     unsigned log2n;
     zp__toxic t;
-    zp_err e = shape(&pk, &log2n, cs, conv);
+    zp_err e = zp__setup_shape(&pk, &log2n, cs, conv);
+    if (!e)
+        e = zp__setup_toxic(&t, toxic);
     if (e)
         return e;
-    if (toxic) {
-        if (!toxic_ok(toxic))
-            return ZP_E_INVALID_ARG;
-        t = *toxic;
-    } else if ((e = draw_toxic(&t))) {
-        return e;
-    }
     scal s;
     memset(&s, 0, sizeof s);
-    e = make_scalars(&s, &pk, cs, &t, log2n);
+    e = zp__setup_matrices(&pk, cs);
+    if (!e)
+        e = make_scalars(&s, &pk, cs, &t, log2n, threads);
     if (!e)
         e = make_points(&pk, &s, &t, threads);
     /* Whoever keeps the toxic waste can forge proofs: wipe this copy. (The

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "groth16/groth16.h"
 #include "zkpipe.h"
 
 /*
@@ -51,5 +52,53 @@ void zp__fb_g2_mul(zp_g2_affine *out, const zp__fb_g2 *fb, const zp_fr *k, size_
  */
 zp_err zp__lagrange_at(zp_fr *out, const zp_fr *tau, const zp_fr *start, const zp_fr *step,
                        size_t count, uint64_t N);
+/* The same values computed by `threads` threads (each a range with its own
+ * batch inversion): identical output. */
+zp_err zp__lagrange_at_par(zp_fr *out, const zp_fr *tau, const zp_fr *start, const zp_fr *step,
+                           size_t count, uint64_t N, int threads);
+
+/* -------------------------------------------- the scalars, shared by
+ * zp__setup (setup.c) and zp__g16_dkey_setup (setup_gpu.c), which must
+ * make the same key from the same toxic waste. */
+
+/* The key's conventions and sizes from cs: h_conv, roots, n_vars,
+ * n_public, domain_size; *log2n = log2(domain_size). */
+zp_err zp__setup_shape(zp__pk *pk, unsigned *log2n, const zp__r1cs *cs,
+                       zp_h_conv conv);
+
+/* *out = *toxic when it is valid (ZP_E_INVALID_ARG for a zero value), or
+ * fresh random toxic waste when toxic is NULL (ZP_E_RANDOM). */
+zp_err zp__setup_toxic(zp__toxic *out, const zp__toxic *toxic);
+
+/* pk->ma, mb (the circuit's A with the extra input rows, B over the same
+ * rows), the densities and n_a, n_b, n_l, n_h. On failure the caller frees
+ * pk with zp__pk_free. */
+zp_err zp__setup_matrices(zp__pk *pk, const zp__r1cs *cs);
+
+/* Per variable j < n_vars: u_j, v_j, w_j = Σ_i A/B/C[i][j]·L_i(τ) over the
+ * key's matrices (pk->ma, pk->mb) and cs->c. ZP_E_INVALID_ARG when τ is in
+ * the domain, ZP_E_NOMEM. */
+zp_err zp__setup_uvw(zp_fr *u, zp_fr *v, zp_fr *w, const zp__pk *pk,
+                     const zp__r1cs *cs, const zp_fr *tau, unsigned log2n,
+                     int threads);
+
+/* In place: w_j <- (β u_j + α v_j + w_j)/γ for j <= n_public (the IC
+ * scalars), /δ for the rest (the L scalars, from w + n_public + 1). */
+void zp__setup_ic_l(zp_fr *w, const zp_fr *u, const zp_fr *v, const zp__pk *pk,
+                    const zp__toxic *t, int threads);
+
+/* In place: keeps the values of v whose bit in d is set, in order; returns
+ * how many. */
+uint64_t zp__setup_compact(zp_fr *v, const zp__bitmap *d);
+
+/* The pk->n_h H-query scalars (see setup.c). ZP_E_INVALID_ARG when τ is in
+ * the 2n domain, ZP_E_NOMEM. */
+zp_err zp__setup_h(zp_fr *h, const zp__pk *pk, const zp__toxic *t,
+                   unsigned log2n, int threads);
+
+/* The vk's α₁, β₁, δ₁, β₂, γ₂, δ₂ (not IC) with the fixed-base tables of the
+ * two generators. */
+void zp__setup_vk_points(zp__pk *pk, const zp__toxic *t, const zp__fb_g1 *f1,
+                         const zp__fb_g2 *f2);
 
 #endif
