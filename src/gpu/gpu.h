@@ -175,6 +175,21 @@ zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
                         uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
                         const zp_fr *d_w);
 
+/* --------------------------------------------- fixed-base multiplication */
+
+/*
+ * d_out[i] = k[i]·base for i < n on stream s (asynchronous), the bytes of
+ * zp__fb_g1_mul / zp__fb_g2_mul (groth16/setup_impl.h): d_table is such a
+ * table's t copied to the device (nwin << w affine points, entry
+ * (i << w) + d = d·2^(w·i)·base), w in 1..16 and nwin = ⌈255/w⌉
+ * (ZP_E_INVALID_ARG otherwise). d_k: MONTGOMERY form, like the host's.
+ * d_out: affine Montgomery, infinity all zero; it must not overlap d_k.
+ */
+zp_err zp__gpu_fb_g1_mul(zp__gpu_stream *s, zp_g1_affine *d_out, const zp_g1_affine *d_table,
+                         unsigned w, unsigned nwin, const zp_fr *d_k, uint64_t n);
+zp_err zp__gpu_fb_g2_mul(zp__gpu_stream *s, zp_g2_affine *d_out, const zp_g2_affine *d_table,
+                         unsigned w, unsigned nwin, const zp_fr *d_k, uint64_t n);
+
 /* ------------------------------------------------- test and bench data */
 
 /* d_out[i] = pseudo-random values < 2^254 from (seed, i): valid both as

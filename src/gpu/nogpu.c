@@ -168,3 +168,19 @@ zp_err zp__gpu_field_op_run(zp__gpu_stream *s, zp__gpu_field_op op, void *d_out,
     (void)s; (void)op; (void)d_out; (void)d_a; (void)d_b; (void)n;
     return ZP_E_NO_GPU;
 }
+
+/* --------------------------------------------- fixed-base multiplication */
+
+zp_err zp__gpu_fb_g1_mul(zp__gpu_stream *s, zp_g1_affine *d_out, const zp_g1_affine *d_table,
+                         unsigned w, unsigned nwin, const zp_fr *d_k, uint64_t n)
+{
+    (void)s; (void)d_out; (void)d_table; (void)w; (void)nwin; (void)d_k; (void)n;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_fb_g2_mul(zp__gpu_stream *s, zp_g2_affine *d_out, const zp_g2_affine *d_table,
+                         unsigned w, unsigned nwin, const zp_fr *d_k, uint64_t n)
+{
+    (void)s; (void)d_out; (void)d_table; (void)w; (void)nwin; (void)d_k; (void)n;
+    return ZP_E_NO_GPU;
+}

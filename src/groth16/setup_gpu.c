@@ -1,0 +1,245 @@
+/*
+ * TEST-ONLY key setup on the device (gpu_prover.h): the key zp__setup
+ * makes, with the scalars computed on the host by the same code
+ * (setup_impl.h) and every point made by fixed-base multiplication on the
+ * device, straight into the dkey's arena regions. A synth:porep:27 key is
+ * ~44 GiB of points that never exist on the host.
+ *
+ * Host memory stays near the per-variable scalars (u, v, w: 3 × 32 bytes
+ * per variable) plus one H array: each scalar array is uploaded to one
+ * device scratch region, multiplied, and freed before the next is made.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "groth16/gpu_prover.h"
+#include "groth16/setup_impl.h"
+
+/* An arena region of at least 32 bytes (zero-length arrays included). */
+static zp_err region(zp__gpu *dev, zp__gpu_buf *b, uint64_t bytes)
+{
+    return zp__gpu_alloc(dev, b, bytes ? bytes : 32);
+}
+
+/* rank[j] = set bits of words[0 .. j) (the gathers' prefix counts). */
+static zp_err upload_density(zp__gpu_stream *s, zp__gpu *dev, zp__gpu_buf *words,
+                             zp__gpu_buf *rank, const zp__bitmap *d)
+{
+    uint64_t nw = (d->nbits + 63) / 64;
+    uint32_t *r = malloc((size_t)(nw ? nw : 1) * sizeof *r);
+    if (!r)
+        return ZP_E_NOMEM;
+    uint64_t acc = 0;
+    for (uint64_t j = 0; j < nw; j++) {
+        r[j] = (uint32_t)acc;
+        acc += (uint64_t)__builtin_popcountll(d->words[j]);
+    }
+    zp_err e = region(dev, words, 8 * nw);
+    if (!e)
+        e = region(dev, rank, 4 * nw);
+    if (!e && nw)
+        e = zp__gpu_upload(s, words->ptr, d->words, 8 * nw);
+    if (!e && nw)
+        e = zp__gpu_upload(s, rank->ptr, r, 4 * nw);
+    if (!e)
+        e = zp__gpu_stream_sync(s); /* r is pageable and freed now */
+    free(r);
+    return e;
+}
+
+/* The device side of the key: regions of the points, matrices, densities. */
+static zp_err device_regions(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
+{
+    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine);
+    zp_err e;
+    if ((e = region(k->dev, &k->p_a, pk->n_a * g1)) ||
+        (e = region(k->dev, &k->p_b1, pk->n_b * g1)) ||
+        (e = region(k->dev, &k->p_b2, pk->n_b * g2)) ||
+        (e = region(k->dev, &k->p_l, pk->n_l * g1)) ||
+        (e = region(k->dev, &k->p_h, pk->n_h * g1)) ||
+        (e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars)) ||
+        (e = zp__gpu_csr_upload(s, &k->mb, &pk->mb, pk->n_vars)) ||
+        (e = upload_density(s, k->dev, &k->a_words, &k->a_rank, &pk->a_density)) ||
+        (e = upload_density(s, k->dev, &k->b_words, &k->b_rank, &pk->b_density)))
+        return e;
+    return ZP_OK;
+}
+
+/* The working state of one setup. */
+typedef struct gs {
+    zp__gpu *dev;
+    zp__gpu_stream *s;
+    int threads;
+    zp__fb_g1 f1;
+    zp__fb_g2 f2;
+    zp__gpu_buf t1, t2, k; /* the tables, the scalar scratch */
+} gs;
+
+static void gs_free(gs *x)
+{
+    zp__fb_g1_free(&x->f1);
+    zp__fb_g2_free(&x->f2);
+    zp__gpu_free(x->dev, &x->t1);
+    zp__gpu_free(x->dev, &x->t2);
+    zp__gpu_free(x->dev, &x->k);
+}
+
+/* Host tables of both generators (the vk and IC points are made with them
+ * on the host), their device copies, and scratch for `max_k` scalars. */
+static zp_err gs_init(gs *x, const zp__pk *pk, uint64_t max_k)
+{
+    zp_g1_affine g1;
+    zp_g2_affine g2;
+    zp_g1_generator(&g1);
+    zp_g2_generator(&g2);
+    uint64_t n1 = pk->n_a + pk->n_b + pk->n_public + 1 + pk->n_l + pk->n_h + 3;
+    zp_err e;
+    if ((e = zp__fb_g1_init(&x->f1, &g1, zp__fb_window(n1))) ||
+        (e = zp__fb_g2_init(&x->f2, &g2, zp__fb_window(pk->n_b + 3))))
+        return e;
+    uint64_t b1 = ((uint64_t)x->f1.nwin << x->f1.w) * sizeof(zp_g1_affine);
+    uint64_t b2 = ((uint64_t)x->f2.nwin << x->f2.w) * sizeof(zp_g2_affine);
+    if ((e = region(x->dev, &x->t1, b1)) || (e = region(x->dev, &x->t2, b2)) ||
+        (e = region(x->dev, &x->k, max_k * sizeof(zp_fr))) ||
+        (e = zp__gpu_upload(x->s, x->t1.ptr, x->f1.t, b1)) ||
+        (e = zp__gpu_upload(x->s, x->t2.ptr, x->f2.t, b2)))
+        return e;
+    return zp__gpu_stream_sync(x->s);
+}
+
+/* Uploads n scalars to the scratch (the previous multiplications done). */
+static zp_err put_scalars(gs *x, const zp_fr *k, uint64_t n)
+{
+    zp_err e = zp__gpu_stream_sync(x->s);
+    if (!e && n)
+        e = zp__gpu_upload(x->s, x->k.ptr, k, n * sizeof *k);
+    return e;
+}
+
+static zp_err g1_points(gs *x, zp__gpu_buf *out, uint64_t n)
+{
+    return zp__gpu_fb_g1_mul(x->s, out->ptr, x->t1.ptr, x->f1.w, x->f1.nwin, x->k.ptr, n);
+}
+
+/* A, B1, B2, IC (host), L from u, v, w (consumed and freed). */
+static zp_err uvw_points(gs *x, zp__g16_dkey *k, zp__pk *pk, zp_fr **u, zp_fr **v, zp_fr **w)
+{
+    zp_err e;
+    zp__setup_compact(*u, &pk->a_density);
+    if ((e = put_scalars(x, *u, pk->n_a)) || (e = g1_points(x, &k->p_a, pk->n_a)))
+        return e;
+    zp__setup_compact(*v, &pk->b_density);
+    if ((e = zp__gpu_stream_sync(x->s)))
+        return e;
+    free(*u);
+    *u = NULL;
+    if ((e = put_scalars(x, *v, pk->n_b)) || (e = g1_points(x, &k->p_b1, pk->n_b)) ||
+        (e = zp__gpu_fb_g2_mul(x->s, k->p_b2.ptr, x->t2.ptr, x->f2.w, x->f2.nwin, x->k.ptr,
+                               pk->n_b)))
+        return e;
+    pk->vk.n_ic = pk->n_public + 1;
+    pk->vk.ic = malloc((size_t)pk->vk.n_ic * sizeof *pk->vk.ic);
+    if (!pk->vk.ic)
+        return ZP_E_NOMEM;
+    zp__fb_g1_mul(pk->vk.ic, &x->f1, *w, pk->vk.n_ic, x->threads);
+    if ((e = zp__gpu_stream_sync(x->s)))
+        return e;
+    free(*v);
+    *v = NULL;
+    if ((e = put_scalars(x, *w + pk->vk.n_ic, pk->n_l)))
+        return e;
+    return g1_points(x, &k->p_l, pk->n_l);
+}
+
+/* The H points; the host computes their scalars while L is made. */
+static zp_err h_points(gs *x, zp__g16_dkey *k, const zp__pk *pk, const zp__toxic *t,
+                       unsigned log2n)
+{
+    zp_fr *h = malloc((size_t)(pk->domain_size ? pk->domain_size : 1) * sizeof *h);
+    if (!h)
+        return ZP_E_NOMEM;
+    zp_err e = zp__setup_h(h, pk, t, log2n, x->threads);
+    if (!e)
+        e = put_scalars(x, h, pk->n_h);
+    if (!e)
+        e = g1_points(x, &k->p_h, pk->n_h);
+    if (!e)
+        e = zp__gpu_stream_sync(x->s);
+    free(h);
+    return e;
+}
+
+static zp_err make_points(gs *x, zp__g16_dkey *k, zp__pk *pk, const zp__r1cs *cs,
+                          const zp__toxic *t, unsigned log2n)
+{
+    zp_fr *u = malloc(((size_t)pk->n_vars + 1) * sizeof *u);
+    zp_fr *v = malloc(((size_t)pk->n_vars + 1) * sizeof *v);
+    zp_fr *w = malloc(((size_t)pk->n_vars + 1) * sizeof *w);
+    zp_err e = u && v && w ? ZP_OK : ZP_E_NOMEM;
+    if (!e)
+        e = zp__setup_uvw(u, v, w, pk, cs, &t->tau, log2n, x->threads);
+    if (!e) {
+        zp__setup_ic_l(w, u, v, pk, t, x->threads);
+        e = uvw_points(x, k, pk, &u, &v, &w);
+    }
+    if (!e)
+        e = h_points(x, k, pk, t, log2n);
+    /* The device may still read w (the L scalars) after a failure. */
+    if (e)
+        zp__gpu_stream_sync(x->s);
+    free(u);
+    free(v);
+    free(w);
+    return e;
+}
+
+static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h_conv conv,
+                    const zp__toxic *toxic)
+{
+    unsigned log2n;
+    zp__toxic t;
+    zp_err e = zp__setup_shape(pk, &log2n, cs, conv);
+    if (!e)
+        e = zp__setup_toxic(&t, toxic);
+    if (e)
+        return e;
+    uint64_t max_k = pk->n_vars > pk->domain_size ? pk->n_vars : pk->domain_size;
+    if (!(e = zp__setup_matrices(pk, cs)) && !(e = device_regions(k, x->s, pk)) &&
+        !(e = gs_init(x, pk, max_k))) {
+        zp__setup_vk_points(pk, &t, &x->f1, &x->f2);
+        e = make_points(x, k, pk, cs, &t, log2n);
+    }
+    explicit_bzero(&t, sizeof t);
+    return e;
+}
+
+zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
+                          zp__gpu_stream *s, const zp__r1cs *cs, zp_h_conv conv,
+                          int threads, const zp__toxic *toxic, zp__ioerr *why)
+{
+    memset(out, 0, sizeof *out);
+    memset(pk_out, 0, sizeof *pk_out);
+    zp__g16_dkey k;
+    zp__pk pk;
+    gs x;
+    memset(&k, 0, sizeof k);
+    memset(&pk, 0, sizeof pk);
+    memset(&x, 0, sizeof x);
+    k.dev = x.dev = dev;
+    x.s = s;
+    x.threads = threads;
+    zp_err e = setup(&k, &pk, &x, cs, conv, toxic);
+    if (e)
+        zp__gpu_stream_sync(s); /* nothing may still use what is freed */
+    gs_free(&x);
+    if (e) {
+        zp__g16_dkey_free(&k);
+        zp__pk_free(&pk);
+        return zp__fail(why, e, "GPU key setup failed (%s)%s%s", zp_strerror(e),
+                        zp__gpu_last_error()[0] ? ": " : "", zp__gpu_last_error());
+    }
+    *pk_out = pk;
+    k.pk = pk_out;
+    *out = k;
+    return ZP_OK;
+}
