@@ -104,6 +104,15 @@ zp_err zp__gpu_time_ms(zp__gpu_stream *s, zp_err (*fn)(void *ctx), void *ctx, fl
 zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, bool inverse,
                    zp_roots roots, const zp_fr *coset);
 
+/*
+ * zp__gpu_ntt(inverse, no coset) then zp__gpu_ntt(forward, coset shift) of
+ * the same array, the Groth16 "to coset" step, with one product per element
+ * less: the coset scale rides on the inverse's n^-1 scale. Same arguments
+ * and limits as zp__gpu_ntt; shift must not be zero. Asynchronous.
+ */
+zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
+                            const zp_fr *shift);
+
 /* d_out[i] = (d_a[i] * d_b[i] - d_c[i]) * scale for i < n (device, Montgomery;
  * d_out may alias an input). The quotient step of the H polynomial. */
 zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,

@@ -81,6 +81,13 @@ zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, bool inverse,
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
+                            const zp_fr *shift)
+{
+    (void)s; (void)d_a; (void)log2n; (void)roots; (void)shift;
+    return ZP_E_NO_GPU;
+}
+
 zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
                                 const zp_fr *d_b, const zp_fr *d_c, const zp_fr *scale,
                                 uint64_t n)

@@ -31,6 +31,19 @@
 #define ZP_UNROLL(n) ZP_PRAGMA_(unroll n)
 #define BR_B 4      /* bit-reversal tiles: 2^4 x 2^4 elements */
 
+/*
+ * ZP_NTT_TW (a variant, off by default): a third table per root, W[x] =
+ * w^(x * 2^10) for x < 2^18 (8 MiB each, after the 2^14-entry tables), gives
+ * the twist of a pass spanning M <= 2^18 elements in one load instead of
+ * lo * hi (one product less per element at that boundary); and the inverse
+ * folds n^-1 into the first pass's twist (a per-call lo table pre-scaled by
+ * n^-1) instead of a product in the bit reversal. At 2^27 (passes 9/9/9)
+ * that is 2 of ~14.5 products per element fewer for the inverse, 1 for the
+ * forward.
+ */
+#define TW_LOG 18
+#define TW_N (1u << TW_LOG)
+
 /* w^e for e < 2^28 from tables whose entry 0 is one. */
 static __device__ __forceinline__ fr_t pow_tab(const fr_t *lo, const fr_t *hi, uint32_t e)
 {
@@ -63,8 +76,108 @@ static __global__ void pow_table_kernel(fr_t *out, fr_t base, fr_t pre, uint32_t
     fr_store(out + i, acc);
 }
 
-static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi, unsigned k,
-                                       unsigned m, unsigned j, const fr_t *slo, const fr_t *shi)
+/* One radix-2 DIF stage over the tile: rows q and q + 2^lhs of each of the
+ * 2^j columns, the difference times w_(2^(lhs+1))^(q mod 2^lhs). */
+static __device__ __forceinline__ void radix2_stage(fr_t *sh, const fr_t *whi, unsigned lhs,
+                                                    unsigned j, unsigned tile)
+{
+    const unsigned hs = 1u << lhs, cmask = (1u << j) - 1;
+    ZP_UNROLL(ZP_NTT_BF_UNROLL)
+    for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
+        unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
+        unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
+        unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
+        fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
+        fr_store(sh + i0, fr_add(x, y));
+        fr_t d = fr_sub(x, y);
+        if (r) /* w_(2hs)^r = w^(r * 2^(27 - lhs)) = hi[r << (13 - lhs)] */
+            d = fr_mul(d, fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs))));
+        fr_store(sh + i1, d);
+    }
+}
+
+#ifdef ZP_NTT_R4
+/* x, y <- x + y, (x - y) * w (w skipped when trivial). */
+static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const fr_t &w, bool trivial)
+{
+    fr_t d = fr_sub(x, y);
+    x = fr_add(x, y);
+    y = trivial ? d : fr_mul(d, w);
+}
+
+/*
+ * The variant ZP_NTT_R4: the stages two at a time in registers (radix 4),
+ * so each pair of stages costs one shared-memory round trip and one
+ * barrier instead of two; the same products. Stages lhs and lhs - 1 on
+ * rows g, g + h, g + 2h, g + 3h (h = 2^(lhs-1), r = g mod h): the first
+ * pairs (g, g+2h) and (g+h, g+3h) with w_(4h)^r and w_(4h)^(r+h), the
+ * second (g, g+h) and (g+2h, g+3h), both with w_(2h)^r. An odd k starts
+ * with one radix-2 stage.
+ */
+static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const fr_t *whi, unsigned k,
+                                                     unsigned j, unsigned tile)
+{
+    const unsigned cmask = (1u << j) - 1;
+    unsigned st = 0;
+    if (k & 1) {
+        radix2_stage(sh, whi, k - 1, j, tile);
+        __syncthreads();
+        st = 1;
+    }
+    for (; st < k; st += 2) {
+        const unsigned lhs = k - 1 - st, h = 1u << (lhs - 1);
+        for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
+            unsigned l = e & cmask, q = e >> j, r = q & (h - 1);
+            unsigned g0 = ((q >> (lhs - 1)) << (lhs + 1)) + r;
+            unsigned i0 = (g0 << j) + l, hj = h << j;
+            fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
+            fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
+            /* w_(4h)^r = hi[r << (13 - lhs)], w_(2h)^r = hi[r << (14 - lhs)] */
+            fr_t wa = fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs)));
+            fr_t wb = fr_load(whi + ((r + h) << (ZP__TAB_LOG - 1 - lhs)));
+            bfly(x0, x2, wa, r == 0);
+            bfly(x1, x3, wb, false);
+            fr_t wc = fr_load(whi + (r << (ZP__TAB_LOG - lhs)));
+            bfly(x0, x1, wc, r == 0);
+            bfly(x2, x3, wc, r == 0);
+            fr_store(sh + i0, x0);
+            fr_store(sh + i0 + hj, x1);
+            fr_store(sh + i0 + 2 * hj, x2);
+            fr_store(sh + i0 + 3 * hj, x3);
+        }
+        __syncthreads();
+    }
+}
+#endif
+
+/* Twist of a pass (one element): x * w^E, w of order 2^28. nlo, when not
+ * NULL, is lo pre-scaled by a constant applied to every element; tw (M <=
+ * 2^TW_LOG, so E is a multiple of 2^(28 - TW_LOG)) is the one-load table. */
+static __device__ __forceinline__ fr_t twist(fr_t x, uint32_t E, const fr_t *wlo,
+                                             const fr_t *whi, const fr_t *nlo, const fr_t *tw)
+{
+    if (nlo)
+        return fr_mul(x, pow_tab_full(nlo, whi, E));
+#ifdef ZP_NTT_TW
+    if (tw)
+        return E ? fr_mul(x, fr_load(tw + (E >> (28 - TW_LOG)))) : x;
+#else
+    (void)tw;
+#endif
+    return E ? fr_mul(x, pow_tab(wlo, whi, E)) : x;
+}
+
+/* Radix 4 holds four elements and three twiddles: without a cap it takes
+ * ~95 registers, 2 blocks of 256 per SM where shared memory allows 3. */
+#ifdef ZP_NTT_R4
+#define NTT_PASS_BOUNDS __launch_bounds__(256, 3)
+#else
+#define NTT_PASS_BOUNDS
+#endif
+
+static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi, unsigned k,
+                                       unsigned m, unsigned j, const fr_t *slo, const fr_t *shi,
+                                       const fr_t *nlo, const fr_t *tw)
 {
     extern __shared__ uint4 sh_raw[];
     fr_t *sh = reinterpret_cast<fr_t *>(sh_raw);
@@ -84,22 +197,14 @@ static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi
     }
     __syncthreads();
 
+#ifdef ZP_NTT_R4
+    ntt_stages_r4(sh, whi, k, j, tile);
+#else
     for (unsigned st = 0; st < k; st++) {
-        const unsigned lhs = k - 1 - st, hs = 1u << lhs;
-        ZP_UNROLL(ZP_NTT_BF_UNROLL)
-        for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
-            unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
-            unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
-            unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
-            fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
-            fr_store(sh + i0, fr_add(x, y));
-            fr_t d = fr_sub(x, y);
-            if (r) /* w_(2hs)^r = w^(r * 2^(27 - lhs)) = hi[r << (13 - lhs)] */
-                d = fr_mul(d, fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs))));
-            fr_store(sh + i1, d);
-        }
+        radix2_stage(sh, whi, k - 1 - st, j, tile);
         __syncthreads();
     }
+#endif
 
     const unsigned shift = 28 - (k + m);
     ZP_UNROLL(ZP_NTT_BF_UNROLL)
@@ -110,8 +215,7 @@ static __global__ void ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi
         if (m > 0) {
             uint32_t L = ((uint32_t)L0 << j) + l;
             uint32_t E = (L * (__brev(p) >> (32 - k))) << shift;
-            if (E)
-                x = fr_mul(x, pow_tab(wlo, whi, E));
+            x = twist(x, E, wlo, whi, nlo, tw);
         }
         fr_store(a + idx, x);
     }
@@ -203,10 +307,29 @@ static zp_err pow_tables(zp__gpu *g, cudaStream_t st, fr_t *lo, fr_t *hi, const 
     return ZP_OK;
 }
 
+#ifdef ZP_NTT_TW
+#define TW_EXTRA ((uint64_t)4 * TW_N)
+#define FOLD_NINV 1
+#else
+#define TW_EXTRA 0
+#define FOLD_NINV 0
+#endif
+
+/* The one-load twist table of roots (c, d) after the 8 small tables, or
+ * NULL without ZP_NTT_TW. */
+static const fr_t *tw_table(const zp__gpu *g, int c, int d)
+{
+#ifdef ZP_NTT_TW
+    return (const fr_t *)g->tables.ptr + 8 * (size_t)ZP__TAB_N + (size_t)(2 * c + d) * TW_N;
+#else
+    (void)g, (void)c, (void)d;
+    return NULL;
+#endif
+}
+
 zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
-    const uint64_t tab = (uint64_t)ZP__TAB_N * sizeof(fr_t);
-    ZP_TRY(zp__gpu_alloc(g, &g->tables, 8 * tab));
+    ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
     ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)(sizeof(fr_t) << TILE_LOG)));
     cudaStream_t st;
@@ -224,6 +347,16 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
             g->root_lo[c][d] = lo;
             g->root_hi[c][d] = hi;
             err = pow_tables(g, st, lo, hi, &w[d], &one);
+#ifdef ZP_NTT_TW
+            zp_fr w10 = w[d];
+            for (int i = 0; i < 28 - TW_LOG; i++)
+                zp_fr_sqr(&w10, &w10);
+            if (!err) {
+                pow_table_kernel<<<TW_N / 128, 128, 0, st>>>((fr_t *)tw_table(g, c, d),
+                                                             to_dev(&w10), to_dev(&one), TW_N);
+                ZP_CUDA_LAUNCHED();
+            }
+#endif
         }
     }
     cudaError_t e = cudaStreamSynchronize(st);
@@ -231,6 +364,89 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
     if (!err && e != cudaSuccess)
         err = zp__gpu_fail(g, e, __FILE__, __LINE__, "ntt tables");
     return err;
+}
+
+/*
+ * What one transform does around its passes: load_lo/hi (or NULL) scale
+ * a[j] by load_lo[j mod 2^14] * load_hi[j >> 14] as the first pass loads;
+ * nlo (or NULL) replaces the root's lo table in the first pass's twist (a
+ * constant folded into every element); mode is the bit reversal's scale
+ * (0 none, 1 times sc, 2 times out_lo/out_hi at the destination).
+ */
+struct ntt_plan {
+    const fr_t *load_lo, *load_hi, *nlo;
+    int mode;
+    fr_t sc;
+    const fr_t *out_lo, *out_hi;
+};
+
+static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di,
+                      const struct ntt_plan *pl)
+{
+    zp__gpu *g = s->g;
+    const fr_t *wlo = g->root_lo[ci][di], *whi = g->root_hi[ci][di];
+    const fr_t *tw = tw_table(g, ci, di);
+    const unsigned passes = (log2n + PASS_MAX_BITS - 1) / PASS_MAX_BITS;
+    unsigned done = 0;
+    for (unsigned p = 0; p < passes; p++) {
+        unsigned k = log2n / passes + (p < log2n % passes ? 1 : 0);
+        unsigned m = log2n - done - k;
+        unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k;
+        unsigned tile = 1u << (k + j);
+        unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
+        const fr_t *ptw = tw && k + m <= TW_LOG ? tw : NULL;
+        ntt_pass_kernel<<<1u << (log2n - k - j), threads, tile * sizeof(fr_t), s->st>>>(
+            a, wlo, whi, k, m, j, p == 0 ? pl->load_lo : NULL, p == 0 ? pl->load_hi : NULL,
+            p == 0 && m > 0 ? pl->nlo : NULL, ptw);
+        ZP_CUDA_LAUNCHED();
+        done += k;
+    }
+    if (log2n < 2 * BR_B) {
+        uint32_t n = 1u << log2n;
+        bitrev_small_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(a, log2n, pl->mode, pl->sc,
+                                                                        pl->out_lo, pl->out_hi);
+    } else {
+        bitrev_tiled_kernel<<<1u << (log2n - 2 * BR_B), 256, 0, s->st>>>(
+            a, log2n, pl->mode, pl->sc, pl->out_lo, pl->out_hi);
+    }
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+/* Per-stream scratch tables: coset powers (lo, hi) and the n^-1-scaled lo
+ * table of the inverse root (2^14 entries each; 1.5 MiB of the 2 MiB). */
+struct ntt_scratch {
+    fr_t *slo, *shi, *nlo;
+};
+
+static struct ntt_scratch scratch_of(zp__gpu_stream *s)
+{
+    fr_t *t = (fr_t *)s->dev.ptr;
+    return ntt_scratch{t, t + ZP__TAB_N, t + 2 * ZP__TAB_N};
+}
+
+/* Inverse transforms of more than one pass may fold n^-1 into the first
+ * twist (ZP_NTT_TW): builds nlo[i] = n^-1 w^-i and says whether it did. */
+static zp_err fold_ninv(zp__gpu_stream *s, fr_t *nlo, unsigned log2n, zp_roots roots,
+                        const zp_fr *ninv, bool *folded)
+{
+    zp__gpu *g = s->g;
+    *folded = FOLD_NINV && log2n > PASS_MAX_BITS;
+    if (!*folded)
+        return ZP_OK;
+    zp_fr w;
+    zp_fr_root_of_unity(&w, 28, roots);
+    zp_fr_inv(&w, &w);
+    pow_table_kernel<<<ZP__TAB_N / 128, 128, 0, s->st>>>(nlo, to_dev(&w), to_dev(ninv),
+                                                          ZP__TAB_N);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+static void ninv_of(zp_fr *ninv, unsigned log2n)
+{
+    zp_fr_from_u64(ninv, (uint64_t)1 << log2n);
+    zp_fr_inv(ninv, ninv);
 }
 
 extern "C" zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, bool inverse,
@@ -243,48 +459,57 @@ extern "C" zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, boo
         return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
     const int ci = roots == ZP_ROOTS_BELLPERSON, di = inverse;
-    const fr_t *wlo = g->root_lo[ci][di], *whi = g->root_hi[ci][di];
-    fr_t *a = (fr_t *)d_a;
-    fr_t *slo = (fr_t *)s->dev.ptr, *shi = slo + ZP__TAB_N;
+    struct ntt_scratch sc = scratch_of(s);
+    struct ntt_plan pl = {NULL, NULL, NULL, 0, fr_t{}, sc.slo, sc.shi};
     zp_fr one, ninv;
     zp_fr_one(&one);
-    zp_fr_from_u64(&ninv, (uint64_t)1 << log2n);
-    zp_fr_inv(&ninv, &ninv);
+    ninv_of(&ninv, log2n);
 
-    if (coset && !inverse)
-        ZP_TRY(pow_tables(g, s->st, slo, shi, coset, &one));
-    if (coset && inverse) {
-        zp_fr ginv;
-        zp_fr_inv(&ginv, coset);
-        ZP_TRY(pow_tables(g, s->st, slo, shi, &ginv, &ninv));
+    if (coset && !inverse) {
+        ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, coset, &one));
+        pl.load_lo = sc.slo;
+        pl.load_hi = sc.shi;
     }
+    if (inverse) {
+        bool folded;
+        ZP_TRY(fold_ninv(s, sc.nlo, log2n, roots, &ninv, &folded));
+        if (folded)
+            pl.nlo = sc.nlo;
+        if (coset) {
+            zp_fr ginv;
+            zp_fr_inv(&ginv, coset);
+            ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, &ginv, folded ? &one : &ninv));
+            pl.mode = 2;
+        } else if (!folded) {
+            pl.mode = 1;
+            pl.sc = to_dev(&ninv);
+        }
+    }
+    return ntt_run(s, (fr_t *)d_a, log2n, ci, di, &pl);
+}
 
-    const unsigned passes = (log2n + PASS_MAX_BITS - 1) / PASS_MAX_BITS;
-    unsigned done = 0;
-    for (unsigned p = 0; p < passes; p++) {
-        unsigned k = log2n / passes + (p < log2n % passes ? 1 : 0);
-        unsigned m = log2n - done - k;
-        unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k;
-        unsigned tile = 1u << (k + j);
-        unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
-        bool first_coset = p == 0 && coset && !inverse;
-        ntt_pass_kernel<<<1u << (log2n - k - j), threads, tile * sizeof(fr_t), s->st>>>(
-            a, wlo, whi, k, m, j, first_coset ? slo : NULL, first_coset ? shi : NULL);
-        ZP_CUDA_LAUNCHED();
-        done += k;
-    }
-
-    int mode = inverse ? (coset ? 2 : 1) : 0;
-    fr_t sc = to_dev(&ninv);
-    if (log2n < 2 * BR_B) {
-        uint32_t n = 1u << log2n;
-        bitrev_small_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(a, log2n, mode, sc, slo, shi);
-    } else {
-        bitrev_tiled_kernel<<<1u << (log2n - 2 * BR_B), 256, 0, s->st>>>(a, log2n, mode, sc, slo,
-                                                                          shi);
-    }
-    ZP_CUDA_LAUNCHED();
-    return ZP_OK;
+extern "C" zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
+                                       zp_roots roots, const zp_fr *shift)
+{
+    zp__gpu *g = s->g;
+    if (log2n < 1 || log2n > ZP_GPU_NTT_MAX_LOG2 || !d_a || !shift || zp_fr_is_zero(shift))
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    const int ci = roots == ZP_ROOTS_BELLPERSON;
+    struct ntt_scratch sc = scratch_of(s);
+    zp_fr ninv;
+    ninv_of(&ninv, log2n);
+    bool folded;
+    ZP_TRY(fold_ninv(s, sc.nlo, log2n, roots, &ninv, &folded));
+    zp_fr one;
+    zp_fr_one(&one);
+    /* The inverse's bit reversal scales by n^-1 g^i: the coset scale of the
+     * forward transform, moved to where the inverse already multiplies. */
+    ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, shift, folded ? &one : &ninv));
+    struct ntt_plan inv = {NULL, NULL, folded ? sc.nlo : NULL, 2, fr_t{}, sc.slo, sc.shi};
+    ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 1, &inv));
+    struct ntt_plan fwd = {NULL, NULL, NULL, 0, fr_t{}, NULL, NULL};
+    return ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd);
 }
 
 static __global__ void mul_sub_scale_kernel(fr_t *out, const fr_t *a, const fr_t *b,

@@ -167,6 +167,51 @@ static void test_large(void)
     }
 }
 
+/* zp__gpu_ntt_to_coset against its unfused composition (inverse, then the
+ * forward coset transform), both on the GPU; the composition itself is
+ * checked against the CPU above. Sizes of one, two and three passes. */
+static void test_to_coset(void)
+{
+    static const unsigned full[] = {1, 2, 5, 8, 9, 10, 11, 12, 16, 19, 20, 21, 22};
+    zp_fr shift;
+    zp_fr_from_u64(&shift, 7);
+    for (size_t si = 0; si < sizeof full / sizeof *full; si++) {
+        unsigned lg = full[si];
+        if (T_small && lg > 12)
+            break;
+        size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
+        zp_roots roots = si & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
+        zp_fr *a = xmalloc(bytes), *f = xmalloc(bytes), *u = xmalloc(bytes);
+        fill_host(a, n);
+        zp__gpu_buf d = gpu_test_alloc(bytes);
+        GPU_OK(zp__gpu_upload(T_s, d.ptr, a, bytes));
+        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lg, true, roots, NULL));
+        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lg, false, roots, &shift));
+        GPU_OK(zp__gpu_download(T_s, u, d.ptr, bytes));
+        GPU_OK(zp__gpu_upload(T_s, d.ptr, a, bytes));
+        GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lg, roots, &shift));
+        GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        int bad = count_diff(f, u, n);
+        if (bad)
+            fprintf(stderr, "  to_coset 2^%u: %d wrong\n", lg, bad);
+        CHECK_EQ_INT(bad, 0);
+        zp__gpu_free(T_gpu, &d);
+        free(a);
+        free(f);
+        free(u);
+    }
+    zp__gpu_buf d = gpu_test_alloc(64);
+    zp_fr zero;
+    zp_fr_zero(&zero);
+    CHECK_EQ_INT(zp__gpu_ntt_to_coset(T_s, d.ptr, 1, ZP_ROOTS_SNARKJS, &zero), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt_to_coset(T_s, d.ptr, 1, ZP_ROOTS_SNARKJS, NULL), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt_to_coset(T_s, d.ptr, 0, ZP_ROOTS_SNARKJS, &shift), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt_to_coset(T_s, d.ptr, 29, ZP_ROOTS_SNARKJS, &shift),
+                 ZP_E_INVALID_ARG);
+    zp__gpu_free(T_gpu, &d);
+}
+
 static void test_args(void)
 {
     zp__gpu_buf d = gpu_test_alloc(64);
@@ -184,6 +229,7 @@ int main(int argc, char **argv)
     RUN(test_vs_reference);
     RUN(test_vs_cpu);
     RUN(test_large);
+    RUN(test_to_coset);
     RUN(test_args);
     gpu_test_close();
     return FINISH();
