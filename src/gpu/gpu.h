@@ -199,6 +199,27 @@ zp_err zp__gpu_fb_g1_mul(zp__gpu_stream *s, zp_g1_affine *d_out, const zp_g1_aff
 zp_err zp__gpu_fb_g2_mul(zp__gpu_stream *s, zp_g2_affine *d_out, const zp_g2_affine *d_table,
                          unsigned w, unsigned nwin, const zp_fr *d_k, uint64_t n);
 
+/* -------------------------------------------------- scalar preparation */
+
+/* d_out[i] = d_in[i] in standard form for i < n (d_in Montgomery, device;
+ * d_out may equal d_in). Asynchronous. */
+zp_err zp__gpu_fr_from_mont(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uint64_t n);
+
+/*
+ * The density gather: for every i < n whose bit is set in d_words (bit i =
+ * d_words[i / 64] >> (i % 64) & 1; bits at n and beyond are ignored),
+ * d_out[rank(i)] = d_in[i], rank(i) = the set bits below i; d_rank[j] must
+ * hold the set bits of d_words[0 .. j). d_out must not overlap d_in.
+ * n < 2^32 (ZP_E_TOO_LARGE). Asynchronous.
+ */
+zp_err zp__gpu_fr_gather(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uint64_t n,
+                         const uint64_t *d_words, const uint32_t *d_rank);
+
+/* Pinned (page-locked) host memory for staging; slow to take and give back,
+ * so only at setup (prover slots), never per operation. */
+zp_err zp__gpu_host_alloc(zp__gpu *g, void **out, uint64_t bytes);
+void zp__gpu_host_free(void *p);
+
 /* ------------------------------------------------- test and bench data */
 
 /* d_out[i] = pseudo-random values < 2^254 from (seed, i): valid both as

@@ -191,3 +191,27 @@ zp_err zp__gpu_fb_g2_mul(zp__gpu_stream *s, zp_g2_affine *d_out, const zp_g2_aff
     (void)s; (void)d_out; (void)d_table; (void)w; (void)nwin; (void)d_k; (void)n;
     return ZP_E_NO_GPU;
 }
+
+/* ------------------------------------------------- scalar preparation */
+
+zp_err zp__gpu_fr_from_mont(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uint64_t n)
+{
+    (void)s; (void)d_out; (void)d_in; (void)n;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_fr_gather(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uint64_t n,
+                         const uint64_t *d_words, const uint32_t *d_rank)
+{
+    (void)s; (void)d_out; (void)d_in; (void)n; (void)d_words; (void)d_rank;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_host_alloc(zp__gpu *g, void **out, uint64_t bytes)
+{
+    (void)g; (void)bytes;
+    *out = NULL;
+    return ZP_E_NO_GPU;
+}
+
+void zp__gpu_host_free(void *p) { (void)p; }
