@@ -1,0 +1,170 @@
+/*
+ * Proving keys resident in a device's arena (gpu_prover.h): upload, size,
+ * read back, free. Besides the points and matrices the device keeps the
+ * density bitmaps and, per 64-bit word, the count of set bits before it,
+ * so the A and B scalars are gathered on the device in one pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "groth16/gpu_prover.h"
+#include "groth16/prove_gpu_stages.h"
+
+/* The arena's rounding of one region (a zero-byte request takes 32). */
+static uint64_t rnd(uint64_t bytes)
+{
+    bytes = bytes ? bytes : 32;
+    return (bytes + 255) & ~(uint64_t)255;
+}
+
+/* The region zp__gpu_csr_upload takes for m (its layout, eval.cu). */
+static uint64_t csr_bytes(const zp__csr *m)
+{
+    uint64_t rp = 8 * (m->nrows + 1), cb = 4 * m->nnz, vb = sizeof(zp_fr) * m->nnz;
+    uint64_t o_col = rnd(rp), o_val = (o_col + cb + 255) & ~(uint64_t)255;
+    return rnd(o_val + vb);
+}
+
+static uint64_t n_words(const zp__pk *pk) { return ((uint64_t)pk->n_vars + 63) / 64; }
+
+uint64_t zp__g16_dkey_bytes(const zp__pk *pk)
+{
+    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), nw = n_words(pk);
+    return rnd(pk->n_a * g1) + rnd(pk->n_b * g1) + rnd(pk->n_b * g2) + rnd(pk->n_l * g1) +
+           rnd(pk->n_h * g1) + csr_bytes(&pk->ma) + csr_bytes(&pk->mb) + 2 * rnd(8 * nw) +
+           2 * rnd(4 * nw);
+}
+
+zp_err zp__g16_gpu_key_ok(const zp__pk *pk, zp__ioerr *why)
+{
+    if (!zp__pk_shape_ok(pk))
+        return zp__fail(why, ZP_E_INVALID_ARG, "the proving key's counts disagree with each other");
+    if (!pk->ma.row_ptr || !pk->mb.row_ptr)
+        return zp__fail(why, ZP_E_UNSUPPORTED,
+                        "the GPU prover needs the key's constraint matrices (this key has none)");
+    unsigned log2n = (unsigned)__builtin_ctzll(pk->domain_size);
+    bool coset = pk->h_conv == ZP_H_COSET;
+    if (log2n < 1 || log2n > ZP_GPU_NTT_MAX_LOG2 ||
+        log2n + (coset ? 1u : 0u) > ZP_NTT_MAX_LOG2)
+        return zp__fail(why, ZP_E_UNSUPPORTED, "domain 2^%u is outside the GPU NTT", log2n);
+    return ZP_OK;
+}
+
+void zp__g16_dkey_free(zp__g16_dkey *k)
+{
+    if (!k->dev)
+        return;
+    zp__gpu_buf *bufs[] = {&k->p_a,     &k->p_b1,   &k->p_b2,    &k->p_l,   &k->p_h,
+                           &k->a_words, &k->a_rank, &k->b_words, &k->b_rank};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        zp__gpu_free(k->dev, bufs[i]);
+    if (k->ma.mem.ptr)
+        zp__gpu_csr_free(k->dev, &k->ma);
+    if (k->mb.mem.ptr)
+        zp__gpu_csr_free(k->dev, &k->mb);
+    memset(k, 0, sizeof *k);
+}
+
+/* An arena region of `bytes` (at least 32) filled from host when bytes > 0. */
+static zp_err put(zp__g16_dkey *k, zp__gpu_stream *s, zp__gpu_buf *b, const void *host,
+                  uint64_t bytes)
+{
+    zp_err e = zp__gpu_alloc(k->dev, b, bytes ? bytes : 32);
+    if (!e && bytes)
+        e = zp__gpu_upload(s, b->ptr, host, bytes);
+    return e;
+}
+
+/* rank[j] = set bits of words[0 .. j). */
+static uint32_t *density_rank(const zp__bitmap *d, uint64_t nw)
+{
+    uint32_t *rank = malloc((size_t)(nw ? nw : 1) * sizeof *rank);
+    if (!rank)
+        return NULL;
+    uint64_t acc = 0;
+    for (uint64_t j = 0; j < nw; j++) {
+        rank[j] = (uint32_t)acc;
+        acc += (uint64_t)__builtin_popcountll(d->words[j]);
+    }
+    return rank;
+}
+
+static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
+                         const uint32_t *rb)
+{
+    const zp__pk *pk = k->pk;
+    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), nw = n_words(pk);
+    zp_err e;
+    if ((e = put(k, s, &k->p_a, pk->a, pk->n_a * g1)) ||
+        (e = put(k, s, &k->p_b1, pk->b1, pk->n_b * g1)) ||
+        (e = put(k, s, &k->p_b2, pk->b2, pk->n_b * g2)) ||
+        (e = put(k, s, &k->p_l, pk->l, pk->n_l * g1)) ||
+        (e = put(k, s, &k->p_h, pk->h, pk->n_h * g1)) ||
+        (e = put(k, s, &k->a_words, pk->a_density.words, 8 * nw)) ||
+        (e = put(k, s, &k->b_words, pk->b_density.words, 8 * nw)) ||
+        (e = put(k, s, &k->a_rank, ra, 4 * nw)) || (e = put(k, s, &k->b_rank, rb, 4 * nw)) ||
+        (e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars)) ||
+        (e = zp__gpu_csr_upload(s, &k->mb, &pk->mb, pk->n_vars)))
+        return e;
+    return ZP_OK;
+}
+
+zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
+                           const zp__pk *pk, zp__ioerr *why)
+{
+    memset(out, 0, sizeof *out);
+    zp_err e = zp__g16_gpu_key_ok(pk, why);
+    if (e)
+        return e;
+    if ((pk->n_a && !pk->a) || (pk->n_h && !pk->h))
+        return zp__fail(why, ZP_E_UNSUPPORTED, "the proving key has no points to upload");
+    uint64_t nw = n_words(pk);
+    uint32_t *ra = density_rank(&pk->a_density, nw), *rb = density_rank(&pk->b_density, nw);
+    if (!ra || !rb) {
+        free(ra);
+        free(rb);
+        return zp__fail(why, ZP_E_NOMEM, "no memory for the density ranks");
+    }
+    out->dev = dev;
+    out->pk = pk;
+    e = upload_all(out, s, ra, rb);
+    /* The copies read ra and rb until the stream is done with them. */
+    zp_err es = zp__gpu_stream_sync(s);
+    free(ra);
+    free(rb);
+    if (!e)
+        e = es;
+    if (e) {
+        zp__fail(why, e, "uploading the key to the GPU failed: %s (%s)", zp_errname(e),
+                 zp__gpu_last_error());
+        zp__g16_dkey_free(out);
+        return e;
+    }
+    return ZP_OK;
+}
+
+static zp_err get(zp__gpu_stream *s, void *host, const zp__gpu_buf *b, uint64_t bytes)
+{
+    if (!host || !bytes)
+        return ZP_OK;
+    if (!b->ptr || b->bytes < bytes)
+        return ZP_E_INVALID_ARG;
+    return zp__gpu_download(s, host, b->ptr, bytes);
+}
+
+zp_err zp__g16_dkey_read(const zp__g16_dkey *k, zp__gpu_stream *s, zp_g1_affine *a,
+                         zp_g1_affine *b1, zp_g2_affine *b2, zp_g1_affine *l,
+                         zp_g1_affine *h)
+{
+    const zp__pk *pk = k->pk;
+    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine);
+    zp_err e;
+    if ((e = get(s, a, &k->p_a, pk->n_a * g1)) || (e = get(s, b1, &k->p_b1, pk->n_b * g1)) ||
+        (e = get(s, b2, &k->p_b2, pk->n_b * g2)) || (e = get(s, l, &k->p_l, pk->n_l * g1)) ||
+        (e = get(s, h, &k->p_h, pk->n_h * g1))) {
+        zp__gpu_stream_sync(s); /* no copy may still write the outputs */
+        return e;
+    }
+    return zp__gpu_stream_sync(s);
+}

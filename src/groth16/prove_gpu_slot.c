@@ -1,0 +1,357 @@
+/*
+ * Prover slots (gpu_prover.h): the working set of one partition on a
+ * device, carved from the arena once and reused proof after proof.
+ *
+ * Layout, for a slot of shape (n_vars, n = domain_size, ...):
+ *   w    n_vars scalars: the witness, Montgomery for eval, then converted
+ *        to standard form in place (the L scalars and the gathers' source).
+ *   big  a | b | c, n scalars each, during eval and h; after h the H
+ *        scalars are in a, and from the start of b on the region is the
+ *        MSM scratch (grown past 3n when the scratch needs more).
+ *   sab  only when n_a or n_b exceeds n: the gathered A / B scalars;
+ *        otherwise they go to a once the H MSM is done with it.
+ * So a slot holds w, 3n scalars and one MSM scratch, no more.
+ *
+ * The MSM scratch is that of an MSM of ZP_G16_MSM_CHUNK points at most:
+ * longer MSMs run chunk by chunk on the same scratch and their sums are
+ * added on the host. Sorting space grows with the number of points times
+ * the windows, so an unchunked scratch for synth:porep:27 (2^27 points)
+ * would be ~33 GB; with 2^25-point chunks it is ~11 GB, and the windows
+ * (chosen from the chunk's size) are the same as for 2^27.
+ *
+ * Scalar forms: a, b, c are Montgomery, as on the host. The H scalars come
+ * out of h in standard form directly: the quotient step multiplies by a
+ * constant S given as raw limbs, and a Montgomery product x·S·R⁻¹ with S
+ * the standard limbs of s is the standard limbs of x·s; the later steps
+ * (the TAU convention's inverse coset NTT) are linear with Montgomery
+ * constants, so they keep standard limbs standard.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "groth16/gpu_prover.h"
+#include "groth16/prove_gpu_stages.h"
+
+#define ZP_G16_MSM_CHUNK ((uint64_t)1 << 25)
+
+struct zp__g16_slot {
+    zp__gpu *dev;
+    zp__gpu_stream *st;
+    uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
+    zp__gpu_buf w, big, sab;
+    uint64_t scratch_off;                   /* of the MSM scratch in big */
+    zp_fr *hw;                              /* pinned, n_vars */
+};
+
+double zp__g16_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------- sizing */
+
+static uint64_t rnd(uint64_t bytes)
+{
+    bytes = bytes ? bytes : 32;
+    return (bytes + 255) & ~(uint64_t)255;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+typedef struct slot_plan {
+    uint64_t w, big, sab, scratch_off;
+} slot_plan;
+
+static void plan(slot_plan *p, const zp__pk *pk)
+{
+    uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
+    uint64_t g1 = max_u64(max_u64(pk->n_a, pk->n_b), max_u64(pk->n_l, pk->n_h));
+    uint64_t sc = zp__gpu_msm_scratch_bytes(min_u64(max_u64(g1, 1), ZP_G16_MSM_CHUNK), false);
+    sc = max_u64(sc, zp__gpu_msm_scratch_bytes(min_u64(max_u64(pk->n_b, 1), ZP_G16_MSM_CHUNK),
+                                               true));
+    uint64_t ab = max_u64(pk->n_a, pk->n_b);
+    p->w = rnd((uint64_t)pk->n_vars * fr);
+    p->scratch_off = rnd(n * fr);
+    p->big = max_u64(rnd(3 * n * fr), p->scratch_off + rnd(sc));
+    p->sab = ab > n ? rnd(ab * fr) : 0;
+}
+
+uint64_t zp__g16_slot_bytes(const zp__pk *pk)
+{
+    slot_plan p;
+    plan(&p, pk);
+    return p.w + p.big + p.sab;
+}
+
+bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
+{
+    return pk->n_vars <= s->n_vars && pk->domain_size <= s->n && pk->n_a <= s->n_a &&
+           pk->n_b <= s->n_b && pk->n_l <= s->n_l && pk->n_h <= s->n_h;
+}
+
+zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s) { return s->hw; }
+
+/* ------------------------------------------------------- open and close */
+
+void zp__g16_slot_close(zp__g16_slot *s)
+{
+    if (!s)
+        return;
+    if (s->st)
+        zp__gpu_stream_sync(s->st); /* nothing may still use the regions */
+    zp__gpu_free(s->dev, &s->w);
+    zp__gpu_free(s->dev, &s->big);
+    zp__gpu_free(s->dev, &s->sab);
+    zp__gpu_host_free(s->hw);
+    zp__gpu_stream_close(s->st);
+    free(s);
+}
+
+zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why)
+{
+    *out = NULL;
+    uint64_t n = pk->domain_size;
+    if (n < 2 || (n & (n - 1)) || pk->n_public >= pk->n_vars)
+        return zp__fail(why, ZP_E_INVALID_ARG, "slot: not a key shape");
+    zp__g16_slot *s = calloc(1, sizeof *s);
+    if (!s)
+        return zp__fail(why, ZP_E_NOMEM, "no memory for a GPU slot");
+    s->dev = dev;
+    s->n_vars = pk->n_vars;
+    s->n = n;
+    s->n_a = pk->n_a;
+    s->n_b = pk->n_b;
+    s->n_l = pk->n_l;
+    s->n_h = pk->n_h;
+    slot_plan p;
+    plan(&p, pk);
+    s->scratch_off = p.scratch_off;
+    /* Arena regions first: running out of arena is the expected failure
+     * and must cost nothing else. */
+    zp_err e = zp__gpu_alloc(dev, &s->w, p.w);
+    if (!e)
+        e = zp__gpu_alloc(dev, &s->big, p.big);
+    if (!e && p.sab)
+        e = zp__gpu_alloc(dev, &s->sab, p.sab);
+    if (!e)
+        e = zp__gpu_stream_open(dev, &s->st);
+    if (!e)
+        e = zp__gpu_host_alloc(dev, (void **)&s->hw, (uint64_t)pk->n_vars * sizeof(zp_fr));
+    if (e) {
+        zp__fail(why, e, "opening a GPU slot of %llu bytes failed: %s (%s)",
+                 (unsigned long long)(p.w + p.big + p.sab), zp_errname(e),
+                 zp__gpu_last_error());
+        zp__g16_slot_close(s);
+        return e;
+    }
+    *out = s;
+    return ZP_OK;
+}
+
+/* ------------------------------------------------------------- stages */
+
+zp_err zp__g16_slot_check(const zp__g16_slot *s, const zp__g16_dkey *k)
+{
+    if (!k->pk || k->dev != s->dev || !zp__g16_slot_fits(s, k->pk))
+        return ZP_E_INVALID_ARG;
+    return ZP_OK;
+}
+
+zp_err zp__g16_slot_put_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
+{
+    return zp__gpu_upload(s->st, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+}
+
+zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
+{
+    const zp__pk *pk = k->pk;
+    zp_fr *a = s->big.ptr;
+    zp_err e = zp__g16_slot_put_w(s, k, w);
+    if (!e)
+        e = zp__gpu_eval_abc(s->st, a, a + s->n, a + 2 * s->n, pk->domain_size, &k->ma, &k->mb,
+                             s->w.ptr);
+    zp_err es = zp__gpu_stream_sync(s->st); /* also on failure: the copy reads w */
+    return e ? e : es;
+}
+
+/* x <- the evaluations of iNTT(x) on the coset shift·⟨ω⟩ (as prove.c). */
+static zp_err to_coset(zp__g16_slot *s, zp_fr *x, unsigned log2n, zp_roots roots,
+                       const zp_fr *shift)
+{
+    zp_err e = zp__gpu_ntt(s->st, x, log2n, true, roots, NULL);
+    return e ? e : zp__gpu_ntt(s->st, x, log2n, false, roots, shift);
+}
+
+zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
+{
+    const zp__pk *pk = k->pk;
+    uint64_t n = pk->domain_size;
+    unsigned log2n = (unsigned)__builtin_ctzll(n);
+    bool coset = pk->h_conv == ZP_H_COSET;
+    zp_fr *a = s->big.ptr, *b = a + s->n, *c = b + s->n;
+    zp_fr shift, scale;
+    if (coset)
+        zp_fr_root_of_unity(&shift, log2n + 1, pk->roots);
+    else
+        zp_fr_from_u64(&shift, 7);
+    if (coset) {
+        zp_fr_one(&scale);
+    } else {
+        /* Z(X) = Xⁿ − 1 is the constant gⁿ − 1 on the whole coset. */
+        uint64_t nn = n;
+        zp_fr one;
+        zp_fr_pow(&scale, &shift, &nn, 1);
+        zp_fr_one(&one);
+        zp_fr_sub(&scale, &scale, &one);
+        zp_fr_inv(&scale, &scale);
+    }
+    /* Raw limbs of the standard form: the product leaves standard form. */
+    zp_fr raw;
+    zp_fr_from_mont(&raw, &scale);
+    zp_err e = to_coset(s, a, log2n, pk->roots, &shift);
+    if (!e)
+        e = to_coset(s, b, log2n, pk->roots, &shift);
+    if (!e)
+        e = to_coset(s, c, log2n, pk->roots, &shift);
+    if (!e)
+        e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, c, &raw, n);
+    /* TAU: back to coefficients; the first n − 1 are the H scalars. */
+    if (!e && !coset)
+        e = zp__gpu_ntt(s->st, a, log2n, true, pk->roots, &shift);
+    zp_err es = zp__gpu_stream_sync(s->st);
+    return e ? e : es;
+}
+
+zp_err zp__g16_slot_read(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *out,
+                         zp__g16_gpu_array which)
+{
+    uint64_t len = k->pk->domain_size;
+    const zp_fr *d = s->big.ptr;
+    switch (which) {
+    case ZP_G16_GPU_A: break;
+    case ZP_G16_GPU_B: d += s->n; break;
+    case ZP_G16_GPU_C: d += 2 * s->n; break;
+    case ZP_G16_GPU_H: len = k->pk->n_h; break;
+    default: return ZP_E_INVALID_ARG;
+    }
+    zp_err e = zp__gpu_download(s->st, out, d, len * sizeof(zp_fr));
+    zp_err es = zp__gpu_stream_sync(s->st);
+    return e ? e : es;
+}
+
+/* ------------------------------------------------------------------ msm */
+
+static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
+{
+    zp__gpu_buf b = {(char *)s->big.ptr + s->scratch_off, s->big.bytes - s->scratch_off};
+    return b;
+}
+
+/* Σ sc[i]·p[i] for i < n, ZP_G16_MSM_CHUNK points at a time. */
+static zp_err msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
+                     uint64_t n)
+{
+    const zp_g1_affine *pts = p->ptr;
+    zp_g1_jac_inf(out);
+    for (uint64_t off = 0; off < n; off += ZP_G16_MSM_CHUNK) {
+        zp_g1_jac part, sum;
+        zp_err e = zp__gpu_msm_g1(s->st, &part, pts + off, sc + off,
+                                  min_u64(n - off, ZP_G16_MSM_CHUNK), msm_scratch(s));
+        if (e)
+            return e;
+        zp_g1_jac_add(&sum, out, &part);
+        *out = sum;
+    }
+    return ZP_OK;
+}
+
+static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
+                     uint64_t n)
+{
+    const zp_g2_affine *pts = p->ptr;
+    zp_g2_jac_inf(out);
+    for (uint64_t off = 0; off < n; off += ZP_G16_MSM_CHUNK) {
+        zp_g2_jac part, sum;
+        zp_err e = zp__gpu_msm_g2(s->st, &part, pts + off, sc + off,
+                                  min_u64(n - off, ZP_G16_MSM_CHUNK), msm_scratch(s));
+        if (e)
+            return e;
+        zp_g2_jac_add(&sum, out, &part);
+        *out = sum;
+    }
+    return ZP_OK;
+}
+
+zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
+                        zp__prove_times *t)
+{
+    const zp__pk *pk = k->pk;
+    zp__prove_times dummy;
+    if (!t)
+        t = &dummy;
+    zp_fr *w = s->w.ptr, *sc = s->sab.ptr ? s->sab.ptr : s->big.ptr;
+    double t0 = zp__g16_now(), t1, t2, t3, t4, t5;
+    /* H first: its scalars occupy a, where the gathers go next. */
+    zp_err e = msm_g1(s, &out->h, &k->p_h, s->big.ptr, pk->n_h);
+    t1 = zp__g16_now();
+    if (!e)
+        e = zp__gpu_fr_from_mont(s->st, w, w, pk->n_vars);
+    if (!e)
+        e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
+    if (!e)
+        e = msm_g1(s, &out->a, &k->p_a, sc, pk->n_a);
+    t2 = zp__g16_now();
+    /* The A MSM has waited for the stream: its scalars may be replaced. */
+    if (!e)
+        e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
+    if (!e)
+        e = msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b);
+    t3 = zp__g16_now();
+    if (!e)
+        e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
+    t4 = zp__g16_now();
+    if (!e)
+        e = msm_g1(s, &out->l, &k->p_l, w + pk->n_public + 1, pk->n_l);
+    t5 = zp__g16_now();
+    t->msm_h = t1 - t0;
+    t->msm_a = t2 - t1;
+    t->msm_b1 = t3 - t2;
+    t->msm_b2 = t4 - t3;
+    t->msm_l = t5 - t4;
+    if (e)
+        zp__gpu_stream_sync(s->st); /* leave nothing running on failure */
+    return e;
+}
+
+static zp_err stage_fail(zp__ioerr *why, zp_err e, const char *stage)
+{
+    return zp__fail(why, e, "GPU %s stage failed: %s (%s)", stage, zp_errname(e),
+                    zp__gpu_last_error());
+}
+
+zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                         zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why)
+{
+    zp__prove_times dummy;
+    if (!t)
+        t = &dummy;
+    if (zp__g16_slot_check(s, k))
+        return zp__fail(why, ZP_E_INVALID_ARG,
+                        "the key is on another device or larger than the slot");
+    double t0 = zp__g16_now();
+    zp_err e = zp__g16_slot_eval(s, k, w);
+    double t1 = zp__g16_now();
+    t->eval = t1 - t0;
+    if (e)
+        return stage_fail(why, e, "eval");
+    e = zp__g16_slot_h(s, k);
+    t->h = zp__g16_now() - t1;
+    if (e)
+        return stage_fail(why, e, "h");
+    e = zp__g16_slot_msm(s, k, out, t);
+    return e ? stage_fail(why, e, "msm") : ZP_OK;
+}
