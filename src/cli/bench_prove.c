@@ -6,18 +6,23 @@
  * is printed with the median total (the median of the totals, not the sum
  * of the stage medians).
  *
- * A backend is a small table of functions, so the GPU prover can be added
- * as one more row without touching the loop.
+ * A backend is a small table of functions that makes the key and proves.
+ * The CPU row makes it with zp__setup on the host; the GPU row makes it on
+ * the device (zp__g16_dkey_setup: the points never exist on the host, a
+ * synth:porep:27 key is ~44 GiB of them) and proves through a partition
+ * slot. The peak RSS of the process is printed at the end.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/keyfile.h"
 #include "cli/timing.h"
 #include "gpu/gpu.h"
+#include "groth16/gpu_prover.h"
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
 
@@ -38,7 +43,11 @@ static const char bench_prove_help[] =
     "  --seed S            first witness seed (default 1)\n"
     "  --help, -h          this text\n"
     "\n"
-    "A line RESULT,prove,... repeats the medians in ms for scripts.\n";
+    "With --backend gpu the key is made on device 0 (its points never reach\n"
+    "the host) and proofs run through one partition slot there.\n"
+    "\n"
+    "A line RESULT,prove,... repeats the medians in ms for scripts (and\n"
+    "RESULT,setup,... the key setup time and the peak RSS).\n";
 
 typedef struct bench_args {
     const char *spec;
@@ -50,12 +59,26 @@ typedef struct bench_args {
 
 /* ------------------------------------------------------------ backends */
 
+/* Everything one benchmark run holds. */
+typedef struct bench_run {
+    bench_args a;
+    zp__synth_spec sp;
+    zp__r1cs cs;
+    zp__pk pk;
+    zp_fr *w;
+    double setup_s;
+    double *stage; /* ST_COUNT rows of a.reps seconds */
+    double *wit;   /* a.reps witness generation times */
+} bench_run;
+
+
 typedef struct bench_backend {
     const char *name;
     /* Whether the backend can run at all, asked before the (long) setup. */
     zp_err (*probe)(zp__ioerr *why);
-    /* Gets ready to prove with pk (the GPU would upload the key here). */
-    zp_err (*open)(void **ctx, const zp__pk *pk, int threads, zp__ioerr *why);
+    /* Makes r->pk for r->cs (timed into r->setup_s and printed), frees
+     * what the proofs do not need and gets ready to prove. */
+    zp_err (*open)(void **ctx, bench_run *r, zp__ioerr *why);
     /* One proof, verified, with its stage times. */
     zp_err (*prove)(void *ctx, zp__proof *out, const zp_fr *w, uint64_t n_w,
                     zp__prove_times *t, zp__ioerr *why);
@@ -73,13 +96,29 @@ static zp_err cpu_probe(zp__ioerr *why)
     return ZP_OK;
 }
 
-static zp_err cpu_open(void **ctx, const zp__pk *pk, int threads, zp__ioerr *why)
+static void print_setup(const bench_run *r, const char *where)
 {
+    printf("key setup: %.3f s %s, domain %llu, %s convention (TEST-ONLY key)\n", r->setup_s,
+           where, (unsigned long long)r->pk.domain_size,
+           r->a.conv == ZP_H_TAU ? "bellperson" : "snarkjs");
+    fflush(stdout);
+}
+
+static zp_err cpu_open(void **ctx, bench_run *r, zp__ioerr *why)
+{
+    double t0 = zp__now();
+    zp_err e = zp__setup(&r->pk, &r->cs, r->a.conv, r->a.threads, NULL);
+    if (e)
+        return zp__fail(why, e, "setup");
+    r->setup_s = zp__now() - t0;
+    /* Witnesses read only A and B: give C's memory back for the proofs. */
+    zp__csr_free(&r->cs.c);
+    print_setup(r, "in memory");
     cpu_ctx *c = malloc(sizeof *c);
     if (!c)
         return zp__fail(why, ZP_E_NOMEM, "no memory");
-    c->pk = pk;
-    c->threads = threads;
+    c->pk = &r->pk;
+    c->threads = r->a.threads;
     *ctx = c;
     return ZP_OK;
 }
@@ -96,8 +135,16 @@ static zp_err cpu_prove(void *ctx, zp__proof *out, const zp_fr *w, uint64_t n_w,
 
 static void cpu_close(void *ctx) { free(ctx); }
 
-/* The GPU prover (prove_gpu.c): the key is uploaded once at open and stays
- * on device 0 for every proof. */
+/* The GPU prover (gpu_prover.h): device 0, a key made there, one slot. */
+typedef struct gpu_ctx {
+    zp__gpu *dev;
+    zp__gpu_stream *s;
+    zp__g16_dkey key;
+    zp__g16_slot *slot;
+    const zp__pk *pk;
+    int threads;
+} gpu_ctx;
+
 static zp_err gpu_probe(zp__ioerr *why)
 {
     if (!zp__gpu_compiled())
@@ -107,27 +154,75 @@ static zp_err gpu_probe(zp__ioerr *why)
     return ZP_OK;
 }
 
-static zp_err gpu_open(void **ctx, const zp__pk *pk, int threads, zp__ioerr *why)
+static void gpu_close(void *ctx)
 {
-    zp__g16_gpu *g = NULL;
+    gpu_ctx *c = ctx;
+    if (!c)
+        return;
+    zp__g16_slot_close(c->slot);
+    zp__g16_dkey_free(&c->key);
+    zp__gpu_stream_close(c->s);
+    if (c->dev)
+        zp__gpu_close(c->dev);
+    free(c);
+}
+
+static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
+{
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    cfg.device = 0;
+    zp_err e = zp__gpu_open(&c->dev, &cfg);
+    if (!e)
+        e = zp__gpu_stream_open(c->dev, &c->s);
+    if (e)
+        return zp__fail(why, e, "device 0: %s", zp__gpu_last_error());
     double t0 = zp__now();
-    zp_err e = zp__g16_gpu_open(&g, pk, 0, threads, why);
-    if (!e) {
-        printf("gpu:       key uploaded to device 0 in %.3f s (not part of the proof time)\n",
-               zp__now() - t0);
-        fflush(stdout);
+    if ((e = zp__g16_dkey_setup(&c->key, &r->pk, c->dev, c->s, &r->cs, r->a.conv,
+                                r->a.threads, NULL, why)))
+        return e;
+    r->setup_s = zp__now() - t0;
+    c->pk = &r->pk;
+    /* The device has the key's matrices, and witnesses read only the
+     * circuit's A and B: the host copies of C and of the key's A, B go. */
+    zp__csr_free(&r->cs.c);
+    zp__csr_free(&r->pk.ma);
+    zp__csr_free(&r->pk.mb);
+    print_setup(r, "on device 0 (points made there, never on the host)");
+    return zp__g16_slot_open(&c->slot, c->dev, &r->pk, why);
+}
+
+static zp_err gpu_open(void **ctx, bench_run *r, zp__ioerr *why)
+{
+    gpu_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return zp__fail(why, ZP_E_NOMEM, "no memory");
+    c->threads = r->a.threads;
+    zp_err e = gpu_key(c, r, why);
+    if (e) {
+        gpu_close(c);
+        return e;
     }
-    *ctx = g;
-    return e;
+    *ctx = c;
+    return ZP_OK;
 }
 
 static zp_err gpu_prove(void *ctx, zp__proof *out, const zp_fr *w, uint64_t n_w,
                         zp__prove_times *t, zp__ioerr *why)
 {
-    return zp__g16_gpu_prove(ctx, out, w, n_w, NULL, t, why);
+    gpu_ctx *c = ctx;
+    zp__prove_opts o;
+    zp__prove_opts_default(&o);
+    o.threads = c->threads;
+    zp__g16_sums sums;
+    memset(t, 0, sizeof *t);
+    zp_err e = zp__g16_check_inputs(c->pk, w, n_w, &o, why);
+    if (!e)
+        e = zp__g16_slot_sums(c->slot, &c->key, w, &sums, t, why);
+    if (!e)
+        e = zp__g16_finish_verify(out, c->pk, &sums, w, &o, t, why);
+    return e;
 }
-
-static void gpu_close(void *ctx) { zp__g16_gpu_close(ctx); }
 
 static const bench_backend backends[] = {
     {"cpu", cpu_probe, cpu_open, cpu_prove, cpu_close},
@@ -223,17 +318,6 @@ static int parse_args(bench_args *a, int argc, char **argv)
     return 0;
 }
 
-/* Everything one benchmark run holds. */
-typedef struct bench_run {
-    bench_args a;
-    zp__synth_spec sp;
-    zp__r1cs cs;
-    zp__pk pk;
-    zp_fr *w;
-    double *stage; /* ST_COUNT rows of a.reps seconds */
-    double *wit;   /* a.reps witness generation times */
-} bench_run;
-
 static void run_free(bench_run *r)
 {
     zp__r1cs_free(&r->cs);
@@ -243,7 +327,7 @@ static void run_free(bench_run *r)
     free(r->wit);
 }
 
-/* The circuit, then the key in memory; both timed and printed. */
+/* The circuit, timed and printed; the backend makes the key. */
 static int build_key(bench_run *r)
 {
     zp_err e;
@@ -259,14 +343,12 @@ static int build_key(bench_run *r)
            r->a.spec, (unsigned long long)r->cs.n_constraints, r->cs.n_public, r->cs.n_vars,
            t1 - t0);
     fflush(stdout);
-    if ((e = zp__setup(&r->pk, &r->cs, r->a.conv, r->a.threads, NULL)))
-        return zp__cli_fail("bench prove", "setup", e, NULL);
-    double t2 = zp__now();
-    /* Witnesses read only A and B: give C's memory back for the proofs. */
-    zp__csr_free(&r->cs.c);
-    printf("key setup: %.3f s in memory, domain %llu, %s convention (TEST-ONLY key)\n", t2 - t1,
-           (unsigned long long)r->pk.domain_size, r->a.conv == ZP_H_TAU ? "bellperson" : "snarkjs");
-    fflush(stdout);
+    return 0;
+}
+
+/* The proofs' buffers, taken after the key (not during its setup). */
+static int alloc_buffers(bench_run *r)
+{
     r->w = malloc((size_t)r->cs.n_vars * sizeof *r->w);
     r->stage = malloc((size_t)ST_COUNT * (size_t)r->a.reps * sizeof *r->stage);
     r->wit = malloc((size_t)r->a.reps * sizeof *r->wit);
@@ -322,15 +404,32 @@ static void report(bench_run *r, const bench_backend *b)
     printf("\n");
 }
 
+static double peak_rss_gib(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru))
+        return 0;
+    return (double)ru.ru_maxrss * 1024 / (double)(1u << 30); /* ru_maxrss: KiB */
+}
+
+static void report_setup(const bench_run *r, const bench_backend *b)
+{
+    double rss = peak_rss_gib();
+    printf("peak RSS:  %.2f GiB (host)\n", rss);
+    printf("RESULT,setup,%s,%s,%s,%d,setup_ms=%.3f,peak_rss_gib=%.3f\n", b->name, r->a.spec,
+           r->a.conv == ZP_H_TAU ? "bellperson" : "snarkjs", r->a.threads, r->setup_s * 1e3,
+           rss);
+}
+
 /* The warm-up and the timed proofs through backend b. */
 static int prove_all(bench_run *r, const bench_backend *b)
 {
     void *ctx = NULL;
     zp__ioerr why = {""};
-    zp_err e = b->open(&ctx, &r->pk, r->a.threads, &why);
+    zp_err e = b->open(&ctx, r, &why);
     if (e)
         return zp__cli_fail("bench prove", b->name, e, &why);
-    int rc = 0;
+    int rc = alloc_buffers(r);
     for (int i = 0; i <= r->a.reps && !rc; i++)
         rc = one_proof(r, b, ctx, i);
     b->close(ctx);
@@ -359,8 +458,10 @@ int zp__bench_prove(int argc, char **argv)
     printf("bench prove: backend %s, %d threads, %d timed proofs after 1 warm-up\n", b->name,
            r.a.threads, r.a.reps);
     fflush(stdout);
-    if (!(rc = build_key(&r)) && !(rc = prove_all(&r, b)))
+    if (!(rc = build_key(&r)) && !(rc = prove_all(&r, b))) {
         report(&r, b);
+        report_setup(&r, b);
+    }
     run_free(&r);
     return rc;
 }
