@@ -1,0 +1,435 @@
+/*
+ * The device-resident key and partition slots (gpu_prover.h, gather.cu):
+ *  - the scalar preparation kernels (Montgomery -> standard, density
+ *    gather) against host twins on random and edge bitmaps and sizes;
+ *  - one dkey shared by two slots driven from two threads at once, each
+ *    proving several witnesses several times: every proof has the bytes
+ *    of zp__prove's for the same fixed r, s (synthetic porep and chain
+ *    circuits, both H conventions, keys made by zp__setup);
+ *  - zp__g16_dkey_read gives the host key's points back;
+ *  - zp__g16_slot_fits, and the byte counts the arena actually gives;
+ *  - arena exhaustion: slot open and dkey upload fail with ZP_E_GPU_OOM
+ *    and leave the arena as they found it.
+ */
+#include <pthread.h>
+
+#include "gpu_test.h"
+#include "groth16/gpu_prover.h"
+#include "groth16/groth16.h"
+#include "r1cs/synth.h"
+
+/* ------------------------------------------------------------- kernels */
+
+/* Host twins. */
+static void host_rank(uint32_t *rank, const uint64_t *words, uint64_t nw)
+{
+    uint32_t acc = 0;
+    for (uint64_t j = 0; j < nw; j++) {
+        rank[j] = acc;
+        for (int b = 0; b < 64; b++)
+            acc += (uint32_t)((words[j] >> b) & 1);
+    }
+}
+
+static uint64_t host_gather(zp_fr *out, const zp_fr *in, uint64_t n, const uint64_t *words)
+{
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if ((words[i / 64] >> (i % 64)) & 1)
+            out[k++] = in[i];
+    return k;
+}
+
+enum { P_NONE, P_ALL, P_HALF, P_SPARSE, P_DENSE };
+
+/* Bits past n are set too (except for P_NONE): the kernel must ignore them. */
+static void make_bits(uint64_t *words, uint64_t nw, int pattern)
+{
+    for (uint64_t j = 0; j < nw; j++) {
+        uint64_t r = check_rand64(), r2 = check_rand64();
+        switch (pattern) {
+        case P_NONE: words[j] = 0; break;
+        case P_ALL: words[j] = ~(uint64_t)0; break;
+        case P_HALF: words[j] = r; break;
+        case P_SPARSE: words[j] = r & r2 & check_rand64(); break;
+        default: words[j] = r | r2; break;
+        }
+    }
+}
+
+static void kernel_case(uint64_t n, int pattern)
+{
+    uint64_t nw = (n + 63) / 64, fr = sizeof(zp_fr);
+    zp_fr *x = xmalloc(n * fr), *want = xmalloc(n * fr), *got = xmalloc((n + 1) * fr);
+    uint64_t *words = xmalloc(nw * 8);
+    uint32_t *rank = xmalloc(nw * 4);
+    for (uint64_t i = 0; i < n; i++)
+        rand_fr_mont(&x[i]);
+    make_bits(words, nw, pattern);
+    host_rank(rank, words, nw);
+    zp__gpu_buf dx = gpu_test_alloc(n * fr), dy = gpu_test_alloc((n + 1) * fr);
+    zp__gpu_buf dw = gpu_test_alloc(nw * 8), dr = gpu_test_alloc(nw * 4);
+    GPU_OK(zp__gpu_upload(T_s, dx.ptr, x, n * fr));
+    GPU_OK(zp__gpu_upload(T_s, dw.ptr, words, nw * 8));
+    GPU_OK(zp__gpu_upload(T_s, dr.ptr, rank, nw * 4));
+
+    /* Gather of the Montgomery values; the slot after the last gathered
+     * one keeps its sentinel (all ones: not a valid element). */
+    uint64_t k = host_gather(want, x, n, words);
+    memset(got, 0xff, (n + 1) * fr);
+    GPU_OK(zp__gpu_upload(T_s, dy.ptr, got, (n + 1) * fr));
+    GPU_OK(zp__gpu_fr_gather(T_s, dy.ptr, dx.ptr, n, dw.ptr, dr.ptr));
+    GPU_OK(zp__gpu_download(T_s, got, dy.ptr, (n + 1) * fr));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    CHECK(k == 0 || memcmp(got, want, k * fr) == 0);
+    uint8_t ff[sizeof(zp_fr)];
+    memset(ff, 0xff, sizeof ff);
+    CHECK_MEM(&got[k], ff, sizeof ff);
+
+    /* Conversion out of place, then in place. */
+    for (uint64_t i = 0; i < n; i++)
+        zp_fr_from_mont(&want[i], &x[i]);
+    GPU_OK(zp__gpu_fr_from_mont(T_s, dy.ptr, dx.ptr, n));
+    GPU_OK(zp__gpu_download(T_s, got, dy.ptr, n * fr));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    CHECK_MEM(got, want, n * fr);
+    GPU_OK(zp__gpu_fr_from_mont(T_s, dx.ptr, dx.ptr, n));
+    GPU_OK(zp__gpu_download(T_s, got, dx.ptr, n * fr));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    CHECK_MEM(got, want, n * fr);
+
+    zp__gpu_free(T_gpu, &dx);
+    zp__gpu_free(T_gpu, &dy);
+    zp__gpu_free(T_gpu, &dw);
+    zp__gpu_free(T_gpu, &dr);
+    free(x);
+    free(want);
+    free(got);
+    free(words);
+    free(rank);
+}
+
+static void test_kernels(void)
+{
+    uint64_t sizes[] = {1, 2, 63, 64, 65, 127, 128, 1000, 4097, 100003};
+    size_t ns = sizeof sizes / sizeof *sizes - (T_small ? 1 : 0);
+    for (size_t i = 0; i < ns; i++)
+        for (int p = P_NONE; p <= P_DENSE; p++)
+            kernel_case(sizes[i], p);
+    /* n = 0 does nothing. */
+    GPU_OK(zp__gpu_fr_from_mont(T_s, NULL, NULL, 0));
+}
+
+/* ------------------------------------------------------ keys and slots */
+
+#define N_WIT 4
+
+typedef struct keycase {
+    zp__synth_spec sp;
+    zp__r1cs cs;
+    zp__pk pk;
+    zp_fr *w[N_WIT];
+    uint8_t want[N_WIT][ZP__PROOF_BYTES]; /* zp__prove's, fixed r, s */
+    zp_fr r, s;
+} keycase;
+
+static void keycase_make(keycase *c, const char *spec, zp_h_conv conv)
+{
+    memset(c, 0, sizeof *c);
+    CHECK_EQ_INT(zp__synth_parse(&c->sp, spec), ZP_OK);
+    c->sp.threads = 2;
+    c->sp.keep_c = true;
+    CHECK_EQ_INT(zp__synth_circuit(&c->cs, &c->sp), ZP_OK);
+    CHECK_EQ_INT(zp__setup(&c->pk, &c->cs, conv, 2, NULL), ZP_OK);
+    zp_fr_from_u64(&c->r, 0x1234567ULL);
+    zp_fr_from_u64(&c->s, 0x89abcdefULL);
+    zp_fr_mul(&c->r, &c->r, &c->s);
+    zp__prove_opts o;
+    zp__prove_opts_default(&o);
+    o.threads = 2;
+    o.r = &c->r;
+    o.s = &c->s;
+    for (int i = 0; i < N_WIT; i++) {
+        c->w[i] = xmalloc((size_t)c->cs.n_vars * sizeof(zp_fr));
+        CHECK_EQ_INT(zp__synth_witness(c->w[i], &c->cs, &c->sp, 11 + (uint64_t)i), ZP_OK);
+        zp__proof p;
+        zp__ioerr why = {""};
+        CHECK_EQ_INT(zp__prove(&p, &c->pk, c->w[i], c->cs.n_vars, &o, NULL, &why), ZP_OK);
+        CHECK_EQ_INT(zp__proof_encode(c->want[i], &p), ZP_OK);
+    }
+    /* Different witnesses, different proofs: the comparison can fail. */
+    CHECK(memcmp(c->want[0], c->want[1], ZP__PROOF_BYTES) != 0);
+}
+
+static void keycase_free(keycase *c)
+{
+    for (int i = 0; i < N_WIT; i++)
+        free(c->w[i]);
+    zp__pk_free(&c->pk);
+    zp__r1cs_free(&c->cs);
+}
+
+typedef struct worker {
+    const keycase *c;
+    const zp__g16_dkey *k;
+    zp__g16_slot *slot;
+    int first, rounds;
+    int good, bad;
+    zp_err err;
+    char msg[256];
+} worker;
+
+/* Proves witnesses first, first + 2, ... round after round; the odd rounds
+ * go through the slot's pinned witness buffer. */
+static void *worker_run(void *p)
+{
+    worker *x = p;
+    const keycase *c = x->c;
+    zp__prove_opts o;
+    zp__prove_opts_default(&o);
+    o.threads = 1;
+    o.r = &c->r;
+    o.s = &c->s;
+    for (int round = 0; round < x->rounds; round++)
+        for (int i = x->first; i < N_WIT; i += 2) {
+            const zp_fr *w = c->w[i];
+            if (round & 1) {
+                zp_fr *buf = zp__g16_slot_witness_buf(x->slot);
+                memcpy(buf, w, (size_t)c->pk.n_vars * sizeof(zp_fr));
+                w = buf;
+            }
+            zp__ioerr why = {""};
+            zp__g16_sums sums;
+            zp__proof pr;
+            uint8_t got[ZP__PROOF_BYTES];
+            zp_err e = zp__g16_slot_sums(x->slot, x->k, w, &sums, NULL, &why);
+            if (!e)
+                e = zp__g16_finish_verify(&pr, &c->pk, &sums, w, &o, NULL, &why);
+            if (!e)
+                e = zp__proof_encode(got, &pr);
+            if (e) {
+                x->err = e;
+                snprintf(x->msg, sizeof x->msg, "%s", why.msg);
+                x->bad++;
+            } else if (memcmp(got, c->want[i], ZP__PROOF_BYTES) != 0) {
+                x->bad++;
+            } else {
+                x->good++;
+            }
+        }
+    return NULL;
+}
+
+static void read_back(const zp__g16_dkey *k, const zp__pk *pk)
+{
+    size_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine);
+    zp_g1_affine *a = xmalloc(pk->n_a * g1), *l = xmalloc(pk->n_l * g1);
+    zp_g1_affine *h = xmalloc(pk->n_h * g1), *b1 = xmalloc(pk->n_b * g1);
+    zp_g2_affine *b2 = xmalloc(pk->n_b * g2);
+    GPU_OK(zp__g16_dkey_read(k, T_s, a, b1, b2, l, h));
+    CHECK(!pk->n_a || memcmp(a, pk->a, pk->n_a * g1) == 0);
+    CHECK(!pk->n_b || memcmp(b1, pk->b1, pk->n_b * g1) == 0);
+    CHECK(!pk->n_b || memcmp(b2, pk->b2, pk->n_b * g2) == 0);
+    CHECK(!pk->n_l || memcmp(l, pk->l, pk->n_l * g1) == 0);
+    CHECK(memcmp(h, pk->h, pk->n_h * g1) == 0);
+    free(a);
+    free(b1);
+    free(b2);
+    free(l);
+    free(h);
+}
+
+static uint64_t arena_used(zp__gpu *g)
+{
+    zp__gpu_info info;
+    zp__gpu_get_info(g, &info);
+    return info.arena_used;
+}
+
+static void two_slots(const char *spec, zp_h_conv conv)
+{
+    printf("  %s %s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs");
+    keycase *c = xmalloc(sizeof *c);
+    keycase_make(c, spec, conv);
+    zp__ioerr why = {""};
+    zp__g16_dkey k;
+    uint64_t used0 = arena_used(T_gpu);
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    /* The size function is the arena's own count. */
+    CHECK(arena_used(T_gpu) - used0 == zp__g16_dkey_bytes(&c->pk));
+    read_back(&k, &c->pk);
+
+    zp__g16_slot *slot[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        uint64_t u = arena_used(T_gpu);
+        GPU_OK(zp__g16_slot_open(&slot[i], T_gpu, &c->pk, &why));
+        /* The slot's regions plus its stream's own scratch (a few MiB). */
+        uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&c->pk);
+        CHECK(d >= want && d - want <= ((uint64_t)4 << 20));
+    }
+    if (slot[0] && slot[1]) {
+        CHECK(zp__g16_slot_fits(slot[0], &c->pk));
+        worker x[2];
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++) {
+            memset(&x[i], 0, sizeof x[i]);
+            x[i] = (worker){.c = c, .k = &k, .slot = slot[i], .first = i,
+                            .rounds = T_small ? 2 : 3};
+            CHECK(pthread_create(&th[i], NULL, worker_run, &x[i]) == 0);
+        }
+        for (int i = 0; i < 2; i++) {
+            pthread_join(th[i], NULL);
+            if (x[i].err)
+                fprintf(stderr, "  thread %d: %s: %s\n", i, zp_errname(x[i].err), x[i].msg);
+            CHECK_EQ_INT(x[i].bad, 0);
+            CHECK_EQ_INT(x[i].good, x[i].rounds * (N_WIT / 2));
+        }
+    }
+    zp__g16_slot_close(slot[0]);
+    zp__g16_slot_close(slot[1]);
+    zp__g16_dkey_free(&k);
+    CHECK(arena_used(T_gpu) == used0);
+    keycase_free(c);
+    free(c);
+}
+
+static void test_two_slots(void)
+{
+    const char *specs[] = {"synth:porep:10", "synth:chain:8"};
+    for (size_t i = 0; i < 2; i++) {
+        two_slots(specs[i], ZP_H_COSET);
+        two_slots(specs[i], ZP_H_TAU);
+    }
+}
+
+/* --------------------------------------------------- fits and running out */
+
+static void test_fits(void)
+{
+    keycase *c = xmalloc(sizeof *c);
+    keycase_make(c, "synth:porep:10", ZP_H_COSET);
+    zp__ioerr why = {""};
+    zp__g16_slot *s = NULL;
+    GPU_OK(zp__g16_slot_open(&s, T_gpu, &c->pk, &why));
+    if (s) {
+        zp__pk sh = c->pk; /* a shape copy: fits looks at counts only */
+        CHECK(zp__g16_slot_fits(s, &sh));
+        sh.n_vars -= 1;
+        sh.n_a -= 1;
+        CHECK(zp__g16_slot_fits(s, &sh));
+        sh = c->pk;
+        sh.n_vars += 1;
+        CHECK(!zp__g16_slot_fits(s, &sh));
+        sh = c->pk;
+        sh.domain_size *= 2;
+        CHECK(!zp__g16_slot_fits(s, &sh));
+        sh = c->pk;
+        sh.n_b += 1;
+        CHECK(!zp__g16_slot_fits(s, &sh));
+        sh = c->pk;
+        sh.n_h += 1;
+        CHECK(!zp__g16_slot_fits(s, &sh));
+        /* A key larger than the slot is refused by the proof call too. */
+        zp__g16_dkey k;
+        GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+        zp__pk big = c->pk;
+        big.n_vars += 1;
+        zp__g16_dkey kb = k;
+        kb.pk = &big;
+        zp__g16_sums sums;
+        CHECK_EQ_INT(zp__g16_slot_sums(s, &kb, c->w[0], &sums, NULL, &why), ZP_E_INVALID_ARG);
+        zp__g16_dkey_free(&k);
+    }
+    zp__g16_slot_close(s);
+    keycase_free(c);
+    free(c);
+}
+
+/* Takes all but `leave` bytes of the largest free extent of g's arena. */
+static zp__gpu_buf fill_arena(zp__gpu *g, uint64_t leave)
+{
+    zp__gpu_info info;
+    zp__gpu_get_info(g, &info);
+    zp__gpu_buf b = {NULL, 0};
+    if (info.arena_largest_free > leave + 256)
+        GPU_OK(zp__gpu_alloc(g, &b, info.arena_largest_free - leave));
+    return b;
+}
+
+static void test_oom(void)
+{
+    keycase *c = xmalloc(sizeof *c);
+    keycase_make(c, "synth:porep:10", ZP_H_COSET);
+    zp__gpu *g = NULL;
+    zp__gpu_stream *st = NULL;
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    cfg.arena_bytes = (uint64_t)256 << 20;
+    GPU_OK(zp__gpu_open(&g, &cfg));
+    if (g)
+        GPU_OK(zp__gpu_stream_open(g, &st));
+    if (!g || !st) {
+        zp__gpu_close(g);
+        keycase_free(c);
+        free(c);
+        return;
+    }
+    zp__ioerr why = {""};
+    zp__g16_slot *s = (zp__g16_slot *)c; /* must come back NULL */
+
+    /* A shape whose witness region fits and whose a, b, c do not: the
+     * open fails after its first allocation. */
+    zp__pk sh = c->pk;
+    sh.n_vars = 1u << 19;
+    sh.domain_size = (uint64_t)1 << 21;
+    sh.n_a = sh.n_b = sh.n_l = sh.n_h = (uint64_t)1 << 19;
+    uint64_t used = arena_used(g);
+    CHECK(zp__g16_slot_bytes(&sh) > cfg.arena_bytes);
+    CHECK_EQ_INT(zp__g16_slot_open(&s, g, &sh, &why), ZP_E_GPU_OOM);
+    CHECK(s == NULL);
+    CHECK(arena_used(g) == used);
+
+    /* The real shape fits this arena, and closing gives it all back. */
+    GPU_OK(zp__g16_slot_open(&s, g, &c->pk, &why));
+    zp__g16_slot_close(s);
+    CHECK(arena_used(g) == used);
+
+    /* Half of what the slot needs left free: OOM part way, nothing kept. */
+    zp__gpu_buf fill = fill_arena(g, zp__g16_slot_bytes(&c->pk) / 2);
+    used = arena_used(g);
+    s = (zp__g16_slot *)c;
+    CHECK_EQ_INT(zp__g16_slot_open(&s, g, &c->pk, &why), ZP_E_GPU_OOM);
+    CHECK(s == NULL);
+    CHECK(arena_used(g) == used);
+    zp__gpu_free(g, &fill);
+
+    /* The same for the key upload. */
+    zp__g16_dkey k;
+    fill = fill_arena(g, zp__g16_dkey_bytes(&c->pk) / 2);
+    used = arena_used(g);
+    CHECK_EQ_INT(zp__g16_dkey_upload(&k, g, st, &c->pk, &why), ZP_E_GPU_OOM);
+    CHECK(arena_used(g) == used);
+    CHECK(k.p_a.ptr == NULL && k.ma.mem.ptr == NULL);
+    zp__gpu_free(g, &fill);
+    /* With room it works. */
+    used = arena_used(g);
+    GPU_OK(zp__g16_dkey_upload(&k, g, st, &c->pk, &why));
+    zp__g16_dkey_free(&k);
+    CHECK(arena_used(g) == used);
+
+    zp__gpu_stream_close(st);
+    zp__gpu_close(g);
+    keycase_free(c);
+    free(c);
+}
+
+int main(int argc, char **argv)
+{
+    gpu_test_open(argc, argv, 4);
+    RUN(test_kernels);
+    RUN(test_fits);
+    RUN(test_two_slots);
+    RUN(test_oom);
+    gpu_test_close();
+    return FINISH();
+}
