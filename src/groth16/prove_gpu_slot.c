@@ -178,12 +178,12 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
     return e ? e : es;
 }
 
-/* x <- the evaluations of iNTT(x) on the coset shift·⟨ω⟩ (as prove.c). */
+/* x <- the evaluations of iNTT(x) on the coset shift·⟨ω⟩ (as prove.c), the
+ * inverse and the coset forward NTT fused by zp__gpu_ntt_to_coset. */
 static zp_err to_coset(zp__g16_slot *s, zp_fr *x, unsigned log2n, zp_roots roots,
                        const zp_fr *shift)
 {
-    zp_err e = zp__gpu_ntt(s->st, x, log2n, true, roots, NULL);
-    return e ? e : zp__gpu_ntt(s->st, x, log2n, false, roots, shift);
+    return zp__gpu_ntt_to_coset(s->st, x, log2n, roots, shift);
 }
 
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
