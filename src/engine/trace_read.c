@@ -3,6 +3,7 @@
  * medians and the SVG Gantt chart of `zkpipe trace svg`.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,26 @@ static int cmp_t0(const void *a, const void *b)
     return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-double zp__tr_busy(const zp__tr *t, size_t lane)
+static bool lane_in(const zp__tr *t, size_t lane, const char *prefix)
+{
+    return lane < t->n_lanes && !strncmp(t->lanes[lane].name, prefix, strlen(prefix));
+}
+
+static bool stage_in(const zp__tr *t, uint32_t stage, const char *const *stages)
+{
+    if (!stages)
+        return true;
+    for (size_t i = 0; stages[i]; i++)
+        if (stage < t->n_stages && !strcmp(t->stages[stage], stages[i]))
+            return true;
+    return false;
+}
+
+/* Fraction of the span covered by the union of the chosen events: lane
+ * `lane`, or (lane == SIZE_MAX) every lane named prefix*; stages from the
+ * NULL-terminated list, or all. */
+static double busy_union(const zp__tr *t, size_t lane, const char *prefix,
+                         const char *const *stages)
 {
     double span = t->t1 - t->t0;
     if (!(span > 0))
@@ -147,15 +167,18 @@ double zp__tr_busy(const zp__tr *t, size_t lane)
     double *iv = malloc((t->n ? t->n : 1) * 2 * sizeof *iv);
     if (!iv)
         return -1;
-    for (size_t i = 0; i < t->n; i++)
-        if (t->ev[i].lane == lane) {
-            iv[2 * n] = t->ev[i].t0;
-            iv[2 * n + 1] = t->ev[i].t1;
+    for (size_t i = 0; i < t->n; i++) {
+        const zp__tr_event *ev = &t->ev[i];
+        bool in = lane == SIZE_MAX ? lane_in(t, ev->lane, prefix) : ev->lane == lane;
+        if (in && stage_in(t, ev->stage, stages)) {
+            iv[2 * n] = ev->t0;
+            iv[2 * n + 1] = ev->t1;
             n++;
         }
+    }
     qsort(iv, n, 2 * sizeof *iv, cmp_t0);
     /* Length of the union: stages of one partition touch end to start,
-     * and a GPU slot lane may overlap itself, so merge first. */
+     * and GPU slots of one device overlap each other, so merge first. */
     double busy = 0, cur0 = 0, cur1 = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         if (iv[2 * i] > cur1) {
@@ -171,6 +194,16 @@ double zp__tr_busy(const zp__tr *t, size_t lane)
         busy += cur1 - cur0;
     free(iv);
     return busy / span;
+}
+
+double zp__tr_busy(const zp__tr *t, size_t lane)
+{
+    return busy_union(t, lane, NULL, NULL);
+}
+
+double zp__tr_busy_group(const zp__tr *t, const char *prefix, const char *const *stages)
+{
+    return busy_union(t, SIZE_MAX, prefix, stages);
 }
 
 static int cmp_d(const void *a, const void *b)

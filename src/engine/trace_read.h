@@ -44,6 +44,11 @@ zp_err zp__tr_load(zp__tr *out, const char *text, size_t len, zp__ioerr *why);
 void zp__tr_free(zp__tr *t);
 /* Fraction of [t->t0, t->t1] during which lane had at least one event. */
 double zp__tr_busy(const zp__tr *t, size_t lane);
+/* Fraction of [t->t0, t->t1] covered by the union of the events of every
+ * lane whose name starts with prefix ("gpu0/": the slots of GPU 0) whose
+ * stage is in the NULL-terminated list (NULL: any stage). With the device
+ * stages ("eval", "h", "msm") it is the GPU's busy fraction. */
+double zp__tr_busy_group(const zp__tr *t, const char *prefix, const char *const *stages);
 /* Median duration in seconds of the events of a stage; -1 when none. */
 double zp__tr_stage_median(const zp__tr *t, const char *stage);
 /* The Gantt chart: one row per lane, a bar per event coloured by stage,
