@@ -339,8 +339,15 @@ typedef struct zp_engine_config {
     /* GPU workers: -1 every usable GPU, 0 none (default), n the first n.
      * A build without CUDA has none; asking for some is ZP_E_NO_GPU. */
     int gpus;
-    /* Partition slots per GPU (admission control, DESIGN.md §3). Default 2. */
+    /* Partition slots per GPU (admission control, DESIGN.md §3): at most
+     * this many partitions in flight on one GPU, fewer when the GPU's arena
+     * cannot hold that many working sets next to the resident keys.
+     * Default 2. */
     int gpu_slots;
+    /* Bytes of each GPU's arena, taken once at open; 0: the device's free
+     * memory less a small reserve (default). Resident keys and slot working
+     * sets all come from it; nothing is allocated on the device later. */
+    uint64_t gpu_mem_bytes;
     /* Threads of the CPU pool that verifies (and finishes) proofs. Default 1. */
     int verify_threads;
     /* Verify every partition's proof before the job completes. Default
@@ -428,6 +435,7 @@ typedef struct zp_key_info {
     bool preloaded;
     uint32_t refs;              /* partitions using it now */
     uint64_t bytes;             /* host bytes while loaded, else 0 */
+    uint64_t device_bytes;      /* GPU arena bytes of its resident copies */
     uint32_t n_public;          /* 0 until first loaded */
     uint32_t n_vars;
     uint64_t domain_size;

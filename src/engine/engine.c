@@ -86,13 +86,12 @@ static zp_err check_config(const zp_engine_config *c)
         c->gpu_slots > 64 || c->gpus < -1 || c->max_queued_partitions < 1 || c->max_jobs < 1 ||
         c->max_jobs > (1u << 24) || c->max_partitions < 1 || !(c->finished_ttl_s >= 0))
         return ZP_E_INVALID_ARG;
+    if (c->gpus > ZP__GPUS_MAX)
+        return ZP_E_INVALID_ARG;
     if (c->gpus > 0 && (!zp__gpu_compiled() || zp__gpu_count() < c->gpus))
         return ZP_E_NO_GPU;
-    /* GPU workers plug into the scheduler (engine_impl.h) but are not
-     * written yet: asking for one must not silently prove on the CPU. */
-    if (c->gpus > 0 || (c->gpus < 0 && zp__gpu_count() > 0))
-        return ZP_E_UNSUPPORTED;
-    if (c->cpu_workers == 0)
+    bool gpu = c->gpus > 0 || (c->gpus < 0 && zp__gpu_count() > 0);
+    if (c->cpu_workers == 0 && !gpu)
         return ZP_E_INVALID_ARG; /* no proving worker at all */
     return ZP_OK;
 }
@@ -120,18 +119,30 @@ static zp_err init_sync(zp_engine *e)
     return ZP_OK;
 }
 
+/* Workers in order: CPU workers "cpuN", GPU slots "gpuG/S", then the
+ * CPU pool "verifyN". */
 static zp_err start_workers(zp_engine *e)
 {
-    int n = e->n_provers + e->n_verifiers;
+    int n = e->n_provers + e->n_verifiers, n_cpu = e->cfg.cpu_workers;
     for (int i = 0; i < n; i++) {
         zp__worker *w = &e->workers[i];
+        void *(*main_fn)(void *) = zp__cpu_worker_main;
         w->e = e;
         w->index = i;
-        bool prover = i < e->n_provers;
-        snprintf(w->name, sizeof w->name, prover ? "cpu%d" : "verify%d",
-                 prover ? i : i - e->n_provers);
+        w->gpu = -1;
+        if (i < n_cpu) {
+            snprintf(w->name, sizeof w->name, "cpu%d", i);
+        } else if (i < e->n_provers) {
+            w->gpu = (i - n_cpu) / e->cfg.gpu_slots;
+            w->slot_index = (i - n_cpu) % e->cfg.gpu_slots;
+            snprintf(w->name, sizeof w->name, "gpu%d/%d", w->gpu, w->slot_index);
+            main_fn = zp__gpu_worker_main;
+        } else {
+            snprintf(w->name, sizeof w->name, "verify%d", i - e->n_provers);
+            main_fn = zp__verify_main;
+        }
         zp__trace_set_lane(&e->trace, (uint32_t)i, w->name);
-        if (pthread_create(&w->thread, NULL, prover ? zp__cpu_worker_main : zp__verify_main, w))
+        if (pthread_create(&w->thread, NULL, main_fn, w))
             return ZP_E_NOMEM;
         w->started = true;
     }
@@ -156,16 +167,23 @@ zp_err zp_engine_open(zp_engine **out, const zp_engine_config *cfg)
         return ZP_E_NOMEM;
     e->cfg = *cfg;
     e->epoch = zp__mono_now();
-    e->n_provers = cfg->cpu_workers;
-    e->n_verifiers = cfg->verify_threads;
-    e->threads_per_worker = cfg->threads_per_worker > 0
-                                ? cfg->threads_per_worker
-                                : (online_cpus() / e->n_provers > 0 ? online_cpus() / e->n_provers : 1);
     zp__queue_init(&e->queue);
     if ((err = init_sync(e))) {
         free(e);
         return err;
     }
+    /* The arenas first: the slots count on them. */
+    if (cfg->gpus && (err = zp__gpus_open(e))) {
+        zp_engine_close(e);
+        return err;
+    }
+    e->n_provers = cfg->cpu_workers + e->n_gpus * cfg->gpu_slots;
+    e->n_verifiers = cfg->verify_threads;
+    /* Host threads of a CPU worker; a GPU-only engine gives them all to
+     * key loads, setups and witness generation. */
+    int per = cfg->cpu_workers ? online_cpus() / cfg->cpu_workers : online_cpus();
+    e->threads_per_worker = cfg->threads_per_worker > 0 ? cfg->threads_per_worker
+                                                        : (per > 0 ? per : 1);
     int n = e->n_provers + e->n_verifiers;
     e->workers = calloc((size_t)n, sizeof *e->workers);
     if (!e->workers || (err = zp__jobs_init(e)) ||
@@ -219,6 +237,7 @@ void zp_engine_close(zp_engine *e)
     free(e->workers);
     zp__jobs_free(e);
     zp__keys_free(e);
+    zp__gpus_close(e);
     zp__trace_free(&e->trace);
     pthread_cond_destroy(&e->work_cv);
     pthread_cond_destroy(&e->verify_cv);
@@ -282,7 +301,8 @@ zp_err zp_engine_worker_info(zp_engine *e, size_t index, zp_worker_info *out)
         }
         out->partitions_done = w->done;
         out->busy_s = w->busy_s + (w->busy ? zp__eng_now(e) - w->busy_since : 0);
-        out->healthy = true;
+        out->healthy = w->gpu < 0 || (!e->gpus[w->gpu].failed &&
+                                      w->slot_index < e->gpus[w->gpu].admitted);
     }
     pthread_mutex_unlock(&e->mu);
     return err;

@@ -4,15 +4,13 @@
  * Threads:
  *  - proving workers: each takes one partition at a time from the queue
  *    (zp__eng_take), proves it with its backend and hands the proof back
- *    (zp__eng_proved). The CPU worker (worker.c) runs the stages itself. A
- *    GPU worker plugs in at the same two calls: each of a GPU's K partition
- *    slots is a zp__worker of its own (lane "gpu0/1": its own busy state,
- *    trace lane and retry identity, but no thread); the GPU's dispatcher
- *    thread calls zp__eng_take for a slot only when that slot is free
- *    (admission, DESIGN.md §3), enqueues the stages on the slot's stream,
- *    and the completion callback hands the sums to the CPU pool, which
- *    finishes the proof and calls zp__eng_proved, so the dispatcher only
- *    enqueues. zp__eng_stage records GPU stages (CUDA event times) too.
+ *    (zp__eng_proved). The CPU worker (worker.c) runs the stages itself.
+ *    Each of a GPU's K partition slots (gpu_worker.c) is a worker too (lane
+ *    "gpu0/1"): a thread that takes a partition only while its slot is
+ *    admitted (the arena holds its working set next to the resident keys,
+ *    DESIGN.md §3), enqueues the device stages on the slot's own stream,
+ *    waits on that stream only, finishes the proof and hands it to the
+ *    pool. zp__eng_stage records every stage for the trace.
  *  - the CPU pool ("verify" threads): verifies each proof before the job
  *    may complete; a rejected proof is proved again once on another worker.
  *  - callers: submit, await, cancel, status; they never prove.
@@ -39,6 +37,33 @@
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
 #include "zkpipe.h"
+
+/* ------------------------------------------------------------------ GPUs */
+
+#define ZP__GPUS_MAX 16
+
+struct zp__gpu;
+struct zp__gpu_stream;
+struct zp__g16_dkey;
+struct zp__g16_slot;
+
+/* One GPU of the engine: its arena (taken at open) and the stream that
+ * uploads keys and runs GPU setups, one at a time (load_mu). */
+typedef struct zp__gpudev {
+    int ordinal;
+    struct zp__gpu *dev;
+    struct zp__gpu_stream *s;
+    pthread_mutex_t load_mu;
+    bool mu_init;
+    /* Slots 0 .. admitted-1 may take partitions (e->mu). Starts at
+     * gpu_slots; lowered when the arena cannot hold another working set
+     * next to the resident keys, 0 once the device failed. */
+    int admitted;
+    bool failed;
+    char why[160];                /* why admitted was lowered */
+} zp__gpudev;
+
+enum { ZP__DK_NONE = 0, ZP__DK_LOADING, ZP__DK_READY };
 
 /* ------------------------------------------------------------------ keys */
 
@@ -68,6 +93,20 @@ typedef struct zp__key {
     uint64_t domain_size;
     uint64_t jobs[ZP_PRIO_COUNT][ZP__OUT_COUNT];
     uint64_t submitted[ZP_PRIO_COUNT];
+    /* Device tier, per GPU (e->mu): the resident copy, its state, the
+     * slots proving with it, last use and arena bytes. */
+    struct zp__g16_dkey *dk[ZP__GPUS_MAX];
+    uint8_t dk_state[ZP__GPUS_MAX];
+    uint32_t dk_refs[ZP__GPUS_MAX];
+    uint64_t dk_lru[ZP__GPUS_MAX];
+    uint64_t dk_bytes[ZP__GPUS_MAX];
+    /* SYNTH keys of an engine with GPUs and no CPU worker are set up on
+     * each GPU (setup_gpu.c) and never have host points; the toxic waste
+     * is kept while loaded so every GPU makes the same key. TEST-ONLY keys
+     * by definition. */
+    bool gpu_setup;
+    zp__toxic toxic;
+    zp_h_conv conv;
 } zp__key;
 
 /* ------------------------------------------------------------------ jobs */
@@ -134,6 +173,12 @@ typedef struct zp__worker {
     uint64_t w_cap;
     zp_fr *abc;
     uint64_t abc_cap;
+    /* GPU slot workers: the GPU (-1 for CPU workers and the pool), the
+     * slot's index on it, and its working set (kept between partitions
+     * while the key shape fits). */
+    int gpu;
+    int slot_index;
+    struct zp__g16_slot *slot;
 } zp__worker;
 
 /* A proved partition on its way through the verify pool. */
@@ -177,7 +222,9 @@ struct zp_engine {
     uint64_t lru_tick;
 
     zp__worker *workers;          /* n_provers, then n_verifiers */
-    int n_provers, n_verifiers;
+    int n_provers, n_verifiers;   /* provers: CPU workers, then GPU slots */
+    zp__gpudev gpus[ZP__GPUS_MAX];
+    int n_gpus;
     zp__vtask *vhead, *vtail;
 
     zp__trace trace;
@@ -231,10 +278,26 @@ void zp__eng_stage(zp_engine *e, uint32_t lane, zp__stage st, const zp__job *job
  * the worker may stop early. */
 bool zp__eng_job_dead(zp_engine *e, zp__job *job);
 
+/* Puts a partition a worker took back at the front of its job, as if it
+ * had never been taken (the attempt is not counted), and releases the
+ * worker. For a GPU slot that found no room for the partition. */
+void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *job, uint32_t part);
+
 /* worker.c */
 void *zp__cpu_worker_main(void *arg);
 void *zp__verify_main(void *arg);
 void zp__worker_scratch_free(zp__worker *w);
+/* Decodes or generates partition part's witness into dst (n_vars values
+ * of the loaded, referenced key) and checks w[0] = 1. */
+zp_err zp__load_witness(zp_fr *dst, const zp__job *j, uint32_t part, const zp__key *key,
+                        uint32_t n_vars, zp__ioerr *why);
+
+/* gpu_worker.c: GPU slot workers and the device tier of keys. */
+zp_err zp__gpus_open(zp_engine *e);
+void zp__gpus_close(zp_engine *e);
+void *zp__gpu_worker_main(void *arg);
+/* Frees the resident copies of k on every GPU (e->mu held; no refs). */
+void zp__key_drop_device(zp_engine *e, zp__key *k);
 
 /* engine_metrics.c */
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len);

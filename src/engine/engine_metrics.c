@@ -4,6 +4,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/util.h"
+#include "gpu/gpu.h"
 
 static const char *const outcome_names[ZP__OUT_COUNT] = {"done", "failed", "cancelled"};
 
@@ -113,6 +114,54 @@ static void key_metrics(zp__sb *sb, zp_engine *e)
                   (unsigned long long)e->cfg.key_budget_bytes);
 }
 
+static void gpu_metrics(zp__sb *sb, zp_engine *e)
+{
+    if (!e->n_gpus)
+        return;
+    zp__prom_head(sb, "zkpipe_gpu_memory_bytes", "gauge",
+                  "Each GPU's arena: its size and the bytes carved from it.");
+    for (int g = 0; g < e->n_gpus; g++) {
+        zp__gpu_info info;
+        zp__gpu_get_info(e->gpus[g].dev, &info);
+        zp__sb_printf(sb, "zkpipe_gpu_memory_bytes{gpu=\"%d\",kind=\"arena\"} %llu\n", g,
+                      (unsigned long long)info.arena_bytes);
+        zp__sb_printf(sb, "zkpipe_gpu_memory_bytes{gpu=\"%d\",kind=\"used\"} %llu\n", g,
+                      (unsigned long long)info.arena_used);
+    }
+    zp__prom_head(sb, "zkpipe_gpu_slots_admitted", "gauge",
+                  "Partition slots of each GPU allowed to take work.");
+    for (int g = 0; g < e->n_gpus; g++)
+        zp__sb_printf(sb, "zkpipe_gpu_slots_admitted{gpu=\"%d\"} %d\n", g, e->gpus[g].admitted);
+    zp__prom_head(sb, "zkpipe_gpu_busy_ratio", "gauge",
+                  "Fraction of the uptime at least one slot of each GPU held a partition.");
+    double now = zp__eng_now(e);
+    for (int g = 0; g < e->n_gpus; g++) {
+        /* Union of the slots' busy time is not kept; the busiest slot is a
+         * lower bound and the trace (bench batch) gives the exact figure. */
+        double best = 0;
+        for (int i = 0; i < e->n_provers; i++) {
+            const zp__worker *w = &e->workers[i];
+            if (w->gpu != g)
+                continue;
+            double b = w->busy_s + (w->busy ? now - w->busy_since : 0);
+            if (b > best)
+                best = b;
+        }
+        zp__sb_printf(sb, "zkpipe_gpu_busy_ratio{gpu=\"%d\"} %.6f\n", g,
+                      now > 0 ? best / now : 0);
+    }
+    zp__prom_head(sb, "zkpipe_key_device_bytes", "gauge",
+                  "GPU arena bytes of each key's resident copies.");
+    for (uint32_t i = 0; i < e->n_keys; i++) {
+        uint64_t b = 0;
+        for (int g = 0; g < e->n_gpus; g++)
+            b += e->keys[i]->dk_bytes[g];
+        zp__sb_puts(sb, "zkpipe_key_device_bytes{key=");
+        zp__prom_label(sb, e->keys[i]->name);
+        zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);
+    }
+}
+
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len)
 {
     zp__sb sb = {0};
@@ -123,6 +172,7 @@ zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len)
     proof_metrics(&sb, e);
     worker_metrics(&sb, e);
     key_metrics(&sb, e);
+    gpu_metrics(&sb, e);
     pthread_mutex_unlock(&e->mu);
     return zp__sb_finish(&sb, out, len);
 }

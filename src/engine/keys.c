@@ -68,6 +68,7 @@ zp_err zp_engine_add_key(zp_engine *e, const char *name, const char *source)
     snprintf(k->name, sizeof k->name, "%s", name);
     snprintf(k->source, sizeof k->source, "%s", source);
     k->last_used = -1;
+    k->gpu_setup = k->kind == ZP__KEY_SYNTH && e->n_gpus > 0 && e->cfg.cpu_workers == 0;
     pthread_mutex_lock(&e->mu);
     zp__key *old = zp__key_find(e, name);
     if (old) {
@@ -130,13 +131,25 @@ static uint64_t estimate_bytes(const zp__key *k)
     if (zp__synth_shape_of(&sh, &k->spec))
         return 0;
     uint64_t dom = (uint64_t)1 << k->spec.log2;
-    uint64_t pts = (uint64_t)sh.n_vars * (3 * 96 + 192) + dom * 96;
+    uint64_t pts = k->gpu_setup ? 0 : (uint64_t)sh.n_vars * (3 * 96 + 192) + dom * 96;
     return pts + 2 * (sh.nnz_a + sh.nnz_b) * (4 + 32) + 4 * (sh.n_constraints + 1) * 8;
 }
 
 /* ------------------------------------------------------------- loading */
 
-static zp_err load_synth(const zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
+/* Toxic waste for a key set up on the GPUs: all nonzero. */
+static zp_err draw_toxic(zp__toxic *t)
+{
+    zp_fr *v[] = {&t->tau, &t->alpha, &t->beta, &t->gamma, &t->delta};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        do {
+            if (zp_fr_random(v[i]))
+                return ZP_E_RANDOM;
+        } while (zp_fr_is_zero(v[i]));
+    return ZP_OK;
+}
+
+static zp_err load_synth(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
 {
     zp__synth_spec s = k->spec;
     s.threads = threads;
@@ -148,6 +161,16 @@ static zp_err load_synth(const zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads
     /* PoRep-shaped circuits get a bellperson-convention key, the others a
      * snarkjs one, so both H conventions run through the engine. */
     zp_h_conv conv = s.kind == ZP__SYNTH_POREP ? ZP_H_TAU : ZP_H_COSET;
+    k->conv = conv;
+    if (k->gpu_setup) {
+        /* The points are made on each GPU when it first proves with the
+         * key (gpu_worker.c), which fills pk's host part; keep C for it. */
+        if ((err = draw_toxic(&k->toxic))) {
+            zp__r1cs_free(cs);
+            return zp__fail(why, err, "the OS random source failed (toxic waste)");
+        }
+        return ZP_OK;
+    }
     err = zp__setup(pk, cs, conv, threads, NULL);
     if (err) {
         zp__r1cs_free(cs);
@@ -158,7 +181,7 @@ static zp_err load_synth(const zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads
     return ZP_OK;
 }
 
-static zp_err load_key(const zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
+static zp_err load_key(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
 {
     memset(pk, 0, sizeof *pk);
     memset(cs, 0, sizeof *cs);
@@ -175,6 +198,8 @@ static zp_err load_key(const zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, 
 
 static void unload(zp_engine *e, zp__key *k)
 {
+    zp__key_drop_device(e, k);
+    memset(&k->toxic, 0, sizeof k->toxic);
     zp__pk_free(&k->pk);
     zp__r1cs_free(&k->cs);
     e->key_used -= k->bytes;
@@ -253,9 +278,18 @@ static zp_err load_unlocked(zp_engine *e, zp__key *k, uint64_t est, zp__ioerr *w
         k->bytes = loaded_bytes(k);
         e->key_used += k->bytes;
         k->loads++;
-        k->n_public = pk.n_public;
-        k->n_vars = pk.n_vars;
-        k->domain_size = pk.domain_size;
+        if (k->gpu_setup) {
+            uint64_t rows = cs.n_constraints + cs.n_public + 1, n = 1;
+            while (n < rows)
+                n <<= 1;
+            k->n_public = cs.n_public;
+            k->n_vars = cs.n_vars;
+            k->domain_size = n;
+        } else {
+            k->n_public = pk.n_public;
+            k->n_vars = pk.n_vars;
+            k->domain_size = pk.domain_size;
+        }
     }
     pthread_cond_broadcast(&e->key_cv);
     return err;
@@ -373,6 +407,11 @@ zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out)
         snprintf(out->name, sizeof out->name, "%s", k->name);
         snprintf(out->source, sizeof out->source, "%s", k->source);
         out->tier = k->tier;
+        for (int g = 0; g < ZP__GPUS_MAX; g++) {
+            out->device_bytes += k->dk_bytes[g];
+            if (k->dk_state[g] == ZP__DK_READY)
+                out->tier = ZP_KEY_DEVICE;
+        }
         out->preloaded = k->preloaded;
         out->refs = k->refs;
         out->bytes = k->bytes;
@@ -392,6 +431,7 @@ void zp__keys_free(zp_engine *e)
 {
     for (uint32_t i = 0; i < e->n_keys; i++) {
         zp__key *k = e->keys[i];
+        zp__key_drop_device(e, k);
         zp__pk_free(&k->pk);
         zp__r1cs_free(&k->cs);
         free(k);

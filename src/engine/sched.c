@@ -32,13 +32,20 @@ static void worker_idle(zp_engine *e, zp__worker *w, bool count)
     w->done += count;
 }
 
+/* Admission (DESIGN.md §3): a GPU slot takes work only while its GPU has
+ * room for its working set (e->mu held). */
+static bool admitted(const zp_engine *e, const zp__worker *w)
+{
+    return w->gpu < 0 || w->slot_index < e->gpus[w->gpu].admitted;
+}
+
 bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)
 {
     zp__qjob *q = NULL;
     bool retry;
     pthread_mutex_lock(&e->mu);
-    while (!e->stop &&
-           (e->paused || !zp__queue_take(&e->queue, w->index, e->n_provers, &q, part, &retry)))
+    while (!e->stop && (e->paused || !admitted(e, w) ||
+                        !zp__queue_take(&e->queue, w->index, e->n_provers, &q, part, &retry)))
         pthread_cond_wait(&e->work_cv, &e->mu);
     if (e->stop) {
         pthread_mutex_unlock(&e->mu);
@@ -151,6 +158,22 @@ void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part, zp_e
     pthread_mutex_unlock(&e->mu);
     if (release)
         zp__key_release(e, key);
+}
+
+void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+{
+    pthread_mutex_lock(&e->mu);
+    worker_idle(e, w, false);
+    zp__part *p = &j->parts[part];
+    p->attempts--;
+    p->state = ZP__PART_WAITING;
+    part_out(e, j);
+    if (!job_finished(j)) {
+        zp__queue_retry(&e->queue, &j->q, part, -1);
+        pthread_cond_broadcast(&e->work_cv);
+    }
+    zp__job_unpin(e, j);
+    pthread_mutex_unlock(&e->mu);
 }
 
 /* ------------------------------------------------------- the CPU pool */

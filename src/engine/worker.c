@@ -40,6 +40,38 @@ static uint64_t wtns_max_bytes(uint64_t n_vars)
     return n_vars * 32 + (1u << 16);
 }
 
+zp_err zp__load_witness(zp_fr *dst, const zp__job *j, uint32_t part, const zp__key *key,
+                        uint32_t n_vars, zp__ioerr *why)
+{
+    zp_err err;
+    const zp__wit *src = &j->wit[j->n_wit == 1 ? 0 : part];
+    switch (src->kind) {
+    case ZP_WITNESS_FILE: {
+        zp__buf buf;
+        if ((err = zp__file_map(&buf, src->path, wtns_max_bytes(n_vars), why)))
+            return err;
+        err = zp__wtns_decode_into(dst, n_vars, buf.data, buf.len, why);
+        zp__buf_free(&buf);
+        break;
+    }
+    case ZP_WITNESS_MEMORY:
+        err = zp__wtns_decode_into(dst, n_vars, src->data, src->len, why);
+        break;
+    case ZP_WITNESS_SYNTH: {
+        uint64_t seed = src->seed + (j->n_wit == 1 ? part : 0);
+        err = zp__synth_witness(dst, &key->cs, &key->spec, seed);
+        if (err)
+            zp__fail(why, err, "cannot generate the synthetic witness: %s", zp_strerror(err));
+        break;
+    }
+    default:
+        err = zp__fail(why, ZP_E_INVALID_ARG, "unknown witness kind");
+    }
+    if (!err && !zp_fr_is_one(&dst[0]))
+        err = zp__fail(why, ZP_E_WITNESS, "the witness does not start with 1 (w[0] = ONE)");
+    return err;
+}
+
 /* Fills w->w with partition part's witness (key loaded and referenced). */
 static zp_err load_witness(zp__worker *w, const zp__job *j, uint32_t part, const zp__key *key,
                            zp__ioerr *why)
@@ -48,32 +80,7 @@ static zp_err load_witness(zp__worker *w, const zp__job *j, uint32_t part, const
     zp_err err = reserve(&w->w, &w->w_cap, pk->n_vars);
     if (err)
         return zp__fail(why, err, "no memory for a witness of %u values", pk->n_vars);
-    const zp__wit *src = &j->wit[j->n_wit == 1 ? 0 : part];
-    switch (src->kind) {
-    case ZP_WITNESS_FILE: {
-        zp__buf buf;
-        if ((err = zp__file_map(&buf, src->path, wtns_max_bytes(pk->n_vars), why)))
-            return err;
-        err = zp__wtns_decode_into(w->w, pk->n_vars, buf.data, buf.len, why);
-        zp__buf_free(&buf);
-        break;
-    }
-    case ZP_WITNESS_MEMORY:
-        err = zp__wtns_decode_into(w->w, pk->n_vars, src->data, src->len, why);
-        break;
-    case ZP_WITNESS_SYNTH: {
-        uint64_t seed = src->seed + (j->n_wit == 1 ? part : 0);
-        err = zp__synth_witness(w->w, &key->cs, &key->spec, seed);
-        if (err)
-            zp__fail(why, err, "cannot generate the synthetic witness: %s", zp_strerror(err));
-        break;
-    }
-    default:
-        err = zp__fail(why, ZP_E_INVALID_ARG, "unknown witness kind");
-    }
-    if (!err && !zp_fr_is_one(&w->w[0]))
-        err = zp__fail(why, ZP_E_WITNESS, "the witness does not start with 1 (w[0] = ONE)");
-    return err;
+    return zp__load_witness(w->w, j, part, key, pk->n_vars, why);
 }
 
 typedef struct part_run {

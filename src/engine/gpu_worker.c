@@ -1,0 +1,385 @@
+/*
+ * GPU slot workers and the device tier of keys (DESIGN.md §3).
+ *
+ * Each GPU of the engine has one arena, taken when the engine opens
+ * (zp__gpus_open); nothing is allocated on the device afterwards. Keys
+ * become resident in it on first use by that GPU (an upload of the host
+ * key, or a TEST-ONLY setup on the device for synthetic keys of a GPU-only
+ * engine) and stay there, shared by the GPU's slots, until the host key is
+ * unloaded or the room is needed for another key (least recently used key
+ * with no slot proving with it goes first).
+ *
+ * A slot is a worker of its own: a thread that takes one partition at a
+ * time (zp__eng_take), so a partition is only ever dispatched into a free
+ * slot. The thread loads the witness into the slot's pinned buffer,
+ * enqueues eval, h and the MSMs on the slot's stream and waits on that
+ * stream only (zp__g16_slot_sums); it finishes the proof (a few scalar
+ * multiplications) and hands it to the CPU pool, which verifies it. While
+ * one slot waits or does host work, the others keep the device busy.
+ *
+ * Admission: a slot's working set is carved from the arena the first time
+ * the slot proves with a key of that shape and kept. When the arena
+ * cannot hold it even after evicting idle resident keys, a slot other than
+ * the GPU's first puts the partition back and the GPU admits only the
+ * slots below it from then on (gpudev.admitted); the first slot fails the
+ * partition with the sizes in the message. No fallback allocation, no
+ * retry loop against the driver.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_impl.h"
+#include "engine/util.h"
+#include "gpu/gpu.h"
+#include "groth16/gpu_prover.h"
+
+/* ------------------------------------------------------------- devices */
+
+zp_err zp__gpus_open(zp_engine *e)
+{
+    int want = e->cfg.gpus < 0 ? zp__gpu_count() : e->cfg.gpus;
+    if (want > ZP__GPUS_MAX)
+        want = ZP__GPUS_MAX;
+    for (int g = 0; g < want; g++) {
+        zp__gpudev *d = &e->gpus[g];
+        d->ordinal = g;
+        pthread_mutex_init(&d->load_mu, NULL);
+        d->mu_init = true;
+        e->n_gpus = g + 1;
+        zp__gpu_config c;
+        zp__gpu_config_default(&c);
+        c.device = g;
+        if (e->cfg.gpu_mem_bytes)
+            c.arena_bytes = e->cfg.gpu_mem_bytes;
+        zp_err err = zp__gpu_open(&d->dev, &c);
+        if (!err)
+            err = zp__gpu_stream_open(d->dev, &d->s);
+        if (err)
+            return err;
+        d->admitted = e->cfg.gpu_slots;
+    }
+    return ZP_OK;
+}
+
+void zp__gpus_close(zp_engine *e)
+{
+    for (int g = 0; g < e->n_gpus; g++) {
+        zp__gpudev *d = &e->gpus[g];
+        if (d->s)
+            zp__gpu_stream_close(d->s);
+        if (d->dev)
+            zp__gpu_close(d->dev);
+        if (d->mu_init)
+            pthread_mutex_destroy(&d->load_mu);
+        memset(d, 0, sizeof *d);
+    }
+    e->n_gpus = 0;
+}
+
+/* ------------------------------------------------------ the device tier */
+
+/* Frees k's copy on GPU g (e->mu held; no slot uses it). */
+static void drop_one(zp__key *k, int g)
+{
+    if (k->dk_state[g] != ZP__DK_READY)
+        return;
+    zp__g16_dkey_free(k->dk[g]);
+    free(k->dk[g]);
+    k->dk[g] = NULL;
+    k->dk_state[g] = ZP__DK_NONE;
+    k->dk_bytes[g] = 0;
+}
+
+void zp__key_drop_device(zp_engine *e, zp__key *k)
+{
+    for (int g = 0; g < e->n_gpus; g++)
+        if (!k->dk_refs[g])
+            drop_one(k, g);
+}
+
+/* Evicts the least recently used resident key of GPU g that no slot uses,
+ * other than keep (e->mu held). True when something was freed. */
+static bool evict_one(zp_engine *e, int g, const zp__key *keep)
+{
+    zp__key *victim = NULL;
+    for (uint32_t i = 0; i < e->n_keys; i++) {
+        zp__key *k = e->keys[i];
+        if (k == keep || k->dk_state[g] != ZP__DK_READY || k->dk_refs[g])
+            continue;
+        if (!victim || k->dk_lru[g] < victim->dk_lru[g])
+            victim = k;
+    }
+    if (victim)
+        drop_one(victim, g);
+    return victim != NULL;
+}
+
+static bool evict_for(zp_engine *e, int g, const zp__key *keep)
+{
+    pthread_mutex_lock(&e->mu);
+    bool freed = evict_one(e, g, keep);
+    pthread_mutex_unlock(&e->mu);
+    return freed;
+}
+
+/* Makes k resident on d (e->mu NOT held; d->load_mu held). pk_tmp
+ * receives the host part of a GPU setup. */
+static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *dk,
+                        zp__pk *pk_tmp, zp__ioerr *why)
+{
+    for (;;) {
+        zp_err err;
+        memset(pk_tmp, 0, sizeof *pk_tmp);
+        if (k->gpu_setup)
+            err = zp__g16_dkey_setup(dk, pk_tmp, d->dev, d->s, &k->cs, k->conv,
+                                     e->threads_per_worker, &k->toxic, why);
+        else
+            err = zp__g16_dkey_upload(dk, d->dev, d->s, &k->pk, why);
+        if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
+            return err;
+    }
+}
+
+/* Takes a reference to k's copy on d, making it first when needed; k's
+ * host part is loaded and referenced by the caller. */
+static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey **out,
+                           zp__ioerr *why)
+{
+    int g = d->ordinal;
+    pthread_mutex_lock(&e->mu);
+    while (k->dk_state[g] == ZP__DK_LOADING)
+        pthread_cond_wait(&e->key_cv, &e->mu);
+    if (k->dk_state[g] == ZP__DK_READY) {
+        k->dk_refs[g]++;
+        k->dk_lru[g] = ++e->lru_tick;
+        *out = k->dk[g];
+        pthread_mutex_unlock(&e->mu);
+        return ZP_OK;
+    }
+    k->dk_state[g] = ZP__DK_LOADING;
+    pthread_mutex_unlock(&e->mu);
+
+    zp__g16_dkey *dk = calloc(1, sizeof *dk);
+    zp__pk tmp;
+    memset(&tmp, 0, sizeof tmp);
+    double t0 = zp__mono_now();
+    zp_err err = dk ? ZP_OK : zp__fail(why, ZP_E_NOMEM, "no memory for a device key");
+    if (!err) {
+        pthread_mutex_lock(&d->load_mu);
+        err = make_dkey(e, d, k, dk, &tmp, why);
+        pthread_mutex_unlock(&d->load_mu);
+    }
+    pthread_mutex_lock(&e->mu);
+    if (!err) {
+        if (k->gpu_setup) {
+            /* Every GPU makes the same key from the same toxic waste; the
+             * first one's host part becomes the key's. */
+            if (!k->pk.n_vars) {
+                e->key_used -= k->bytes;
+                k->pk = tmp;
+                k->bytes += (uint64_t)tmp.vk.n_ic * sizeof(zp_g1_affine) +
+                            2 * ((uint64_t)tmp.n_vars / 64 + 1) * 8;
+                e->key_used += k->bytes;
+            } else {
+                zp__pk_free(&tmp);
+            }
+            dk->pk = &k->pk;
+        }
+        k->dk[g] = dk;
+        k->dk_state[g] = ZP__DK_READY;
+        k->dk_refs[g] = 1;
+        k->dk_lru[g] = ++e->lru_tick;
+        k->dk_bytes[g] = zp__g16_dkey_bytes(&k->pk);
+        *out = dk;
+        if (getenv("ZKPIPE_LOG_KEYS"))
+            fprintf(stderr, "zkpipe: key %s resident on gpu%d in %.2f s (%s, %.2f GiB)\n",
+                    k->name, g, zp__mono_now() - t0, k->gpu_setup ? "GPU setup" : "upload",
+                    (double)k->dk_bytes[g] / (1u << 30));
+    } else {
+        k->dk_state[g] = ZP__DK_NONE;
+        free(dk);
+    }
+    pthread_cond_broadcast(&e->key_cv);
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+static void dkey_release(zp_engine *e, int g, zp__key *k)
+{
+    pthread_mutex_lock(&e->mu);
+    if (k->dk_refs[g])
+        k->dk_refs[g]--;
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* --------------------------------------------------------------- slots */
+
+/* The slot's working set for keys of pk's shape: kept when it fits,
+ * carved again otherwise, evicting idle resident keys for room. */
+static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk *pk,
+                         const zp__key *k, zp__ioerr *why)
+{
+    if (w->slot && zp__g16_slot_fits(w->slot, pk))
+        return ZP_OK;
+    if (w->slot) {
+        zp__g16_slot_close(w->slot);
+        w->slot = NULL;
+    }
+    for (;;) {
+        zp_err err = zp__g16_slot_open(&w->slot, d->dev, pk, why);
+        if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
+            return err;
+    }
+}
+
+/* No room for slot w's working set: it and the slots above it stop taking
+ * work on this GPU. */
+static void lower_admission(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk *pk)
+{
+    pthread_mutex_lock(&e->mu);
+    if (d->admitted > w->slot_index) {
+        d->admitted = w->slot_index;
+        zp__gpu_info info;
+        zp__gpu_get_info(d->dev, &info);
+        snprintf(d->why, sizeof d->why,
+                 "slot %d: a working set of %llu bytes does not fit (%llu of %llu arena "
+                 "bytes in use)",
+                 w->slot_index, (unsigned long long)zp__g16_slot_bytes(pk),
+                 (unsigned long long)info.arena_used, (unsigned long long)info.arena_bytes);
+        fprintf(stderr, "zkpipe: gpu%d admits %d slot(s): %s\n", d->ordinal, d->admitted,
+                d->why);
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* A device that failed for good takes no more work. */
+static void gpu_failed(zp_engine *e, zp__gpudev *d, zp_err err)
+{
+    if (err != ZP_E_GPU_FATAL && zp__gpu_healthy(d->dev))
+        return;
+    pthread_mutex_lock(&e->mu);
+    d->failed = true;
+    d->admitted = 0;
+    snprintf(d->why, sizeof d->why, "the device failed: %s", zp__gpu_last_error());
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* ----------------------------------------------------------- partitions */
+
+typedef struct gpu_run {
+    zp_engine *e;
+    zp__worker *w;
+    zp__job *j;
+    uint32_t part;
+    double t;            /* start of the current stage */
+} gpu_run;
+
+static void stage(gpu_run *r, zp__stage st, double t1)
+{
+    zp__eng_stage(r->e, (uint32_t)r->w->index, st, r->j, r->part, r->t, t1);
+    r->t = t1;
+}
+
+/* The device stages, recorded from the slot's own times (they run back to
+ * back on the slot's stream); the msm stage ends now. */
+static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit,
+                            zp__g16_sums *sums, zp__ioerr *why)
+{
+    zp__prove_times pt;
+    memset(&pt, 0, sizeof pt);
+    zp_err err = zp__g16_slot_sums(r->w->slot, dk, wit, sums, &pt, why);
+    double end = zp__eng_now(r->e);
+    if (err)
+        return err;
+    double t_eval = r->t + pt.eval, t_h = t_eval + pt.h;
+    stage(r, ZP__ST_EVAL, t_eval < end ? t_eval : end);
+    stage(r, ZP__ST_H, t_h < end ? t_h : end);
+    stage(r, ZP__ST_MSM, end);
+    return ZP_OK;
+}
+
+/* finish: fresh r, s from the OS, the three points, their encoding. */
+static zp_err finish(zp__proof *proof, uint8_t *bytes, const zp__pk *pk,
+                     const zp__g16_sums *sums, zp__ioerr *why)
+{
+    zp_fr rr, ss;
+    if (zp_fr_random(&rr) || zp_fr_random(&ss))
+        return zp__fail(why, ZP_E_RANDOM, "the OS random source failed (blinding r, s)");
+    zp__g16_finish(proof, pk, sums, &rr, &ss);
+    zp_err err = zp__proof_encode(bytes, proof);
+    if (err)
+        zp__fail(why, err, "the proof cannot be encoded: %s", zp_strerror(err));
+    return err;
+}
+
+static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+{
+    zp__gpudev *d = &e->gpus[w->gpu];
+    gpu_run r = {e, w, j, part, zp__eng_now(e)};
+    zp__ioerr why = {{0}};
+    zp__proof proof;
+    uint8_t bytes[ZP__PROOF_BYTES];
+    memset(&proof, 0, sizeof proof);
+    zp__key *key = j->key;
+    zp__g16_dkey *dk = NULL;
+    zp_fr *wit = NULL;
+    zp_err err = zp__key_acquire(e, key, &why);
+    bool held = !err;
+    if (!err && (err = dkey_acquire(e, d, key, &dk, &why))) {
+        char msg[sizeof why.msg];
+        snprintf(msg, sizeof msg, "%s", why.msg[0] ? why.msg : zp_strerror(err));
+        zp__fail(&why, err, "key %s cannot be made resident on gpu%d: %s", key->name,
+                 d->ordinal, msg);
+    }
+    const zp__pk *pk = dk ? dk->pk : NULL;
+    if (!err && !zp__pk_shape_ok(pk))
+        err = zp__fail(&why, ZP_E_INVALID_ARG, "the key's counts disagree with each other");
+    if (!err && (err = slot_ready(e, w, d, pk, key, &why)) == ZP_E_GPU_OOM &&
+        w->slot_index > 0) {
+        lower_admission(e, w, d, pk);
+        dkey_release(e, d->ordinal, key);
+        zp__key_release(e, key);
+        zp__eng_requeue(e, w, j, part);
+        return;
+    }
+    if (err == ZP_E_GPU_OOM)
+        zp__fail(&why, err, "gpu%d cannot hold a working set of %llu bytes for key %s next "
+                 "to its resident keys", d->ordinal,
+                 (unsigned long long)zp__g16_slot_bytes(pk), key->name);
+    if (!err) {
+        wit = zp__g16_slot_witness_buf(w->slot);
+        err = zp__load_witness(wit, j, part, key, pk->n_vars, &why);
+    }
+    if (!err) {
+        stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));
+        if (zp__eng_job_dead(e, j))
+            err = ZP_E_CANCELLED;
+    }
+    zp__g16_sums sums;
+    if (!err && (err = device_stages(&r, dk, wit, &sums, &why)))
+        gpu_failed(e, d, err);
+    if (dk)
+        dkey_release(e, d->ordinal, key);
+    if (!err && zp__eng_job_dead(e, j))
+        err = ZP_E_CANCELLED;
+    if (!err && !(err = finish(&proof, bytes, pk, &sums, &why)))
+        stage(&r, ZP__ST_FINISH, zp__eng_now(e));
+    const zp_fr *pub = held && !err ? wit + 1 : NULL;
+    uint32_t n_pub = held && pk ? pk->n_public : 0;
+    zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, pub, n_pub, held);
+}
+
+void *zp__gpu_worker_main(void *arg)
+{
+    zp__worker *w = arg;
+    zp__job *j;
+    uint32_t part;
+    while (zp__eng_take(w->e, w, &j, &part))
+        run_partition(w->e, w, j, part);
+    if (w->slot) {
+        zp__g16_slot_close(w->slot);
+        w->slot = NULL;
+    }
+    return NULL;
+}

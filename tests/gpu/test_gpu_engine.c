@@ -1,0 +1,249 @@
+/*
+ * The engine with GPU slot workers (gpu_worker.c), on device 0:
+ *  - a GPU-only engine sets synthetic keys up on the GPU and proves jobs of
+ *    several partitions on two slots; every proof verifies independently,
+ *    the trace has every stage of every partition on a GPU lane, the key
+ *    reports the device tier and its arena bytes;
+ *  - a mixed engine (one CPU worker, one GPU) uploads a host key and both
+ *    kinds of worker prove partitions of the same jobs;
+ *  - admission: with an arena that holds the key and one working set, a
+ *    3-slot GPU admits one slot, and every job still completes;
+ *  - an arena too small for the key fails the job with a message naming
+ *    the GPU, and the engine keeps serving other keys;
+ *  - a job cancelled while running ends cancelled; the GPU goes on.
+ * Exit 77 without a GPU.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../test_engine_util.h"
+#include "gpu/gpu.h"
+#include "groth16/gpu_prover.h"
+
+static int small;
+
+static zp_engine *open_gpu_engine(int cpu, int slots, uint64_t mem)
+{
+    zp_engine_config c;
+    zp_engine_config_default(&c);
+    c.cpu_workers = cpu;
+    c.gpus = 1;
+    c.gpu_slots = slots;
+    c.gpu_mem_bytes = mem;
+    c.verify_threads = 2;
+    zp_engine *e = NULL;
+    zp_err err = zp_engine_open(&e, &c);
+    CHECK_EQ_INT(err, ZP_OK);
+    return e;
+}
+
+static const zp__key *key_of(zp_engine *e, const char *name)
+{
+    pthread_mutex_lock(&e->mu);
+    const zp__key *k = zp__key_find(e, name);
+    pthread_mutex_unlock(&e->mu);
+    return k;
+}
+
+/* Every stage of every partition of job ran once, the proving ones on a
+ * GPU lane (or a CPU one when cpu_ok). */
+static void check_lanes(zp_engine *e, const char *job, uint32_t parts, bool cpu_ok,
+                        int *gpu_parts)
+{
+    char *text;
+    size_t len;
+    CHECK_EQ_INT(zp_engine_trace_json(e, &text, &len), ZP_OK);
+    zp__json doc;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__json_parse(&doc, text, len, NULL, &why), ZP_OK);
+    zp_free(text);
+    int seen[ZP__ST_COUNT][16] = {{0}};
+    const zp__jval *ev = zp__json_get(doc.root, "traceEvents");
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const zp__jval *x = &ev->items[i];
+        const zp__jval *ph = zp__json_get(x, "ph"), *args = zp__json_get(x, "args");
+        if (!ph || strcmp(ph->str, "X"))
+            continue;
+        const zp__jval *name = zp__json_get(x, "name"), *j = zp__json_get(args, "job");
+        const zp__jval *p = zp__json_get(args, "partition"), *tid = zp__json_get(x, "tid");
+        if (!name || !j || !p || !tid || strcmp(j->str, job))
+            continue;
+        int part = atoi(p->str), lane = atoi(tid->str);
+        for (int s = 0; s < ZP__ST_COUNT; s++) {
+            if (strcmp(name->str, zp__stage_name((zp__stage)s)) || part < 0 || part >= 16)
+                continue;
+            seen[s][part]++;
+            if (s == ZP__ST_VERIFY || lane < 0 || lane >= e->n_provers)
+                continue;
+            bool gpu = e->workers[lane].gpu >= 0;
+            CHECK(gpu || cpu_ok);
+            if (s == ZP__ST_MSM && gpu && gpu_parts)
+                (*gpu_parts)++;
+        }
+    }
+    for (int s = 0; s < ZP__ST_COUNT; s++)
+        for (uint32_t p = 0; p < 16; p++)
+            CHECK_EQ_INT(seen[s][p], p < parts ? 1 : 0);
+    zp__json_free(&doc);
+}
+
+static void test_gpu_only(void)
+{
+    zp_engine *e = open_gpu_engine(0, 2, 0);
+    if (!e)
+        return;
+    const char *circ = small ? "synth:porep:9" : "synth:porep:12";
+    CHECK_EQ_INT(zp_engine_add_key(e, "p", circ), ZP_OK);
+    CHECK_EQ_INT(zp_engine_add_key(e, "c", "synth:chain:8"), ZP_OK);
+    CHECK(key_of(e, "p")->gpu_setup);
+    char ids[4][ZP_JOB_ID_MAX + 1];
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_INT(t_submit(e, NULL, i == 3 ? "c" : "p", ZP_PRIO_NORMAL, 3,
+                              100 + 10 * (uint64_t)i, ids[i]),
+                     ZP_OK);
+    for (int i = 0; i < 4; i++)
+        t_await_ok(e, ids[i], i == 3 ? "c" : "p", 3);
+    check_lanes(e, ids[0], 3, false, NULL);
+    zp_key_info ki;
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
+    CHECK(ki.device_bytes > 0);
+    zp_engine_info st;
+    CHECK_EQ_INT(zp_engine_status(e, &st), ZP_OK);
+    CHECK_EQ_INT(st.proofs_verified, 12);
+    CHECK_EQ_INT(st.proofs_rejected, 0);
+    char *m;
+    size_t len;
+    CHECK_EQ_INT(zp_engine_metrics(e, &m, &len), ZP_OK);
+    CHECK(strstr(m, "zkpipe_gpu_slots_admitted{gpu=\"0\"} 2") != NULL);
+    CHECK(strstr(m, "zkpipe_gpu_memory_bytes{gpu=\"0\",kind=\"used\"}") != NULL);
+    zp_free(m);
+    /* Evicting the key frees its device copy; the next job makes it again. */
+    CHECK_EQ_INT(zp_engine_evict_key(e, "p"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.device_bytes, 0);
+    CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_HIGH, 2, 7, ids[0]), ZP_OK);
+    t_await_ok(e, ids[0], "p", 2);
+    zp_engine_close(e);
+}
+
+static void test_mixed(void)
+{
+    zp_engine *e = open_gpu_engine(1, 2, 0);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
+    CHECK(!key_of(e, "d")->gpu_setup);
+    char ids[3][ZP_JOB_ID_MAX + 1];
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 6, 50 + 10 * (uint64_t)i, ids[i]),
+                     ZP_OK);
+    int gpu_parts = 0;
+    for (int i = 0; i < 3; i++) {
+        t_await_ok(e, ids[i], "d", 6);
+        check_lanes(e, ids[i], 6, true, &gpu_parts);
+    }
+    CHECK(gpu_parts > 0);
+    zp_engine_close(e);
+}
+
+/* The shape sizes of a key, from a CPU setup of the same circuit. */
+static void shape_bytes(const char *spec, uint64_t *dkey, uint64_t *slot)
+{
+    zp__synth_spec s;
+    zp__r1cs cs;
+    zp__pk pk;
+    *dkey = *slot = 0;
+    if (zp__synth_parse(&s, spec))
+        return;
+    s.keep_c = true;
+    s.threads = 2;
+    if (zp__synth_circuit(&cs, &s))
+        return;
+    if (zp__setup(&pk, &cs, ZP_H_TAU, 2, NULL) == ZP_OK) {
+        *dkey = zp__g16_dkey_bytes(&pk);
+        *slot = zp__g16_slot_bytes(&pk);
+        zp__pk_free(&pk);
+    }
+    zp__r1cs_free(&cs);
+}
+
+static void test_admission(void)
+{
+    const char *circ = "synth:porep:11";
+    uint64_t dkey, slot;
+    shape_bytes(circ, &dkey, &slot);
+    CHECK(dkey > 0 && slot > 0);
+    /* The NTT tables and stream scratch take some arena too: leave a
+     * margin of 64 MiB, less than one more working set only when the
+     * working set is larger than that, so size the circuit accordingly. */
+    uint64_t margin = (uint64_t)64 << 20;
+    printf("admission: dkey %llu, slot %llu bytes\n", (unsigned long long)dkey,
+           (unsigned long long)slot);
+    zp_engine *e = open_gpu_engine(0, 3, dkey + slot + slot / 2 + margin);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "p", circ), ZP_OK);
+    char ids[4][ZP_JOB_ID_MAX + 1];
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_NORMAL, 3, 10 * (uint64_t)i, ids[i]),
+                     ZP_OK);
+    for (int i = 0; i < 4; i++)
+        t_await_ok(e, ids[i], "p", 3);
+    int admitted = e->gpus[0].admitted;
+    printf("admission: %d of 3 slots admitted (%s)\n", admitted, e->gpus[0].why);
+    CHECK(admitted >= 1 && admitted < 3);
+    zp_engine_close(e);
+
+    /* An arena smaller than the key: the job fails, naming the GPU; a key
+     * that fits still proves. */
+    e = open_gpu_engine(0, 2, dkey / 2 + margin);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "big", circ), ZP_OK);
+    CHECK_EQ_INT(zp_engine_add_key(e, "small", "synth:chain:6"), ZP_OK);
+    char id[ZP_JOB_ID_MAX + 1];
+    zp_job_info info;
+    CHECK_EQ_INT(t_submit(e, NULL, "big", ZP_PRIO_NORMAL, 1, 1, id), ZP_OK);
+    CHECK_EQ_INT(zp_engine_await(e, id, -1, &info, NULL), ZP_E_GPU_OOM);
+    CHECK_EQ_INT(info.state, ZP_JOB_FAILED);
+    printf("too large: %s\n", info.message);
+    CHECK(strstr(info.message, "gpu") != NULL);
+    CHECK_EQ_INT(t_submit(e, NULL, "small", ZP_PRIO_NORMAL, 2, 1, id), ZP_OK);
+    t_await_ok(e, id, "small", 2);
+    zp_engine_close(e);
+}
+
+static void test_cancel(void)
+{
+    zp_engine *e = open_gpu_engine(0, 1, 0);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "p", small ? "synth:porep:10" : "synth:porep:14"), ZP_OK);
+    char id[ZP_JOB_ID_MAX + 1], id2[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_NORMAL, 8, 1, id), ZP_OK);
+    CHECK(t_wait_state(e, id, ZP_JOB_RUNNING));
+    CHECK_EQ_INT(zp_engine_cancel(e, id), ZP_OK);
+    zp_job_info info;
+    zp_engine_await(e, id, -1, &info, NULL);
+    CHECK_EQ_INT(info.state, ZP_JOB_CANCELLED);
+    CHECK(t_wait_idle(e));
+    CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_NORMAL, 2, 3, id2), ZP_OK);
+    t_await_ok(e, id2, "p", 2);
+    zp_engine_close(e);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        small |= !strcmp(argv[i], "--small");
+    if (zp__gpu_count() == 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    RUN(test_gpu_only);
+    RUN(test_mixed);
+    RUN(test_admission);
+    RUN(test_cancel);
+    return FINISH();
+}
