@@ -83,6 +83,19 @@ for i in 1 2 3 4 5 6; do
 done
 check "6 concurrent clients submit and await" test $conc_ok = 1
 
+# bench batch --addr drives this daemon: 6 jobs of 2 partitions, 3 client
+# threads; an unknown key makes it fail with the daemon's message.
+"$Z" bench batch "${A[@]}" --key syn --count 6 --concurrency 3 --partitions 2 \
+  >"$T/bremote.log" 2>&1
+rc=$?
+check "bench batch --addr: 6 jobs done over HTTP" \
+  test "$rc" = 0 -a -n "$(grep 'jobs done 6, failed 0' "$T/bremote.log")" \
+  -a -n "$(grep 's per job of 2 partitions' "$T/bremote.log")"
+"$Z" bench batch "${A[@]}" --key nosuch --count 1 --concurrency 1 >"$T/bremote2.log" 2>&1
+rc=$?
+check "bench batch --addr with an unknown key fails and says why" \
+  test "$rc" = 1 -a -n "$(grep -i 'nosuch' "$T/bremote2.log")"
+
 # The same id twice is the same job (while queued behind another job, and
 # after it finished); with another request it is a conflict.
 before=$(jget "$(rq GET /v1/status)" jobs_submitted)

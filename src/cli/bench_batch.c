@@ -10,7 +10,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cli/bench_remote.h"
 #include "cli/cli.h"
+#include "gpu/gpu.h"
 #include "cli/timing.h"
 #include "engine/trace_read.h"
 #include "io/io.h"
@@ -19,29 +21,75 @@
 static const char batch_help[] =
     "usage: zkpipe bench batch --circuit synth:NAME:LOG2 --count N --concurrency J\n"
     "                          [--partitions P] [--workers W] [--threads T]\n"
+    "                          [--gpus G|all] [--slots K] [--gpu-mem BYTES]\n"
     "                          [--verify-threads V] [--no-verify] [--trace FILE.json]\n"
+    "       zkpipe bench batch --addr A --key NAME --count N --concurrency J\n"
+    "                          [--partitions P] [--token T | --token-file F]\n"
     "\n"
     "Proves N jobs of P partitions (default 1) of a synthetic circuit with a\n"
     "TEST-ONLY key, keeping J jobs submitted at a time, on W CPU workers\n"
-    "(default 1) of T threads each (default: the CPUs divided among workers).\n"
-    "Every proof is verified (V threads, default 1) unless --no-verify.\n"
-    "Prints throughput, per-stage medians, each worker's busy fraction and the\n"
-    "peak RSS; --trace writes the Chrome trace (zkpipe trace svg draws it).\n";
+    "(default 1, or 0 when --gpus is given) of T threads each (default: the\n"
+    "CPUs divided among workers) and on G GPUs of K partition slots each\n"
+    "(default 2). With GPUs only, the key is set up on each GPU and its points\n"
+    "never exist on the host. One warm-up job of one partition runs first (it\n"
+    "makes the key resident) and is not counted. Every proof is verified (V\n"
+    "threads, default 1) unless --no-verify.\n"
+    "Prints throughput (per job and per partition), per-stage medians, each\n"
+    "worker's busy fraction, each GPU's busy fraction (device stages of all\n"
+    "its slots, merged) and the peak RSS; --trace writes the Chrome trace\n"
+    "(zkpipe trace svg draws it).\n"
+    "\n"
+    "With --addr, the jobs go to a running daemon (zkpipe serve) instead: J client\n"
+    "threads submit jobs for its synthetic key NAME over HTTP with synthetic\n"
+    "witnesses, wait for each and submit the next; throughput and latency are\n"
+    "measured on the client side and the daemon's GPU and proof counters are read\n"
+    "from its /metrics.\n";
 
 typedef struct batch_opts {
-    const char *circuit, *trace;
+    const char *circuit, *trace, *key;
+    zp__copts client;
+    bool remote;
     int count, concurrency, partitions;
+    bool workers_set;
     zp_engine_config cfg;
 } batch_opts;
+
+/* A byte count: digits with an optional K, M, G or T suffix (powers of 2).
+ * Nonzero when malformed. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (end == s || *end || s[0] == '-' || v > (UINT64_MAX >> shift))
+        return 1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
 
 static int parse_opts(batch_opts *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     zp_engine_config_default(&o->cfg);
+    zp__copts_init(&o->client);
     o->partitions = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
+        if (!strcmp(a, "--addr"))
+            o->remote = true;
+        int c = zp__copts_take(&o->client, argc, argv, &i);
+        if (c < 0)
+            return 2;
+        if (c > 0)
+            continue;
         if (!strcmp(a, "--no-verify")) {
             o->cfg.verify = false;
             continue;
@@ -53,6 +101,8 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
         i++;
         if (!strcmp(a, "--circuit"))
             o->circuit = v;
+        else if (!strcmp(a, "--key"))
+            o->key = v;
         else if (!strcmp(a, "--trace"))
             o->trace = v;
         else if (!strcmp(a, "--count"))
@@ -62,7 +112,15 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
         else if (!strcmp(a, "--partitions"))
             bad = zp__parse_int(v, 1, 64, &o->partitions);
         else if (!strcmp(a, "--workers"))
-            bad = zp__parse_int(v, 1, 256, &o->cfg.cpu_workers);
+            bad = zp__parse_int(v, 0, 256, &o->cfg.cpu_workers), o->workers_set = true;
+        else if (!strcmp(a, "--gpus") && !strcmp(v, "all"))
+            o->cfg.gpus = -1;
+        else if (!strcmp(a, "--gpus"))
+            bad = zp__parse_int(v, 0, 16, &o->cfg.gpus);
+        else if (!strcmp(a, "--slots"))
+            bad = zp__parse_int(v, 1, 64, &o->cfg.gpu_slots);
+        else if (!strcmp(a, "--gpu-mem"))
+            bad = parse_bytes(v, &o->cfg.gpu_mem_bytes);
         else if (!strcmp(a, "--threads"))
             bad = zp__parse_int(v, 1, 4096, &o->cfg.threads_per_worker);
         else if (!strcmp(a, "--verify-threads"))
@@ -76,10 +134,19 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
             return 2;
         }
     }
-    if (!o->circuit || !o->count || !o->concurrency) {
+    if (o->remote ? !o->key || o->circuit : !o->circuit || o->key) {
+        fputs(o->remote ? "zkpipe bench batch: --addr needs --key NAME (and no --circuit)\n"
+                        : "zkpipe bench batch: --circuit is required (--key goes with --addr)\n",
+              stderr);
+        return 2;
+    }
+    if (!o->count || !o->concurrency) {
         fputs(batch_help, stderr);
         return 2;
     }
+    /* GPUs prove alone unless CPU workers are asked for too. */
+    if ((o->cfg.gpus > 0 || (o->cfg.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
+        o->cfg.cpu_workers = 0;
     uint64_t events = (uint64_t)o->count * (uint64_t)o->partitions * 8 + 1024;
     o->cfg.trace_events = events > (1u << 24) ? (1u << 24) : (uint32_t)events;
     o->cfg.max_queued_partitions = (uint32_t)(o->concurrency * o->partitions + 1);
@@ -107,6 +174,17 @@ static void report_trace(zp_engine *e, const batch_opts *o)
         for (size_t l = 0; l < t.n_lanes; l++)
             printf(" %s %.1f %%", t.lanes[l].name, 100 * zp__tr_busy(&t, l));
         printf("  (over %.3f s of trace)\n", t.t1 - t.t0);
+        static const char *const device_stages[] = {"eval", "h", "msm", NULL};
+        for (int g = 0; g < 16; g++) {
+            char prefix[16];
+            snprintf(prefix, sizeof prefix, "gpu%d/", g);
+            bool any = false;
+            for (size_t l = 0; l < t.n_lanes; l++)
+                any |= !strncmp(t.lanes[l].name, prefix, strlen(prefix));
+            if (any)
+                printf("gpu%d busy %.1f %% (device stages of its slots, merged)\n", g,
+                       100 * zp__tr_busy_group(&t, prefix, device_stages));
+        }
         zp__tr_free(&t);
     }
     zp_free(text);
@@ -183,6 +261,24 @@ static int run_jobs(zp_engine *e, const batch_opts *o, double *lat)
     return rc;
 }
 
+/* One job of one partition, not counted: makes the key resident on the
+ * GPUs and warms every path. */
+static zp_err warm_up(zp_engine *e)
+{
+    zp_witness w = {.kind = ZP_WITNESS_SYNTH, .seed = 999999};
+    zp_job_request r = {.id = "warm-up", .key = "bench", .priority = ZP_PRIO_NORMAL,
+                        .partitions = 1, .witnesses = &w, .n_witnesses = 1};
+    char id[ZP_JOB_ID_MAX + 1];
+    zp_job_info info;
+    zp_err err = zp_engine_submit(e, &r, id);
+    if (!err)
+        err = zp_engine_await(e, id, -1, &info, NULL);
+    if (err)
+        fprintf(stderr, "zkpipe bench batch: warm-up job: %s\n",
+                info.message[0] ? info.message : zp_strerror(err));
+    return err;
+}
+
 static int bench(const batch_opts *o)
 {
     zp_engine *e;
@@ -203,8 +299,18 @@ static int bench(const batch_opts *o)
     printf("circuit %s: domain 2^%d, %u variables; TEST-ONLY key made in %.2f s (%.1f MiB)\n",
            o->circuit, __builtin_ctzll(ki.domain_size), ki.n_vars, zp__now() - t0,
            (double)ki.bytes / (1 << 20));
-    printf("jobs %d x %d partitions, concurrency %d, workers %d, verify %s\n", o->count,
-           o->partitions, o->concurrency, o->cfg.cpu_workers, o->cfg.verify ? "on" : "off");
+    printf("jobs %d x %d partitions, concurrency %d, CPU workers %d, GPUs %d x %d slots, "
+           "verify %s\n", o->count, o->partitions, o->concurrency, o->cfg.cpu_workers,
+           o->cfg.gpus, o->cfg.gpu_slots, o->cfg.verify ? "on" : "off");
+    double tw = zp__now();
+    if (warm_up(e)) {
+        zp_engine_close(e);
+        return 1;
+    }
+    zp_engine_key_info(e, 0, &ki);
+    printf("warm-up job (key made resident, first proof) %.2f s; key: %.2f GiB host, "
+           "%.2f GiB device\n", zp__now() - tw, (double)ki.bytes / (1u << 30),
+           (double)ki.device_bytes / (1u << 30));
     double *lat = calloc((size_t)o->count, sizeof *lat);
     double t1 = zp__now();
     int failed = lat ? run_jobs(e, o, lat) : -1;
@@ -214,17 +320,22 @@ static int bench(const batch_opts *o)
         zp_engine_close(e);
         return 1;
     }
-    double proofs = (double)o->count * o->partitions;
-    printf("wall %.3f s: %.2f proofs/min, %.4f s/proof, job latency median %.3f s\n", wall,
-           proofs * 60 / wall, wall / proofs, zp__median(lat, o->count));
+    double parts = (double)o->count * o->partitions;
+    printf("wall %.3f s: %.3f s per job of %d partitions (%.2f jobs/min), %.4f s per "
+           "partition; job latency median %.3f s\n", wall, wall / o->count, o->partitions,
+           o->count * 60 / wall, wall / parts, zp__median(lat, o->count));
     report_trace(e, o);
     zp_engine_info st;
     zp_engine_status(e, &st);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("proofs verified %llu, rejected %llu, jobs failed %d; peak RSS %.1f MiB\n",
+    double rss = (double)ru.ru_maxrss * 1024;
+    int in_flight = (int)st.workers - o->cfg.verify_threads; /* proving workers and slots */
+    printf("partition proofs verified %llu, rejected %llu, jobs failed %d; peak RSS %.2f GiB, "
+           "of which key %.2f GiB; (RSS - key) per partition slot %.2f GiB\n",
            (unsigned long long)st.proofs_verified, (unsigned long long)st.proofs_rejected,
-           failed, (double)ru.ru_maxrss / 1024);
+           failed, rss / (1u << 30), (double)ki.bytes / (1u << 30),
+           (rss - (double)ki.bytes) / (in_flight > 0 ? in_flight : 1) / (1u << 30));
     free(lat);
     zp_engine_close(e);
     return failed ? 1 : 0;
@@ -236,5 +347,14 @@ int zp__bench_batch(int argc, char **argv)
         return 0;
     batch_opts o;
     int rc = parse_opts(&o, argc, argv);
-    return rc ? rc : bench(&o);
+    if (rc)
+        return rc;
+    if (o.remote) {
+        zp__remote_args ra = {o.key, "bench", o.count, o.concurrency, o.partitions};
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "bench-%x", (unsigned)getpid());
+        ra.prefix = prefix;
+        return zp__bench_remote(&o.client, &ra);
+    }
+    return bench(&o);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "gpu/gpu.h"
 #include "zkpipe.h"
 #ifdef ZP_HAVE_SERVER
 #include "server/server.h"
@@ -31,9 +32,12 @@ static const char serve_help[] =
     "                       repeat for more keys\n"
     "  --token T            require 'Authorization: Bearer T' on every request\n"
     "  --token-file F       the same, with the token read from F (not visible in ps)\n"
-    "  --workers N          CPU proving workers (default 1)\n"
+    "  --workers N          CPU proving workers (default 1, or 0 with --gpus)\n"
     "  --threads N          threads per CPU worker (default: the CPUs shared out)\n"
-    "  --gpus N|all         GPU workers (default none)\n"
+    "  --gpus N|all         prove on the first N GPUs, or all (default none)\n"
+    "  --slots K            partition slots per GPU (default 2; fewer are admitted\n"
+    "                       when the GPU's memory cannot hold K working sets)\n"
+    "  --gpu-mem BYTES      each GPU's arena (default: its free memory less a reserve)\n"
     "  --max-queued N       partitions waiting over all jobs before submits get 429\n"
     "                       (default 1024)\n"
     "  --key-budget BYTES   host memory for loaded keys; least recently used unpinned\n"
@@ -73,7 +77,7 @@ struct serve_opts {
     const char *keys[MAX_KEYS];
     int n_keys;
     char token[512];
-    bool lazy, allow_path, timeline;
+    bool lazy, allow_path, timeline, workers_set;
 };
 
 /* "123", "64K", "1M", "2G" (binary multiples). */
@@ -158,6 +162,13 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
     } else if (!strcmp(a, "--workers")) {
         if (!parse_int(&o->eng.cpu_workers, v, 0, 1024))
             return usage_error("--workers wants 0..1024, got", v);
+        o->workers_set = true;
+    } else if (!strcmp(a, "--slots")) {
+        if (!parse_int(&o->eng.gpu_slots, v, 1, 64))
+            return usage_error("--slots wants 1..64, got", v);
+    } else if (!strcmp(a, "--gpu-mem")) {
+        if (!parse_size(&o->eng.gpu_mem_bytes, v))
+            return usage_error("--gpu-mem wants a size like 100G, got", v);
     } else if (!strcmp(a, "--threads")) {
         if (!parse_int(&o->eng.threads_per_worker, v, 0, 4096))
             return usage_error("--threads wants 0..4096, got", v);
@@ -226,6 +237,9 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
     if (o->token[0] && !token_ok(o->token))
         return usage_error("the token must be 1..255 visible ASCII characters without spaces", NULL);
     o->srv.token = o->token[0] ? o->token : NULL;
+    /* GPUs prove alone unless CPU workers are asked for too. */
+    if ((o->eng.gpus > 0 || (o->eng.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
+        o->eng.cpu_workers = 0;
     return 0;
 }
 
