@@ -58,7 +58,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-TARGETS="zkpipe_static test_gpu_arena test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_eval test_gpu_setup test_gpu_prove test_gpu_slot"
+TARGETS="zkpipe_static test_gpu_arena test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_eval test_gpu_setup test_gpu_prove test_gpu_slot test_gpu_engine zkpipe"
 build() {
   cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
     cmake --build $B -j16 --target $TARGETS >> "$OUT/build.log" 2>&1
@@ -132,7 +132,7 @@ declare -A RES
 # At most a few files come back from a device run: one log per kind.
 : > "$OUT/tests.log"; : > "$OUT/memcheck.log"; : > "$OUT/bench.log"
 if [ $DO_TEST = 1 ]; then
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 setup:120 prove:120 slot:120; do
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150 setup:120 prove:120 slot:120 engine:150; do
     name=${t%%:*} lim=${t##*:}
     log "test_gpu_$name"
     t0=$(date +%s)
