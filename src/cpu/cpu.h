@@ -140,6 +140,23 @@ void zp__msm_g1_ref(zp_g1_jac *out, const zp_g1_affine *points, const zp_fr *sca
 void zp__msm_g2_ref(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *scalars,
                     size_t n);
 
+/*
+ * _endo: _pippenger (automatic window) after an endomorphism split of every
+ * scalar (msm_endo.c): G1 sums 2n pairs of <= 128-bit scalars over P and
+ * -phi(P), G2 4n pairs of <= 64-bit scalars over (-psi)^j(P). Exact for any
+ * 256-bit scalar; the points must be in the prime-order subgroup. Large n
+ * (where the split gains little) go to _pippenger directly. Scratch: 2n or
+ * 4n points and scalars (ZP_E_NOMEM, out infinity).
+ */
+zp_err zp__cpu_msm_g1_endo(zp_g1_jac *out, const zp_g1_affine *points, const zp_fr *scalars,
+                           const uint32_t *idx, size_t n, int threads);
+zp_err zp__cpu_msm_g2_endo(zp_g2_jac *out, const zp_g2_affine *points, const zp_fr *scalars,
+                           const uint32_t *idx, size_t n, int threads);
+/* The splits themselves, x = -0xd201000000010000: k = sum_j d[j] |x|^j
+ * (d[0..2] < |x|), and k = d[0] + d[1] x^2 (d[0] < x^2). */
+void zp__msm_split_x4(zp_fr d[4], const zp_fr *k);
+void zp__msm_split_x2(zp_fr d[2], const zp_fr *k);
+
 /* The window size Pippenger picks for n scalars of up to 255 bits (1..16). */
 unsigned zp__msm_window(size_t n);
 

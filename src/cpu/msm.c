@@ -276,6 +276,7 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__PIPPENGER_MODE zp__cpu_msm_g1_pippenger_mode
 #define ZP__SUM zp__cpu_sum_g1
 #define ZP__REF zp__msm_g1_ref
+#define ZP__DENSE zp__cpu_msm_g1_endo
 #include "msm_impl.h"
 #undef ZP__G
 #undef ZP__S
@@ -290,6 +291,7 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #undef ZP__PIPPENGER_MODE
 #undef ZP__SUM
 #undef ZP__REF
+#undef ZP__DENSE
 
 #define ZP__G(op) zp_g2_##op
 #define ZP__S(name) name##_g2
@@ -304,4 +306,5 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__PIPPENGER_MODE zp__cpu_msm_g2_pippenger_mode
 #define ZP__SUM zp__cpu_sum_g2
 #define ZP__REF zp__msm_g2_ref
+#define ZP__DENSE zp__cpu_msm_g2_endo
 #include "msm_impl.h"

@@ -6,6 +6,7 @@
  *   ZP__FE, ZP__F(op), ZP__FINV  the coordinate field, its functions and
  *                                a variable-time inversion
  *   ZP__MSM, ZP__PIPPENGER(_MODE), ZP__SUM, ZP__REF   the zp__ names to define
+ *   ZP__DENSE        the sum of the pairs left after the 0/1 split (msm_endo.c)
  * and includes this file once per group. The scalar helpers it uses
  * (msm_bits, msm_digit, msm_layout, is_zero/is_one) are shared, in msm.c.
  *
@@ -439,7 +440,7 @@ static zp_err ZP__S(msm_slice)(ZP__JAC *out, const ZP__AFF *points, const zp_fr 
     size_t ndense;
     if ((err = msm_dense_indices(&idx, &ndense, scalars, n, threads)))
         return err;
-    err = ZP__PIPPENGER(&dense, points, scalars, idx, ndense, 0, threads);
+    err = ZP__DENSE(&dense, points, scalars, idx, ndense, threads);
     free(idx);
     if (err)
         return err;
