@@ -235,8 +235,9 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
     if (e) {
         zp__g16_dkey_free(&k);
         zp__pk_free(&pk);
+        bool gpu = e == ZP_E_GPU || e == ZP_E_GPU_OOM || e == ZP_E_GPU_FATAL;
         return zp__fail(why, e, "GPU key setup failed (%s)%s%s", zp_strerror(e),
-                        zp__gpu_last_error()[0] ? ": " : "", zp__gpu_last_error());
+                        gpu ? ": " : "", gpu ? zp__gpu_last_error() : "");
     }
     *pk_out = pk;
     k.pk = pk_out;

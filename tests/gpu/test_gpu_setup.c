@@ -41,7 +41,7 @@ static void scalars(zp_fr *k, size_t n, unsigned w)
 {
     for (size_t i = 0; i < n; i++) {
         size_t c = i % 24;
-        if (c == 0 || (i / 24) % 5 == 3) {
+        if (c == 0 || (i / 64) % 5 == 3) {
             zp_fr_zero(&k[i]); /* and whole runs of zeros */
         } else if (c == 1) {
             zp_fr_one(&k[i]);
@@ -285,25 +285,36 @@ static void test_dkey_setup(void)
     }
 }
 
-/* A zero toxic value: refused, nothing stays in the arena. */
+/* A bad toxic is refused with nothing left in the arena or in pk: a zero
+ * value (found before anything is allocated) and τ = 1, in the domain
+ * (found by the Lagrange step, after the device regions are taken). */
+static void refused_case(const zp__r1cs *cs, const zp__toxic *t)
+{
+    zp__pk host;
+    zp__g16_dkey k;
+    zp__gpu_info before, after;
+    zp__gpu_get_info(T_gpu, &before);
+    CHECK_EQ_INT(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, cs, ZP_H_COSET, 2, t, NULL),
+                 ZP_E_INVALID_ARG);
+    zp__gpu_get_info(T_gpu, &after);
+    CHECK(before.arena_used == after.arena_used);
+    CHECK(!host.ma.row_ptr && !host.vk.ic && !host.a_density.words && !k.p_a.ptr &&
+          !k.ma.mem.ptr);
+}
+
 static void test_dkey_setup_refused(void)
 {
     zp__synth_spec sp;
     zp__r1cs cs;
-    zp__pk host;
-    zp__g16_dkey k;
     zp__toxic t;
-    zp__gpu_info before, after;
     CHECK_EQ_INT(zp__synth_parse(&sp, "synth:chain:6"), ZP_OK);
     CHECK_EQ_INT(zp__synth_circuit(&cs, &sp), ZP_OK);
     toxic_of(&t, 9);
     zp_fr_zero(&t.gamma);
-    zp__gpu_get_info(T_gpu, &before);
-    CHECK_EQ_INT(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, &cs, ZP_H_COSET, 2, &t, NULL),
-                 ZP_E_INVALID_ARG);
-    zp__gpu_get_info(T_gpu, &after);
-    CHECK(before.arena_used == after.arena_used);
-    CHECK(!host.ma.row_ptr && !host.vk.ic && !k.p_a.ptr);
+    refused_case(&cs, &t);
+    toxic_of(&t, 9);
+    zp_fr_one(&t.tau);
+    refused_case(&cs, &t);
     zp__r1cs_free(&cs);
 }
 
