@@ -113,6 +113,36 @@ static void test_g1_order3(void)
     CHECK(zp_g1_jac_is_inf(&t));
 }
 
+/* The G1 test's addition chain ([|x|] twice) against its plain
+ * double-and-add twin and the [r]P reference: subgroup points, random curve
+ * points (outside), the order-3 point and order-3 point + subgroup point. */
+static void test_subgroup_chain_g1(void)
+{
+    zp_g1_affine a, o3, g;
+    zp_g1_jac p;
+    for (int it = 0; it < 6; it++) {
+        if (it & 1)
+            rand_point_g1(&p, &a);
+        else
+            rand_curve_point_g1(&a);
+        bool slow = zp__g1_in_subgroup_slow(&a);
+        CHECK(zp_g1_affine_in_subgroup(&a) == slow);
+        CHECK(zp__g1_in_subgroup_dbladd(&a) == slow);
+        CHECK(slow == (bool)(it & 1));
+    }
+    zp_fp_zero(&o3.x);
+    zp_fp_from_u64(&o3.y, 2);
+    CHECK(!zp_g1_affine_in_subgroup(&o3) && !zp__g1_in_subgroup_dbladd(&o3));
+    zp_fp_neg(&o3.y, &o3.y);
+    CHECK(!zp_g1_affine_in_subgroup(&o3) && !zp__g1_in_subgroup_dbladd(&o3));
+    zp_g1_generator(&g);
+    zp_g1_jac_from_affine(&p, &g);
+    zp_g1_jac_add_affine(&p, &p, &o3);
+    zp_g1_jac_to_affine(&a, &p);
+    CHECK(!zp_g1_affine_in_subgroup(&a) && !zp__g1_in_subgroup_dbladd(&a));
+    CHECK(!zp__g1_in_subgroup_slow(&a));
+}
+
 /* The generator's known coordinates (plain, big-endian hex prefixes). */
 static void test_generators_known(void)
 {
@@ -147,6 +177,7 @@ int main(void)
     RUN(test_batch_to_affine_g1);
     RUN(test_subgroup_g1);
     RUN(test_g1_order3);
+    RUN(test_subgroup_chain_g1);
     RUN(test_generator_g2);
     RUN(test_group_laws_g2);
     RUN(test_mixed_add_g2);

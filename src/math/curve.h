@@ -30,5 +30,8 @@ void zp__g2_psi(zp_g2_affine *out, const zp_g2_affine *a);
 /* Slow references for the subgroup tests: [r]P == O. */
 bool zp__g1_in_subgroup_slow(const zp_g1_affine *a);
 bool zp__g2_in_subgroup_slow(const zp_g2_affine *a);
+/* The G1 endomorphism test by plain double-and-add over x^2 (the twin of
+ * zp_g1_affine_in_subgroup's addition chain). */
+bool zp__g1_in_subgroup_dbladd(const zp_g1_affine *a);
 
 #endif

@@ -57,7 +57,53 @@ void zp__g2_psi(zp_g2_affine *out, const zp_g2_affine *a)
     out->x = t;
 }
 
+/*
+ * [|x|]P for Jacobian P: |x| has six set bits (63, 62, 60, 57, 48, 16), so
+ * starting from P at bit 63 this is 63 doublings and five additions. The
+ * G1 test applies it twice, [x^2]P = [|x|]([|x|]P): 126 doublings and ten
+ * additions against 127 doublings and 16 mixed additions for a plain
+ * double-and-add over the 17 set bits of x^2 (about 10% fewer multiplies).
+ */
+static void g1_mul_xabs(zp_g1_jac *out, const zp_g1_jac *p)
+{
+    zp_g1_jac acc = *p;
+    for (int i = 62; i >= 0; i--) {
+        zp_g1_jac_dbl(&acc, &acc);
+        if ((x_abs[0] >> i) & 1)
+            zp_g1_jac_add(&acc, &acc, p);
+    }
+    *out = acc;
+}
+
+/* The same chain with mixed additions, for the first application. */
+static void g1_mul_xabs_affine(zp_g1_jac *out, const zp_g1_affine *p)
+{
+    zp_g1_jac acc;
+    zp_g1_jac_from_affine(&acc, p);
+    for (int i = 62; i >= 0; i--) {
+        zp_g1_jac_dbl(&acc, &acc);
+        if ((x_abs[0] >> i) & 1)
+            zp_g1_jac_add_affine(&acc, &acc, p);
+    }
+    *out = acc;
+}
+
 bool zp_g1_affine_in_subgroup(const zp_g1_affine *a)
+{
+    if (zp_g1_affine_is_inf(a))
+        return true;
+    zp_g1_jac t;
+    zp_g1_affine ph;
+    g1_mul_xabs_affine(&t, a);
+    g1_mul_xabs(&t, &t);
+    zp_g1_jac_neg(&t, &t);
+    zp__g1_phi(&ph, a);
+    return zp__g1_jac_eq_affine(&t, &ph);
+}
+
+/* The plain double-and-add version of the G1 test (the twin of the one
+ * above, for the tests). */
+bool zp__g1_in_subgroup_dbladd(const zp_g1_affine *a)
 {
     if (zp_g1_affine_is_inf(a))
         return true;
@@ -75,8 +121,13 @@ bool zp_g2_affine_in_subgroup(const zp_g2_affine *a)
         return true;
     zp_g2_jac t;
     zp_g2_affine ps;
-    /* x < 0: [x]P = -[|x|]P */
-    zp__g2_mul_affine_dbladd(&t, a, x_abs, 1);
+    /* x < 0: [x]P = -[|x|]P; from P at bit 63: 63 doublings, 5 additions */
+    zp_g2_jac_from_affine(&t, a);
+    for (int i = 62; i >= 0; i--) {
+        zp_g2_jac_dbl(&t, &t);
+        if ((x_abs[0] >> i) & 1)
+            zp_g2_jac_add_affine(&t, &t, a);
+    }
     zp_g2_jac_neg(&t, &t);
     zp__g2_psi(&ps, a);
     return zp__g2_jac_eq_affine(&t, &ps);
