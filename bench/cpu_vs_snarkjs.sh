@@ -23,6 +23,9 @@
 #   --reps N         runs per prover and size (default 3)
 #   --threads T      zkpipe worker threads (default: one per CPU, as snarkjs)
 #   --keep DIR       keep keys, witnesses and proofs in DIR (default: a temp dir)
+#   --baseline PATH  also time this other zkpipe binary (e.g. an older build)
+#                    on the same key and witness, in the same rounds: two
+#                    more columns, and its own ratios to snarkjs
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ZKPIPE=${ZKPIPE:-$ROOT/build/zkpipe}
@@ -30,6 +33,7 @@ CIRCUIT=chain
 REPS=3
 THREADS=()
 KEEP=
+BASE=
 SIZES=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
     --reps) REPS=$2; shift 2 ;;
     --threads) THREADS=(--threads "$2"); shift 2 ;;
     --keep) KEEP=$2; shift 2 ;;
+    --baseline) BASE=$2; shift 2 ;;
     -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "cpu_vs_snarkjs: unknown option $1" >&2; exit 2 ;;
     *) SIZES+=("$1"); shift ;;
@@ -45,6 +50,10 @@ while [ $# -gt 0 ]; do
 done
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10 12 14 16)
 case $ZKPIPE in /*) ;; *) ZKPIPE=$PWD/$ZKPIPE ;; esac
+if [ -n "$BASE" ]; then
+  case $BASE in /*) ;; *) BASE=$PWD/$BASE ;; esac
+  [ -x "$BASE" ] || { echo "cpu_vs_snarkjs: $BASE is not executable (--baseline PATH)" >&2; exit 2; }
+fi
 SNARKJS_CLI=$ROOT/tests/js/node_modules/snarkjs/build/cli.cjs
 [ -x "$ZKPIPE" ] || { echo "cpu_vs_snarkjs: $ZKPIPE is not executable (--zkpipe PATH)" >&2; exit 2; }
 command -v node >/dev/null || { echo "cpu_vs_snarkjs: node is not installed" >&2; exit 2; }
@@ -94,7 +103,7 @@ for L in "${SIZES[@]}"; do
   constraints=$(grep -o '[0-9]* constraints' "$D/setup.log" | head -1 | cut -d' ' -f1)
   "$ZKPIPE" witness "$spec" "$D/w.wtns" >"$D/witness.log" 2>&1 ||
     { cat "$D/witness.log" >&2; exit 1; }
-  ts=(); tz=(); tp=(); fail=
+  ts=(); tz=(); tp=(); bz=(); bp=(); fail=
   for r in $(seq "$REPS"); do
     echo "[$spec] round $r/$REPS ..." >&2
     t=$(run_timed "$D/snarkjs.log" node "$SNARKJS_CLI" groth16 prove "$D/key.zkey" "$D/w.wtns" \
@@ -106,6 +115,14 @@ for L in "${SIZES[@]}"; do
     t=$(run_timed "$D/zpk.log" "$ZKPIPE" prove "${THREADS[@]}" "$D/key.zpk" "$D/w.wtns" \
         "$D/zp.json" "$D/zpub.json") || fail="zkpipe prove (.zpk) failed"
     tp+=("$t")
+    if [ -n "$BASE" ]; then
+      t=$(run_timed "$D/bzkey.log" "$BASE" prove "${THREADS[@]}" "$D/key.zkey" "$D/w.wtns" \
+          "$D/bz.json" "$D/bzpub.json") || fail="baseline prove (.zkey) failed"
+      bz+=("$t")
+      t=$(run_timed "$D/bzpk.log" "$BASE" prove "${THREADS[@]}" "$D/key.zpk" "$D/w.wtns" \
+          "$D/bp.json" "$D/bppub.json") || fail="baseline prove (.zpk) failed"
+      bp+=("$t")
+    fi
   done
   check=OK
   [ -n "$fail" ] && check=$fail
@@ -118,12 +135,24 @@ for L in "${SIZES[@]}"; do
   ms=$(median "${ts[@]}"); mz=$(median "${tz[@]}"); mp=$(median "${tp[@]}")
   load_z=$(grep -o 'loading [0-9.]*' "$D/zkey.log" | cut -d' ' -f2)
   load_p=$(grep -o 'loading [0-9.]*' "$D/zpk.log" | cut -d' ' -f2)
-  rows+=("| $L | $constraints | $ms | $mz (load ${load_z:-?}) | $mp (load ${load_p:-?}) | $(ratio "$ms" "$mz") | $(ratio "$ms" "$mp") | $check |")
+  row="| $L | $constraints | $ms | $mz (load ${load_z:-?}) | $mp (load ${load_p:-?}) | $(ratio "$ms" "$mz") | $(ratio "$ms" "$mp") |"
+  if [ -n "$BASE" ]; then
+    mbz=$(median "${bz[@]}"); mbp=$(median "${bp[@]}")
+    row="$row $mbz | $mbp | $(ratio "$ms" "$mbz") | $(ratio "$ms" "$mbp") |"
+    echo "[$spec] baseline .zkey ${bz[*]} | baseline .zpk ${bp[*]}" >&2
+  fi
+  rows+=("$row $check |")
   echo "[$spec] snarkjs ${ts[*]} | zkpipe .zkey ${tz[*]} | zkpipe .zpk ${tp[*]}" >&2
 done
-echo "| LOG2 | constraints | snarkjs s | zkpipe .zkey s | zkpipe .zpk s | ratio .zkey | ratio .zpk | check |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---|"
+if [ -n "$BASE" ]; then
+  echo "| LOG2 | constraints | snarkjs s | zkpipe .zkey s | zkpipe .zpk s | ratio .zkey | ratio .zpk | baseline .zkey s | baseline .zpk s | baseline ratio .zkey | baseline ratio .zpk | check |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+else
+  echo "| LOG2 | constraints | snarkjs s | zkpipe .zkey s | zkpipe .zpk s | ratio .zkey | ratio .zpk | check |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---|"
+fi
 printf '%s\n' "${rows[@]}"
 echo
 echo "load = zkpipe's own key-loading time of the last run (s), inside its wall time."
 echo "ratio = snarkjs s / zkpipe s (above 1: zkpipe is faster)."
+[ -z "$BASE" ] || echo "baseline: $BASE, timed in the same rounds on the same files."
