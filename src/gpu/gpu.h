@@ -112,12 +112,21 @@ zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, bool inverse,
  */
 zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
                             const zp_fr *shift);
+/* The same times a constant: d_a <- scale * to_coset(d_a) at no extra
+ * product (scale rides on the same table; NULL = 1). The H step's
+ * (a*b - c)*scale is a*(scale*b) - scale*c: pass scale for b and c and use
+ * zp__gpu_fr_mul_sub, one product per element instead of two. */
+zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
+                                   zp_roots roots, const zp_fr *shift, const zp_fr *scale);
 
 /* d_out[i] = (d_a[i] * d_b[i] - d_c[i]) * scale for i < n (device, Montgomery;
  * d_out may alias an input). The quotient step of the H polynomial. */
 zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
                                 const zp_fr *d_b, const zp_fr *d_c, const zp_fr *scale,
                                 uint64_t n);
+/* d_out[i] = d_a[i] * d_b[i] - d_c[i] for i < n (as above, no scale). */
+zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a, const zp_fr *d_b,
+                          const zp_fr *d_c, uint64_t n);
 
 /* ------------------------------------------------------------------ MSM */
 

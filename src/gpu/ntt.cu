@@ -488,8 +488,9 @@ extern "C" zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, boo
     return ntt_run(s, (fr_t *)d_a, log2n, ci, di, &pl);
 }
 
-extern "C" zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
-                                       zp_roots roots, const zp_fr *shift)
+extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
+                                              zp_roots roots, const zp_fr *shift,
+                                              const zp_fr *scale)
 {
     zp__gpu *g = s->g;
     if (log2n < 1 || log2n > ZP_GPU_NTT_MAX_LOG2 || !d_a || !shift || zp_fr_is_zero(shift))
@@ -497,19 +498,30 @@ extern "C" zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned l
     ZP_CUDA(cudaSetDevice(g->device));
     const int ci = roots == ZP_ROOTS_BELLPERSON;
     struct ntt_scratch sc = scratch_of(s);
-    zp_fr ninv;
+    zp_fr ninv, pre;
     ninv_of(&ninv, log2n);
     bool folded;
     ZP_TRY(fold_ninv(s, sc.nlo, log2n, roots, &ninv, &folded));
-    zp_fr one;
-    zp_fr_one(&one);
-    /* The inverse's bit reversal scales by n^-1 g^i: the coset scale of the
-     * forward transform, moved to where the inverse already multiplies. */
-    ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, shift, folded ? &one : &ninv));
+    if (folded)
+        zp_fr_one(&pre);
+    else
+        pre = ninv;
+    if (scale)
+        zp_fr_mul(&pre, &pre, scale);
+    /* The inverse's bit reversal scales by n^-1 g^i (times scale): the
+     * coset scale of the forward transform, moved to where the inverse
+     * already multiplies. */
+    ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, shift, &pre));
     struct ntt_plan inv = {NULL, NULL, folded ? sc.nlo : NULL, 2, fr_t{}, sc.slo, sc.shi};
     ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 1, &inv));
     struct ntt_plan fwd = {NULL, NULL, NULL, 0, fr_t{}, NULL, NULL};
     return ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd);
+}
+
+extern "C" zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
+                                       zp_roots roots, const zp_fr *shift)
+{
+    return zp__gpu_ntt_to_coset_scaled(s, d_a, log2n, roots, shift, NULL);
 }
 
 static __global__ void mul_sub_scale_kernel(fr_t *out, const fr_t *a, const fr_t *b,
@@ -531,6 +543,27 @@ extern "C" zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, cons
     ZP_CUDA(cudaSetDevice(g->device));
     mul_sub_scale_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(
         (fr_t *)d_out, (const fr_t *)d_a, (const fr_t *)d_b, (const fr_t *)d_c, to_dev(scale), n);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+static __global__ void mul_sub_kernel(fr_t *out, const fr_t *a, const fr_t *b, const fr_t *c,
+                                      uint64_t n)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        fr_store(out + i, fr_sub(fr_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)));
+}
+
+extern "C" zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
+                                     const zp_fr *d_b, const zp_fr *d_c, uint64_t n)
+{
+    zp__gpu *g = s->g;
+    if (n == 0)
+        return ZP_OK;
+    ZP_CUDA(cudaSetDevice(g->device));
+    mul_sub_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(
+        (fr_t *)d_out, (const fr_t *)d_a, (const fr_t *)d_b, (const fr_t *)d_c, n);
     ZP_CUDA_LAUNCHED();
     return ZP_OK;
 }

@@ -204,6 +204,19 @@ static void test_to_coset(void)
         if (bad)
             fprintf(stderr, "  to_coset 2^%u: %d wrong\n", lg, bad);
         CHECK_EQ_INT(bad, 0);
+        /* scaled: the same times a random constant */
+        zp_fr sc;
+        rand_fr_mont(&sc);
+        for (size_t i = 0; i < n; i++)
+            zp_fr_mul(&u[i], &u[i], &sc);
+        GPU_OK(zp__gpu_upload(T_s, d.ptr, a, bytes));
+        GPU_OK(zp__gpu_ntt_to_coset_scaled(T_s, d.ptr, lg, roots, &shift, &sc));
+        GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        bad = count_diff(f, u, n);
+        if (bad)
+            fprintf(stderr, "  to_coset_scaled 2^%u: %d wrong\n", lg, bad);
+        CHECK_EQ_INT(bad, 0);
         zp__gpu_free(T_gpu, &d);
         free(a);
         free(f);
@@ -218,6 +231,50 @@ static void test_to_coset(void)
     CHECK_EQ_INT(zp__gpu_ntt_to_coset(T_s, d.ptr, 29, ZP_ROOTS_SNARKJS, &shift),
                  ZP_E_INVALID_ARG);
     zp__gpu_free(T_gpu, &d);
+}
+
+/* zp__gpu_fr_mul_sub and zp__gpu_fr_mul_sub_scale against the host, on
+ * random values, zeros and p - 1 (a length that is not a block multiple). */
+static void test_mul_sub(void)
+{
+    const size_t n = 1000;
+    size_t bytes = n * sizeof(zp_fr);
+    zp_fr *h[4], *want = xmalloc(bytes), *got = xmalloc(bytes), sc, m1;
+    zp__gpu_buf d[4];
+    zp_fr_one(&m1);
+    zp_fr_neg(&m1, &m1);
+    rand_fr_mont(&sc);
+    for (int i = 0; i < 4; i++) {
+        h[i] = xmalloc(bytes);
+        fill_host(h[i], n);
+        d[i] = gpu_test_alloc(bytes);
+    }
+    for (int i = 0; i < 3; i++) {
+        zp_fr_zero(&h[i][i]);
+        h[i][10 + i] = m1;
+        GPU_OK(zp__gpu_upload(T_s, d[i].ptr, h[i], bytes));
+    }
+    for (int scaled = 0; scaled < 2; scaled++) {
+        for (size_t i = 0; i < n; i++) {
+            zp_fr_mul(&want[i], &h[0][i], &h[1][i]);
+            zp_fr_sub(&want[i], &want[i], &h[2][i]);
+            if (scaled)
+                zp_fr_mul(&want[i], &want[i], &sc);
+        }
+        if (scaled)
+            GPU_OK(zp__gpu_fr_mul_sub_scale(T_s, d[3].ptr, d[0].ptr, d[1].ptr, d[2].ptr, &sc, n));
+        else
+            GPU_OK(zp__gpu_fr_mul_sub(T_s, d[3].ptr, d[0].ptr, d[1].ptr, d[2].ptr, n));
+        GPU_OK(zp__gpu_download(T_s, got, d[3].ptr, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        CHECK_EQ_INT(count_diff(got, want, n), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        zp__gpu_free(T_gpu, &d[i]);
+        free(h[i]);
+    }
+    free(want);
+    free(got);
 }
 
 static void test_args(void)
@@ -238,6 +295,7 @@ int main(int argc, char **argv)
     RUN(test_vs_cpu);
     RUN(test_large);
     RUN(test_to_coset);
+    RUN(test_mul_sub);
     RUN(test_args);
     gpu_test_close();
     return FINISH();
