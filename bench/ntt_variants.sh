@@ -2,7 +2,7 @@
 # Builds the compile-time variants of the GPU NTT (src/gpu/ntt.cu) for an
 # A/B run by bench/gpu.sh --variants:
 #
-#   bash bench/ntt_variants.sh DIR [NAME...]      (default: tw r4 twr4)
+#   bash bench/ntt_variants.sh DIR [NAME...]      (default: tw r4 twr4 frw twr4frw)
 #   bash bench/gpu.sh --variants DIR [--no-sanitize] ...
 #
 # For each NAME: a Release build in build-nttv-NAME with the variant's CUDA
@@ -15,24 +15,28 @@
 #         the inverse's n^-1 folded into the first pass's twist
 #   r4    ZP_NTT_R4: stages two at a time in registers (radix 4)
 #   twr4  both
+#   frw   ZP_NTT_FRW: the Fr product of src/gpu/ntt_frw.h (64-bit products)
+#   twr4frw  all three
 # J (default 16) is the build parallelism.
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bash bench/ntt_variants.sh DIR [NAME...]" >&2; exit 2; }
 DIR=$1
 shift
-declare -A FLAGS=([tw]="-DZP_NTT_TW" [r4]="-DZP_NTT_R4" [twr4]="-DZP_NTT_TW -DZP_NTT_R4")
-names=${*:-tw r4 twr4}
+declare -A FLAGS=([tw]="-DZP_NTT_TW" [r4]="-DZP_NTT_R4" [twr4]="-DZP_NTT_TW -DZP_NTT_R4"
+  [frw]="-DZP_NTT_FRW" [twr4frw]="-DZP_NTT_TW -DZP_NTT_R4 -DZP_NTT_FRW")
+names=${*:-tw r4 twr4 frw twr4frw}
 J=${J:-16}
 mkdir -p "$DIR"
 for v in $names; do
   [ -n "${FLAGS[$v]:-}" ] || { echo "ntt_variants.sh: no variant $v" >&2; exit 2; }
   B=build-nttv-$v
   echo "[$(date -u +%H:%M:%S)] building $v (${FLAGS[$v]}) in $B"
+  mkdir -p "$B"
   cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="${FLAGS[$v]}" \
-    -DCMAKE_C_FLAGS="-DZP_NTT_TEST_SMALL_TOP=22" > "$B.log" 2>&1
-  if ! cmake --build "$B" -j"$J" --target zkpipe_static test_gpu_ntt >> "$B.log" 2>&1; then
-    tail -30 "$B.log"
+    -DCMAKE_C_FLAGS="-DZP_NTT_TEST_SMALL_TOP=22" > "$B/variant.log" 2>&1
+  if ! cmake --build "$B" -j"$J" --target zkpipe_static test_gpu_ntt >> "$B/variant.log" 2>&1; then
+    tail -30 "$B/variant.log"
     exit 1
   fi
   tmp=$(mktemp -d)

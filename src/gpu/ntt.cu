@@ -17,6 +17,20 @@
  */
 #include "gpu/ctx.cuh"
 
+/* ZP_NTT_FRW (a variant): every Fr product of this file from ntt_frw.h
+ * (portable 64-bit products) instead of field.cuh's PTX carry chains. */
+#ifdef ZP_NTT_FRW
+#include "gpu/ntt_frw.h"
+static __device__ __forceinline__ fr_t ntt_mul(const fr_t &a, const fr_t &b)
+{
+    fr_t r;
+    zp__frw_mul(r.v, a.v, b.v);
+    return r;
+}
+#else
+#define ntt_mul fr_mul
+#endif
+
 #define PASS_MAX_BITS 10
 /* log2 of the elements one block holds in shared memory (2^11: 64 KiB) and
  * how many butterflies a thread interleaves; tuned on an H200. */
@@ -52,13 +66,13 @@ static __device__ __forceinline__ fr_t pow_tab(const fr_t *lo, const fr_t *hi, u
         return fr_load(lo + a);
     if (a == 0)
         return fr_load(hi + b);
-    return fr_mul(fr_load(lo + a), fr_load(hi + b));
+    return ntt_mul(fr_load(lo + a), fr_load(hi + b));
 }
 
 /* lo[e mod 2^14] * hi[e >> 14] always: lo may carry a constant factor. */
 static __device__ __forceinline__ fr_t pow_tab_full(const fr_t *lo, const fr_t *hi, uint32_t e)
 {
-    return fr_mul(fr_load(lo + (e & ZP__TAB_MASK)), fr_load(hi + (e >> ZP__TAB_LOG)));
+    return ntt_mul(fr_load(lo + (e & ZP__TAB_MASK)), fr_load(hi + (e >> ZP__TAB_LOG)));
 }
 
 /* out[i] = pre * base^i for i < n. */
@@ -70,8 +84,8 @@ static __global__ void pow_table_kernel(fr_t *out, fr_t base, fr_t pre, uint32_t
     fr_t acc = pre, b = base;
     for (uint32_t e = i; e; e >>= 1) {
         if (e & 1)
-            acc = fr_mul(acc, b);
-        b = fr_mul(b, b);
+            acc = ntt_mul(acc, b);
+        b = ntt_mul(b, b);
     }
     fr_store(out + i, acc);
 }
@@ -91,7 +105,7 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const fr_t *whi, u
         fr_store(sh + i0, fr_add(x, y));
         fr_t d = fr_sub(x, y);
         if (r) /* w_(2hs)^r = w^(r * 2^(27 - lhs)) = hi[r << (13 - lhs)] */
-            d = fr_mul(d, fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs))));
+            d = ntt_mul(d, fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs))));
         fr_store(sh + i1, d);
     }
 }
@@ -102,7 +116,7 @@ static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const fr_t &w, boo
 {
     fr_t d = fr_sub(x, y);
     x = fr_add(x, y);
-    y = trivial ? d : fr_mul(d, w);
+    y = trivial ? d : ntt_mul(d, w);
 }
 
 /*
@@ -157,14 +171,14 @@ static __device__ __forceinline__ fr_t twist(fr_t x, uint32_t E, const fr_t *wlo
                                              const fr_t *whi, const fr_t *nlo, const fr_t *tw)
 {
     if (nlo)
-        return fr_mul(x, pow_tab_full(nlo, whi, E));
+        return ntt_mul(x, pow_tab_full(nlo, whi, E));
 #ifdef ZP_NTT_TW
     if (tw)
-        return E ? fr_mul(x, fr_load(tw + (E >> (28 - TW_LOG)))) : x;
+        return E ? ntt_mul(x, fr_load(tw + (E >> (28 - TW_LOG)))) : x;
 #else
     (void)tw;
 #endif
-    return E ? fr_mul(x, pow_tab(wlo, whi, E)) : x;
+    return E ? ntt_mul(x, pow_tab(wlo, whi, E)) : x;
 }
 
 /* Radix 4 holds four elements and three twiddles: without a cap it takes
@@ -192,7 +206,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         uint64_t idx = base + ((uint64_t)(e >> j) << m) + (e & cmask);
         fr_t x = fr_load(a + idx);
         if (slo)
-            x = fr_mul(x, pow_tab_full(slo, shi, (uint32_t)idx));
+            x = ntt_mul(x, pow_tab_full(slo, shi, (uint32_t)idx));
         fr_store(sh + e, x);
     }
     __syncthreads();
@@ -226,9 +240,9 @@ static __device__ __forceinline__ fr_t br_scale(fr_t x, uint64_t dest, int mode,
                                                 const fr_t *slo, const fr_t *shi)
 {
     if (mode == 1)
-        return fr_mul(x, s);
+        return ntt_mul(x, s);
     if (mode == 2)
-        return fr_mul(x, pow_tab_full(slo, shi, (uint32_t)dest));
+        return ntt_mul(x, pow_tab_full(slo, shi, (uint32_t)dest));
     return x;
 }
 
@@ -530,7 +544,7 @@ static __global__ void mul_sub_scale_kernel(fr_t *out, const fr_t *a, const fr_t
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         fr_store(out + i,
-                 fr_mul(fr_sub(fr_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)), s));
+                 ntt_mul(fr_sub(ntt_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)), s));
 }
 
 extern "C" zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
@@ -552,7 +566,7 @@ static __global__ void mul_sub_kernel(fr_t *out, const fr_t *a, const fr_t *b, c
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        fr_store(out + i, fr_sub(fr_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)));
+        fr_store(out + i, fr_sub(ntt_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)));
 }
 
 extern "C" zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
