@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "gpu/field_wide.h"
+
 /* Modulus parameters: limb count, limbs, -p^-1 mod 2^32, Montgomery one. */
 struct zp__fp_params {
     static constexpr int N = 12;
@@ -203,13 +205,48 @@ static __device__ __forceinline__ bool limbs_eq(const uint32_t *a, const uint32_
 #else
 #define ZP__FP_MUL_ATTR __noinline__
 #endif
+/*
+ * Build variants, measured against the default on the GPU before any
+ * becomes the default (bench/msm_variants.sh builds them):
+ *   ZP_FP_WIDE=1   fp_mul and fp_sqr from field_wide.h (plain 64-bit
+ *                  products that ptxas may turn into IMAD.WIDE) instead of
+ *                  the PTX carry chains; fp_sqr then forms 78 products
+ *                  instead of 144.
+ *   ZP_FP_SQR=1    only the squaring from field_wide.h, the product as is.
+ *   ZP_FP2_LAZY=1  fp2_mul as three exact products and two reductions.
+ * All give the same results as the default (tests/test_gpu_field_wide.c on
+ * the host; the variant builds of test_gpu_field / test_gpu_msm on a GPU).
+ */
+#ifndef ZP_FP_WIDE
+#define ZP_FP_WIDE 0
+#endif
+#ifndef ZP_FP_SQR
+#define ZP_FP_SQR ZP_FP_WIDE
+#endif
+#ifndef ZP_FP2_LAZY
+#define ZP_FP2_LAZY 0
+#endif
 static __device__ ZP__FP_MUL_ATTR fp_t fp_mul(const fp_t a, const fp_t b)
 {
     fp_t r;
+#if ZP_FP_WIDE
+    zp__fpw_mul(r.v, a.v, b.v);
+#else
     mont_mul_n<zp__fp_params>(r.v, a.v, b.v);
+#endif
     return r;
 }
+#if ZP_FP_SQR
+static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_wide(const fp_t a)
+{
+    fp_t r;
+    zp__fpw_sqr(r.v, a.v);
+    return r;
+}
+static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_sqr_wide(a); }
+#else
 static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_mul(a, a); }
+#endif
 static __device__ __forceinline__ fp_t fp_add(const fp_t &a, const fp_t &b)
 {
     fp_t r;
@@ -353,6 +390,20 @@ static __device__ __forceinline__ fp2_t fp2_dbl(const fp2_t &a)
 {
     return fp2_t{fp_dbl(a.c0), fp_dbl(a.c1)};
 }
+#if ZP_FP2_LAZY
+/* Karatsuba on exact products, two reductions (field_wide.h); out of line
+ * for the same reason as fp_mul. */
+static __device__ __noinline__ fp2_t fp2_mul_lazy(const fp2_t a, const fp2_t b)
+{
+    fp2_t r;
+    zp__fp2w_mul(r.c0.v, r.c1.v, a.c0.v, a.c1.v, b.c0.v, b.c1.v);
+    return r;
+}
+static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
+{
+    return fp2_mul_lazy(a, b);
+}
+#else
 /* Karatsuba: three Fp products. */
 static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
 {
@@ -361,6 +412,7 @@ static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
     fp_t t2 = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
     return fp2_t{fp_sub(t0, t1), fp_sub(fp_sub(t2, t0), t1)};
 }
+#endif
 /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: two Fp products. */
 static __device__ __forceinline__ fp2_t fp2_sqr(const fp2_t &a)
 {

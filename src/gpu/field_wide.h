@@ -26,9 +26,12 @@
 
 #ifdef __CUDACC__
 #define ZP__WIDE_FN static __host__ __device__ __forceinline__
-#define ZP__WIDE_UNROLL _Pragma("unroll")
 #else
 #define ZP__WIDE_FN static inline
+#endif
+#ifdef __CUDA_ARCH__ /* the device pass; the host compiler would warn */
+#define ZP__WIDE_UNROLL _Pragma("unroll")
+#else
 #define ZP__WIDE_UNROLL
 #endif
 

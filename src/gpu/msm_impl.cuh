@@ -53,14 +53,19 @@ struct msm_layout {
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
  * bucket reduction: two full additions per bucket and the segment offsets
- * (~40 products per bucket), in kernels about half as efficient: 80. */
+ * (~40 products per bucket), in kernels about half as efficient: 80.
+ * ZP_MSM_RED_COST overrides the 80 (a build variant: the phase times of
+ * bench/RESULTS.md put a bucket's reduction at ~3.6 additions, i.e. ~36). */
+#ifndef ZP_MSM_RED_COST
+#define ZP_MSM_RED_COST 80.0
+#endif
 static unsigned pick_window(uint64_t m)
 {
     unsigned best = 2;
     double best_cost = 1e300;
     for (unsigned c = 2; c <= MAX_C; c++) {
         double nw = (256 + c - 1) / c;
-        double cost = nw * (10.0 * (double)m + 80.0 * (double)(1u << (c - 1)));
+        double cost = nw * (10.0 * (double)m + ZP_MSM_RED_COST * (double)(1u << (c - 1)));
         if (cost < best_cost) {
             best_cost = cost;
             best = c;
