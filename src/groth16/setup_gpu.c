@@ -6,8 +6,11 @@
  * ~44 GiB of points that never exist on the host.
  *
  * Host memory stays near the per-variable scalars (u, v, w: 3 × 32 bytes
- * per variable) plus one H array: each scalar array is uploaded to one
- * device scratch region, multiplied, and freed before the next is made.
+ * per variable) and the Lagrange values: each scalar array is uploaded to
+ * one device scratch region and freed once its points are made (the H
+ * scalars before u, v, w exist). The device works while the host computes
+ * the next array: H during u, v, w; A while v is compacted; B while the IC
+ * points are made on the host.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +154,8 @@ static zp_err uvw_points(gs *x, zp__g16_dkey *k, zp__pk *pk, zp_fr **u, zp_fr **
     return g1_points(x, &k->p_l, pk->n_l);
 }
 
-/* The H points; the host computes their scalars while L is made. */
+/* The H points first: their scalars need only τ and δ, and the device
+ * makes them while the host computes u, v, w. */
 static zp_err h_points(gs *x, zp__g16_dkey *k, const zp__pk *pk, const zp__toxic *t,
                        unsigned log2n)
 {
@@ -162,9 +166,9 @@ static zp_err h_points(gs *x, zp__g16_dkey *k, const zp__pk *pk, const zp__toxic
     if (!e)
         e = put_scalars(x, h, pk->n_h);
     if (!e)
-        e = g1_points(x, &k->p_h, pk->n_h);
+        e = zp__gpu_stream_sync(x->s); /* the upload only: h is freed now */
     if (!e)
-        e = zp__gpu_stream_sync(x->s);
+        e = g1_points(x, &k->p_h, pk->n_h);
     free(h);
     return e;
 }
@@ -172,25 +176,25 @@ static zp_err h_points(gs *x, zp__g16_dkey *k, const zp__pk *pk, const zp__toxic
 static zp_err make_points(gs *x, zp__g16_dkey *k, zp__pk *pk, const zp__r1cs *cs,
                           const zp__toxic *t, unsigned log2n)
 {
+    zp_err e = h_points(x, k, pk, t, log2n);
+    if (e)
+        return e;
     zp_fr *u = malloc(((size_t)pk->n_vars + 1) * sizeof *u);
     zp_fr *v = malloc(((size_t)pk->n_vars + 1) * sizeof *v);
     zp_fr *w = malloc(((size_t)pk->n_vars + 1) * sizeof *w);
-    zp_err e = u && v && w ? ZP_OK : ZP_E_NOMEM;
+    e = u && v && w ? ZP_OK : ZP_E_NOMEM;
     if (!e)
         e = zp__setup_uvw(u, v, w, pk, cs, &t->tau, log2n, x->threads);
     if (!e) {
         zp__setup_ic_l(w, u, v, pk, t, x->threads);
         e = uvw_points(x, k, pk, &u, &v, &w);
     }
-    if (!e)
-        e = h_points(x, k, pk, t, log2n);
-    /* The device may still read w (the L scalars) after a failure. */
-    if (e)
-        zp__gpu_stream_sync(x->s);
+    /* The device reads w (the L scalars) until the stream is done. */
+    zp_err e2 = zp__gpu_stream_sync(x->s);
     free(u);
     free(v);
     free(w);
-    return e;
+    return e ? e : e2;
 }
 
 static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h_conv conv,
