@@ -14,6 +14,12 @@
  * inverse coset (g^-j). A forward coset's g^j is applied as the first pass
  * loads. Every power of the root comes from two 2^14-entry tables of the
  * root of order 2^28 (w^e = lo[e mod 2^14] * hi[e >> 14]), built at open.
+ *
+ * zp__gpu_ntt_to_coset(_scaled) runs the inverse then the forward coset
+ * transform with the coset scale g^i (and a constant) on the inverse's own
+ * n^-1 product in its bit reversal: one product per element less than the
+ * two calls. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW; off by
+ * default, bench/ntt_variants.sh builds them) are described where they act.
  */
 #include "gpu/ctx.cuh"
 
