@@ -216,12 +216,9 @@ static zp_err gpu_prove(void *ctx, zp__proof *out, const zp_fr *w, uint64_t n_w,
     o.threads = c->threads;
     zp__g16_sums sums;
     memset(t, 0, sizeof *t);
-    /* zp__g16_check_inputs would refuse this key: its points are on the
-     * device only (NULL on the host), which zp__pk_shape_ok counts as
-     * missing. The witness checks it would make are these. */
-    if (n_w != c->pk->n_vars || !zp_fr_is_one(&w[0]))
-        return zp__fail(why, ZP_E_WITNESS, "the witness does not fit the key");
-    zp_err e = zp__g16_slot_sums(c->slot, &c->key, w, &sums, t, why);
+    zp_err e = zp__g16_check_inputs(c->pk, w, n_w, &o, why);
+    if (!e)
+        e = zp__g16_slot_sums(c->slot, &c->key, w, &sums, t, why);
     if (!e)
         e = zp__g16_finish_verify(out, c->pk, &sums, w, &o, t, why);
     return e;

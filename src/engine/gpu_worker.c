@@ -333,7 +333,7 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
                  d->ordinal, msg);
     }
     const zp__pk *pk = dk ? dk->pk : NULL;
-    if (!err && !zp__pk_shape_ok(pk))
+    if (!err && !zp__pk_counts_ok(pk))
         err = zp__fail(&why, ZP_E_INVALID_ARG, "the key's counts disagree with each other");
     if (!err && (err = slot_ready(e, w, d, pk, key, &why)) == ZP_E_GPU_OOM &&
         w->slot_index > 0) {

@@ -61,6 +61,9 @@ void zp__prove_opts_default(zp__prove_opts *o);
 /* True when pk's counts agree with each other (popcounts, lengths,
  * domain a power of two, matrices inside the domain and n_vars). */
 bool zp__pk_shape_ok(const zp__pk *pk);
+/* The same checks without asking for the point arrays: for a key whose
+ * points live on a device only (zp__g16_dkey_setup). */
+bool zp__pk_counts_ok(const zp__pk *pk);
 
 /*
  * Stage eval. a, b, c have pk->domain_size entries each:
@@ -98,7 +101,8 @@ void zp__g16_finish(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                     const zp_fr *r, const zp_fr *s);
 
 /* The input checks both provers share: r and s fixed together or not at
- * all, a consistent key, a witness of n_vars values starting with 1
+ * all, a consistent key (zp__pk_counts_ok: its points may live on a device
+ * only), a witness of n_vars values starting with 1
  * (ZP_E_WITNESS), and, when o->cs is given, that it fits the key and the
  * witness satisfies it (ZP_E_UNSATISFIED naming the first failing row). */
 zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,

@@ -29,6 +29,12 @@ static bool is_pow2(uint64_t n) { return n && !(n & (n - 1)); }
  * the largest arrays of the key. */
 bool zp__pk_shape_ok(const zp__pk *pk)
 {
+    return zp__pk_counts_ok(pk) && (!pk->n_a || pk->a) && (!pk->n_b || (pk->b1 && pk->b2)) &&
+           (!pk->n_l || pk->l) && (!pk->n_h || pk->h);
+}
+
+bool zp__pk_counts_ok(const zp__pk *pk)
+{
     uint64_t n = pk->domain_size;
     if (!is_pow2(n) || pk->n_public >= pk->n_vars || pk->vk.n_ic != (uint64_t)pk->n_public + 1 ||
         !pk->vk.ic)
@@ -36,15 +42,13 @@ bool zp__pk_shape_ok(const zp__pk *pk)
     if (pk->roots != ZP_ROOTS_SNARKJS && pk->roots != ZP_ROOTS_BELLPERSON)
         return false;
     uint64_t want_h = pk->h_conv == ZP_H_COSET ? n : pk->h_conv == ZP_H_TAU ? n - 1 : 0;
-    if (!want_h || pk->n_h != want_h || (!pk->h && pk->n_h))
+    if (!want_h || pk->n_h != want_h)
         return false;
     if (pk->a_density.nbits != pk->n_vars || pk->b_density.nbits != pk->n_vars ||
         zp__bitmap_count(&pk->a_density) != pk->n_a ||
         zp__bitmap_count(&pk->b_density) != pk->n_b)
         return false;
-    if ((pk->n_a && !pk->a) || (pk->n_b && (!pk->b1 || !pk->b2)))
-        return false;
-    if (pk->n_l != (uint64_t)pk->n_vars - pk->n_public - 1 || (pk->n_l && !pk->l))
+    if (pk->n_l != (uint64_t)pk->n_vars - pk->n_public - 1)
         return false;
     return pk->ma.nrows <= n && pk->mb.nrows <= n;
 }
@@ -156,7 +160,7 @@ zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
 {
     if ((o->r == NULL) != (o->s == NULL))
         return zp__fail(why, ZP_E_INVALID_ARG, "fix both blinding factors r and s, or neither");
-    if (!zp__pk_shape_ok(pk))
+    if (!zp__pk_counts_ok(pk))
         return zp__fail(why, ZP_E_INVALID_ARG, "the proving key's counts disagree with each other");
     if (n_w != pk->n_vars)
         return zp__fail(why, ZP_E_WITNESS, "the witness has %llu values; the key wants %u",
@@ -247,6 +251,9 @@ zp_err zp__prove(zp__proof *out, const zp__pk *pk, const zp_fr *w, uint64_t n_w,
         opt = &def;
     }
     zp_err e = zp__g16_check_inputs(pk, w, n_w, opt, why);
+    if (!e && !zp__pk_shape_ok(pk))
+        e = zp__fail(why, ZP_E_INVALID_ARG, "the proving key has no points on the host (they "
+                     "were made on a GPU): prove with the GPU backend");
     if (!e)
         e = run_stages(out, pk, w, opt, &t, why);
     if (times)
