@@ -23,7 +23,8 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR=""
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE=""
+BATCH=()
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
 while [ $# -gt 0 ]; do
@@ -40,6 +41,8 @@ while [ $# -gt 0 ]; do
     --no-sanitize) DO_SAN=0 ;;
     --no-bench) DO_BENCH=0 ;;
     --quick) NTT="20 22" G1="16 20" G2="16 18" ;;
+    --prove) PROVE=$2; shift ;;
+    --batch) BATCH+=("$2"); shift ;;
     --ntt) NTT=$2; shift ;;
     --g1) G1=$2; shift ;;
     --g2) G2=$2; shift ;;
@@ -155,6 +158,34 @@ if [ $DO_BENCH = 1 ]; then
   set -- $G2; log "bench msm g2 2^$1..2^$2"
   timeout 120 "$BIN/bench_gpu" msm --backend gpu --g2 --from $1 --to $2 --reps 5 2>&1 | tee -a "$OUT/bench.log" | grep -v RESULT
 fi
+
+# Whole proofs and the engine, through the CLI.
+ZK=$B/zkpipe
+[ -n "$PRE" ] && ZK=$PRE/zkpipe
+: > "$OUT/prove.log"
+for L in $PROVE; do
+  log "bench prove synth:porep:$L (gpu, bellperson)"
+  echo "==== bench prove synth:porep:$L" >> "$OUT/prove.log"
+  timeout 400 "$ZK" bench prove --circuit synth:porep:$L --backend gpu --convention bellperson \
+    --reps 3 >> "$OUT/prove.log" 2>&1
+  RES[prove_$L]="rc=$? $(grep -E '^RESULT,prove' "$OUT/prove.log" | tail -1)"
+  log "  ${RES[prove_$L]}"
+  grep -E "setup|total|median" "$OUT/prove.log" | tail -6
+done
+# --batch "LOG2 COUNT PARTITIONS SLOTS CONCURRENCY"
+for spec in "${BATCH[@]}"; do
+  set -- $spec
+  log "bench batch synth:porep:$1: $2 jobs x $3 partitions, $4 slots, concurrency $5"
+  echo "==== bench batch $spec" >> "$OUT/prove.log"
+  tr="$OUT/trace_$1_$4_$5.json"
+  ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch --circuit synth:porep:$1 --gpus 1 --slots $4 \
+    --count $2 --partitions $3 --concurrency $5 --verify-threads 4 --trace "$tr" \
+    >> "$OUT/prove.log" 2>&1
+  RES[batch_$1_$4_$5]="rc=$? $(grep -E '^wall' "$OUT/prove.log" | tail -1)"
+  log "  ${RES[batch_$1_$4_$5]}"
+  tail -8 "$OUT/prove.log"
+  [ -f "$tr" ] && "$ZK" trace svg "$tr" -o "${tr%.json}.svg" > /dev/null 2>&1
+done
 
 if [ -n "$MUT" ]; then
   : > "$OUT/mutants.log"
