@@ -5,7 +5,8 @@
  *  - one dkey shared by two slots driven from two threads at once, each
  *    proving several witnesses several times: every proof has the bytes
  *    of zp__prove's for the same fixed r, s (synthetic porep and chain
- *    circuits, both H conventions, keys made by zp__setup);
+ *    circuits, both H conventions, keys made by zp__setup); one slot has
+ *    the key's shape, the other is larger and gathers into its own region;
  *  - zp__g16_dkey_read gives the host key's points back;
  *  - zp__g16_slot_fits, and the byte counts the arena actually gives;
  *  - arena exhaustion: slot open and dkey upload fail with ZP_E_GPU_OOM
@@ -259,16 +260,26 @@ static void two_slots(const char *spec, zp_h_conv conv)
     CHECK(arena_used(T_gpu) - used0 == zp__g16_dkey_bytes(&c->pk));
     read_back(&k, &c->pk);
 
+    /* Slot 0 has the key's shape. Slot 1 is larger (a key smaller than
+     * its slot) with more A scalars than its domain, so its gathers take
+     * their own region instead of a. */
+    zp__pk shape[2] = {c->pk, c->pk};
+    shape[1].domain_size *= 2;
+    shape[1].n_h = shape[1].domain_size;
+    shape[1].n_a = shape[1].domain_size + 1;
     zp__g16_slot *slot[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++) {
         uint64_t u = arena_used(T_gpu);
-        GPU_OK(zp__g16_slot_open(&slot[i], T_gpu, &c->pk, &why));
+        GPU_OK(zp__g16_slot_open(&slot[i], T_gpu, &shape[i], &why));
         /* The slot's regions plus its stream's own scratch (a few MiB). */
-        uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&c->pk);
+        uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&shape[i]);
         CHECK(d >= want && d - want <= ((uint64_t)4 << 20));
     }
+    CHECK(zp__g16_slot_bytes(&shape[1]) > zp__g16_slot_bytes(&shape[0]));
     if (slot[0] && slot[1]) {
         CHECK(zp__g16_slot_fits(slot[0], &c->pk));
+        CHECK(zp__g16_slot_fits(slot[1], &c->pk));
+        CHECK(!zp__g16_slot_fits(slot[0], &shape[1]));
         worker x[2];
         pthread_t th[2];
         for (int i = 0; i < 2; i++) {
