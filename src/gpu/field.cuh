@@ -491,4 +491,47 @@ static __device__ __forceinline__ fp2_t f_inv(const fp2_t &a) { return fp2_inv(a
 static __device__ __forceinline__ fp2_t f_load(const fp2_t *p) { return fp2_load(p); }
 static __device__ __forceinline__ void f_store(fp2_t *p, const fp2_t &v) { fp2_store(p, v); }
 
+
+/*
+ * f_mul2: two independent products. With ZP_FP_PAIR=1 (a build variant) the
+ * Fp pair is one out-of-line call of straight-line field_wide.h code with
+ * two independent carry chains that ptxas can interleave: more
+ * instruction-level parallelism at the same occupancy (the accumulation
+ * kernel runs two warps per scheduler). Otherwise, and for Fp2, two calls.
+ */
+#ifndef ZP_FP_PAIR
+#define ZP_FP_PAIR 0
+#endif
+#if ZP_FP_PAIR
+struct fp_pair_t { fp_t a, b; };
+static __device__ __noinline__ fp_pair_t fp_mul_pair(const fp_t a, const fp_t b, const fp_t c,
+                                                     const fp_t d)
+{
+    fp_pair_t r;
+    zp__fpw_mul(r.a.v, a.v, b.v);
+    zp__fpw_mul(r.b.v, c.v, d.v);
+    return r;
+}
+static __device__ __forceinline__ void f_mul2(fp_t &r, fp_t &s, const fp_t &a, const fp_t &b,
+                                              const fp_t &c, const fp_t &d)
+{
+    fp_pair_t t = fp_mul_pair(a, b, c, d);
+    r = t.a;
+    s = t.b;
+}
+#else
+static __device__ __forceinline__ void f_mul2(fp_t &r, fp_t &s, const fp_t &a, const fp_t &b,
+                                              const fp_t &c, const fp_t &d)
+{
+    r = fp_mul(a, b);
+    s = fp_mul(c, d);
+}
+#endif
+static __device__ __forceinline__ void f_mul2(fp2_t &r, fp2_t &s, const fp2_t &a, const fp2_t &b,
+                                              const fp2_t &c, const fp2_t &d)
+{
+    r = fp2_mul(a, b);
+    s = fp2_mul(c, d);
+}
+
 #endif
