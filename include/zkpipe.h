@@ -370,6 +370,12 @@ typedef struct zp_engine_config {
      * evicted least recently used first to stay within it. 0: no limit
      * (default). */
     uint64_t key_budget_bytes;
+    /* Synthetic witnesses (ZP_WITNESS_SYNTH) kept per key for reuse: seed
+     * s proves with witness number s mod N, generated once and kept while
+     * the key is loaded (at most 16). For benchmarks that measure proving,
+     * not witness generation (a synth:porep:27 witness is 4 GiB and takes
+     * seconds to make). 0 (default): every partition makes its own. */
+    uint32_t synth_witness_cache;
     /* Stage events kept for zp_engine_trace_json / zp_engine_timeline
      * (a ring: the oldest are dropped). 0 turns tracing off. Default 65536. */
     uint32_t trace_events;

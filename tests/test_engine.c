@@ -567,6 +567,49 @@ static void test_timeline_log(void)
     CHECK_EQ_INT(tlog.lines, 2 + 2 * 2 * ZP__ST_COUNT);
 }
 
+static void cache_two(zp_engine_config *c)
+{
+    c->synth_witness_cache = 2;
+}
+
+/* With a witness cache of 2, seeds s and s + 2 prove the same witness: the
+ * public inputs agree; s + 1 differs. Proofs still verify; the cache holds
+ * two witnesses and is emptied when the key is evicted. */
+static void test_witness_cache(void)
+{
+    zp_engine *e = t_open(2, 1, cache_two);
+    CHECK_EQ_INT(zp_engine_add_key(e, "k", T_CIRCUIT), ZP_OK);
+    char ids[3][ZP_JOB_ID_MAX + 1];
+    zp_job_result res[3];
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(t_submit(e, NULL, "k", ZP_PRIO_NORMAL, 1, 10 + (uint64_t)i, ids[i]), ZP_OK);
+    for (int i = 0; i < 3; i++) {
+        zp_job_info info;
+        CHECK_EQ_INT(zp_engine_await(e, ids[i], -1, &info, &res[i]), ZP_OK);
+        CHECK(t_result_verifies(e, "k", &res[i]));
+    }
+    CHECK(res[0].public_len > 0 && res[0].public_len == res[2].public_len);
+    CHECK(!memcmp(res[0].public_inputs, res[2].public_inputs, res[0].public_len));
+    CHECK(memcmp(res[0].public_inputs, res[1].public_inputs, res[0].public_len) != 0);
+    for (int i = 0; i < 3; i++)
+        zp_job_result_free(&res[i]);
+    pthread_mutex_lock(&e->mu);
+    zp__key *k = zp__key_find(e, "k");
+    int cached = 0;
+    for (int i = 0; i < ZP__WCACHE_MAX; i++)
+        cached += k->wcache[i] != NULL;
+    pthread_mutex_unlock(&e->mu);
+    CHECK_EQ_INT(cached, 2);
+    CHECK_EQ_INT(zp_engine_evict_key(e, "k"), ZP_OK);
+    pthread_mutex_lock(&e->mu);
+    cached = 0;
+    for (int i = 0; i < ZP__WCACHE_MAX; i++)
+        cached += k->wcache[i] != NULL;
+    pthread_mutex_unlock(&e->mu);
+    CHECK_EQ_INT(cached, 0);
+    zp_engine_close(e);
+}
+
 int main(void)
 {
     RUN(test_config_and_names);
@@ -582,5 +625,6 @@ int main(void)
     RUN(test_concurrent_clients);
     RUN(test_close_with_waiters);
     RUN(test_timeline_log);
+    RUN(test_witness_cache);
     return FINISH();
 }

@@ -65,6 +65,8 @@ typedef struct zp__gpudev {
 
 enum { ZP__DK_NONE = 0, ZP__DK_LOADING, ZP__DK_READY };
 
+#define ZP__WCACHE_MAX 16
+
 /* ------------------------------------------------------------------ keys */
 
 typedef enum zp__key_kind { ZP__KEY_ZPK = 1, ZP__KEY_ZKEY, ZP__KEY_SYNTH } zp__key_kind;
@@ -107,6 +109,9 @@ typedef struct zp__key {
     bool gpu_setup;
     zp__toxic toxic;
     zp_h_conv conv;
+    /* Reused synthetic witnesses (cfg.synth_witness_cache), e->mu. */
+    zp_fr *wcache[ZP__WCACHE_MAX];
+    uint8_t wc_state[ZP__WCACHE_MAX];
 } zp__key;
 
 /* ------------------------------------------------------------------ jobs */
@@ -287,10 +292,14 @@ void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *job, uint32_t part);
 void *zp__cpu_worker_main(void *arg);
 void *zp__verify_main(void *arg);
 void zp__worker_scratch_free(zp__worker *w);
-/* Decodes or generates partition part's witness into dst (n_vars values
- * of the loaded, referenced key) and checks w[0] = 1. */
-zp_err zp__load_witness(zp_fr *dst, const zp__job *j, uint32_t part, const zp__key *key,
-                        uint32_t n_vars, zp__ioerr *why);
+/* Partition part's witness (n_vars values of the loaded, referenced key),
+ * w[0] = 1 checked: decoded or generated into dst, or, for a synthetic
+ * witness with cfg.synth_witness_cache, the cached copy. *use says which
+ * (valid while the key reference is held). */
+zp_err zp__load_witness(zp_engine *e, zp_fr *dst, const zp_fr **use, const zp__job *j,
+                        uint32_t part, zp__key *key, uint32_t n_vars, zp__ioerr *why);
+/* Frees a key's cached synthetic witnesses (e->mu held). */
+void zp__key_drop_witnesses(zp__key *k);
 
 /* gpu_worker.c: GPU slot workers and the device tier of keys. */
 zp_err zp__gpus_open(zp_engine *e);

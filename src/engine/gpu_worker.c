@@ -323,7 +323,7 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
     memset(&proof, 0, sizeof proof);
     zp__key *key = j->key;
     zp__g16_dkey *dk = NULL;
-    zp_fr *wit = NULL;
+    const zp_fr *wit = NULL;
     zp_err err = zp__key_acquire(e, key, &why);
     bool held = !err;
     if (!err && (err = dkey_acquire(e, d, key, &dk, &why))) {
@@ -348,8 +348,8 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
                  "to its resident keys", d->ordinal,
                  (unsigned long long)zp__g16_slot_bytes(pk), key->name);
     if (!err) {
-        wit = zp__g16_slot_witness_buf(w->slot);
-        err = zp__load_witness(wit, j, part, key, pk->n_vars, &why);
+        err = zp__load_witness(e, zp__g16_slot_witness_buf(w->slot), &wit, j, part, key,
+                               pk->n_vars, &why);
     }
     if (!err) {
         stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));

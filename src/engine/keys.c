@@ -199,6 +199,7 @@ static zp_err load_key(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__io
 static void unload(zp_engine *e, zp__key *k)
 {
     zp__key_drop_device(e, k);
+    zp__key_drop_witnesses(k);
     memset(&k->toxic, 0, sizeof k->toxic);
     zp__pk_free(&k->pk);
     zp__r1cs_free(&k->cs);
@@ -432,6 +433,7 @@ void zp__keys_free(zp_engine *e)
     for (uint32_t i = 0; i < e->n_keys; i++) {
         zp__key *k = e->keys[i];
         zp__key_drop_device(e, k);
+        zp__key_drop_witnesses(k);
         zp__pk_free(&k->pk);
         zp__r1cs_free(&k->cs);
         free(k);

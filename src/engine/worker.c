@@ -40,11 +40,59 @@ static uint64_t wtns_max_bytes(uint64_t n_vars)
     return n_vars * 32 + (1u << 16);
 }
 
-zp_err zp__load_witness(zp_fr *dst, const zp__job *j, uint32_t part, const zp__key *key,
-                        uint32_t n_vars, zp__ioerr *why)
+void zp__key_drop_witnesses(zp__key *k)
+{
+    for (int i = 0; i < ZP__WCACHE_MAX; i++) {
+        free(k->wcache[i]);
+        k->wcache[i] = NULL;
+        k->wc_state[i] = 0;
+    }
+}
+
+enum { WC_NONE, WC_MAKING, WC_READY };
+
+/* Witness seed mod N of the key's cache, made once (e->mu NOT held). */
+static zp_err cached_witness(zp_engine *e, const zp_fr **use, zp__key *key, uint64_t seed,
+                             uint32_t n_vars, zp__ioerr *why)
+{
+    uint32_t n = e->cfg.synth_witness_cache < ZP__WCACHE_MAX ? e->cfg.synth_witness_cache
+                                                             : ZP__WCACHE_MAX;
+    unsigned i = (unsigned)(seed % n);
+    pthread_mutex_lock(&e->mu);
+    while (key->wc_state[i] == WC_MAKING)
+        pthread_cond_wait(&e->key_cv, &e->mu);
+    if (key->wc_state[i] == WC_READY) {
+        *use = key->wcache[i];
+        pthread_mutex_unlock(&e->mu);
+        return ZP_OK;
+    }
+    key->wc_state[i] = WC_MAKING;
+    pthread_mutex_unlock(&e->mu);
+    zp_fr *w = malloc((size_t)n_vars * sizeof *w);
+    zp_err err = w ? zp__synth_witness(w, &key->cs, &key->spec, i) : ZP_E_NOMEM;
+    if (err)
+        zp__fail(why, err, "cannot generate the synthetic witness: %s", zp_strerror(err));
+    pthread_mutex_lock(&e->mu);
+    key->wc_state[i] = err ? WC_NONE : WC_READY;
+    key->wcache[i] = err ? NULL : w;
+    pthread_cond_broadcast(&e->key_cv);
+    pthread_mutex_unlock(&e->mu);
+    if (err)
+        free(w);
+    *use = err ? NULL : w;
+    return err;
+}
+
+zp_err zp__load_witness(zp_engine *e, zp_fr *dst, const zp_fr **use, const zp__job *j,
+                        uint32_t part, zp__key *key, uint32_t n_vars, zp__ioerr *why)
 {
     zp_err err;
     const zp__wit *src = &j->wit[j->n_wit == 1 ? 0 : part];
+    *use = dst;
+    if (src->kind == ZP_WITNESS_SYNTH && e->cfg.synth_witness_cache) {
+        uint64_t seed = src->seed + (j->n_wit == 1 ? part : 0);
+        return cached_witness(e, use, key, seed, n_vars, why);
+    }
     switch (src->kind) {
     case ZP_WITNESS_FILE: {
         zp__buf buf;
@@ -73,14 +121,18 @@ zp_err zp__load_witness(zp_fr *dst, const zp__job *j, uint32_t part, const zp__k
 }
 
 /* Fills w->w with partition part's witness (key loaded and referenced). */
-static zp_err load_witness(zp__worker *w, const zp__job *j, uint32_t part, const zp__key *key,
+static zp_err load_witness(zp__worker *w, const zp__job *j, uint32_t part, zp__key *key,
                            zp__ioerr *why)
 {
     const zp__pk *pk = &key->pk;
     zp_err err = reserve(&w->w, &w->w_cap, pk->n_vars);
     if (err)
         return zp__fail(why, err, "no memory for a witness of %u values", pk->n_vars);
-    return zp__load_witness(w->w, j, part, key, pk->n_vars, why);
+    const zp_fr *use;
+    err = zp__load_witness(w->e, w->w, &use, j, part, key, pk->n_vars, why);
+    if (!err && use != w->w)
+        memcpy(w->w, use, (size_t)pk->n_vars * sizeof *use);
+    return err;
 }
 
 typedef struct part_run {
