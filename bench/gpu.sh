@@ -128,6 +128,7 @@ else
   driver $BIN || { log "driver link failed"; exit 1; }
 fi
 
+BIN=$(cd "$BIN" && pwd)
 command -v cuobjdump > /dev/null &&
   cuobjdump --dump-resource-usage "$BIN/test_gpu_msm" 2>&1 | grep -E 'Function|REG' > "$OUT/resources.txt"
 
@@ -140,7 +141,8 @@ if [ $DO_TEST = 1 ]; then
     log "test_gpu_$name"
     t0=$(date +%s)
     echo "==== test_gpu_$name" >> "$OUT/tests.log"
-    timeout $lim "$BIN/test_gpu_$name" > "$OUT/t.log" 2>&1
+    # From tests/: some tests read data/ (mul3.zkey) relative to it.
+    ( cd tests && timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
     cat "$OUT/t.log" >> "$OUT/tests.log"
     RES[test_$name]="rc=$rc $(tail -1 "$OUT/t.log") ($(( $(date +%s) - t0 )) s)"

@@ -343,10 +343,13 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
         zp__eng_requeue(e, w, j, part);
         return;
     }
-    if (err == ZP_E_GPU_OOM)
+    if (err == ZP_E_GPU_OOM) {
+        char msg[sizeof why.msg];
+        snprintf(msg, sizeof msg, "%s", why.msg);
         zp__fail(&why, err, "gpu%d cannot hold a working set of %llu bytes for key %s next "
-                 "to its resident keys", d->ordinal,
-                 (unsigned long long)zp__g16_slot_bytes(pk), key->name);
+                 "to its resident keys (%s)", d->ordinal,
+                 (unsigned long long)zp__g16_slot_bytes(pk), key->name, msg);
+    }
     if (!err) {
         err = zp__load_witness(e, zp__g16_slot_witness_buf(w->slot), &wit, j, part, key,
                                pk->n_vars, &why);

@@ -110,7 +110,7 @@ zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
 
 /* The tail both provers share: r, s (fixed from o or fresh from the OS),
  * finish, then verify against pk's vk; times go to t->finish and
- * t->verify. A proof that does not verify is ZP_E_UNSATISFIED and *out is
+ * t->verify (t may be NULL). A proof that does not verify is ZP_E_UNSATISFIED and *out is
  * left untouched. */
 zp_err zp__g16_finish_verify(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                              const zp_fr *w, const zp__prove_opts *o, zp__prove_times *t,

@@ -168,19 +168,44 @@ static void shape_bytes(const char *spec, uint64_t *dkey, uint64_t *slot)
     zp__r1cs_free(&cs);
 }
 
+/* Arena bytes a device takes before any key (NTT tables) and per stream
+ * (its scratch), measured on a device opened for the purpose. */
+static void base_bytes(uint64_t *dev, uint64_t *stream)
+{
+    zp__gpu_config c;
+    zp__gpu_config_default(&c);
+    c.arena_bytes = (uint64_t)4 << 30;
+    zp__gpu *g = NULL;
+    zp__gpu_stream *s = NULL;
+    zp__gpu_info a, b;
+    *dev = *stream = 0;
+    if (zp__gpu_open(&g, &c))
+        return;
+    zp__gpu_get_info(g, &a);
+    if (zp__gpu_stream_open(g, &s) == ZP_OK) {
+        zp__gpu_get_info(g, &b);
+        *stream = b.arena_used - a.arena_used;
+        zp__gpu_stream_close(s);
+    }
+    *dev = a.arena_used;
+    zp__gpu_close(g);
+}
+
 static void test_admission(void)
 {
     const char *circ = "synth:porep:11";
-    uint64_t dkey, slot;
+    uint64_t dkey, slot, dev, stream;
     shape_bytes(circ, &dkey, &slot);
-    CHECK(dkey > 0 && slot > 0);
-    /* The NTT tables and stream scratch take some arena too: leave a
-     * margin of 64 MiB, less than one more working set only when the
-     * working set is larger than that, so size the circuit accordingly. */
-    uint64_t margin = (uint64_t)64 << 20;
-    printf("admission: dkey %llu, slot %llu bytes\n", (unsigned long long)dkey,
+    base_bytes(&dev, &stream);
+    CHECK(dkey > 0 && slot > 0 && dev > 0);
+    /* Room for the tables, the load stream, the key and one slot and a
+     * half (each slot has a stream too), and a little rounding. */
+    uint64_t margin = (uint64_t)1 << 20;
+    printf("admission: device %llu, stream %llu, dkey %llu, slot %llu bytes\n",
+           (unsigned long long)dev, (unsigned long long)stream, (unsigned long long)dkey,
            (unsigned long long)slot);
-    zp_engine *e = open_gpu_engine(0, 3, dkey + slot + slot / 2 + margin);
+    uint64_t one = slot + stream;
+    zp_engine *e = open_gpu_engine(0, 3, dev + stream + dkey + one + one / 2 + margin);
     if (!e)
         return;
     CHECK_EQ_INT(zp_engine_add_key(e, "p", circ), ZP_OK);
@@ -195,9 +220,13 @@ static void test_admission(void)
     CHECK(admitted >= 1 && admitted < 3);
     zp_engine_close(e);
 
-    /* An arena smaller than the key: the job fails, naming the GPU; a key
-     * that fits still proves. */
-    e = open_gpu_engine(0, 2, dkey / 2 + margin);
+    /* An arena that holds a small key and its working set but not the
+     * big key's working set: the big job fails, naming the GPU; the small
+     * key still proves (the big key's idle device copy is evicted). */
+    uint64_t sdkey, sslot;
+    shape_bytes("synth:chain:6", &sdkey, &sslot);
+    CHECK(sdkey + sslot + stream + 2 * margin < dkey + slot);
+    e = open_gpu_engine(0, 2, dev + stream + sdkey + sslot + stream + 2 * margin);
     if (!e)
         return;
     CHECK_EQ_INT(zp_engine_add_key(e, "big", circ), ZP_OK);
