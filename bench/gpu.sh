@@ -174,14 +174,15 @@ for L in $PROVE; do
   log "  ${RES[prove_$L]}"
   grep -E "setup|total|median" "$OUT/prove.log" | tail -6
 done
-# --batch "LOG2 COUNT PARTITIONS SLOTS CONCURRENCY"
+# --batch "LOG2 COUNT PARTITIONS SLOTS CONCURRENCY [DISTINCT_WITNESSES]"
 for spec in "${BATCH[@]}"; do
   set -- $spec
+  dw=""; [ -n "${6:-}" ] && dw="--distinct-witnesses $6"
   log "bench batch synth:porep:$1: $2 jobs x $3 partitions, $4 slots, concurrency $5"
   echo "==== bench batch $spec" >> "$OUT/prove.log"
   tr="$OUT/trace_$1_$4_$5.json"
   ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch --circuit synth:porep:$1 --gpus 1 --slots $4 \
-    --count $2 --partitions $3 --concurrency $5 --verify-threads 4 --trace "$tr" \
+    --count $2 --partitions $3 --concurrency $5 --verify-threads 4 --trace "$tr" $dw \
     >> "$OUT/prove.log" 2>&1
   RES[batch_$1_$4_$5]="rc=$? $(grep -E '^wall' "$OUT/prove.log" | tail -1)"
   log "  ${RES[batch_$1_$4_$5]}"
