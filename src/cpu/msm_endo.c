@@ -15,10 +15,10 @@
  * The identities hold for every integer k (the top digit simply keeps what
  * is left), so any 256-bit scalar is summed exactly, as cpu.h promises; they
  * need the points in the prime-order subgroups, which cpu.h requires.
- * Four times the fold count shrinks to one quarter of the windows: the gain
+ * The folds shrink to a quarter (G2) or half (G1) of the windows: the gain
  * is largest for small n, where folds weigh most. The split needs 2n or 4n
- * points of scratch, so large inputs (where the fold share is small anyway)
- * keep the plain path.
+ * points of scratch and costs a few multiplications per pair, so large
+ * inputs (where the fold share is small) keep the plain path.
  */
 #include <stdlib.h>
 
@@ -27,10 +27,13 @@
 
 #define X_ABS 0xd201000000010000ULL
 
-/* Above these many pairs the split is skipped (scratch 2n G1 / 4n G2 points
- * and scalars: 64 MiB / 112 MiB at the limits). */
-#define ENDO_MAX_G1 ((size_t)1 << 18)
-#define ENDO_MAX_G2 ((size_t)1 << 17)
+/* Above these many pairs the split is skipped. Measured on the 2-core VM
+ * (zkpipe bench msm, random scalars, base vs split, alternated): G2 gains
+ * 15-25% up to 2^13 pairs and breaks even from 2^14 on (the split's own
+ * cost: 12 divisions by |x| and three psi per pair, 4n points of scratch);
+ * G1 gains 10-20% up to 2^12 and breaks even at 2^13..2^16. */
+#define ENDO_MAX_G1 ((size_t)1 << 13)
+#define ENDO_MAX_G2 ((size_t)1 << 13)
 
 /* q = a / |x| over 4 limbs (q may alias a); returns a mod |x|. */
 static uint64_t div_x(uint64_t q[4], const uint64_t a[4])
