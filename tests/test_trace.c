@@ -230,6 +230,44 @@ static void test_read_hostile(void)
     zp__tr_free(&r);
 }
 
+/* A GPU's busy fraction: the union of the device stages of all its slot
+ * lanes (not other GPUs', not finish), and clipping to a measured window,
+ * both checked against sums done by hand. */
+static void test_group_busy_and_clip(void)
+{
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 16, 4, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "gpu0/0");
+    zp__trace_set_lane(&t, 1, "gpu0/1");
+    zp__trace_set_lane(&t, 2, "gpu1/0");
+    zp__trace_set_lane(&t, 3, "verify0");
+    zp__trace_add(&t, 0, ZP__ST_EVAL, "a", 0, 0.0, 1.0);
+    zp__trace_add(&t, 0, ZP__ST_MSM, "a", 0, 1.0, 3.0);
+    zp__trace_add(&t, 0, ZP__ST_FINISH, "a", 0, 3.0, 3.5); /* host: not GPU time */
+    zp__trace_add(&t, 1, ZP__ST_MSM, "a", 1, 2.0, 5.0);     /* overlaps slot 0 */
+    zp__trace_add(&t, 2, ZP__ST_MSM, "b", 0, 6.0, 8.0);     /* another GPU */
+    zp__trace_add(&t, 3, ZP__ST_VERIFY, "a", 0, 5.0, 6.0);
+    char *text;
+    size_t len;
+    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
+    zp__tr r;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__tr_load(&r, text, len, &why), ZP_OK);
+    free(text);
+    static const char *const dev[] = {"eval", "h", "msm", NULL};
+    CHECK(fabs(zp__tr_busy_group(&r, "gpu0/", dev) - 5.0 / 8) < 1e-9);
+    CHECK(fabs(zp__tr_busy_group(&r, "gpu1/", dev) - 2.0 / 8) < 1e-9);
+    CHECK(fabs(zp__tr_busy_group(&r, "gpu0/", NULL) - 5.0 / 8) < 1e-9);
+    CHECK(zp__tr_busy_group(&r, "gpu9/", dev) == 0);
+    /* From 2.5 on: gpu0 is busy 2.5 .. 5 of 2.5 .. 8. */
+    zp__tr_clip(&r, 2.5);
+    CHECK(fabs(r.t0 - 2.5) < 1e-9 && fabs(r.t1 - 8.0) < 1e-9);
+    CHECK_EQ_INT(r.n, 5);
+    CHECK(fabs(zp__tr_busy_group(&r, "gpu0/", dev) - 2.5 / 5.5) < 1e-9);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+}
+
 int main(void)
 {
     RUN(test_json_shape);
@@ -238,5 +276,6 @@ int main(void)
     RUN(test_log_callback);
     RUN(test_read_back);
     RUN(test_read_hostile);
+    RUN(test_group_busy_and_clip);
     return FINISH();
 }

@@ -161,7 +161,9 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
     return 0;
 }
 
-static void report_trace(zp_engine *e, const batch_opts *o)
+/* Stage medians and busy fractions over the timed run (engine clock from
+ * `from` on: the warm-up job is left out). */
+static void report_trace(zp_engine *e, const batch_opts *o, double from)
 {
     char *text;
     size_t len;
@@ -174,6 +176,7 @@ static void report_trace(zp_engine *e, const batch_opts *o)
         fprintf(stderr, "zkpipe bench batch: %s: %s\n", o->trace, why.msg);
     zp__tr t;
     if (zp__tr_load(&t, text, len, &why) == ZP_OK) {
+        zp__tr_clip(&t, from);
         printf("stage medians (ms):");
         for (size_t s = 0; s < t.n_stages; s++)
             printf(" %s %.3f", t.stages[s], 1e3 * zp__tr_stage_median(&t, t.stages[s]));
@@ -320,6 +323,8 @@ static int bench(const batch_opts *o)
            "%.2f GiB device\n", zp__now() - tw, (double)ki.bytes / (1u << 30),
            (double)ki.device_bytes / (1u << 30));
     double *lat = calloc((size_t)o->count, sizeof *lat);
+    zp_engine_info st0;
+    zp_engine_status(e, &st0);
     double t1 = zp__now();
     int failed = lat ? run_jobs(e, o, lat) : -1;
     double wall = zp__now() - t1;
@@ -332,7 +337,7 @@ static int bench(const batch_opts *o)
     printf("wall %.3f s: %.3f s per job of %d partitions (%.2f jobs/min), %.4f s per "
            "partition; job latency median %.3f s\n", wall, wall / o->count, o->partitions,
            o->count * 60 / wall, wall / parts, zp__median(lat, o->count));
-    report_trace(e, o);
+    report_trace(e, o, st0.uptime_s);
     zp_engine_info st;
     zp_engine_status(e, &st);
     struct rusage ru;

@@ -55,12 +55,14 @@ typedef struct zp__gpudev {
     struct zp__gpu_stream *s;
     pthread_mutex_t load_mu;
     bool mu_init;
-    /* Slots 0 .. admitted-1 may take partitions (e->mu). Starts at
-     * gpu_slots; lowered when the arena cannot hold another working set
-     * next to the resident keys, 0 once the device failed. */
+    /* Slots that may take partitions (e->mu): gpu_slots less the dormant
+     * ones (a slot goes dormant when the arena cannot hold its working
+     * set next to the resident keys and the other slots' sets); 0 once
+     * the device failed. sets: slots holding a working set. */
     int admitted;
+    int sets;
     bool failed;
-    char why[160];                /* why admitted was lowered */
+    char why[160];                /* why a slot went dormant */
 } zp__gpudev;
 
 enum { ZP__DK_NONE = 0, ZP__DK_LOADING, ZP__DK_READY };
@@ -183,6 +185,7 @@ typedef struct zp__worker {
      * while the key shape fits). */
     int gpu;
     int slot_index;
+    bool dormant;                 /* takes no more work (e->mu) */
     struct zp__g16_slot *slot;
 } zp__worker;
 

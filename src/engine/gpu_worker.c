@@ -19,11 +19,11 @@
  *
  * Admission: a slot's working set is carved from the arena the first time
  * the slot proves with a key of that shape and kept. When the arena
- * cannot hold it even after evicting idle resident keys, a slot other than
- * the GPU's first puts the partition back and the GPU admits only the
- * slots below it from then on (gpudev.admitted); the first slot fails the
- * partition with the sizes in the message. No fallback allocation, no
- * retry loop against the driver.
+ * cannot hold it even after evicting idle resident keys, and another slot
+ * of the GPU holds a working set, the slot puts the partition back and
+ * goes dormant (takes no more work); when no slot holds one, the key does
+ * not fit the GPU and the partition fails with the sizes in the message.
+ * No fallback allocation, no retry loop against the driver.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +215,23 @@ static void dkey_release(zp_engine *e, int g, zp__key *k)
 
 /* --------------------------------------------------------------- slots */
 
+/* Counts slots holding a working set on d (e->mu). */
+static void sets_add(zp_engine *e, zp__gpudev *d, int delta)
+{
+    pthread_mutex_lock(&e->mu);
+    d->sets += delta;
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void slot_drop(zp_engine *e, zp__worker *w)
+{
+    if (!w->slot)
+        return;
+    zp__g16_slot_close(w->slot);
+    w->slot = NULL;
+    sets_add(e, &e->gpus[w->gpu], -1);
+}
+
 /* The slot's working set for keys of pk's shape: kept when it fits,
  * carved again otherwise, evicting idle resident keys for room. */
 static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk *pk,
@@ -222,24 +239,26 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__p
 {
     if (w->slot && zp__g16_slot_fits(w->slot, pk))
         return ZP_OK;
-    if (w->slot) {
-        zp__g16_slot_close(w->slot);
-        w->slot = NULL;
-    }
+    slot_drop(e, w);
     for (;;) {
         zp_err err = zp__g16_slot_open(&w->slot, d->dev, pk, why);
+        if (!err)
+            sets_add(e, d, 1);
         if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
             return err;
     }
 }
 
-/* No room for slot w's working set: it and the slots above it stop taking
- * work on this GPU. */
-static void lower_admission(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk *pk)
+/* No room for slot w's working set. When another slot of the GPU holds
+ * one, w goes dormant (true): the GPU runs as many partitions as its
+ * memory holds. Otherwise nothing fits at all (false). */
+static bool go_dormant(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk *pk)
 {
     pthread_mutex_lock(&e->mu);
-    if (d->admitted > w->slot_index) {
-        d->admitted = w->slot_index;
+    bool others = d->sets > 0;
+    if (others) {
+        w->dormant = true;
+        d->admitted--;
         zp__gpu_info info;
         zp__gpu_get_info(d->dev, &info);
         snprintf(d->why, sizeof d->why,
@@ -251,6 +270,7 @@ static void lower_admission(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp
                 d->why);
     }
     pthread_mutex_unlock(&e->mu);
+    return others;
 }
 
 /* A device that failed for good takes no more work. */
@@ -336,8 +356,7 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
     if (!err && !zp__pk_counts_ok(pk))
         err = zp__fail(&why, ZP_E_INVALID_ARG, "the key's counts disagree with each other");
     if (!err && (err = slot_ready(e, w, d, pk, key, &why)) == ZP_E_GPU_OOM &&
-        w->slot_index > 0) {
-        lower_admission(e, w, d, pk);
+        go_dormant(e, w, d, pk)) {
         dkey_release(e, d->ordinal, key);
         zp__key_release(e, key);
         zp__eng_requeue(e, w, j, part);
@@ -380,9 +399,6 @@ void *zp__gpu_worker_main(void *arg)
     uint32_t part;
     while (zp__eng_take(w->e, w, &j, &part))
         run_partition(w->e, w, j, part);
-    if (w->slot) {
-        zp__g16_slot_close(w->slot);
-        w->slot = NULL;
-    }
+    slot_drop(w->e, w);
     return NULL;
 }

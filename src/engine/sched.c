@@ -36,7 +36,7 @@ static void worker_idle(zp_engine *e, zp__worker *w, bool count)
  * room for its working set (e->mu held). */
 static bool admitted(const zp_engine *e, const zp__worker *w)
 {
-    return w->gpu < 0 || w->slot_index < e->gpus[w->gpu].admitted;
+    return w->gpu < 0 || (!e->gpus[w->gpu].failed && !w->dormant);
 }
 
 bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)

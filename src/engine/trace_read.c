@@ -133,6 +133,24 @@ void zp__tr_free(zp__tr *t)
     memset(t, 0, sizeof *t);
 }
 
+void zp__tr_clip(zp__tr *t, double from)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        zp__tr_event ev = t->ev[i];
+        if (ev.t1 < from)
+            continue;
+        if (ev.t0 < from)
+            ev.t0 = from;
+        t->ev[k++] = ev;
+    }
+    t->n = k;
+    if (t->t0 < from)
+        t->t0 = from;
+    if (t->t1 < t->t0)
+        t->t1 = t->t0;
+}
+
 static int cmp_t0(const void *a, const void *b)
 {
     const double *x = a, *y = b;

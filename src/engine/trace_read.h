@@ -42,6 +42,11 @@ typedef struct zp__tr {
  * ZP_E_FORMAT when it is not a trace (with why), ZP_E_NOMEM. */
 zp_err zp__tr_load(zp__tr *out, const char *text, size_t len, zp__ioerr *why);
 void zp__tr_free(zp__tr *t);
+/* Keeps what happened from `from` on (seconds, the trace's clock): events
+ * that ended before it are dropped, those that straddle it are cut, and
+ * t->t0 becomes from, so busy fractions cover a measured window only (not
+ * a warm-up before it). */
+void zp__tr_clip(zp__tr *t, double from);
 /* Fraction of [t->t0, t->t1] during which lane had at least one event. */
 double zp__tr_busy(const zp__tr *t, size_t lane);
 /* Fraction of [t->t0, t->t1] covered by the union of the events of every
