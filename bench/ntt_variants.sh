@@ -2,7 +2,7 @@
 # Builds the compile-time variants of the GPU NTT (src/gpu/ntt.cu) for an
 # A/B run by bench/gpu.sh --variants:
 #
-#   bash bench/ntt_variants.sh DIR [NAME...]      (default: tw r4 twr4 frw twr4frw)
+#   bash bench/ntt_variants.sh DIR [NAME...]      (default: plain twr4frw; the default build is twr4)
 #   bash bench/gpu.sh --variants DIR [--no-sanitize] ...
 #
 # For each NAME: a Release build in build-nttv-NAME with the variant's CUDA
@@ -23,9 +23,11 @@ cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bash bench/ntt_variants.sh DIR [NAME...]" >&2; exit 2; }
 DIR=$1
 shift
-declare -A FLAGS=([tw]="-DZP_NTT_TW" [r4]="-DZP_NTT_R4" [twr4]="-DZP_NTT_TW -DZP_NTT_R4"
-  [frw]="-DZP_NTT_FRW" [twr4frw]="-DZP_NTT_TW -DZP_NTT_R4 -DZP_NTT_FRW")
-names=${*:-tw r4 twr4 frw twr4frw}
+# The default build has TW and R4 on (ntt.cu); ZP_NTT_PLAIN turns both off.
+declare -A FLAGS=([plain]="-DZP_NTT_PLAIN" [tw]="-DZP_NTT_PLAIN -DZP_NTT_TW"
+  [r4]="-DZP_NTT_PLAIN -DZP_NTT_R4" [frw]="-DZP_NTT_PLAIN -DZP_NTT_FRW"
+  [twr4frw]="-DZP_NTT_FRW")
+names=${*:-plain twr4frw}
 J=${J:-16}
 mkdir -p "$DIR"
 for v in $names; do

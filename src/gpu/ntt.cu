@@ -18,10 +18,23 @@
  * zp__gpu_ntt_to_coset(_scaled) runs the inverse then the forward coset
  * transform with the coset scale g^i (and a constant) on the inverse's own
  * n^-1 product in its bit reversal: one product per element less than the
- * two calls. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW; off by
- * default, bench/ntt_variants.sh builds them) are described where they act.
+ * two calls. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW;
+ * bench/ntt_variants.sh builds them) are described where they act.
  */
 #include "gpu/ctx.cuh"
+
+/* TW and R4 are on by default: on the H200 (bench/RESULTS.md, 2026-11-29,
+ * alternating runs) they take 2^27 from 68.7 to 62.6 ms and 2^24 from 7.78
+ * to 7.44 ms, and test_gpu_ntt passes with them. ZP_NTT_PLAIN builds the
+ * plain kernels (for comparisons); FRW was slower than TW + R4 alone. */
+#ifndef ZP_NTT_PLAIN
+#ifndef ZP_NTT_TW
+#define ZP_NTT_TW 1
+#endif
+#ifndef ZP_NTT_R4
+#define ZP_NTT_R4 1
+#endif
+#endif
 
 /* ZP_NTT_FRW (a variant): every Fr product of this file from ntt_frw.h
  * (portable 64-bit products) instead of field.cuh's PTX carry chains. */
