@@ -223,13 +223,18 @@ static void test_admission(void)
     /* An arena that holds a small key and its working set but not the
      * big key's working set: the big job fails, naming the GPU; the small
      * key still proves (the big key's idle device copy is evicted). */
-    uint64_t sdkey, sslot;
+    uint64_t sdkey, sslot, bdkey, bslot;
+    const char *big = "synth:porep:15";
     shape_bytes("synth:chain:6", &sdkey, &sslot);
-    CHECK(sdkey + sslot + stream + 2 * margin < dkey + slot);
+    shape_bytes(big, &bdkey, &bslot);
+    printf("admission: small key %llu + %llu, big key %llu + %llu bytes\n",
+           (unsigned long long)sdkey, (unsigned long long)sslot, (unsigned long long)bdkey,
+           (unsigned long long)bslot);
+    CHECK(sdkey + sslot + 4 * margin < bdkey + bslot);
     e = open_gpu_engine(0, 2, dev + stream + sdkey + sslot + stream + 2 * margin);
     if (!e)
         return;
-    CHECK_EQ_INT(zp_engine_add_key(e, "big", circ), ZP_OK);
+    CHECK_EQ_INT(zp_engine_add_key(e, "big", big), ZP_OK);
     CHECK_EQ_INT(zp_engine_add_key(e, "small", "synth:chain:6"), ZP_OK);
     char id[ZP_JOB_ID_MAX + 1];
     zp_job_info info;
