@@ -36,7 +36,12 @@
 #define ONE_FLAG ((uint64_t)1 << 32)
 #define SEG 32            /* buckets per reduction segment */
 #define TREE 256          /* fan-in of one tree-reduction block */
-#define ONES_PARTS 65536  /* most partial sums of the ones */
+/* Most partial sums of the ones. A PoRep partition has tens of millions of
+ * ones per MSM: 2^18 strided sums of >= 32 points each fill the device
+ * (a G1 thread holds ~180 registers, so ~47 K threads are resident) where
+ * 2^16 sums of >= 64 points left it a quarter busy. */
+#define ONES_PARTS (1u << 18)
+#define ONES_MIN_PER_PART 32
 #define MAX_C 22
 
 /* ------------------------------------------------------------- planning */
@@ -525,7 +530,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     mark(s, 4);
     if (ones) {
         uint64_t parts = 1;
-        while (parts < ONES_PARTS && parts * 64 < ones)
+        while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < ones)
             parts *= 2;
         xyzz_t<F> *pp = (xyzz_t<F> *)(base + l.parts), *p2 = (xyzz_t<F> *)(base + l.parts2);
         ones_kernel<F><<<zp__ceil_div_u(parts, 64), 64, 0, st>>>(
