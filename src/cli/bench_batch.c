@@ -19,7 +19,7 @@
 #include "zkpipe.h"
 
 static const char batch_help[] =
-    "usage: zkpipe bench batch --circuit synth:NAME:LOG2 --count N --concurrency J\n"
+    "usage: zkpipe bench batch --circuit synth:NAME:LOG2 --count N --concurrency J[,J2,...]\n"
     "                          [--partitions P] [--workers W] [--threads T]\n"
     "                          [--gpus G|all] [--slots K] [--gpu-mem BYTES]\n"
     "                          [--verify-threads V] [--no-verify] [--trace FILE.json]\n"
@@ -28,7 +28,8 @@ static const char batch_help[] =
     "                          [--partitions P] [--token T | --token-file F]\n"
     "\n"
     "Proves N jobs of P partitions (default 1) of a synthetic circuit with a\n"
-    "TEST-ONLY key, keeping J jobs submitted at a time, on W CPU workers\n"
+    "TEST-ONLY key, keeping J jobs submitted at a time (J1,J2,...: N jobs at each\n"
+    "level in turn, same engine and key), on W CPU workers\n"
     "(default 1, or 0 when --gpus is given) of T threads each (default: the\n"
     "CPUs divided among workers) and on G GPUs of K partition slots each\n"
     "(default 2). With GPUs only, the key is set up on each GPU and its points\n"
@@ -54,10 +55,33 @@ typedef struct batch_opts {
     zp__copts client;
     bool remote;
     int count, concurrency, partitions;
+    int levels[8], n_levels; /* --concurrency 1,2,4: one timed run per level */
+    int round;               /* the level being run (job ids) */
     bool workers_set;
     int distinct;
     zp_engine_config cfg;
 } batch_opts;
+
+/* "J" or "J1,J2,...": the concurrency levels (at most 8), each 1..4096;
+ * o->concurrency becomes the largest. Nonzero when malformed. */
+static int parse_levels(batch_opts *o, const char *v)
+{
+    char buf[128];
+    if (strlen(v) >= sizeof buf)
+        return 1;
+    snprintf(buf, sizeof buf, "%s", v);
+    o->n_levels = 0;
+    o->concurrency = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int j;
+        if (o->n_levels == 8 || zp__parse_int(t, 1, 4096, &j))
+            return 1;
+        o->levels[o->n_levels++] = j;
+        if (j > o->concurrency)
+            o->concurrency = j;
+    }
+    return o->n_levels ? 0 : 1;
+}
 
 /* A byte count: digits with an optional K, M, G or T suffix (powers of 2).
  * Nonzero when malformed. */
@@ -113,7 +137,7 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
         else if (!strcmp(a, "--count"))
             bad = zp__parse_int(v, 1, 1000000, &o->count);
         else if (!strcmp(a, "--concurrency"))
-            bad = zp__parse_int(v, 1, 4096, &o->concurrency);
+            bad = parse_levels(o, v);
         else if (!strcmp(a, "--partitions"))
             bad = zp__parse_int(v, 1, 64, &o->partitions);
         else if (!strcmp(a, "--workers"))
@@ -154,7 +178,7 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
     /* GPUs prove alone unless CPU workers are asked for too. */
     if ((o->cfg.gpus > 0 || (o->cfg.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
         o->cfg.cpu_workers = 0;
-    uint64_t events = (uint64_t)o->count * (uint64_t)o->partitions * 8 + 1024;
+    uint64_t events = (uint64_t)o->count * (uint64_t)o->partitions * 8 * (uint64_t)o->n_levels + 1024;
     o->cfg.trace_events = events > (1u << 24) ? (1u << 24) : (uint32_t)events;
     o->cfg.max_queued_partitions = (uint32_t)(o->concurrency * o->partitions + 1);
     o->cfg.max_jobs = (uint32_t)o->concurrency + 16;
@@ -207,7 +231,7 @@ static zp_err submit(zp_engine *e, const batch_opts *o, int i, char *id)
 {
     zp_witness w = {.kind = ZP_WITNESS_SYNTH, .seed = (uint64_t)i * (uint64_t)o->partitions};
     char want[32];
-    snprintf(want, sizeof want, "bench-%d", i);
+    snprintf(want, sizeof want, "bench-%d-%d", o->round, i);
     zp_job_request r = {.id = want, .key = "bench", .priority = ZP_PRIO_NORMAL,
                         .partitions = (uint32_t)o->partitions, .witnesses = &w,
                         .n_witnesses = 1};
@@ -323,21 +347,34 @@ static int bench(const batch_opts *o)
            "%.2f GiB device\n", zp__now() - tw, (double)ki.bytes / (1u << 30),
            (double)ki.device_bytes / (1u << 30));
     double *lat = calloc((size_t)o->count, sizeof *lat);
-    zp_engine_info st0;
-    zp_engine_status(e, &st0);
-    double t1 = zp__now();
-    int failed = lat ? run_jobs(e, o, lat) : -1;
-    double wall = zp__now() - t1;
+    int failed = lat ? 0 : -1;
+    for (int r = 0; r < o->n_levels && failed >= 0; r++) {
+        batch_opts lo = *o;
+        lo.concurrency = o->levels[r];
+        lo.round = r;
+        if (o->n_levels > 1)
+            printf("== concurrency %d\n", lo.concurrency);
+        zp_engine_info st0;
+        zp_engine_status(e, &st0);
+        double t1 = zp__now();
+        int f = run_jobs(e, &lo, lat);
+        double wall = zp__now() - t1;
+        if (f < 0) {
+            failed = -1;
+            break;
+        }
+        failed += f;
+        double parts = (double)o->count * o->partitions;
+        printf("wall %.3f s: %.3f s per job of %d partitions (%.2f jobs/min), %.4f s per "
+               "partition; job latency median %.3f s\n", wall, wall / o->count, o->partitions,
+               o->count * 60 / wall, wall / parts, zp__median(lat, o->count));
+        report_trace(e, &lo, st0.uptime_s);
+    }
     if (failed < 0) {
         free(lat);
         zp_engine_close(e);
         return 1;
     }
-    double parts = (double)o->count * o->partitions;
-    printf("wall %.3f s: %.3f s per job of %d partitions (%.2f jobs/min), %.4f s per "
-           "partition; job latency median %.3f s\n", wall, wall / o->count, o->partitions,
-           o->count * 60 / wall, wall / parts, zp__median(lat, o->count));
-    report_trace(e, o, st0.uptime_s);
     zp_engine_info st;
     zp_engine_status(e, &st);
     struct rusage ru;
