@@ -61,6 +61,7 @@ typedef struct zp__gpudev {
      * the device failed. sets: slots holding a working set. */
     int admitted;
     int sets;
+    uint64_t pinned;              /* host bytes pinned by its slots (e->mu) */
     bool failed;
     char why[160];                /* why a slot went dormant */
 } zp__gpudev;
@@ -187,6 +188,7 @@ typedef struct zp__worker {
     int slot_index;
     bool dormant;                 /* takes no more work (e->mu) */
     struct zp__g16_slot *slot;
+    uint64_t slot_pinned;         /* its pinned witness buffer's bytes */
 } zp__worker;
 
 /* A proved partition on its way through the verify pool. */

@@ -128,6 +128,11 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
         zp__sb_printf(sb, "zkpipe_gpu_memory_bytes{gpu=\"%d\",kind=\"used\"} %llu\n", g,
                       (unsigned long long)info.arena_used);
     }
+    zp__prom_head(sb, "zkpipe_pinned_host_bytes", "gauge",
+                  "Host memory pinned by each GPU's slots (their witness buffers).");
+    for (int g = 0; g < e->n_gpus; g++)
+        zp__sb_printf(sb, "zkpipe_pinned_host_bytes{gpu=\"%d\"} %llu\n", g,
+                      (unsigned long long)e->gpus[g].pinned);
     zp__prom_head(sb, "zkpipe_gpu_slots_admitted", "gauge",
                   "Partition slots of each GPU allowed to take work.");
     for (int g = 0; g < e->n_gpus; g++)

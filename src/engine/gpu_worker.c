@@ -215,11 +215,12 @@ static void dkey_release(zp_engine *e, int g, zp__key *k)
 
 /* --------------------------------------------------------------- slots */
 
-/* Counts slots holding a working set on d (e->mu). */
-static void sets_add(zp_engine *e, zp__gpudev *d, int delta)
+/* Counts slots holding a working set on d and their pinned bytes (e->mu). */
+static void sets_add(zp_engine *e, zp__gpudev *d, int delta, int64_t pinned)
 {
     pthread_mutex_lock(&e->mu);
     d->sets += delta;
+    d->pinned += (uint64_t)pinned;
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -229,7 +230,8 @@ static void slot_drop(zp_engine *e, zp__worker *w)
         return;
     zp__g16_slot_close(w->slot);
     w->slot = NULL;
-    sets_add(e, &e->gpus[w->gpu], -1);
+    sets_add(e, &e->gpus[w->gpu], -1, -(int64_t)w->slot_pinned);
+    w->slot_pinned = 0;
 }
 
 /* The slot's working set for keys of pk's shape: kept when it fits,
@@ -242,8 +244,10 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__p
     slot_drop(e, w);
     for (;;) {
         zp_err err = zp__g16_slot_open(&w->slot, d->dev, pk, why);
-        if (!err)
-            sets_add(e, d, 1);
+        if (!err) {
+            w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
+            sets_add(e, d, 1, (int64_t)w->slot_pinned);
+        }
         if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
             return err;
     }
