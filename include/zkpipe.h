@@ -370,6 +370,11 @@ typedef struct zp_engine_config {
      * evicted least recently used first to stay within it. 0: no limit
      * (default). */
     uint64_t key_budget_bytes;
+    /* Host bytes of loaded keys to page-lock (the pinned tier) so that a
+     * key uploads to a GPU at full PCIe speed, also after its device copy
+     * was evicted. Keys are pinned whole, first come, while they fit. Only
+     * with GPUs. 0: none (default). */
+    uint64_t pinned_key_bytes;
     /* Synthetic witnesses (ZP_WITNESS_SYNTH) kept per key for reuse: seed
      * s proves with witness number s mod N, generated once and kept while
      * the key is loaded (at most 16). For benchmarks that measure proving,
@@ -429,6 +434,7 @@ typedef enum zp_key_tier {
     ZP_KEY_HOST = 2,    /* in heap memory */
     ZP_KEY_MAPPED = 3,  /* a read-only file mapping (.zpk) */
     ZP_KEY_DEVICE = 4,  /* resident in GPU memory (and host) */
+    ZP_KEY_PINNED = 5,  /* in host memory page-locked for fast uploads to GPUs */
 } zp_key_tier;
 
 /* "unloaded", "loading", "host", "mapped", "device". */
@@ -442,6 +448,7 @@ typedef struct zp_key_info {
     uint32_t refs;              /* partitions using it now */
     uint64_t bytes;             /* host bytes while loaded, else 0 */
     uint64_t device_bytes;      /* GPU arena bytes of its resident copies */
+    uint64_t pinned_bytes;      /* host bytes page-locked (pinned tier) */
     uint32_t n_public;          /* 0 until first loaded */
     uint32_t n_vars;
     uint64_t domain_size;

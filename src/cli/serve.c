@@ -38,6 +38,8 @@ static const char serve_help[] =
     "  --slots K            partition slots per GPU (default 2; fewer are admitted\n"
     "                       when the GPU's memory cannot hold K working sets)\n"
     "  --gpu-mem BYTES      each GPU's arena (default: its free memory less a reserve)\n"
+    "  --pinned-keys BYTES  page-lock up to this much of the loaded keys' host memory\n"
+    "                       for fast uploads to the GPUs (default 0: none)\n"
     "  --max-queued N       partitions waiting over all jobs before submits get 429\n"
     "                       (default 1024)\n"
     "  --key-budget BYTES   host memory for loaded keys; least recently used unpinned\n"
@@ -166,6 +168,9 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
     } else if (!strcmp(a, "--slots")) {
         if (!parse_int(&o->eng.gpu_slots, v, 1, 64))
             return usage_error("--slots wants 1..64, got", v);
+    } else if (!strcmp(a, "--pinned-keys")) {
+        if (!parse_size(&o->eng.pinned_key_bytes, v))
+            return usage_error("--pinned-keys wants a size like 64G, got", v);
     } else if (!strcmp(a, "--gpu-mem")) {
         if (!parse_size(&o->eng.gpu_mem_bytes, v))
             return usage_error("--gpu-mem wants a size like 100G, got", v);

@@ -69,6 +69,7 @@ typedef struct zp__gpudev {
 enum { ZP__DK_NONE = 0, ZP__DK_LOADING, ZP__DK_READY };
 
 #define ZP__WCACHE_MAX 16
+#define ZP__PIN_MAX 12
 
 /* ------------------------------------------------------------------ keys */
 
@@ -112,6 +113,10 @@ typedef struct zp__key {
     bool gpu_setup;
     zp__toxic toxic;
     zp_h_conv conv;
+    /* Pinned tier (cfg.pinned_key_bytes): the page-locked regions. */
+    void *pin_ptr[ZP__PIN_MAX];
+    uint32_t n_pin;
+    uint64_t pin_bytes;
     /* Reused synthetic witnesses (cfg.synth_witness_cache), e->mu. */
     zp_fr *wcache[ZP__WCACHE_MAX];
     uint8_t wc_state[ZP__WCACHE_MAX];
@@ -229,6 +234,7 @@ struct zp_engine {
     zp__key **keys;
     uint32_t n_keys, cap_keys;
     uint64_t key_used;            /* bytes loaded or reserved */
+    uint64_t pinned_used;         /* bytes of keys page-locked or being so */
     uint64_t lru_tick;
 
     zp__worker *workers;          /* n_provers, then n_verifiers */

@@ -107,6 +107,9 @@ static void key_metrics(zp__sb *sb, zp_engine *e)
         zp__prom_label(sb, e->keys[i]->name);
         zp__sb_printf(sb, "} %llu\n", (unsigned long long)e->keys[i]->evictions);
     }
+    zp__prom_head(sb, "zkpipe_key_pinned_bytes", "gauge",
+                  "Host bytes of loaded keys page-locked for uploads (the pinned tier).");
+    zp__sb_printf(sb, "zkpipe_key_pinned_bytes %llu\n", (unsigned long long)e->pinned_used);
     zp__prom_head(sb, "zkpipe_key_cache_bytes", "gauge", "Bytes of all loaded keys.");
     zp__sb_printf(sb, "zkpipe_key_cache_bytes %llu\n", (unsigned long long)e->key_used);
     zp__prom_head(sb, "zkpipe_key_budget_bytes", "gauge", "Key cache budget; 0 is unlimited.");

@@ -12,10 +12,12 @@
 
 #include "engine/engine_impl.h"
 #include "engine/util.h"
+#include "gpu/gpu.h"
 #include "io/io.h"
 #include "io/zpk.h"
 
-static const char *const tier_names[] = {"unloaded", "loading", "host", "mapped", "device"};
+static const char *const tier_names[] = {"unloaded", "loading", "host", "mapped", "device",
+                                         "pinned"};
 
 const char *zp_key_tier_name(zp_key_tier t)
 {
@@ -196,8 +198,86 @@ static zp_err load_key(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__io
     return ZP_E_INVALID_ARG;
 }
 
+/* ---------------------------------------------------------- pinned tier */
+
+typedef struct region {
+    void *p;
+    uint64_t bytes;
+} region;
+
+/* The host regions of k's loaded key: its mapping, or its heap arrays. */
+static uint32_t key_regions(const zp__key *k, region *out)
+{
+    const zp__pk *pk = &k->pk;
+    if (pk->map_base) {
+        out[0] = (region){pk->map_base, pk->map_len};
+        return 1;
+    }
+    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), fr = sizeof(zp_fr);
+    region all[] = {
+        {pk->a, pk->n_a * g1}, {pk->b1, pk->n_b * g1}, {pk->b2, pk->n_b * g2},
+        {pk->l, pk->n_l * g1}, {pk->h, pk->n_h * g1},
+        {pk->ma.row_ptr, (pk->ma.nrows + 1) * 8}, {pk->ma.col, pk->ma.nnz * 4},
+        {pk->ma.val, pk->ma.nnz * fr},
+        {pk->mb.row_ptr, (pk->mb.nrows + 1) * 8}, {pk->mb.col, pk->mb.nnz * 4},
+        {pk->mb.val, pk->mb.nnz * fr},
+    };
+    uint32_t n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof *all && n < ZP__PIN_MAX; i++)
+        if (all[i].p && all[i].bytes)
+            out[n++] = all[i];
+    return n;
+}
+
+/* Page-locks a key just loaded when the pinned budget has room for all of
+ * it (e->mu held; released while the driver works, with a reference held
+ * so the key stays). A refusal (locked-memory limit) leaves it unpinned. */
+static void pin_key(zp_engine *e, zp__key *k)
+{
+    region r[ZP__PIN_MAX];
+    uint32_t n = key_regions(k, r);
+    uint64_t want = 0;
+    for (uint32_t i = 0; i < n; i++)
+        want += r[i].bytes;
+    if (!e->n_gpus || !e->cfg.pinned_key_bytes || !want ||
+        e->pinned_used + want > e->cfg.pinned_key_bytes)
+        return;
+    e->pinned_used += want;
+    k->refs++;
+    pthread_mutex_unlock(&e->mu);
+    uint32_t done = 0;
+    while (done < n && zp__gpu_host_register(r[done].p, r[done].bytes,
+                                             k->pk.map_base != NULL) == ZP_OK)
+        done++;
+    if (done < n) {
+        fprintf(stderr, "zkpipe: key %s stays unpinned: %s\n", k->name, zp__gpu_last_error());
+        while (done)
+            zp__gpu_host_unregister(r[--done].p);
+    }
+    pthread_mutex_lock(&e->mu);
+    k->refs--;
+    if (done == n) {
+        for (uint32_t i = 0; i < n; i++)
+            k->pin_ptr[i] = r[i].p;
+        k->n_pin = n;
+        k->pin_bytes = want;
+    } else {
+        e->pinned_used -= want;
+    }
+}
+
+static void unpin_key(zp_engine *e, zp__key *k)
+{
+    for (uint32_t i = 0; i < k->n_pin; i++)
+        zp__gpu_host_unregister(k->pin_ptr[i]);
+    k->n_pin = 0;
+    e->pinned_used -= k->pin_bytes;
+    k->pin_bytes = 0;
+}
+
 static void unload(zp_engine *e, zp__key *k)
 {
+    unpin_key(e, k);
     zp__key_drop_device(e, k);
     zp__key_drop_witnesses(k);
     memset(&k->toxic, 0, sizeof k->toxic);
@@ -291,6 +371,7 @@ static zp_err load_unlocked(zp_engine *e, zp__key *k, uint64_t est, zp__ioerr *w
             k->n_vars = pk.n_vars;
             k->domain_size = pk.domain_size;
         }
+        pin_key(e, k);
     }
     pthread_cond_broadcast(&e->key_cv);
     return err;
@@ -407,7 +488,8 @@ zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out)
         const zp__key *k = e->keys[index];
         snprintf(out->name, sizeof out->name, "%s", k->name);
         snprintf(out->source, sizeof out->source, "%s", k->source);
-        out->tier = k->tier;
+        out->tier = k->pin_bytes ? ZP_KEY_PINNED : k->tier;
+        out->pinned_bytes = k->pin_bytes;
         for (int g = 0; g < ZP__GPUS_MAX; g++) {
             out->device_bytes += k->dk_bytes[g];
             if (k->dk_state[g] == ZP__DK_READY)
@@ -432,6 +514,7 @@ void zp__keys_free(zp_engine *e)
 {
     for (uint32_t i = 0; i < e->n_keys; i++) {
         zp__key *k = e->keys[i];
+        unpin_key(e, k);
         zp__key_drop_device(e, k);
         zp__key_drop_witnesses(k);
         zp__pk_free(&k->pk);

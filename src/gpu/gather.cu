@@ -85,3 +85,19 @@ extern "C" void zp__gpu_host_free(void *p)
     if (p)
         cudaFreeHost(p);
 }
+
+extern "C" zp_err zp__gpu_host_register(void *p, uint64_t bytes, bool read_only)
+{
+    if (!p || !bytes)
+        return ZP_E_INVALID_ARG;
+    zp__gpu *g = NULL; /* no device of its own: ZP_CUDA marks none unhealthy */
+    unsigned flags = cudaHostRegisterPortable | (read_only ? cudaHostRegisterReadOnly : 0);
+    ZP_CUDA(cudaHostRegister(p, bytes, flags));
+    return ZP_OK;
+}
+
+extern "C" void zp__gpu_host_unregister(void *p)
+{
+    if (p)
+        cudaHostUnregister(p);
+}

@@ -169,17 +169,36 @@ void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out);
 
 /* ------------------------------------------------------- R1CS evaluation */
 
-/* A CSR matrix in device memory (layout of zp__csr). */
+/* Rows with more entries than this are summed by a warp, the others by a
+ * thread. */
+#define ZP__GPU_EVAL_SHORT 16
+
+/*
+ * A CSR matrix in device memory, compact (layout: gpu/eval_plan.h): row
+ * pointers uint32 (uint64 when nnz >= 2^32), columns uint32, one code byte
+ * per nonzero (+1, -1, an entry of a small table of repeated coefficients,
+ * or escaped: the coefficient is in esc, in nonzero order, its index the
+ * escapes before it, from esc_bits / esc_rank), and the list of long rows.
+ */
 typedef struct zp__gpu_csr {
-    uint64_t nrows, nnz;
-    uint64_t *row_ptr;
+    uint64_t nrows, nnz, n_long;
+    int rp64;           /* row_ptr holds uint64 offsets, else uint32 */
+    void *row_ptr;      /* nrows + 1 offsets */
     uint32_t *col;
-    zp_fr *val;
-    zp__gpu_buf mem; /* the arena region holding the three arrays */
+    uint8_t *code;
+    uint64_t *esc_bits; /* bit k % 64 of word k / 64: nonzero k escaped */
+    uint64_t *esc_rank; /* escapes before each word */
+    zp_fr *esc, *tab;
+    uint64_t *long_rows; /* the rows with more than ZP__GPU_EVAL_SHORT entries */
+    zp__gpu_buf mem;     /* the arena region holding the arrays */
 } zp__gpu_csr;
 
+/* The arena bytes zp__gpu_csr_upload takes for m (a pass over m;
+ * UINT64_MAX when host memory for it runs out). Both builds provide it. */
+uint64_t zp__gpu_csr_bytes(const zp__csr *m);
+
 /* Validates m (row_ptr monotone and ending at nnz, every col < ncols) and
- * copies it into the arena on s (waits for s). */
+ * copies it, encoded, into the arena on s (waits for s). */
 zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
                           uint64_t ncols);
 void zp__gpu_csr_free(zp__gpu *g, zp__gpu_csr *m);
@@ -244,6 +263,15 @@ zp_err zp__gpu_gen_points_g1(zp__gpu_stream *s, zp_g1_affine *d_out, uint64_t n,
 zp_err zp__gpu_gen_points_g2(zp__gpu_stream *s, zp_g2_affine *d_out, uint64_t n,
                              const zp_g2_affine *d_a, uint64_t na, const zp_g2_affine *d_b,
                              uint64_t nb);
+
+/* ------------------------------------------------------- pinned host tier */
+
+/* Page-locks [p, p + bytes) of existing host memory (heap or a file
+ * mapping; read_only for a read-only mapping) for fast copies to every
+ * device. ZP_E_NO_GPU without CUDA; ZP_E_GPU when the driver refuses
+ * (e.g. the locked-memory limit). */
+zp_err zp__gpu_host_register(void *p, uint64_t bytes, bool read_only);
+void zp__gpu_host_unregister(void *p);
 
 /* ----------------------------------------------------------------- tests */
 

@@ -132,6 +132,51 @@ static void test_gpu_only(void)
     zp_engine_close(e);
 }
 
+static zp_engine *open_pinned(uint64_t pinned)
+{
+    zp_engine_config c;
+    zp_engine_config_default(&c);
+    c.cpu_workers = 1;
+    c.gpus = 1;
+    c.pinned_key_bytes = pinned;
+    zp_engine *e = NULL;
+    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);
+    return e;
+}
+
+/* The pinned tier: a host key within the budget is page-locked whole at
+ * load and unlocked at eviction; one over the budget is not pinned. */
+static void test_pinned_tier(void)
+{
+    zp_engine *e = open_pinned((uint64_t)1 << 30);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
+    zp_key_info ki;
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.tier, ZP_KEY_PINNED);
+    CHECK(ki.pinned_bytes > 0 && ki.pinned_bytes <= ki.bytes);
+    CHECK_EQ_INT(e->pinned_used, ki.pinned_bytes);
+    char id[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 4, 3, id), ZP_OK);
+    t_await_ok(e, id, "d", 4);
+    CHECK_EQ_INT(zp_engine_evict_key(e, "d"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.pinned_bytes, 0);
+    CHECK_EQ_INT(e->pinned_used, 0);
+    zp_engine_close(e);
+    e = open_pinned(4096);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.pinned_bytes, 0);
+    CHECK(ki.tier == ZP_KEY_HOST);
+    zp_engine_close(e);
+}
+
 static void test_mixed(void)
 {
     zp_engine *e = open_gpu_engine(1, 2, 0);
@@ -282,6 +327,7 @@ int main(int argc, char **argv)
     }
     RUN(test_gpu_only);
     RUN(test_mixed);
+    RUN(test_pinned_tier);
     RUN(test_admission);
     RUN(test_cancel);
     return FINISH();
