@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE=""
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE=""
 BATCH=()
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
@@ -43,6 +43,7 @@ while [ $# -gt 0 ]; do
     --quick) NTT="20 22" G1="16 20" G2="16 18" ;;
     --prove) PROVE=$2; shift ;;
     --batch) BATCH+=("$2"); shift ;;
+    --serve) SERVE=$2; shift ;;
     --ntt) NTT=$2; shift ;;
     --g1) G1=$2; shift ;;
     --g2) G2=$2; shift ;;
@@ -189,6 +190,24 @@ for spec in "${BATCH[@]}"; do
   tail -8 "$OUT/prove.log"
   [ -f "$tr" ] && "$ZK" trace svg "$tr" -o "${tr%.json}.svg" > /dev/null 2>&1
 done
+
+# --serve LOG2: the daemon on the GPU, driven over its unix socket by
+# bench batch --addr; then SIGTERM, which must exit 0.
+if [ -n "$SERVE" ]; then
+  sock=/tmp/zkpipe-gpu-$$.sock
+  log "serve --gpus 1 --slots 2 with synth:porep:$SERVE"
+  "$ZK" serve --listen "unix://$sock" --gpus 1 --slots 2 --key p=synth:porep:$SERVE \
+    > "$OUT/serve.log" 2>&1 &
+  spid=$!
+  for i in $(seq 1 60); do [ -S "$sock" ] && break; sleep 1; done
+  timeout 300 "$ZK" bench batch --addr "unix://$sock" --key p --count 8 --concurrency 4 \
+    --partitions 4 >> "$OUT/prove.log" 2>&1
+  brc=$?
+  "$ZK" status --addr "unix://$sock" >> "$OUT/serve.log" 2>&1
+  kill -TERM $spid; wait $spid; src=$?
+  RES[serve_$SERVE]="bench rc=$brc, serve exit $src; $(grep -E '^wall|jobs done' "$OUT/prove.log" | tail -2 | tr '\n' ' ')"
+  log "  ${RES[serve_$SERVE]}"
+fi
 
 if [ -n "$MUT" ]; then
   : > "$OUT/mutants.log"
