@@ -1,38 +1,150 @@
 /*
- * R1CS evaluation on the GPU: a = A w, b = B w from CSR matrices, c = a∘b.
- * One thread per row: rows of these circuits hold a few entries on average
- * (PoRep: about 2.4 in A and 1 in B), and coefficients 1 and -1, the common
- * ones, are added or subtracted without a product.
+ * R1CS evaluation on the GPU: a = A w, b = B w from compact CSR matrices
+ * (gpu.h, layout in eval_plan.h), c = a∘b.
+ *
+ * Most rows are short (PoRep: 1 or 2 entries), a few are long (the dense
+ * tail and the word packing rows: 33 to 43). Short rows are summed by one
+ * thread each; rows longer than ZP__GPU_EVAL_SHORT, listed at upload, by a
+ * warp each with a shuffle reduction, so no warp waits on one thread's long
+ * row. Coefficients 1 and -1 (a code byte) are added or subtracted without
+ * a product or a coefficient load; the others are read from the small table
+ * or the escaped array and multiplied. Sums are reduced mod r, so the order
+ * of additions does not change the bytes.
  */
-#include "gpu/ctx.cuh"
+#include <stdlib.h>
+#include <string.h>
 
-static __device__ __forceinline__ fr_t row_dot(const uint64_t *row_ptr, const uint32_t *col,
-                                               const fr_t *val, const fr_t *w, uint64_t row)
+#include "gpu/ctx.cuh"
+#include "gpu/eval_plan.h"
+
+static __device__ __forceinline__ uint64_t rp_at(const zp__gpu_csr &m, uint64_t i)
 {
-    fr_t acc = fr_zero(), one = fr_one(), m1 = fr_neg(fr_one());
-    for (uint64_t k = row_ptr[row], e = row_ptr[row + 1]; k < e; k++) {
-        fr_t v = fr_load(val + k), x = fr_load(w + col[k]);
-        if (fr_eq(v, one))
-            acc = fr_add(acc, x);
-        else if (fr_eq(v, m1))
-            acc = fr_sub(acc, x);
-        else
-            acc = fr_add(acc, fr_mul(v, x));
+    return m.rp64 ? ((const uint64_t *)m.row_ptr)[i] : ((const uint32_t *)m.row_ptr)[i];
+}
+
+/* Escaped nonzeros before nonzero k (k < nnz; the matrix has escapes). */
+static __device__ __forceinline__ uint64_t esc_before(const zp__gpu_csr &m, uint64_t k)
+{
+    uint64_t wd = k >> 6, low = m.esc_bits[wd] & ((1ull << (k & 63)) - 1);
+    return m.esc_rank[wd] + (uint64_t)__popcll(low);
+}
+
+/* acc + coefficient * x for a nonzero of code c; ei: the index of its
+ * coefficient in esc when c is ZP__EV_ESC. */
+static __device__ __forceinline__ fr_t term(const fr_t &acc, unsigned c, const fr_t &x,
+                                            const zp__gpu_csr &m, uint64_t ei)
+{
+    if (c == ZP__EV_PLUS)
+        return fr_add(acc, x);
+    if (c == ZP__EV_MINUS)
+        return fr_sub(acc, x);
+    const fr_t *v = c == ZP__EV_ESC ? (const fr_t *)m.esc + ei : (const fr_t *)m.tab + (c - 2);
+    return fr_add(acc, fr_mul(fr_load(v), x));
+}
+
+/* The dot product of entries s .. e of m with w, by one thread. */
+static __device__ fr_t dot_thread(const zp__gpu_csr &m, uint64_t s, uint64_t e, const fr_t *w)
+{
+    fr_t acc = fr_zero();
+    uint64_t ei = 0;
+    bool have_ei = false;
+    for (uint64_t k = s; k < e; k++) {
+        unsigned c = m.code[k];
+        if (c == ZP__EV_ESC && !have_ei) {
+            ei = esc_before(m, k);
+            have_ei = true;
+        }
+        acc = term(acc, c, fr_load(w + m.col[k]), m, ei);
+        ei += c == ZP__EV_ESC;
     }
     return acc;
 }
 
-static __global__ void eval_kernel(fr_t *a, fr_t *b, fr_t *c, uint64_t n_out,
-                                   zp__gpu_csr A, zp__gpu_csr B, const fr_t *w)
+/* Row i of m by this thread: false (nothing computed) when the row is long. */
+static __device__ __forceinline__ bool short_row(fr_t *out, const zp__gpu_csr &m, uint64_t i,
+                                                 const fr_t *w)
+{
+    *out = fr_zero();
+    if (i >= m.nrows)
+        return true;
+    uint64_t s = rp_at(m, i), e = rp_at(m, i + 1);
+    if (e - s > ZP__GPU_EVAL_SHORT)
+        return false;
+    *out = dot_thread(m, s, e, w);
+    return true;
+}
+
+/* Thread per row: a, b of short rows, c where both are short. */
+static __global__ void eval_short(fr_t *a, fr_t *b, fr_t *c, uint64_t n_out, zp__gpu_csr A,
+                                  zp__gpu_csr B, const fr_t *w)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_out)
         return;
-    fr_t x = i < A.nrows ? row_dot(A.row_ptr, A.col, (const fr_t *)A.val, w, i) : fr_zero();
-    fr_t y = i < B.nrows ? row_dot(B.row_ptr, B.col, (const fr_t *)B.val, w, i) : fr_zero();
-    fr_store(a + i, x);
-    fr_store(b + i, y);
-    fr_store(c + i, fr_mul(x, y));
+    fr_t x, y;
+    bool sa = short_row(&x, A, i, w), sb = short_row(&y, B, i, w);
+    if (sa)
+        fr_store(a + i, x);
+    if (sb)
+        fr_store(b + i, y);
+    if (sa && sb)
+        fr_store(c + i, fr_mul(x, y));
+}
+
+/* Row `row` of m (long, so not empty) by the calling warp into out[row]. */
+static __device__ __forceinline__ void long_row(fr_t *out, uint64_t n_out, const zp__gpu_csr &m,
+                                                uint64_t row, const fr_t *w, unsigned lane)
+{
+    if (row >= n_out)
+        return; /* the whole warp */
+    uint64_t s = rp_at(m, row), e = rp_at(m, row + 1);
+    uint64_t ebase = m.esc_bits ? esc_before(m, s) : 0;
+    fr_t acc = fr_zero();
+    for (uint64_t k0 = s; k0 < e; k0 += 32) {
+        uint64_t k = k0 + lane;
+        bool on = k < e;
+        unsigned c = on ? m.code[k] : ZP__EV_PLUS;
+        unsigned esc = __ballot_sync(0xffffffffu, on && c == ZP__EV_ESC);
+        if (on) {
+            uint64_t ei = ebase + (uint64_t)__popc(esc & ((1u << lane) - 1));
+            acc = term(acc, c, fr_load(w + m.col[k]), m, ei);
+        }
+        ebase += (uint64_t)__popc(esc);
+    }
+    for (unsigned off = 16; off > 0; off >>= 1) {
+        fr_t o;
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            o.v[j] = __shfl_down_sync(0xffffffffu, acc.v[j], off);
+        acc = fr_add(acc, o);
+    }
+    if (lane == 0)
+        fr_store(out + row, acc);
+}
+
+/* Warp per long row: first A's list into a, then B's into b. */
+static __global__ void eval_long(fr_t *a, fr_t *b, uint64_t n_out, zp__gpu_csr A, zp__gpu_csr B,
+                                 const fr_t *w)
+{
+    uint64_t g = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    unsigned lane = threadIdx.x & 31;
+    if (g < A.n_long)
+        long_row(a, n_out, A, A.long_rows[g], w, lane);
+    else if (g - A.n_long < B.n_long)
+        long_row(b, n_out, B, B.long_rows[g - A.n_long], w, lane);
+}
+
+/* c of the rows long in A or B (a row long in both is written twice, with
+ * the same value). */
+static __global__ void eval_long_c(fr_t *c, const fr_t *a, const fr_t *b, uint64_t n_out,
+                                   zp__gpu_csr A, zp__gpu_csr B)
+{
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= A.n_long + B.n_long)
+        return;
+    uint64_t row = t < A.n_long ? A.long_rows[t] : B.long_rows[t - A.n_long];
+    if (row < n_out)
+        fr_store(c + row, fr_mul(fr_load(a + row), fr_load(b + row)));
 }
 
 extern "C" zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
@@ -45,21 +157,31 @@ extern "C" zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp
     if (!d_a || !d_b || !d_c || !d_w)
         return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
-    eval_kernel<<<zp__ceil_div_u(n_out, 128), 128, 0, s->st>>>(
-        (fr_t *)d_a, (fr_t *)d_b, (fr_t *)d_c, n_out, *A, *B, (const fr_t *)d_w);
+    fr_t *a = (fr_t *)d_a, *b = (fr_t *)d_b, *c = (fr_t *)d_c;
+    const fr_t *w = (const fr_t *)d_w;
+    eval_short<<<zp__ceil_div_u(n_out, 128), 128, 0, s->st>>>(a, b, c, n_out, *A, *B, w);
     ZP_CUDA_LAUNCHED();
+    uint64_t n_long = A->n_long + B->n_long;
+    if (n_long) {
+        eval_long<<<zp__ceil_div_u(32 * n_long, 256), 256, 0, s->st>>>(a, b, n_out, *A, *B, w);
+        ZP_CUDA_LAUNCHED();
+        eval_long_c<<<zp__ceil_div_u(n_long, 256), 256, 0, s->st>>>(c, a, b, n_out, *A, *B);
+        ZP_CUDA_LAUNCHED();
+    }
     return ZP_OK;
 }
 
-/* Checks the structure the kernel relies on: it reads no bounds itself. */
+/* Checks the structure the kernels rely on: they read no bounds themselves. */
 static zp_err csr_validate(const zp__csr *m, uint64_t ncols)
 {
     if (m->nrows && !m->row_ptr)
         return ZP_E_INVALID_ARG;
     if (m->nrows == 0)
-        return ZP_OK;
+        return m->nnz == 0 ? ZP_OK : ZP_E_FORMAT;
     if (m->row_ptr[0] != 0 || m->row_ptr[m->nrows] != m->nnz)
         return ZP_E_FORMAT;
+    if (m->nnz && (!m->col || !m->val))
+        return ZP_E_INVALID_ARG;
     for (uint64_t i = 0; i < m->nrows; i++)
         if (m->row_ptr[i + 1] < m->row_ptr[i])
             return ZP_E_FORMAT;
@@ -69,37 +191,155 @@ static zp_err csr_validate(const zp__csr *m, uint64_t ncols)
     return ZP_OK;
 }
 
-extern "C" zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
-                                     uint64_t ncols)
+/* Entries staged per copy (rows or nonzeros); a multiple of 64 so a chunk
+ * of nonzeros starts at a word of the escape bitmap. */
+#define EV_CHUNK ((uint64_t)1 << 20)
+
+typedef struct ev_stage {
+    uint8_t *code;
+    uint64_t *bits, *rank, *u64;
+    uint32_t *u32;
+    zp_fr *esc;
+} ev_stage;
+
+static zp_err put(zp__gpu_stream *s, char *base, uint64_t off, const void *src, uint64_t bytes)
+{
+    return bytes ? zp__gpu_upload(s, base + off, src, bytes) : ZP_OK;
+}
+
+/* Row pointers: as they are when 64-bit, else narrowed chunk by chunk. */
+static zp_err put_row_ptr(zp__gpu_stream *s, char *base, const zp__ev_plan *p, const zp__csr *m,
+                          ev_stage *st)
+{
+    static const uint64_t zero = 0;
+    if (m->nrows == 0)
+        return put(s, base, p->o_rp, &zero, p->rp64 ? 8 : 4);
+    if (p->rp64)
+        return put(s, base, p->o_rp, m->row_ptr, 8 * (m->nrows + 1));
+    for (uint64_t r0 = 0; r0 <= m->nrows; r0 += EV_CHUNK) {
+        uint64_t n = m->nrows + 1 - r0 < EV_CHUNK ? m->nrows + 1 - r0 : EV_CHUNK;
+        for (uint64_t j = 0; j < n; j++)
+            st->u32[j] = (uint32_t)m->row_ptr[r0 + j];
+        ZP_TRY(put(s, base, p->o_rp + 4 * r0, st->u32, 4 * n));
+        ZP_TRY(zp__gpu_stream_sync(s));
+    }
+    return ZP_OK;
+}
+
+/* Codes, escape bitmap and ranks, escaped values: the plan replayed. */
+static zp_err put_codes(zp__gpu_stream *s, char *base, zp__ev_plan *p, const zp__csr *m,
+                        ev_stage *st)
+{
+    uint64_t done = 0; /* escapes so far */
+    zp__ev_plan_restart(p);
+    for (uint64_t k0 = 0; k0 < m->nnz; k0 += EV_CHUNK) {
+        uint64_t n = m->nnz - k0 < EV_CHUNK ? m->nnz - k0 : EV_CHUNK, nw = (n + 63) / 64, ne = 0;
+        memset(st->bits, 0, 8 * nw);
+        for (uint64_t j = 0; j < n; j++) {
+            uint8_t c = zp__ev_plan_code(p, &m->val[k0 + j]);
+            st->code[j] = c;
+            if (c == ZP__EV_ESC) {
+                st->bits[j >> 6] |= 1ull << (j & 63);
+                if (done + ne < p->n_esc)
+                    st->esc[ne] = m->val[k0 + j];
+                ne++;
+            }
+        }
+        if (done + ne > p->n_esc)
+            return ZP_E_INVALID_ARG; /* the replay disagrees: m changed meanwhile */
+        for (uint64_t i = 0, r = done; i < nw; i++) {
+            st->rank[i] = r;
+            r += (uint64_t)__builtin_popcountll(st->bits[i]);
+        }
+        ZP_TRY(put(s, base, p->o_code + k0, st->code, n));
+        if (p->n_esc) {
+            ZP_TRY(put(s, base, p->o_bits + k0 / 8, st->bits, 8 * nw));
+            ZP_TRY(put(s, base, p->o_rank + k0 / 8, st->rank, 8 * nw));
+            ZP_TRY(put(s, base, p->o_esc + sizeof(zp_fr) * done, st->esc, sizeof(zp_fr) * ne));
+        }
+        done += ne;
+        ZP_TRY(zp__gpu_stream_sync(s));
+    }
+    return done == p->n_esc ? ZP_OK : ZP_E_INVALID_ARG;
+}
+
+static zp_err put_long_rows(zp__gpu_stream *s, char *base, const zp__ev_plan *p,
+                            const zp__csr *m, ev_stage *st)
+{
+    uint64_t n = 0, done = 0;
+    for (uint64_t i = 0; i < m->nrows; i++) {
+        if (m->row_ptr[i + 1] - m->row_ptr[i] <= ZP__GPU_EVAL_SHORT)
+            continue;
+        if (done + n >= p->n_long)
+            return ZP_E_INVALID_ARG;
+        st->u64[n++] = i;
+        if (n == EV_CHUNK || i == m->nrows - 1) {
+            ZP_TRY(put(s, base, p->o_long + 8 * done, st->u64, 8 * n));
+            ZP_TRY(zp__gpu_stream_sync(s));
+            done += n;
+            n = 0;
+        }
+    }
+    ZP_TRY(put(s, base, p->o_long + 8 * done, st->u64, 8 * n));
+    ZP_TRY(zp__gpu_stream_sync(s));
+    return done + n == p->n_long ? ZP_OK : ZP_E_INVALID_ARG;
+}
+
+static zp_err upload(zp__gpu_stream *s, zp__gpu_csr *out, zp__ev_plan *p, const zp__csr *m)
 {
     zp__gpu *g = s->g;
-    memset(out, 0, sizeof *out);
-    ZP_TRY(csr_validate(m, ncols));
-    uint64_t rp = 8 * (m->nrows + 1), cb = 4 * m->nnz, vb = sizeof(zp_fr) * m->nnz;
-    uint64_t o_col = (rp + 255) & ~(uint64_t)255, o_val = (o_col + cb + 255) & ~(uint64_t)255;
-    ZP_TRY(zp__gpu_alloc(g, &out->mem, o_val + vb));
+    ZP_TRY(zp__gpu_alloc(g, &out->mem, p->end));
     char *base = (char *)out->mem.ptr;
     out->nrows = m->nrows;
     out->nnz = m->nnz;
-    out->row_ptr = (uint64_t *)base;
-    out->col = (uint32_t *)(base + o_col);
-    out->val = (zp_fr *)(base + o_val);
-    zp_err err = ZP_OK;
-    if (m->nrows) {
-        err = zp__gpu_upload(s, out->row_ptr, m->row_ptr, rp);
-        if (!err && cb)
-            err = zp__gpu_upload(s, out->col, m->col, cb);
-        if (!err && vb)
-            err = zp__gpu_upload(s, out->val, m->val, vb);
-    } else {
-        uint64_t zero = 0;
-        err = zp__gpu_upload(s, out->row_ptr, &zero, 8);
-    }
-    if (!err)
-        err = zp__gpu_stream_sync(s);
-    if (err)
-        zp__gpu_csr_free(g, out);
-    return err;
+    out->n_long = p->n_long;
+    out->rp64 = p->rp64;
+    out->row_ptr = base + p->o_rp;
+    out->col = (uint32_t *)(base + p->o_col);
+    out->code = (uint8_t *)(base + p->o_code);
+    out->esc_bits = p->n_esc ? (uint64_t *)(base + p->o_bits) : NULL;
+    out->esc_rank = p->n_esc ? (uint64_t *)(base + p->o_rank) : NULL;
+    out->esc = p->n_esc ? (zp_fr *)(base + p->o_esc) : NULL;
+    out->tab = (zp_fr *)(base + p->o_tab);
+    out->long_rows = (uint64_t *)(base + p->o_long);
+    ev_stage st;
+    void *host = malloc(EV_CHUNK * (1 + 8 + sizeof(zp_fr)) + EV_CHUNK / 64 * 16 + EV_CHUNK * 4);
+    if (!host)
+        return ZP_E_NOMEM;
+    st.code = (uint8_t *)host;
+    st.u64 = (uint64_t *)(st.code + EV_CHUNK);
+    st.esc = (zp_fr *)(st.u64 + EV_CHUNK);
+    st.bits = (uint64_t *)(st.esc + EV_CHUNK);
+    st.rank = st.bits + EV_CHUNK / 64;
+    st.u32 = (uint32_t *)(st.rank + EV_CHUNK / 64);
+    zp_err e;
+    if (!(e = put_row_ptr(s, base, p, m, &st)) &&
+        !(e = put(s, base, p->o_col, m->col, 4 * m->nnz)) &&
+        !(e = put_codes(s, base, p, m, &st)) &&
+        !(e = put(s, base, p->o_tab, p->tab, sizeof(zp_fr) * p->n_tab)) &&
+        !(e = put_long_rows(s, base, p, m, &st)))
+        e = zp__gpu_stream_sync(s);
+    /* the last copies may still read host: wait even after a failure */
+    zp__gpu_stream_sync(s);
+    free(host);
+    return e;
+}
+
+extern "C" zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
+                                     uint64_t ncols)
+{
+    memset(out, 0, sizeof *out);
+    ZP_TRY(csr_validate(m, ncols));
+    zp__ev_plan p;
+    zp_err e = zp__ev_plan_init(&p);
+    if (!e)
+        e = zp__ev_plan_scan(&p, m);
+    if (!e)
+        e = upload(s, out, &p, m);
+    zp__ev_plan_free(&p);
+    if (e)
+        zp__gpu_csr_free(s->g, out);
+    return e;
 }
 
 extern "C" void zp__gpu_csr_free(zp__gpu *g, zp__gpu_csr *m)

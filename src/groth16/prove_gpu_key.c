@@ -18,22 +18,17 @@ static uint64_t rnd(uint64_t bytes)
     return (bytes + 255) & ~(uint64_t)255;
 }
 
-/* The region zp__gpu_csr_upload takes for m (its layout, eval.cu). */
-static uint64_t csr_bytes(const zp__csr *m)
-{
-    uint64_t rp = 8 * (m->nrows + 1), cb = 4 * m->nnz, vb = sizeof(zp_fr) * m->nnz;
-    uint64_t o_col = rnd(rp), o_val = (o_col + cb + 255) & ~(uint64_t)255;
-    return rnd(o_val + vb);
-}
-
 static uint64_t n_words(const zp__pk *pk) { return ((uint64_t)pk->n_vars + 63) / 64; }
 
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk)
 {
     uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), nw = n_words(pk);
+    /* the compact matrices' size depends on their coefficients (a pass) */
+    uint64_t ma = zp__gpu_csr_bytes(&pk->ma), mb = zp__gpu_csr_bytes(&pk->mb);
+    if (ma == UINT64_MAX || mb == UINT64_MAX)
+        return UINT64_MAX; /* no host memory to plan them: fits nowhere */
     return rnd(pk->n_a * g1) + rnd(pk->n_b * g1) + rnd(pk->n_b * g2) + rnd(pk->n_l * g1) +
-           rnd(pk->n_h * g1) + csr_bytes(&pk->ma) + csr_bytes(&pk->mb) + 2 * rnd(8 * nw) +
-           2 * rnd(4 * nw);
+           rnd(pk->n_h * g1) + ma + mb + 2 * rnd(8 * nw) + 2 * rnd(4 * nw);
 }
 
 zp_err zp__g16_gpu_key_ok(const zp__pk *pk, zp__ioerr *why)

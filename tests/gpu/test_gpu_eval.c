@@ -1,38 +1,93 @@
 /*
  * GPU R1CS evaluation (a = A w, b = B w, c = a∘b) against the host's
- * zp__csr_mul_vec, on random CSR matrices whose coefficients mix 1, -1,
- * zero, small and random values, with empty and long rows, and more output
- * rows than matrix rows (those must come out zero). Also the validation of
- * zp__gpu_csr_upload.
+ * zp__csr_mul_vec, on random CSR matrices (empty rows, rows at the
+ * thread/warp boundary, one huge row, rows of only "other" coefficients,
+ * coefficients 1, -1, 0, small, repeated beyond the table, fresh random,
+ * the limbs p - 1; columns up to ncols - 1; nrows = 0, nnz = 0, n_out above
+ * and below nrows) and on synth porep / dense / chain circuits. Checks that
+ * zp__gpu_csr_bytes is the arena bytes an upload takes, and the upload's
+ * validation.
+ *
+ * Before the GPU part (so also in the CPU-only build), a host twin of the
+ * compact encoding (eval_plan.h) and of both kernels' index arithmetic
+ * (escape rank of a thread's row, ballot prefix of a warp's) decodes every
+ * matrix and must give the same sums.
  */
 #include "gpu_test.h"
+#include "gpu/eval_plan.h"
+#include "r1cs/synth.h"
 
-static void random_csr(zp__csr *m, uint64_t nrows, uint64_t ncols)
+#define POOL 600 /* repeated values: more than the table holds */
+static zp_fr pool[POOL];
+
+enum { MIX, OTHERS };
+
+static void pick(zp_fr *v, int kind)
 {
+    unsigned r = (unsigned)(check_rand64() % 100);
+    if (kind == OTHERS || r >= 98)
+        rand_fr_mont(v);
+    else if (r < 40)
+        zp_fr_one(v);
+    else if (r < 60) {
+        zp_fr one;
+        zp_fr_one(&one);
+        zp_fr_neg(v, &one);
+    } else if (r < 65)
+        zp_fr_zero(v);
+    else if (r < 75)
+        zp_fr_from_u64(v, 2 + r % 8);
+    else if (r < 93)
+        *v = pool[check_rand64() % POOL];
+    else { /* the limbs p - 1 (not -1 in Montgomery form: an ordinary value) */
+        *v = ZP_FR_MODULUS;
+        v->l[0] -= 1;
+    }
+}
+
+static unsigned row_len(uint64_t i, uint64_t huge_at, unsigned huge)
+{
+    if (i == huge_at)
+        return huge;
+    unsigned r = (unsigned)(check_rand64() % 100);
+    if (r < 10)
+        return 0;
+    if (r < 80)
+        return 1 + (unsigned)(check_rand64() % 5);
+    if (r < 90)
+        return ZP__GPU_EVAL_SHORT + (unsigned)(check_rand64() % 2); /* the boundary */
+    return 17 + (unsigned)(check_rand64() % 44);
+}
+
+/* nrows rows (row_ptr NULL when 0); empty: no entries at all. */
+static void make_csr(zp__csr *m, uint64_t nrows, uint64_t ncols, uint64_t huge_at, unsigned huge,
+                     int empty)
+{
+    uint64_t cap = 64, nnz = 0;
     m->nrows = nrows;
-    m->row_ptr = xmalloc((nrows + 1) * sizeof *m->row_ptr);
-    uint64_t cap = nrows * 4 + 200, nnz = 0;
+    m->row_ptr = nrows ? xmalloc((nrows + 1) * sizeof *m->row_ptr) : NULL;
     m->col = xmalloc(cap * sizeof *m->col);
     m->val = xmalloc(cap * sizeof *m->val);
-    zp_fr one, m1;
-    zp_fr_one(&one);
-    zp_fr_neg(&m1, &one);
     for (uint64_t i = 0; i < nrows; i++) {
         m->row_ptr[i] = nnz;
-        unsigned len = (unsigned)(check_rand64() % 6); /* 0..5 entries */
-        if (i == nrows / 2)
-            len = 150; /* one long row */
-        for (unsigned k = 0; k < len && nnz < cap; k++, nnz++) {
+        int kind = i % 53 == 7 ? OTHERS : MIX;
+        unsigned len = empty ? 0 : row_len(i, huge_at, huge);
+        for (unsigned k = 0; k < len; k++, nnz++) {
+            if (nnz == cap) {
+                cap *= 2;
+                m->col = realloc(m->col, cap * sizeof *m->col);
+                m->val = realloc(m->val, cap * sizeof *m->val);
+                if (!m->col || !m->val)
+                    exit(1);
+            }
             m->col[nnz] = (uint32_t)(check_rand64() % ncols);
-            unsigned r = (unsigned)(check_rand64() % 10);
-            if (r < 4) m->val[nnz] = one;
-            else if (r < 6) m->val[nnz] = m1;
-            else if (r < 7) zp_fr_zero(&m->val[nnz]);
-            else if (r < 8) zp_fr_from_u64(&m->val[nnz], 2 + r);
-            else rand_fr_mont(&m->val[nnz]);
+            if (k == 0 && i % 11 == 1)
+                m->col[nnz] = (uint32_t)(ncols - 1);
+            pick(&m->val[nnz], kind);
         }
     }
-    m->row_ptr[nrows] = nnz;
+    if (nrows)
+        m->row_ptr[nrows] = nnz;
     m->nnz = nnz;
 }
 
@@ -43,19 +98,304 @@ static void free_csr(zp__csr *m)
     free(m->val);
 }
 
-static void run_case(uint64_t rows_a, uint64_t rows_b, uint64_t n_out, uint64_t ncols)
+/* ---------------------------------------------------------- host twin */
+
+typedef struct twin {
+    zp__ev_plan p;
+    uint8_t *code;
+    uint64_t *bits, *rank;
+    zp_fr *esc;
+} twin;
+
+/* Encodes m as zp__gpu_csr_upload does: scan, then replay the codes. */
+static void twin_encode(twin *t, const zp__csr *m)
 {
-    zp__csr A, B;
-    random_csr(&A, rows_a, ncols);
-    random_csr(&B, rows_b, ncols);
+    CHECK_EQ_INT(zp__ev_plan_init(&t->p), ZP_OK);
+    zp__ev_plan_scan(&t->p, m);
+    uint32_t n_tab = t->p.n_tab;
+    zp__ev_plan_restart(&t->p);
+    uint64_t nw = (m->nnz + 63) / 64, ne = 0;
+    t->code = xmalloc(m->nnz);
+    t->bits = xmalloc(8 * nw + 8);
+    t->rank = xmalloc(8 * nw + 8);
+    t->esc = xmalloc(sizeof(zp_fr) * (t->p.n_esc + 1));
+    memset(t->bits, 0, 8 * nw + 8);
+    for (uint64_t k = 0; k < m->nnz; k++) {
+        t->code[k] = zp__ev_plan_code(&t->p, &m->val[k]);
+        if (t->code[k] == ZP__EV_ESC) {
+            t->bits[k / 64] |= 1ull << (k % 64);
+            if (ne < t->p.n_esc)
+                t->esc[ne] = m->val[k];
+            ne++;
+        }
+    }
+    CHECK(ne == t->p.n_esc);
+    CHECK(n_tab == t->p.n_tab);
+    for (uint64_t i = 0, r = 0; i < nw; i++) {
+        t->rank[i] = r;
+        r += (uint64_t)__builtin_popcountll(t->bits[i]);
+    }
+    uint64_t n_long = 0;
+    for (uint64_t i = 0; i < m->nrows; i++)
+        n_long += m->row_ptr[i + 1] - m->row_ptr[i] > ZP__GPU_EVAL_SHORT;
+    CHECK(n_long == t->p.n_long);
+    CHECK(t->p.bytes == zp__gpu_csr_bytes(m));
+    CHECK(t->p.bytes % 256 == 0 && t->p.end <= t->p.bytes && t->p.o_col >= 4 * (m->nrows + 1));
+}
+
+static void twin_free(twin *t)
+{
+    zp__ev_plan_free(&t->p);
+    free(t->code);
+    free(t->bits);
+    free(t->rank);
+    free(t->esc);
+}
+
+static uint64_t twin_esc_before(const twin *t, uint64_t k)
+{
+    return t->rank[k / 64] + (uint64_t)__builtin_popcountll(t->bits[k / 64] & ((1ull << (k % 64)) - 1));
+}
+
+static void twin_term(zp_fr *acc, const twin *t, unsigned c, const zp_fr *x, uint64_t ei)
+{
+    zp_fr pr;
+    if (c == ZP__EV_PLUS)
+        zp_fr_add(acc, acc, x);
+    else if (c == ZP__EV_MINUS)
+        zp_fr_sub(acc, acc, x);
+    else {
+        CHECK(c == ZP__EV_ESC ? ei < t->p.n_esc : c - 2 < t->p.n_tab);
+        zp_fr_mul(&pr, c == ZP__EV_ESC ? &t->esc[ei] : &t->p.tab[c - 2], x);
+        zp_fr_add(acc, acc, &pr);
+    }
+}
+
+/* Row i as the thread kernel (warp = 0) or the warp kernel (1) reads it. */
+static void twin_row(zp_fr *acc, const twin *t, const zp__csr *m, uint64_t i, const zp_fr *w,
+                     int warp)
+{
+    uint64_t s = m->row_ptr[i], e = m->row_ptr[i + 1], ei = 0;
+    zp_fr_zero(acc);
+    if (!warp) {
+        int have = 0;
+        for (uint64_t k = s; k < e; k++) {
+            if (t->code[k] == ZP__EV_ESC && !have) {
+                ei = twin_esc_before(t, k);
+                have = 1;
+            }
+            twin_term(acc, t, t->code[k], &w[m->col[k]], ei);
+            ei += t->code[k] == ZP__EV_ESC;
+        }
+        return;
+    }
+    uint64_t base = s < e && t->p.n_esc ? twin_esc_before(t, s) : 0;
+    for (uint64_t k0 = s; k0 < e; k0 += 32) {
+        uint32_t ball = 0;
+        for (unsigned l = 0; l < 32; l++)
+            ball |= (uint32_t)(k0 + l < e && t->code[k0 + l] == ZP__EV_ESC) << l;
+        for (unsigned l = 0; l < 32 && k0 + l < e; l++)
+            twin_term(acc, t, t->code[k0 + l], &w[m->col[k0 + l]],
+                      base + (uint64_t)__builtin_popcount(ball & ((1u << l) - 1)));
+        base += (uint64_t)__builtin_popcount(ball);
+    }
+}
+
+/* The twin's rows (both readings) against zp__csr_mul_vec. */
+static void twin_check(const zp__csr *m, const zp_fr *w)
+{
+    twin t;
+    twin_encode(&t, m);
+    zp_fr *ref = xmalloc((m->nrows + 1) * sizeof *ref);
+    zp__csr_mul_vec(ref, m, w);
+    int bad = 0;
+    for (uint64_t i = 0; i < m->nrows; i++) {
+        zp_fr x, y;
+        twin_row(&x, &t, m, i, w, 0);
+        twin_row(&y, &t, m, i, w, 1);
+        bad += !zp_fr_eq(&x, &ref[i]) + !zp_fr_eq(&y, &ref[i]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    free(ref);
+    twin_free(&t);
+}
+
+static zp_fr *rand_w(uint64_t ncols)
+{
     zp_fr *w = xmalloc(ncols * sizeof *w);
     for (uint64_t j = 0; j < ncols; j++)
         rand_fr_mont(&w[j]);
     zp_fr_one(&w[0]);
+    return w;
+}
 
+/* ------------------------------------------------------ matrix shapes */
+
+typedef struct shape {
+    uint64_t rows_a, rows_b, n_out, ncols, huge_at;
+    unsigned huge;
+    int empty;
+} shape;
+
+static const shape shapes[] = {
+    {0, 0, 64, 5, 0, 0, 0},              /* nrows = 0 (no row pointers): all zero */
+    {40, 30, 64, 7, 0, 0, 1},            /* rows but nnz = 0 */
+    {1, 1, 1, 2, 9, 0, 0},
+    {100, 37, 128, 50, 50, 150, 0},      /* n_out > nrows */
+    {1000, 1000, 512, 3000, 700, 900, 0}, /* n_out < nrows, a long row past it */
+    {3000, 2500, 4096, 5000, 100, 4000, 0},
+};
+static const shape big = {300000, 250000, 1u << 19, 200000, 150000, 100000, 0};
+
+static void make_pair(zp__csr *A, zp__csr *B, const shape *sh)
+{
+    make_csr(A, sh->rows_a, sh->ncols, sh->huge_at, sh->huge, sh->empty);
+    make_csr(B, sh->rows_b, sh->ncols, sh->rows_b / 3, sh->huge / 2 + 1, sh->empty);
+}
+
+static void test_twin_random(void)
+{
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        zp__csr A, B;
+        make_pair(&A, &B, &shapes[i]);
+        zp_fr *w = rand_w(shapes[i].ncols);
+        twin_check(&A, w);
+        twin_check(&B, w);
+        free(w);
+        free_csr(&A);
+        free_csr(&B);
+    }
+}
+
+/* A matrix of one row per value of vals (n entries each, column 0). */
+static void rows_of(zp__csr *m, const zp_fr *vals, unsigned nv, unsigned n)
+{
+    m->nrows = nv;
+    m->nnz = (uint64_t)nv * n;
+    m->row_ptr = xmalloc((nv + 1) * sizeof *m->row_ptr);
+    m->col = xmalloc(m->nnz * sizeof *m->col + 1);
+    m->val = xmalloc(m->nnz * sizeof *m->val + 1);
+    for (uint64_t i = 0; i <= nv; i++)
+        m->row_ptr[i] = i * n;
+    for (uint64_t k = 0; k < m->nnz; k++) {
+        m->col[k] = 0;
+        m->val[k] = vals[k / n];
+    }
+}
+
+/* The table's rules and the exact layout of a small case. */
+static void test_twin_table(void)
+{
+    static zp_fr vals[6000];
+    zp__ev_plan p;
+    zp__csr m;
+    for (unsigned i = 0; i < 6000; i++)
+        rand_fr_mont(&vals[i]);
+    /* 300 values 5 times each: 253 in the table, each first occurrence
+     * and the 47 left over escaped */
+    rows_of(&m, vals, 300, 5);
+    CHECK_EQ_INT(zp__ev_plan_init(&p), ZP_OK);
+    zp__ev_plan_scan(&p, &m);
+    CHECK_EQ_INT(p.n_tab, 253);
+    CHECK_EQ_INT(p.n_esc, 253 + 47 * 5);
+    CHECK_EQ_INT(p.n_long, 0);
+    zp__ev_plan_free(&p);
+    free_csr(&m);
+    /* 6000 values once each: the candidate map fills, all escaped */
+    rows_of(&m, vals, 6000, 1);
+    CHECK_EQ_INT(zp__ev_plan_init(&p), ZP_OK);
+    zp__ev_plan_scan(&p, &m);
+    CHECK_EQ_INT(p.n_tab, 0);
+    CHECK_EQ_INT(p.n_esc, 6000);
+    zp__ev_plan_free(&p);
+    zp_fr *w = rand_w(1);
+    twin_check(&m, w);
+    free_csr(&m);
+    /* 10 rows of one +1 and one row of 17 -1: 4*11 -> 256 row pointers,
+     * 4*27 -> 256 columns, 27 codes -> 256, no escapes or table, one long
+     * row (8) */
+    zp_fr one, m1;
+    zp_fr_one(&one);
+    zp_fr_neg(&m1, &one);
+    zp_fr v11[11];
+    for (int i = 0; i < 10; i++)
+        v11[i] = one;
+    v11[10] = m1;
+    rows_of(&m, v11, 11, 17);
+    for (uint64_t i = 0; i <= 10; i++)
+        m.row_ptr[i] = i;
+    m.row_ptr[11] = 27;
+    m.nnz = 27;
+    for (uint64_t k = 10; k < 27; k++)
+        m.val[k] = m1;
+    CHECK_EQ_INT(zp__ev_plan_init(&p), ZP_OK);
+    zp__ev_plan_scan(&p, &m);
+    CHECK_EQ_INT(p.n_esc + p.n_tab, 0);
+    CHECK_EQ_INT(p.n_long, 1);
+    CHECK(!p.rp64);
+    CHECK_EQ_INT(p.o_col, 256);
+    CHECK_EQ_INT(p.o_code, 512);
+    CHECK_EQ_INT(p.o_long, 768);
+    CHECK_EQ_INT(p.bytes, 1024);
+    CHECK_EQ_INT(zp__gpu_csr_bytes(&m), 1024);
+    zp__ev_plan_free(&p);
+    twin_check(&m, w);
+    free(w);
+    free_csr(&m);
+}
+
+static const char *const synths[] = {"synth:porep:10", "synth:dense:9", "synth:chain:9"};
+static const char *const synths_big[] = {"synth:porep:16", "synth:dense:15", "synth:chain:15"};
+
+static zp_err synth_make(zp__r1cs *cs, zp_fr **w, const char *spec)
+{
+    zp__synth_spec s;
+    zp_err e = zp__synth_parse(&s, spec);
+    if (e)
+        return e;
+    s.keep_c = false;
+    if ((e = zp__synth_circuit(cs, &s)))
+        return e;
+    *w = xmalloc((uint64_t)cs->n_vars * sizeof **w);
+    return zp__synth_witness(*w, cs, &s, 7);
+}
+
+static void test_twin_synth(void)
+{
+    for (size_t i = 0; i < 3; i++) {
+        zp__r1cs cs;
+        zp_fr *w = NULL;
+        CHECK_EQ_INT(synth_make(&cs, &w, synths[i]), ZP_OK);
+        twin_check(&cs.a, w);
+        twin_check(&cs.b, w);
+        free(w);
+        zp__r1cs_free(&cs);
+    }
+}
+
+/* ---------------------------------------------------------- GPU part */
+
+static uint64_t arena_used(void)
+{
+    zp__gpu_info info;
+    zp__gpu_get_info(T_gpu, &info);
+    return info.arena_used;
+}
+
+static void upload_counted(zp__gpu_csr *d, const zp__csr *m, uint64_t ncols)
+{
+    uint64_t used0 = arena_used();
+    GPU_OK(zp__gpu_csr_upload(T_s, d, m, ncols));
+    CHECK(arena_used() - used0 == zp__gpu_csr_bytes(m));
+}
+
+/* GPU a, b, c of rows 0 .. n_out against the host's. */
+static void gpu_check(const zp__csr *A, const zp__csr *B, uint64_t n_out, uint64_t ncols,
+                      const zp_fr *w, const char *what)
+{
     zp__gpu_csr dA, dB;
-    GPU_OK(zp__gpu_csr_upload(T_s, &dA, &A, ncols));
-    GPU_OK(zp__gpu_csr_upload(T_s, &dB, &B, ncols));
+    upload_counted(&dA, A, ncols);
+    upload_counted(&dB, B, ncols);
     zp__gpu_buf dw = gpu_test_alloc(ncols * sizeof *w), dabc = gpu_test_alloc(3 * n_out * sizeof *w);
     zp_fr *da = dabc.ptr;
     GPU_OK(zp__gpu_upload(T_s, dw.ptr, w, ncols * sizeof *w));
@@ -67,11 +407,12 @@ static void run_case(uint64_t rows_a, uint64_t rows_b, uint64_t n_out, uint64_t 
     GPU_OK(zp__gpu_download(T_s, h, da, 3 * n_out * sizeof *h));
     GPU_OK(zp__gpu_stream_sync(T_s));
 
-    zp_fr *ra = xmalloc(n_out * sizeof *ra), *rb = xmalloc(n_out * sizeof *rb);
-    memset(ra, 0, n_out * sizeof *ra);
-    memset(rb, 0, n_out * sizeof *rb);
-    zp__csr_mul_vec(ra, &A, w);
-    zp__csr_mul_vec(rb, &B, w);
+    uint64_t ra_n = A->nrows > n_out ? A->nrows : n_out, rb_n = B->nrows > n_out ? B->nrows : n_out;
+    zp_fr *ra = xmalloc(ra_n * sizeof *ra), *rb = xmalloc(rb_n * sizeof *rb);
+    memset(ra, 0, ra_n * sizeof *ra);
+    memset(rb, 0, rb_n * sizeof *rb);
+    zp__csr_mul_vec(ra, A, w);
+    zp__csr_mul_vec(rb, B, w);
     int bad = 0;
     for (uint64_t i = 0; i < n_out; i++) {
         zp_fr c;
@@ -80,53 +421,98 @@ static void run_case(uint64_t rows_a, uint64_t rows_b, uint64_t n_out, uint64_t 
                !zp_fr_eq(&h[2 * n_out + i], &c);
     }
     CHECK_EQ_INT(bad, 0);
-    printf("  rows %llu/%llu out %llu vars %llu nnz %llu/%llu: %s\n", (unsigned long long)rows_a,
-           (unsigned long long)rows_b, (unsigned long long)n_out, (unsigned long long)ncols,
-           (unsigned long long)A.nnz, (unsigned long long)B.nnz, bad ? "WRONG" : "ok");
+    printf("  %s rows %llu/%llu out %llu vars %llu nnz %llu/%llu long %llu/%llu: %s\n", what,
+           (unsigned long long)A->nrows, (unsigned long long)B->nrows,
+           (unsigned long long)n_out, (unsigned long long)ncols, (unsigned long long)A->nnz,
+           (unsigned long long)B->nnz, (unsigned long long)dA.n_long,
+           (unsigned long long)dB.n_long, bad ? "WRONG" : "ok");
 
     zp__gpu_csr_free(T_gpu, &dA);
     zp__gpu_csr_free(T_gpu, &dB);
     zp__gpu_free(T_gpu, &dw);
     zp__gpu_free(T_gpu, &dabc);
-    free_csr(&A);
-    free_csr(&B);
-    free(w);
     free(h);
     free(ra);
     free(rb);
 }
 
+static void gpu_shape(const shape *sh)
+{
+    zp__csr A, B;
+    make_pair(&A, &B, sh);
+    zp_fr *w = rand_w(sh->ncols);
+    gpu_check(&A, &B, sh->n_out, sh->ncols, w, "random");
+    free(w);
+    free_csr(&A);
+    free_csr(&B);
+}
+
 static void test_eval(void)
 {
-    run_case(1, 1, 1, 2);
-    run_case(100, 37, 128, 50);
-    run_case(1000, 1000, 1024, 3000);
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        gpu_shape(&shapes[i]);
     if (!T_small)
-        run_case(300000, 250000, 1u << 19, 200000);
+        gpu_shape(&big);
+}
+
+static void test_eval_synth(void)
+{
+    for (size_t i = 0; i < 3; i++) {
+        const char *spec = T_small ? synths[i] : synths_big[i];
+        zp__r1cs cs;
+        zp_fr *w = NULL;
+        CHECK_EQ_INT(synth_make(&cs, &w, spec), ZP_OK);
+        uint64_t n_out = 1;
+        while (n_out < cs.n_constraints + cs.n_public + 1)
+            n_out *= 2;
+        gpu_check(&cs.a, &cs.b, n_out, cs.n_vars, w, spec);
+        free(w);
+        zp__r1cs_free(&cs);
+    }
 }
 
 static void test_upload_validation(void)
 {
     zp__csr m;
-    random_csr(&m, 50, 20);
+    make_csr(&m, 50, 20, 3, 40, 0);
     zp__gpu_csr d;
+    uint64_t used0 = arena_used();
     m.col[0] = 19;
     CHECK_EQ_INT(zp__gpu_csr_upload(T_s, &d, &m, 19), ZP_E_FORMAT);
-    m.col[0] = 20;
+    m.col[m.nnz - 1] = 20;
     CHECK_EQ_INT(zp__gpu_csr_upload(T_s, &d, &m, 20), ZP_E_FORMAT);
-    m.col[0] = 0;
+    m.col[m.nnz - 1] = 0;
     m.row_ptr[m.nrows] += 1; /* does not end at nnz */
     CHECK_EQ_INT(zp__gpu_csr_upload(T_s, &d, &m, 20), ZP_E_FORMAT);
     m.row_ptr[m.nrows] -= 1;
+    uint64_t keep = m.row_ptr[5];
+    m.row_ptr[5] = m.row_ptr[6] + 1; /* not monotone */
+    CHECK_EQ_INT(zp__gpu_csr_upload(T_s, &d, &m, 20), ZP_E_FORMAT);
+    m.row_ptr[5] = keep;
+    CHECK(arena_used() == used0); /* failures keep nothing */
     CHECK_EQ_INT(zp__gpu_csr_upload(T_s, &d, &m, 20), ZP_OK);
     zp__gpu_csr_free(T_gpu, &d);
+    zp__csr z = {0, 3, NULL, NULL, NULL}; /* no rows but entries */
+    CHECK_EQ_INT(zp__gpu_csr_upload(T_s, &d, &z, 20), ZP_E_FORMAT);
     free_csr(&m);
 }
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--small"))
+            T_small = 1;
+    for (unsigned i = 0; i < POOL; i++)
+        rand_fr_mont(&pool[i]);
+    /* the host twin needs no GPU: a failure there fails even without one */
+    RUN(test_twin_random);
+    RUN(test_twin_table);
+    RUN(test_twin_synth);
+    if (zp__gpu_count() == 0 && check_failed_count)
+        return FINISH();
     gpu_test_open(argc, argv, 1);
     RUN(test_eval);
+    RUN(test_eval_synth);
     RUN(test_upload_validation);
     gpu_test_close();
     return FINISH();
