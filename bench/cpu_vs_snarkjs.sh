@@ -27,6 +27,8 @@
 #                    on the same key and witness, in the same rounds: two
 #                    more columns, and its own ratios to snarkjs
 set -u
+# The .zkey column measures a first load (every point checked): no key cache.
+export ZKPIPE_CACHE=off
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ZKPIPE=${ZKPIPE:-$ROOT/build/zkpipe}
 CIRCUIT=chain

@@ -25,6 +25,8 @@ command -v node >/dev/null 2>&1 || { echo "node not found: skipped"; exit 77; }
 T=$(mktemp -d /tmp/zp_cli_XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 2
+# A private .zkey cache for this run (keycache.c), checked below.
+export ZKPIPE_CACHE=$T/cache
 passed=0
 failed=0
 
@@ -85,6 +87,26 @@ expect 0 "prove k.zpk w.wtns p.json pub.json --proof-bin p.bin" \
 [ "$(stat -c %s p.bin 2>/dev/null)" = 192 ] && ok "proof.bin is 192 bytes" || bad "proof.bin size"
 cmp -s pub.json wpub.json && ok "public.json of prove = witness --public" || bad "public.json differs"
 expect 0 "prove k.zkey w.wtns --proof-bin only" "$ZKPIPE" prove k.zkey w.wtns --proof-bin p2.bin
+# The .zkey cache: one entry after the first .zkey load; the entry is what
+# later loads use (a different key planted under its name makes proofs
+# that k's vk refuses); a corrupt entry is ignored and written again; off
+# writes nothing.
+entry=$(ls cache/*.zpk 2>/dev/null)
+[ "$(ls cache/*.zpk 2>/dev/null | wc -l)" = 1 ] && ok "a .zkey load leaves one cache entry" ||
+  bad "cache entries: $(ls cache 2>&1)"
+size=$(stat -c %s "$entry" 2>/dev/null)
+z setup $C --zpk k2.zpk --threads 2
+cp "$entry" entry.save && cp k2.zpk "$entry"
+expect 0 "prove k.zkey with a planted cache entry" "$ZKPIPE" prove k.zkey w.wtns --proof-bin pc.bin
+refuse 1 'INVALID|invalid|fail' "the planted entry was used (k's vk refuses that proof)" \
+  "$ZKPIPE" verify vk.json pub.json pc.bin
+head -c 100 entry.save > "$entry"
+expect 0 "prove k.zkey with a corrupt cache entry" "$ZKPIPE" prove k.zkey w.wtns --proof-bin pc2.bin
+refuse 0 '^OK$' "its proof verifies" "$ZKPIPE" verify vk.json pub.json pc2.bin
+[ "$(stat -c %s "$entry")" = "$size" ] && cmp -s "$entry" entry.save &&
+  ok "the corrupt entry was written again" || bad "cache entry not rewritten"
+rm -rf off && ZKPIPE_CACHE=off "$ZKPIPE" prove k.zkey w.wtns --proof-bin po.bin >out 2>&1 &&
+  [ ! -e off ] && ok "ZKPIPE_CACHE=off proves without a cache" || bad "cache off"
 expect 0 "prove --circuit $C --seed 7 --key k.zpk" \
   "$ZKPIPE" prove --circuit $C --seed 7 --key k.zpk p3.json pub3.json
 cmp -s pub3.json pub.json && ok "--circuit --seed 7 proves the same public inputs" || bad "--circuit public"

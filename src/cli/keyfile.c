@@ -97,8 +97,9 @@ int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const char *cmd,
     zp__cli_kind k = zp__cli_file_kind(path, NULL);
     if (kind)
         *kind = k;
+    bool hit;
     if (k == ZP__KIND_ZKEY)
-        e = zp__zkey_load(pk, path, &why);
+        e = zp__cli_load_zkey_cached(pk, path, threads, &hit, &why);
     else if (k == ZP__KIND_ZPK)
         e = zp__zpk_load(pk, path, 0, threads, &why);
     else

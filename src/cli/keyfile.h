@@ -7,6 +7,8 @@
 #ifndef ZP_CLI_KEYFILE_H
 #define ZP_CLI_KEYFILE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "groth16/key.h"
@@ -35,14 +37,27 @@ const char *zp__cli_kind_name(zp__cli_kind k);
 int zp__cli_fail(const char *cmd, const char *what, zp_err e, const zp__ioerr *why);
 
 /*
- * Loads a proving key from a snarkjs .zkey (every point checked) or a
- * zkpipe .zpk (mapped; header and section checksums checked), chosen by the
- * file's magic. On failure prints why (naming the file, and what it holds
+ * Loads a proving key from a snarkjs .zkey (every point checked, or its
+ * cached .zpk: see below) or a zkpipe .zpk (mapped; header and section
+ * checksums checked), chosen by the file's magic. On failure prints why (naming the file, and what it holds
  * when it is not a proving key) and returns 2 with pk zeroed; 0 otherwise.
  * *kind (may be NULL) receives ZP__KIND_ZKEY or ZP__KIND_ZPK.
  */
 int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const char *cmd,
                     zp__cli_kind *kind);
+
+/*
+ * The .zkey cache (keycache.c): a .zkey checked once is kept as a .zpk in
+ * $ZKPIPE_CACHE (default $XDG_CACHE_HOME/zkpipe or ~/.cache/zkpipe; "off"
+ * disables it), named by the hash and size of the .zkey's bytes.
+ * cache_path names the entry (false: cache off or file unreadable);
+ * load_zkey_cached maps the entry when it is there and intact (*hit), else
+ * loads and checks the .zkey and writes the entry (a failure to write is
+ * a note on stderr, never an error).
+ */
+bool zp__cli_cache_path(char *out, size_t cap, const char *zkey_path, int threads);
+zp_err zp__cli_load_zkey_cached(zp__pk *pk, const char *path, int threads, bool *hit,
+                                zp__ioerr *why);
 
 /*
  * Loads a verifying key from verification_key.json, a .zpk, a .zkey, or a

@@ -54,6 +54,8 @@ fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/zp-interop.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# A private .zkey cache (keycache.c): every .zkey here is checked once per run.
+export ZKPIPE_CACHE="$TMP/cache"
 passed=0
 failed=0
 
