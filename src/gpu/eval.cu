@@ -226,30 +226,21 @@ static zp_err put_row_ptr(zp__gpu_stream *s, char *base, const zp__ev_plan *p, c
     return ZP_OK;
 }
 
-/* Codes, escape bitmap and ranks, escaped values: the plan replayed. */
-static zp_err put_codes(zp__gpu_stream *s, char *base, zp__ev_plan *p, const zp__csr *m,
+/* Codes, escape bitmap and ranks, escaped values, chunk by chunk. */
+static zp_err put_codes(zp__gpu_stream *s, char *base, const zp__ev_plan *p, const zp__csr *m,
                         ev_stage *st)
 {
     uint64_t done = 0; /* escapes so far */
-    zp__ev_plan_restart(p);
     for (uint64_t k0 = 0; k0 < m->nnz; k0 += EV_CHUNK) {
         uint64_t n = m->nnz - k0 < EV_CHUNK ? m->nnz - k0 : EV_CHUNK, nw = (n + 63) / 64, ne = 0;
-        memset(st->bits, 0, 8 * nw);
-        for (uint64_t j = 0; j < n; j++) {
-            uint8_t c = zp__ev_plan_code(p, &m->val[k0 + j]);
-            st->code[j] = c;
-            if (c == ZP__EV_ESC) {
-                st->bits[j >> 6] |= 1ull << (j & 63);
-                if (done + ne < p->n_esc)
-                    st->esc[ne] = m->val[k0 + j];
-                ne++;
+        zp__ev_encode(p, st->code, st->bits, m->val + k0, n, 0);
+        for (uint64_t i = 0; i < nw; i++) {
+            st->rank[i] = done + ne;
+            for (uint64_t b = st->bits[i]; b; b &= b - 1) {
+                if (done + ne >= p->n_esc)
+                    return ZP_E_INVALID_ARG; /* m changed since it was planned */
+                st->esc[ne++] = m->val[k0 + 64 * i + (uint64_t)__builtin_ctzll(b)];
             }
-        }
-        if (done + ne > p->n_esc)
-            return ZP_E_INVALID_ARG; /* the replay disagrees: m changed meanwhile */
-        for (uint64_t i = 0, r = done; i < nw; i++) {
-            st->rank[i] = r;
-            r += (uint64_t)__builtin_popcountll(st->bits[i]);
         }
         ZP_TRY(put(s, base, p->o_code + k0, st->code, n));
         if (p->n_esc) {
@@ -285,7 +276,8 @@ static zp_err put_long_rows(zp__gpu_stream *s, char *base, const zp__ev_plan *p,
     return done + n == p->n_long ? ZP_OK : ZP_E_INVALID_ARG;
 }
 
-static zp_err upload(zp__gpu_stream *s, zp__gpu_csr *out, zp__ev_plan *p, const zp__csr *m)
+static zp_err upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__ev_plan *p,
+                     const zp__csr *m)
 {
     zp__gpu *g = s->g;
     ZP_TRY(zp__gpu_alloc(g, &out->mem, p->end));
@@ -330,13 +322,11 @@ extern "C" zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const 
 {
     memset(out, 0, sizeof *out);
     ZP_TRY(csr_validate(m, ncols));
-    zp__ev_plan p;
-    zp_err e = zp__ev_plan_init(&p);
+    zp__ev_plan *p = (zp__ev_plan *)malloc(sizeof *p);
+    zp_err e = p ? zp__ev_plan_make(p, m, 0) : ZP_E_NOMEM;
     if (!e)
-        e = zp__ev_plan_scan(&p, m);
-    if (!e)
-        e = upload(s, out, &p, m);
-    zp__ev_plan_free(&p);
+        e = upload(s, out, p, m);
+    free(p);
     if (e)
         zp__gpu_csr_free(s->g, out);
     return e;

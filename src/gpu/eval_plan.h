@@ -5,12 +5,12 @@
  * is exactly what the upload takes.
  *
  * Each nonzero has a one-byte code: ZP__EV_PLUS (+1), ZP__EV_MINUS (-1),
- * ZP__EV_ESC (the coefficient is in esc, in nonzero order) or c: tab[c - 2].
- * The table holds values met at least twice, in the order their second
- * occurrence is met, while it has room; the first occurrence of such a
- * value and every value never seen twice (or seen after the candidate map
- * filled) are escaped. The code of a nonzero depends only on the
- * coefficients before it, so a replay gives the same codes.
+ * c in 2 .. 254: tab[c - 2], or ZP__EV_ESC (the coefficient is in esc, in
+ * nonzero order). The table holds up to ZP__EV_TAB values that repeat in a
+ * sample of the matrix (all of it when small, else ZP__EV_WINDOWS evenly
+ * spaced windows): the most frequent there first, ties by first occurrence.
+ * A code is then a function of the coefficient alone, so the passes over
+ * the matrix run on all CPUs and give the same result on any count.
  */
 #ifndef ZP_GPU_EVAL_PLAN_H
 #define ZP_GPU_EVAL_PLAN_H
@@ -30,23 +30,20 @@ extern "C" {
 #define ZP__EV_ESC 255u
 #define ZP__EV_TAB 253u /* codes 2 .. 254 */
 
-/* Candidate map: at most ZP__EV_CAND distinct values are counted. */
-#define ZP__EV_CAND 4096u
-#define ZP__EV_SLOTS (2 * ZP__EV_CAND)
-
-typedef struct zp__ev_slot {
-    zp_fr v;
-    uint32_t count;
-    int32_t code; /* -1 while not in the table */
-    bool used;
-} zp__ev_slot;
+/* The sample: ZP__EV_WINDOWS windows of ZP__EV_WIN nonzeros (the whole
+ * matrix when it has no more), counted in a map of ZP__EV_CAND values. */
+#define ZP__EV_WINDOWS 256u
+#define ZP__EV_WIN 4096u
+#define ZP__EV_CAND 8192u
+#define ZP__EV_LOOKUP 1024u /* slots of the table's lookup */
 
 typedef struct zp__ev_plan {
     zp_fr one, m1;
-    zp__ev_slot *map; /* ZP__EV_SLOTS */
-    uint32_t n_cand, n_tab;
+    uint32_t n_tab;
     zp_fr tab[ZP__EV_TAB];
-    /* totals after zp__ev_plan_scan */
+    uint64_t tag[ZP__EV_LOOKUP]; /* nonzero digest of the slot's value, 0: free */
+    uint8_t idx[ZP__EV_LOOKUP];  /* its index in tab */
+    /* totals */
     bool rp64;       /* row pointers as uint64 (nnz >= 2^32) */
     uint64_t n_esc;  /* escaped nonzeros */
     uint64_t n_long; /* rows longer than ZP__GPU_EVAL_SHORT */
@@ -54,16 +51,16 @@ typedef struct zp__ev_plan {
     uint64_t o_rp, o_col, o_code, o_bits, o_rank, o_esc, o_tab, o_long, end, bytes;
 } zp__ev_plan;
 
-/* Starts a plan (no nonzero seen). ZP_E_NOMEM when the map cannot be had. */
-zp_err zp__ev_plan_init(zp__ev_plan *p);
-void zp__ev_plan_free(zp__ev_plan *p);
-/* The code of the next nonzero, whose coefficient is *v (updates p). */
-uint8_t zp__ev_plan_code(zp__ev_plan *p, const zp_fr *v);
-/* Codes every nonzero of m, counts long rows, and lays out the regions.
- * Reads row_ptr[0 .. nrows] and val[0 .. nnz) only. */
-zp_err zp__ev_plan_scan(zp__ev_plan *p, const zp__csr *m);
-/* Empties the map and table so the codes can be replayed (keeps totals). */
-void zp__ev_plan_restart(zp__ev_plan *p);
+/* Plans m: the table, the totals, the layout. Reads row_ptr[0 .. nrows]
+ * and val[0 .. nnz) only. threads <= 0: one per online CPU. ZP_E_NOMEM
+ * when the sample's map cannot be had. */
+zp_err zp__ev_plan_make(zp__ev_plan *p, const zp__csr *m, int threads);
+/* The code of a nonzero whose coefficient is *v. */
+uint8_t zp__ev_code(const zp__ev_plan *p, const zp_fr *v);
+/* codes[j] and bit j of bits (64 * ceil(n / 64) bits, cleared here) for
+ * the coefficients v[0 .. n), on up to `threads` threads. */
+void zp__ev_encode(const zp__ev_plan *p, uint8_t *codes, uint64_t *bits, const zp_fr *v,
+                   uint64_t n, int threads);
 
 #ifdef __cplusplus
 }

@@ -107,30 +107,30 @@ typedef struct twin {
     zp_fr *esc;
 } twin;
 
-/* Encodes m as zp__gpu_csr_upload does: scan, then replay the codes. */
+/* Encodes m as zp__gpu_csr_upload does; the parallel encoding must match
+ * the codes one by one, and the totals the encoding. */
 static void twin_encode(twin *t, const zp__csr *m)
 {
-    CHECK_EQ_INT(zp__ev_plan_init(&t->p), ZP_OK);
-    zp__ev_plan_scan(&t->p, m);
-    uint32_t n_tab = t->p.n_tab;
-    zp__ev_plan_restart(&t->p);
+    CHECK_EQ_INT(zp__ev_plan_make(&t->p, m, 3), ZP_OK);
     uint64_t nw = (m->nnz + 63) / 64, ne = 0;
     t->code = xmalloc(m->nnz);
     t->bits = xmalloc(8 * nw + 8);
     t->rank = xmalloc(8 * nw + 8);
     t->esc = xmalloc(sizeof(zp_fr) * (t->p.n_esc + 1));
-    memset(t->bits, 0, 8 * nw + 8);
+    zp__ev_encode(&t->p, t->code, t->bits, m->val, m->nnz, 3);
+    int bad = 0;
     for (uint64_t k = 0; k < m->nnz; k++) {
-        t->code[k] = zp__ev_plan_code(&t->p, &m->val[k]);
-        if (t->code[k] == ZP__EV_ESC) {
-            t->bits[k / 64] |= 1ull << (k % 64);
+        uint8_t c = zp__ev_code(&t->p, &m->val[k]);
+        bad += c != t->code[k] || (c == ZP__EV_ESC) != (t->bits[k / 64] >> (k % 64) & 1);
+        bad += c != ZP__EV_ESC && c >= 2 + t->p.n_tab;
+        if (c == ZP__EV_ESC) {
             if (ne < t->p.n_esc)
                 t->esc[ne] = m->val[k];
             ne++;
         }
     }
+    CHECK_EQ_INT(bad, 0);
     CHECK(ne == t->p.n_esc);
-    CHECK(n_tab == t->p.n_tab);
     for (uint64_t i = 0, r = 0; i < nw; i++) {
         t->rank[i] = r;
         r += (uint64_t)__builtin_popcountll(t->bits[i]);
@@ -145,7 +145,6 @@ static void twin_encode(twin *t, const zp__csr *m)
 
 static void twin_free(twin *t)
 {
-    zp__ev_plan_free(&t->p);
     free(t->code);
     free(t->bits);
     free(t->rank);
@@ -283,35 +282,50 @@ static void rows_of(zp__csr *m, const zp_fr *vals, unsigned nv, unsigned n)
     }
 }
 
+static void plan_of(zp__ev_plan *p, const zp__csr *m)
+{
+    CHECK_EQ_INT(zp__ev_plan_make(p, m, 2), ZP_OK);
+}
+
 /* The table's rules and the exact layout of a small case. */
 static void test_twin_table(void)
 {
     static zp_fr vals[6000];
-    zp__ev_plan p;
+    static zp__ev_plan p;
     zp__csr m;
     for (unsigned i = 0; i < 6000; i++)
         rand_fr_mont(&vals[i]);
-    /* 300 values 5 times each: 253 in the table, each first occurrence
-     * and the 47 left over escaped */
+    /* 300 values 5 times each: the first 253 in the table, the rest escaped */
     rows_of(&m, vals, 300, 5);
-    CHECK_EQ_INT(zp__ev_plan_init(&p), ZP_OK);
-    zp__ev_plan_scan(&p, &m);
+    plan_of(&p, &m);
     CHECK_EQ_INT(p.n_tab, 253);
-    CHECK_EQ_INT(p.n_esc, 253 + 47 * 5);
+    CHECK_EQ_INT(p.n_esc, 47 * 5);
     CHECK_EQ_INT(p.n_long, 0);
-    zp__ev_plan_free(&p);
+    CHECK(zp__ev_code(&p, &vals[252]) == 254 && zp__ev_code(&p, &vals[253]) == ZP__EV_ESC);
     free_csr(&m);
-    /* 6000 values once each: the candidate map fills, all escaped */
+    /* 6000 values once each: none repeats, all escaped */
     rows_of(&m, vals, 6000, 1);
-    CHECK_EQ_INT(zp__ev_plan_init(&p), ZP_OK);
-    zp__ev_plan_scan(&p, &m);
+    plan_of(&p, &m);
     CHECK_EQ_INT(p.n_tab, 0);
     CHECK_EQ_INT(p.n_esc, 6000);
-    zp__ev_plan_free(&p);
     zp_fr *w = rand_w(1);
     twin_check(&m, w);
     free_csr(&m);
-    /* 10 rows of one +1 and one row of 17 -1: 4*11 -> 256 row pointers,
+    /* counts 2, 7, 3: the most frequent first */
+    zp_fr v3[3] = {vals[0], vals[1], vals[2]};
+    rows_of(&m, v3, 3, 7);
+    m.row_ptr[1] = 2;
+    m.row_ptr[2] = 9;
+    m.row_ptr[3] = m.nnz = 12;
+    for (uint64_t k = 0; k < 12; k++)
+        m.val[k] = v3[k < 2 ? 0 : k < 9 ? 1 : 2];
+    plan_of(&p, &m);
+    CHECK_EQ_INT(p.n_tab, 3);
+    CHECK(zp_fr_eq(&p.tab[0], &vals[1]) && zp_fr_eq(&p.tab[1], &vals[2]) &&
+          zp_fr_eq(&p.tab[2], &vals[0]));
+    CHECK_EQ_INT(p.n_esc, 0);
+    free_csr(&m);
+    /* 10 rows of one +1 and one row of 17 -1: 4*12 -> 256 row pointers,
      * 4*27 -> 256 columns, 27 codes -> 256, no escapes or table, one long
      * row (8) */
     zp_fr one, m1;
@@ -328,8 +342,7 @@ static void test_twin_table(void)
     m.nnz = 27;
     for (uint64_t k = 10; k < 27; k++)
         m.val[k] = m1;
-    CHECK_EQ_INT(zp__ev_plan_init(&p), ZP_OK);
-    zp__ev_plan_scan(&p, &m);
+    plan_of(&p, &m);
     CHECK_EQ_INT(p.n_esc + p.n_tab, 0);
     CHECK_EQ_INT(p.n_long, 1);
     CHECK(!p.rp64);
@@ -338,7 +351,15 @@ static void test_twin_table(void)
     CHECK_EQ_INT(p.o_long, 768);
     CHECK_EQ_INT(p.bytes, 1024);
     CHECK_EQ_INT(zp__gpu_csr_bytes(&m), 1024);
-    zp__ev_plan_free(&p);
+    twin_check(&m, w);
+    free_csr(&m);
+    /* beyond the sample's span: windows; pool values repeat in them */
+    make_csr(&m, 400000, 1000, 5, 3000, 0);
+    CHECK(m.nnz > (uint64_t)ZP__EV_WINDOWS * ZP__EV_WIN);
+    plan_of(&p, &m);
+    CHECK_EQ_INT(p.n_tab, 253);
+    free(w);
+    w = rand_w(1000);
     twin_check(&m, w);
     free(w);
     free_csr(&m);
