@@ -353,12 +353,14 @@ static void test_twin_table(void)
     CHECK_EQ_INT(zp__gpu_csr_bytes(&m), 1024);
     twin_check(&m, w);
     free_csr(&m);
+    free(w);
+    if (T_small)
+        return;
     /* beyond the sample's span: windows; pool values repeat in them */
     make_csr(&m, 400000, 1000, 5, 3000, 0);
     CHECK(m.nnz > (uint64_t)ZP__EV_WINDOWS * ZP__EV_WIN);
     plan_of(&p, &m);
     CHECK_EQ_INT(p.n_tab, 253);
-    free(w);
     w = rand_w(1000);
     twin_check(&m, w);
     free(w);
