@@ -60,34 +60,36 @@ static __device__ fr_t dot_thread(const zp__gpu_csr &m, uint64_t s, uint64_t e, 
     return acc;
 }
 
-/* Row i of m by this thread: false (nothing computed) when the row is long. */
-static __device__ __forceinline__ bool short_row(fr_t *out, const zp__gpu_csr &m, uint64_t i,
-                                                 const fr_t *w)
+/* The entries s .. e of row i of m (empty past its rows). */
+static __device__ __forceinline__ void row_range(uint64_t *s, uint64_t *e, const zp__gpu_csr &m,
+                                                 uint64_t i)
 {
-    *out = fr_zero();
-    if (i >= m.nrows)
-        return true;
-    uint64_t s = rp_at(m, i), e = rp_at(m, i + 1);
-    if (e - s > ZP__GPU_EVAL_SHORT)
-        return false;
-    *out = dot_thread(m, s, e, w);
-    return true;
+    *s = *e = 0;
+    if (i < m.nrows) {
+        *s = rp_at(m, i);
+        *e = rp_at(m, i + 1);
+    }
 }
 
-/* Thread per row: a, b of short rows, c where both are short. */
+/* Thread per row: a, b of short rows, c where both are short. The row
+ * pointers of A and B are loaded before either sum, so both are in flight. */
 static __global__ void eval_short(fr_t *a, fr_t *b, fr_t *c, uint64_t n_out, zp__gpu_csr A,
                                   zp__gpu_csr B, const fr_t *w)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_out)
         return;
-    fr_t x, y;
-    bool sa = short_row(&x, A, i, w), sb = short_row(&y, B, i, w);
-    if (sa)
+    uint64_t sa, ea, sb, eb;
+    row_range(&sa, &ea, A, i);
+    row_range(&sb, &eb, B, i);
+    bool la = ea - sa > ZP__GPU_EVAL_SHORT, lb = eb - sb > ZP__GPU_EVAL_SHORT;
+    fr_t x = la ? fr_zero() : dot_thread(A, sa, ea, w);
+    fr_t y = lb ? fr_zero() : dot_thread(B, sb, eb, w);
+    if (!la)
         fr_store(a + i, x);
-    if (sb)
+    if (!lb)
         fr_store(b + i, y);
-    if (sa && sb)
+    if (!la && !lb)
         fr_store(c + i, fr_mul(x, y));
 }
 
