@@ -12,6 +12,9 @@
  * compact encoding (eval_plan.h) and of both kernels' index arithmetic
  * (escape rank of a thread's row, ballot prefix of a warp's) decodes every
  * matrix and must give the same sums.
+ *
+ * `--porep N` runs only synth:porep:N on the whole device: checked against
+ * the host, then its matrices' device bytes and the eval time printed.
  */
 #include "gpu_test.h"
 #include "gpu/eval_plan.h"
@@ -520,11 +523,83 @@ static void test_upload_validation(void)
     free_csr(&m);
 }
 
+/* ------------------------------------------ --porep N: size and time */
+
+typedef struct ev_run {
+    const zp__gpu_csr *A, *B;
+    zp_fr *d;
+    const zp_fr *dw;
+    uint64_t n;
+} ev_run;
+
+static zp_err run_eval(void *ctx)
+{
+    ev_run *r = ctx;
+    return zp__gpu_eval_abc(T_s, r->d, r->d + r->n, r->d + 2 * r->n, r->n, r->A, r->B, r->dw);
+}
+
+static uint64_t old_bytes(const zp__csr *m) { return 8 * (m->nrows + 1) + 36 * m->nnz; }
+
+/* synth:porep:log2 checked against the host, its matrices' device bytes
+ * (and those of the former layout: 32-byte coefficients, 64-bit row
+ * pointers), and the evaluation's device time (for benchmarks). */
+static unsigned B_log2;
+
+static void test_porep(void)
+{
+    unsigned log2 = B_log2;
+    char spec[32];
+    snprintf(spec, sizeof spec, "synth:porep:%u", log2);
+    zp__r1cs cs;
+    zp_fr *w = NULL;
+    CHECK_EQ_INT(synth_make(&cs, &w, spec), ZP_OK);
+    if (check_failed_count)
+        return;
+    uint64_t n = 1;
+    while (n < cs.n_constraints + cs.n_public + 1)
+        n *= 2;
+    gpu_check(&cs.a, &cs.b, n, cs.n_vars, w, spec);
+    uint64_t ba = zp__gpu_csr_bytes(&cs.a), bb = zp__gpu_csr_bytes(&cs.b);
+    printf("  matrices on the device: A %.3f GB B %.3f GB (former layout %.3f + %.3f GB)\n",
+           ba / 1e9, bb / 1e9, old_bytes(&cs.a) / 1e9, old_bytes(&cs.b) / 1e9);
+    zp__gpu_csr dA, dB;
+    GPU_OK(zp__gpu_csr_upload(T_s, &dA, &cs.a, cs.n_vars));
+    GPU_OK(zp__gpu_csr_upload(T_s, &dB, &cs.b, cs.n_vars));
+    zp__gpu_buf dw = gpu_test_alloc(cs.n_vars * sizeof *w), d = gpu_test_alloc(3 * n * sizeof *w);
+    GPU_OK(zp__gpu_upload(T_s, dw.ptr, w, cs.n_vars * sizeof *w));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    ev_run r = {&dA, &dB, d.ptr, dw.ptr, n};
+    float best = 1e30f, ms = 0;
+    for (int i = 0; i < 5; i++) {
+        GPU_OK(zp__gpu_time_ms(T_s, run_eval, &r, &ms));
+        best = ms < best ? ms : best;
+    }
+    printf("  eval_abc %s: %.3f ms (best of 5), %llu long rows in A\n", spec, best,
+           (unsigned long long)dA.n_long);
+    zp__gpu_csr_free(T_gpu, &dA);
+    zp__gpu_csr_free(T_gpu, &dB);
+    zp__gpu_free(T_gpu, &dw);
+    zp__gpu_free(T_gpu, &d);
+    free(w);
+    zp__r1cs_free(&cs);
+}
+
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    unsigned porep = 0; /* --porep N: only test_porep on synth:porep:N, whole device */
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--small"))
             T_small = 1;
+        if (!strcmp(argv[i], "--porep") && i + 1 < argc)
+            porep = (unsigned)atoi(argv[i + 1]);
+    }
+    if (porep) {
+        gpu_test_open(argc, argv, 0);
+        B_log2 = porep;
+        RUN(test_porep);
+        gpu_test_close();
+        return FINISH();
+    }
     for (unsigned i = 0; i < POOL; i++)
         rand_fr_mont(&pool[i]);
     /* the host twin needs no GPU: a failure there fails even without one */
