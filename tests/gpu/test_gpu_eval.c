@@ -156,7 +156,8 @@ static void twin_free(twin *t)
 
 static uint64_t twin_esc_before(const twin *t, uint64_t k)
 {
-    return t->rank[k / 64] + (uint64_t)__builtin_popcountll(t->bits[k / 64] & ((1ull << (k % 64)) - 1));
+    uint64_t low = t->bits[k / 64] & ((1ull << (k % 64)) - 1);
+    return t->rank[k / 64] + (uint64_t)__builtin_popcountll(low);
 }
 
 static void twin_term(zp_fr *acc, const twin *t, unsigned c, const zp_fr *x, uint64_t ei)
@@ -422,7 +423,8 @@ static void gpu_check(const zp__csr *A, const zp__csr *B, uint64_t n_out, uint64
     zp__gpu_csr dA, dB;
     upload_counted(&dA, A, ncols);
     upload_counted(&dB, B, ncols);
-    zp__gpu_buf dw = gpu_test_alloc(ncols * sizeof *w), dabc = gpu_test_alloc(3 * n_out * sizeof *w);
+    zp__gpu_buf dw = gpu_test_alloc(ncols * sizeof *w);
+    zp__gpu_buf dabc = gpu_test_alloc(3 * n_out * sizeof *w);
     zp_fr *da = dabc.ptr;
     GPU_OK(zp__gpu_upload(T_s, dw.ptr, w, ncols * sizeof *w));
     /* poison the outputs: every element must be written */
