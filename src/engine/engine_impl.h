@@ -120,6 +120,7 @@ typedef struct zp__key {
     /* Reused synthetic witnesses (cfg.synth_witness_cache), e->mu. */
     zp_fr *wcache[ZP__WCACHE_MAX];
     uint8_t wc_state[ZP__WCACHE_MAX];
+    bool wc_pinned[ZP__WCACHE_MAX]; /* page-locked: GPU slots upload from it */
 } zp__key;
 
 /* ------------------------------------------------------------------ jobs */

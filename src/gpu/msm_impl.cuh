@@ -109,7 +109,13 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes)
     cudaGetLastError();
     l->temp_bytes = scan_b > sort_b ? scan_b : sort_b;
 
-    uint64_t parts = l->nw * l->T > ONES_PARTS ? l->nw * l->T : ONES_PARTS;
+    /* The ones' partial sums: as many as the launch below can ask for with
+     * n points (a power of two, >= ONES_MIN_PER_PART points each), so a
+     * small MSM does not carry the room of a large one. */
+    uint64_t ones_parts = 1;
+    while (ones_parts < ONES_PARTS && ones_parts * ONES_MIN_PER_PART < n)
+        ones_parts *= 2;
+    uint64_t parts = l->nw * l->T > ones_parts ? l->nw * l->T : ones_parts;
     size_t at = 0;
     l->flags = take(&at, 8 * n);
     l->pos = take(&at, 8 * n);

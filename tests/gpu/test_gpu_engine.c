@@ -270,9 +270,11 @@ static void test_admission(void)
     CHECK(admitted >= 1 && admitted < 3);
     zp_engine_close(e);
 
-    /* An arena that holds a small key and its working set but not the
-     * big key's working set: the big job fails, naming the GPU; the small
-     * key still proves (the big key's idle device copy is evicted). */
+    /* An arena that holds a small key and its working set, not the big
+     * key: the small key proves, then the big job fails naming the GPU,
+     * then the small key proves again. (Small first: the arena is first
+     * fit, and a big key freed between the small key and the free tail
+     * would leave two holes, neither large enough.) */
     uint64_t sdkey, sslot, bdkey, bslot;
     const char *big = "synth:porep:15";
     shape_bytes("synth:chain:6", &sdkey, &sslot);
@@ -288,6 +290,8 @@ static void test_admission(void)
     CHECK_EQ_INT(zp_engine_add_key(e, "small", "synth:chain:6"), ZP_OK);
     char id[ZP_JOB_ID_MAX + 1];
     zp_job_info info;
+    CHECK_EQ_INT(t_submit(e, NULL, "small", ZP_PRIO_NORMAL, 2, 2, id), ZP_OK);
+    t_await_ok(e, id, "small", 2);
     CHECK_EQ_INT(t_submit(e, NULL, "big", ZP_PRIO_NORMAL, 1, 1, id), ZP_OK);
     CHECK_EQ_INT(zp_engine_await(e, id, -1, &info, NULL), ZP_E_GPU_OOM);
     CHECK_EQ_INT(info.state, ZP_JOB_FAILED);
