@@ -36,12 +36,12 @@
 #define ONE_FLAG ((uint64_t)1 << 32)
 #define SEG 32            /* buckets per reduction segment */
 #define TREE 256          /* fan-in of one tree-reduction block */
-/* Most partial sums of the ones. A PoRep partition has tens of millions of
- * ones per MSM: 2^18 strided sums of >= 32 points each fill the device
- * (a G1 thread holds ~180 registers, so ~47 K threads are resident) where
- * 2^16 sums of >= 64 points left it a quarter busy. */
-#define ONES_PARTS (1u << 18)
-#define ONES_MIN_PER_PART 32
+/* Most partial sums of the ones, and the fewest points each sums. 2^18
+ * sums of >= 32 points were tried against 2^16 of >= 64 on synth:porep:24
+ * (H200, alternating): no difference (msm A 36.4 / 36.8 ms, B2 184.4 /
+ * 184.8 ms), so the smaller scratch stays. */
+#define ONES_PARTS (1u << 16)
+#define ONES_MIN_PER_PART 64
 #define MAX_C 22
 
 /* ------------------------------------------------------------- planning */
