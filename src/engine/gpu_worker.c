@@ -359,14 +359,13 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
     const zp__pk *pk = dk ? dk->pk : NULL;
     if (!err && !zp__pk_counts_ok(pk))
         err = zp__fail(&why, ZP_E_INVALID_ARG, "the key's counts disagree with each other");
-    if (!err && (err = slot_ready(e, w, d, pk, key, &why)) == ZP_E_GPU_OOM &&
-        go_dormant(e, w, d, pk)) {
-        dkey_release(e, d->ordinal, key);
-        zp__key_release(e, key);
-        zp__eng_requeue(e, w, j, part);
-        return;
-    }
-    if (err == ZP_E_GPU_OOM) {
+    if (!err && (err = slot_ready(e, w, d, pk, key, &why)) == ZP_E_GPU_OOM) {
+        if (go_dormant(e, w, d, pk)) {
+            dkey_release(e, d->ordinal, key);
+            zp__key_release(e, key);
+            zp__eng_requeue(e, w, j, part);
+            return;
+        }
         char msg[sizeof why.msg];
         snprintf(msg, sizeof msg, "%s", why.msg);
         zp__fail(&why, err, "gpu%d cannot hold a working set of %llu bytes for key %s next "
