@@ -275,6 +275,8 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
 zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why);
 void zp__key_release(zp_engine *e, zp__key *k);
 zp__key *zp__key_find(zp_engine *e, const char *name); /* e->mu held */
+/* Host bytes k holds while loaded (its key, mapping, circuit). */
+uint64_t zp__key_loaded_bytes(const zp__key *k);
 void zp__keys_free(zp_engine *e);
 
 /* Scheduler calls for proving workers (sched.c), e->mu NOT held.

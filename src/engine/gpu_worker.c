@@ -176,10 +176,11 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
             /* Every GPU makes the same key from the same toxic waste; the
              * first one's host part becomes the key's. */
             if (!k->pk.n_vars) {
+                /* Its host part (vk, densities, the A and B matrices) is
+                 * the key's now: counted against the host budget. */
                 e->key_used -= k->bytes;
                 k->pk = tmp;
-                k->bytes += (uint64_t)tmp.vk.n_ic * sizeof(zp_g1_affine) +
-                            2 * ((uint64_t)tmp.n_vars / 64 + 1) * 8;
+                k->bytes = zp__key_loaded_bytes(k);
                 e->key_used += k->bytes;
             } else {
                 zp__pk_free(&tmp);

@@ -112,7 +112,7 @@ static uint64_t pk_heap_bytes(const zp__pk *pk)
 }
 
 /* Host bytes a loaded key holds. */
-static uint64_t loaded_bytes(const zp__key *k)
+uint64_t zp__key_loaded_bytes(const zp__key *k)
 {
     uint64_t b = (uint64_t)k->pk.vk.n_ic * sizeof(zp_g1_affine);
     b += k->pk.map_base ? k->pk.map_len : pk_heap_bytes(&k->pk);
@@ -356,7 +356,7 @@ static zp_err load_unlocked(zp_engine *e, zp__key *k, uint64_t est, zp__ioerr *w
         k->pk = pk;
         k->cs = cs;
         k->tier = pk.map_base ? ZP_KEY_MAPPED : ZP_KEY_HOST;
-        k->bytes = loaded_bytes(k);
+        k->bytes = zp__key_loaded_bytes(k);
         e->key_used += k->bytes;
         k->loads++;
         if (k->gpu_setup) {
