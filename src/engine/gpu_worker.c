@@ -170,6 +170,9 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
         err = make_dkey(e, d, k, dk, &tmp, why);
         pthread_mutex_unlock(&d->load_mu);
     }
+    /* Arena bytes of the copy, from the matrices it was made from (the
+     * host part's copies are dropped below). */
+    uint64_t dkb = err ? 0 : zp__g16_dkey_bytes(k->gpu_setup ? &tmp : &k->pk);
     pthread_mutex_lock(&e->mu);
     if (!err) {
         if (k->gpu_setup) {
@@ -180,6 +183,11 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
                  * the key's now: counted against the host budget. */
                 e->key_used -= k->bytes;
                 k->pk = tmp;
+                /* The A and B matrices of its host part served the setup
+                 * only: the device has them, and another GPU's setup makes
+                 * its own from the circuit. ~16 GB at porep:27. */
+                zp__csr_free(&k->pk.ma);
+                zp__csr_free(&k->pk.mb);
                 k->bytes = zp__key_loaded_bytes(k);
                 e->key_used += k->bytes;
             } else {
@@ -191,7 +199,7 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
         k->dk_state[g] = ZP__DK_READY;
         k->dk_refs[g] = 1;
         k->dk_lru[g] = ++e->lru_tick;
-        k->dk_bytes[g] = zp__g16_dkey_bytes(&k->pk);
+        k->dk_bytes[g] = dkb;
         *out = dk;
         if (getenv("ZKPIPE_LOG_KEYS"))
             fprintf(stderr, "zkpipe: key %s resident on gpu%d in %.2f s (%s, %.2f GiB)\n",
