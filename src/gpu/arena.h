@@ -88,6 +88,33 @@ static inline zp_err zp__arena_alloc(zp__arena *a, uint64_t *off, uint64_t bytes
 }
 
 /*
+ * Last fit: the top `bytes` of the highest free extent that holds them.
+ * Long-lived regions (resident keys) come from the bottom (alloc) and the
+ * working sets of partition slots from the top (alloc_high), so freeing
+ * and re-carving one kind does not leave holes between regions of the
+ * other. ZP_E_GPU_OOM when nothing fits.
+ */
+static inline zp_err zp__arena_alloc_high(zp__arena *a, uint64_t *off, uint64_t bytes)
+{
+    uint64_t need = zp__arena_round(a, bytes ? bytes : 1);
+    if (need == 0)
+        return ZP_E_TOO_LARGE;
+    for (size_t i = a->n; i-- > 0;) {
+        if (a->ext[i].len < need)
+            continue;
+        a->ext[i].len -= need;
+        *off = a->ext[i].off + a->ext[i].len;
+        if (a->ext[i].len == 0) {
+            memmove(&a->ext[i], &a->ext[i + 1], (a->n - i - 1) * sizeof *a->ext);
+            a->n--;
+        }
+        a->used += need;
+        return ZP_OK;
+    }
+    return ZP_E_GPU_OOM;
+}
+
+/*
  * Returns [off, off + bytes) to the arena. ZP_E_INVALID_ARG when the range
  * is outside the arena or overlaps free space (a double free); ZP_E_NOMEM
  * when the extent array cannot grow (the range then stays allocated).

@@ -165,11 +165,12 @@ extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
     pthread_mutex_unlock(&g->lock);
 }
 
-extern "C" zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)
+static zp_err carve(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes, bool high)
 {
     uint64_t off = 0;
     pthread_mutex_lock(&g->lock);
-    zp_err err = zp__arena_alloc(&g->arena, &off, bytes);
+    zp_err err = high ? zp__arena_alloc_high(&g->arena, &off, bytes)
+                      : zp__arena_alloc(&g->arena, &off, bytes);
     pthread_mutex_unlock(&g->lock);
     if (err) {
         out->ptr = NULL;
@@ -182,6 +183,16 @@ extern "C" zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)
     out->ptr = g->base + off;
     out->bytes = bytes;
     return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)
+{
+    return carve(g, out, bytes, false);
+}
+
+extern "C" zp_err zp__gpu_alloc_high(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)
+{
+    return carve(g, out, bytes, true);
 }
 
 extern "C" void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf)

@@ -76,6 +76,9 @@ void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out);
 /* Carves bytes from the arena (256-byte aligned). ZP_E_GPU_OOM when it does
  * not fit. Free on the host side only once the device no longer uses it. */
 zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes);
+/* The same from the top of the arena (last fit): for working sets that
+ * come and go, so that they do not leave holes between resident keys. */
+zp_err zp__gpu_alloc_high(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes);
 void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf);
 
 zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out);

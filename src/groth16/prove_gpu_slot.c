@@ -132,11 +132,13 @@ zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp_
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
-    zp_err e = zp__gpu_alloc(dev, &s->w, p.w);
+    /* From the top of the arena: keys come from the bottom, and a slot
+     * re-carved for another key shape then leaves no hole between them. */
+    zp_err e = zp__gpu_alloc_high(dev, &s->w, p.w);
     if (!e)
-        e = zp__gpu_alloc(dev, &s->big, p.big);
+        e = zp__gpu_alloc_high(dev, &s->big, p.big);
     if (!e && p.sab)
-        e = zp__gpu_alloc(dev, &s->sab, p.sab);
+        e = zp__gpu_alloc_high(dev, &s->sab, p.sab);
     if (!e)
         e = zp__gpu_stream_open(dev, &s->st);
     if (!e)

@@ -60,7 +60,9 @@ static void test_random(void)
             continue;
         }
         len[k] = 1 + check_rand64() % (SIZE / 64);
-        zp_err e = zp__arena_alloc(&a, &off[k], len[k]);
+        /* Both ends at random: the invariants hold for any mix. */
+        zp_err e = check_rand64() & 1 ? zp__arena_alloc(&a, &off[k], len[k])
+                                       : zp__arena_alloc_high(&a, &off[k], len[k]);
         if (e == ZP_E_GPU_OOM) {
             CHECK(zp__arena_largest(&a) < len[k]);
             continue;
@@ -90,6 +92,37 @@ static void test_random(void)
     zp__arena_destroy(&a);
 }
 
+/* alloc_high takes the top of the highest extent that fits; the bottom
+ * stays for alloc. Re-carving a top region after freeing it leaves the
+ * free middle in one piece (the fragmentation the engine avoids). */
+static void test_high(void)
+{
+    zp__arena a;
+    CHECK_EQ_INT(zp__arena_init(&a, 1024, 16), ZP_OK);
+    uint64_t k1, k2, s1, s2;
+    CHECK_EQ_INT(zp__arena_alloc(&a, &k1, 100), ZP_OK);      /* [0, 112) */
+    CHECK_EQ_INT(zp__arena_alloc_high(&a, &s1, 200), ZP_OK); /* [816, 1024) */
+    CHECK_EQ_INT(k1, 0);
+    CHECK_EQ_INT(s1, 1024 - 208);
+    CHECK_EQ_INT(zp__arena_alloc(&a, &k2, 16), ZP_OK);
+    CHECK_EQ_INT(k2, 112);
+    CHECK_EQ_INT(zp__arena_free(&a, s1, 200), ZP_OK);
+    CHECK_EQ_INT(zp__arena_alloc_high(&a, &s2, 300), ZP_OK);
+    CHECK_EQ_INT(s2, 1024 - 304);
+    CHECK_EQ_INT(a.n, 1);
+    CHECK_EQ_INT(zp__arena_largest(&a), 1024 - 304 - 128);
+    /* The highest extent too small: the next one down is used. */
+    CHECK_EQ_INT(zp__arena_free(&a, k1, 100), ZP_OK); /* hole [0, 112) */
+    uint64_t x;
+    CHECK_EQ_INT(zp__arena_alloc_high(&a, &x, 500), ZP_OK);
+    CHECK_EQ_INT(x, 1024 - 304 - 512);
+    CHECK_EQ_INT(zp__arena_alloc_high(&a, &x, 100), ZP_OK);
+    CHECK_EQ_INT(x, 0);
+    CHECK_EQ_INT(zp__arena_alloc_high(&a, &x, 100), ZP_E_GPU_OOM);
+    CHECK_EQ_INT(zp__arena_alloc_high(&a, &x, UINT64_MAX), ZP_E_TOO_LARGE);
+    zp__arena_destroy(&a);
+}
+
 static void test_bad_init(void)
 {
     zp__arena a;
@@ -105,6 +138,7 @@ int main(void)
 {
     RUN(test_basic);
     RUN(test_random);
+    RUN(test_high);
     RUN(test_bad_init);
     return FINISH();
 }
