@@ -585,13 +585,15 @@ typedef struct zp_engine_info {
 zp_err zp_engine_status(zp_engine *e, zp_engine_info *out);
 
 typedef struct zp_worker_info {
-    char name[32];            /* "cpu0", "gpu0", "verify0" */
+    char name[32];            /* "cpu0", "gpu0/1" (GPU 0, slot 1), "verify0" */
     bool busy;
     char job[ZP_JOB_ID_MAX + 1]; /* when busy */
     uint32_t partition;       /* when busy */
     uint64_t partitions_done;
     double busy_s;            /* total time spent on partitions */
-    bool healthy;             /* a GPU turns false after a sticky error */
+    bool healthy;             /* a GPU's slots turn false after a sticky error */
+    bool dormant;             /* a GPU slot whose working set did not fit next
+                               * to the resident keys: it takes no work */
 } zp_worker_info;
 
 /* The index-th worker (proving workers first, then the verify pool);

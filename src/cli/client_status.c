@@ -38,9 +38,13 @@ static void print_status(const zp__jval *s)
     for (size_t i = 0; wl && wl->type == ZP__J_ARRAY && i < wl->n; i++) {
         const zp__jval *w = &wl->items[i];
         const zp__jval *busy = zp__json_get(w, "busy"), *healthy = zp__json_get(w, "healthy");
+        const zp__jval *dormant = zp__json_get(w, "dormant");
         bool b = busy && busy->type == ZP__J_TRUE, h = !healthy || healthy->type == ZP__J_TRUE;
-        printf("  %-10s %s%s, %lld partition(s) done, busy %.1f s", zp__jstr(w, "name") ? zp__jstr(w, "name") : "?",
-               b ? "busy" : "idle", h ? "" : " UNHEALTHY", jint(w, "partitions_done"), jdbl(w, "busy_s"));
+        bool d = dormant && dormant->type == ZP__J_TRUE;
+        printf("  %-10s %s%s%s, %lld partition(s) done, busy %.1f s",
+               zp__jstr(w, "name") ? zp__jstr(w, "name") : "?", b ? "busy" : "idle",
+               h ? "" : " UNHEALTHY", d ? " dormant (no room on its GPU)" : "",
+               jint(w, "partitions_done"), jdbl(w, "busy_s"));
         if (b)
             printf(" (job %s partition %lld)", zp__jstr(w, "job") ? zp__jstr(w, "job") : "?", jint(w, "partition"));
         printf("\n");

@@ -301,7 +301,8 @@ zp_err zp_engine_worker_info(zp_engine *e, size_t index, zp_worker_info *out)
         }
         out->partitions_done = w->done;
         out->busy_s = w->busy_s + (w->busy ? zp__eng_now(e) - w->busy_since : 0);
-        out->healthy = w->gpu < 0 || (!e->gpus[w->gpu].failed && !w->dormant);
+        out->healthy = w->gpu < 0 || !e->gpus[w->gpu].failed;
+        out->dormant = w->dormant;
     }
     pthread_mutex_unlock(&e->mu);
     return err;

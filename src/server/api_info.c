@@ -46,6 +46,7 @@ static bool add_workers(cJSON *o, zp_engine *eng)
         }
         bool ok = cJSON_AddStringToObject(x, "name", w.name) && cJSON_AddBoolToObject(x, "busy", w.busy) &&
                   cJSON_AddBoolToObject(x, "healthy", w.healthy) &&
+                  cJSON_AddBoolToObject(x, "dormant", w.dormant) &&
                   cJSON_AddNumberToObject(x, "partitions_done", (double)w.partitions_done) &&
                   cJSON_AddNumberToObject(x, "busy_s", w.busy_s);
         if (ok && w.busy)
