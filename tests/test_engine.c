@@ -600,7 +600,7 @@ static void test_witness_cache(void)
         cached += k->wcache[i] != NULL;
     pthread_mutex_unlock(&e->mu);
     CHECK_EQ_INT(cached, 2);
-    CHECK_EQ_INT(t_evict(e, "k"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_evict_key(e, "k"), ZP_OK);
     pthread_mutex_lock(&e->mu);
     cached = 0;
     for (int i = 0; i < ZP__WCACHE_MAX; i++)

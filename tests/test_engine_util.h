@@ -103,20 +103,6 @@ static inline bool t_wait_state(zp_engine *e, const char *id, zp_job_state state
     return false;
 }
 
-/* Evicts a key once the last partition's reference is given back: a job
- * completes when its last proof is verified, a moment before the pool
- * releases the key, so an evict right after await may see it busy. */
-static inline zp_err t_evict(zp_engine *e, const char *name)
-{
-    zp_err err = ZP_E_BUSY;
-    for (int i = 0; i < 20000 && err == ZP_E_BUSY; i++) {
-        err = zp_engine_evict_key(e, name);
-        if (err == ZP_E_BUSY)
-            t_sleep_ms(1);
-    }
-    return err;
-}
-
 /* Polls until no partition is at a worker or in the pool. */
 static inline bool t_wait_idle(zp_engine *e)
 {

@@ -274,6 +274,10 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
  * NOT held by the caller. release takes e->mu itself too. */
 zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why);
 void zp__key_release(zp_engine *e, zp__key *k);
+/* The same with e->mu held: the scheduler gives a partition's reference
+ * back before its job may finish, so that a caller who evicts the key
+ * right after zp_engine_await does not find it still in use. */
+void zp__key_release_locked(zp_engine *e, zp__key *k);
 zp__key *zp__key_find(zp_engine *e, const char *name); /* e->mu held */
 /* Host bytes k holds while loaded (its key, mapping, circuit). */
 uint64_t zp__key_loaded_bytes(const zp__key *k);

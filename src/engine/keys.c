@@ -421,6 +421,12 @@ zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why)
 void zp__key_release(zp_engine *e, zp__key *k)
 {
     pthread_mutex_lock(&e->mu);
+    zp__key_release_locked(e, k);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void zp__key_release_locked(zp_engine *e, zp__key *k)
+{
     if (k->refs && --k->refs == 0) {
         touch(e, k);
         /* A key loaded over its estimate may leave the cache above budget;
@@ -429,7 +435,6 @@ void zp__key_release(zp_engine *e, zp__key *k)
             (void)make_room(e, NULL, 0);
         pthread_cond_broadcast(&e->key_cv);
     }
-    pthread_mutex_unlock(&e->mu);
 }
 
 zp_err zp_engine_preload_key(zp_engine *e, const char *name)

@@ -115,13 +115,17 @@ void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part, zp_e
                     const zp_fr *pub, uint32_t n_public, bool key_held)
 {
     zp__key *key = j->key;
-    bool release = key_held;
     pthread_mutex_lock(&e->mu);
     worker_idle(e, w, !err);
     zp__part *p = &j->parts[part];
     p->worker[p->attempts > 1] = (int16_t)w->index;
     if (!err && !job_finished(j))
         err = keep_proof(j, part, proof, bytes, pub, n_public);
+    /* The key reference goes to the verify pool with the proof, or back
+     * now, before the job can finish. */
+    bool to_pool = !err && !job_finished(j) && e->cfg.verify;
+    if (key_held && !to_pool)
+        zp__key_release_locked(e, key);
     if (job_finished(j)) {
         p->state = ZP__PART_WAITING;
         part_out(e, j);
@@ -133,6 +137,8 @@ void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part, zp_e
     } else if (e->cfg.verify) {
         zp__vtask *t = malloc(sizeof *t);
         if (!t) {
+            if (key_held)
+                zp__key_release_locked(e, key);
             part_out(e, j);
             zp__job_finish(e, j, ZP_JOB_FAILED, ZP_E_NOMEM,
                            "partition %u: no memory to queue its verification", part);
@@ -156,8 +162,6 @@ void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part, zp_e
     }
     zp__job_unpin(e, j);
     pthread_mutex_unlock(&e->mu);
-    if (release)
-        zp__key_release(e, key);
 }
 
 void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
@@ -266,12 +270,10 @@ void *zp__verify_main(void *arg)
         }
         pthread_mutex_lock(&e->mu);
         worker_idle(e, w, !dead);
+        zp__key_release_locked(e, key); /* before the job can finish */
         verified(e, j, t->part, t->worker, err);
         zp__job_unpin(e, j);
-        pthread_mutex_unlock(&e->mu);
-        zp__key_release(e, key);
         free(t);
-        pthread_mutex_lock(&e->mu);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;

@@ -124,7 +124,7 @@ static void test_gpu_only(void)
     CHECK(strstr(m, want) != NULL);
     zp_free(m);
     /* Evicting the key frees its device copy; the next job makes it again. */
-    CHECK_EQ_INT(t_evict(e, "p"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_evict_key(e, "p"), ZP_OK);
     CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
     CHECK_EQ_INT(ki.device_bytes, 0);
     CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_HIGH, 2, 7, ids[0]), ZP_OK);
@@ -161,7 +161,7 @@ static void test_pinned_tier(void)
     char id[ZP_JOB_ID_MAX + 1];
     CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 4, 3, id), ZP_OK);
     t_await_ok(e, id, "d", 4);
-    CHECK_EQ_INT(t_evict(e, "d"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_evict_key(e, "d"), ZP_OK);
     CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
     CHECK_EQ_INT(ki.pinned_bytes, 0);
     CHECK_EQ_INT(e->pinned_used, 0);
