@@ -83,26 +83,6 @@ static int parse_levels(batch_opts *o, const char *v)
     return o->n_levels ? 0 : 1;
 }
 
-/* A byte count: digits with an optional K, M, G or T suffix (powers of 2).
- * Nonzero when malformed. */
-static int parse_bytes(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = 0;
-    switch (*end) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    case 'T': shift = 40; end++; break;
-    default: break;
-    }
-    if (end == s || *end || s[0] == '-' || v > (UINT64_MAX >> shift))
-        return 1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
 static int parse_opts(batch_opts *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
@@ -151,7 +131,7 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
         else if (!strcmp(a, "--slots"))
             bad = zp__parse_int(v, 1, 64, &o->cfg.gpu_slots);
         else if (!strcmp(a, "--gpu-mem"))
-            bad = parse_bytes(v, &o->cfg.gpu_mem_bytes);
+            bad = zp__parse_size(v, &o->cfg.gpu_mem_bytes);
         else if (!strcmp(a, "--threads"))
             bad = zp__parse_int(v, 1, 4096, &o->cfg.threads_per_worker);
         else if (!strcmp(a, "--verify-threads"))

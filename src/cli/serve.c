@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/timing.h"
 #include "gpu/gpu.h"
 #include "zkpipe.h"
 #ifdef ZP_HAVE_SERVER
@@ -82,23 +83,13 @@ struct serve_opts {
     bool lazy, allow_path, timeline, workers_set;
 };
 
-/* "123", "64K", "1M", "2G" (binary multiples). */
+/* "123", "64K", "1M", "2G" (binary multiples), not zero. */
 static bool parse_size(uint64_t *out, const char *s)
 {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = 0;
-    if (end == s)
+    uint64_t v;
+    if (zp__parse_size(s, &v) || v == 0)
         return false;
-    if (*end == 'K' || *end == 'k')
-        shift = 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30, end++;
-    if (*end || v == 0 || v > (UINT64_MAX >> shift))
-        return false;
-    *out = (uint64_t)v << shift;
+    *out = v;
     return true;
 }
 

@@ -58,3 +58,24 @@ int zp__parse_int(const char *s, long lo, long hi, int *out)
     *out = (int)v;
     return 0;
 }
+
+int zp__parse_size(const char *s, uint64_t *out)
+{
+    if (!s || s[0] < '0' || s[0] > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    case 'T': case 't': shift = 40; end++; break;
+    default: break;
+    }
+    if (errno || *end || v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}

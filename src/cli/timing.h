@@ -3,6 +3,7 @@
 #define ZP_CLI_TIMING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Monotonic clock in seconds. */
 double zp__now(void);
@@ -17,5 +18,10 @@ double zp__median(double *v, int n);
 
 /* Parses a decimal integer in [lo, hi]; returns 0 on success, -1 otherwise. */
 int zp__parse_int(const char *s, long lo, long hi, int *out);
+
+/* Parses a byte count: digits with an optional K, M, G or T suffix (either
+ * case; powers of two). No sign, nothing after the suffix, no overflow.
+ * Returns 0 on success, -1 otherwise. */
+int zp__parse_size(const char *s, uint64_t *out);
 
 #endif
