@@ -236,6 +236,17 @@ static double rss_now(void)
     return b;
 }
 
+/* rss_now at most every 50 ms: the wait loop below polls every 2 ms. */
+static void rss_sample(void)
+{
+    static double last;
+    double t = zp__now();
+    if (t - last >= 0.05) {
+        last = t;
+        rss_now();
+    }
+}
+
 /* Waits until one of the n in-flight jobs finishes and returns its index
  * in ids; *lat gets its latency (engine clock, submit to finish). Polls
  * the others while waiting on the oldest, so one slow job does not keep
@@ -249,7 +260,7 @@ static int await_any(zp_engine *e, char (*ids)[ZP_JOB_ID_MAX + 1], int n, double
             zp_job_info info;
             zp_err err = zp_engine_await(e, ids[i], i == 0 ? 0.002 : 0, &info, NULL);
             if (i == 0)
-                rss_now();
+                rss_sample();
             if (err == ZP_E_TIMEOUT)
                 continue;
             if (err) {
