@@ -69,7 +69,7 @@ typedef struct zp__gpudev {
 enum { ZP__DK_NONE = 0, ZP__DK_LOADING, ZP__DK_READY };
 
 #define ZP__WCACHE_MAX 16
-#define ZP__PIN_MAX 12
+#define ZP__PIN_MAX 13 /* a key's heap arrays (keys.c) */
 
 /* ------------------------------------------------------------------ keys */
 

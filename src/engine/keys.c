@@ -103,12 +103,41 @@ static uint64_t csr_bytes(const zp__csr *m)
     return (m->nrows + 1) * 8 + m->nnz * (sizeof(uint32_t) + sizeof(zp_fr));
 }
 
+typedef struct region {
+    void *p;
+    uint64_t bytes;
+} region;
+
+/* The heap arrays of a key that is not a mapping: points, densities and
+ * matrices, leaving out the absent ones (points made on a device only). */
+static uint32_t pk_arrays(const zp__pk *pk, region *out)
+{
+    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), fr = sizeof(zp_fr);
+    uint64_t dw = ((uint64_t)pk->n_vars + 63) / 64 * 8;
+    region all[ZP__PIN_MAX] = {
+        {pk->a, pk->n_a * g1}, {pk->b1, pk->n_b * g1}, {pk->b2, pk->n_b * g2},
+        {pk->l, pk->n_l * g1}, {pk->h, pk->n_h * g1},
+        {pk->a_density.words, dw}, {pk->b_density.words, dw},
+        {pk->ma.row_ptr, (pk->ma.nrows + 1) * 8}, {pk->ma.col, pk->ma.nnz * 4},
+        {pk->ma.val, pk->ma.nnz * fr},
+        {pk->mb.row_ptr, (pk->mb.nrows + 1) * 8}, {pk->mb.col, pk->mb.nnz * 4},
+        {pk->mb.val, pk->mb.nnz * fr},
+    };
+    uint32_t n = 0;
+    for (size_t i = 0; i < ZP__PIN_MAX; i++)
+        if (all[i].p && all[i].bytes)
+            out[n++] = all[i];
+    return n;
+}
+
 static uint64_t pk_heap_bytes(const zp__pk *pk)
 {
-    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine);
-    uint64_t b = pk->n_a * g1 + pk->n_b * (g1 + g2) + pk->n_l * g1 + pk->n_h * g1;
-    b += 2 * ((uint64_t)pk->n_vars / 64 + 1) * 8;
-    return b + csr_bytes(&pk->ma) + csr_bytes(&pk->mb);
+    region r[ZP__PIN_MAX];
+    uint32_t n = pk_arrays(pk, r);
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < n; i++)
+        b += r[i].bytes;
+    return b;
 }
 
 /* Host bytes a loaded key holds. */
@@ -200,11 +229,6 @@ static zp_err load_key(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__io
 
 /* ---------------------------------------------------------- pinned tier */
 
-typedef struct region {
-    void *p;
-    uint64_t bytes;
-} region;
-
 /* The host regions of k's loaded key: its mapping, or its heap arrays. */
 static uint32_t key_regions(const zp__key *k, region *out)
 {
@@ -213,20 +237,7 @@ static uint32_t key_regions(const zp__key *k, region *out)
         out[0] = (region){pk->map_base, pk->map_len};
         return 1;
     }
-    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), fr = sizeof(zp_fr);
-    region all[] = {
-        {pk->a, pk->n_a * g1}, {pk->b1, pk->n_b * g1}, {pk->b2, pk->n_b * g2},
-        {pk->l, pk->n_l * g1}, {pk->h, pk->n_h * g1},
-        {pk->ma.row_ptr, (pk->ma.nrows + 1) * 8}, {pk->ma.col, pk->ma.nnz * 4},
-        {pk->ma.val, pk->ma.nnz * fr},
-        {pk->mb.row_ptr, (pk->mb.nrows + 1) * 8}, {pk->mb.col, pk->mb.nnz * 4},
-        {pk->mb.val, pk->mb.nnz * fr},
-    };
-    uint32_t n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof *all && n < ZP__PIN_MAX; i++)
-        if (all[i].p && all[i].bytes)
-            out[n++] = all[i];
-    return n;
+    return pk_arrays(pk, out);
 }
 
 /* Page-locks a key just loaded when the pinned budget has room for all of
