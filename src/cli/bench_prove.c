@@ -218,14 +218,7 @@ static zp_err gpu_prove(void *ctx, zp__proof *out, const zp_fr *w, uint64_t n_w,
     zp__prove_opts o;
     zp__prove_opts_default(&o);
     o.threads = c->threads;
-    zp__g16_sums sums;
-    memset(t, 0, sizeof *t);
-    zp_err e = zp__g16_check_inputs(c->pk, w, n_w, &o, why);
-    if (!e)
-        e = zp__g16_slot_sums(c->slot, &c->key, w, &sums, t, why);
-    if (!e)
-        e = zp__g16_finish_verify(out, c->pk, &sums, w, &o, t, why);
-    return e;
+    return zp__g16_slot_prove(c->slot, &c->key, out, w, n_w, &o, t, why);
 }
 
 static zp_fr *gpu_wbuf(void *ctx)

@@ -108,4 +108,13 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
 zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                          zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);
 
+/*
+ * A whole proof on the slot as zp__prove makes one (same checks, errors
+ * and times; opt may be NULL): zp__g16_check_inputs, zp__g16_slot_sums,
+ * then zp__g16_finish_verify against k's verifying key.
+ */
+zp_err zp__g16_slot_prove(zp__g16_slot *s, const zp__g16_dkey *k, zp__proof *out,
+                          const zp_fr *w, uint64_t n_w, const zp__prove_opts *opt,
+                          zp__prove_times *times, zp__ioerr *why);
+
 #endif

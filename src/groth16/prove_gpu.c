@@ -99,8 +99,9 @@ zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
 
 /* --------------------------------------------------------------- driver */
 
-zp_err zp__g16_gpu_prove(zp__g16_gpu *g, zp__proof *out, const zp_fr *w, uint64_t n_w,
-                         const zp__prove_opts *opt, zp__prove_times *times, zp__ioerr *why)
+zp_err zp__g16_slot_prove(zp__g16_slot *s, const zp__g16_dkey *k, zp__proof *out,
+                          const zp_fr *w, uint64_t n_w, const zp__prove_opts *opt,
+                          zp__prove_times *times, zp__ioerr *why)
 {
     zp__prove_opts def;
     zp__prove_times t;
@@ -110,12 +111,18 @@ zp_err zp__g16_gpu_prove(zp__g16_gpu *g, zp__proof *out, const zp_fr *w, uint64_
         opt = &def;
     }
     zp__g16_sums sums;
-    zp_err e = zp__g16_check_inputs(g->pk, w, n_w, opt, why);
+    zp_err e = zp__g16_check_inputs(k->pk, w, n_w, opt, why);
     if (!e)
-        e = zp__g16_slot_sums(g->slot, &g->key, w, &sums, &t, why);
+        e = zp__g16_slot_sums(s, k, w, &sums, &t, why);
     if (!e)
-        e = zp__g16_finish_verify(out, g->pk, &sums, w, opt, &t, why);
+        e = zp__g16_finish_verify(out, k->pk, &sums, w, opt, &t, why);
     if (times)
         *times = t;
     return e;
+}
+
+zp_err zp__g16_gpu_prove(zp__g16_gpu *g, zp__proof *out, const zp_fr *w, uint64_t n_w,
+                         const zp__prove_opts *opt, zp__prove_times *times, zp__ioerr *why)
+{
+    return zp__g16_slot_prove(g->slot, &g->key, out, w, n_w, opt, times, why);
 }
