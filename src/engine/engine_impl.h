@@ -316,6 +316,10 @@ void zp__worker_scratch_free(zp__worker *w);
  * (valid while the key reference is held). */
 zp_err zp__load_witness(zp_engine *e, zp_fr *dst, const zp_fr **use, const zp__job *j,
                         uint32_t part, zp__key *key, uint32_t n_vars, zp__ioerr *why);
+/* Stage finish of both kinds of worker: fresh r, s from the OS, the three
+ * points (zp__g16_finish) and their 192 bytes. */
+zp_err zp__eng_finish(zp__proof *proof, uint8_t *bytes, const zp__pk *pk,
+                      const zp__g16_sums *sums, zp__ioerr *why);
 /* Frees a key's cached synthetic witnesses (e->mu held). */
 void zp__key_drop_witnesses(zp__key *k);
 

@@ -332,20 +332,6 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
     return ZP_OK;
 }
 
-/* finish: fresh r, s from the OS, the three points, their encoding. */
-static zp_err finish(zp__proof *proof, uint8_t *bytes, const zp__pk *pk,
-                     const zp__g16_sums *sums, zp__ioerr *why)
-{
-    zp_fr rr, ss;
-    if (zp_fr_random(&rr) || zp_fr_random(&ss))
-        return zp__fail(why, ZP_E_RANDOM, "the OS random source failed (blinding r, s)");
-    zp__g16_finish(proof, pk, sums, &rr, &ss);
-    zp_err err = zp__proof_encode(bytes, proof);
-    if (err)
-        zp__fail(why, err, "the proof cannot be encoded: %s", zp_strerror(err));
-    return err;
-}
-
 static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
 {
     zp__gpudev *d = &e->gpus[w->gpu];
@@ -397,7 +383,7 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
         dkey_release(e, d->ordinal, key);
     if (!err && zp__eng_job_dead(e, j))
         err = ZP_E_CANCELLED;
-    if (!err && !(err = finish(&proof, bytes, pk, &sums, &why)))
+    if (!err && !(err = zp__eng_finish(&proof, bytes, pk, &sums, &why)))
         stage(&r, ZP__ST_FINISH, zp__eng_now(e));
     const zp_fr *pub = held && !err ? wit + 1 : NULL;
     uint32_t n_pub = held && pk ? pk->n_public : 0;

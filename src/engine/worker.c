@@ -163,8 +163,22 @@ static bool stage_end(part_run *r, zp__stage st)
     return zp__eng_job_dead(r->e, r->j);
 }
 
-/* eval → h → msm → finish on the loaded key; the proof in *out. */
-static zp_err run_stages(part_run *r, const zp__pk *pk, zp__proof *out, zp__ioerr *why)
+zp_err zp__eng_finish(zp__proof *proof, uint8_t *bytes, const zp__pk *pk,
+                      const zp__g16_sums *sums, zp__ioerr *why)
+{
+    zp_fr rr, ss;
+    if (zp_fr_random(&rr) || zp_fr_random(&ss))
+        return zp__fail(why, ZP_E_RANDOM, "the OS random source failed (blinding r, s)");
+    zp__g16_finish(proof, pk, sums, &rr, &ss);
+    zp_err err = zp__proof_encode(bytes, proof);
+    if (err)
+        zp__fail(why, err, "the proof cannot be encoded: %s", zp_strerror(err));
+    return err;
+}
+
+/* eval → h → msm → finish on the loaded key; the proof and its bytes out. */
+static zp_err run_stages(part_run *r, const zp__pk *pk, zp__proof *out, uint8_t *bytes,
+                         zp__ioerr *why)
 {
     zp__worker *w = r->w;
     int th = r->e->threads_per_worker;
@@ -186,11 +200,7 @@ static zp_err run_stages(part_run *r, const zp__pk *pk, zp__proof *out, zp__ioer
         return zp__fail(why, err, "stage msm failed: %s", zp_strerror(err));
     if (stage_end(r, ZP__ST_MSM))
         return ZP_E_CANCELLED;
-    zp_fr rr, ss;
-    if (zp_fr_random(&rr) || zp_fr_random(&ss))
-        return zp__fail(why, ZP_E_RANDOM, "the OS random source failed (blinding r, s)");
-    zp__g16_finish(out, pk, &sums, &rr, &ss);
-    return ZP_OK;
+    return zp__eng_finish(out, bytes, pk, &sums, why);
 }
 
 static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
@@ -210,9 +220,7 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
     if (!err && stage_end(&r, ZP__ST_ACQUIRE))
         err = ZP_E_CANCELLED;
     if (!err)
-        err = run_stages(&r, &key->pk, &proof, &why);
-    if (!err && (err = zp__proof_encode(bytes, &proof)))
-        zp__fail(&why, err, "the proof cannot be encoded: %s", zp_strerror(err));
+        err = run_stages(&r, &key->pk, &proof, bytes, &why);
     if (!err)
         stage_end(&r, ZP__ST_FINISH);
     const zp_fr *pub = held && !err ? w->w + 1 : NULL;
