@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "gpu/field_wide.h"
+#include "gpu/mont_eo.h"
 
 /* Modulus parameters: limb count, limbs, -p^-1 mod 2^32, Montgomery one. */
 struct zp__fp_params {
@@ -78,6 +79,24 @@ struct fr_t { uint32_t v[8]; };
 struct fp2_t { fp_t c0, c1; }; /* c0 + c1*u, u^2 = -1 */
 
 /* ------------------------------------------------------ generic N-limb core */
+
+/*
+ * The product: mont_eo.h's two-chain form unless ZP_MONT_EO=0 (a build
+ * variant), which selects the one-chain CIOS of mont_mul_n below.
+ */
+#ifndef ZP_MONT_EO
+#define ZP_MONT_EO 1
+#endif
+template <class P>
+static __device__ __forceinline__ void mont_mul_eo(uint32_t *r, const uint32_t *a,
+                                                   const uint32_t *b)
+{
+    uint32_t m[P::N];
+#pragma unroll
+    for (int j = 0; j < P::N; j++)
+        m[j] = P::m(j);
+    zp__eo_mul(r, a, b, m, P::inv, P::N);
+}
 
 template <class P>
 static __device__ __forceinline__ void mont_mul_n(uint32_t *r, const uint32_t *a,
@@ -231,6 +250,8 @@ static __device__ ZP__FP_MUL_ATTR fp_t fp_mul(const fp_t a, const fp_t b)
     fp_t r;
 #if ZP_FP_WIDE
     zp__fpw_mul(r.v, a.v, b.v);
+#elif ZP_MONT_EO
+    mont_mul_eo<zp__fp_params>(r.v, a.v, b.v);
 #else
     mont_mul_n<zp__fp_params>(r.v, a.v, b.v);
 #endif
@@ -288,7 +309,11 @@ static __device__ __forceinline__ bool fp_eq(const fp_t &a, const fp_t &b)
 static __device__ __forceinline__ fr_t fr_mul(const fr_t &a, const fr_t &b)
 {
     fr_t r;
+#if ZP_MONT_EO
+    mont_mul_eo<zp__fr_params>(r.v, a.v, b.v);
+#else
     mont_mul_n<zp__fr_params>(r.v, a.v, b.v);
+#endif
     return r;
 }
 static __device__ __forceinline__ fr_t fr_add(const fr_t &a, const fr_t &b)
