@@ -181,7 +181,7 @@ for spec in "${BATCH[@]}"; do
   dw=""; [ -n "${6:-}" ] && dw="--distinct-witnesses $6"
   log "bench batch synth:porep:$1: $2 jobs x $3 partitions, $4 slots, concurrency $5"
   echo "==== bench batch $spec" >> "$OUT/prove.log"
-  tr="$OUT/trace_$1_$4_$5.json"
+  tr="$OUT/trace_$1_$4_${5//,/-}.json" # no commas: such names do not come back
   ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch --circuit synth:porep:$1 --gpus 1 --slots $4 \
     --count $2 --partitions $3 --concurrency $5 --verify-threads 4 --trace "$tr" $dw \
     >> "$OUT/prove.log" 2>&1
