@@ -10,7 +10,9 @@
  *    3-slot GPU admits one slot, and every job still completes;
  *  - an arena too small for the key fails the job with a message naming
  *    the GPU, and the engine keeps serving other keys;
- *  - a job cancelled while running ends cancelled; the GPU goes on.
+ *  - a job cancelled while running ends cancelled; the GPU goes on;
+ *  - with two or more GPUs, all of them set the key up and prove
+ *    partitions of the same jobs.
  * Exit 77 without a GPU.
  */
 #include <stdio.h>
@@ -46,9 +48,10 @@ static const zp__key *key_of(zp_engine *e, const char *name)
 }
 
 /* Every stage of every partition of job ran once, the proving ones on a
- * GPU lane (or a CPU one when cpu_ok). */
+ * GPU lane (or a CPU one when cpu_ok); gpu_parts[g] (if given) counts the
+ * partitions whose MSMs ran on GPU g. */
 static void check_lanes(zp_engine *e, const char *job, uint32_t parts, bool cpu_ok,
-                        int *gpu_parts)
+                        int gpu_parts[ZP__GPUS_MAX])
 {
     char *text;
     size_t len;
@@ -75,10 +78,10 @@ static void check_lanes(zp_engine *e, const char *job, uint32_t parts, bool cpu_
             seen[s][part]++;
             if (s == ZP__ST_VERIFY || lane < 0 || lane >= e->n_provers)
                 continue;
-            bool gpu = e->workers[lane].gpu >= 0;
-            CHECK(gpu || cpu_ok);
-            if (s == ZP__ST_MSM && gpu && gpu_parts)
-                (*gpu_parts)++;
+            int g = e->workers[lane].gpu;
+            CHECK(g >= 0 || cpu_ok);
+            if (s == ZP__ST_MSM && g >= 0 && g < ZP__GPUS_MAX && gpu_parts)
+                gpu_parts[g]++;
         }
     }
     for (int s = 0; s < ZP__ST_COUNT; s++)
@@ -188,12 +191,12 @@ static void test_mixed(void)
     for (int i = 0; i < 3; i++)
         CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 6, 50 + 10 * (uint64_t)i, ids[i]),
                      ZP_OK);
-    int gpu_parts = 0;
+    int gpu_parts[ZP__GPUS_MAX] = {0};
     for (int i = 0; i < 3; i++) {
         t_await_ok(e, ids[i], "d", 6);
-        check_lanes(e, ids[i], 6, true, &gpu_parts);
+        check_lanes(e, ids[i], 6, true, gpu_parts);
     }
-    CHECK(gpu_parts > 0);
+    CHECK(gpu_parts[0] > 0);
     zp_engine_close(e);
 }
 
@@ -347,6 +350,54 @@ static void test_cancel(void)
     zp_engine_close(e);
 }
 
+/* Every GPU of the machine (run only with two or more): each sets the key
+ * up from the same toxic waste and proves partitions of the same jobs. */
+static void test_multi_gpu(void)
+{
+    zp_engine_config c;
+    zp_engine_config_default(&c);
+    c.cpu_workers = 0;
+    c.gpus = -1; /* all */
+    c.gpu_slots = 2;
+    c.verify_threads = 2;
+    zp_engine *e = NULL;
+    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);
+    if (!e)
+        return;
+    int n = zp__gpu_count() < ZP__GPUS_MAX ? zp__gpu_count() : ZP__GPUS_MAX;
+    CHECK_EQ_INT(e->n_gpus, n);
+    CHECK_EQ_INT(zp_engine_add_key(e, "p", small ? "synth:porep:9" : "synth:porep:12"), ZP_OK);
+    enum { JOBS = 6, PARTS = 4 };
+    char ids[JOBS][ZP_JOB_ID_MAX + 1];
+    for (int i = 0; i < JOBS; i++)
+        CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_NORMAL, PARTS, 500 + (uint64_t)i, ids[i]),
+                     ZP_OK);
+    int per_gpu[ZP__GPUS_MAX] = {0};
+    for (int i = 0; i < JOBS; i++) {
+        t_await_ok(e, ids[i], "p", PARTS);
+        check_lanes(e, ids[i], PARTS, false, per_gpu);
+    }
+    int total = 0;
+    for (int g = 0; g < n; g++) {
+        printf("multi-GPU: gpu%d proved %d of %d partitions, key %llu bytes there\n", g,
+               per_gpu[g], JOBS * PARTS, (unsigned long long)key_of(e, "p")->dk_bytes[g]);
+        CHECK(per_gpu[g] > 0);
+        CHECK(key_of(e, "p")->dk_bytes[g] > 0);
+        total += per_gpu[g];
+    }
+    CHECK_EQ_INT(total, JOBS * PARTS);
+    zp_engine_info st;
+    CHECK_EQ_INT(zp_engine_status(e, &st), ZP_OK);
+    CHECK_EQ_INT(st.proofs_verified, JOBS * PARTS);
+    CHECK_EQ_INT(st.proofs_rejected, 0);
+    char *m;
+    size_t len;
+    CHECK_EQ_INT(zp_engine_metrics(e, &m, &len), ZP_OK);
+    CHECK(strstr(m, "zkpipe_gpu_slots_admitted{gpu=\"1\"} 2") != NULL);
+    zp_free(m);
+    zp_engine_close(e);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -360,5 +411,9 @@ int main(int argc, char **argv)
     RUN(test_pinned_tier);
     RUN(test_admission);
     RUN(test_cancel);
+    if (zp__gpu_count() >= 2)
+        RUN(test_multi_gpu);
+    else
+        printf("skip test_multi_gpu (needs two GPUs; not counted)\n");
     return FINISH();
 }
