@@ -175,18 +175,19 @@ for L in $PROVE; do
   log "  ${RES[prove_$L]}"
   grep -E "setup|total|median" "$OUT/prove.log" | tail -6
 done
-# --batch "LOG2 COUNT PARTITIONS SLOTS CONCURRENCY [DISTINCT_WITNESSES]"
+# --batch "LOG2 COUNT PARTITIONS SLOTS CONCURRENCY [DISTINCT_WITNESSES [GPUS]]"
 for spec in "${BATCH[@]}"; do
   set -- $spec
   dw=""; [ -n "${6:-}" ] && dw="--distinct-witnesses $6"
-  log "bench batch synth:porep:$1: $2 jobs x $3 partitions, $4 slots, concurrency $5"
+  ng=${7:-1}
+  log "bench batch synth:porep:$1: $2 jobs x $3 partitions, $ng GPU(s) x $4 slots, concurrency $5"
   echo "==== bench batch $spec" >> "$OUT/prove.log"
-  tr="$OUT/trace_$1_$4_${5//,/-}.json" # no commas: such names do not come back
-  ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch --circuit synth:porep:$1 --gpus 1 --slots $4 \
+  tr="$OUT/trace_$1_${ng}x$4_${5//,/-}.json" # no commas: such names do not come back
+  ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch --circuit synth:porep:$1 --gpus $ng --slots $4 \
     --count $2 --partitions $3 --concurrency $5 --verify-threads 4 --trace "$tr" $dw \
     >> "$OUT/prove.log" 2>&1
-  RES[batch_$1_$4_$5]="rc=$? $(grep -E '^wall' "$OUT/prove.log" | tail -1)"
-  log "  ${RES[batch_$1_$4_$5]}"
+  RES[batch_$1_${ng}x$4_$5]="rc=$? $(grep -E '^wall' "$OUT/prove.log" | tail -1)"
+  log "  ${RES[batch_$1_${ng}x$4_$5]}"
   tail -8 "$OUT/prove.log"
   [ -f "$tr" ] && "$ZK" trace svg "$tr" -o "${tr%.json}.svg" > /dev/null 2>&1
 done
