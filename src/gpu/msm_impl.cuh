@@ -12,7 +12,8 @@
  *     over fixed-length chunks of the sorted array, so a huge bucket cannot
  *     stall one thread: a chunk writes the buckets that end inside it and
  *     leaves the part of a bucket that runs on past its end as a carry; a
- *     fix-up adds a bucket's carries. Buckets are XYZZ (mixed additions).
+ *     tree over each bucket's run of carries sums them in log2 passes and a
+ *     fix-up adds the sum to the bucket. Buckets are XYZZ (mixed additions).
  *  4. bucket reduction: sum_b b*S_b per window over segments of 32 buckets
  *     (running sums, then the segment offset times the segment total), a
  *     tree of partial sums, and on the host the windows by Horner.
@@ -309,8 +310,46 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
         xyzz_store(carries + t, acc);
 }
 
-/* Adds to each bucket that spans chunks the carries of the chunks it runs
- * through (all but its last, which wrote the bucket). */
+/*
+ * The carries of a bucket that spans chunks cs..ce (chunk ce wrote the
+ * bucket; cs..ce-1 left carries) are summed by a tree over that run of the
+ * carries array, one pass per level, so a huge bucket (the top window has
+ * only a few, each with a large share of the scalars) costs log2 of its run
+ * in depth instead of the run itself. Pass `s`: the carry at run offset
+ * r = t - cs with r % 2s == 0 takes in the one at t + s, if that is still
+ * in the run. Chunk t's carry belongs to the bucket of its last entry.
+ */
+static __device__ __forceinline__ bool carry_run(const uint32_t *keys, uint64_t N, uint64_t m,
+                                                 unsigned c, uint64_t L, const uint64_t *bstart,
+                                                 const uint64_t *bend, uint64_t t, uint64_t *cs,
+                                                 uint64_t *ce)
+{
+    uint64_t end = (t + 1) * L < N ? (t + 1) * L : N;
+    uint64_t k = gkey(keys, end - 1, m, c);
+    if (!(k & ((1u << c) - 1)) || bend[k] == end)
+        return false; /* digit 0 (never summed) or the bucket ends here */
+    *cs = bstart[k] / L;
+    *ce = (bend[k] - 1) / L;
+    return true;
+}
+
+template <class F>
+static __global__ void carry_tree_kernel(const uint32_t *keys, uint64_t N, uint64_t m, unsigned c,
+                                         uint64_t L, uint64_t chunks, const uint64_t *bstart,
+                                         const uint64_t *bend, uint64_t s, xyzz_t<F> *carries)
+{
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, cs, ce;
+    if (t >= chunks || !carry_run(keys, N, m, c, L, bstart, bend, t, &cs, &ce))
+        return;
+    if ((t - cs) % (2 * s) || t + s >= ce)
+        return;
+    xyzz_t<F> acc = xyzz_load(carries + t);
+    xyzz_add_ool(acc, xyzz_load(carries + t + s));
+    xyzz_store(carries + t, acc);
+}
+
+/* Adds to each bucket that spans chunks the sum of its carries, which the
+ * passes above left at the start of its run. */
 template <class F>
 static __global__ void fixup_kernel(const uint64_t *bstart, const uint64_t *bend, uint64_t nkeys,
                                     unsigned c, uint64_t L, xyzz_t<F> *buckets,
@@ -328,8 +367,7 @@ static __global__ void fixup_kernel(const uint64_t *bstart, const uint64_t *bend
         return;
     xyzz_t<F> *b = buckets + (k >> c) * (1u << (c - 1)) + (mag - 1);
     xyzz_t<F> acc = xyzz_load(b);
-    for (uint64_t t = cs; t < ce; t++)
-        xyzz_add_ool(acc, xyzz_load(carries + t));
+    xyzz_add_ool(acc, xyzz_load(carries + cs));
     xyzz_store(b, acc);
 }
 
@@ -472,6 +510,13 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     accumulate_kernel<F><<<zp__ceil_div_u(l->chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
         points, kout, vout, l->N, m, l->c, l->L, bend, buckets, carries);
     ZP_CUDA_LAUNCHED();
+    /* A bucket has at most m entries, so its run of carries is at most
+     * ceil(m / L) long: passes s = 1, 2, 4, ... below that. */
+    for (uint64_t s = 1; s < (m + l->L - 1) / l->L + 1; s *= 2) {
+        carry_tree_kernel<F><<<zp__ceil_div_u(l->chunks, 128), 128, 0, st>>>(
+            kout, l->N, m, l->c, l->L, l->chunks, bstart, bend, s, carries);
+        ZP_CUDA_LAUNCHED();
+    }
     fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c, l->L,
                                                                 buckets, carries);
     ZP_CUDA_LAUNCHED();
