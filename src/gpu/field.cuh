@@ -95,7 +95,7 @@ static __device__ __forceinline__ void mont_mul_eo(uint32_t *r, const uint32_t *
 #pragma unroll
     for (int j = 0; j < P::N; j++)
         m[j] = P::m(j);
-    zp__eo_mul(r, a, b, m, P::inv, P::N);
+    zp__eo_mul(r, a, b, m, P::inv, P::N, P::m(0) == 1 && P::m(1) == 0xffffffffu);
 }
 
 template <class P>

@@ -186,13 +186,24 @@ ZP__EO_FN void zp__eo_row(uint32_t *x, uint32_t *y, const uint32_t *a, uint32_t 
     x[n - 1] = zp__eo_addc(x[n - 1], 0, &cf); /* x' carries into word n */
 }
 
-/* Second half: x += p_even * q and y += p_odd * q with q clearing x[0]. */
-ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t inv, int n)
+/*
+ * Second half: x += p_even * q and y += p_odd * q with q clearing x[0].
+ * low1 (Fr's modulus: p[0] = 1, p[1] = 2^32 - 1) takes the products of those
+ * two words as adds, off the multiplier: q * 1 is (q, 0), and
+ * q * (2^32 - 1) = (q - 1) * 2^32 + (2^32 - q) for q > 0, (0, 0) for q = 0.
+ */
+ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t inv, int n,
+                           int low1)
 {
     uint32_t cf = 0;
     uint32_t q = x[0] * inv;
-    y[0] = zp__eo_mad_lo_cc(p[1], q, y[0], &cf);
-    y[1] = zp__eo_madc_hi_cc(p[1], q, y[1], &cf);
+    if (low1) {
+        y[0] = zp__eo_add_cc(y[0], 0u - q, &cf);
+        y[1] = zp__eo_addc_cc(y[1], q - (q != 0), &cf);
+    } else {
+        y[0] = zp__eo_mad_lo_cc(p[1], q, y[0], &cf);
+        y[1] = zp__eo_madc_hi_cc(p[1], q, y[1], &cf);
+    }
     ZP__EO_UNROLL
     for (int j = 2; j < n - 2; j += 2) {
         y[j] = zp__eo_madc_lo_cc(p[j + 1], q, y[j], &cf);
@@ -200,8 +211,13 @@ ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t
     }
     y[n - 2] = zp__eo_madc_lo_cc(p[n - 1], q, y[n - 2], &cf);
     y[n - 1] = zp__eo_madc_hi(p[n - 1], q, y[n - 1], &cf);
-    x[0] = zp__eo_mad_lo_cc(p[0], q, x[0], &cf);
-    x[1] = zp__eo_madc_hi_cc(p[0], q, x[1], &cf);
+    if (low1) {
+        x[0] = zp__eo_add_cc(x[0], q, &cf);
+        x[1] = zp__eo_addc_cc(x[1], 0, &cf);
+    } else {
+        x[0] = zp__eo_mad_lo_cc(p[0], q, x[0], &cf);
+        x[1] = zp__eo_madc_hi_cc(p[0], q, x[1], &cf);
+    }
     ZP__EO_UNROLL
     for (int j = 2; j < n; j += 2) {
         x[j] = zp__eo_madc_lo_cc(p[j], q, x[j], &cf);
@@ -210,9 +226,10 @@ ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t
     y[n - 1] = zp__eo_addc(y[n - 1], 0, &cf);
 }
 
-/* r = a * b / 2^(32n) mod p for a, b < p; r may alias a or b. */
+/* r = a * b / 2^(32n) mod p for a, b < p; r may alias a or b. low1: p[0]
+ * is 1 and p[1] is 2^32 - 1 (Fr), see zp__eo_redc. */
 ZP__EO_FN void zp__eo_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p,
-                          uint32_t inv, int n)
+                          uint32_t inv, int n, int low1)
 {
     uint32_t e[ZP__EO_MAXN], o[ZP__EO_MAXN], cf = 0;
     ZP__EO_UNROLL
@@ -222,15 +239,15 @@ ZP__EO_FN void zp__eo_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, con
         o[j] = a[j + 1] * b[0];
         o[j + 1] = zp__eo_mul_hi(a[j + 1], b[0]);
     }
-    zp__eo_redc(e, o, p, inv, n);
+    zp__eo_redc(e, o, p, inv, n, low1);
     ZP__EO_UNROLL
     for (int i = 1; i < n; i++) {
         if (i & 1) { /* x in e, y in o before the row; swapped after */
             zp__eo_row(e, o, a, b[i], n);
-            zp__eo_redc(o, e, p, inv, n);
+            zp__eo_redc(o, e, p, inv, n, low1);
         } else {
             zp__eo_row(o, e, a, b[i], n);
-            zp__eo_redc(e, o, p, inv, n);
+            zp__eo_redc(e, o, p, inv, n, low1);
         }
     }
     /* n even: the last step left x in o, y in e. t = o[1..] + e < 2p. */
