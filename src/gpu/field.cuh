@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "gpu/field_wide.h"
-#include "gpu/mont_eo.h"
+#include "gpu/mont_eo_wide.h"
 
 /* Modulus parameters: limb count, limbs, -p^-1 mod 2^32, Montgomery one. */
 struct zp__fp_params {
@@ -232,7 +232,13 @@ static __device__ __forceinline__ bool limbs_eq(const uint32_t *a, const uint32_
  *                  the PTX carry chains; fp_sqr then forms 78 products
  *                  instead of 144.
  *   ZP_FP_SQR=1    only the squaring from field_wide.h, the product as is.
- *   ZP_FP2_LAZY=1  fp2_mul as three exact products and two reductions.
+ *   ZP_FP2_LAZY=1  fp2_mul as three exact products and two reductions
+ *                  (field_wide.h code).
+ *   ZP_FP_SQR_EO=0 the squaring as a product instead of mont_eo_wide.h's
+ *                  exact square and one wide reduction (the default with
+ *                  ZP_MONT_EO; G1 MSM 2^26 437.6 -> 428.2 ms on the H200).
+ *   ZP_FP2_EO=1    fp2_mul as Karatsuba on mont_eo_wide.h's exact
+ *                  products, two wide reductions (slower, see below).
  * All give the same results as the default (tests/test_gpu_field_wide.c on
  * the host; the variant builds of test_gpu_field / test_gpu_msm on a GPU).
  */
@@ -241,6 +247,14 @@ static __device__ __forceinline__ bool limbs_eq(const uint32_t *a, const uint32_
 #endif
 #ifndef ZP_FP_SQR
 #define ZP_FP_SQR ZP_FP_WIDE
+#endif
+#ifndef ZP_FP_SQR_EO
+#define ZP_FP_SQR_EO ZP_MONT_EO
+#endif
+/* Off by default: on the H200 it made the G2 MSM slower (2^22: 110.2 ->
+ * 119.0 ms, 2026-11-29), its accumulation kernel spilling more registers. */
+#ifndef ZP_FP2_EO
+#define ZP_FP2_EO 0
 #endif
 #ifndef ZP_FP2_LAZY
 #define ZP_FP2_LAZY 0
@@ -265,6 +279,20 @@ static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_wide(const fp_t a)
     return r;
 }
 static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_sqr_wide(a); }
+#elif ZP_FP_SQR_EO
+/* The exact square (each cross product once) and one wide reduction. */
+static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_eo(const fp_t a)
+{
+    uint32_t t[24], m[12];
+#pragma unroll
+    for (int j = 0; j < 12; j++)
+        m[j] = zp__fp_params::m(j);
+    fp_t r;
+    zp__eo_sqr_wide(t, a.v, 12);
+    zp__eo_redc_wide(r.v, t, m, zp__fp_params::inv, 12, 0);
+    return r;
+}
+static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_sqr_eo(a); }
 #else
 static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_mul(a, a); }
 #endif
@@ -427,6 +455,25 @@ static __device__ __noinline__ fp2_t fp2_mul_lazy(const fp2_t a, const fp2_t b)
 static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
 {
     return fp2_mul_lazy(a, b);
+}
+#elif ZP_FP2_EO
+/* Karatsuba on exact products, two wide reductions (mont_eo_wide.h). */
+static __device__ __noinline__ fp2_t fp2_mul_eo(const fp2_t a, const fp2_t b)
+{
+    uint32_t m[12], p2[24];
+#pragma unroll
+    for (int j = 0; j < 12; j++)
+        m[j] = zp__fp_params::m(j);
+#pragma unroll
+    for (int j = 0; j < 24; j++)
+        p2[j] = zp__eo_fp_p2(j);
+    fp2_t r;
+    zp__eo_fp2_mul(r.c0.v, r.c1.v, a.c0.v, a.c1.v, b.c0.v, b.c1.v, m, p2, zp__fp_params::inv, 12);
+    return r;
+}
+static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
+{
+    return fp2_mul_eo(a, b);
 }
 #else
 /* Karatsuba: three Fp products. */

@@ -94,6 +94,8 @@ ZP__EO_FN uint32_t zp__eo_subc_cc(uint32_t a, uint32_t b, uint32_t *cf) { ZP__EO
 ZP__EO_FN uint32_t zp__eo_subc(uint32_t a, uint32_t b, uint32_t *cf) { ZP__EO_ASM2("subc.u32"); }
 #undef ZP__EO_ASM2
 ZP__EO_FN uint32_t zp__eo_mul_hi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+/* (hi << 1) | (lo >> 31) */
+ZP__EO_FN uint32_t zp__eo_shl1(uint32_t hi, uint32_t lo) { return __funnelshift_l(lo, hi, 1); }
 
 #else /* host: the same steps with the carry in *cf */
 
@@ -160,8 +162,23 @@ ZP__EO_FN uint32_t zp__eo_mul_hi(uint32_t a, uint32_t b)
 {
     return (uint32_t)(((uint64_t)a * b) >> 32);
 }
+ZP__EO_FN uint32_t zp__eo_shl1(uint32_t hi, uint32_t lo) { return (hi << 1) | (lo >> 31); }
 
 #endif
+
+/* r = t - p unless that borrows, else t (t < 2p). */
+ZP__EO_FN void zp__eo_sub_p_once(uint32_t *r, const uint32_t *t, const uint32_t *p, int n)
+{
+    uint32_t u[ZP__EO_MAXN], cf = 0;
+    u[0] = zp__eo_sub_cc(t[0], p[0], &cf);
+    ZP__EO_UNROLL
+    for (int j = 1; j < n; j++)
+        u[j] = zp__eo_subc_cc(t[j], p[j], &cf);
+    uint32_t br = zp__eo_subc(0, 0, &cf); /* all ones if t < p */
+    ZP__EO_UNROLL
+    for (int j = 0; j < n; j++)
+        r[j] = (t[j] & br) | (u[j] & ~br);
+}
 
 /* Step i > 0, first half: x (from word 0, x[0] = 0) and y (from word 1)
  * become T / 2^32 + a * bi, the new x in y's registers, the new y in x's. */
@@ -251,20 +268,13 @@ ZP__EO_FN void zp__eo_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, con
         }
     }
     /* n even: the last step left x in o, y in e. t = o[1..] + e < 2p. */
-    uint32_t t[ZP__EO_MAXN], u[ZP__EO_MAXN];
+    uint32_t t[ZP__EO_MAXN];
     t[0] = zp__eo_add_cc(o[1], e[0], &cf);
     ZP__EO_UNROLL
     for (int j = 1; j < n - 1; j++)
         t[j] = zp__eo_addc_cc(o[j + 1], e[j], &cf);
     t[n - 1] = zp__eo_addc(e[n - 1], 0, &cf);
-    u[0] = zp__eo_sub_cc(t[0], p[0], &cf);
-    ZP__EO_UNROLL
-    for (int j = 1; j < n; j++)
-        u[j] = zp__eo_subc_cc(t[j], p[j], &cf);
-    uint32_t br = zp__eo_subc(0, 0, &cf); /* all ones if t < p */
-    ZP__EO_UNROLL
-    for (int j = 0; j < n; j++)
-        r[j] = (t[j] & br) | (u[j] & ~br);
+    zp__eo_sub_p_once(r, t, p, n);
 }
 
 #endif

@@ -74,8 +74,9 @@ static void test_fp(void)
             rand_fp_mont(&b[i]);
         }
     }
-    static const zp__gpu_field_op ops[3] = {ZP_GPU_FP_MUL, ZP_GPU_FP_ADD, ZP_GPU_FP_SUB};
-    for (int k = 0; k < 3; k++) {
+    static const zp__gpu_field_op ops[4] = {ZP_GPU_FP_MUL, ZP_GPU_FP_ADD, ZP_GPU_FP_SUB,
+                                            ZP_GPU_FP_SQR};
+    for (int k = 0; k < 4; k++) {
         run_op(ops[k], o, a, b, sizeof *a);
         int bad = 0;
         for (int i = 0; i < N; i++) {
@@ -83,6 +84,7 @@ static void test_fp(void)
             if (k == 0) zp_fp_mul(&want, &a[i], &b[i]);
             if (k == 1) zp_fp_add(&want, &a[i], &b[i]);
             if (k == 2) zp_fp_sub(&want, &a[i], &b[i]);
+            if (k == 3) zp_fp_sqr(&want, &a[i]);
             bad += !zp_fp_eq(&want, &o[i]);
         }
         CHECK_EQ_INT(bad, 0);
