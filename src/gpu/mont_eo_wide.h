@@ -91,6 +91,23 @@ ZP__EO_FN void zp__eo_prod(uint32_t *t, const uint32_t *a, const uint32_t *b, in
     zp__eo_merge(t, e, o, n);
 }
 
+/* acc += a[i] * a[j] * 2^(32(i+j)) for j = j0, j0 + 2, ... < n (j0 < n):
+ * one chain over words i+j0 .., its carry onto the word after. */
+ZP__EO_FN void zp__eo_cross_row(uint32_t *acc, const uint32_t *a, int i, int j0, int n)
+{
+    uint32_t cf = 0;
+    int end = i + j0 + 2;
+    acc[i + j0] = zp__eo_mad_lo_cc(a[i], a[j0], acc[i + j0], &cf);
+    acc[i + j0 + 1] = zp__eo_madc_hi_cc(a[i], a[j0], acc[i + j0 + 1], &cf);
+    ZP__EO_UNROLL
+    for (int j = j0 + 2; j < n; j += 2) {
+        acc[i + j] = zp__eo_madc_lo_cc(a[i], a[j], acc[i + j], &cf);
+        acc[i + j + 1] = zp__eo_madc_hi_cc(a[i], a[j], acc[i + j + 1], &cf);
+        end = i + j + 2;
+    }
+    acc[end] = zp__eo_addc(acc[end], 0, &cf);
+}
+
 /* t = a^2 (2n words) for any n-word a. */
 ZP__EO_FN void zp__eo_sqr_wide(uint32_t *t, const uint32_t *a, int n)
 {
@@ -102,28 +119,9 @@ ZP__EO_FN void zp__eo_sqr_wide(uint32_t *t, const uint32_t *a, int n)
      * (words from 2i+2) to e. */
     ZP__EO_UNROLL
     for (int i = 0; i < n - 1; i++) {
-        int end = 2 * i + 3;
-        o[2 * i + 1] = zp__eo_mad_lo_cc(a[i], a[i + 1], o[2 * i + 1], &cf);
-        o[2 * i + 2] = zp__eo_madc_hi_cc(a[i], a[i + 1], o[2 * i + 2], &cf);
-        ZP__EO_UNROLL
-        for (int j = i + 3; j < n; j += 2) {
-            o[i + j] = zp__eo_madc_lo_cc(a[i], a[j], o[i + j], &cf);
-            o[i + j + 1] = zp__eo_madc_hi_cc(a[i], a[j], o[i + j + 1], &cf);
-            end = i + j + 2;
-        }
-        o[end] = zp__eo_addc(o[end], 0, &cf);
-        if (i + 2 < n) {
-            end = 2 * i + 4;
-            e[2 * i + 2] = zp__eo_mad_lo_cc(a[i], a[i + 2], e[2 * i + 2], &cf);
-            e[2 * i + 3] = zp__eo_madc_hi_cc(a[i], a[i + 2], e[2 * i + 3], &cf);
-            ZP__EO_UNROLL
-            for (int j = i + 4; j < n; j += 2) {
-                e[i + j] = zp__eo_madc_lo_cc(a[i], a[j], e[i + j], &cf);
-                e[i + j + 1] = zp__eo_madc_hi_cc(a[i], a[j], e[i + j + 1], &cf);
-                end = i + j + 2;
-            }
-            e[end] = zp__eo_addc(e[end], 0, &cf);
-        }
+        zp__eo_cross_row(o, a, i, i + 1, n);
+        if (i + 2 < n)
+            zp__eo_cross_row(e, a, i, i + 2, n);
     }
     zp__eo_merge(s, e, o, n); /* the cross sum, below 2^(64n - 1) */
     ZP__EO_MUST_BE_ZERO(s[2 * n - 1] >> 31);
