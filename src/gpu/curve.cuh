@@ -165,6 +165,59 @@ static __device__ __forceinline__ void xyzz_add_aff(xyzz_t<F> &p, const aff_t<F>
 #endif
 }
 
+/*
+ * p += q for q = *qp, negated when neg: the same as xyzz_add_aff, but the
+ * coordinates of q are loaded where they are used and again in the rare
+ * doubling case, so they need not stay in registers through the ten
+ * products (the accumulation kernels run short of registers, G2 spills).
+ */
+template <class F>
+static __device__ __forceinline__ void xyzz_add_aff_at(xyzz_t<F> &p, const aff_t<F> *qp, bool neg)
+{
+    const F *qc = reinterpret_cast<const F *>(qp);
+    if (xyzz_is_inf(p)) {
+        aff_t<F> q = aff_load(qp);
+        if (neg)
+            q.y = f_neg(q.y);
+        if (aff_is_inf(q))
+            return;
+        p.x = q.x;
+        p.y = q.y;
+        f_set_one(p.zz);
+        f_set_one(p.zzz);
+        return;
+    }
+    F qx = f_load(qc);
+    F qy = f_load(qc + 1);
+    if (f_is_zero(qx) && f_is_zero(qy))
+        return; /* q is infinity */
+    if (neg)
+        qy = f_neg(qy);
+    F u2 = f_mul(qx, p.zz);
+    F s2 = f_mul(qy, p.zzz);
+    F P = f_sub(u2, p.x);
+    F R = f_sub(s2, p.y);
+    if (f_is_zero(P)) {
+        if (f_is_zero(R)) {
+            aff_t<F> q = aff_load(qp);
+            if (neg)
+                q.y = f_neg(q.y);
+            p = xyzz_dbl_aff(q);
+        } else {
+            xyzz_set_inf(p);
+        }
+        return;
+    }
+    F pp = f_sqr(P);
+    F ppp = f_mul(P, pp);
+    F Q = f_mul(p.x, pp);
+    F x3 = f_sub(f_sub(f_sqr(R), ppp), f_dbl(Q));
+    p.y = f_sub(f_mul(R, f_sub(Q, x3)), f_mul(p.y, ppp));
+    p.x = x3;
+    p.zz = f_mul(p.zz, pp);
+    p.zzz = f_mul(p.zzz, ppp);
+}
+
 template <class F>
 static __device__ __noinline__ xyzz_t<F> xyzz_dbl_slow(const xyzz_t<F> p)
 {

@@ -298,10 +298,7 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
         }
         if (d) {
             uint32_t v = vals[i];
-            aff_t<F> p = aff_load(points + (v & 0x7fffffffu));
-            if (v >> 31)
-                p.y = f_neg(p.y);
-            xyzz_add_aff(acc, p);
+            xyzz_add_aff_at(acc, points + (v & 0x7fffffffu), v >> 31);
         }
     }
     if (bend[cur] == end)
@@ -440,7 +437,7 @@ static __global__ void ones_kernel(const aff_t<F> *points, const uint32_t *ones,
     xyzz_t<F> acc;
     xyzz_set_inf(acc);
     for (uint64_t i = t; i < count; i += parts)
-        xyzz_add_aff(acc, aff_load(points + ones[i]));
+        xyzz_add_aff_at(acc, points + ones[i], false);
     xyzz_store(out + t, acc);
 }
 
