@@ -21,9 +21,12 @@
 #         -> bench_msm_c36, test_msm_c36
 #   pair  -DZP_FP_PAIR=1                  the mixed addition's ten products as
 #                                         five independent pairs per call
-#                                         (field_wide.h code; G1 only: G2 keeps
-#                                         its two calls per pair)
+#                                         (two two-chain products each; G1
+#                                         only: G2 keeps its two calls per pair)
 #         -> bench_msm_pair, test_msm_pair
+#   fp2f  -DZP_FP2_FUSED=1                the Fp2 product's three Montgomery
+#                                         products in one call (G2 only)
+#         -> bench_g2_fused, test_msm_fp2f, test_field_fp2f
 # G1 code never uses the Fp2 product, so the G1 numbers of `wide` and `sqr`
 # isolate the Fp changes.
 set -eu
@@ -53,13 +56,14 @@ one() { # tag defines g1name g2name
   return 0
 }
 
-ONLY=${ONLY:-wide sqr c36 pair} # e.g. ONLY=pair rebuilds just that one
+ONLY=${ONLY:-pair fp2f} # e.g. ONLY=pair rebuilds just that one
 for tag in $ONLY; do
   case $tag in
     wide) one wide "-DZP_FP_WIDE=1 -DZP_FP2_LAZY=1" msm_wide g2_wlazy ;;
     sqr) one sqr "-DZP_FP_SQR=1 -DZP_FP2_LAZY=1" msm_sqr g2_lazy ;;
     c36) one c36 "-DZP_MSM_RED_COST=36.0" msm_c36 "" && rm -f "$DIR/test_field_c36" ;;
     pair) one pair "-DZP_FP_PAIR=1" msm_pair "" && rm -f "$DIR/test_field_pair" ;;
+    fp2f) one fp2f "-DZP_FP2_FUSED=1" g2_fused "" ;;
     *) echo "unknown variant $tag"; exit 2 ;;
   esac
 done

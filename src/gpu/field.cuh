@@ -251,6 +251,11 @@ static __device__ __forceinline__ bool limbs_eq(const uint32_t *a, const uint32_
 #ifndef ZP_FP_SQR_EO
 #define ZP_FP_SQR_EO ZP_MONT_EO
 #endif
+/* ZP_FP2_FUSED=1 (a variant, not measured yet): the Karatsuba product's
+ * three Montgomery products in one out-of-line call. */
+#ifndef ZP_FP2_FUSED
+#define ZP_FP2_FUSED 0
+#endif
 /* Off by default: on the H200 it made the G2 MSM slower (2^22: 110.2 ->
  * 119.0 ms, 2026-11-29), its accumulation kernel spilling more registers. */
 #ifndef ZP_FP2_EO
@@ -475,6 +480,21 @@ static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
 {
     return fp2_mul_eo(a, b);
 }
+#elif ZP_FP2_FUSED
+/* Karatsuba, its three Montgomery products in one call: six independent
+ * carry chains for the scheduler instead of two per call. */
+static __device__ __noinline__ fp2_t fp2_mul_fused(const fp2_t a, const fp2_t b)
+{
+    fp_t t0, t1, t2, sa = fp_add(a.c0, a.c1), sb = fp_add(b.c0, b.c1);
+    mont_mul_eo<zp__fp_params>(t0.v, a.c0.v, b.c0.v);
+    mont_mul_eo<zp__fp_params>(t1.v, a.c1.v, b.c1.v);
+    mont_mul_eo<zp__fp_params>(t2.v, sa.v, sb.v);
+    return fp2_t{fp_sub(t0, t1), fp_sub(fp_sub(t2, t0), t1)};
+}
+static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
+{
+    return fp2_mul_fused(a, b);
+}
 #else
 /* Karatsuba: three Fp products. */
 static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
@@ -566,10 +586,9 @@ static __device__ __forceinline__ void f_store(fp2_t *p, const fp2_t &v) { fp2_s
 
 /*
  * f_mul2: two independent products. With ZP_FP_PAIR=1 (a build variant) the
- * Fp pair is one out-of-line call of straight-line field_wide.h code with
- * two independent carry chains that ptxas can interleave: more
- * instruction-level parallelism at the same occupancy (the accumulation
- * kernel runs two warps per scheduler). Otherwise, and for Fp2, two calls.
+ * Fp pair is one out-of-line call of two two-chain products (four
+ * independent carry chains for the scheduler; before mont_eo.h it was
+ * field_wide.h code, no faster then). Otherwise, and for Fp2, two calls.
  */
 #ifndef ZP_FP_PAIR
 #define ZP_FP_PAIR 0
@@ -580,8 +599,8 @@ static __device__ __noinline__ fp_pair_t fp_mul_pair(const fp_t a, const fp_t b,
                                                      const fp_t d)
 {
     fp_pair_t r;
-    zp__fpw_mul(r.a.v, a.v, b.v);
-    zp__fpw_mul(r.b.v, c.v, d.v);
+    mont_mul_eo<zp__fp_params>(r.a.v, a.v, b.v);
+    mont_mul_eo<zp__fp_params>(r.b.v, c.v, d.v);
     return r;
 }
 static __device__ __forceinline__ void f_mul2(fp_t &r, fp_t &s, const fp_t &a, const fp_t &b,
