@@ -40,7 +40,8 @@ static const char batch_help[] =
     "(1..16): then D witnesses are made once and reused, so that the figures are\n"
     "those of proving (witness in, verified proof out), not of witness synthesis.\n"
     "Prints throughput (per job and per partition), per-stage medians, each\n"
-    "worker's busy fraction, each GPU's busy fraction (device stages of all\n"
+    "worker's busy fraction (every stage on its lane, acquire and finish too),\n"
+    "each GPU's busy fraction (device stages of all\n"
     "its slots, merged) and the peak RSS; --trace writes the Chrome trace\n"
     "(zkpipe trace svg draws it).\n"
     "\n"
@@ -184,7 +185,7 @@ static void report_trace(zp_engine *e, const batch_opts *o, double from)
         printf("stage medians (ms):");
         for (size_t s = 0; s < t.n_stages; s++)
             printf(" %s %.3f", t.stages[s], 1e3 * zp__tr_stage_median(&t, t.stages[s]));
-        printf("\nbusy:");
+        printf("\nbusy (every stage of a lane):");
         for (size_t l = 0; l < t.n_lanes; l++)
             printf(" %s %.1f %%", t.lanes[l].name, 100 * zp__tr_busy(&t, l));
         printf("  (over %.3f s of trace)\n", t.t1 - t.t0);
