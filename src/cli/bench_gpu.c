@@ -24,6 +24,7 @@ struct opts {
     enum backend backend;
     bool g2, sparse, inverse, coset;
     zp_roots roots;
+    int per_pass; /* msm: windows per pass, 0 = all */
 };
 
 static const char ntt_help[] =
@@ -42,6 +43,8 @@ static const char msm_help[] =
     "  --reps N            timed runs per size (default 5)\n"
     "  --backend B         auto (GPU when present), gpu or cpu\n"
     "  --sparse            PoRep-like scalars: 60% zero, 30% one, 10% random\n"
+    "  --windows-per-pass W  GPU scratch for W windows sorted and accumulated\n"
+    "                      at a time (default: all of them)\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets (DESIGN.md §8), scaled by n;\n"
     "G2 three times G1 (an Fp2 product is three Fp products).\n";
 
@@ -79,6 +82,8 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             else bad = 1;
         } else if (!strcmp(a, "--g2")) o->g2 = true;
         else if (!strcmp(a, "--sparse")) o->sparse = true;
+        else if (!strcmp(a, "--windows-per-pass") && v)
+            bad = zp__parse_int(argv[++i], 1, 256, &o->per_pass);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
         else if (!strcmp(a, "--coset")) o->coset = true;
         else bad = 1;
@@ -225,7 +230,7 @@ int zp__bench_ntt(int argc, char **argv)
 {
     if (wants_help(argc, argv, ntt_help))
         return 0;
-    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS};
+    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0};
     if (parse(&o, argc, argv, ntt_help))
         return 2;
     if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
@@ -340,8 +345,10 @@ static int msm_gpu(const struct opts *o)
     zp_err e = zp__gpu_alloc(g, &dp, n * psz);
     if (!e)
         e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
+    uint64_t sb = o->per_pass ? zp__gpu_msm_scratch_bytes_pass(n, o->g2, (unsigned)o->per_pass)
+                              : zp__gpu_msm_scratch_bytes(n, o->g2);
     if (!e)
-        e = zp__gpu_alloc(g, &scratch, zp__gpu_msm_scratch_bytes(n, o->g2));
+        e = zp__gpu_alloc(g, &scratch, sb);
     if (!e)
         e = gpu_points(g, s, dp.ptr, n, o->g2);
     if (!e && o->sparse) {
@@ -376,9 +383,12 @@ static int msm_gpu(const struct opts *o)
             report(what, "gpu", lg, ms, o->reps, msm_floor_ms(lg, o->g2));
             zp__gpu_msm_phases ph;
             zp__gpu_msm_last_phases(s, &ph);
+            unsigned nw, per;
+            zp__gpu_msm_last_passes(s, &nw, &per);
             printf("        phases of the last run (ms): split %.2f, digits+sort %.2f, "
-                   "accumulate %.2f, reduce %.2f, ones %.2f; total %.2f\n",
-                   ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones, ph.total);
+                   "accumulate %.2f, reduce %.2f, ones %.2f; total %.2f; %u windows, %u a "
+                   "pass\n",
+                   ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones, ph.total, nw, per);
         }
     }
     int rc = 0;
@@ -434,7 +444,7 @@ int zp__bench_msm(int argc, char **argv)
 {
     if (wants_help(argc, argv, msm_help))
         return 0;
-    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS};
+    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0};
     if (parse(&o, argc, argv, msm_help))
         return 2;
     if (o.to > 30) {

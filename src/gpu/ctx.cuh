@@ -45,6 +45,7 @@ struct zp__gpu_stream {
     zp__gpu_buf dev;       /* ZP__STREAM_DEV_BYTES of device scratch */
     void *host;            /* ZP__STREAM_HOST_BYTES pinned */
     uint64_t last_zeros, last_ones, last_dense;
+    unsigned last_windows, last_per_pass; /* of the last MSM's Pippenger part */
 };
 
 /* Records a failed call in the thread's error text, classifies it, marks

@@ -139,13 +139,21 @@ zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a, con
 /* Device scratch an MSM of n points needs (for any split of its scalars). */
 uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2);
 
+/* The same when at most `windows` windows (>= 1) are sorted and accumulated
+ * in one pass: less sorting space, the same result. An MSM given less than
+ * zp__gpu_msm_scratch_bytes(n, g2) takes as many windows per pass as its
+ * scratch holds; zp__gpu_msm_scratch_bytes_pass(n, g2, 1) is the least it
+ * can run with. */
+uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows);
+
 /*
  * out = sum_i scalars[i] * points[i] for i < n, on stream s; waits for s.
  * d_points: affine Montgomery (infinity all zero). d_scalars: STANDARD form,
  * each < r. The 0/1 split runs on the GPU: zero scalars are skipped, points
  * with scalar 1 are summed by additions, the rest go through Pippenger with
- * signed-digit windows. scratch: at least zp__gpu_msm_scratch_bytes(n, g2)
- * bytes of device memory. Returns ZP_E_TOO_LARGE above ZP_GPU_MSM_MAX,
+ * signed-digit windows. scratch: zp__gpu_msm_scratch_bytes(n, g2) bytes of
+ * device memory, or down to zp__gpu_msm_scratch_bytes_pass(n, g2, 1) (fewer
+ * windows per pass). Returns ZP_E_TOO_LARGE above ZP_GPU_MSM_MAX,
  * ZP_E_GPU_OOM when scratch is too small.
  */
 zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
@@ -156,6 +164,9 @@ zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_p
 /* Split counts of the last MSM run on s (for benchmarks and traces). */
 void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
                             uint64_t *dense);
+
+/* Windows of the last MSM run on s, and how many went through one pass. */
+void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windows, unsigned *per_pass);
 
 /* Device milliseconds of the phases of the last MSM on s, recorded with
  * events when profiling is on for s (zp__gpu_stream_profile); zero else. */

@@ -7,12 +7,12 @@
  * maximum is at the top of each window's range of m. pick_window does not
  * decrease with m, so binary search finds where each range starts.
  */
-static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes)
+static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G)
 {
     msm_layout l;
     uint64_t best = 0;
     for (uint64_t top = n; top >= 1;) {
-        plan(&l, n, top, xyzz_bytes);
+        plan(&l, n, top, xyzz_bytes, G);
         if (l.total > best)
             best = l.total;
         unsigned c = pick_window(top);
@@ -31,7 +31,12 @@ static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes)
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
 {
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>));
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0);
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
+{
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows);
 }
 
 extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
@@ -40,6 +45,13 @@ extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros,
     *zeros = s->last_zeros;
     *ones = s->last_ones;
     *dense = s->last_dense;
+}
+
+extern "C" void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windows,
+                                        unsigned *per_pass)
+{
+    *windows = s->last_windows;
+    *per_pass = s->last_per_pass;
 }
 
 extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)

@@ -20,7 +20,9 @@
  *
  * All scratch comes from the caller's buffer (the arena); the stream is
  * synchronized once after the split (the counts size the sorts) and once at
- * the end. Element positions are 64-bit; point indices are 31-bit.
+ * the end. Element positions are 64-bit; point indices are 31-bit. A
+ * scratch too small for every window's sort at once runs steps 3 a few
+ * windows at a time (as many as fit; the buckets of all windows stay).
  *
  * Included by msm_g1.cu and msm_g2.cu, one group each, so that the two large
  * instantiations compile in parallel.
@@ -50,8 +52,9 @@
 struct msm_layout {
     uint64_t n, m;          /* points; dense scalars */
     unsigned c, nw, B;      /* window bits, windows, buckets per window */
-    uint64_t N;             /* nw * m sorted entries */
-    uint64_t L, chunks;     /* accumulation chunk length and count */
+    unsigned G;             /* windows sorted and accumulated per pass */
+    uint64_t N;             /* G * m sorted entries (one pass) */
+    uint64_t L, chunks;     /* accumulation chunk length and count (one pass) */
     uint64_t T;             /* reduction segments per window */
     size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
@@ -87,7 +90,10 @@ static size_t take(size_t *at, uint64_t bytes)
     return off;
 }
 
-static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes)
+/* G: windows per pass (0 or above the window count: all of them). Fewer
+ * windows per pass need less sorting space (4 arrays of G * m words) and
+ * fewer bucket bounds; the buckets of all windows stay. */
+static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G)
 {
     memset(l, 0, sizeof *l);
     l->n = n;
@@ -95,7 +101,8 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes)
     l->c = pick_window(m);
     l->nw = (256 + l->c - 1) / l->c;
     l->B = 1u << (l->c - 1);
-    l->N = (uint64_t)l->nw * m;
+    l->G = G && G < l->nw ? G : l->nw;
+    l->N = (uint64_t)l->G * m;
     l->L = l->N >> 18;
     l->L = l->L < 16 ? 16 : l->L > 1024 ? 1024 : l->L;
     l->chunks = (l->N + l->L - 1) / l->L;
@@ -128,8 +135,8 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes)
     l->vin = take(&at, 4 * l->N);
     l->kout = take(&at, 4 * l->N);
     l->vout = take(&at, 4 * l->N);
-    l->bstart = take(&at, 8 * ((uint64_t)l->nw << l->c));
-    l->bend = take(&at, 8 * ((uint64_t)l->nw << l->c));
+    l->bstart = take(&at, 8 * ((uint64_t)l->G << l->c));
+    l->bend = take(&at, 8 * ((uint64_t)l->G << l->c));
     l->buckets = take(&at, xyzz_bytes * l->nw * l->B);
     l->carries = take(&at, xyzz_bytes * l->chunks);
     l->parts = take(&at, xyzz_bytes * parts);
@@ -186,10 +193,12 @@ static __device__ __forceinline__ uint32_t word_at(const fr_t &s, unsigned k)
 /*
  * Signed digits: d = bits + carry; above 2^(c-1) it becomes d - 2^c with a
  * carry into the next window. nw * c >= 256 > 255 bits, so the top window
- * never carries out.
+ * never carries out. Only windows w0 .. w0+g-1 are written (window w0 + k
+ * at k * m), the ones below still run for their carries.
  */
 static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
-                                     unsigned c, unsigned nw, uint32_t *keys, uint32_t *vals)
+                                     unsigned c, unsigned w0, unsigned g, uint32_t *keys,
+                                     uint32_t *vals)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
@@ -198,7 +207,7 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
     fr_t s = fr_load(sc + idx);
     const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
     uint32_t carry = 0;
-    for (unsigned w = 0; w < nw; w++) {
+    for (unsigned w = 0; w < w0 + g; w++) {
         unsigned bit = w * c, k = bit >> 5, sh = bit & 31;
         uint64_t two = ((uint64_t)word_at(s, k + 1) << 32) | word_at(s, k);
         uint32_t d = (uint32_t)(two >> sh) & mask;
@@ -211,8 +220,10 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
         } else {
             carry = 0;
         }
-        keys[(uint64_t)w * m + i] = d;
-        vals[(uint64_t)w * m + i] = idx | (neg << 31);
+        if (w >= w0) {
+            keys[(uint64_t)(w - w0) * m + i] = d;
+            vals[(uint64_t)(w - w0) * m + i] = idx | (neg << 31);
+        }
     }
 }
 
@@ -472,7 +483,9 @@ static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_
     return ZP_OK;
 }
 
-/* Pippenger over the dense list; window sums to res[0 .. nw). */
+/* Pippenger over the dense list; window sums to res[0 .. nw). The windows
+ * go G at a time through digits, sort, bounds and accumulation (into their
+ * own buckets); the bucket reduction then runs over all of them. */
 template <class F>
 static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                          const aff_t<F> *points, const fr_t *scalars)
@@ -487,36 +500,43 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     xyzz_t<F> *carries = (xyzz_t<F> *)(base + l->carries);
     xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts2);
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l->res);
-    const uint64_t nkeys = (uint64_t)l->nw << l->c;
 
-    digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(scalars, (uint32_t *)(base + l->dense),
-                                                          m, l->c, l->nw, kin, vin);
-    ZP_CUDA_LAUNCHED();
-    for (unsigned w = 0; w < l->nw; w++) {
-        size_t tb = l->temp_bytes;
-        uint64_t o = (uint64_t)w * m;
-        ZP_CUDA(cub::DeviceRadixSort::SortPairs(base + l->temp, tb, kin + o, kout + o, vin + o,
-                                                vout + o, (int)m, 0, (int)l->c, st));
-    }
-    mark(s, 2);
-    ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
-    ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
     ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->nw * l->B, st));
-    bounds_kernel<<<zp__ceil_div_u(l->N, 256), 256, 0, st>>>(kout, l->N, m, l->c, bstart, bend);
-    ZP_CUDA_LAUNCHED();
-    accumulate_kernel<F><<<zp__ceil_div_u(l->chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
-        points, kout, vout, l->N, m, l->c, l->L, bend, buckets, carries);
-    ZP_CUDA_LAUNCHED();
-    /* A bucket has at most m entries, so its run of carries is at most
-     * ceil(m / L) long: passes s = 1, 2, 4, ... below that. */
-    for (uint64_t s = 1; s < (m + l->L - 1) / l->L + 1; s *= 2) {
-        carry_tree_kernel<F><<<zp__ceil_div_u(l->chunks, 128), 128, 0, st>>>(
-            kout, l->N, m, l->c, l->L, l->chunks, bstart, bend, s, carries);
+    for (unsigned w0 = 0; w0 < l->nw; w0 += l->G) {
+        const unsigned gw = l->nw - w0 < l->G ? l->nw - w0 : l->G;
+        const uint64_t N = (uint64_t)gw * m, chunks = (N + l->L - 1) / l->L;
+        const uint64_t nkeys = (uint64_t)gw << l->c;
+        xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
+        digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
+            scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, kin, vin);
+        ZP_CUDA_LAUNCHED();
+        for (unsigned w = 0; w < gw; w++) {
+            size_t tb = l->temp_bytes;
+            uint64_t o = (uint64_t)w * m;
+            ZP_CUDA(cub::DeviceRadixSort::SortPairs(base + l->temp, tb, kin + o, kout + o,
+                                                    vin + o, vout + o, (int)m, 0, (int)l->c,
+                                                    st));
+        }
+        if (w0 == 0)
+            mark(s, 2); /* later passes' sorts count as accumulation */
+        ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
+        ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
+        bounds_kernel<<<zp__ceil_div_u(N, 256), 256, 0, st>>>(kout, N, m, l->c, bstart, bend);
+        ZP_CUDA_LAUNCHED();
+        accumulate_kernel<F><<<zp__ceil_div_u(chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
+            points, kout, vout, N, m, l->c, l->L, bend, bk, carries);
+        ZP_CUDA_LAUNCHED();
+        /* A bucket has at most m entries, so its run of carries is at most
+         * ceil(m / L) long: passes s = 1, 2, 4, ... below that. */
+        for (uint64_t p = 1; p < (m + l->L - 1) / l->L + 1; p *= 2) {
+            carry_tree_kernel<F><<<zp__ceil_div_u(chunks, 128), 128, 0, st>>>(
+                kout, N, m, l->c, l->L, chunks, bstart, bend, p, carries);
+            ZP_CUDA_LAUNCHED();
+        }
+        fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c,
+                                                                    l->L, bk, carries);
         ZP_CUDA_LAUNCHED();
     }
-    fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c, l->L,
-                                                                buckets, carries);
-    ZP_CUDA_LAUNCHED();
     mark(s, 3);
     uint32_t seg = l->B < SEG ? l->B : SEG;
     segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
@@ -538,7 +558,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     cudaStream_t st = s->st;
     char *base = (char *)scratch.ptr;
     msm_layout l;
-    plan(&l, n, n, sizeof(xyzz_t<F>));
+    plan(&l, n, n, sizeof(xyzz_t<F>), 0);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
     ZP_CUDA(cudaSetDevice(g->device));
@@ -563,10 +583,16 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     s->last_zeros = n - m - ones;
 
     /* The layout for the actual dense count keeps the split arrays where
-     * they are (they come first) and places the rest after them. */
-    plan(&l, n, m, sizeof(xyzz_t<F>));
+     * they are (they come first) and places the rest after them: all
+     * windows in one pass when the scratch holds that, else as many per
+     * pass as it holds. */
+    plan(&l, n, m, sizeof(xyzz_t<F>), 0);
+    for (unsigned G = l.nw; l.total > scratch.bytes && G > 1;)
+        plan(&l, n, m, sizeof(xyzz_t<F>), --G);
     if (l.total > scratch.bytes)
         return ZP_E_GPU_OOM;
+    s->last_windows = l.nw;
+    s->last_per_pass = l.G;
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars));

@@ -116,6 +116,13 @@ zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_
 }
 
 uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2) { (void)n; (void)g2; return 0; }
+uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
+{
+    (void)n;
+    (void)g2;
+    (void)windows;
+    return 0;
+}
 
 zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
                       const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
@@ -138,6 +145,12 @@ void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *
 {
     (void)s;
     *zeros = *ones = *dense = 0;
+}
+
+void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windows, unsigned *per_pass)
+{
+    (void)s;
+    *windows = *per_pass = 0;
 }
 
 void zp__gpu_stream_profile(zp__gpu_stream *s, bool on) { (void)s; (void)on; }

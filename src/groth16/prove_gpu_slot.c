@@ -33,7 +33,14 @@
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
 
-#define ZP_G16_MSM_CHUNK ((uint64_t)1 << 25)
+/* ZP_G16_MSM_CHUNK_LOG2 (a build variant, default 25): longer chunks keep
+ * the scratch of a 2^25-point MSM and sort fewer windows per pass in it
+ * (zp__gpu_msm_scratch_bytes_pass), so fewer chunks need not cost memory. */
+#ifndef ZP_G16_MSM_CHUNK_LOG2
+#define ZP_G16_MSM_CHUNK_LOG2 25
+#endif
+#define ZP_G16_MSM_CHUNK ((uint64_t)1 << ZP_G16_MSM_CHUNK_LOG2)
+#define ZP_G16_MSM_BUDGET ((uint64_t)1 << 25) /* points whose full scratch is the budget */
 
 struct zp__g16_slot {
     zp__gpu *dev;
@@ -66,13 +73,21 @@ typedef struct slot_plan {
     uint64_t w, big, sab, scratch_off;
 } slot_plan;
 
+/* Scratch for MSMs of up to `count` points taken ZP_G16_MSM_CHUNK at a time:
+ * all windows at once up to ZP_G16_MSM_BUDGET points, and at least one
+ * window per pass for a whole chunk. */
+static uint64_t msm_bytes(uint64_t count, bool g2)
+{
+    count = max_u64(count, 1);
+    return max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
+                   zp__gpu_msm_scratch_bytes_pass(min_u64(count, ZP_G16_MSM_CHUNK), g2, 1));
+}
+
 static void plan(slot_plan *p, const zp__pk *pk)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t g1 = max_u64(max_u64(pk->n_a, pk->n_b), max_u64(pk->n_l, pk->n_h));
-    uint64_t sc = zp__gpu_msm_scratch_bytes(min_u64(max_u64(g1, 1), ZP_G16_MSM_CHUNK), false);
-    sc = max_u64(sc, zp__gpu_msm_scratch_bytes(min_u64(max_u64(pk->n_b, 1), ZP_G16_MSM_CHUNK),
-                                               true));
+    uint64_t sc = max_u64(msm_bytes(g1, false), msm_bytes(pk->n_b, true));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->w = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);

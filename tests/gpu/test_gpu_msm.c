@@ -3,7 +3,8 @@
  * reference (sum of scalar multiplications) for small n, the CPU Pippenger
  * for large n. Sizes 1, 2, 2^k - 1, 2^k, 2^k + 1; scalars 0, 1, r - 1,
  * random, mixed, all zero, all equal (one bucket per window: exercises the
- * chunk carries); points distinct, all equal, with infinities.
+ * chunk carries); points distinct, all equal, with infinities; and scratch
+ * sized for 1 to 3 windows per pass.
  */
 #include "cpu/cpu.h"
 #include "gpu_test.h"
@@ -97,7 +98,7 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
             CHECK(zp_##G##_affine_on_curve(&host[i]));                                     \
     }                                                                                      \
                                                                                            \
-    static void G##_case(size_t n, enum scal sk, enum pts pk)                              \
+    static void G##_case_pass(size_t n, enum scal sk, enum pts pk, unsigned windows)       \
     {                                                                                      \
         AFF *p = xmalloc(n * sizeof *p);                                                   \
         zp_fr *s = xmalloc(n * sizeof *s);                                                 \
@@ -106,7 +107,10 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         make_scalars(s, n, sk);                                                            \
         ds = gpu_test_alloc(n * sizeof *s);                                                \
         GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));                             \
-        zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes(n, NAME[1] == '2'));\
+        bool g2_ = NAME[1] == '2';                                                         \
+        uint64_t sb_ = windows ? zp__gpu_msm_scratch_bytes_pass(n, g2_, windows)            \
+                               : zp__gpu_msm_scratch_bytes(n, g2_);                         \
+        zp__gpu_buf scratch = gpu_test_alloc(sb_);                                         \
         JAC got, want;                                                                     \
         GPU_OK(zp__gpu_msm_##G(T_s, &got, dp.ptr, ds.ptr, n, scratch));                    \
         if (n <= 300)                                                                      \
@@ -118,15 +122,22 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         uint64_t z, o, d;                                                                  \
         zp__gpu_msm_last_split(T_s, &z, &o, &d);                                           \
         CHECK_EQ_INT(z + o + d, n);                                                        \
-        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu %s\n", NAME, n,      \
-               scal_name[sk], pts_name[pk], (unsigned long long)z, (unsigned long long)o, \
-               (unsigned long long)d, ok ? "ok" : "WRONG");                                \
+        unsigned nw_, per_;                                                                \
+        zp__gpu_msm_last_passes(T_s, &nw_, &per_);                                         \
+        /* Every scalar dense: the scratch's worst case, so it must split the \
+         * windows (sparser splits may fit more of them in one pass). */               \
+        if (windows && (sk == S_RANDOM || sk == S_SAME))                                   \
+            CHECK(per_ < nw_);                                                             \
+        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a pass %s\n", \
+               NAME, n, scal_name[sk], pts_name[pk], (unsigned long long)z,                \
+               (unsigned long long)o, (unsigned long long)d, nw_, per_, ok ? "ok" : "WRONG"); \
         zp__gpu_free(T_gpu, &scratch);                                                     \
         zp__gpu_free(T_gpu, &ds);                                                          \
         zp__gpu_free(T_gpu, &dp);                                                          \
         free(p);                                                                           \
         free(s);                                                                           \
-    }
+    }                                                                                      \
+    static void G##_case(size_t n, enum scal sk, enum pts pk) { G##_case_pass(n, sk, pk, 0); }
 
 DEFINE_GROUP(g1, zp_g1_affine, zp_g1_jac, "G1")
 DEFINE_GROUP(g2, zp_g2_affine, zp_g2_jac, "G2")
@@ -181,6 +192,26 @@ static void test_g2(void)
         g2_case((1u << 16) - 1, S_SPARSE, P_DISTINCT);
 }
 
+/* A scratch for fewer windows per pass: sorted and accumulated a few
+ * windows at a time, the same sums. */
+static void test_passes(void)
+{
+    CHECK(zp__gpu_msm_scratch_bytes_pass(1u << 20, false, 1) <
+          zp__gpu_msm_scratch_bytes(1u << 20, false));
+    CHECK_EQ_INT(zp__gpu_msm_scratch_bytes_pass(1u << 20, false, 64),
+                 zp__gpu_msm_scratch_bytes(1u << 20, false));
+    g1_case_pass(1000, S_RANDOM, P_DISTINCT, 1);
+    g1_case_pass(5000, S_SAME, P_DISTINCT, 1);
+    g1_case_pass(4097, S_SPARSE, P_WITH_INF, 2);
+    g1_case_pass(3000, S_MIXED, P_DISTINCT, 3);
+    g2_case_pass(1025, S_RANDOM, P_DISTINCT, 1);
+    g2_case_pass(3000, S_SAME, P_DISTINCT, 2);
+    if (!T_small) {
+        g1_case_pass((1u << 18) + 3, S_RANDOM, P_DISTINCT, 2);
+        g1_case_pass(1u << 18, S_SPARSE, P_DISTINCT, 1);
+    }
+}
+
 static void test_args(void)
 {
     zp_g1_jac r;
@@ -200,6 +231,7 @@ int main(int argc, char **argv)
     RUN(test_g1_edges);
     RUN(test_g1_large);
     RUN(test_g2);
+    RUN(test_passes);
     RUN(test_args);
     gpu_test_close();
     return FINISH();
