@@ -1,0 +1,43 @@
+/*
+ * Eight Fp products at once with AVX-512 IFMA (vpmadd52luq / vpmadd52huq),
+ * the start of a vectorized CPU backend (issue 3: the CPU prover is bound
+ * by Fp products, and the scalar x86 kernel is within ~1.4x of the best
+ * scalar code).
+ *
+ * Layout: eight elements side by side, limb j of all eight in one 512-bit
+ * register (l[j][k] = limb j of element k), radix 2^52: eight limbs hold
+ * 416 bits, each below 2^52. Montgomery form with R' = 2^416, not the
+ * library's R = 2^384: zp__fp52x8_from / _to convert (x R' = (x R) 2^32).
+ *
+ * zp__fp52x8_mul needs a CPU with AVX512F and AVX512IFMA and an OS that
+ * saves the 512-bit state; zp__ifma_available says whether this one does.
+ * Callers without it keep the scalar path. Every value is fully reduced
+ * (< p) on input and output.
+ */
+#ifndef ZP_MATH_FP_IFMA_H
+#define ZP_MATH_FP_IFMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zkpipe.h"
+
+typedef struct zp__fp52x8 {
+    _Alignas(64) uint64_t l[8][8]; /* [limb][element] */
+} zp__fp52x8;
+
+/* Whether this CPU and OS run the IFMA kernels. */
+bool zp__ifma_available(void);
+
+/* Eight library elements (Montgomery, R = 2^384) in, R' form out. */
+void zp__fp52x8_from(zp__fp52x8 *out, const zp_fp in[8]);
+
+/* Back to eight library elements. */
+void zp__fp52x8_to(zp_fp out[8], const zp__fp52x8 *in);
+
+/* out[k] = a[k] * b[k] / R' mod p for each of the eight elements (the
+ * Montgomery product in R' form); out may alias a or b. Only when
+ * zp__ifma_available(). */
+void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
+
+#endif
