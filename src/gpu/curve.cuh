@@ -106,70 +106,12 @@ static __device__ __forceinline__ void xyzz_dbl(xyzz_t<F> &r, const xyzz_t<F> &p
     r.y = y3;
 }
 
-/* p += q for affine q, every case handled (either infinity, q = p, q = -p). */
-template <class F>
-static __device__ __forceinline__ void xyzz_add_aff(xyzz_t<F> &p, const aff_t<F> &q)
-{
-    if (aff_is_inf(q))
-        return;
-    if (xyzz_is_inf(p)) {
-        p.x = q.x;
-        p.y = q.y;
-        f_set_one(p.zz);
-        f_set_one(p.zzz);
-        return;
-    }
-#if ZP_FP_PAIR
-    /* The same formula with its ten products in five independent pairs. */
-    F u2, s2;
-    f_mul2(u2, s2, q.x, p.zz, q.y, p.zzz);
-    F P = f_sub(u2, p.x);
-    F R = f_sub(s2, p.y);
-    if (f_is_zero(P)) {
-        if (f_is_zero(R))
-            p = xyzz_dbl_aff(q);
-        else
-            xyzz_set_inf(p);
-        return;
-    }
-    F pp, rr, ppp, Q, ry, yp, zz, zzz;
-    f_mul2(pp, rr, P, P, R, R);
-    f_mul2(ppp, Q, P, pp, p.x, pp);
-    F x3 = f_sub(f_sub(rr, ppp), f_dbl(Q));
-    f_mul2(ry, yp, R, f_sub(Q, x3), p.y, ppp);
-    f_mul2(zz, zzz, p.zz, pp, p.zzz, ppp);
-    p.y = f_sub(ry, yp);
-    p.x = x3;
-    p.zz = zz;
-    p.zzz = zzz;
-#else
-    F u2 = f_mul(q.x, p.zz);
-    F s2 = f_mul(q.y, p.zzz);
-    F P = f_sub(u2, p.x);
-    F R = f_sub(s2, p.y);
-    if (f_is_zero(P)) {
-        if (f_is_zero(R))
-            p = xyzz_dbl_aff(q);
-        else
-            xyzz_set_inf(p);
-        return;
-    }
-    F pp = f_sqr(P);
-    F ppp = f_mul(P, pp);
-    F Q = f_mul(p.x, pp);
-    F x3 = f_sub(f_sub(f_sqr(R), ppp), f_dbl(Q));
-    p.y = f_sub(f_mul(R, f_sub(Q, x3)), f_mul(p.y, ppp));
-    p.x = x3;
-    p.zz = f_mul(p.zz, pp);
-    p.zzz = f_mul(p.zzz, ppp);
-#endif
-}
-
 /*
- * p += q for q = *qp, negated when neg: the same as xyzz_add_aff, but the
- * coordinates of q are loaded where they are used and again in the rare
- * doubling case, so they need not stay in registers through the ten
- * products (the accumulation kernels run short of registers, G2 spills).
+ * p += q for the affine q = *qp (madd-2008-s), negated when neg; every case
+ * handled (either infinity, q = p, q = -p). The coordinates of q are loaded
+ * where they are used and again in the rare doubling case, so they need
+ * not stay in registers through the ten products (the accumulation kernels
+ * run short of registers; G2 spills).
  */
 template <class F>
 static __device__ __forceinline__ void xyzz_add_aff_at(xyzz_t<F> &p, const aff_t<F> *qp, bool neg)

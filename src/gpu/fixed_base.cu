@@ -107,7 +107,7 @@ static __global__ void fb_mul_kernel(aff_t<F> *out, const aff_t<F> *table, unsig
         for (unsigned j = 0; j < nwin; j++) {
             unsigned d = fb_digit(s, w, j);
             if (d)
-                xyzz_add_aff(p, aff_load(table + ((size_t)j << w) + d));
+                xyzz_add_aff_at(p, table + ((size_t)j << w) + d, false);
         }
     }
     F x = f_mul(p.x, f_sqr(p.zz)); /* X·ZZ², zero for infinity */
