@@ -1,7 +1,9 @@
 /*
  * The eight-lane IFMA Fp product (src/math/fp_ifma.c) against the scalar
- * zp_fp_mul: conversions both ways, products on random and edge operands
- * (0, 1, one, p - 1, p - 2, values with all-ones limbs), in place. Exits 77
+ * zp_fp_mul: conversions both ways (scalar and one-vector-product forms),
+ * products on random and edge operands (0, 1, one, p - 1, p - 2, values
+ * with all-ones limbs), in place, and add / sub against the scalar ones.
+ * Exits 77
  * (skipped) on a CPU without AVX-512 IFMA.
  */
 #include <stdio.h>
@@ -77,6 +79,50 @@ static void test_mul(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* The fast load and store (one vector product each) against the scalar
+ * conversions; add and sub against zp_fp_add / zp_fp_sub. */
+static void test_load_store_add_sub(void)
+{
+    int bad = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        zp_fp a[8], b[8], got[8], want;
+        const zp_fp *pa[8], *pb[8];
+        zp_fp *pg[8];
+        for (int k = 0; k < 8; k++) {
+            operand(&a[k], 8 * r + k + 5);
+            operand(&b[k], 8 * r + 5 * k + 2);
+            pa[k] = &a[k];
+            pb[k] = &b[k];
+            pg[k] = &got[7 - k]; /* scattered in reverse */
+        }
+        zp__fp52x8 va, vb, ref, vr;
+        zp__fp52x8_load(&va, pa);
+        zp__fp52x8_load(&vb, pb);
+        zp__fp52x8_from(&ref, a);
+        bad += memcmp(&va, &ref, sizeof va) != 0;
+        zp__fp52x8_store(pg, &va);
+        for (int k = 0; k < 8; k++)
+            bad += memcmp(&got[7 - k], &a[k], sizeof a[k]) != 0;
+        zp__fp52x8_add(&vr, &va, &vb);
+        zp__fp52x8_store(pg, &vr);
+        for (int k = 0; k < 8; k++) {
+            zp_fp_add(&want, &a[k], &b[k]);
+            bad += memcmp(&got[7 - k], &want, sizeof want) != 0;
+        }
+        zp__fp52x8_sub(&vr, &va, &vb);
+        zp__fp52x8_store(pg, &vr);
+        for (int k = 0; k < 8; k++) {
+            zp_fp_sub(&want, &a[k], &b[k]);
+            bad += memcmp(&got[7 - k], &want, sizeof want) != 0;
+        }
+        zp__fp52x8_sub(&vr, &vb, &vb); /* zero */
+        zp__fp52x8_store(pg, &vr);
+        for (int k = 0; k < 8; k++)
+            bad += !zp_fp_is_zero(&got[k]);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
     if (!zp__ifma_available()) {
@@ -85,5 +131,6 @@ int main(void)
     }
     RUN(test_convert);
     RUN(test_mul);
+    RUN(test_load_store_add_sub);
     return FINISH();
 }

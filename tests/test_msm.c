@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "cpu/cpu.h"
+#include "cpu/msm_ifma.h"
 #include "math/mont.h"
 #include "zkpipe.h"
 
@@ -129,6 +130,48 @@ static void test_ref_linear(void)
     CHECK(zp_g1_jac_eq(&got, &want));
 }
 
+/*
+ * The eight-lane IFMA batch flush (msm_ifma.c) against the scalar flush and
+ * the reference, on batches of 16 and more additions: distinct points,
+ * points repeated from a few (doublings in the batches), and each point
+ * next to its negation (cancellations). Run only on a CPU with IFMA.
+ */
+static void test_ifma_flush_g1(void)
+{
+    static const size_t sizes[] = {300, 3000, 20000};
+    static const size_t caps[] = {16, 64, 256};
+    bool saved = zp__msm_ifma;
+    for (size_t t = 0; t < 3; t++) {
+        size_t n = sizes[t];
+        zp_g1_affine *base = points_g1(n, 0), *p = malloc(n * sizeof *p);
+        zp_fr *s = scalars(n, KIND_RANDOM);
+        for (int kind = 0; kind < 3; kind++) {
+            for (size_t i = 0; i < n; i++) {
+                p[i] = kind == 1 ? base[i % 17] : base[i];
+                if (kind == 1 && i % 5 == 0)
+                    s[i] = s[i % 17]; /* the same pair again: a doubling */
+                if (kind == 2 && i % 2)
+                    zp_g1_affine_neg(&p[i], &p[i - 1]);
+                if (kind == 2 && i % 2)
+                    s[i] = s[i - 1];
+            }
+            zp_g1_jac want, got;
+            zp__msm_g1_ref(&want, p, s, n);
+            for (int v = 0; v < 2; v++) {
+                zp__msm_ifma = v == 0;
+                CHECK_EQ_INT(zp__cpu_msm_g1_pippenger_mode(&got, p, s, NULL, n, 10,
+                                                            ZP__MSM_AFFINE, caps[t], 1 + v),
+                             ZP_OK);
+                CHECK(zp_g1_jac_eq(&got, &want));
+            }
+        }
+        free(base);
+        free(p);
+        free(s);
+    }
+    zp__msm_ifma = saved;
+}
+
 static void test_window_choice(void)
 {
     unsigned prev = 0;
@@ -156,6 +199,10 @@ int main(void)
     RUN(test_affine_sizes_g1);
     RUN(test_affine_collisions_g1);
     RUN(test_affine_equal_scalars_g1);
+    if (zp__ifma_available())
+        RUN(test_ifma_flush_g1);
+    else
+        printf("skip test_ifma_flush_g1 (no AVX-512 IFMA; not counted)\n");
     RUN(test_sizes_g2);
     RUN(test_kinds_g2);
     RUN(test_sparse_g2);

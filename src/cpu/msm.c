@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/msm_ifma.h"
 #include "math/field.h"
 
 #define MSM_MAX_WINDOW 16
@@ -277,6 +278,7 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__SUM zp__cpu_sum_g1
 #define ZP__REF zp__msm_g1_ref
 #define ZP__DENSE zp__cpu_msm_g1_endo
+#define ZP__FLUSH8 zp__g1_flush8
 #include "msm_impl.h"
 #undef ZP__G
 #undef ZP__S
@@ -292,6 +294,7 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #undef ZP__SUM
 #undef ZP__REF
 #undef ZP__DENSE
+#undef ZP__FLUSH8
 
 #define ZP__G(op) zp_g2_##op
 #define ZP__S(name) name##_g2

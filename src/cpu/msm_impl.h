@@ -7,6 +7,7 @@
  *                                a variable-time inversion
  *   ZP__MSM, ZP__PIPPENGER(_MODE), ZP__SUM, ZP__REF   the zp__ names to define
  *   ZP__DENSE        the sum of the pairs left after the 0/1 split (msm_endo.c)
+ *   ZP__FLUSH8       (optional) the eight-lane batch flush (msm_ifma.c)
  * and includes this file once per group. The scalar helpers it uses
  * (msm_bits, msm_digit, msm_layout, is_zero/is_one) are shared, in msm.c.
  *
@@ -88,6 +89,9 @@ typedef struct ZP__S(bat) {
     ZP__FE *den, *pre;
     uint32_t *qb; /* the queue: bucket and point */
     ZP__AFF *qp;
+#ifdef ZP__FLUSH8
+    zp__flush8 f8; /* the eight-lane flush's scratch (NULL v: scalar flush) */
+#endif
 } ZP__S(bat);
 
 #define MSM_DBL_BIT 0x80000000u
@@ -103,6 +107,9 @@ static void ZP__S(bat_free)(ZP__S(bat) *a)
     free(a->pre);
     free(a->qb);
     free(a->qp);
+#ifdef ZP__FLUSH8
+    zp__flush8_free(&a->f8);
+#endif
 }
 
 static bool ZP__S(bat_alloc)(ZP__S(bat) *a, size_t nb, size_t cap)
@@ -119,6 +126,10 @@ static bool ZP__S(bat_alloc)(ZP__S(bat) *a, size_t nb, size_t cap)
     a->pre = malloc(cap * sizeof *a->pre);
     a->qb = malloc(a->qcap * sizeof *a->qb);
     a->qp = malloc(a->qcap * sizeof *a->qp);
+#ifdef ZP__FLUSH8
+    if (zp__msm_ifma && !zp__flush8_alloc(&a->f8, cap))
+        a->f8.v = NULL; /* the scalar flush then */
+#endif
     if (a->b && a->st && a->eb && a->eq && a->den && a->pre && a->qb && a->qp)
         return true;
     ZP__S(bat_free)(a);
@@ -135,6 +146,15 @@ static void ZP__S(bat_flush)(ZP__S(bat) *a)
 {
     if (a->cnt == 0)
         return;
+#ifdef ZP__FLUSH8
+    if (zp__msm_ifma && a->f8.v && a->cnt >= 16) { /* eight lanes (msm_ifma.c) */
+        ZP__FLUSH8(&a->f8, a->b, a->eb, a->eq, a->cnt, MSM_DBL_BIT);
+        for (size_t k = 0; k < a->cnt; k++)
+            a->st[a->eb[k] & ~MSM_DBL_BIT] &= (uint8_t)~BK_BUSY;
+        a->cnt = 0;
+        return;
+    }
+#endif
     ZP__FE acc, inv, ik, lam, num, t;
     ZP__F(one)(&acc);
     for (size_t k = 0; k < a->cnt; k++) {

@@ -34,18 +34,37 @@ static const zp_fp to_r52 = {{0x44f6480ea8e9b9afULL, 0xa96f7d65766c8fe4ULL, 0xe8
                               0x6723e5f0ade53b2eULL, 0x25ff6eb6fdd4230aULL, 0x14c8ee06ef23c24aULL}};
 static const zp_fp from_r52 = {{0, 0, 0, 0, 0, 0x0000000100000000ULL}};
 
+/* Limbs of a value below 2^416 (six words) into lane k, and back. */
+static void split(zp__fp52x8 *out, int k, const zp_fp *y)
+{
+    for (int j = 0; j < 8; j++) {
+        unsigned bit = 52 * (unsigned)j, w = bit / 64, sh = bit % 64;
+        uint64_t v = w < 6 ? y->l[w] >> sh : 0;
+        if (sh > 12 && w + 1 < 6)
+            v |= y->l[w + 1] << (64 - sh);
+        out->l[j][k] = v & MASK52;
+    }
+}
+
+static void join(zp_fp *y, const zp__fp52x8 *in, int k)
+{
+    memset(y, 0, sizeof *y);
+    for (int j = 0; j < 8; j++) {
+        unsigned bit = 52 * (unsigned)j, w = bit / 64, sh = bit % 64;
+        uint64_t v = in->l[j][k];
+        if (w < 6)
+            y->l[w] |= v << sh;
+        if (sh > 12 && w + 1 < 6)
+            y->l[w + 1] |= v >> (64 - sh);
+    }
+}
+
 void zp__fp52x8_from(zp__fp52x8 *out, const zp_fp in[8])
 {
     for (int k = 0; k < 8; k++) {
         zp_fp y;
         zp_fp_mul(&y, &in[k], &to_r52);
-        for (int j = 0; j < 8; j++) {
-            unsigned bit = 52 * (unsigned)j, w = bit / 64, sh = bit % 64;
-            uint64_t v = w < 6 ? y.l[w] >> sh : 0;
-            if (sh > 12 && w + 1 < 6)
-                v |= y.l[w + 1] << (64 - sh);
-            out->l[j][k] = v & MASK52;
-        }
+        split(out, k, &y);
     }
 }
 
@@ -53,15 +72,7 @@ void zp__fp52x8_to(zp_fp out[8], const zp__fp52x8 *in)
 {
     for (int k = 0; k < 8; k++) {
         zp_fp y;
-        memset(&y, 0, sizeof y);
-        for (int j = 0; j < 8; j++) {
-            unsigned bit = 52 * (unsigned)j, w = bit / 64, sh = bit % 64;
-            uint64_t v = in->l[j][k];
-            if (w < 6)
-                y.l[w] |= v << sh;
-            if (sh > 12 && w + 1 < 6)
-                y.l[w + 1] |= v >> (64 - sh);
-        }
+        join(&y, in, k);
         zp_fp_mul(&out[k], &y, &from_r52);
     }
 }
@@ -70,6 +81,15 @@ void zp__fp52x8_to(zp_fp out[8], const zp__fp52x8 *in)
 
 #include <cpuid.h>
 #include <immintrin.h>
+
+/* 2^448 and 2^384 mod p in radix 2^52: a product by the first turns an
+ * R-form value read as limbs into R' form, by the second back. */
+static const uint64_t k448[8] = {0x7fde37dba9366ULL, 0x4e27525bc342bULL, 0x1f5b1e9778489ULL,
+                                 0xb872b2b91b9dcULL, 0xb206f497dfcafULL, 0x4137cc89a9b0bULL,
+                                 0xd9d20d7e39959ULL, 0x000000000411cULL};
+static const uint64_t k384[8] = {0x900000002fffdULL, 0x0bc40c0002760ULL, 0x3c758baebf400ULL,
+                                 0x57455f4898575ULL, 0xd77ce58537052ULL, 0x071a97a256ec6ULL,
+                                 0xec3fa80e4935cULL, 0x0000000015f65ULL};
 
 bool zp__ifma_available(void)
 {
@@ -85,23 +105,66 @@ bool zp__ifma_available(void)
     return (b >> 16 & 1) && (b >> 21 & 1); /* AVX512F, AVX512IFMA */
 }
 
-__attribute__((target("avx512f,avx512ifma"))) void
-zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+#define TGT __attribute__((target("avx512f,avx512ifma")))
+
+TGT static void vload(__m512i v[8], const zp__fp52x8 *x)
+{
+    for (int j = 0; j < 8; j++)
+        v[j] = _mm512_load_si512(x->l[j]);
+}
+
+TGT static void vstore(zp__fp52x8 *x, const __m512i v[8])
+{
+    for (int j = 0; j < 8; j++)
+        _mm512_store_si512(x->l[j], v[j]);
+}
+
+TGT static void vconst(__m512i v[8], const uint64_t c[8])
+{
+    for (int j = 0; j < 8; j++)
+        v[j] = _mm512_set1_epi64((long long)c[j]);
+}
+
+/* r = t - p unless that borrows, else t, for normalized t < 2p. */
+TGT static void vsub_p_once(__m512i r[8], const __m512i t[8])
+{
+    const __m512i mask = _mm512_set1_epi64((long long)MASK52);
+    __m512i d[8], borrow = _mm512_setzero_si512();
+    for (int j = 0; j < 8; j++) {
+        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(t[j], _mm512_set1_epi64((long long)p52[j])),
+                                     borrow);
+        borrow = _mm512_srli_epi64(x, 63);
+        d[j] = _mm512_and_si512(x, mask);
+    }
+    __mmask8 keep_t = _mm512_test_epi64_mask(borrow, borrow);
+    for (int j = 0; j < 8; j++)
+        r[j] = _mm512_mask_blend_epi64(keep_t, d[j], t[j]);
+}
+
+/* Carries of unnormalized limbs up to the top one. */
+TGT static void vnormalize(__m512i t[8])
+{
+    const __m512i mask = _mm512_set1_epi64((long long)MASK52);
+    for (int j = 0; j < 7; j++) {
+        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srai_epi64(t[j], 52));
+        t[j] = _mm512_and_si512(t[j], mask);
+    }
+}
+
+TGT static void vmul(__m512i r[8], const __m512i A[8], const __m512i B[8])
 {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     const __m512i pinv = _mm512_set1_epi64((long long)pinv52);
-    __m512i A[8], P[8], t[9];
+    __m512i P[8], t[9];
     for (int j = 0; j < 8; j++) {
-        A[j] = _mm512_load_si512(a->l[j]);
         P[j] = _mm512_set1_epi64((long long)p52[j]);
         t[j] = zero;
     }
     t[8] = zero;
     for (int i = 0; i < 8; i++) {
-        __m512i bi = _mm512_load_si512(b->l[i]);
         for (int j = 0; j < 8; j++) {
-            t[j] = _mm512_madd52lo_epu64(t[j], A[j], bi);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], A[j], bi);
+            t[j] = _mm512_madd52lo_epu64(t[j], A[j], B[i]);
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], A[j], B[i]);
         }
         __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[0], pinv), mask);
         for (int j = 0; j < 8; j++) {
@@ -113,32 +176,93 @@ zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
             t[j] = t[j + 1];
         t[8] = zero;
     }
-    /* Normalize to 52-bit limbs (t < 2p fits eight of them). */
-    for (int j = 0; j < 7; j++) {
-        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
-        t[j] = _mm512_and_si512(t[j], mask);
-    }
-    /* d = t - p limb by limb with a borrow; keep t where the last borrows. */
-    __m512i d[8], borrow = zero;
-    for (int j = 0; j < 8; j++) {
-        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(t[j], P[j]), borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
-    }
-    __mmask8 keep_t = _mm512_test_epi64_mask(borrow, borrow);
+    vnormalize(t); /* t < 2p: eight limbs */
+    vsub_p_once(r, t);
+}
+
+TGT void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+{
+    __m512i A[8], B[8], r[8];
+    vload(A, a);
+    vload(B, b);
+    vmul(r, A, B);
+    vstore(out, r);
+}
+
+TGT void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8])
+{
+    zp__fp52x8 raw;
+    for (int k = 0; k < 8; k++)
+        split(&raw, k, in[k]);
+    __m512i X[8], K[8], r[8];
+    vload(X, &raw);
+    vconst(K, k448);
+    vmul(r, X, K);
+    vstore(out, r);
+}
+
+TGT void zp__fp52x8_store(zp_fp *const out[8], const zp__fp52x8 *in)
+{
+    zp__fp52x8 raw;
+    __m512i X[8], K[8], r[8];
+    vload(X, in);
+    vconst(K, k384);
+    vmul(r, X, K);
+    vstore(&raw, r);
+    for (int k = 0; k < 8; k++)
+        join(out[k], &raw, k);
+}
+
+/* Limb sums of values below p stay below 2^53; normalized, below 2p. */
+TGT void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+{
+    __m512i A[8], B[8], r[8];
+    vload(A, a);
+    vload(B, b);
     for (int j = 0; j < 8; j++)
-        _mm512_store_si512(out->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[j]));
+        A[j] = _mm512_add_epi64(A[j], B[j]);
+    vnormalize(A);
+    vsub_p_once(r, A);
+    vstore(out, r);
+}
+
+/* a - b limb by limb (negative limbs allowed: the carries are arithmetic
+ * shifts); a negative result gets p added back. */
+TGT void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+{
+    const __m512i mask = _mm512_set1_epi64((long long)MASK52);
+    __m512i A[8], B[8];
+    vload(A, a);
+    vload(B, b);
+    for (int j = 0; j < 8; j++)
+        A[j] = _mm512_sub_epi64(A[j], B[j]);
+    vnormalize(A); /* the top limb keeps the sign */
+    __mmask8 neg = _mm512_cmplt_epi64_mask(A[7], _mm512_setzero_si512());
+    for (int j = 0; j < 8; j++)
+        A[j] = _mm512_mask_add_epi64(A[j], neg, A[j], _mm512_set1_epi64((long long)p52[j]));
+    vnormalize(A);
+    A[7] = _mm512_and_si512(A[7], mask);
+    vstore(out, A);
 }
 
 #else
 
 bool zp__ifma_available(void) { return false; }
 
+/* Never called: zp__ifma_available() is false. */
 void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 {
-    (void)out;
-    (void)a;
-    (void)b;
+    (void)out, (void)a, (void)b;
+}
+void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8]) { (void)out, (void)in; }
+void zp__fp52x8_store(zp_fp *const out[8], const zp__fp52x8 *in) { (void)out, (void)in; }
+void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+{
+    (void)out, (void)a, (void)b;
+}
+void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+{
+    (void)out, (void)a, (void)b;
 }
 
 #endif

@@ -40,4 +40,13 @@ void zp__fp52x8_to(zp_fp out[8], const zp__fp52x8 *in);
  * zp__ifma_available(). */
 void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 
+/* The same in place of zp__fp52x8_from / _to, with the form change done by
+ * one vector product instead of eight scalar ones (only when available). */
+void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8]);
+void zp__fp52x8_store(zp_fp *const out[8], const zp__fp52x8 *in);
+
+/* out = a + b, a - b mod p, lane by lane (only when available). */
+void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
+void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
+
 #endif

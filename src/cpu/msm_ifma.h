@@ -1,0 +1,38 @@
+/*
+ * The G1 batch-affine flush on eight lanes with AVX-512 IFMA (msm_ifma.c),
+ * called by msm_impl.h's bat_flush when zp__msm_ifma is on.
+ */
+#ifndef ZP_CPU_MSM_IFMA_H
+#define ZP_CPU_MSM_IFMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "math/fp_ifma.h"
+#include "zkpipe.h"
+
+/* Whether the CPU MSM uses the IFMA flush: set at load time to
+ * zp__ifma_available(), off with the environment ZKPIPE_IFMA=off; tests
+ * switch it off to run the scalar twin. Nothing may change it while an MSM
+ * runs. */
+extern bool zp__msm_ifma;
+
+/* Per-batch scratch: six vectors per group of eight additions. */
+typedef struct zp__flush8 {
+    zp__fp52x8 *v;
+    size_t groups;
+} zp__flush8;
+
+bool zp__flush8_alloc(zp__flush8 *s, size_t cap);
+void zp__flush8_free(zp__flush8 *s);
+
+/*
+ * b[eb[k] & ~dbl_bit] += eq[k] for k < cnt (cap at most), affine, with
+ * one inversion: the same sums as bat_flush. eb[k] has dbl_bit set where
+ * the bucket doubles (eq[k] equals it); buckets are pairwise distinct.
+ */
+void zp__g1_flush8(zp__flush8 *s, zp_g1_affine *b, const uint32_t *eb, const zp_g1_affine *eq,
+                   size_t cnt, uint32_t dbl_bit);
+
+#endif
