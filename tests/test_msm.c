@@ -136,41 +136,45 @@ static void test_ref_linear(void)
  * points repeated from a few (doublings in the batches), and each point
  * next to its negation (cancellations). Run only on a CPU with IFMA.
  */
-static void test_ifma_flush_g1(void)
-{
-    static const size_t sizes[] = {300, 3000, 20000};
-    static const size_t caps[] = {16, 64, 256};
-    bool saved = zp__msm_ifma;
-    for (size_t t = 0; t < 3; t++) {
-        size_t n = sizes[t];
-        zp_g1_affine *base = points_g1(n, 0), *p = malloc(n * sizeof *p);
-        zp_fr *s = scalars(n, KIND_RANDOM);
-        for (int kind = 0; kind < 3; kind++) {
-            for (size_t i = 0; i < n; i++) {
-                p[i] = kind == 1 ? base[i % 17] : base[i];
-                if (kind == 1 && i % 5 == 0)
-                    s[i] = s[i % 17]; /* the same pair again: a doubling */
-                if (kind == 2 && i % 2)
-                    zp_g1_affine_neg(&p[i], &p[i - 1]);
-                if (kind == 2 && i % 2)
-                    s[i] = s[i - 1];
-            }
-            zp_g1_jac want, got;
-            zp__msm_g1_ref(&want, p, s, n);
-            for (int v = 0; v < 2; v++) {
-                zp__msm_ifma = v == 0;
-                CHECK_EQ_INT(zp__cpu_msm_g1_pippenger_mode(&got, p, s, NULL, n, 10,
-                                                            ZP__MSM_AFFINE, caps[t], 1 + v),
-                             ZP_OK);
-                CHECK(zp_g1_jac_eq(&got, &want));
-            }
-        }
-        free(base);
-        free(p);
-        free(s);
+#define IFMA_FLUSH_TEST(G, AFF, JAC, N0, N1, N2)                                          \
+    static void test_ifma_flush_##G(void)                                                  \
+    {                                                                                      \
+        static const size_t sizes[] = {N0, N1, N2};                                        \
+        static const size_t caps[] = {16, 64, 256};                                        \
+        bool saved = zp__msm_ifma;                                                         \
+        for (size_t t = 0; t < 3; t++) {                                                   \
+            size_t n = sizes[t];                                                           \
+            AFF *base = points_##G(n, 0), *p = malloc(n * sizeof *p);                      \
+            zp_fr *s = scalars(n, KIND_RANDOM);                                            \
+            for (int kind = 0; kind < 3; kind++) {                                         \
+                for (size_t i = 0; i < n; i++) {                                           \
+                    p[i] = kind == 1 ? base[i % 17] : base[i];                             \
+                    if (kind == 1 && i % 5 == 0)                                           \
+                        s[i] = s[i % 17]; /* the same pair again: a doubling */            \
+                    if (kind == 2 && i % 2) {                                              \
+                        zp_##G##_affine_neg(&p[i], &p[i - 1]);                             \
+                        s[i] = s[i - 1];                                                   \
+                    }                                                                      \
+                }                                                                          \
+                JAC want, got;                                                             \
+                zp__msm_##G##_ref(&want, p, s, n);                                         \
+                for (int v = 0; v < 2; v++) {                                              \
+                    zp__msm_ifma = v == 0;                                                 \
+                    CHECK_EQ_INT(zp__cpu_msm_##G##_pippenger_mode(&got, p, s, NULL, n, 10, \
+                                                                  ZP__MSM_AFFINE, caps[t], \
+                                                                  1 + v),                  \
+                                 ZP_OK);                                                   \
+                    CHECK(zp_##G##_jac_eq(&got, &want));                                   \
+                }                                                                          \
+            }                                                                              \
+            free(base);                                                                    \
+            free(p);                                                                       \
+            free(s);                                                                       \
+        }                                                                                  \
+        zp__msm_ifma = saved;                                                              \
     }
-    zp__msm_ifma = saved;
-}
+IFMA_FLUSH_TEST(g1, zp_g1_affine, zp_g1_jac, 300, 3000, 20000)
+IFMA_FLUSH_TEST(g2, zp_g2_affine, zp_g2_jac, 200, 1000, 4000)
 
 static void test_window_choice(void)
 {
@@ -214,5 +218,9 @@ int main(void)
     RUN(test_affine_sizes_g2);
     RUN(test_affine_collisions_g2);
     RUN(test_affine_equal_scalars_g2);
+    if (zp__ifma_available())
+        RUN(test_ifma_flush_g2);
+    else
+        printf("skip test_ifma_flush_g2 (no AVX-512 IFMA; not counted)\n");
     return FINISH();
 }

@@ -189,7 +189,7 @@ static void msm_plan(msm_layout *lay, size_t n, unsigned bits, unsigned window,
 
 /* 1/a in Fp2 through the norm, with the variable-time Fp inversion: the
  * MSM inverts only public values (differences of key points). */
-static void fp2_inv_vartime(zp_fp2 *out, const zp_fp2 *a)
+void zp__fp2_inv_vartime(zp_fp2 *out, const zp_fp2 *a)
 {
     zp_fp t0, t1, nrm;
     zp_fp_sqr(&t0, &a->c0);
@@ -303,11 +303,12 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__XYZZ zp_g2_xyzz
 #define ZP__FE zp_fp2
 #define ZP__F(op) zp_fp2_##op
-#define ZP__FINV fp2_inv_vartime
+#define ZP__FINV zp__fp2_inv_vartime
 #define ZP__MSM zp__cpu_msm_g2
 #define ZP__PIPPENGER zp__cpu_msm_g2_pippenger
 #define ZP__PIPPENGER_MODE zp__cpu_msm_g2_pippenger_mode
 #define ZP__SUM zp__cpu_sum_g2
 #define ZP__REF zp__msm_g2_ref
 #define ZP__DENSE zp__cpu_msm_g2_endo
+#define ZP__FLUSH8 zp__g2_flush8
 #include "msm_impl.h"

@@ -1,6 +1,6 @@
 /*
- * The G1 batch-affine flush on eight lanes with AVX-512 IFMA (msm_ifma.c),
- * called by msm_impl.h's bat_flush when zp__msm_ifma is on.
+ * The G1 and G2 batch-affine flushes on eight lanes with AVX-512 IFMA
+ * (msm_ifma.c), called by msm_impl.h's bat_flush when zp__msm_ifma is on.
  */
 #ifndef ZP_CPU_MSM_IFMA_H
 #define ZP_CPU_MSM_IFMA_H
@@ -18,13 +18,14 @@
  * runs. */
 extern bool zp__msm_ifma;
 
-/* Per-batch scratch: six vectors per group of eight additions. */
+/* Per-batch scratch: six vectors per group of eight additions (twelve for
+ * G2, whose coordinates are two). */
 typedef struct zp__flush8 {
     zp__fp52x8 *v;
     size_t groups;
 } zp__flush8;
 
-bool zp__flush8_alloc(zp__flush8 *s, size_t cap);
+bool zp__flush8_alloc(zp__flush8 *s, size_t cap, unsigned width); /* width 1 G1, 2 G2 */
 void zp__flush8_free(zp__flush8 *s);
 
 /*
@@ -34,5 +35,10 @@ void zp__flush8_free(zp__flush8 *s);
  */
 void zp__g1_flush8(zp__flush8 *s, zp_g1_affine *b, const uint32_t *eb, const zp_g1_affine *eq,
                    size_t cnt, uint32_t dbl_bit);
+void zp__g2_flush8(zp__flush8 *s, zp_g2_affine *b, const uint32_t *eb, const zp_g2_affine *eq,
+                   size_t cnt, uint32_t dbl_bit);
+
+/* 1/a in Fp2 by the norm and the variable-time Fp inversion (msm.c). */
+void zp__fp2_inv_vartime(zp_fp2 *out, const zp_fp2 *a);
 
 #endif

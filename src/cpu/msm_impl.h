@@ -127,7 +127,7 @@ static bool ZP__S(bat_alloc)(ZP__S(bat) *a, size_t nb, size_t cap)
     a->qb = malloc(a->qcap * sizeof *a->qb);
     a->qp = malloc(a->qcap * sizeof *a->qp);
 #ifdef ZP__FLUSH8
-    if (zp__msm_ifma && !zp__flush8_alloc(&a->f8, cap))
+    if (zp__msm_ifma && !zp__flush8_alloc(&a->f8, cap, sizeof(ZP__FE) / sizeof(zp_fp)))
         a->f8.v = NULL; /* the scalar flush then */
 #endif
     if (a->b && a->st && a->eb && a->eq && a->den && a->pre && a->qb && a->qp)

@@ -1,0 +1,109 @@
+/*
+ * The eight-lane batch flush, written once for G1 and G2 (msm_ifma.c
+ * includes it per group). The includer defines
+ *   IF_FLUSH        the function's name
+ *   IF_AFF, IF_FE   the affine point type and its coordinate field
+ *   IF_V            the coordinate on eight lanes (an Fp or Fp2 vector)
+ *   IF_W            zp__fp52x8 per IF_V (1 or 2)
+ *   IF_LOAD(v, p), IF_STORE(p, v)   eight coordinates in and out by pointer
+ *   IF_ADD, IF_SUB, IF_MUL          lane arithmetic (out, a, b)
+ *   IF_F(op)        the scalar field's functions; IF_FINV its inversion
+ * Algorithm: msm_ifma.c.
+ */
+
+static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF *eq, size_t cnt,
+                     uint32_t dbl_bit)
+{
+    static const IF_FE zero;
+    IF_FE one, sink;
+    IF_F(one)(&one);
+    size_t groups = (cnt + 7) / 8;
+    IF_V *vs = (IF_V *)s->v;
+    IF_V acc, t, u, y2;
+    const IF_FE *ones[8];
+    for (int k = 0; k < 8; k++)
+        ones[k] = &one;
+    IF_LOAD(&acc, ones);
+    for (size_t g = 0; g < groups; g++) {
+        IF_V *v = vs + g * V_COUNT;
+        const IF_FE *px1[8], *py1[8], *px2[8], *py2[8];
+        unsigned dbl = 0;
+        for (int k = 0; k < 8; k++) {
+            size_t e = 8 * g + (size_t)k;
+            if (e < cnt) {
+                const IF_AFF *p1 = &b[eb[e] & ~dbl_bit];
+                px1[k] = &p1->x;
+                py1[k] = &p1->y;
+                px2[k] = &eq[e].x;
+                py2[k] = &eq[e].y;
+                dbl |= (eb[e] & dbl_bit ? 1u : 0u) << k;
+            } else { /* padding: den = 1 - 0, num = 0 */
+                px1[k] = py1[k] = py2[k] = &zero;
+                px2[k] = &one;
+            }
+        }
+        IF_LOAD(&v[V_X1], px1);
+        IF_LOAD(&v[V_Y1], py1);
+        IF_LOAD(&v[V_X2], px2);
+        IF_LOAD(&y2, py2);
+        IF_SUB(&v[V_NUM], &y2, &v[V_Y1]);
+        IF_SUB(&v[V_DEN], &v[V_X2], &v[V_X1]);
+        if (dbl) { /* slope 3 x1^2 / 2 y1 in those lanes */
+            IF_MUL(&t, &v[V_X1], &v[V_X1]);
+            IF_ADD(&u, &t, &t);
+            IF_ADD(&u, &u, &t);
+            blend((zp__fp52x8 *)&v[V_NUM], (const zp__fp52x8 *)&u, dbl, IF_W);
+            IF_ADD(&u, &v[V_Y1], &v[V_Y1]);
+            blend((zp__fp52x8 *)&v[V_DEN], (const zp__fp52x8 *)&u, dbl, IF_W);
+        }
+        v[V_PRE] = acc;
+        IF_MUL(&acc, &acc, &v[V_DEN]);
+    }
+
+    /* The eight lane totals: one inversion for all of them. */
+    IF_FE tot[8], pre[8], inv, run;
+    IF_FE *pt[8];
+    const IF_FE *ct[8];
+    for (int k = 0; k < 8; k++) {
+        pt[k] = &tot[k];
+        ct[k] = &tot[k];
+    }
+    IF_STORE(pt, &acc);
+    run = one;
+    for (int k = 0; k < 8; k++) {
+        pre[k] = run;
+        IF_F(mul)(&run, &run, &tot[k]);
+    }
+    IF_FINV(&inv, &run);
+    for (int k = 8; k-- > 0;) {
+        IF_FE ik;
+        IF_F(mul)(&ik, &inv, &pre[k]);
+        IF_F(mul)(&inv, &inv, &tot[k]);
+        tot[k] = ik;
+    }
+    IF_V vinv;
+    IF_LOAD(&vinv, ct);
+
+    for (size_t g = groups; g-- > 0;) {
+        IF_V *v = vs + g * V_COUNT;
+        IF_V ik, lam, x3, y3;
+        IF_MUL(&ik, &vinv, &v[V_PRE]);
+        IF_MUL(&vinv, &vinv, &v[V_DEN]);
+        IF_MUL(&lam, &v[V_NUM], &ik);
+        IF_MUL(&t, &lam, &lam);
+        IF_SUB(&t, &t, &v[V_X1]);
+        IF_SUB(&x3, &t, &v[V_X2]);
+        IF_SUB(&t, &v[V_X1], &x3);
+        IF_MUL(&t, &t, &lam);
+        IF_SUB(&y3, &t, &v[V_Y1]);
+        IF_FE *ox[8], *oy[8];
+        for (int k = 0; k < 8; k++) {
+            size_t e = 8 * g + (size_t)k;
+            IF_AFF *p1 = e < cnt ? &b[eb[e] & ~dbl_bit] : NULL;
+            ox[k] = p1 ? &p1->x : &sink;
+            oy[k] = p1 ? &p1->y : &sink;
+        }
+        IF_STORE(ox, &x3);
+        IF_STORE(oy, &y3);
+    }
+}
