@@ -123,6 +123,73 @@ static void test_load_store_add_sub(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* A curve point from a random x: almost surely outside G1. */
+static void curve_point(zp_g1_affine *out)
+{
+    zp_fp x, rhs, four, one;
+    operand(&x, 9);
+    zp_fp_from_u64(&four, 4);
+    zp_fp_one(&one);
+    for (;;) {
+        zp_fp_sqr(&rhs, &x);
+        zp_fp_mul(&rhs, &rhs, &x);
+        zp_fp_add(&rhs, &rhs, &four);
+        if (zp_fp_sqrt(&out->y, &rhs))
+            break;
+        zp_fp_add(&x, &x, &one);
+    }
+    out->x = x;
+}
+
+/* Eight subgroup tests at once against the scalar test: multiples of the
+ * generator (inside), random curve points (outside), the order-3 point
+ * (0, 2), a subgroup point plus it, and infinity, mixed across lanes. */
+static void test_subgroup_x8(void)
+{
+    zp_g1_affine gen, pts[6 * 8];
+    zp_g1_generator(&gen);
+    zp_g1_jac j;
+    int inside = 0, outside = 0, bad = 0;
+    for (int r = 0; r < 40; r++) {
+        for (int k = 0; k < 8; k++) {
+            zp_g1_affine *a = &pts[k];
+            int kind = (r + 3 * k) % 6;
+            uint64_t m[4] = {check_rand64(), check_rand64(), check_rand64(), check_rand64() >> 2};
+            zp_g1_jac_from_affine(&j, &gen);
+            zp_g1_jac_mul_vartime(&j, &j, m, 4);
+            zp_g1_jac_to_affine(a, &j);
+            if (kind == 1 || kind == 2)
+                curve_point(a);
+            if (kind == 3 || kind == 4) { /* the order-3 point, alone or added */
+                zp_g1_affine o3;
+                zp_fp_zero(&o3.x);
+                zp_fp_from_u64(&o3.y, 2);
+                if (kind == 3) {
+                    *a = o3;
+                } else {
+                    zp_g1_jac_add_affine(&j, &j, &o3);
+                    zp_g1_jac_to_affine(a, &j);
+                }
+            }
+            if (kind == 5 && k == 7)
+                memset(a, 0, sizeof *a); /* infinity */
+        }
+        const zp_g1_affine *p[8];
+        bool ok[8];
+        for (int k = 0; k < 8; k++)
+            p[k] = &pts[k];
+        zp__g1_in_subgroup_x8(p, ok);
+        for (int k = 0; k < 8; k++) {
+            bool want = zp_g1_affine_in_subgroup(p[k]);
+            bad += ok[k] != want;
+            inside += want;
+            outside += !want;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(inside > 50 && outside > 50);
+}
+
 int main(void)
 {
     if (!zp__ifma_available()) {
@@ -132,5 +199,6 @@ int main(void)
     RUN(test_convert);
     RUN(test_mul);
     RUN(test_load_store_add_sub);
+    RUN(test_subgroup_x8);
     return FINISH();
 }

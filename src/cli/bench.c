@@ -22,6 +22,7 @@ static const char bench_help[] =
 struct math_ctx {
     zp__fp52x8 va, vb; /* eight lanes for the IFMA product */
     zp_fp f8[8];       /* eight independent scalar chains */
+    unsigned sink;     /* keeps results alive */
     zp_fp fa, fb;
     zp_fr ra, rb;
     zp_g1_jac j1, j2;
@@ -52,6 +53,26 @@ static void fp_mul_ifma8_op(void *c, size_t n)
     struct math_ctx *m = c;
     for (size_t i = 0; i < n; i += 8)
         zp__fp52x8_mul(&m->va, &m->va, &m->vb);
+}
+
+static void g1_subgroup_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    for (size_t i = 0; i < n; i++)
+        m->sink += zp_g1_affine_in_subgroup(&m->a1);
+}
+
+/* Per point, eight at a time. */
+static void g1_subgroup_x8_op(void *c, size_t n)
+{
+    struct math_ctx *m = c;
+    const zp_g1_affine *p[8] = {&m->a1, &m->a1, &m->a1, &m->a1,
+                                &m->a1, &m->a1, &m->a1, &m->a1};
+    bool ok[8];
+    for (size_t i = 0; i < n; i += 8) {
+        zp__g1_in_subgroup_x8(p, ok);
+        m->sink += ok[0];
+    }
 }
 
 static void fr_mul_op(void *c, size_t n)
@@ -169,13 +190,15 @@ static int bench_math(int argc, char **argv)
     } ops[] = {
         {"fp_mul", fp_mul_op},         {"fp_mul_x8", fp_mul_x8_op},
         {"fp_mul_ifma8", fp_mul_ifma8_op}, {"fr_mul", fr_mul_op},
+        {"g1_subgroup", g1_subgroup_op}, {"g1_subgroup_x8", g1_subgroup_x8_op},
         {"fp_inv", fp_inv_op},         {"g1_jac_add", g1_add_op},
         {"g1_mixed_add", g1_madd_op},  {"g2_jac_add", g2_add_op},
         {"g1_scalar_mul", g1_mul_op},  {"pairing", pairing_op},
     };
     printf("%-16s %14s\n", "operation", "median_ns");
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (ops[i].op == fp_mul_ifma8_op && !zp__ifma_available()) {
+        if ((ops[i].op == fp_mul_ifma8_op || ops[i].op == g1_subgroup_x8_op) &&
+            !zp__ifma_available()) {
             printf("%-16s %14s\n", ops[i].name, "n/a (no IFMA)");
             continue;
         }

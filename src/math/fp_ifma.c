@@ -245,6 +245,14 @@ TGT void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *
     vstore(out, A);
 }
 
+TGT unsigned zp__fp52x8_zero_mask(const zp__fp52x8 *a)
+{
+    __m512i acc = _mm512_setzero_si512();
+    for (int j = 0; j < 8; j++)
+        acc = _mm512_or_si512(acc, _mm512_load_si512(a->l[j]));
+    return (unsigned)_mm512_cmpeq_epi64_mask(acc, _mm512_setzero_si512());
+}
+
 #else
 
 bool zp__ifma_available(void) { return false; }
@@ -263,6 +271,11 @@ void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 {
     (void)out, (void)a, (void)b;
+}
+unsigned zp__fp52x8_zero_mask(const zp__fp52x8 *a)
+{
+    (void)a;
+    return 0;
 }
 
 #endif
