@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cpu/msm_ifma.h"
 #include "io/io.h"
 #include "test_io_util.h"
 
@@ -420,6 +421,28 @@ static void test_big_parallel(void)
     a->body[5 * G1B + 48] ^= 1;
     CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_ON_CURVE);
     CHECK(strstr(why.msg, "A point 5:") != NULL);
+    a->body[5 * G1B + 48] ^= 1;
+    a->body[1029 * G1B + 48] ^= 1;
+    /* Subgroup failures next to other failures inside one group of eight
+     * (the IFMA path tests eight at a time; A's wanted indices 12, 14, 15,
+     * 17, ... form its second group): the lower index still wins. */
+    zp_g1_affine g1x;
+    g1_non_subgroup(&g1x);
+    uint8_t p1[G1B], keep[G1B];
+    fp_mont_bytes(p1, &g1x.x);
+    fp_mont_bytes(p1 + 48, &g1x.y);
+    memcpy(keep, a->body + 12 * G1B, G1B);
+    memcpy(a->body + 12 * G1B, p1, G1B);
+    a->body[15 * G1B + 48] ^= 1; /* off the curve, after it */
+    CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_IN_SUBGROUP);
+    CHECK(strstr(why.msg, "A point 12:") != NULL);
+    memcpy(a->body + 12 * G1B, keep, G1B);
+    memcpy(a->body + 17 * G1B, p1, G1B); /* outside, after the off-curve one */
+    CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_ON_CURVE);
+    CHECK(strstr(why.msg, "A point 15:") != NULL);
+    a->body[15 * G1B + 48] ^= 1;
+    CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_IN_SUBGROUP);
+    CHECK(strstr(why.msg, "A point 17:") != NULL);
     tcont_free(&c);
     free(bytes);
     unlink(path);
@@ -439,6 +462,11 @@ int main(void)
     RUN(test_bad_sections);
     RUN(test_bad_points);
     RUN(test_big_parallel);
+    if (zp__msm_ifma) { /* the same with the one-by-one subgroup tests */
+        zp__msm_ifma = false;
+        RUN(test_big_parallel);
+        zp__msm_ifma = true;
+    }
     tcont_free(&base);
     free(zkey_bytes);
     return FINISH();

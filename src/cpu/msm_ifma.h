@@ -12,10 +12,10 @@
 #include "math/fp_ifma.h"
 #include "zkpipe.h"
 
-/* Whether the CPU MSM uses the IFMA flush: set at load time to
- * zp__ifma_available(), off with the environment ZKPIPE_IFMA=off; tests
- * switch it off to run the scalar twin. Nothing may change it while an MSM
- * runs. */
+/* Whether the CPU code uses the IFMA kernels (the MSM flush, the .zkey G1
+ * subgroup tests): set at load time to zp__ifma_available(), off with the
+ * environment ZKPIPE_IFMA=off; tests switch it off to run the scalar twins.
+ * Nothing may change it while they run. */
 extern bool zp__msm_ifma;
 
 /* Per-batch scratch: six vectors per group of eight additions (twelve for

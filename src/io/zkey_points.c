@@ -4,12 +4,15 @@
  * of points for a large circuit), so the sections are cut into chunks
  * decoded on all cores. The error reported is always the one at the lowest
  * failing index, whatever the thread timing: a chunk is skipped only when a
- * lower chunk has already failed.
+ * lower chunk has already failed. With the IFMA kernels on (zp__msm_ifma:
+ * a CPU with AVX-512 IFMA, ZKPIPE_IFMA not off) the G1 subgroup tests run
+ * eight at a time (zp__g1_in_subgroup_x8).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cpu/cpu.h"
+#include "cpu/msm_ifma.h"
 #include "io/zkey_impl.h"
 
 #define CHUNK 1024 /* points; a multiple of 64 so density words align */
@@ -27,9 +30,80 @@ static bool wanted(const zp__zkey_pts *j, uint64_t i)
     return !j->density || zp__bitmap_get(j->density, i);
 }
 
+/* Records chunk ch's first failure: error e at source index i. */
+static void fail(pts_ctx *c, uint64_t ch, zp_err e, uint64_t i)
+{
+    c->err[ch] = e;
+    c->bad[ch] = i;
+    uint64_t cur = atomic_load(&c->first_fail);
+    while (ch < cur && !atomic_compare_exchange_weak(&c->first_fail, &cur, ch))
+        ;
+}
+
+/* Subgroup tests of up to eight decoded G1 points at once (padded with the
+ * generator); false after recording the first failure, in index order. */
+static bool flush_g1(pts_ctx *c, uint64_t ch, const zp_g1_affine *pend[8], const uint64_t *idx,
+                     int n)
+{
+    zp_g1_affine gen;
+    zp_g1_generator(&gen);
+    const zp_g1_affine *p[8];
+    bool ok[8];
+    for (int k = 0; k < 8; k++)
+        p[k] = k < n ? pend[k] : &gen;
+    zp__g1_in_subgroup_x8(p, ok);
+    for (int k = 0; k < n; k++)
+        if (!ok[k]) {
+            fail(c, ch, ZP_E_NOT_IN_SUBGROUP, idx[k]);
+            return false;
+        }
+    return true;
+}
+
+/* G1 with the subgroup tests eight at a time on IFMA lanes: the same
+ * results and the same first failing index as the one-by-one loop. */
+static void do_chunk_g1x8(pts_ctx *c, uint64_t ch)
+{
+    const zp__zkey_pts *j = c->job;
+    uint64_t lo = ch * CHUNK, hi = lo + CHUNK < j->n_src ? lo + CHUNK : j->n_src;
+    zp_g1_affine *dst = (zp_g1_affine *)j->dst + c->start[ch];
+    const zp_g1_affine *pend[8];
+    uint64_t idx[8];
+    int n = 0;
+    for (uint64_t i = lo; i < hi; i++) {
+        if (!wanted(j, i))
+            continue;
+        zp_g1_affine *d = dst++;
+        const uint8_t *p = j->src + i * ZP__ZKEY_G1;
+        zp_err e = ZP_OK;
+        if (zp_fp_from_mont_le(&d->x, p) || zp_fp_from_mont_le(&d->y, p + 48))
+            e = ZP_E_NOT_CANONICAL;
+        else if (!zp_g1_affine_on_curve(d))
+            e = ZP_E_NOT_ON_CURVE;
+        if (e) { /* the pending points have lower indices: they go first */
+            if (flush_g1(c, ch, pend, idx, n))
+                fail(c, ch, e, i);
+            return;
+        }
+        pend[n] = d;
+        idx[n++] = i;
+        if (n == 8) {
+            if (!flush_g1(c, ch, pend, idx, n))
+                return;
+            n = 0;
+        }
+    }
+    if (n)
+        flush_g1(c, ch, pend, idx, n);
+}
+
 static void do_chunk(pts_ctx *c, uint64_t ch)
 {
     const zp__zkey_pts *j = c->job;
+    if (!j->g2 && zp__msm_ifma) {
+        do_chunk_g1x8(c, ch);
+        return;
+    }
     uint64_t lo = ch * CHUNK, hi = lo + CHUNK < j->n_src ? lo + CHUNK : j->n_src;
     uint64_t k = c->start[ch];
     size_t sz = j->g2 ? ZP__ZKEY_G2 : ZP__ZKEY_G1;
@@ -40,11 +114,7 @@ static void do_chunk(pts_ctx *c, uint64_t ch)
                          : zp__zkey_g1((zp_g1_affine *)j->dst + k, j->src + i * sz);
         k++;
         if (e) {
-            c->err[ch] = e;
-            c->bad[ch] = i;
-            uint64_t cur = atomic_load(&c->first_fail);
-            while (ch < cur && !atomic_compare_exchange_weak(&c->first_fail, &cur, ch))
-                ;
+            fail(c, ch, e, i);
             return;
         }
     }
