@@ -190,6 +190,62 @@ static void test_subgroup_x8(void)
     CHECK(inside > 50 && outside > 50);
 }
 
+/* A twist point from a random x (y^2 = x^3 + 4(1 + u)): almost surely
+ * outside G2. */
+static void twist_point(zp_g2_affine *out)
+{
+    zp_fp2 x, rhs, b, one;
+    operand(&x.c0, 9);
+    operand(&x.c1, 10);
+    zp_fp_from_u64(&b.c0, 4);
+    zp_fp_from_u64(&b.c1, 4);
+    zp_fp2_one(&one);
+    for (;;) {
+        zp_fp2_sqr(&rhs, &x);
+        zp_fp2_mul(&rhs, &rhs, &x);
+        zp_fp2_add(&rhs, &rhs, &b);
+        if (zp_fp2_sqrt(&out->y, &rhs))
+            break;
+        zp_fp2_add(&x, &x, &one);
+    }
+    out->x = x;
+}
+
+/* The G2 twin: multiples of the generator, random twist points, both
+ * mixed across lanes, and infinity. */
+static void test_subgroup_x8_g2(void)
+{
+    zp_g2_affine gen, pts[8];
+    zp_g2_generator(&gen);
+    zp_g2_jac j;
+    int inside = 0, outside = 0, bad = 0;
+    for (int r = 0; r < 12; r++) {
+        for (int k = 0; k < 8; k++) {
+            uint64_t m[4] = {check_rand64(), check_rand64(), check_rand64(), check_rand64() >> 2};
+            zp_g2_jac_from_affine(&j, &gen);
+            zp_g2_jac_mul_vartime(&j, &j, m, 4);
+            zp_g2_jac_to_affine(&pts[k], &j);
+            if ((r + k) % 3 == 1)
+                twist_point(&pts[k]);
+            if (r == 5 && k == 2)
+                memset(&pts[k], 0, sizeof pts[k]); /* infinity */
+        }
+        const zp_g2_affine *p[8];
+        bool ok[8];
+        for (int k = 0; k < 8; k++)
+            p[k] = &pts[k];
+        zp__g2_in_subgroup_x8(p, ok);
+        for (int k = 0; k < 8; k++) {
+            bool want = zp_g2_affine_in_subgroup(p[k]);
+            bad += ok[k] != want;
+            inside += want;
+            outside += !want;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(inside > 20 && outside > 20);
+}
+
 int main(void)
 {
     if (!zp__ifma_available()) {
@@ -200,5 +256,6 @@ int main(void)
     RUN(test_mul);
     RUN(test_load_store_add_sub);
     RUN(test_subgroup_x8);
+    RUN(test_subgroup_x8_g2);
     return FINISH();
 }

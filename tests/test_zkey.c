@@ -437,12 +437,33 @@ static void test_big_parallel(void)
     CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_IN_SUBGROUP);
     CHECK(strstr(why.msg, "A point 12:") != NULL);
     memcpy(a->body + 12 * G1B, keep, G1B);
+    uint8_t keep17[G1B];
+    memcpy(keep17, a->body + 17 * G1B, G1B);
     memcpy(a->body + 17 * G1B, p1, G1B); /* outside, after the off-curve one */
     CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_ON_CURVE);
     CHECK(strstr(why.msg, "A point 15:") != NULL);
     a->body[15 * G1B + 48] ^= 1;
     CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_IN_SUBGROUP);
     CHECK(strstr(why.msg, "A point 17:") != NULL);
+    memcpy(a->body + 17 * G1B, keep17, G1B);
+    /* The same in G2 (B2's wanted indices 16, 18, 20, ... form its third
+     * group of eight): an outside point at 18 before an off-curve one at 20. */
+    zp_g2_affine g2x;
+    g2_non_subgroup(&g2x);
+    uint8_t p2[G2B], keep2[G2B];
+    fp_mont_bytes(p2, &g2x.x.c0);
+    fp_mont_bytes(p2 + 48, &g2x.x.c1);
+    fp_mont_bytes(p2 + 96, &g2x.y.c0);
+    fp_mont_bytes(p2 + 144, &g2x.y.c1);
+    tsec *b2 = tcont_get(&c, 7);
+    memcpy(keep2, b2->body + 18 * G2B, G2B);
+    memcpy(b2->body + 18 * G2B, p2, G2B);
+    b2->body[20 * G2B + 150] ^= 1;
+    CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_IN_SUBGROUP);
+    CHECK(strstr(why.msg, "B2 point 18:") != NULL);
+    memcpy(b2->body + 18 * G2B, keep2, G2B);
+    CHECK_EQ_INT(try_zkey(&c, &why), ZP_E_NOT_ON_CURVE);
+    CHECK(strstr(why.msg, "B2 point 20:") != NULL);
     tcont_free(&c);
     free(bytes);
     unlink(path);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cpu/msm_ifma.h"
+#include "math/fp2_ifma.h"
 #include "math/field.h"
 
 bool zp__msm_ifma;
@@ -82,59 +83,7 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #undef IF_F
 #undef IF_FINV
 
-/* ---- G2: Fp2 = Fp[u] / (u^2 + 1) on the lanes, two vectors a value */
-
-typedef struct v2 {
-    zp__fp52x8 c0, c1;
-} v2;
-
-static void v2_load(v2 *out, const zp_fp2 *const in[8])
-{
-    const zp_fp *c0[8], *c1[8];
-    for (int k = 0; k < 8; k++) {
-        c0[k] = &in[k]->c0;
-        c1[k] = &in[k]->c1;
-    }
-    zp__fp52x8_load(&out->c0, c0);
-    zp__fp52x8_load(&out->c1, c1);
-}
-
-static void v2_store(zp_fp2 *const out[8], const v2 *in)
-{
-    zp_fp *c0[8], *c1[8];
-    for (int k = 0; k < 8; k++) {
-        c0[k] = &out[k]->c0;
-        c1[k] = &out[k]->c1;
-    }
-    zp__fp52x8_store(c0, &in->c0);
-    zp__fp52x8_store(c1, &in->c1);
-}
-
-static void v2_add(v2 *out, const v2 *a, const v2 *b)
-{
-    zp__fp52x8_add(&out->c0, &a->c0, &b->c0);
-    zp__fp52x8_add(&out->c1, &a->c1, &b->c1);
-}
-
-static void v2_sub(v2 *out, const v2 *a, const v2 *b)
-{
-    zp__fp52x8_sub(&out->c0, &a->c0, &b->c0);
-    zp__fp52x8_sub(&out->c1, &a->c1, &b->c1);
-}
-
-/* Karatsuba: three products; out may alias a or b. */
-static void v2_mul(v2 *out, const v2 *a, const v2 *b)
-{
-    zp__fp52x8 t0, t1, sa, sb;
-    zp__fp52x8_add(&sa, &a->c0, &a->c1);
-    zp__fp52x8_add(&sb, &b->c0, &b->c1);
-    zp__fp52x8_mul(&t0, &a->c0, &b->c0);
-    zp__fp52x8_mul(&t1, &a->c1, &b->c1);
-    zp__fp52x8_mul(&sa, &sa, &sb);
-    zp__fp52x8_sub(&out->c0, &t0, &t1);
-    zp__fp52x8_sub(&sa, &sa, &t0);
-    zp__fp52x8_sub(&out->c1, &sa, &t1);
-}
+/* ---- G2: Fp2 on the lanes (fp2_ifma.h) */
 
 #define IF_FLUSH g2_flush8
 #define IF_AFF zp_g2_affine

@@ -5,8 +5,8 @@
  * decoded on all cores. The error reported is always the one at the lowest
  * failing index, whatever the thread timing: a chunk is skipped only when a
  * lower chunk has already failed. With the IFMA kernels on (zp__msm_ifma:
- * a CPU with AVX-512 IFMA, ZKPIPE_IFMA not off) the G1 subgroup tests run
- * eight at a time (zp__g1_in_subgroup_x8).
+ * a CPU with AVX-512 IFMA, ZKPIPE_IFMA not off) the subgroup tests run
+ * eight at a time (zp__g1/g2_in_subgroup_x8).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "cpu/cpu.h"
 #include "cpu/msm_ifma.h"
 #include "io/zkey_impl.h"
+#include "math/fp_ifma.h"
 
 #define CHUNK 1024 /* points; a multiple of 64 so density words align */
 
@@ -40,18 +41,44 @@ static void fail(pts_ctx *c, uint64_t ch, zp_err e, uint64_t i)
         ;
 }
 
-/* Subgroup tests of up to eight decoded G1 points at once (padded with the
- * generator); false after recording the first failure, in index order. */
-static bool flush_g1(pts_ctx *c, uint64_t ch, const zp_g1_affine *pend[8], const uint64_t *idx,
-                     int n)
+/* Decodes one point and checks it is canonical and on the curve; the
+ * subgroup test is left to flush8. */
+static zp_err decode_on_curve(bool g2, void *d, const uint8_t *p)
 {
-    zp_g1_affine gen;
-    zp_g1_generator(&gen);
-    const zp_g1_affine *p[8];
+    if (g2) {
+        zp_g2_affine *q = d;
+        if (zp_fp_from_mont_le(&q->x.c0, p) || zp_fp_from_mont_le(&q->x.c1, p + 48) ||
+            zp_fp_from_mont_le(&q->y.c0, p + 96) || zp_fp_from_mont_le(&q->y.c1, p + 144))
+            return ZP_E_NOT_CANONICAL;
+        return zp_g2_affine_on_curve(q) ? ZP_OK : ZP_E_NOT_ON_CURVE;
+    }
+    zp_g1_affine *q = d;
+    if (zp_fp_from_mont_le(&q->x, p) || zp_fp_from_mont_le(&q->y, p + 48))
+        return ZP_E_NOT_CANONICAL;
+    return zp_g1_affine_on_curve(q) ? ZP_OK : ZP_E_NOT_ON_CURVE;
+}
+
+/* Subgroup tests of up to eight decoded points at once (padded with the
+ * generator); false after recording the first failure, in index order. */
+static bool flush8(pts_ctx *c, uint64_t ch, bool g2, const void *pend[8], const uint64_t *idx,
+                   int n)
+{
     bool ok[8];
-    for (int k = 0; k < 8; k++)
-        p[k] = k < n ? pend[k] : &gen;
-    zp__g1_in_subgroup_x8(p, ok);
+    if (g2) {
+        zp_g2_affine gen;
+        zp_g2_generator(&gen);
+        const zp_g2_affine *p[8];
+        for (int k = 0; k < 8; k++)
+            p[k] = k < n ? pend[k] : &gen;
+        zp__g2_in_subgroup_x8(p, ok);
+    } else {
+        zp_g1_affine gen;
+        zp_g1_generator(&gen);
+        const zp_g1_affine *p[8];
+        for (int k = 0; k < 8; k++)
+            p[k] = k < n ? pend[k] : &gen;
+        zp__g1_in_subgroup_x8(p, ok);
+    }
     for (int k = 0; k < n; k++)
         if (!ok[k]) {
             fail(c, ch, ZP_E_NOT_IN_SUBGROUP, idx[k]);
@@ -60,48 +87,46 @@ static bool flush_g1(pts_ctx *c, uint64_t ch, const zp_g1_affine *pend[8], const
     return true;
 }
 
-/* G1 with the subgroup tests eight at a time on IFMA lanes: the same
- * results and the same first failing index as the one-by-one loop. */
-static void do_chunk_g1x8(pts_ctx *c, uint64_t ch)
+/* The subgroup tests eight at a time on IFMA lanes: the same results and
+ * the same first failing index as the one-by-one loop. */
+static void do_chunk_x8(pts_ctx *c, uint64_t ch)
 {
     const zp__zkey_pts *j = c->job;
     uint64_t lo = ch * CHUNK, hi = lo + CHUNK < j->n_src ? lo + CHUNK : j->n_src;
-    zp_g1_affine *dst = (zp_g1_affine *)j->dst + c->start[ch];
-    const zp_g1_affine *pend[8];
+    size_t dsz = j->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
+    size_t ssz = j->g2 ? ZP__ZKEY_G2 : ZP__ZKEY_G1;
+    char *dst = (char *)j->dst + c->start[ch] * dsz;
+    const void *pend[8];
     uint64_t idx[8];
     int n = 0;
     for (uint64_t i = lo; i < hi; i++) {
         if (!wanted(j, i))
             continue;
-        zp_g1_affine *d = dst++;
-        const uint8_t *p = j->src + i * ZP__ZKEY_G1;
-        zp_err e = ZP_OK;
-        if (zp_fp_from_mont_le(&d->x, p) || zp_fp_from_mont_le(&d->y, p + 48))
-            e = ZP_E_NOT_CANONICAL;
-        else if (!zp_g1_affine_on_curve(d))
-            e = ZP_E_NOT_ON_CURVE;
+        void *d = dst;
+        dst += dsz;
+        zp_err e = decode_on_curve(j->g2, d, j->src + i * ssz);
         if (e) { /* the pending points have lower indices: they go first */
-            if (flush_g1(c, ch, pend, idx, n))
+            if (flush8(c, ch, j->g2, pend, idx, n))
                 fail(c, ch, e, i);
             return;
         }
         pend[n] = d;
         idx[n++] = i;
         if (n == 8) {
-            if (!flush_g1(c, ch, pend, idx, n))
+            if (!flush8(c, ch, j->g2, pend, idx, n))
                 return;
             n = 0;
         }
     }
     if (n)
-        flush_g1(c, ch, pend, idx, n);
+        flush8(c, ch, j->g2, pend, idx, n);
 }
 
 static void do_chunk(pts_ctx *c, uint64_t ch)
 {
     const zp__zkey_pts *j = c->job;
-    if (!j->g2 && zp__msm_ifma) {
-        do_chunk_g1x8(c, ch);
+    if (zp__msm_ifma) {
+        do_chunk_x8(c, ch);
         return;
     }
     uint64_t lo = ch * CHUNK, hi = lo + CHUNK < j->n_src ? lo + CHUNK : j->n_src;
