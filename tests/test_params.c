@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cpu/msm_ifma.h"
 #include "groth16/groth16.h"
 #include "io/bellperson.h"
 #include "io/io.h"
@@ -261,6 +262,26 @@ static void test_big_and_first_error(void)
     f[h0 + 4000 * 96] &= 0x1f;
     CHECK_EQ_INT(zp__params_parse(&back, f, n, 4, &why), ZP_E_NOT_ON_CURVE);
     CHECK(strstr(why.msg, "h point 4100") != NULL);
+    /* An outside point before the off-curve one in the same group of eight
+     * (the IFMA path tests the subgroup eight points at a time): still the
+     * lower index first, with the lanes on and off. */
+    zp_g1_affine o1;
+    g1_non_subgroup(&o1);
+    uint8_t ns1[96], keep[96];
+    zp_g1_encode(ns1, &o1, false);
+    memcpy(keep, f + h0 + 4098 * 96, 96);
+    memcpy(f + h0 + 4098 * 96, ns1, 96);
+    for (int lanes = 0; lanes < 2; lanes++) {
+        bool saved = zp__msm_ifma;
+        zp__msm_ifma = lanes && saved;
+        CHECK_EQ_INT(zp__params_parse(&back, f, n, 4, &why), ZP_E_NOT_IN_SUBGROUP);
+        CHECK(strstr(why.msg, "h point 4098") != NULL);
+        memcpy(f + h0 + 4098 * 96, keep, 96);
+        CHECK_EQ_INT(zp__params_parse(&back, f, n, 4, &why), ZP_E_NOT_ON_CURVE);
+        CHECK(strstr(why.msg, "h point 4100") != NULL);
+        memcpy(f + h0 + 4098 * 96, ns1, 96);
+        zp__msm_ifma = saved;
+    }
     free(f);
     zp__pk_free(&pk);
 }

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/msm_ifma.h"
 #include "io/bellperson.h"
+#include "math/curve.h"
 
 #define G1U ZP_G1_UNCOMPRESSED
 #define G2U ZP_G2_UNCOMPRESSED
@@ -116,17 +118,83 @@ static void note_bad(decode_job *j, uint64_t i)
         ;
 }
 
+/* decode_one without the subgroup test. */
+static zp_err decode_on_curve(void *dst, size_t i, const uint8_t *src, bool g2)
+{
+    if (g2) {
+        zp_g2_affine *p = (zp_g2_affine *)dst + i;
+        zp_err e = zp__g2_decode_on_curve(p, src + i * G2U, G2U);
+        return e ? e : zp_g2_affine_is_inf(p) ? ZP_E_INFINITY : ZP_OK;
+    }
+    zp_g1_affine *p = (zp_g1_affine *)dst + i;
+    zp_err e = zp__g1_decode_on_curve(p, src + i * G1U, G1U);
+    return e ? e : zp_g1_affine_is_inf(p) ? ZP_E_INFINITY : ZP_OK;
+}
+
+/* Subgroup tests of the n <= 8 points from index first on, all at once;
+ * the lowest failing index, or SIZE_MAX. */
+static size_t subgroup_x8(const decode_job *j, size_t first, int n)
+{
+    bool ok[8];
+    if (j->g2) {
+        zp_g2_affine gen;
+        zp_g2_generator(&gen);
+        const zp_g2_affine *p[8];
+        for (int k = 0; k < 8; k++)
+            p[k] = k < n ? (const zp_g2_affine *)j->dst + first + (size_t)k : &gen;
+        zp__g2_in_subgroup_x8(p, ok);
+    } else {
+        zp_g1_affine gen;
+        zp_g1_generator(&gen);
+        const zp_g1_affine *p[8];
+        for (int k = 0; k < 8; k++)
+            p[k] = k < n ? (const zp_g1_affine *)j->dst + first + (size_t)k : &gen;
+        zp__g1_in_subgroup_x8(p, ok);
+    }
+    for (int k = 0; k < n; k++)
+        if (!ok[k])
+            return first + (size_t)k;
+    return SIZE_MAX;
+}
+
 static void decode_range(void *ctx, size_t begin, size_t end)
 {
     decode_job *j = ctx;
     /* A failure at a lower index already decides the report. */
     if (atomic_load(&j->first_bad) < begin)
         return;
+    if (!zp__msm_ifma) {
+        for (size_t i = begin; i < end; i++) {
+            if (decode_one(j->dst, i, j->src, j->g2) != ZP_OK) {
+                note_bad(j, i);
+                return;
+            }
+        }
+        return;
+    }
+    /* IFMA lanes: the subgroup tests eight at a time, the pending points
+     * (lower indices) before any later failure, so the first failing index
+     * is the same. */
+    size_t first = begin;
     for (size_t i = begin; i < end; i++) {
-        if (decode_one(j->dst, i, j->src, j->g2) != ZP_OK) {
-            note_bad(j, i);
+        if (decode_on_curve(j->dst, i, j->src, j->g2) != ZP_OK) {
+            size_t bad = first < i ? subgroup_x8(j, first, (int)(i - first)) : SIZE_MAX;
+            note_bad(j, bad != SIZE_MAX ? bad : i);
             return;
         }
+        if (i + 1 - first == 8) {
+            size_t bad = subgroup_x8(j, first, 8);
+            if (bad != SIZE_MAX) {
+                note_bad(j, bad);
+                return;
+            }
+            first = i + 1;
+        }
+    }
+    if (first < end) {
+        size_t bad = subgroup_x8(j, first, (int)(end - first));
+        if (bad != SIZE_MAX)
+            note_bad(j, bad);
     }
 }
 

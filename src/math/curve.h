@@ -27,6 +27,11 @@ void zp__g2_mul_affine_dbladd(zp_g2_jac *out, const zp_g2_affine *p, const uint6
  * psi = untwist-Frobenius-twist on G2, acting on G2 as [x]. */
 void zp__g1_phi(zp_g1_affine *out, const zp_g1_affine *a);
 void zp__g2_psi(zp_g2_affine *out, const zp_g2_affine *a);
+
+/* zp_g1/g2_decode without the subgroup test (the caller does it, e.g.
+ * eight at a time); the same errors otherwise, infinity included. */
+zp_err zp__g1_decode_on_curve(zp_g1_affine *out, const uint8_t *in, size_t len);
+zp_err zp__g2_decode_on_curve(zp_g2_affine *out, const uint8_t *in, size_t len);
 /* Slow references for the subgroup tests: [r]P == O. */
 bool zp__g1_in_subgroup_slow(const zp_g1_affine *a);
 bool zp__g2_in_subgroup_slow(const zp_g2_affine *a);

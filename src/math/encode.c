@@ -79,7 +79,7 @@ void zp_g1_encode(uint8_t *out, const zp_g1_affine *a, bool compressed)
     out[0] |= flags_for(compressed, zp_fp_is_lex_largest(&a->y));
 }
 
-zp_err zp_g1_decode(zp_g1_affine *out, const uint8_t *in, size_t len)
+zp_err zp__g1_decode_on_curve(zp_g1_affine *out, const uint8_t *in, size_t len)
 {
     header h;
     zp_err e = read_header(&h, in, len, ZP_G1_COMPRESSED, ZP_G1_UNCOMPRESSED);
@@ -106,6 +106,16 @@ zp_err zp_g1_decode(zp_g1_affine *out, const uint8_t *in, size_t len)
         if (!zp__g1_affine_satisfies(&p))
             return ZP_E_NOT_ON_CURVE;
     }
+    *out = p;
+    return ZP_OK;
+}
+
+zp_err zp_g1_decode(zp_g1_affine *out, const uint8_t *in, size_t len)
+{
+    zp_g1_affine p;
+    zp_err e = zp__g1_decode_on_curve(&p, in, len);
+    if (e != ZP_OK)
+        return e;
     if (!zp_g1_affine_in_subgroup(&p))
         return ZP_E_NOT_IN_SUBGROUP;
     *out = p;
@@ -134,7 +144,7 @@ void zp_g2_encode(uint8_t *out, const zp_g2_affine *a, bool compressed)
     out[0] |= flags_for(compressed, zp_fp2_is_lex_largest(&a->y));
 }
 
-zp_err zp_g2_decode(zp_g2_affine *out, const uint8_t *in, size_t len)
+zp_err zp__g2_decode_on_curve(zp_g2_affine *out, const uint8_t *in, size_t len)
 {
     header h;
     zp_err e = read_header(&h, in, len, ZP_G2_COMPRESSED, ZP_G2_UNCOMPRESSED);
@@ -162,6 +172,16 @@ zp_err zp_g2_decode(zp_g2_affine *out, const uint8_t *in, size_t len)
         if (!zp__g2_affine_satisfies(&p))
             return ZP_E_NOT_ON_CURVE;
     }
+    *out = p;
+    return ZP_OK;
+}
+
+zp_err zp_g2_decode(zp_g2_affine *out, const uint8_t *in, size_t len)
+{
+    zp_g2_affine p;
+    zp_err e = zp__g2_decode_on_curve(&p, in, len);
+    if (e != ZP_OK)
+        return e;
     if (!zp_g2_affine_in_subgroup(&p))
         return ZP_E_NOT_IN_SUBGROUP;
     *out = p;
