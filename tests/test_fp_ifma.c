@@ -178,7 +178,7 @@ static void test_subgroup_x8(void)
         bool ok[8];
         for (int k = 0; k < 8; k++)
             p[k] = &pts[k];
-        zp__g1_in_subgroup_x8(p, ok);
+        zp__g1_in_subgroup_x8(p, 8, ok);
         for (int k = 0; k < 8; k++) {
             bool want = zp_g1_affine_in_subgroup(p[k]);
             bad += ok[k] != want;
@@ -234,7 +234,7 @@ static void test_subgroup_x8_g2(void)
         bool ok[8];
         for (int k = 0; k < 8; k++)
             p[k] = &pts[k];
-        zp__g2_in_subgroup_x8(p, ok);
+        zp__g2_in_subgroup_x8(p, 8, ok);
         for (int k = 0; k < 8; k++) {
             bool want = zp_g2_affine_in_subgroup(p[k]);
             bad += ok[k] != want;

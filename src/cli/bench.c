@@ -70,7 +70,7 @@ static void g1_subgroup_x8_op(void *c, size_t n)
                                 &m->a1, &m->a1, &m->a1, &m->a1};
     bool ok[8];
     for (size_t i = 0; i < n; i += 8) {
-        zp__g1_in_subgroup_x8(p, ok);
+        zp__g1_in_subgroup_x8(p, 8, ok);
         m->sink += ok[0];
     }
 }

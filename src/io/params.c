@@ -99,26 +99,8 @@ typedef struct decode_job {
     atomic_uint_fast64_t first_bad; /* lowest failing index, UINT64_MAX if none */
 } decode_job;
 
-static zp_err decode_one(void *dst, size_t i, const uint8_t *src, bool g2)
-{
-    if (g2) {
-        zp_g2_affine *p = (zp_g2_affine *)dst + i;
-        zp_err e = zp_g2_decode(p, src + i * G2U, G2U);
-        return e ? e : zp_g2_affine_is_inf(p) ? ZP_E_INFINITY : ZP_OK;
-    }
-    zp_g1_affine *p = (zp_g1_affine *)dst + i;
-    zp_err e = zp_g1_decode(p, src + i * G1U, G1U);
-    return e ? e : zp_g1_affine_is_inf(p) ? ZP_E_INFINITY : ZP_OK;
-}
-
-static void note_bad(decode_job *j, uint64_t i)
-{
-    uint_fast64_t cur = atomic_load(&j->first_bad);
-    while (i < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, i))
-        ;
-}
-
-/* decode_one without the subgroup test. */
+/* One point: canonical, on the curve, not infinity; the subgroup test is
+ * left to the caller (decode_one, or eight at a time). */
 static zp_err decode_on_curve(void *dst, size_t i, const uint8_t *src, bool g2)
 {
     if (g2) {
@@ -131,26 +113,33 @@ static zp_err decode_on_curve(void *dst, size_t i, const uint8_t *src, bool g2)
     return e ? e : zp_g1_affine_is_inf(p) ? ZP_E_INFINITY : ZP_OK;
 }
 
+static zp_err decode_one(void *dst, size_t i, const uint8_t *src, bool g2)
+{
+    zp_err e = decode_on_curve(dst, i, src, g2);
+    if (e)
+        return e;
+    bool in = g2 ? zp_g2_affine_in_subgroup((zp_g2_affine *)dst + i)
+                 : zp_g1_affine_in_subgroup((zp_g1_affine *)dst + i);
+    return in ? ZP_OK : ZP_E_NOT_IN_SUBGROUP;
+}
+
+static void note_bad(decode_job *j, uint64_t i)
+{
+    uint_fast64_t cur = atomic_load(&j->first_bad);
+    while (i < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, i))
+        ;
+}
+
 /* Subgroup tests of the n <= 8 points from index first on, all at once;
  * the lowest failing index, or SIZE_MAX. */
 static size_t subgroup_x8(const decode_job *j, size_t first, int n)
 {
+    size_t sz = j->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
+    const void *p[8];
     bool ok[8];
-    if (j->g2) {
-        zp_g2_affine gen;
-        zp_g2_generator(&gen);
-        const zp_g2_affine *p[8];
-        for (int k = 0; k < 8; k++)
-            p[k] = k < n ? (const zp_g2_affine *)j->dst + first + (size_t)k : &gen;
-        zp__g2_in_subgroup_x8(p, ok);
-    } else {
-        zp_g1_affine gen;
-        zp_g1_generator(&gen);
-        const zp_g1_affine *p[8];
-        for (int k = 0; k < 8; k++)
-            p[k] = k < n ? (const zp_g1_affine *)j->dst + first + (size_t)k : &gen;
-        zp__g1_in_subgroup_x8(p, ok);
-    }
+    for (int k = 0; k < n; k++)
+        p[k] = (const char *)j->dst + (first + (size_t)k) * sz;
+    zp__in_subgroup_x8(j->g2, p, n, ok);
     for (int k = 0; k < n; k++)
         if (!ok[k])
             return first + (size_t)k;

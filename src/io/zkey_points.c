@@ -6,7 +6,7 @@
  * failing index, whatever the thread timing: a chunk is skipped only when a
  * lower chunk has already failed. With the IFMA kernels on (zp__msm_ifma:
  * a CPU with AVX-512 IFMA, ZKPIPE_IFMA not off) the subgroup tests run
- * eight at a time (zp__g1/g2_in_subgroup_x8).
+ * eight at a time (zp__in_subgroup_x8).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -58,27 +58,13 @@ static zp_err decode_on_curve(bool g2, void *d, const uint8_t *p)
     return zp_g1_affine_on_curve(q) ? ZP_OK : ZP_E_NOT_ON_CURVE;
 }
 
-/* Subgroup tests of up to eight decoded points at once (padded with the
- * generator); false after recording the first failure, in index order. */
+/* Subgroup tests of up to eight decoded points at once; false after
+ * recording the first failure, in index order. */
 static bool flush8(pts_ctx *c, uint64_t ch, bool g2, const void *pend[8], const uint64_t *idx,
                    int n)
 {
     bool ok[8];
-    if (g2) {
-        zp_g2_affine gen;
-        zp_g2_generator(&gen);
-        const zp_g2_affine *p[8];
-        for (int k = 0; k < 8; k++)
-            p[k] = k < n ? pend[k] : &gen;
-        zp__g2_in_subgroup_x8(p, ok);
-    } else {
-        zp_g1_affine gen;
-        zp_g1_generator(&gen);
-        const zp_g1_affine *p[8];
-        for (int k = 0; k < 8; k++)
-            p[k] = k < n ? pend[k] : &gen;
-        zp__g1_in_subgroup_x8(p, ok);
-    }
+    zp__in_subgroup_x8(g2, pend, n, ok);
     for (int k = 0; k < n; k++)
         if (!ok[k]) {
             fail(c, ch, ZP_E_NOT_IN_SUBGROUP, idx[k]);

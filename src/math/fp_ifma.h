@@ -52,10 +52,11 @@ void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 /* Bit k set where element k is zero. */
 unsigned zp__fp52x8_zero_mask(const zp__fp52x8 *a);
 
-/* Eight subgroup tests at once (subgroup_ifma.c): ok[k] =
- * zp_g1/g2_affine_in_subgroup(p[k]) for on-curve points (only when
- * available). */
-void zp__g1_in_subgroup_x8(const zp_g1_affine *const p[8], bool ok[8]);
-void zp__g2_in_subgroup_x8(const zp_g2_affine *const p[8], bool ok[8]);
+/* Up to eight subgroup tests at once (subgroup_ifma.c): ok[k] =
+ * zp_g1/g2_affine_in_subgroup(p[k]) for the n <= 8 on-curve points p[k]
+ * (only when available); zp__in_subgroup_x8 picks the group by g2. */
+void zp__g1_in_subgroup_x8(const zp_g1_affine *const p[], int n, bool ok[]);
+void zp__g2_in_subgroup_x8(const zp_g2_affine *const p[], int n, bool ok[]);
+void zp__in_subgroup_x8(bool g2, const void *const p[], int n, bool ok[]);
 
 #endif

@@ -71,3 +71,11 @@ static unsigned v2_zero_mask(const v2 *a)
 #define SG_BITS x_abs
 #define SG_TOP 63
 #include "subgroup_ifma_impl.h"
+
+void zp__in_subgroup_x8(bool g2, const void *const p[], int n, bool ok[])
+{
+    if (g2)
+        zp__g2_in_subgroup_x8((const zp_g2_affine *const *)p, n, ok);
+    else
+        zp__g1_in_subgroup_x8((const zp_g1_affine *const *)p, n, ok);
+}

@@ -72,7 +72,7 @@ static void SG_MADD(SG_J *p, const SG_V *x2, const SG_V *y2, unsigned *bad)
     p->x = t;
 }
 
-void SG_TEST(const SG_AFF *const p[8], bool ok[8])
+void SG_TEST(const SG_AFF *const p[], int n, bool ok[])
 {
     SG_AFF gen, ph[8];
     SG_G(generator)(&gen);
@@ -81,7 +81,7 @@ void SG_TEST(const SG_AFF *const p[8], bool ok[8])
     SG_F(one)(&fone);
     unsigned bad = 0;
     for (int k = 0; k < 8; k++) {
-        const SG_AFF *a = p[k];
+        const SG_AFF *a = k < n ? p[k] : &gen; /* lanes past n: padding */
         if (SG_G(affine_is_inf)(a)) { /* decided below; a stand-in lane */
             a = &gen;
             bad |= 1u << k;
@@ -118,7 +118,7 @@ void SG_TEST(const SG_AFF *const p[8], bool ok[8])
     SG_MUL(&t, &hyv, &z3);
     SG_ADD(&t, &acc.y, &t);
     eq &= SG_ZERO(&t);
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < n; k++)
         ok[k] = bad >> k & 1 ? SG_G(affine_in_subgroup)(p[k]) : (eq >> k & 1) != 0;
 }
 
