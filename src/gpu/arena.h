@@ -65,18 +65,21 @@ static inline void zp__arena_destroy(zp__arena *a)
     memset(a, 0, sizeof *a);
 }
 
-/* First fit. ZP_E_GPU_OOM when no free extent is large enough. */
-static inline zp_err zp__arena_alloc(zp__arena *a, uint64_t *off, uint64_t bytes)
+/* Takes `bytes` from the lowest free extent that holds them (its bottom),
+ * or with high from the highest one (its top). */
+static inline zp_err zp__arena_take(zp__arena *a, uint64_t *off, uint64_t bytes, bool high)
 {
     uint64_t need = zp__arena_round(a, bytes ? bytes : 1);
     if (need == 0)
         return ZP_E_TOO_LARGE;
-    for (size_t i = 0; i < a->n; i++) {
+    for (size_t k = 0; k < a->n; k++) {
+        size_t i = high ? a->n - 1 - k : k;
         if (a->ext[i].len < need)
             continue;
-        *off = a->ext[i].off;
-        a->ext[i].off += need;
         a->ext[i].len -= need;
+        *off = high ? a->ext[i].off + a->ext[i].len : a->ext[i].off;
+        if (!high)
+            a->ext[i].off += need;
         if (a->ext[i].len == 0) {
             memmove(&a->ext[i], &a->ext[i + 1], (a->n - i - 1) * sizeof *a->ext);
             a->n--;
@@ -85,6 +88,12 @@ static inline zp_err zp__arena_alloc(zp__arena *a, uint64_t *off, uint64_t bytes
         return ZP_OK;
     }
     return ZP_E_GPU_OOM;
+}
+
+/* First fit. ZP_E_GPU_OOM when no free extent is large enough. */
+static inline zp_err zp__arena_alloc(zp__arena *a, uint64_t *off, uint64_t bytes)
+{
+    return zp__arena_take(a, off, bytes, false);
 }
 
 /*
@@ -96,22 +105,7 @@ static inline zp_err zp__arena_alloc(zp__arena *a, uint64_t *off, uint64_t bytes
  */
 static inline zp_err zp__arena_alloc_high(zp__arena *a, uint64_t *off, uint64_t bytes)
 {
-    uint64_t need = zp__arena_round(a, bytes ? bytes : 1);
-    if (need == 0)
-        return ZP_E_TOO_LARGE;
-    for (size_t i = a->n; i-- > 0;) {
-        if (a->ext[i].len < need)
-            continue;
-        a->ext[i].len -= need;
-        *off = a->ext[i].off + a->ext[i].len;
-        if (a->ext[i].len == 0) {
-            memmove(&a->ext[i], &a->ext[i + 1], (a->n - i - 1) * sizeof *a->ext);
-            a->n--;
-        }
-        a->used += need;
-        return ZP_OK;
-    }
-    return ZP_E_GPU_OOM;
+    return zp__arena_take(a, off, bytes, true);
 }
 
 /*
