@@ -42,6 +42,17 @@ static int count_x_events(const char *text, size_t len, const char *stage, int *
     return n;
 }
 
+/* The recorder's Chrome trace, loaded by the reader. */
+static void read_back(zp__trace *t, zp__tr *r)
+{
+    char *text;
+    size_t len;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__trace_json(t, &text, &len), ZP_OK);
+    CHECK_EQ_INT(zp__tr_load(r, text, len, &why), ZP_OK);
+    free(text);
+}
+
 static void test_json_shape(void)
 {
     zp__trace t;
@@ -154,13 +165,8 @@ static void test_read_back(void)
     zp__trace_add(&t, 0, ZP__ST_MSM, "a", 1, 0.5, 1.5);  /* overlaps the first */
     zp__trace_add(&t, 0, ZP__ST_MSM, "b", 7, 3.0, 4.0);
     zp__trace_add(&t, 1, ZP__ST_VERIFY, "a", 0, 1.0, 2.0);
-    char *text;
-    size_t len;
-    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
     zp__tr r;
-    zp__ioerr why;
-    CHECK_EQ_INT(zp__tr_load(&r, text, len, &why), ZP_OK);
-    free(text);
+    read_back(&t, &r);
     CHECK_EQ_INT(r.n, 4);
     CHECK_EQ_INT(r.n_lanes, 2);
     CHECK(!strcmp(r.lanes[0].name, "cpu0") && !strcmp(r.lanes[1].name, "verify0"));
@@ -173,6 +179,7 @@ static void test_read_back(void)
     CHECK_EQ_INT(r.ev[2].part, 7);
     CHECK(!strcmp(r.ev[2].job, "b"));
     char *svg;
+    size_t len;
     CHECK_EQ_INT(zp__tr_svg(&r, &svg, &len), ZP_OK);
     int rects = 0, titles = 0;
     for (const char *p = svg; (p = strstr(p, "<rect ")); p++)
@@ -247,13 +254,8 @@ static void test_group_busy_and_clip(void)
     zp__trace_add(&t, 1, ZP__ST_MSM, "a", 1, 2.0, 5.0);     /* overlaps slot 0 */
     zp__trace_add(&t, 2, ZP__ST_MSM, "b", 0, 6.0, 8.0);     /* another GPU */
     zp__trace_add(&t, 3, ZP__ST_VERIFY, "a", 0, 5.0, 6.0);
-    char *text;
-    size_t len;
-    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
     zp__tr r;
-    zp__ioerr why;
-    CHECK_EQ_INT(zp__tr_load(&r, text, len, &why), ZP_OK);
-    free(text);
+    read_back(&t, &r);
     static const char *const dev[] = {"eval", "h", "msm", NULL};
     CHECK(fabs(zp__tr_busy_group(&r, "gpu0/", dev) - 5.0 / 8) < 1e-9);
     CHECK(fabs(zp__tr_busy_group(&r, "gpu1/", dev) - 2.0 / 8) < 1e-9);
