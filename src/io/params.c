@@ -135,7 +135,7 @@ static void note_bad(decode_job *j, uint64_t i)
 static size_t subgroup_x8(const decode_job *j, size_t first, int n)
 {
     size_t sz = j->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
-    const void *p[8];
+    const void *p[8] = {NULL};
     bool ok[8];
     for (int k = 0; k < n; k++)
         p[k] = (const char *)j->dst + (first + (size_t)k) * sz;

@@ -82,7 +82,7 @@ static void do_chunk_x8(pts_ctx *c, uint64_t ch)
     size_t dsz = j->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
     size_t ssz = j->g2 ? ZP__ZKEY_G2 : ZP__ZKEY_G1;
     char *dst = (char *)j->dst + c->start[ch] * dsz;
-    const void *pend[8];
+    const void *pend[8] = {NULL};
     uint64_t idx[8];
     int n = 0;
     for (uint64_t i = lo; i < hi; i++) {
