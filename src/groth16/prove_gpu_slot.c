@@ -12,12 +12,12 @@
  *        otherwise they go to a once the H MSM is done with it.
  * So a slot holds w, 3n scalars and one MSM scratch, no more.
  *
- * The MSM scratch is that of an MSM of ZP_G16_MSM_CHUNK points at most:
- * longer MSMs run chunk by chunk on the same scratch and their sums are
- * added on the host. Sorting space grows with the number of points times
- * the windows, so an unchunked scratch for synth:porep:27 (2^27 points)
- * would be ~33 GB; with 2^25-point chunks it is ~11 GB, and the windows
- * (chosen from the chunk's size) are the same as for 2^27.
+ * The MSM scratch is that of a full MSM of 2^25 points (~11 GB), or of
+ * one window per pass for a chunk (chunk_points) when that is more. An MSM
+ * longer than 2^25 points sorts as many windows per pass as fit: sorting
+ * space grows with the points times the windows sorted at once, so all
+ * windows at once for synth:porep:27 (2^27 points) would be ~33 GB. Sums
+ * of chunks are added on the host.
  *
  * Scalar forms: a, b, c are Montgomery, as on the host. The H scalars come
  * out of h in standard form directly: the quotient step multiplies by a
@@ -33,14 +33,40 @@
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
 
-/* ZP_G16_MSM_CHUNK_LOG2 (a build variant, default 25): longer chunks keep
- * the scratch of a 2^25-point MSM and sort fewer windows per pass in it
- * (zp__gpu_msm_scratch_bytes_pass), so fewer chunks need not cost memory. */
+/* MSMs longer than a chunk run chunk by chunk. G1: 2^ZP_G16_MSM_CHUNK_LOG2
+ * points, or 2^ZKPIPE_MSM_CHUNK_LOG2 from the environment (20..31, read
+ * once); the default, 2^31, never splits (point indices are 31-bit). A G1
+ * MSM longer than 2^25 points sorts fewer windows per pass in the scratch
+ * (zp__gpu_msm_scratch_bytes_pass), and its one-window minimum at 2^27
+ * (~10 GB, most of it the split arrays and the buckets) stays below the G2
+ * scratch the slot holds anyway. On the H200, synth:porep:27 took 1784 ms
+ * per partition unsplit against 1830 ms in 2^25-point chunks (H 868 / 897,
+ * A 131 / 140, L 127 / 136 ms; bench/RESULTS.md, session 4). G2 stays in
+ * 2^25-point chunks: its buckets are twice as large (an unsplit 2^27 G2
+ * MSM would need ~15 GB) and B2 took the same time either way. */
 #ifndef ZP_G16_MSM_CHUNK_LOG2
-#define ZP_G16_MSM_CHUNK_LOG2 25
+#define ZP_G16_MSM_CHUNK_LOG2 31
 #endif
-#define ZP_G16_MSM_CHUNK ((uint64_t)1 << ZP_G16_MSM_CHUNK_LOG2)
+#define ZP_G16_MSM_CHUNK_G2 ((uint64_t)1 << 25)
 #define ZP_G16_MSM_BUDGET ((uint64_t)1 << 25) /* points whose full scratch is the budget */
+
+static uint64_t chunk_points(bool g2)
+{
+    static _Atomic unsigned cached; /* log2 + 1 once read */
+    if (g2)
+        return ZP_G16_MSM_CHUNK_G2;
+    unsigned v = cached;
+    if (!v) {
+        const char *e = getenv("ZKPIPE_MSM_CHUNK_LOG2");
+        char *end = NULL;
+        long x = e ? strtol(e, &end, 10) : 0;
+        v = e && *e && !*end && x >= 20 && x <= 31 ? (unsigned)x : ZP_G16_MSM_CHUNK_LOG2;
+        cached = v + 1;
+    } else {
+        v--;
+    }
+    return (uint64_t)1 << v;
+}
 
 struct zp__g16_slot {
     zp__gpu *dev;
@@ -73,14 +99,14 @@ typedef struct slot_plan {
     uint64_t w, big, sab, scratch_off;
 } slot_plan;
 
-/* Scratch for MSMs of up to `count` points taken ZP_G16_MSM_CHUNK at a time:
+/* Scratch for MSMs of up to `count` points taken chunk_points(g2) at a time:
  * all windows at once up to ZP_G16_MSM_BUDGET points, and at least one
  * window per pass for a whole chunk. */
 static uint64_t msm_bytes(uint64_t count, bool g2)
 {
     count = max_u64(count, 1);
     return max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
-                   zp__gpu_msm_scratch_bytes_pass(min_u64(count, ZP_G16_MSM_CHUNK), g2, 1));
+                   zp__gpu_msm_scratch_bytes_pass(min_u64(count, chunk_points(g2)), g2, 1));
 }
 
 static void plan(slot_plan *p, const zp__pk *pk)
@@ -268,16 +294,17 @@ static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
     return b;
 }
 
-/* Σ sc[i]·p[i] for i < n, ZP_G16_MSM_CHUNK points at a time. */
+/* Σ sc[i]·p[i] for i < n, chunk_points(false) points at a time. */
 static zp_err msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
                      uint64_t n)
 {
     const zp_g1_affine *pts = p->ptr;
+    const uint64_t chunk = chunk_points(false);
     zp_g1_jac_inf(out);
-    for (uint64_t off = 0; off < n; off += ZP_G16_MSM_CHUNK) {
+    for (uint64_t off = 0; off < n; off += chunk) {
         zp_g1_jac part, sum;
         zp_err e = zp__gpu_msm_g1(s->st, &part, pts + off, sc + off,
-                                  min_u64(n - off, ZP_G16_MSM_CHUNK), msm_scratch(s));
+                                  min_u64(n - off, chunk), msm_scratch(s));
         if (e)
             return e;
         zp_g1_jac_add(&sum, out, &part);
@@ -290,11 +317,12 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
                      uint64_t n)
 {
     const zp_g2_affine *pts = p->ptr;
+    const uint64_t chunk = chunk_points(true);
     zp_g2_jac_inf(out);
-    for (uint64_t off = 0; off < n; off += ZP_G16_MSM_CHUNK) {
+    for (uint64_t off = 0; off < n; off += chunk) {
         zp_g2_jac part, sum;
         zp_err e = zp__gpu_msm_g2(s->st, &part, pts + off, sc + off,
-                                  min_u64(n - off, ZP_G16_MSM_CHUNK), msm_scratch(s));
+                                  min_u64(n - off, chunk), msm_scratch(s));
         if (e)
             return e;
         zp_g2_jac_add(&sum, out, &part);
