@@ -1,7 +1,8 @@
 /*
  * The two-chain Montgomery product of src/gpu/mont_eo.h (the device product
  * of fp_mul and fr_mul) and the double-width pieces of mont_eo_wide.h (exact
- * product and square, wide reduction, the Fp2 product) run on the host
+ * product, also by Karatsuba, and square, a b - c d, wide reduction, the
+ * Fp2 product) run on the host
  * against the CPU fields, for Fp (12 words) and Fr (8 words): random
  * operands, and edge values that drive
  * the carries (0, 1, m - 1, m - 2, all-ones words below the top, all-ones
@@ -159,6 +160,8 @@ static void test_wide_fp(void)
         zp__eo_prod(t, wa, wb, 12);
         school(ref, wa, wb, 12);
         bad += memcmp(t, ref, sizeof t) != 0;
+        zp__eo_prod_kara(t, wa, wb, 12);
+        bad += memcmp(t, ref, sizeof t) != 0;
         zp__eo_sqr_wide(t, wa, 12);
         school(ref, wa, wa, 12);
         bad += memcmp(t, ref, sizeof t) != 0;
@@ -175,6 +178,21 @@ static void test_wide_fp(void)
         zp_fp_mul(&want, &a, &b);
         memcpy(got.l, r0, 48);
         bad += memcmp(&want, &got, sizeof got) != 0;
+        zp__eo_prod_kara(t, wa, wb, 12);
+        zp__eo_redc_wide(r0, t, m, 0xfffcfffdu, 12, 0);
+        bad += memcmp(&want, r0, 48) != 0;
+
+        /* a b - c d in one reduction, either product */
+        zp_fp c, d, cd;
+        memcpy(c.l, wc, 48);
+        memcpy(d.l, wd, 48);
+        zp_fp_mul(&cd, &c, &d);
+        zp_fp_sub(&want, &want, &cd);
+        for (int kara = 0; kara < 2; kara++) {
+            zp__eo_mulsub_wide(t, wa, wb, wc, wd, p2, 12, kara);
+            zp__eo_redc_wide(r0, t, m, 0xfffcfffdu, 12, 0);
+            bad += memcmp(&want, r0, 48) != 0;
+        }
 
         zp_fp2 x, y, w2;
         memcpy(x.c0.l, wa, 48);
@@ -204,7 +222,10 @@ static void test_wide_fr(void)
         memcpy(a.l, wa, 32);
         memcpy(b.l, wb, 32);
         zp_fr_mul(&want, &a, &b);
-        zp__eo_prod(t, wa, wb, 8);
+        zp__eo_prod_kara(t, wa, wb, 8);
+        uint32_t ref[16];
+        school(ref, wa, wb, 8);
+        bad += memcmp(t, ref, sizeof t) != 0;
         for (int low1 = 0; low1 < 2; low1++) {
             zp__eo_redc_wide(r, t, m, 0xffffffffu, 8, low1);
             bad += memcmp(r, want.l, 32) != 0;

@@ -171,7 +171,7 @@ static __device__ __forceinline__ void xyzz_add_aff_at(xyzz_t<F> &p, const aff_t
     F ppp = f_mul(P, pp);
     F Q = f_mul(p.x, pp);
     F x3 = f_sub(f_sub(f_sqr(R), ppp), f_dbl(Q));
-    p.y = f_sub(f_mul(R, f_sub(Q, x3)), f_mul(p.y, ppp));
+    p.y = f_mulsub(R, f_sub(Q, x3), p.y, ppp);
     p.x = x3;
     p.zz = f_mul(p.zz, pp);
     p.zzz = f_mul(p.zzz, ppp);
@@ -213,7 +213,7 @@ static __device__ __forceinline__ void xyzz_add(xyzz_t<F> &p, const xyzz_t<F> &q
     F ppp = f_mul(P, pp);
     F Q = f_mul(u1, pp);
     F x3 = f_sub(f_sub(f_sqr(R), ppp), f_dbl(Q));
-    p.y = f_sub(f_mul(R, f_sub(Q, x3)), f_mul(s1, ppp));
+    p.y = f_mulsub(R, f_sub(Q, x3), s1, ppp);
     p.x = x3;
     p.zz = f_mul(f_mul(p.zz, q.zz), pp);
     p.zzz = f_mul(f_mul(p.zzz, q.zzz), ppp);

@@ -5,6 +5,12 @@
  *   zp__eo_sqr_wide  t = a^2, exact, 2n words, each cross product a[i]a[j]
  *                    (i < j) formed once, doubled, plus the squares a[i]^2:
  *                    n(n+1) multiply-adds instead of 2n^2;
+ *   zp__eo_prod_kara t = a * b, exact, by one Karatsuba level: three
+ *                    products of n/2 words (3n^2/4 multiply-adds instead
+ *                    of n^2) and some adds, which run beside the
+ *                    multiplier;
+ *   zp__eo_mulsub_wide t = a b - c d + p^2, exact, for one reduction of a
+ *                    difference of products instead of two;
  *   zp__eo_redc_wide r = t / 2^(32n) mod p for t < p * 2^(32n);
  *   zp__eo_fp2_mul   Karatsuba on exact products: three products and two
  *                    reductions instead of three Montgomery products.
@@ -89,6 +95,92 @@ ZP__EO_FN void zp__eo_prod(uint32_t *t, const uint32_t *a, const uint32_t *b, in
         o[i + n + 1] = zp__eo_addc(o[i + n + 1], 0, &cf);
     }
     zp__eo_merge(t, e, o, n);
+}
+
+/*
+ * t = a * b (2n words, n a multiple of 4). With h = n/2, a = a0 + a1 X and
+ * b = b0 + b1 X (X = 2^(32h)):
+ *   z0 = a0 b0, z2 = a1 b1 (h-word products, straight into t),
+ *   z1 = (a0 + a1)(b0 + b1) - z0 - z2 = a0 b1 + a1 b0 < 2^(64h + 1),
+ * and t = z0 + z1 X + z2 X^2. The sums have h words and a carry bit each
+ * (ca, cb); (sa + ca X)(sb + cb X) = sa sb + (ca sb + cb sa) X + ca cb X^2
+ * takes the carries as masked adds, so the multiplier sees three h-word
+ * products only.
+ */
+ZP__EO_FN void zp__eo_prod_kara(uint32_t *t, const uint32_t *a, const uint32_t *b, int n)
+{
+    const int h = n / 2;
+    uint32_t sa[ZP__EO_MAXN / 2], sb[ZP__EO_MAXN / 2], z[ZP__EO_MAXN + 1], cf = 0;
+    zp__eo_prod(t, a, b, h);
+    zp__eo_prod(t + n, a + h, b + h, h);
+    sa[0] = zp__eo_add_cc(a[0], a[h], &cf);
+    ZP__EO_UNROLL
+    for (int j = 1; j < h; j++)
+        sa[j] = zp__eo_addc_cc(a[j], a[h + j], &cf);
+    const uint32_t ma = 0u - zp__eo_addc(0, 0, &cf); /* all ones if a0 + a1 carried */
+    sb[0] = zp__eo_add_cc(b[0], b[h], &cf);
+    ZP__EO_UNROLL
+    for (int j = 1; j < h; j++)
+        sb[j] = zp__eo_addc_cc(b[j], b[h + j], &cf);
+    const uint32_t mb = 0u - zp__eo_addc(0, 0, &cf);
+    zp__eo_prod(z, sa, sb, h);
+    z[n] = ma & mb & 1;
+    z[h] = zp__eo_add_cc(z[h], sb[0] & ma, &cf); /* + ca sb X */
+    ZP__EO_UNROLL
+    for (int j = 1; j < h; j++)
+        z[h + j] = zp__eo_addc_cc(z[h + j], sb[j] & ma, &cf);
+    z[n] = zp__eo_addc(z[n], 0, &cf);
+    z[h] = zp__eo_add_cc(z[h], sa[0] & mb, &cf); /* + cb sa X */
+    ZP__EO_UNROLL
+    for (int j = 1; j < h; j++)
+        z[h + j] = zp__eo_addc_cc(z[h + j], sa[j] & mb, &cf);
+    z[n] = zp__eo_addc(z[n], 0, &cf);
+    z[0] = zp__eo_sub_cc(z[0], t[0], &cf); /* - z0 */
+    ZP__EO_UNROLL
+    for (int w = 1; w < n; w++)
+        z[w] = zp__eo_subc_cc(z[w], t[w], &cf);
+    z[n] = zp__eo_subc(z[n], 0, &cf);
+    z[0] = zp__eo_sub_cc(z[0], t[n], &cf); /* - z2 */
+    ZP__EO_UNROLL
+    for (int w = 1; w < n; w++)
+        z[w] = zp__eo_subc_cc(z[w], t[n + w], &cf);
+    z[n] = zp__eo_subc(z[n], 0, &cf);
+    ZP__EO_MUST_BE_ZERO(z[n] >> 1);
+    t[h] = zp__eo_add_cc(t[h], z[0], &cf); /* + z1 X */
+    ZP__EO_UNROLL
+    for (int w = 1; w <= n; w++)
+        t[h + w] = zp__eo_addc_cc(t[h + w], z[w], &cf);
+    ZP__EO_UNROLL
+    for (int w = h + n + 1; w < 2 * n - 1; w++)
+        t[w] = zp__eo_addc_cc(t[w], 0, &cf);
+    t[2 * n - 1] = zp__eo_addc(t[2 * n - 1], 0, &cf);
+}
+
+/* t = a b - c d + p2 (2n words; p2 = p^2) for a, b, c, d < p: in (0, 2p^2),
+ * so below p * 2^(32n) for zp__eo_redc_wide when 2p < 2^(32n). kara: the
+ * products by zp__eo_prod_kara (n a multiple of 4), else zp__eo_prod. */
+ZP__EO_FN void zp__eo_mulsub_wide(uint32_t *t, const uint32_t *a, const uint32_t *b,
+                                  const uint32_t *c, const uint32_t *d, const uint32_t *p2,
+                                  int n, int kara)
+{
+    uint32_t u[2 * ZP__EO_MAXN], cf = 0;
+    if (kara) {
+        zp__eo_prod_kara(t, a, b, n);
+        zp__eo_prod_kara(u, c, d, n);
+    } else {
+        zp__eo_prod(t, a, b, n);
+        zp__eo_prod(u, c, d, n);
+    }
+    t[0] = zp__eo_add_cc(t[0], p2[0], &cf);
+    ZP__EO_UNROLL
+    for (int w = 1; w < 2 * n - 1; w++)
+        t[w] = zp__eo_addc_cc(t[w], p2[w], &cf);
+    t[2 * n - 1] = zp__eo_addc(t[2 * n - 1], p2[2 * n - 1], &cf);
+    t[0] = zp__eo_sub_cc(t[0], u[0], &cf);
+    ZP__EO_UNROLL
+    for (int w = 1; w < 2 * n; w++)
+        t[w] = zp__eo_subc_cc(t[w], u[w], &cf);
+    ZP__EO_MUST_BE_ZERO(cf);
 }
 
 /* acc += a[i] * a[j] * 2^(32(i+j)) for j = j0, j0 + 2, ... < n (j0 < n):
