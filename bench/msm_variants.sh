@@ -27,6 +27,23 @@
 #   fp2f  -DZP_FP2_FUSED=1                the Fp2 product's three Montgomery
 #                                         products in one call (G2 only)
 #         -> bench_g2_fused, test_msm_fp2f, test_field_fp2f
+#   kara  -DZP_FP_KARA=1 -DZP_FP_MULSUB=1 fp_mul as a Karatsuba exact product
+#                                         and a wide reduction; the mixed
+#                                         addition's Y3 = R (Q - X3) - Y1 PPP
+#                                         as one reduction of a b - c d
+#         -> bench_msm_kara (G1), bench_g2_kara (G2), test_msm_kara, test_field_kara
+#   karaonly -DZP_FP_KARA=1               the product only
+#         -> bench_msm_karaonly, test_msm_karaonly
+#   ms    -DZP_FP_MULSUB=1                only the one-reduction Y3, on the
+#                                         plain exact products
+#         -> bench_msm_ms, test_msm_ms
+#   acc32, acc64  -DZP_MSM_ACC_THREADS=32 / 64   smaller accumulation blocks
+#                                         (more resident warps at ~180
+#                                         registers)  -> bench_msm_acc32, bench_msm_acc64
+#   mb3, mb4  -DZP_MSM_G1_MINBLOCKS=3 / 4  G1 accumulation capped at 170 /
+#                                         128 registers (3 / 4 blocks of 128;
+#                                         3 is the default since session 4)
+#                                         -> bench_msm_mb3, bench_msm_mb4
 # G1 code never uses the Fp2 product, so the G1 numbers of `wide` and `sqr`
 # isolate the Fp changes.
 set -eu
@@ -64,6 +81,13 @@ for tag in $ONLY; do
     c36) one c36 "-DZP_MSM_RED_COST=36.0" msm_c36 "" && rm -f "$DIR/test_field_c36" ;;
     pair) one pair "-DZP_FP_PAIR=1" msm_pair "" && rm -f "$DIR/test_field_pair" ;;
     fp2f) one fp2f "-DZP_FP2_FUSED=1" g2_fused "" ;;
+    kara) one kara "-DZP_FP_KARA=1 -DZP_FP_MULSUB=1" msm_kara g2_kara ;;
+    karaonly) one karaonly "-DZP_FP_KARA=1" msm_karaonly "" && rm -f "$DIR/test_field_karaonly" ;;
+    acc32) one acc32 "-DZP_MSM_ACC_THREADS=32" msm_acc32 g2_acc32 && rm -f "$DIR/test_field_acc32" ;;
+    acc64) one acc64 "-DZP_MSM_ACC_THREADS=64" msm_acc64 g2_acc64 && rm -f "$DIR/test_field_acc64" ;;
+    mb3) one mb3 "-DZP_MSM_G1_MINBLOCKS=3" msm_mb3 "" && rm -f "$DIR/test_field_mb3" ;;
+    mb4) one mb4 "-DZP_MSM_G1_MINBLOCKS=4" msm_mb4 "" && rm -f "$DIR/test_field_mb4" ;;
+    ms) one ms "-DZP_FP_MULSUB=1" msm_ms "" && rm -f "$DIR/test_field_ms" ;;
     *) echo "unknown variant $tag"; exit 2 ;;
   esac
 done

@@ -268,15 +268,23 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
  * register cap that trades spills for occupancy (the kernel is latency
  * bound on the carry chains). Tuned on an H200, see bench/RESULTS.md.
  */
+/* G1: 3 blocks, i.e. at most 170 registers (168 used, no spills, against
+ * 180 uncapped): G1 MSM 2^24 122.4 -> 116.3 ms, 2^26 425.2 -> 397.2 ms on
+ * the H200 (2026-11-29, alternating, medians of 5). Smaller blocks at 180
+ * registers (ZP_MSM_ACC_THREADS 32 or 64) changed nothing. */
 #ifndef ZP_MSM_G1_MINBLOCKS
-#define ZP_MSM_G1_MINBLOCKS 1
+#define ZP_MSM_G1_MINBLOCKS 3
 #endif
 #ifndef ZP_MSM_G2_MINBLOCKS
 #define ZP_MSM_G2_MINBLOCKS 1
 #endif
 template <class F> struct acc_cfg { static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS; };
 template <> struct acc_cfg<fp2_t> { static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS; };
-#define ACC_THREADS 128
+/* Threads per accumulation block (a build variant, ZP_MSM_ACC_THREADS). */
+#ifndef ZP_MSM_ACC_THREADS
+#define ZP_MSM_ACC_THREADS 128
+#endif
+#define ACC_THREADS ZP_MSM_ACC_THREADS
 
 template <class F>
 static __global__ void __launch_bounds__(ACC_THREADS, acc_cfg<F>::min_blocks)
