@@ -44,6 +44,12 @@
 #                                         128 registers (3 / 4 blocks of 128;
 #                                         3 is the default since session 4)
 #                                         -> bench_msm_mb3, bench_msm_mb4
+#   g1sh4 -DZP_MSM_G1_SHACC=1 -DZP_MSM_G1_MINBLOCKS=4   G1 accumulator in shared
+#                                         memory, 128 registers (16 warps)
+#   g1sh7 ... SHACC, 64-thread blocks, 7 per SM (14 warps)
+#   g2sh  -DZP_MSM_G2_SHACC=1             G2 accumulator in shared memory
+#   g2sh3 ... and 3 blocks per SM (168 registers, some spills)
+#         -> bench_msm_g1sh4, bench_msm_g1sh7, bench_g2sh, bench_g2sh3
 # G1 code never uses the Fp2 product, so the G1 numbers of `wide` and `sqr`
 # isolate the Fp changes.
 set -eu
@@ -87,6 +93,10 @@ for tag in $ONLY; do
     acc64) one acc64 "-DZP_MSM_ACC_THREADS=64" msm_acc64 g2_acc64 && rm -f "$DIR/test_field_acc64" ;;
     mb3) one mb3 "-DZP_MSM_G1_MINBLOCKS=3" msm_mb3 "" && rm -f "$DIR/test_field_mb3" ;;
     mb4) one mb4 "-DZP_MSM_G1_MINBLOCKS=4" msm_mb4 "" && rm -f "$DIR/test_field_mb4" ;;
+    g1sh4) one g1sh4 "-DZP_MSM_G1_SHACC=1 -DZP_MSM_G1_MINBLOCKS=4" msm_g1sh4 "" && rm -f "$DIR/test_field_g1sh4" ;;
+    g1sh7) one g1sh7 "-DZP_MSM_G1_SHACC=1 -DZP_MSM_G1_MINBLOCKS=7 -DZP_MSM_ACC_THREADS=64" msm_g1sh7 "" && rm -f "$DIR/test_field_g1sh7" ;;
+    g2sh) one g2sh "-DZP_MSM_G2_SHACC=1" g2sh_ "" && mv "$DIR/bench_g2sh_" "$DIR/bench_g2sh" && rm -f "$DIR/test_field_g2sh" ;;
+    g2sh3) one g2sh3 "-DZP_MSM_G2_SHACC=1 -DZP_MSM_G2_MINBLOCKS=3" g2sh3_ "" && mv "$DIR/bench_g2sh3_" "$DIR/bench_g2sh3" && rm -f "$DIR/test_field_g2sh3" ;;
     ms) one ms "-DZP_FP_MULSUB=1" msm_ms "" && rm -f "$DIR/test_field_ms" ;;
     *) echo "unknown variant $tag"; exit 2 ;;
   esac

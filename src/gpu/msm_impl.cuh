@@ -268,18 +268,39 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
  * register cap that trades spills for occupancy (the kernel is latency
  * bound on the carry chains). Tuned on an H200, see bench/RESULTS.md.
  */
-/* G1: 3 blocks, i.e. at most 170 registers (168 used, no spills, against
- * 180 uncapped): G1 MSM 2^24 122.4 -> 116.3 ms, 2^26 425.2 -> 397.2 ms on
- * the H200 (2026-11-29, alternating, medians of 5). Smaller blocks at 180
- * registers (ZP_MSM_ACC_THREADS 32 or 64) changed nothing. */
+/* G1: 4 blocks, i.e. at most 128 registers, with the accumulator in
+ * shared memory (below). With it in registers, a cap of 170 (3 blocks: 168
+ * registers, no spills, against 180 uncapped) took G1 MSM 2^24 122.4 ->
+ * 116.3 ms and 2^26 425.2 -> 397.2 ms on the H200 (2026-11-29, alternating,
+ * medians of 5); smaller blocks at 180 registers (ZP_MSM_ACC_THREADS 32 or
+ * 64) changed nothing. */
 #ifndef ZP_MSM_G1_MINBLOCKS
-#define ZP_MSM_G1_MINBLOCKS 3
+#define ZP_MSM_G1_MINBLOCKS 4
 #endif
 #ifndef ZP_MSM_G2_MINBLOCKS
 #define ZP_MSM_G2_MINBLOCKS 1
 #endif
-template <class F> struct acc_cfg { static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS; };
-template <> struct acc_cfg<fp2_t> { static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS; };
+/* ZP_MSM_G1_SHACC, ZP_MSM_G2_SHACC: the accumulator in shared memory (192
+ * / 384 bytes a thread) instead of registers. On the H200 (2026-11-29,
+ * alternating, medians of 5): G1 with it and 4 blocks (128 registers, no
+ * spills, 16 warps) 2^24 116.4 -> 113.8 ms, 2^26 397.2 -> 387.3 ms; G2
+ * (250 registers and no spills instead of 255 and 28 bytes of spills)
+ * 2^22 107.3 -> 99.1 ms, and 104.2 ms with 3 blocks (168 registers,
+ * spills). */
+#ifndef ZP_MSM_G1_SHACC
+#define ZP_MSM_G1_SHACC 1
+#endif
+#ifndef ZP_MSM_G2_SHACC
+#define ZP_MSM_G2_SHACC 1
+#endif
+template <class F> struct acc_cfg {
+    static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
+    static constexpr bool shared = ZP_MSM_G1_SHACC;
+};
+template <> struct acc_cfg<fp2_t> {
+    static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
+    static constexpr bool shared = ZP_MSM_G2_SHACC;
+};
 /* Threads per accumulation block (a build variant, ZP_MSM_ACC_THREADS). */
 #ifndef ZP_MSM_ACC_THREADS
 #define ZP_MSM_ACC_THREADS 128
@@ -301,7 +322,9 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
     const uint32_t B = 1u << (c - 1);
     uint64_t w = begin / m, wend = (w + 1) * m;
     uint64_t cur = (w << c) | keys[begin];
-    xyzz_t<F> acc;
+    __shared__ xyzz_t<F> sh_acc[acc_cfg<F>::shared ? ACC_THREADS : 1];
+    xyzz_t<F> reg_acc;
+    xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
     xyzz_set_inf(acc);
     for (uint64_t i = begin; i < end; i++) {
         if (i == wend) {
@@ -446,14 +469,20 @@ static __global__ void __launch_bounds__(TREE) tree_kernel(xyzz_t<F> *in, uint64
     }
 }
 
+/* The same register cap and accumulator place as the accumulation (blocks
+ * of ONES_THREADS, half its size). */
+#define ONES_THREADS 64
 template <class F>
-static __global__ void ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count,
-                                   uint64_t parts, xyzz_t<F> *out)
+static __global__ void __launch_bounds__(ONES_THREADS, 2 * acc_cfg<F>::min_blocks)
+ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count, uint64_t parts,
+            xyzz_t<F> *out)
 {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= parts)
         return;
-    xyzz_t<F> acc;
+    __shared__ xyzz_t<F> sh_acc[acc_cfg<F>::shared ? ONES_THREADS : 1];
+    xyzz_t<F> reg_acc;
+    xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
     xyzz_set_inf(acc);
     for (uint64_t i = t; i < count; i += parts)
         xyzz_add_aff_at(acc, points + ones[i], false);
@@ -615,7 +644,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < ones)
             parts *= 2;
         xyzz_t<F> *pp = (xyzz_t<F> *)(base + l.parts), *p2 = (xyzz_t<F> *)(base + l.parts2);
-        ones_kernel<F><<<zp__ceil_div_u(parts, 64), 64, 0, st>>>(
+        ones_kernel<F><<<zp__ceil_div_u(parts, ONES_THREADS), ONES_THREADS, 0, st>>>(
             points, (uint32_t *)(base + l.ones), ones, parts, pp);
         ZP_CUDA_LAUNCHED();
         ZP_TRY(reduce_groups<F>(g, st, pp, p2, 1, parts, res + l.nw));
