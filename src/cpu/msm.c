@@ -127,11 +127,16 @@ static size_t batch_cap(unsigned c)
     return cap < 8 ? 8 : cap > MSM_BATCH_MAX ? MSM_BATCH_MAX : cap;
 }
 
+#ifndef COST_AFFINE_ADD_IFMA
+#define COST_AFFINE_ADD_IFMA 3.0
+#endif
+
 static double window_cost(size_t n, unsigned bits, unsigned c, bool affine)
 {
     double nb = (double)((size_t)1 << (c - 1)), fn = (double)n, per;
+    double add = zp__msm_ifma ? COST_AFFINE_ADD_IFMA : COST_AFFINE_ADD;
     if (affine)
-        per = fn * COST_AFFINE_ADD + fn / (double)batch_cap(c) * COST_INV +
+        per = fn * add + fn / (double)batch_cap(c) * COST_INV +
               nb * COST_FOLD_AFFINE;
     else
         per = fn * COST_XYZZ_ADD + nb * COST_FOLD_XYZZ;
