@@ -131,8 +131,9 @@ static void test_ref_linear(void)
 }
 
 /*
- * The eight-lane IFMA batch flush (msm_ifma.c) against the scalar flush and
- * the reference, on batches of 16 and more additions: distinct points,
+ * The eight-lane IFMA batch flush (msm_ifma.c), on R' copies of the points
+ * (with and without an index list) and on library-form ones, against the
+ * scalar flush and the reference, on batches of 16 and more additions: distinct points,
  * points repeated from a few (doublings in the batches), and each point
  * next to its negation (cancellations). Run only on a CPU with IFMA.
  */
@@ -142,10 +143,14 @@ static void test_ref_linear(void)
         static const size_t sizes[] = {N0, N1, N2};                                        \
         static const size_t caps[] = {16, 64, 256};                                        \
         bool saved = zp__msm_ifma;                                                         \
+        size_t saved_max = zp__msm_raw_max;                                                \
         for (size_t t = 0; t < 3; t++) {                                                   \
             size_t n = sizes[t];                                                           \
             AFF *base = points_##G(n, 0), *p = malloc(n * sizeof *p);                      \
             zp_fr *s = scalars(n, KIND_RANDOM);                                            \
+            uint32_t *rev = malloc(n * sizeof *rev);                                       \
+            for (size_t i = 0; i < n; i++)                                                 \
+                rev[i] = (uint32_t)(n - 1 - i);                                            \
             for (int kind = 0; kind < 3; kind++) {                                         \
                 for (size_t i = 0; i < n; i++) {                                           \
                     p[i] = kind == 1 ? base[i % 17] : base[i];                             \
@@ -158,11 +163,15 @@ static void test_ref_linear(void)
                 }                                                                          \
                 JAC want, got;                                                             \
                 zp__msm_##G##_ref(&want, p, s, n);                                         \
-                for (int v = 0; v < 2; v++) {                                              \
-                    zp__msm_ifma = v == 0;                                                 \
-                    CHECK_EQ_INT(zp__cpu_msm_##G##_pippenger_mode(&got, p, s, NULL, n, 10, \
-                                                                  ZP__MSM_AFFINE, caps[t], \
-                                                                  1 + v),                  \
+                /* lanes on R' copies, scalar flush, lanes on library form, R' copies  \
+                 * through an index list (every pair, reversed) */                         \
+                for (int v = 0; v < 4; v++) {                                              \
+                    zp__msm_ifma = v != 1;                                                 \
+                    zp__msm_raw_max = v == 2 ? 0 : saved_max;                              \
+                    CHECK_EQ_INT(zp__cpu_msm_##G##_pippenger_mode(&got, p, s,              \
+                                                                  v == 3 ? rev : NULL, n,  \
+                                                                  10, ZP__MSM_AFFINE,      \
+                                                                  caps[t], 1 + v % 2),     \
                                  ZP_OK);                                                   \
                     CHECK(zp_##G##_jac_eq(&got, &want));                                   \
                 }                                                                          \
@@ -170,8 +179,10 @@ static void test_ref_linear(void)
             free(base);                                                                    \
             free(p);                                                                       \
             free(s);                                                                       \
+            free(rev);                                                                     \
         }                                                                                  \
         zp__msm_ifma = saved;                                                              \
+        zp__msm_raw_max = saved_max;                                                       \
     }
 IFMA_FLUSH_TEST(g1, zp_g1_affine, zp_g1_jac, 300, 3000, 20000)
 IFMA_FLUSH_TEST(g2, zp_g2_affine, zp_g2_jac, 200, 1000, 4000)

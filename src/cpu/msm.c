@@ -284,6 +284,9 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__REF zp__msm_g1_ref
 #define ZP__DENSE zp__cpu_msm_g1_endo
 #define ZP__FLUSH8 zp__g1_flush8
+#define ZP__TO_R52 zp__fp_to_r52
+#define ZP__FROM_R52 zp__fp_from_r52
+#define ZP__POINTS_R52 zp__g1_to_r52
 #include "msm_impl.h"
 #undef ZP__G
 #undef ZP__S
@@ -300,6 +303,9 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #undef ZP__REF
 #undef ZP__DENSE
 #undef ZP__FLUSH8
+#undef ZP__TO_R52
+#undef ZP__FROM_R52
+#undef ZP__POINTS_R52
 
 #define ZP__G(op) zp_g2_##op
 #define ZP__S(name) name##_g2
@@ -316,4 +322,7 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__REF zp__msm_g2_ref
 #define ZP__DENSE zp__cpu_msm_g2_endo
 #define ZP__FLUSH8 zp__g2_flush8
+#define ZP__TO_R52 zp__fp2_to_r52
+#define ZP__FROM_R52 zp__fp2_from_r52
+#define ZP__POINTS_R52 zp__g2_to_r52
 #include "msm_impl.h"

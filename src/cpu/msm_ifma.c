@@ -22,6 +22,7 @@
 #include "math/field.h"
 
 bool zp__msm_ifma;
+size_t zp__msm_raw_max = (size_t)1 << 20;
 
 /* On where the CPU has IFMA, unless ZKPIPE_IFMA=off (for comparisons). */
 __attribute__((constructor)) static void msm_ifma_detect(void)
@@ -64,6 +65,10 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #define IF_W 1
 #define IF_LOAD zp__fp52x8_load
 #define IF_STORE zp__fp52x8_store
+#define IF_LOAD_RAW zp__fp52x8_load_raw
+#define IF_STORE_RAW zp__fp52x8_store_raw
+#define IF_TO_R52 zp__fp_to_r52
+#define IF_FROM_R52 zp__fp_from_r52
 #define IF_ADD zp__fp52x8_add
 #define IF_SUB zp__fp52x8_sub
 #define IF_MUL zp__fp52x8_mul
@@ -77,6 +82,10 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #undef IF_W
 #undef IF_LOAD
 #undef IF_STORE
+#undef IF_LOAD_RAW
+#undef IF_STORE_RAW
+#undef IF_TO_R52
+#undef IF_FROM_R52
 #undef IF_ADD
 #undef IF_SUB
 #undef IF_MUL
@@ -85,6 +94,18 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 
 /* ---- G2: Fp2 on the lanes (fp2_ifma.h) */
 
+void zp__fp2_to_r52(zp_fp2 *out, const zp_fp2 *in)
+{
+    zp__fp_to_r52(&out->c0, &in->c0);
+    zp__fp_to_r52(&out->c1, &in->c1);
+}
+
+void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in)
+{
+    zp__fp_from_r52(&out->c0, &in->c0);
+    zp__fp_from_r52(&out->c1, &in->c1);
+}
+
 #define IF_FLUSH g2_flush8
 #define IF_AFF zp_g2_affine
 #define IF_FE zp_fp2
@@ -92,6 +113,10 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #define IF_W 2
 #define IF_LOAD v2_load
 #define IF_STORE v2_store
+#define IF_LOAD_RAW v2_load_raw
+#define IF_STORE_RAW v2_store_raw
+#define IF_TO_R52 zp__fp2_to_r52
+#define IF_FROM_R52 zp__fp2_from_r52
 #define IF_ADD v2_add
 #define IF_SUB v2_sub
 #define IF_MUL v2_mul
@@ -100,13 +125,47 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #include "msm_ifma_impl.h"
 
 void zp__g1_flush8(zp__flush8 *s, zp_g1_affine *b, const uint32_t *eb, const zp_g1_affine *eq,
-                   size_t cnt, uint32_t dbl_bit)
+                   size_t cnt, uint32_t dbl_bit, bool raw)
 {
-    g1_flush8(s, b, eb, eq, cnt, dbl_bit);
+    g1_flush8(s, b, eb, eq, cnt, dbl_bit, raw);
 }
 
 void zp__g2_flush8(zp__flush8 *s, zp_g2_affine *b, const uint32_t *eb, const zp_g2_affine *eq,
-                   size_t cnt, uint32_t dbl_bit)
+                   size_t cnt, uint32_t dbl_bit, bool raw)
 {
-    g2_flush8(s, b, eb, eq, cnt, dbl_bit);
+    g2_flush8(s, b, eb, eq, cnt, dbl_bit, raw);
 }
+
+/* Eight points at a time: R form in, R' form out (one vector product per
+ * eight coordinates), the rest one by one. in[i] may be NULL: infinity. */
+#define R52_POINTS(NAME, AFF, FE, TO, LOADV, STOREV, V)                                      \
+    void NAME(AFF *out, const AFF *const *in, size_t n)                                   \
+    {                                                                                      \
+        static const AFF inf;                                                              \
+        size_t i = 0;                                                                      \
+        if (zp__msm_ifma)                                                                  \
+            for (; i + 8 <= n; i += 8) {                                                   \
+                const FE *sx[8], *sy[8];                                                   \
+                FE *dx[8], *dy[8];                                                         \
+                for (int k = 0; k < 8; k++) {                                              \
+                    const AFF *p = in[i + k] ? in[i + k] : &inf;                           \
+                    sx[k] = &p->x;                                                         \
+                    sy[k] = &p->y;                                                         \
+                    dx[k] = &out[i + k].x;                                                 \
+                    dy[k] = &out[i + k].y;                                                 \
+                }                                                                          \
+                V t;                                                                       \
+                LOADV(&t, sx);                                                             \
+                STOREV(dx, &t);                                                            \
+                LOADV(&t, sy);                                                             \
+                STOREV(dy, &t);                                                            \
+            }                                                                              \
+        for (; i < n; i++) {                                                               \
+            const AFF *p = in[i] ? in[i] : &inf;                                           \
+            TO(&out[i].x, &p->x);                                                          \
+            TO(&out[i].y, &p->y);                                                          \
+        }                                                                                  \
+    }
+R52_POINTS(zp__g1_to_r52, zp_g1_affine, zp_fp, zp__fp_to_r52, zp__fp52x8_load,
+           zp__fp52x8_store_raw, zp__fp52x8)
+R52_POINTS(zp__g2_to_r52, zp_g2_affine, zp_fp2, zp__fp2_to_r52, v2_load, v2_store_raw, v2)

@@ -6,24 +6,32 @@
  *   IF_V            the coordinate on eight lanes (an Fp or Fp2 vector)
  *   IF_W            zp__fp52x8 per IF_V (1 or 2)
  *   IF_LOAD(v, p), IF_STORE(p, v)   eight coordinates in and out by pointer
+ *   IF_LOAD_RAW, IF_STORE_RAW       the same for coordinates in R' form
+ *   IF_TO_R52, IF_FROM_R52          one coordinate into and out of R' form
  *   IF_ADD, IF_SUB, IF_MUL          lane arithmetic (out, a, b)
  *   IF_F(op)        the scalar field's functions; IF_FINV its inversion
  * Algorithm: msm_ifma.c.
  */
 
+/* raw: b and eq hold R' form (fp_ifma.h), so loads and stores need no
+ * product; only the eight lane totals leave that form, for the inversion. */
 static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF *eq, size_t cnt,
-                     uint32_t dbl_bit)
+                     uint32_t dbl_bit, bool raw)
 {
+#define IF_IN(v, p) (raw ? IF_LOAD_RAW(v, p) : IF_LOAD(v, p))
+#define IF_OUT(p, v) (raw ? IF_STORE_RAW(p, v) : IF_STORE(p, v))
     static const IF_FE zero;
     IF_FE one, sink;
     IF_F(one)(&one);
+    if (raw)
+        IF_TO_R52(&one, &one);
     size_t groups = (cnt + 7) / 8;
     IF_V *vs = (IF_V *)s->v;
     IF_V acc, t, u, y2;
     const IF_FE *ones[8];
     for (int k = 0; k < 8; k++)
         ones[k] = &one;
-    IF_LOAD(&acc, ones);
+    IF_IN(&acc, ones);
     for (size_t g = 0; g < groups; g++) {
         IF_V *v = vs + g * V_COUNT;
         const IF_FE *px1[8], *py1[8], *px2[8], *py2[8];
@@ -42,10 +50,10 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
                 px2[k] = &one;
             }
         }
-        IF_LOAD(&v[V_X1], px1);
-        IF_LOAD(&v[V_Y1], py1);
-        IF_LOAD(&v[V_X2], px2);
-        IF_LOAD(&y2, py2);
+        IF_IN(&v[V_X1], px1);
+        IF_IN(&v[V_Y1], py1);
+        IF_IN(&v[V_X2], px2);
+        IF_IN(&y2, py2);
         IF_SUB(&v[V_NUM], &y2, &v[V_Y1]);
         IF_SUB(&v[V_DEN], &v[V_X2], &v[V_X1]);
         if (dbl) { /* slope 3 x1^2 / 2 y1 in those lanes */
@@ -68,8 +76,11 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
         pt[k] = &tot[k];
         ct[k] = &tot[k];
     }
-    IF_STORE(pt, &acc);
-    run = one;
+    IF_OUT(pt, &acc);
+    IF_F(one)(&run);
+    if (raw)
+        for (int k = 0; k < 8; k++)
+            IF_FROM_R52(&tot[k], &tot[k]);
     for (int k = 0; k < 8; k++) {
         pre[k] = run;
         IF_F(mul)(&run, &run, &tot[k]);
@@ -80,9 +91,11 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
         IF_F(mul)(&ik, &inv, &pre[k]);
         IF_F(mul)(&inv, &inv, &tot[k]);
         tot[k] = ik;
+        if (raw)
+            IF_TO_R52(&tot[k], &tot[k]);
     }
     IF_V vinv;
-    IF_LOAD(&vinv, ct);
+    IF_IN(&vinv, ct);
 
     for (size_t g = groups; g-- > 0;) {
         IF_V *v = vs + g * V_COUNT;
@@ -103,7 +116,9 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
             ox[k] = p1 ? &p1->x : &sink;
             oy[k] = p1 ? &p1->y : &sink;
         }
-        IF_STORE(ox, &x3);
-        IF_STORE(oy, &y3);
+        IF_OUT(ox, &x3);
+        IF_OUT(oy, &y3);
     }
+#undef IF_IN
+#undef IF_OUT
 }

@@ -7,7 +7,9 @@
  *                                a variable-time inversion
  *   ZP__MSM, ZP__PIPPENGER(_MODE), ZP__SUM, ZP__REF   the zp__ names to define
  *   ZP__DENSE        the sum of the pairs left after the 0/1 split (msm_endo.c)
- *   ZP__FLUSH8       (optional) the eight-lane batch flush (msm_ifma.c)
+ *   ZP__FLUSH8       (optional) the eight-lane batch flush (msm_ifma.c), with
+ *   ZP__TO_R52, ZP__FROM_R52, ZP__POINTS_R52   coordinates and points into
+ *                    and out of the lanes' R' form (fp_ifma.h)
  * and includes this file once per group. The scalar helpers it uses
  * (msm_bits, msm_digit, msm_layout, is_zero/is_one) are shared, in msm.c.
  *
@@ -19,6 +21,13 @@
  * A point with digit d goes to bucket |d| as +P or -P (XYZZ buckets with
  * mixed adds, or affine buckets with batched adds: zp__msm_mode); a
  * window's sum is sum_j j B_j by running sums; windows combine by Horner.
+ *
+ * With the eight-lane flush, an affine run of at most zp__msm_raw_max pairs
+ * first copies its points (and, with an index list, its scalars) into R'
+ * form, once: then the buckets stay in that form too and the flush moves
+ * them in and out of the lanes without a product per load and store (half
+ * its vector products otherwise). The scalar paths (the small flush, side
+ * buckets, the fold) convert what they read.
  */
 
 /* One (window, point range) job of a Pippenger run. */
@@ -30,6 +39,7 @@ typedef struct ZP__S(pip) {
     msm_layout lay;
     ZP__JAC *partial; /* lay.nw * lay.nranges window sums, task order */
     atomic_int nomem;
+    bool raw; /* points in R' form (the lanes' Montgomery form) */
 } ZP__S(pip);
 
 /* sum_j j * b[j - 1] over j = 1..count, by running sums (2 adds a bucket). */
@@ -89,10 +99,26 @@ typedef struct ZP__S(bat) {
     ZP__FE *den, *pre;
     uint32_t *qb; /* the queue: bucket and point */
     ZP__AFF *qp;
+    bool raw; /* buckets and queued points in R' form */
 #ifdef ZP__FLUSH8
     zp__flush8 f8; /* the eight-lane flush's scratch (NULL v: scalar flush) */
 #endif
 } ZP__S(bat);
+
+/* q in the library's form whatever the batch's. */
+static inline const ZP__AFF *ZP__S(lib_form)(const ZP__S(bat) *a, const ZP__AFF *q, ZP__AFF *tmp)
+{
+#ifdef ZP__FLUSH8
+    if (a->raw) {
+        ZP__FROM_R52(&tmp->x, &q->x);
+        ZP__FROM_R52(&tmp->y, &q->y);
+        return tmp;
+    }
+#else
+    (void)a, (void)tmp;
+#endif
+    return q;
+}
 
 #define MSM_DBL_BIT 0x80000000u
 
@@ -148,7 +174,7 @@ static void ZP__S(bat_flush)(ZP__S(bat) *a)
         return;
 #ifdef ZP__FLUSH8
     if (zp__msm_ifma && a->f8.v && a->cnt >= 16) { /* eight lanes (msm_ifma.c) */
-        ZP__FLUSH8(&a->f8, a->b, a->eb, a->eq, a->cnt, MSM_DBL_BIT);
+        ZP__FLUSH8(&a->f8, a->b, a->eb, a->eq, a->cnt, MSM_DBL_BIT, a->raw);
         for (size_t k = 0; k < a->cnt; k++)
             a->st[a->eb[k] & ~MSM_DBL_BIT] &= (uint8_t)~BK_BUSY;
         a->cnt = 0;
@@ -156,6 +182,16 @@ static void ZP__S(bat_flush)(ZP__S(bat) *a)
     }
 #endif
     ZP__FE acc, inv, ik, lam, num, t;
+#ifdef ZP__FLUSH8
+    if (a->raw) /* the scalar sums in the library's form, back after */
+        for (size_t k = 0; k < a->cnt; k++) {
+            ZP__AFF *p1 = &a->b[a->eb[k] & ~MSM_DBL_BIT], *p2 = &a->eq[k];
+            ZP__FROM_R52(&p1->x, &p1->x);
+            ZP__FROM_R52(&p1->y, &p1->y);
+            ZP__FROM_R52(&p2->x, &p2->x);
+            ZP__FROM_R52(&p2->y, &p2->y);
+        }
+#endif
     ZP__F(one)(&acc);
     for (size_t k = 0; k < a->cnt; k++) {
         const ZP__AFF *p1 = &a->b[a->eb[k] & ~MSM_DBL_BIT];
@@ -188,6 +224,12 @@ static void ZP__S(bat_flush)(ZP__S(bat) *a)
         ZP__F(mul)(&num, &num, &lam);
         ZP__F(sub)(&p1->y, &num, &p1->y);
         p1->x = t;
+#ifdef ZP__FLUSH8
+        if (a->raw) {
+            ZP__TO_R52(&p1->x, &p1->x);
+            ZP__TO_R52(&p1->y, &p1->y);
+        }
+#endif
         a->st[j] &= (uint8_t)~BK_BUSY;
     }
     a->cnt = 0;
@@ -231,7 +273,8 @@ static bool ZP__S(bat_spill)(ZP__S(bat) *a, uint32_t j, const ZP__AFF *q)
         ZP__G(xyzz_inf)(&a->x[j]);
         a->st[j] |= BK_SPILL;
     }
-    ZP__G(xyzz_add_affine)(&a->x[j], &a->x[j], q);
+    ZP__AFF tmp;
+    ZP__G(xyzz_add_affine)(&a->x[j], &a->x[j], ZP__S(lib_form)(a, q, &tmp));
     return true;
 }
 
@@ -302,8 +345,9 @@ static void ZP__S(bat_reduce)(ZP__JAC *out, const ZP__S(bat) *a)
     while (top > 0 && !(a->st[top - 1] & (BK_FULL | BK_SPILL)))
         top--;
     for (size_t j = top; j-- > 0;) {
+        ZP__AFF tmp;
         if (a->st[j] & BK_FULL)
-            ZP__G(xyzz_add_affine)(&run, &run, &a->b[j]);
+            ZP__G(xyzz_add_affine)(&run, &run, ZP__S(lib_form)(a, &a->b[j], &tmp));
         if (a->st[j] & BK_SPILL)
             ZP__G(xyzz_add)(&run, &run, &a->x[j]);
         ZP__G(xyzz_add)(&acc, &acc, &run);
@@ -345,6 +389,7 @@ static void ZP__S(pip_task)(void *ctx, size_t begin, size_t end)
             atomic_store(&p->nomem, 1);
             return;
         }
+        a.raw = p->raw;
         for (size_t t = begin; t < end; t++)
             ZP__S(pip_affine)(p, t, &a);
         ZP__S(bat_free)(&a);
@@ -359,6 +404,66 @@ static void ZP__S(pip_task)(void *ctx, size_t begin, size_t end)
         ZP__S(pip_xyzz)(p, t, b);
     free(b);
 }
+
+#ifdef ZP__FLUSH8
+/* The R' copy of an affine run's pairs (see the top of this file). */
+typedef struct ZP__S(r52) {
+    const ZP__AFF *points;
+    const zp_fr *scalars;
+    const uint32_t *idx;
+    size_t n, nchunks;
+    ZP__AFF *out_points;
+    zp_fr *out_scalars; /* with idx only */
+} ZP__S(r52);
+
+static void ZP__S(r52_task)(void *ctx, size_t begin, size_t end)
+{
+    ZP__S(r52) *r = ctx;
+    const ZP__AFF *ptr[64];
+    for (size_t t = begin; t < end; t++) {
+        size_t i0 = r->n * t / r->nchunks, i1 = r->n * (t + 1) / r->nchunks;
+        for (size_t i = i0; i < i1; i += 64) {
+            size_t cnt = i1 - i < 64 ? i1 - i : 64;
+            for (size_t j = 0; j < cnt; j++) {
+                size_t k = r->idx ? r->idx[i + j] : i + j;
+                ptr[j] = &r->points[k];
+                if (r->idx)
+                    r->out_scalars[i + j] = r->scalars[k];
+            }
+            ZP__POINTS_R52(r->out_points + i, ptr, cnt);
+        }
+    }
+}
+
+/* Points (and with idx, scalars) of p copied in R' form when the lanes
+ * will flush and the copy is small enough; false leaves p as it was. */
+static bool ZP__S(to_r52)(ZP__S(pip) *p, ZP__AFF **pts, zp_fr **sc, int threads)
+{
+    *pts = NULL;
+    *sc = NULL;
+    if (!p->lay.affine || !zp__msm_ifma || p->n > zp__msm_raw_max)
+        return false;
+    *pts = malloc(p->n * sizeof **pts);
+    *sc = p->idx ? malloc(p->n * sizeof **sc) : NULL;
+    if (!*pts || (p->idx && !*sc)) {
+        free(*pts);
+        free(*sc);
+        *pts = NULL;
+        *sc = NULL;
+        return false;
+    }
+    ZP__S(r52) r = {p->points, p->scalars, p->idx, p->n, 0, *pts, *sc};
+    r.nchunks = (size_t)zp__cpu_threads(threads) * 4;
+    r.nchunks = r.nchunks < p->n ? r.nchunks : p->n;
+    zp__parallel_for(r.nchunks, 1, ZP__S(r52_task), &r, threads);
+    p->points = *pts;
+    if (p->idx)
+        p->scalars = *sc;
+    p->idx = NULL;
+    p->raw = true;
+    return true;
+}
+#endif
 
 zp_err ZP__PIPPENGER_MODE(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scalars,
                           const uint32_t *idx, size_t n, unsigned window, zp__msm_mode mode,
@@ -376,8 +481,15 @@ zp_err ZP__PIPPENGER_MODE(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scal
     p.partial = malloc(ntasks * sizeof *p.partial);
     if (!p.partial)
         return ZP_E_NOMEM;
+    ZP__AFF *r52_points = NULL;
+    zp_fr *r52_scalars = NULL;
+#ifdef ZP__FLUSH8
+    ZP__S(to_r52)(&p, &r52_points, &r52_scalars, threads);
+#endif
     atomic_init(&p.nomem, 0);
     zp__parallel_for(ntasks, 1, ZP__S(pip_task), &p, threads);
+    free(r52_points);
+    free(r52_scalars);
     if (atomic_load(&p.nomem)) {
         free(p.partial);
         return ZP_E_NOMEM;

@@ -34,6 +34,29 @@ static inline void v2_store(zp_fp2 *const out[8], const v2 *in)
     zp__fp52x8_store(c1, &in->c1);
 }
 
+/* The same for values kept in R' form (fp_ifma.h): no products. */
+static inline void v2_load_raw(v2 *out, const zp_fp2 *const in[8])
+{
+    const zp_fp *c0[8], *c1[8];
+    for (int k = 0; k < 8; k++) {
+        c0[k] = &in[k]->c0;
+        c1[k] = &in[k]->c1;
+    }
+    zp__fp52x8_load_raw(&out->c0, c0);
+    zp__fp52x8_load_raw(&out->c1, c1);
+}
+
+static inline void v2_store_raw(zp_fp2 *const out[8], const v2 *in)
+{
+    zp_fp *c0[8], *c1[8];
+    for (int k = 0; k < 8; k++) {
+        c0[k] = &out[k]->c0;
+        c1[k] = &out[k]->c1;
+    }
+    zp__fp52x8_store_raw(c0, &in->c0);
+    zp__fp52x8_store_raw(c1, &in->c1);
+}
+
 static inline void v2_add(v2 *out, const v2 *a, const v2 *b)
 {
     zp__fp52x8_add(&out->c0, &a->c0, &b->c0);

@@ -77,6 +77,22 @@ void zp__fp52x8_to(zp_fp out[8], const zp__fp52x8 *in)
     }
 }
 
+void zp__fp_to_r52(zp_fp *out, const zp_fp *in) { zp_fp_mul(out, in, &to_r52); }
+
+void zp__fp_from_r52(zp_fp *out, const zp_fp *in) { zp_fp_mul(out, in, &from_r52); }
+
+void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8])
+{
+    for (int k = 0; k < 8; k++)
+        split(out, k, in[k]);
+}
+
+void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in)
+{
+    for (int k = 0; k < 8; k++)
+        join(out[k], in, k);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(ZP_NO_ASM)
 
 #include <cpuid.h>

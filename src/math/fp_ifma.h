@@ -45,6 +45,16 @@ void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8]);
 void zp__fp52x8_store(zp_fp *const out[8], const zp__fp52x8 *in);
 
+/* The R' form in the library's six words, x R' mod p (fully reduced), for
+ * data that stays in that form across many loads: zp__fp_to_r52 and
+ * zp__fp_from_r52 convert one element by a scalar product; the raw load and
+ * store move eight such values in and out of the lanes without a product
+ * (load_raw only when available; store_raw anywhere). */
+void zp__fp_to_r52(zp_fp *out, const zp_fp *in);
+void zp__fp_from_r52(zp_fp *out, const zp_fp *in);
+void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8]);
+void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in);
+
 /* out = a + b, a - b mod p, lane by lane (only when available). */
 void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
