@@ -1,6 +1,7 @@
 /*
  * The eight-lane IFMA Fp product (src/math/fp_ifma.c) against the scalar
- * zp_fp_mul: conversions both ways (scalar and one-vector-product forms),
+ * zp_fp_mul: conversions both ways (scalar and one-vector-product forms,
+ * and the R' form kept in six words with its raw loads and stores),
  * products on random and edge operands (0, 1, one, p - 1, p - 2, values
  * with all-ones limbs), in place, and add / sub against the scalar ones.
  * Exits 77
@@ -49,6 +50,35 @@ static void test_convert(void)
                 bad += v.l[j][k] >> 52 != 0;
         zp__fp52x8_to(back, &v);
         bad += memcmp(in, back, sizeof in) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* The R' form kept in six words: zp__fp_to_r52 agrees with the lanes'
+ * converting load (stored raw), a raw load gives the same lanes as the
+ * converting load, and zp__fp_from_r52 undoes it. */
+static void test_r52_form(void)
+{
+    int bad = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        zp_fp in[8], r52[8], viaf[8], back[8];
+        const zp_fp *pin[8], *pr52[8];
+        zp_fp *pviaf[8];
+        for (int k = 0; k < 8; k++) {
+            operand(&in[k], 8 * r + k + (r & 7));
+            zp__fp_to_r52(&r52[k], &in[k]);
+            zp__fp_from_r52(&back[k], &r52[k]);
+            pin[k] = &in[k];
+            pr52[k] = &r52[k];
+            pviaf[k] = &viaf[k];
+        }
+        zp__fp52x8 a, b;
+        zp__fp52x8_load(&a, pin);
+        zp__fp52x8_load_raw(&b, pr52);
+        bad += memcmp(&a, &b, sizeof a) != 0;
+        zp__fp52x8_store_raw(pviaf, &a);
+        bad += memcmp(viaf, r52, sizeof viaf) != 0;
+        bad += memcmp(back, in, sizeof in) != 0;
     }
     CHECK_EQ_INT(bad, 0);
 }
@@ -253,6 +283,7 @@ int main(void)
         return 77;
     }
     RUN(test_convert);
+    RUN(test_r52_form);
     RUN(test_mul);
     RUN(test_load_store_add_sub);
     RUN(test_subgroup_x8);
