@@ -81,17 +81,6 @@ void zp__fp_to_r52(zp_fp *out, const zp_fp *in) { zp_fp_mul(out, in, &to_r52); }
 
 void zp__fp_from_r52(zp_fp *out, const zp_fp *in) { zp_fp_mul(out, in, &from_r52); }
 
-void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8])
-{
-    for (int k = 0; k < 8; k++)
-        split(out, k, in[k]);
-}
-
-void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in)
-{
-    for (int k = 0; k < 8; k++)
-        join(out[k], in, k);
-}
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(ZP_NO_ASM)
 
@@ -229,6 +218,51 @@ TGT void zp__fp52x8_store(zp_fp *const out[8], const zp__fp52x8 *in)
         join(out[k], &raw, k);
 }
 
+/* The raw load and store: word i of the eight elements by one gather (or
+ * scatter) at their addresses, limbs by shifts. Limb j holds bits 52j ..
+ * 52j + 51: word w = 52j / 64 from bit s = 52j % 64, and the next word's
+ * low bits when s > 12. */
+TGT static __m512i offsets_of(const void *const p[8], const char **base)
+{
+    *base = (const char *)p[0];
+    return _mm512_sub_epi64(_mm512_loadu_si512((const void *)p),
+                            _mm512_set1_epi64((long long)(uintptr_t)*base));
+}
+
+TGT void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8])
+{
+    const char *base;
+    __m512i off = offsets_of((const void *const *)in, &base), w[6];
+    const __m512i mask = _mm512_set1_epi64((long long)MASK52);
+    for (int i = 0; i < 6; i++)
+        w[i] = _mm512_i64gather_epi64(_mm512_add_epi64(off, _mm512_set1_epi64(8 * i)), base, 1);
+    for (int j = 0; j < 8; j++) {
+        unsigned bit = 52 * (unsigned)j, wi = bit / 64, sh = bit % 64;
+        __m512i v = _mm512_srli_epi64(w[wi], sh);
+        if (sh > 12 && wi + 1 < 6)
+            v = _mm512_or_si512(v, _mm512_slli_epi64(w[wi + 1], 64 - sh));
+        _mm512_store_si512(out->l[j], _mm512_and_si512(v, mask));
+    }
+}
+
+TGT void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in)
+{
+    const char *base;
+    __m512i off = offsets_of((const void *const *)out, &base), w[6];
+    for (int i = 0; i < 6; i++)
+        w[i] = _mm512_setzero_si512();
+    for (int j = 0; j < 8; j++) {
+        unsigned bit = 52 * (unsigned)j, wi = bit / 64, sh = bit % 64;
+        __m512i v = _mm512_load_si512(in->l[j]);
+        w[wi] = _mm512_or_si512(w[wi], _mm512_slli_epi64(v, sh));
+        if (sh > 12 && wi + 1 < 6)
+            w[wi + 1] = _mm512_or_si512(w[wi + 1], _mm512_srli_epi64(v, 64 - sh));
+    }
+    for (int i = 0; i < 6; i++)
+        _mm512_i64scatter_epi64((void *)base, _mm512_add_epi64(off, _mm512_set1_epi64(8 * i)),
+                                w[i], 1);
+}
+
 /* Limb sums of values below p stay below 2^53; normalized, below 2p. */
 TGT void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 {
@@ -279,6 +313,16 @@ void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
     (void)out, (void)a, (void)b;
 }
 void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8]) { (void)out, (void)in; }
+void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8])
+{
+    for (int k = 0; k < 8; k++)
+        split(out, k, in[k]);
+}
+void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in)
+{
+    for (int k = 0; k < 8; k++)
+        join(out[k], in, k);
+}
 void zp__fp52x8_store(zp_fp *const out[8], const zp__fp52x8 *in) { (void)out, (void)in; }
 void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 {

@@ -49,7 +49,7 @@ void zp__fp52x8_store(zp_fp *const out[8], const zp__fp52x8 *in);
  * data that stays in that form across many loads: zp__fp_to_r52 and
  * zp__fp_from_r52 convert one element by a scalar product; the raw load and
  * store move eight such values in and out of the lanes without a product
- * (load_raw only when available; store_raw anywhere). */
+ * (by gathers and scatters; only when available). */
 void zp__fp_to_r52(zp_fp *out, const zp_fp *in);
 void zp__fp_from_r52(zp_fp *out, const zp_fp *in);
 void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8]);
