@@ -39,7 +39,8 @@ typedef struct ZP__S(pip) {
     msm_layout lay;
     ZP__JAC *partial; /* lay.nw * lay.nranges window sums, task order */
     atomic_int nomem;
-    bool raw; /* points in R' form (the lanes' Montgomery form) */
+    bool raw;      /* points in R' form (the lanes' Montgomery form) */
+    unsigned bits; /* of the largest scalar */
 } ZP__S(pip);
 
 /* sum_j j * b[j - 1] over j = 1..count, by running sums (2 adds a bucket). */
@@ -334,9 +335,10 @@ static void ZP__S(bat_drain)(ZP__S(bat) *a)
     }
 }
 
-/* sum_j j * bucket j by running sums, both kinds of bucket. Empty buckets
- * above the highest filled one add nothing (the top window has few). */
-static void ZP__S(bat_reduce)(ZP__JAC *out, const ZP__S(bat) *a)
+/* sum_j j * bucket j by running sums, both kinds of bucket; bucket j is
+ * the sum of slots (j - 1) K .. j K - 1 (see pip_affine). Empty slots
+ * above the highest filled one add nothing. */
+static void ZP__S(bat_reduce)(ZP__JAC *out, const ZP__S(bat) *a, size_t K)
 {
     ZP__XYZZ run, acc;
     ZP__G(xyzz_inf)(&run);
@@ -344,22 +346,33 @@ static void ZP__S(bat_reduce)(ZP__JAC *out, const ZP__S(bat) *a)
     size_t top = a->nb;
     while (top > 0 && !(a->st[top - 1] & (BK_FULL | BK_SPILL)))
         top--;
-    for (size_t j = top; j-- > 0;) {
-        ZP__AFF tmp;
-        if (a->st[j] & BK_FULL)
-            ZP__G(xyzz_add_affine)(&run, &run, ZP__S(lib_form)(a, &a->b[j], &tmp));
-        if (a->st[j] & BK_SPILL)
-            ZP__G(xyzz_add)(&run, &run, &a->x[j]);
+    for (size_t g = (top + K - 1) / K; g-- > 0;) {
+        for (size_t j = g * K; j < (g + 1) * K && j < top; j++) {
+            ZP__AFF tmp;
+            if (a->st[j] & BK_FULL)
+                ZP__G(xyzz_add_affine)(&run, &run, ZP__S(lib_form)(a, &a->b[j], &tmp));
+            if (a->st[j] & BK_SPILL)
+                ZP__G(xyzz_add)(&run, &run, &a->x[j]);
+        }
         ZP__G(xyzz_add)(&acc, &acc, &run);
     }
     ZP__G(xyzz_to_jac)(out, &acc);
 }
 
+/*
+ * The top window holds only the scalars' last r = bits - w c bits, so its
+ * digits lie in [0, 2^r]: with r small, a few buckets would take every
+ * pair, collide in every batch and go to the scalar side buckets. There,
+ * digit d uses K = nb / 2^r slots, (d - 1) K + (i mod K), so the window
+ * spreads over all nb slots like any other; the fold sums each digit's K.
+ */
 static void ZP__S(pip_affine)(ZP__S(pip) *p, size_t task, ZP__S(bat) *a)
 {
     unsigned w = (unsigned)(task / p->lay.nranges);
     size_t rg = task % p->lay.nranges;
     size_t i0 = p->n * rg / p->lay.nranges, i1 = p->n * (rg + 1) / p->lay.nranges;
+    unsigned r = p->bits > w * p->lay.c ? p->bits - w * p->lay.c : 0;
+    size_t K = r + 1 < p->lay.c ? a->nb >> r : 1;
     memset(a->st, 0, a->nb);
     a->cnt = a->qn = 0;
     for (size_t i = i0; i < i1; i++) {
@@ -367,16 +380,17 @@ static void ZP__S(pip_affine)(ZP__S(pip) *p, size_t task, ZP__S(bat) *a)
         int d = msm_digit(p->scalars[k].l, w, p->lay.c);
         if (d == 0 || ZP__G(affine_is_inf)(&p->points[k]))
             continue;
+        uint32_t spread = (uint32_t)(i & (K - 1));
         if (d > 0) {
-            ZP__S(bat_push)(a, (uint32_t)(d - 1), &p->points[k]);
+            ZP__S(bat_push)(a, (uint32_t)((size_t)(d - 1) * K) + spread, &p->points[k]);
         } else {
             ZP__AFF neg;
             ZP__G(affine_neg)(&neg, &p->points[k]);
-            ZP__S(bat_push)(a, (uint32_t)(-d - 1), &neg);
+            ZP__S(bat_push)(a, (uint32_t)((size_t)(-d - 1) * K) + spread, &neg);
         }
     }
     ZP__S(bat_drain)(a);
-    ZP__S(bat_reduce)(&p->partial[task], a);
+    ZP__S(bat_reduce)(&p->partial[task], a, K);
 }
 
 static void ZP__S(pip_task)(void *ctx, size_t begin, size_t end)
@@ -475,7 +489,7 @@ zp_err ZP__PIPPENGER_MODE(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scal
     unsigned bits = msm_bits(scalars, idx, n, threads);
     if (bits == 0)
         return ZP_OK; /* no pairs, or every scalar is zero */
-    ZP__S(pip) p = {.points = points, .scalars = scalars, .idx = idx, .n = n};
+    ZP__S(pip) p = {.points = points, .scalars = scalars, .idx = idx, .n = n, .bits = bits};
     msm_plan(&p.lay, n, bits, window, mode, batch, zp__cpu_threads(threads));
     size_t ntasks = (size_t)p.lay.nw * p.lay.nranges;
     p.partial = malloc(ntasks * sizeof *p.partial);
