@@ -280,6 +280,18 @@ static __device__ __forceinline__ bool limbs_eq(const uint32_t *a, const uint32_
 #ifndef ZP_FP_MULSUB
 #define ZP_FP_MULSUB 0
 #endif
+/* The words of p (m) and of p^2 (p2) for the mont_eo_wide.h pieces. */
+static __device__ __forceinline__ void fp_words(uint32_t m[12], uint32_t *p2)
+{
+#pragma unroll
+    for (int j = 0; j < 12; j++)
+        m[j] = zp__fp_params::m(j);
+    if (p2) {
+#pragma unroll
+        for (int j = 0; j < 24; j++)
+            p2[j] = zp__eo_fp_p2(j);
+    }
+}
 static __device__ ZP__FP_MUL_ATTR fp_t fp_mul(const fp_t a, const fp_t b)
 {
     fp_t r;
@@ -287,9 +299,7 @@ static __device__ ZP__FP_MUL_ATTR fp_t fp_mul(const fp_t a, const fp_t b)
     zp__fpw_mul(r.v, a.v, b.v);
 #elif ZP_FP_KARA
     uint32_t t[24], m[12];
-#pragma unroll
-    for (int j = 0; j < 12; j++)
-        m[j] = zp__fp_params::m(j);
+    fp_words(m, NULL);
     zp__eo_prod_kara(t, a.v, b.v, 12);
     zp__eo_redc_wide(r.v, t, m, zp__fp_params::inv, 12, 0);
 #elif ZP_MONT_EO
@@ -312,9 +322,7 @@ static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_sqr_wid
 static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_eo(const fp_t a)
 {
     uint32_t t[24], m[12];
-#pragma unroll
-    for (int j = 0; j < 12; j++)
-        m[j] = zp__fp_params::m(j);
+    fp_words(m, NULL);
     fp_t r;
     zp__eo_sqr_wide(t, a.v, 12);
     zp__eo_redc_wide(r.v, t, m, zp__fp_params::inv, 12, 0);
@@ -342,12 +350,7 @@ static __device__ ZP__FP_MUL_ATTR fp_t fp_mulsub(const fp_t a, const fp_t b, con
                                                  const fp_t d)
 {
     uint32_t t[24], m[12], p2[24];
-#pragma unroll
-    for (int j = 0; j < 12; j++)
-        m[j] = zp__fp_params::m(j);
-#pragma unroll
-    for (int j = 0; j < 24; j++)
-        p2[j] = zp__eo_fp_p2(j);
+    fp_words(m, p2);
     fp_t r;
     zp__eo_mulsub_wide(t, a.v, b.v, c.v, d.v, p2, 12, ZP_FP_KARA);
     zp__eo_redc_wide(r.v, t, m, zp__fp_params::inv, 12, 0);
@@ -512,12 +515,7 @@ static __device__ __forceinline__ fp2_t fp2_mul(const fp2_t &a, const fp2_t &b)
 static __device__ __noinline__ fp2_t fp2_mul_eo(const fp2_t a, const fp2_t b)
 {
     uint32_t m[12], p2[24];
-#pragma unroll
-    for (int j = 0; j < 12; j++)
-        m[j] = zp__fp_params::m(j);
-#pragma unroll
-    for (int j = 0; j < 24; j++)
-        p2[j] = zp__eo_fp_p2(j);
+    fp_words(m, p2);
     fp2_t r;
     zp__eo_fp2_mul(r.c0.v, r.c1.v, a.c0.v, a.c1.v, b.c0.v, b.c1.v, m, p2, zp__fp_params::inv, 12);
     return r;

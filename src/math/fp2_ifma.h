@@ -12,49 +12,42 @@ typedef struct v2 {
     zp__fp52x8 c0, c1;
 } v2;
 
-static inline void v2_load(v2 *out, const zp_fp2 *const in[8])
+/* Eight Fp2 in or out through an Fp load or store of each half. */
+static inline void v2_in(v2 *out, const zp_fp2 *const in[8],
+                         void (*load)(zp__fp52x8 *, const zp_fp *const[8]))
 {
     const zp_fp *c0[8], *c1[8];
     for (int k = 0; k < 8; k++) {
         c0[k] = &in[k]->c0;
         c1[k] = &in[k]->c1;
     }
-    zp__fp52x8_load(&out->c0, c0);
-    zp__fp52x8_load(&out->c1, c1);
+    load(&out->c0, c0);
+    load(&out->c1, c1);
 }
 
-static inline void v2_store(zp_fp2 *const out[8], const v2 *in)
+static inline void v2_out(zp_fp2 *const out[8], const v2 *in,
+                          void (*store)(zp_fp *const[8], const zp__fp52x8 *))
 {
     zp_fp *c0[8], *c1[8];
     for (int k = 0; k < 8; k++) {
         c0[k] = &out[k]->c0;
         c1[k] = &out[k]->c1;
     }
-    zp__fp52x8_store(c0, &in->c0);
-    zp__fp52x8_store(c1, &in->c1);
+    store(c0, &in->c0);
+    store(c1, &in->c1);
 }
+
+static inline void v2_load(v2 *out, const zp_fp2 *const in[8]) { v2_in(out, in, zp__fp52x8_load); }
+static inline void v2_store(zp_fp2 *const out[8], const v2 *in) { v2_out(out, in, zp__fp52x8_store); }
 
 /* The same for values kept in R' form (fp_ifma.h): no products. */
 static inline void v2_load_raw(v2 *out, const zp_fp2 *const in[8])
 {
-    const zp_fp *c0[8], *c1[8];
-    for (int k = 0; k < 8; k++) {
-        c0[k] = &in[k]->c0;
-        c1[k] = &in[k]->c1;
-    }
-    zp__fp52x8_load_raw(&out->c0, c0);
-    zp__fp52x8_load_raw(&out->c1, c1);
+    v2_in(out, in, zp__fp52x8_load_raw);
 }
-
 static inline void v2_store_raw(zp_fp2 *const out[8], const v2 *in)
 {
-    zp_fp *c0[8], *c1[8];
-    for (int k = 0; k < 8; k++) {
-        c0[k] = &out[k]->c0;
-        c1[k] = &out[k]->c1;
-    }
-    zp__fp52x8_store_raw(c0, &in->c0);
-    zp__fp52x8_store_raw(c1, &in->c1);
+    v2_out(out, in, zp__fp52x8_store_raw);
 }
 
 static inline void v2_add(v2 *out, const v2 *a, const v2 *b)
