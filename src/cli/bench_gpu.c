@@ -170,6 +170,7 @@ static int ntt_gpu(const struct opts *o)
     zp_err e = zp__gpu_alloc(g, &d, sizeof(zp_fr) << o->to);
     if (!e)
         e = zp__gpu_fill_random_fr(s, d.ptr, (uint64_t)1 << o->to, 42);
+    zp__gpu_stream_profile(s, true);
     struct ntt_call c = {s, d.ptr, 0, o, {{0}}};
     zp_fr_from_u64(&c.g, 7);
     for (int lg = o->from; lg <= o->to && !e; lg++) {
@@ -182,8 +183,17 @@ static int ntt_gpu(const struct opts *o)
             e = zp__gpu_time_ms(s, ntt_gpu_once, &c, &t);
             ms[r] = t;
         }
-        if (!e)
+        if (!e) {
             report(o->inverse ? "intt" : "ntt", "gpu", lg, ms, o->reps, ntt_floor_ms(lg));
+            zp__gpu_ntt_phases ph;
+            zp__gpu_ntt_last_phases(s, &ph);
+            if (ph.passes) {
+                printf("        kernels of the last run (ms):");
+                for (unsigned p = 0; p < ph.passes; p++)
+                    printf(" pass %u %.3f,", p + 1, ph.pass[p]);
+                printf(" bit reversal %.3f\n", ph.bitrev);
+            }
+        }
     }
     if (e) {
         fprintf(stderr, "zkpipe bench ntt: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());

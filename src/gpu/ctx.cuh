@@ -42,6 +42,7 @@ struct zp__gpu_stream {
     bool profile;                       /* record phase events in MSMs */
     cudaEvent_t ev[ZP__STREAM_EVENTS];  /* phase marks */
     zp__gpu_msm_phases phases;          /* of the last profiled MSM */
+    unsigned ntt_marks;                 /* events recorded by the last NTT (0: none) */
     zp__gpu_buf dev;       /* ZP__STREAM_DEV_BYTES of device scratch */
     void *host;            /* ZP__STREAM_HOST_BYTES pinned */
     uint64_t last_zeros, last_ones, last_dense;

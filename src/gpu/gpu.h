@@ -181,6 +181,17 @@ typedef struct zp__gpu_msm_phases {
 void zp__gpu_stream_profile(zp__gpu_stream *s, bool on);
 void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out);
 
+/* Device milliseconds of each kernel of the last NTT transform on s (its
+ * passes, then the bit reversal), when profiling is on for s and no MSM ran
+ * on s since (they share the events); waits for that transform. passes = 0
+ * when there is nothing to report. */
+typedef struct zp__gpu_ntt_phases {
+    unsigned passes;
+    float pass[4];
+    float bitrev;
+} zp__gpu_ntt_phases;
+void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
+
 /* ------------------------------------------------------- R1CS evaluation */
 
 /* Rows with more entries than this are summed by a warp, the others by a

@@ -421,6 +421,9 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     const fr_t *tw = tw_table(g, ci, di);
     const unsigned passes = (log2n + PASS_MAX_BITS - 1) / PASS_MAX_BITS;
     unsigned done = 0;
+    s->ntt_marks = 0;
+    if (s->profile)
+        ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned p = 0; p < passes; p++) {
         unsigned k = log2n / passes + (p < log2n % passes ? 1 : 0);
         unsigned m = log2n - done - k;
@@ -432,6 +435,8 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             a, wlo, whi, k, m, j, p == 0 ? pl->load_lo : NULL, p == 0 ? pl->load_hi : NULL,
             p == 0 && m > 0 ? pl->nlo : NULL, ptw);
         ZP_CUDA_LAUNCHED();
+        if (s->profile)
+            ZP_CUDA(cudaEventRecord(s->ev[p + 1], s->st));
         done += k;
     }
     if (log2n < 2 * BR_B) {
@@ -443,7 +448,23 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             a, log2n, pl->mode, pl->sc, pl->out_lo, pl->out_hi);
     }
     ZP_CUDA_LAUNCHED();
+    if (s->profile) {
+        ZP_CUDA(cudaEventRecord(s->ev[passes + 1], s->st));
+        s->ntt_marks = passes + 2;
+    }
     return ZP_OK;
+}
+
+extern "C" void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned marks = s->ntt_marks;
+    if (marks < 3 || marks > 6 || cudaEventSynchronize(s->ev[marks - 1]) != cudaSuccess)
+        return;
+    out->passes = marks - 2;
+    for (unsigned p = 0; p < out->passes; p++)
+        cudaEventElapsedTime(&out->pass[p], s->ev[p], s->ev[p + 1]);
+    cudaEventElapsedTime(&out->bitrev, s->ev[marks - 2], s->ev[marks - 1]);
 }
 
 /* Per-stream scratch tables: coset powers (lo, hi) and the n^-1-scaled lo
