@@ -287,6 +287,7 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__TO_R52 zp__fp_to_r52
 #define ZP__FROM_R52 zp__fp_from_r52
 #define ZP__POINTS_R52 zp__g1_to_r52
+#define ZP__FOLD8 zp__g1_fold8
 #include "msm_impl.h"
 #undef ZP__G
 #undef ZP__S
@@ -306,6 +307,7 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #undef ZP__TO_R52
 #undef ZP__FROM_R52
 #undef ZP__POINTS_R52
+#undef ZP__FOLD8
 
 #define ZP__G(op) zp_g2_##op
 #define ZP__S(name) name##_g2
@@ -325,4 +327,5 @@ static zp_err msm_dense_indices(uint32_t **idx, size_t *ndense, const zp_fr *sca
 #define ZP__TO_R52 zp__fp2_to_r52
 #define ZP__FROM_R52 zp__fp2_from_r52
 #define ZP__POINTS_R52 zp__g2_to_r52
+#define ZP__FOLD8 zp__g2_fold8
 #include "msm_impl.h"

@@ -75,6 +75,17 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #define IF_F(op) zp_fp_##op
 #define IF_FINV zp__fp_inv_vartime
 #include "msm_ifma_impl.h"
+#define IF_S(name) name##_g1
+#define IF_FOLD g1_fold8
+#define IF_XYZZ zp_g1_xyzz
+#define IF_G(op) zp_g1_##op
+#define IF_ZMASK(v) zp__fp52x8_zero_mask(v)
+#include "msm_fold_impl.h"
+#undef IF_S
+#undef IF_FOLD
+#undef IF_XYZZ
+#undef IF_G
+#undef IF_ZMASK
 #undef IF_FLUSH
 #undef IF_AFF
 #undef IF_FE
@@ -123,6 +134,16 @@ void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in)
 #define IF_F(op) zp_fp2_##op
 #define IF_FINV zp__fp2_inv_vartime
 #include "msm_ifma_impl.h"
+static unsigned v2_zero_mask(const v2 *a)
+{
+    return zp__fp52x8_zero_mask(&a->c0) & zp__fp52x8_zero_mask(&a->c1);
+}
+#define IF_S(name) name##_g2
+#define IF_FOLD g2_fold8
+#define IF_XYZZ zp_g2_xyzz
+#define IF_G(op) zp_g2_##op
+#define IF_ZMASK(v) v2_zero_mask(v)
+#include "msm_fold_impl.h"
 
 void zp__g1_flush8(zp__flush8 *s, zp_g1_affine *b, const uint32_t *eb, const zp_g1_affine *eq,
                    size_t cnt, uint32_t dbl_bit, bool raw)
@@ -134,6 +155,20 @@ void zp__g2_flush8(zp__flush8 *s, zp_g2_affine *b, const uint32_t *eb, const zp_
                    size_t cnt, uint32_t dbl_bit, bool raw)
 {
     g2_flush8(s, b, eb, eq, cnt, dbl_bit, raw);
+}
+
+void zp__g1_fold8(zp_g1_xyzz *const out[8], const zp_g1_affine *const b[8],
+                  const zp_g1_xyzz *const x[8], const uint8_t *const st[8], int n, size_t nb,
+                  uint8_t full_bit, uint8_t spill_bit)
+{
+    g1_fold8(out, b, x, st, n, nb, full_bit, spill_bit);
+}
+
+void zp__g2_fold8(zp_g2_xyzz *const out[8], const zp_g2_affine *const b[8],
+                  const zp_g2_xyzz *const x[8], const uint8_t *const st[8], int n, size_t nb,
+                  uint8_t full_bit, uint8_t spill_bit)
+{
+    g2_fold8(out, b, x, st, n, nb, full_bit, spill_bit);
 }
 
 /* Eight points at a time: R form in, R' form out (one vector product per

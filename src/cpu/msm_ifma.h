@@ -44,6 +44,19 @@ void zp__g1_flush8(zp__flush8 *s, zp_g1_affine *b, const uint32_t *eb, const zp_
 void zp__g2_flush8(zp__flush8 *s, zp_g2_affine *b, const uint32_t *eb, const zp_g2_affine *eq,
                    size_t cnt, uint32_t dbl_bit, bool raw);
 
+/*
+ * The bucket folds of n <= 8 tasks at once, one a lane (msm_fold_impl.h):
+ * *out[k] = sum_j (j + 1) (b[k][j] + x[k][j]) over j < nb, where st[k][j]
+ * & full_bit says b[k][j] (affine, R' form) is there and & spill_bit that
+ * x[k][j] (XYZZ, library form) is. Only when zp__msm_ifma.
+ */
+void zp__g1_fold8(zp_g1_xyzz *const out[8], const zp_g1_affine *const b[8],
+                  const zp_g1_xyzz *const x[8], const uint8_t *const st[8], int n, size_t nb,
+                  uint8_t full_bit, uint8_t spill_bit);
+void zp__g2_fold8(zp_g2_xyzz *const out[8], const zp_g2_affine *const b[8],
+                  const zp_g2_xyzz *const x[8], const uint8_t *const st[8], int n, size_t nb,
+                  uint8_t full_bit, uint8_t spill_bit);
+
 /* One coordinate into and out of R' form (Fp2: both halves). */
 void zp__fp2_to_r52(zp_fp2 *out, const zp_fp2 *in);
 void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in);

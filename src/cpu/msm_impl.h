@@ -10,6 +10,7 @@
  *   ZP__FLUSH8       (optional) the eight-lane batch flush (msm_ifma.c), with
  *   ZP__TO_R52, ZP__FROM_R52, ZP__POINTS_R52   coordinates and points into
  *                    and out of the lanes' R' form (fp_ifma.h)
+ *   ZP__FOLD8        the bucket folds of eight tasks on the lanes
  * and includes this file once per group. The scalar helpers it uses
  * (msm_bits, msm_digit, msm_layout, is_zero/is_one) are shared, in msm.c.
  *
@@ -27,8 +28,17 @@
  * form, once: then the buckets stay in that form too and the flush moves
  * them in and out of the lanes without a product per load and store (half
  * its vector products otherwise). The scalar paths (the small flush, side
- * buckets, the fold) convert what they read.
+ * buckets, the fold) convert what they read. Such runs also keep each
+ * task's buckets and fold eight tasks at once on the lanes afterwards
+ * (msm_fold_impl.h), except the top window's, which folds as it goes.
  */
+
+/* A task's buckets kept for the lane fold (b NULL: folded already). */
+typedef struct ZP__S(kept) {
+    ZP__AFF *b;
+    uint8_t *st;
+    ZP__XYZZ *x;
+} ZP__S(kept);
 
 /* One (window, point range) job of a Pippenger run. */
 typedef struct ZP__S(pip) {
@@ -41,6 +51,7 @@ typedef struct ZP__S(pip) {
     atomic_int nomem;
     bool raw;      /* points in R' form (the lanes' Montgomery form) */
     unsigned bits; /* of the largest scalar */
+    ZP__S(kept) *kept; /* per task, or NULL: every task folds its own */
 } ZP__S(pip);
 
 /* sum_j j * b[j - 1] over j = 1..count, by running sums (2 adds a bucket). */
@@ -390,8 +401,57 @@ static void ZP__S(pip_affine)(ZP__S(pip) *p, size_t task, ZP__S(bat) *a)
         }
     }
     ZP__S(bat_drain)(a);
+    if (p->kept && K == 1) { /* hand the buckets over, take fresh ones */
+        ZP__AFF *nb = malloc(a->nb * sizeof *nb);
+        uint8_t *nst = malloc(a->nb);
+        if (nb && nst) {
+            p->kept[task] = (ZP__S(kept)){a->b, a->st, a->x};
+            a->b = nb;
+            a->st = nst;
+            a->x = NULL;
+            return;
+        }
+        free(nb);
+        free(nst);
+    }
     ZP__S(bat_reduce)(&p->partial[task], a, K);
 }
+
+#ifdef ZP__FOLD8
+/* The kept tasks' folds, eight a call. */
+static void ZP__S(fold_task)(void *ctx, size_t begin, size_t end)
+{
+    ZP__S(pip) *p = ctx;
+    size_t ntasks = (size_t)p->lay.nw * p->lay.nranges, nb = (size_t)1 << (p->lay.c - 1);
+    for (size_t g = begin; g < end; g++) {
+        ZP__XYZZ sums[8], *out[8];
+        const ZP__AFF *b[8];
+        const ZP__XYZZ *x[8];
+        const uint8_t *st[8];
+        size_t task[8];
+        int n = 0;
+        for (size_t t = 8 * g; t < 8 * g + 8 && t < ntasks; t++)
+            if (p->kept[t].b) {
+                task[n] = t;
+                out[n] = &sums[n];
+                b[n] = p->kept[t].b;
+                x[n] = p->kept[t].x;
+                st[n++] = p->kept[t].st;
+            }
+        if (!n)
+            continue;
+        for (int k = n; k < 8; k++) { /* unused lanes */
+            out[k] = &sums[0];
+            b[k] = b[0];
+            x[k] = x[0];
+            st[k] = st[0];
+        }
+        ZP__FOLD8(out, b, x, st, n, nb, BK_FULL, BK_SPILL);
+        for (int k = 0; k < n; k++)
+            ZP__G(xyzz_to_jac)(&p->partial[task[k]], &sums[k]);
+    }
+}
+#endif
 
 static void ZP__S(pip_task)(void *ctx, size_t begin, size_t end)
 {
@@ -500,10 +560,24 @@ zp_err ZP__PIPPENGER_MODE(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scal
 #ifdef ZP__FLUSH8
     ZP__S(to_r52)(&p, &r52_points, &r52_scalars, threads);
 #endif
+    if (p.raw)
+        p.kept = calloc(ntasks, sizeof *p.kept); /* NULL: fold as we go */
     atomic_init(&p.nomem, 0);
     zp__parallel_for(ntasks, 1, ZP__S(pip_task), &p, threads);
     free(r52_points);
     free(r52_scalars);
+#ifdef ZP__FOLD8
+    if (p.kept && !atomic_load(&p.nomem))
+        zp__parallel_for((ntasks + 7) / 8, 1, ZP__S(fold_task), &p, threads);
+#endif
+    if (p.kept) {
+        for (size_t t = 0; t < ntasks; t++) {
+            free(p.kept[t].b);
+            free(p.kept[t].st);
+            free(p.kept[t].x);
+        }
+        free(p.kept);
+    }
     if (atomic_load(&p.nomem)) {
         free(p.partial);
         return ZP_E_NOMEM;
