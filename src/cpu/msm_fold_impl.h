@@ -60,27 +60,36 @@ static void IF_S(lx_blend)(IF_S(lx) *out, const IF_S(lx) *b, unsigned mask)
     blend((zp__fp52x8 *)&out->zzz, (const zp__fp52x8 *)&b->zzz, mask, IF_W);
 }
 
+/* What madd-2008-s and add-2008-s share once P = U2 - U1 and R = S2 - S1
+ * are known: PP, PPP, X3 = R^2 - PPP - 2 U1 PP, Y3 = R (U1 PP - X3) - S1 PPP. */
+static void IF_S(lx_tail)(IF_V *pp, IF_V *ppp, IF_V *x3, IF_V *y3, const IF_V *P, const IF_V *R,
+                          const IF_V *u1, const IF_V *s1)
+{
+    IF_V Q, t;
+    IF_MUL(pp, P, P);
+    IF_MUL(ppp, P, pp);
+    IF_MUL(&Q, u1, pp);
+    IF_MUL(x3, R, R);
+    IF_SUB(x3, x3, ppp);
+    IF_SUB(x3, x3, &Q);
+    IF_SUB(x3, x3, &Q);
+    IF_SUB(&t, &Q, x3);
+    IF_MUL(y3, R, &t);
+    IF_MUL(&t, s1, ppp);
+    IF_SUB(y3, y3, &t);
+}
+
 /* p += (qx, qy) in the lanes of `on`; bk[k] is lane k's affine point (R'
  * form), for the scalar redo. */
 static void IF_S(lx_madd)(IF_S(lx) *p, const IF_V *qx, const IF_V *qy, const IF_V *one,
                           unsigned on, const IF_AFF *const bk[8])
 {
-    IF_V u2, s2, P, R, pp, ppp, Q, t, x3, y3;
+    IF_V u2, s2, P, R, pp, ppp, x3, y3;
     IF_MUL(&u2, qx, &p->zz);
     IF_MUL(&s2, qy, &p->zzz);
     IF_SUB(&P, &u2, &p->x);
     IF_SUB(&R, &s2, &p->y);
-    IF_MUL(&pp, &P, &P);
-    IF_MUL(&ppp, &P, &pp);
-    IF_MUL(&Q, &p->x, &pp);
-    IF_MUL(&x3, &R, &R);
-    IF_SUB(&x3, &x3, &ppp);
-    IF_SUB(&x3, &x3, &Q);
-    IF_SUB(&x3, &x3, &Q);
-    IF_SUB(&t, &Q, &x3);
-    IF_MUL(&y3, &R, &t);
-    IF_MUL(&t, &p->y, &ppp);
-    IF_SUB(&y3, &y3, &t);
+    IF_S(lx_tail)(&pp, &ppp, &x3, &y3, &P, &R, &p->x, &p->y);
     unsigned inf = IF_ZMASK(&p->zz) & on, odd = IF_ZMASK(&P) & on & ~inf;
     IF_S(lx) r;
     r.x = x3;
@@ -111,24 +120,14 @@ static void IF_S(lx_add)(IF_S(lx) *p, const IF_S(lx) *q, unsigned on)
     on &= ~pinf;
     if (!on)
         return;
-    IF_V u1, u2, s1, s2, P, R, pp, ppp, Q, t, x3, y3;
+    IF_V u1, u2, s1, s2, P, R, pp, ppp, t, x3, y3;
     IF_MUL(&u1, &p->x, &q->zz);
     IF_MUL(&u2, &q->x, &p->zz);
     IF_MUL(&s1, &p->y, &q->zzz);
     IF_MUL(&s2, &q->y, &p->zzz);
     IF_SUB(&P, &u2, &u1);
     IF_SUB(&R, &s2, &s1);
-    IF_MUL(&pp, &P, &P);
-    IF_MUL(&ppp, &P, &pp);
-    IF_MUL(&Q, &u1, &pp);
-    IF_MUL(&x3, &R, &R);
-    IF_SUB(&x3, &x3, &ppp);
-    IF_SUB(&x3, &x3, &Q);
-    IF_SUB(&x3, &x3, &Q);
-    IF_SUB(&t, &Q, &x3);
-    IF_MUL(&y3, &R, &t);
-    IF_MUL(&t, &s1, &ppp);
-    IF_SUB(&y3, &y3, &t);
+    IF_S(lx_tail)(&pp, &ppp, &x3, &y3, &P, &R, &u1, &s1);
     IF_S(lx) r;
     r.x = x3;
     r.y = y3;
