@@ -424,10 +424,10 @@ static void ZP__S(fold_task)(void *ctx, size_t begin, size_t end)
     ZP__S(pip) *p = ctx;
     size_t ntasks = (size_t)p->lay.nw * p->lay.nranges, nb = (size_t)1 << (p->lay.c - 1);
     for (size_t g = begin; g < end; g++) {
-        ZP__XYZZ sums[8], *out[8];
-        const ZP__AFF *b[8];
-        const ZP__XYZZ *x[8];
-        const uint8_t *st[8];
+        ZP__XYZZ sums[8], *out[8] = {0};
+        const ZP__AFF *b[8] = {0};
+        const ZP__XYZZ *x[8] = {0};
+        const uint8_t *st[8] = {0}; /* lanes n.. are not read */
         size_t task[8];
         int n = 0;
         for (size_t t = 8 * g; t < 8 * g + 8 && t < ntasks; t++)
@@ -440,12 +440,6 @@ static void ZP__S(fold_task)(void *ctx, size_t begin, size_t end)
             }
         if (!n)
             continue;
-        for (int k = n; k < 8; k++) { /* unused lanes */
-            out[k] = &sums[0];
-            b[k] = b[0];
-            x[k] = x[0];
-            st[k] = st[0];
-        }
         ZP__FOLD8(out, b, x, st, n, nb, BK_FULL, BK_SPILL);
         for (int k = 0; k < n; k++)
             ZP__G(xyzz_to_jac)(&p->partial[task[k]], &sums[k]);

@@ -52,7 +52,7 @@
 
 static uint64_t chunk_points(bool g2)
 {
-    static _Atomic unsigned cached; /* log2 + 1 once read */
+    static _Atomic unsigned cached; /* the log2 once read (never 0) */
     if (g2)
         return ZP_G16_MSM_CHUNK_G2;
     unsigned v = cached;
@@ -61,9 +61,7 @@ static uint64_t chunk_points(bool g2)
         char *end = NULL;
         long x = e ? strtol(e, &end, 10) : 0;
         v = e && *e && !*end && x >= 20 && x <= 31 ? (unsigned)x : ZP_G16_MSM_CHUNK_LOG2;
-        cached = v + 1;
-    } else {
-        v--;
+        cached = v;
     }
     return (uint64_t)1 << v;
 }
