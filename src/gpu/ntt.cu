@@ -36,6 +36,14 @@
 #endif
 #endif
 
+/* The stage twiddles of a pass come from a copy of its 2^(k-1) roots in
+ * shared memory (loaded once per block) instead of the global hi table,
+ * whose strided reads mostly miss L1 (the tile takes most of it).
+ * ZP_NTT_NOSHTW reads the global table (for comparisons). */
+#ifndef ZP_NTT_NOSHTW
+#define ZP_NTT_SHTW 1
+#endif
+
 /* ZP_NTT_FRW (a variant): every Fr product of this file from ntt_frw.h
  * (portable 64-bit products) instead of field.cuh's PTX carry chains. */
 #ifdef ZP_NTT_FRW
@@ -109,9 +117,26 @@ static __global__ void pow_table_kernel(fr_t *out, fr_t base, fr_t pre, uint32_t
     fr_store(out + i, acc);
 }
 
+/*
+ * The stage twiddles of a pass of k bits: w_(2^(lhs+1))^r for r < 2^lhs is
+ * entry r << (k - 1 - lhs) of the pass's roots w_(2^k)^i, i < 2^(k-1):
+ * in shared memory (stw) with ZP_NTT_SHTW, else entry r << (13 - lhs) of
+ * the global hi table (w_(2^k)^i = hi[i << (14 - k)]).
+ */
+struct stage_tw {
+    const fr_t *t;  /* stw, or the hi table */
+    unsigned base;  /* k - 1, or 13 for the hi table */
+};
+
+/* w_(2^(lhs+1))^r */
+static __device__ __forceinline__ fr_t stage_w(const stage_tw &w, unsigned lhs, unsigned r)
+{
+    return fr_load(w.t + (r << (w.base - lhs)));
+}
+
 /* One radix-2 DIF stage over the tile: rows q and q + 2^lhs of each of the
  * 2^j columns, the difference times w_(2^(lhs+1))^(q mod 2^lhs). */
-static __device__ __forceinline__ void radix2_stage(fr_t *sh, const fr_t *whi, unsigned lhs,
+static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw, unsigned lhs,
                                                     unsigned j, unsigned tile)
 {
     const unsigned hs = 1u << lhs, cmask = (1u << j) - 1;
@@ -123,8 +148,8 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const fr_t *whi, u
         fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
         fr_store(sh + i0, fr_add(x, y));
         fr_t d = fr_sub(x, y);
-        if (r) /* w_(2hs)^r = w^(r * 2^(27 - lhs)) = hi[r << (13 - lhs)] */
-            d = ntt_mul(d, fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs))));
+        if (r)
+            d = ntt_mul(d, stage_w(sw, lhs, r));
         fr_store(sh + i1, d);
     }
 }
@@ -147,13 +172,13 @@ static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const fr_t &w, boo
  * second (g, g+h) and (g+2h, g+3h), both with w_(2h)^r. An odd k starts
  * with one radix-2 stage.
  */
-static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const fr_t *whi, unsigned k,
+static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &sw, unsigned k,
                                                      unsigned j, unsigned tile)
 {
     const unsigned cmask = (1u << j) - 1;
     unsigned st = 0;
     if (k & 1) {
-        radix2_stage(sh, whi, k - 1, j, tile);
+        radix2_stage(sh, sw, k - 1, j, tile);
         __syncthreads();
         st = 1;
     }
@@ -165,12 +190,12 @@ static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const fr_t *whi, 
             unsigned i0 = (g0 << j) + l, hj = h << j;
             fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
             fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
-            /* w_(4h)^r = hi[r << (13 - lhs)], w_(2h)^r = hi[r << (14 - lhs)] */
-            fr_t wa = fr_load(whi + (r << (ZP__TAB_LOG - 1 - lhs)));
-            fr_t wb = fr_load(whi + ((r + h) << (ZP__TAB_LOG - 1 - lhs)));
+            /* w_(4h)^r, w_(4h)^(r + h), w_(2h)^r */
+            fr_t wa = stage_w(sw, lhs, r);
+            fr_t wb = stage_w(sw, lhs, r + h);
             bfly(x0, x2, wa, r == 0);
             bfly(x1, x3, wb, false);
-            fr_t wc = fr_load(whi + (r << (ZP__TAB_LOG - lhs)));
+            fr_t wc = stage_w(sw, lhs - 1, r);
             bfly(x0, x1, wc, r == 0);
             bfly(x2, x3, wc, r == 0);
             fr_store(sh + i0, x0);
@@ -228,13 +253,21 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
             x = ntt_mul(x, pow_tab_full(slo, shi, (uint32_t)idx));
         fr_store(sh + e, x);
     }
+#ifdef ZP_NTT_SHTW
+    fr_t *stw = sh + tile;
+    for (unsigned i = threadIdx.x; i < (1u << (k - 1)); i += blockDim.x)
+        fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
+    const stage_tw sw = {stw, k - 1};
+#else
+    const stage_tw sw = {whi, ZP__TAB_LOG - 1};
+#endif
     __syncthreads();
 
 #ifdef ZP_NTT_R4
-    ntt_stages_r4(sh, whi, k, j, tile);
+    ntt_stages_r4(sh, sw, k, j, tile);
 #else
     for (unsigned st = 0; st < k; st++) {
-        radix2_stage(sh, whi, k - 1 - st, j, tile);
+        radix2_stage(sh, sw, k - 1 - st, j, tile);
         __syncthreads();
     }
 #endif
@@ -252,6 +285,18 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         }
         fr_store(a + idx, x);
     }
+}
+
+/* Shared memory of a pass of k bits over a tile: the tile, and with
+ * ZP_NTT_SHTW the pass's 2^(k-1) stage roots after it. */
+static size_t pass_shared(unsigned k, unsigned tile)
+{
+#ifdef ZP_NTT_SHTW
+    return ((size_t)tile + (1u << (k - 1))) * sizeof(fr_t);
+#else
+    (void)k;
+    return (size_t)tile * sizeof(fr_t);
+#endif
 }
 
 /* mode 0: no scale; 1: times s; 2: times slo/shi table at the destination. */
@@ -364,7 +409,7 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
     ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
     ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)(sizeof(fr_t) << TILE_LOG)));
+                                 (int)pass_shared(PASS_MAX_BITS, 1u << TILE_LOG)));
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     zp_err err = ZP_OK;
@@ -431,7 +476,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
         unsigned tile = 1u << (k + j);
         unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
         const fr_t *ptw = tw && k + m <= TW_LOG ? tw : NULL;
-        ntt_pass_kernel<<<1u << (log2n - k - j), threads, tile * sizeof(fr_t), s->st>>>(
+        ntt_pass_kernel<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
             a, wlo, whi, k, m, j, p == 0 ? pl->load_lo : NULL, p == 0 ? pl->load_hi : NULL,
             p == 0 && m > 0 ? pl->nlo : NULL, ptw);
         ZP_CUDA_LAUNCHED();
