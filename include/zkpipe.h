@@ -420,9 +420,11 @@ void zp_engine_close(zp_engine *e);
  */
 zp_err zp_engine_add_key(zp_engine *e, const char *name, const char *source);
 /* Loads the key now (waiting for the load) and keeps it loaded: it is not
- * evicted for the budget until zp_engine_evict_key. The load's error
- * (ZP_E_IO, ZP_E_FORMAT, ZP_E_CHECKSUM, ..., ZP_E_TOO_LARGE when it cannot
- * fit the budget) is returned. */
+ * evicted for the budget until zp_engine_evict_key. In an engine with GPU
+ * slots it is also made resident on every GPU (in parallel) and kept there.
+ * The load's error (ZP_E_IO, ZP_E_FORMAT, ZP_E_CHECKSUM, ..., ZP_E_TOO_LARGE
+ * when it cannot fit the budget, ZP_E_GPU_OOM when it cannot fit a GPU) is
+ * returned. */
 zp_err zp_engine_preload_key(zp_engine *e, const char *name);
 /* Unloads the key now and lifts a preload. ZP_E_BUSY when a partition is
  * using it (it stays loaded; try later); ZP_OK when it was not loaded. */

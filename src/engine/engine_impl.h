@@ -329,6 +329,9 @@ void zp__gpus_close(zp_engine *e);
 void *zp__gpu_worker_main(void *arg);
 /* Frees the resident copies of k on every GPU (e->mu held; no refs). */
 void zp__key_drop_device(zp_engine *e, zp__key *k);
+/* Makes k (loaded and referenced by the caller) resident on every GPU of
+ * the engine, in parallel; the first error, with *why. */
+zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why);
 
 /* engine_metrics.c */
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len);

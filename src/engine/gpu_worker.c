@@ -9,6 +9,10 @@
  * unloaded or the room is needed for another key (least recently used key
  * with no slot proving with it goes first).
  *
+ * zp_engine_preload_key makes a key resident on every GPU at once (one
+ * thread per GPU) and keeps it there: preloaded keys are not evicted for
+ * room, only by zp_engine_evict_key.
+ *
  * A slot is a worker of its own: a thread that takes one partition at a
  * time (zp__eng_take), so a partition is only ever dispatched into a free
  * slot. The thread loads the witness into the slot's pinned buffer,
@@ -105,7 +109,7 @@ static bool evict_one(zp_engine *e, int g, const zp__key *keep)
     zp__key *victim = NULL;
     for (uint32_t i = 0; i < e->n_keys; i++) {
         zp__key *k = e->keys[i];
-        if (k == keep || k->dk_state[g] != ZP__DK_READY || k->dk_refs[g])
+        if (k == keep || k->dk_state[g] != ZP__DK_READY || k->dk_refs[g] || k->preloaded)
             continue;
         if (!victim || k->dk_lru[g] < victim->dk_lru[g])
             victim = k;
@@ -220,6 +224,49 @@ static void dkey_release(zp_engine *e, int g, zp__key *k)
     if (k->dk_refs[g])
         k->dk_refs[g]--;
     pthread_mutex_unlock(&e->mu);
+}
+
+struct preload_arg {
+    zp_engine *e;
+    zp__key *k;
+    int g;
+    zp_err err;
+    zp__ioerr why;
+};
+
+static void *preload_main(void *arg)
+{
+    struct preload_arg *a = arg;
+    zp__g16_dkey *dk;
+    a->err = dkey_acquire(a->e, &a->e->gpus[a->g], a->k, &dk, &a->why);
+    if (!a->err)
+        dkey_release(a->e, a->g, a->k);
+    return NULL;
+}
+
+zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why)
+{
+    if (!e->n_gpus || !e->cfg.gpu_slots)
+        return ZP_OK;
+    struct preload_arg a[ZP__GPUS_MAX];
+    pthread_t th[ZP__GPUS_MAX];
+    bool started[ZP__GPUS_MAX] = {false};
+    for (int g = 0; g < e->n_gpus; g++) {
+        a[g] = (struct preload_arg){.e = e, .k = k, .g = g};
+        started[g] = pthread_create(&th[g], NULL, preload_main, &a[g]) == 0;
+        if (!started[g])
+            preload_main(&a[g]);
+    }
+    zp_err err = ZP_OK;
+    for (int g = 0; g < e->n_gpus; g++) {
+        if (started[g])
+            pthread_join(th[g], NULL);
+        if (a[g].err && !err) {
+            err = a[g].err;
+            *why = a[g].why;
+        }
+    }
+    return err;
 }
 
 /* --------------------------------------------------------------- slots */

@@ -1,9 +1,9 @@
 /*
  * The engine's key cache: registered keys, loaded on first use, with a byte
  * budget over everything loaded (heap and mapped) and LRU eviction of keys
- * no partition uses and no one preloaded. Tiers today: HOST (parsed into
- * memory) and MAPPED (a .zpk mapping); the device tier comes with the GPU
- * workers.
+ * no partition uses and no one preloaded. Tiers: HOST (parsed into
+ * memory), MAPPED (a .zpk mapping), PINNED, and the device tier of the GPU
+ * workers (gpu_worker.c), which a preload fills on every GPU.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,8 +466,12 @@ zp_err zp_engine_preload_key(zp_engine *e, const char *name)
     pthread_mutex_lock(&e->mu);
     k->preloaded = true;
     pthread_mutex_unlock(&e->mu);
+    /* And resident on every GPU now, not at the first partition each GPU
+     * takes (a porep:27 key takes ~40 s to set up on a device). */
+    zp__ioerr why = {{0}};
+    err = zp__key_preload_devices(e, k, &why);
     zp__key_release(e, k);
-    return ZP_OK;
+    return err;
 }
 
 zp_err zp_engine_evict_key(zp_engine *e, const char *name)

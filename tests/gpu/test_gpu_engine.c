@@ -158,7 +158,9 @@ static void test_pinned_tier(void)
     CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
     zp_key_info ki;
     CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
-    CHECK_EQ_INT(ki.tier, ZP_KEY_PINNED);
+    /* The preload also made it resident on the GPU: the tier says so. */
+    CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
+    CHECK(ki.device_bytes > 0);
     CHECK(ki.pinned_bytes > 0 && ki.pinned_bytes <= ki.bytes);
     CHECK_EQ_INT(e->pinned_used, ki.pinned_bytes);
     char id[ZP_JOB_ID_MAX + 1];
@@ -176,7 +178,7 @@ static void test_pinned_tier(void)
     CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
     CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
     CHECK_EQ_INT(ki.pinned_bytes, 0);
-    CHECK(ki.tier == ZP_KEY_HOST);
+    CHECK(ki.tier == ZP_KEY_DEVICE);
     zp_engine_close(e);
 }
 
@@ -350,8 +352,9 @@ static void test_cancel(void)
     zp_engine_close(e);
 }
 
-/* Every GPU of the machine (run only with two or more): each sets the key
- * up from the same toxic waste and proves partitions of the same jobs. */
+/* Every GPU of the machine (run only with two or more): a preload sets the
+ * key up on each from the same toxic waste, and all prove partitions of the
+ * same jobs. */
 static void test_multi_gpu(void)
 {
     zp_engine_config c;
@@ -367,6 +370,10 @@ static void test_multi_gpu(void)
     int n = zp__gpu_count() < ZP__GPUS_MAX ? zp__gpu_count() : ZP__GPUS_MAX;
     CHECK_EQ_INT(e->n_gpus, n);
     CHECK_EQ_INT(zp_engine_add_key(e, "p", small ? "synth:porep:9" : "synth:porep:12"), ZP_OK);
+    /* A preload sets the key up on every GPU before any job. */
+    CHECK_EQ_INT(zp_engine_preload_key(e, "p"), ZP_OK);
+    for (int g = 0; g < n; g++)
+        CHECK(key_of(e, "p")->dk_bytes[g] > 0);
     enum { JOBS = 6, PARTS = 4 };
     char ids[JOBS][ZP_JOB_ID_MAX + 1];
     for (int i = 0; i < JOBS; i++)
