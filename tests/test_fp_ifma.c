@@ -3,7 +3,8 @@
  * zp_fp_mul: conversions both ways (scalar and one-vector-product forms,
  * and the R' form kept in six words with its raw loads and stores),
  * products on random and edge operands (0, 1, one, p - 1, p - 2, values
- * with all-ones limbs), in place, and add / sub against the scalar ones.
+ * with all-ones limbs), in place, and add / sub against the scalar ones;
+ * the Fp2 product and square against zp_fp2_mul / zp_fp2_sqr.
  * Exits 77
  * (skipped) on a CPU without AVX-512 IFMA.
  */
@@ -105,6 +106,62 @@ static void test_mul(void)
             zp_fp_sqr(&want[k], &a[k]);
             bad += memcmp(&want[k], &got[k], sizeof got[k]) != 0;
         }
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* Eight Fp2 values (each half an operand) into two vectors and back. */
+static void fp2_in(zp__fp52x8 *v0, zp__fp52x8 *v1, const zp_fp2 x[8])
+{
+    zp_fp c0[8], c1[8];
+    for (int k = 0; k < 8; k++) {
+        c0[k] = x[k].c0;
+        c1[k] = x[k].c1;
+    }
+    zp__fp52x8_from(v0, c0);
+    zp__fp52x8_from(v1, c1);
+}
+
+static int fp2_bad(const zp__fp52x8 *v0, const zp__fp52x8 *v1, const zp_fp2 want[8])
+{
+    zp_fp c0[8], c1[8];
+    int bad = 0;
+    zp__fp52x8_to(c0, v0);
+    zp__fp52x8_to(c1, v1);
+    for (int k = 0; k < 8; k++)
+        bad += memcmp(&c0[k], &want[k].c0, sizeof c0[k]) != 0 ||
+               memcmp(&c1[k], &want[k].c1, sizeof c1[k]) != 0;
+    return bad;
+}
+
+/* The Fp2 product with two reductions and the two-product square against
+ * zp_fp2_mul / zp_fp2_sqr, with every pairing of the edge operands among
+ * the halves (so a0 b0 - a1 b1 takes its extremes), and in place. */
+static void test_fp2_mul_sqr(void)
+{
+    int bad = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        zp_fp2 a[8], b[8], want[8], sq[8];
+        zp__fp52x8 a0, a1, b0, b1, o0, o1;
+        for (int k = 0; k < 8; k++) {
+            int i = 8 * r + k;
+            operand(&a[k].c0, i);
+            operand(&a[k].c1, i / 16 + 7 * k);
+            operand(&b[k].c0, i / 256 + 3 * k);
+            operand(&b[k].c1, i + 5);
+            zp_fp2_mul(&want[k], &a[k], &b[k]);
+            zp_fp2_sqr(&sq[k], &a[k]);
+        }
+        fp2_in(&a0, &a1, a);
+        fp2_in(&b0, &b1, b);
+        zp__fp2x8_mul(&o0, &o1, &a0, &a1, &b0, &b1);
+        bad += fp2_bad(&o0, &o1, want);
+        zp__fp2x8_sqr(&o0, &o1, &a0, &a1);
+        bad += fp2_bad(&o0, &o1, sq);
+        zp__fp2x8_mul(&b0, &b1, &a0, &a1, &b0, &b1); /* in place */
+        bad += fp2_bad(&b0, &b1, want);
+        zp__fp2x8_sqr(&a0, &a1, &a0, &a1);
+        bad += fp2_bad(&a0, &a1, sq);
     }
     CHECK_EQ_INT(bad, 0);
 }
@@ -285,6 +342,7 @@ int main(void)
     RUN(test_convert);
     RUN(test_r52_form);
     RUN(test_mul);
+    RUN(test_fp2_mul_sqr);
     RUN(test_load_store_add_sub);
     RUN(test_subgroup_x8);
     RUN(test_subgroup_x8_g2);

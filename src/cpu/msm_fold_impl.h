@@ -66,10 +66,10 @@ static void IF_S(lx_tail)(IF_V *pp, IF_V *ppp, IF_V *x3, IF_V *y3, const IF_V *P
                           const IF_V *u1, const IF_V *s1)
 {
     IF_V Q, t;
-    IF_MUL(pp, P, P);
+    IF_SQR(pp, P);
     IF_MUL(ppp, P, pp);
     IF_MUL(&Q, u1, pp);
-    IF_MUL(x3, R, R);
+    IF_SQR(x3, R);
     IF_SUB(x3, x3, ppp);
     IF_SUB(x3, x3, &Q);
     IF_SUB(x3, x3, &Q);

@@ -72,6 +72,7 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #define IF_ADD zp__fp52x8_add
 #define IF_SUB zp__fp52x8_sub
 #define IF_MUL zp__fp52x8_mul
+#define IF_SQR(o, a) zp__fp52x8_mul(o, a, a)
 #define IF_F(op) zp_fp_##op
 #define IF_FINV zp__fp_inv_vartime
 #include "msm_ifma_impl.h"
@@ -100,6 +101,7 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #undef IF_ADD
 #undef IF_SUB
 #undef IF_MUL
+#undef IF_SQR
 #undef IF_F
 #undef IF_FINV
 
@@ -131,6 +133,7 @@ void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in)
 #define IF_ADD v2_add
 #define IF_SUB v2_sub
 #define IF_MUL v2_mul
+#define IF_SQR v2_sqr
 #define IF_F(op) zp_fp2_##op
 #define IF_FINV zp__fp2_inv_vartime
 #include "msm_ifma_impl.h"

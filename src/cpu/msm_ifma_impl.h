@@ -9,6 +9,7 @@
  *   IF_LOAD_RAW, IF_STORE_RAW       the same for coordinates in R' form
  *   IF_TO_R52, IF_FROM_R52          one coordinate into and out of R' form
  *   IF_ADD, IF_SUB, IF_MUL          lane arithmetic (out, a, b)
+ *   IF_SQR                          lane square (out, a)
  *   IF_F(op)        the scalar field's functions; IF_FINV its inversion
  * Algorithm: msm_ifma.c.
  */
@@ -57,7 +58,7 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
         IF_SUB(&v[V_NUM], &y2, &v[V_Y1]);
         IF_SUB(&v[V_DEN], &v[V_X2], &v[V_X1]);
         if (dbl) { /* slope 3 x1^2 / 2 y1 in those lanes */
-            IF_MUL(&t, &v[V_X1], &v[V_X1]);
+            IF_SQR(&t, &v[V_X1]);
             IF_ADD(&u, &t, &t);
             IF_ADD(&u, &u, &t);
             blend((zp__fp52x8 *)&v[V_NUM], (const zp__fp52x8 *)&u, dbl, IF_W);
@@ -103,7 +104,7 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
         IF_MUL(&ik, &vinv, &v[V_PRE]);
         IF_MUL(&vinv, &vinv, &v[V_DEN]);
         IF_MUL(&lam, &v[V_NUM], &ik);
-        IF_MUL(&t, &lam, &lam);
+        IF_SQR(&t, &lam);
         IF_SUB(&t, &t, &v[V_X1]);
         IF_SUB(&x3, &t, &v[V_X2]);
         IF_SUB(&t, &v[V_X1], &x3);

@@ -1,6 +1,6 @@
 /*
  * Fp2 = Fp[u] / (u^2 + 1) on the eight IFMA lanes of fp_ifma.h: a value is
- * two vectors (c0, c1); products by Karatsuba (three vector products).
+ * two vectors (c0, c1); products by Karatsuba with two reductions.
  * Only when zp__ifma_available().
  */
 #ifndef ZP_MATH_FP2_IFMA_H
@@ -62,18 +62,16 @@ static inline void v2_sub(v2 *out, const v2 *a, const v2 *b)
     zp__fp52x8_sub(&out->c1, &a->c1, &b->c1);
 }
 
-/* Karatsuba: three products; out may alias a or b. */
+/* Karatsuba with two reductions (fp_ifma.c); out may alias a or b. */
 static inline void v2_mul(v2 *out, const v2 *a, const v2 *b)
 {
-    zp__fp52x8 t0, t1, sa, sb;
-    zp__fp52x8_add(&sa, &a->c0, &a->c1);
-    zp__fp52x8_add(&sb, &b->c0, &b->c1);
-    zp__fp52x8_mul(&t0, &a->c0, &b->c0);
-    zp__fp52x8_mul(&t1, &a->c1, &b->c1);
-    zp__fp52x8_mul(&sa, &sa, &sb);
-    zp__fp52x8_sub(&out->c0, &t0, &t1);
-    zp__fp52x8_sub(&sa, &sa, &t0);
-    zp__fp52x8_sub(&out->c1, &sa, &t1);
+    zp__fp2x8_mul(&out->c0, &out->c1, &a->c0, &a->c1, &b->c0, &b->c1);
+}
+
+/* out = a^2 in two products; out may alias a. */
+static inline void v2_sqr(v2 *out, const v2 *a)
+{
+    zp__fp2x8_sqr(&out->c0, &out->c1, &a->c0, &a->c1);
 }
 
 #endif

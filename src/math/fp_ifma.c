@@ -185,6 +185,108 @@ TGT static void vmul(__m512i r[8], const __m512i A[8], const __m512i B[8])
     vsub_p_once(r, t);
 }
 
+/* p^2 in sixteen 52-bit limbs: added to a0 b0 - a1 b1 so that the Fp2
+ * product's real part reduces from a non-negative value below 2 p^2. */
+static const uint64_t p2_52[16] = {
+    0xa00001c718e39ULL, 0x1d76382eab26aULL, 0x2113cfd7ced6bULL, 0xb743162c33836ULL,
+    0x966bf91ed3e71ULL, 0x2e85a87091a04ULL, 0x19c86185c7b29ULL, 0x0978ef011d686ULL,
+    0xdca6ef5314933ULL, 0xd050a62cfd16dULL, 0x6e59e49349e8bULL, 0x90e50e7046b46ULL,
+    0xaa22f25e9e2dcULL, 0xc35fc74bd278eULL, 0x00002a437a4b8ULL, 0};
+
+/* T = A B exactly, as sixteen unnormalized columns (each a sum of at most
+ * sixteen 52-bit terms, below 2^56); A and B have normalized limbs. */
+TGT static void vprod_wide(__m512i T[16], const __m512i A[8], const __m512i B[8])
+{
+    for (int j = 0; j < 16; j++)
+        T[j] = _mm512_setzero_si512();
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            T[i + j] = _mm512_madd52lo_epu64(T[i + j], A[j], B[i]);
+            T[i + j + 1] = _mm512_madd52hi_epu64(T[i + j + 1], A[j], B[i]);
+        }
+}
+
+/*
+ * r = T / 2^416 mod p, fully reduced, for a column sum T with 0 <= T <
+ * 2 p^2 whose columns may be negative (signed 64-bit, magnitude below
+ * 2^57): eight Montgomery rounds, each clearing the low column (q reads
+ * only its low 52 bits, which are right for a negative column too; the
+ * carry out is an arithmetic shift). The result is below 2p^2/2^416 + p <
+ * 2p, so one conditional subtraction finishes it.
+ */
+TGT static void vredc_wide(__m512i r[8], __m512i T[16])
+{
+    const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
+    const __m512i pinv = _mm512_set1_epi64((long long)pinv52);
+    __m512i P[8];
+    vconst(P, p52);
+    for (int i = 0; i < 8; i++) {
+        __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, T[i], pinv), mask);
+        for (int j = 0; j < 8; j++) {
+            T[i + j] = _mm512_madd52lo_epu64(T[i + j], P[j], q);
+            T[i + j + 1] = _mm512_madd52hi_epu64(T[i + j + 1], P[j], q);
+        }
+        T[i + 1] = _mm512_add_epi64(T[i + 1], _mm512_srai_epi64(T[i], 52));
+    }
+    vnormalize(T + 8);
+    vsub_p_once(r, T + 8);
+}
+
+/* x + y (or x - y + p when sub) with carries, not reduced: below 2p for
+ * x, y < p, limbs normalized (a multiplicand for vmul / vprod_wide). */
+TGT static void vsum_nr(__m512i r[8], const __m512i x[8], const __m512i y[8], bool sub)
+{
+    for (int j = 0; j < 8; j++)
+        r[j] = sub ? _mm512_add_epi64(_mm512_sub_epi64(x[j], y[j]),
+                                      _mm512_set1_epi64((long long)p52[j]))
+                   : _mm512_add_epi64(x[j], y[j]);
+    vnormalize(r);
+}
+
+/* Karatsuba with two reductions instead of three: c0 = a0 b0 - a1 b1 + p^2
+ * and c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 are formed exactly, then
+ * each is reduced once. */
+TGT void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                       const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
+{
+    __m512i A0[8], A1[8], B0[8], B1[8], SA[8], SB[8];
+    __m512i T0[16], T1[16], TS[16], r0[8], r1[8];
+    vload(A0, a0);
+    vload(A1, a1);
+    vload(B0, b0);
+    vload(B1, b1);
+    vsum_nr(SA, A0, A1, false);
+    vsum_nr(SB, B0, B1, false);
+    vprod_wide(T0, A0, B0);
+    vprod_wide(T1, A1, B1);
+    vprod_wide(TS, SA, SB);
+    for (int j = 0; j < 16; j++) {
+        TS[j] = _mm512_sub_epi64(TS[j], _mm512_add_epi64(T0[j], T1[j]));
+        T0[j] = _mm512_add_epi64(_mm512_sub_epi64(T0[j], T1[j]),
+                                 _mm512_set1_epi64((long long)p2_52[j]));
+    }
+    vredc_wide(r0, T0);
+    vredc_wide(r1, TS);
+    vstore(o0, r0);
+    vstore(o1, r1);
+}
+
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: two products. */
+TGT void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                       const zp__fp52x8 *a1)
+{
+    __m512i A0[8], A1[8], S[8], D[8], A2[8], r0[8], r1[8];
+    vload(A0, a0);
+    vload(A1, a1);
+    vsum_nr(S, A0, A1, false);
+    vsum_nr(D, A0, A1, true);
+    vsum_nr(A2, A0, A0, false);
+    vmul(r0, S, D);
+    vmul(r1, A2, A1);
+    vstore(o0, r0);
+    vstore(o1, r1);
+}
+
 TGT void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 {
     __m512i A[8], B[8], r[8];
@@ -313,6 +415,15 @@ void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
     (void)out, (void)a, (void)b;
 }
 void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8]) { (void)out, (void)in; }
+void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
+                   const zp__fp52x8 *b0, const zp__fp52x8 *b1)
+{
+    (void)o0, (void)o1, (void)a0, (void)a1, (void)b0, (void)b1;
+}
+void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1)
+{
+    (void)o0, (void)o1, (void)a0, (void)a1;
+}
 void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8])
 {
     for (int k = 0; k < 8; k++)

@@ -55,6 +55,14 @@ void zp__fp_from_r52(zp_fp *out, const zp_fp *in);
 void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8]);
 void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in);
 
+/* Eight Fp2 products or squares at once (Fp2 = Fp[u]/(u^2 + 1), o0 + o1 u
+ * = (a0 + a1 u)(b0 + b1 u)): Karatsuba with two reductions instead of
+ * three, and the square in two products; the outputs may alias the inputs
+ * (only when available). */
+void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
+                   const zp__fp52x8 *b0, const zp__fp52x8 *b1);
+void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1);
+
 /* out = a + b, a - b mod p, lane by lane (only when available). */
 void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 void zp__fp52x8_sub(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
