@@ -36,13 +36,17 @@
 #endif
 #endif
 
-/* The stage twiddles of a pass come from a copy of its 2^(k-1) roots in
- * shared memory (loaded once per block) instead of the global hi table,
- * whose strided reads mostly miss L1 (the tile takes most of it).
- * ZP_NTT_NOSHTW reads the global table (for comparisons). */
+/* The stage twiddles of a pass of k <= SHTW_MAX_K bits come from a copy of
+ * its 2^(k-1) roots in shared memory (loaded once per block) instead of the
+ * global hi table, whose strided reads mostly miss L1 (the tile takes most
+ * of it): 2^27 45.04 -> 44.46 ms on the H200. A 10-bit pass keeps the
+ * global table: its 16 KiB of roots would cost the SM its third block
+ * (2^28 went 92.7 -> 95.0 ms with them). ZP_NTT_NOSHTW reads the global
+ * table always (for comparisons). */
 #ifndef ZP_NTT_NOSHTW
 #define ZP_NTT_SHTW 1
 #endif
+#define SHTW_MAX_K 9 /* also the largest shared size: below 10 bits */
 
 /* ZP_NTT_FRW (a variant): every Fr product of this file from ntt_frw.h
  * (portable 64-bit products) instead of field.cuh's PTX carry chains. */
@@ -208,6 +212,20 @@ static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &s
 }
 #endif
 
+/* The k stages of a pass over the tile (ends with a barrier). */
+static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, unsigned k,
+                                                  unsigned j, unsigned tile)
+{
+#ifdef ZP_NTT_R4
+    ntt_stages_r4(sh, sw, k, j, tile);
+#else
+    for (unsigned st = 0; st < k; st++) {
+        radix2_stage(sh, sw, k - 1 - st, j, tile);
+        __syncthreads();
+    }
+#endif
+}
+
 /* Twist of a pass (one element): x * w^E, w of order 2^28. nlo, when not
  * NULL, is lo pre-scaled by a constant applied to every element; tw (M <=
  * 2^TW_LOG, so E is a multiple of 2^(28 - TW_LOG)) is the one-load table. */
@@ -253,24 +271,22 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
             x = ntt_mul(x, pow_tab_full(slo, shi, (uint32_t)idx));
         fr_store(sh + e, x);
     }
+    /* Two inlined copies of the stages, so that each knows where its roots
+     * are (a pointer that may be either compiles to generic loads, which
+     * took the gain away). */
 #ifdef ZP_NTT_SHTW
-    fr_t *stw = sh + tile;
-    for (unsigned i = threadIdx.x; i < (1u << (k - 1)); i += blockDim.x)
-        fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
-    const stage_tw sw = {stw, k - 1};
-#else
-    const stage_tw sw = {whi, ZP__TAB_LOG - 1};
-#endif
-    __syncthreads();
-
-#ifdef ZP_NTT_R4
-    ntt_stages_r4(sh, sw, k, j, tile);
-#else
-    for (unsigned st = 0; st < k; st++) {
-        radix2_stage(sh, sw, k - 1 - st, j, tile);
+    if (k <= SHTW_MAX_K) {
+        fr_t *stw = sh + tile;
+        for (unsigned i = threadIdx.x; i < (1u << (k - 1)); i += blockDim.x)
+            fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
         __syncthreads();
-    }
+        ntt_stages(sh, stage_tw{stw, k - 1}, k, j, tile);
+    } else
 #endif
+    {
+        __syncthreads();
+        ntt_stages(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile);
+    }
 
     const unsigned shift = 28 - (k + m);
     ZP_UNROLL(ZP_NTT_BF_UNROLL)
@@ -288,11 +304,11 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
 }
 
 /* Shared memory of a pass of k bits over a tile: the tile, and with
- * ZP_NTT_SHTW the pass's 2^(k-1) stage roots after it. */
+ * ZP_NTT_SHTW (k <= SHTW_MAX_K) the pass's 2^(k-1) stage roots after it. */
 static size_t pass_shared(unsigned k, unsigned tile)
 {
 #ifdef ZP_NTT_SHTW
-    return ((size_t)tile + (1u << (k - 1))) * sizeof(fr_t);
+    return ((size_t)tile + (k <= SHTW_MAX_K ? 1u << (k - 1) : 0)) * sizeof(fr_t);
 #else
     (void)k;
     return (size_t)tile * sizeof(fr_t);
@@ -409,7 +425,7 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
     ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
     ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)pass_shared(PASS_MAX_BITS, 1u << TILE_LOG)));
+                                 (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG)));
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     zp_err err = ZP_OK;
