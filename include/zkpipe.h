@@ -456,7 +456,8 @@ typedef struct zp_key_info {
     uint64_t domain_size;
     uint64_t loads, evictions;
     double last_used_s;         /* engine clock; -1 when never used */
-    zp_err last_error;          /* of the last load attempt */
+    zp_err last_error;          /* of the last load or preload attempt */
+    char last_message[256];     /* what went wrong then ("" when nothing) */
 } zp_key_info;
 
 /* The index-th registered key (in registration order); ZP_E_NOT_FOUND past

@@ -179,6 +179,7 @@ static void test_preloaded_kept(void)
     CHECK_EQ_INT(zp_engine_add_key(e, "k", T_CIRCUIT), ZP_OK);
     CHECK_EQ_INT(zp_engine_preload_key(e, "k"), ZP_E_TOO_LARGE);
     CHECK_EQ_INT(info_of(e, "k").last_error, ZP_E_TOO_LARGE);
+    CHECK(strstr(info_of(e, "k").last_message, "budget") != NULL);
     zp_engine_close(e);
 }
 

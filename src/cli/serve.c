@@ -262,11 +262,16 @@ static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
         zp_err e = zp_engine_add_key(eng, name, eq + 1);
         if (e == ZP_OK && !o->lazy)
             e = zp_engine_preload_key(eng, name);
+        zp_key_info ki;
         if (e != ZP_OK) {
-            fprintf(stderr, "zkpipe serve: key %s (%s): %s\n", name, eq + 1, zp_strerror(e));
+            const char *msg = "";
+            for (size_t k = 0; zp_engine_key_info(eng, k, &ki) == ZP_OK; k++)
+                if (!strcmp(ki.name, name))
+                    msg = ki.last_message;
+            fprintf(stderr, "zkpipe serve: key %s (%s): %s%s%s\n", name, eq + 1, zp_strerror(e),
+                    msg[0] ? ": " : "", msg);
             return false;
         }
-        zp_key_info ki;
         for (size_t k = 0; zp_engine_key_info(eng, k, &ki) == ZP_OK; k++)
             if (!strcmp(ki.name, name))
                 fprintf(stderr, "zkpipe serve: key %s: %s, %s%s\n", name, eq + 1, zp_key_tier_name(ki.tier),

@@ -413,13 +413,15 @@ zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why)
             continue;
         }
         if (room == ROOM_NEVER) {
-            err = zp__fail(why, ZP_E_TOO_LARGE,
+            zp__ioerr own;
+            err = zp__fail(why ? why : &own, ZP_E_TOO_LARGE,
                            "key %s needs about %llu bytes; the key budget is %llu bytes "
                            "(%llu held by preloaded keys)",
                            k->name, (unsigned long long)est,
                            (unsigned long long)e->cfg.key_budget_bytes,
                            (unsigned long long)e->key_used);
             k->last_err = err;
+            snprintf(k->last_msg, sizeof k->last_msg, "%s", (why ? why : &own)->msg);
             break;
         }
         if ((err = load_unlocked(e, k, est, why)))
@@ -470,6 +472,12 @@ zp_err zp_engine_preload_key(zp_engine *e, const char *name)
      * takes (a porep:27 key takes ~40 s to set up on a device). */
     zp__ioerr why = {{0}};
     err = zp__key_preload_devices(e, k, &why);
+    /* Said by zp_engine_key_info and the daemon's key list (the load
+     * itself succeeded, or we would not be here). */
+    pthread_mutex_lock(&e->mu);
+    k->last_err = err;
+    snprintf(k->last_msg, sizeof k->last_msg, "%s", err ? why.msg : "");
+    pthread_mutex_unlock(&e->mu);
     zp__key_release(e, k);
     return err;
 }
@@ -525,6 +533,7 @@ zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out)
         out->evictions = k->evictions;
         out->last_used_s = k->last_used;
         out->last_error = k->last_err;
+        snprintf(out->last_message, sizeof out->last_message, "%s", k->last_msg);
     }
     pthread_mutex_unlock(&e->mu);
     return err;

@@ -118,7 +118,9 @@ static cJSON *key_json(const zp_key_info *k)
               (k->last_used_s < 0 ? cJSON_AddNullToObject(x, "last_used_s") != NULL
                                   : cJSON_AddNumberToObject(x, "last_used_s", k->last_used_s) != NULL) &&
               (k->last_error == ZP_OK ? cJSON_AddNullToObject(x, "last_error") != NULL
-                                      : cJSON_AddStringToObject(x, "last_error", zp_errname(k->last_error)) != NULL);
+                                      : cJSON_AddStringToObject(x, "last_error", zp_errname(k->last_error)) != NULL) &&
+              (!k->last_message[0] ? cJSON_AddNullToObject(x, "last_message") != NULL
+                                   : cJSON_AddStringToObject(x, "last_message", k->last_message) != NULL);
     if (!ok) {
         cJSON_Delete(x);
         return NULL;
