@@ -424,7 +424,8 @@ zp_err zp_engine_add_key(zp_engine *e, const char *name, const char *source);
  * slots it is also made resident on every GPU (in parallel) and kept there.
  * The load's error (ZP_E_IO, ZP_E_FORMAT, ZP_E_CHECKSUM, ..., ZP_E_TOO_LARGE
  * when it cannot fit the budget, ZP_E_GPU_OOM when it cannot fit a GPU) is
- * returned. */
+ * returned, its reason kept in zp_key_info.last_message; a key that failed
+ * on a GPU is not held as preloaded. */
 zp_err zp_engine_preload_key(zp_engine *e, const char *name);
 /* Unloads the key now and lifts a preload. ZP_E_BUSY when a partition is
  * using it (it stays loaded; try later); ZP_OK when it was not loaded. */

@@ -477,6 +477,8 @@ zp_err zp_engine_preload_key(zp_engine *e, const char *name)
     pthread_mutex_lock(&e->mu);
     k->last_err = err;
     snprintf(k->last_msg, sizeof k->last_msg, "%s", err ? why.msg : "");
+    if (err) /* a key that cannot be had everywhere is not held anywhere */
+        k->preloaded = false;
     pthread_mutex_unlock(&e->mu);
     zp__key_release(e, k);
     return err;

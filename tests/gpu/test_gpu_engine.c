@@ -9,7 +9,8 @@
  *  - admission: with an arena that holds the key and one working set, a
  *    3-slot GPU admits one slot, and every job still completes;
  *  - an arena too small for the key fails the job with a message naming
- *    the GPU, and the engine keeps serving other keys;
+ *    the GPU (and a preload with ZP_E_GPU_OOM and its reason), and the
+ *    engine keeps serving other keys;
  *  - a job cancelled while running ends cancelled; the GPU goes on;
  *  - with two or more GPUs, all of them set the key up and prove
  *    partitions of the same jobs.
@@ -328,6 +329,14 @@ static void test_admission(void)
     CHECK_EQ_INT(info.state, ZP_JOB_FAILED);
     printf("too large: %s\n", info.message);
     CHECK(strstr(info.message, "gpu") != NULL);
+    /* A preload of it fails the same way and keeps the reason. */
+    CHECK_EQ_INT(zp_engine_preload_key(e, "big"), ZP_E_GPU_OOM);
+    zp_key_info ki;
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.last_error, ZP_E_GPU_OOM);
+    CHECK(!ki.preloaded);
+    printf("preload too large: %s\n", ki.last_message);
+    CHECK(ki.last_message[0] != 0);
     CHECK_EQ_INT(t_submit(e, NULL, "small", ZP_PRIO_NORMAL, 2, 1, id), ZP_OK);
     t_await_ok(e, id, "small", 2);
     close_with_pad(e, &pad);
