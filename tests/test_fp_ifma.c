@@ -4,7 +4,8 @@
  * and the R' form kept in six words with its raw loads and stores),
  * products on random and edge operands (0, 1, one, p - 1, p - 2, values
  * with all-ones limbs), in place, and add / sub against the scalar ones;
- * the Fp2 product and square against zp_fp2_mul / zp_fp2_sqr.
+ * the Fp2 product and square against zp_fp2_mul / zp_fp2_sqr; the lazy
+ * product and the reduction, on loose operands too.
  * Exits 77
  * (skipped) on a CPU without AVX-512 IFMA.
  */
@@ -106,6 +107,68 @@ static void test_mul(void)
             zp_fp_sqr(&want[k], &a[k]);
             bad += memcmp(&want[k], &got[k], sizeof got[k]) != 0;
         }
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* v + p lane by lane (a value below 2p for canonical v): the loose
+ * operands the lazy forms take. */
+static void add_p(zp__fp52x8 *v)
+{
+    uint64_t p52[8];
+    for (int j = 0; j < 8; j++) {
+        unsigned bit = 52 * (unsigned)j, w = bit / 64, sh = bit % 64;
+        uint64_t x = w < 6 ? ZP_FP_MODULUS.l[w] >> sh : 0;
+        if (sh > 12 && w + 1 < 6)
+            x |= ZP_FP_MODULUS.l[w + 1] << (64 - sh);
+        p52[j] = x & 0xfffffffffffffULL;
+    }
+    for (int k = 0; k < 8; k++) {
+        uint64_t c = 0;
+        for (int j = 0; j < 8; j++) {
+            uint64_t s = v->l[j][k] + p52[j] + c;
+            v->l[j][k] = j < 7 ? s & 0xfffffffffffffULL : s;
+            c = j < 7 ? s >> 52 : 0;
+        }
+    }
+}
+
+/* The lazy product (no final subtraction) and the reduction after it, on
+ * canonical and on loose (v + p) operands, and a difference whose left
+ * side is loose: once reduced, each equals the canonical result limb for
+ * limb; a lazy product of loose operands is itself below 2p (so reduce
+ * finishes it) and a valid operand again. */
+static void test_lazy(void)
+{
+    int bad = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        zp_fp a[8], b[8];
+        zp__fp52x8 va, vb, la, lb, want, got, t;
+        for (int k = 0; k < 8; k++) {
+            operand(&a[k], 8 * r + k);
+            operand(&b[k], 8 * r + 5 * k + 3);
+        }
+        zp__fp52x8_from(&va, a);
+        zp__fp52x8_from(&vb, b);
+        la = va;
+        lb = vb;
+        add_p(&la);
+        add_p(&lb);
+        zp__fp52x8_mul(&want, &va, &vb);
+        zp__fp52x8_mul_lazy(&got, &va, &vb);
+        zp__fp52x8_reduce(&got, &got);
+        bad += memcmp(&want, &got, sizeof got) != 0;
+        zp__fp52x8_mul_lazy(&got, &la, &lb);
+        zp__fp52x8_mul_lazy(&t, &got, &lb); /* a lazy result as an operand */
+        zp__fp52x8_reduce(&got, &got);
+        bad += memcmp(&want, &got, sizeof got) != 0;
+        zp__fp52x8_mul(&want, &want, &vb);
+        zp__fp52x8_reduce(&t, &t);
+        bad += memcmp(&want, &t, sizeof t) != 0;
+        zp__fp52x8_sub(&want, &va, &vb);
+        zp__fp52x8_sub(&got, &la, &vb);
+        zp__fp52x8_reduce(&got, &got);
+        bad += memcmp(&want, &got, sizeof got) != 0;
     }
     CHECK_EQ_INT(bad, 0);
 }
@@ -343,6 +406,7 @@ int main(void)
     RUN(test_r52_form);
     RUN(test_mul);
     RUN(test_fp2_mul_sqr);
+    RUN(test_lazy);
     RUN(test_load_store_add_sub);
     RUN(test_subgroup_x8);
     RUN(test_subgroup_x8_g2);

@@ -73,6 +73,9 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #define IF_SUB zp__fp52x8_sub
 #define IF_MUL zp__fp52x8_mul
 #define IF_SQR(o, a) zp__fp52x8_mul(o, a, a)
+#define IF_MUL_LZ zp__fp52x8_mul_lazy
+#define IF_SQR_LZ(o, a) zp__fp52x8_mul_lazy(o, a, a)
+#define IF_RED zp__fp52x8_reduce
 #define IF_F(op) zp_fp_##op
 #define IF_FINV zp__fp_inv_vartime
 #include "msm_ifma_impl.h"
@@ -102,6 +105,9 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #undef IF_SUB
 #undef IF_MUL
 #undef IF_SQR
+#undef IF_MUL_LZ
+#undef IF_SQR_LZ
+#undef IF_RED
 #undef IF_F
 #undef IF_FINV
 
@@ -134,6 +140,9 @@ void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in)
 #define IF_SUB v2_sub
 #define IF_MUL v2_mul
 #define IF_SQR v2_sqr
+#define IF_MUL_LZ v2_mul
+#define IF_SQR_LZ v2_sqr
+#define IF_RED(o, a) ((void)(o), (void)(a))
 #define IF_F(op) zp_fp2_##op
 #define IF_FINV zp__fp2_inv_vartime
 #include "msm_ifma_impl.h"

@@ -10,6 +10,11 @@
  *   IF_TO_R52, IF_FROM_R52          one coordinate into and out of R' form
  *   IF_ADD, IF_SUB, IF_MUL          lane arithmetic (out, a, b)
  *   IF_SQR                          lane square (out, a)
+ *   IF_MUL_LZ, IF_SQR_LZ, IF_RED    lazy product and square (no final
+ *                                   subtraction: below p + 2^348, or 2p
+ *                                   with Fp2) and the reduction that makes
+ *                                   such a value canonical (or the
+ *                                   canonical forms and nothing)
  *   IF_F(op)        the scalar field's functions; IF_FINV its inversion
  * Algorithm: msm_ifma.c.
  */
@@ -58,7 +63,7 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
         IF_SUB(&v[V_NUM], &y2, &v[V_Y1]);
         IF_SUB(&v[V_DEN], &v[V_X2], &v[V_X1]);
         if (dbl) { /* slope 3 x1^2 / 2 y1 in those lanes */
-            IF_SQR(&t, &v[V_X1]);
+            IF_SQR_LZ(&t, &v[V_X1]);
             IF_ADD(&u, &t, &t);
             IF_ADD(&u, &u, &t);
             blend((zp__fp52x8 *)&v[V_NUM], (const zp__fp52x8 *)&u, dbl, IF_W);
@@ -66,8 +71,9 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
             blend((zp__fp52x8 *)&v[V_DEN], (const zp__fp52x8 *)&u, dbl, IF_W);
         }
         v[V_PRE] = acc;
-        IF_MUL(&acc, &acc, &v[V_DEN]);
+        IF_MUL_LZ(&acc, &acc, &v[V_DEN]);
     }
+    IF_RED(&acc, &acc); /* the totals leave the lanes canonical */
 
     /* The eight lane totals: one inversion for all of them. */
     IF_FE tot[8], pre[8], inv, run;
@@ -101,15 +107,21 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
     for (size_t g = groups; g-- > 0;) {
         IF_V *v = vs + g * V_COUNT;
         IF_V ik, lam, x3, y3;
-        IF_MUL(&ik, &vinv, &v[V_PRE]);
-        IF_MUL(&vinv, &vinv, &v[V_DEN]);
-        IF_MUL(&lam, &v[V_NUM], &ik);
-        IF_SQR(&t, &lam);
+        /* Lazy products (operands below 2p stay below p + 2^348); a
+         * difference with a lazy left side and a canonical right one is
+         * below p + 2^348 as well, and one reduction makes it canonical:
+         * x3 before it is subtracted and stored, y3 before it is stored. */
+        IF_MUL_LZ(&ik, &vinv, &v[V_PRE]);
+        IF_MUL_LZ(&vinv, &vinv, &v[V_DEN]);
+        IF_MUL_LZ(&lam, &v[V_NUM], &ik);
+        IF_SQR_LZ(&t, &lam);
         IF_SUB(&t, &t, &v[V_X1]);
         IF_SUB(&x3, &t, &v[V_X2]);
+        IF_RED(&x3, &x3);
         IF_SUB(&t, &v[V_X1], &x3);
-        IF_MUL(&t, &t, &lam);
+        IF_MUL_LZ(&t, &t, &lam);
         IF_SUB(&y3, &t, &v[V_Y1]);
+        IF_RED(&y3, &y3);
         IF_FE *ox[8], *oy[8];
         for (int k = 0; k < 8; k++) {
             size_t e = 8 * g + (size_t)k;

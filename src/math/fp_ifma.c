@@ -287,6 +287,46 @@ TGT void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
     vstore(o1, r1);
 }
 
+/* The product without its final subtraction: below p + 2^348 for a, b <
+ * 2p (ab / 2^416 < 2^348), so a valid multiplicand again; lazy_reduce
+ * makes such a value (or any below 2p) canonical. */
+TGT void zp__fp52x8_mul_lazy(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+{
+    const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
+    const __m512i pinv = _mm512_set1_epi64((long long)pinv52);
+    __m512i A[8], B[8], P[8], t[9];
+    vload(A, a);
+    vload(B, b);
+    vconst(P, p52);
+    for (int j = 0; j < 9; j++)
+        t[j] = zero;
+    for (int i = 0; i < 8; i++) {
+        for (int j = 0; j < 8; j++) {
+            t[j] = _mm512_madd52lo_epu64(t[j], A[j], B[i]);
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], A[j], B[i]);
+        }
+        __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[0], pinv), mask);
+        for (int j = 0; j < 8; j++) {
+            t[j] = _mm512_madd52lo_epu64(t[j], P[j], q);
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], P[j], q);
+        }
+        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
+        for (int j = 0; j < 8; j++)
+            t[j] = t[j + 1];
+        t[8] = zero;
+    }
+    vnormalize(t);
+    vstore(out, t);
+}
+
+TGT void zp__fp52x8_reduce(zp__fp52x8 *out, const zp__fp52x8 *a)
+{
+    __m512i A[8], r[8];
+    vload(A, a);
+    vsub_p_once(r, A);
+    vstore(out, r);
+}
+
 TGT void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 {
     __m512i A[8], B[8], r[8];
@@ -415,6 +455,11 @@ void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
     (void)out, (void)a, (void)b;
 }
 void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8]) { (void)out, (void)in; }
+void zp__fp52x8_mul_lazy(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
+{
+    (void)out, (void)a, (void)b;
+}
+void zp__fp52x8_reduce(zp__fp52x8 *out, const zp__fp52x8 *a) { (void)out, (void)a; }
 void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
                    const zp__fp52x8 *b0, const zp__fp52x8 *b1)
 {

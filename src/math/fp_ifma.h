@@ -40,6 +40,13 @@ void zp__fp52x8_to(zp_fp out[8], const zp__fp52x8 *in);
  * zp__ifma_available(). */
 void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 
+/* Lazy forms (only when available): the product without its final
+ * subtraction, for a, b < 2p (normalized limbs), is below p + 2^348 and a
+ * valid operand of the product again (and of add and sub as the left side);
+ * reduce makes any value below 2p canonical. */
+void zp__fp52x8_mul_lazy(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
+void zp__fp52x8_reduce(zp__fp52x8 *out, const zp__fp52x8 *a);
+
 /* The same in place of zp__fp52x8_from / _to, with the form change done by
  * one vector product instead of eight scalar ones (only when available). */
 void zp__fp52x8_load(zp__fp52x8 *out, const zp_fp *const in[8]);
