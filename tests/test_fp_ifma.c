@@ -199,7 +199,8 @@ static int fp2_bad(const zp__fp52x8 *v0, const zp__fp52x8 *v1, const zp_fp2 want
 
 /* The Fp2 product with two reductions and the two-product square against
  * zp_fp2_mul / zp_fp2_sqr, with every pairing of the edge operands among
- * the halves (so a0 b0 - a1 b1 takes its extremes), and in place. */
+ * the halves (so a0 b0 - a1 b1 takes its extremes), in place, and their
+ * lazy forms on loose halves (v + p) once reduced. */
 static void test_fp2_mul_sqr(void)
 {
     int bad = 0;
@@ -225,6 +226,21 @@ static void test_fp2_mul_sqr(void)
         bad += fp2_bad(&b0, &b1, want);
         zp__fp2x8_sqr(&a0, &a1, &a0, &a1);
         bad += fp2_bad(&a0, &a1, sq);
+        /* The lazy forms on loose halves (v + p, below 2p), reduced. */
+        fp2_in(&a0, &a1, a);
+        fp2_in(&b0, &b1, b);
+        add_p(&a0);
+        add_p(&b1);
+        zp__fp2x8_mul_lazy(&o0, &o1, &a0, &a1, &b0, &b1);
+        zp__fp52x8_reduce(&o0, &o0);
+        zp__fp52x8_reduce(&o1, &o1);
+        bad += fp2_bad(&o0, &o1, want);
+        fp2_in(&a0, &a1, a); /* a1 loose alone: a0 - a1 + 2p is needed */
+        add_p(&a1);
+        zp__fp2x8_sqr_lazy(&o0, &o1, &a0, &a1);
+        zp__fp52x8_reduce(&o0, &o0);
+        zp__fp52x8_reduce(&o1, &o1);
+        bad += fp2_bad(&o0, &o1, sq);
     }
     CHECK_EQ_INT(bad, 0);
 }

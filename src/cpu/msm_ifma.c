@@ -140,9 +140,9 @@ void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in)
 #define IF_SUB v2_sub
 #define IF_MUL v2_mul
 #define IF_SQR v2_sqr
-#define IF_MUL_LZ v2_mul
-#define IF_SQR_LZ v2_sqr
-#define IF_RED(o, a) ((void)(o), (void)(a))
+#define IF_MUL_LZ v2_mul_lazy
+#define IF_SQR_LZ v2_sqr_lazy
+#define IF_RED v2_reduce
 #define IF_F(op) zp_fp2_##op
 #define IF_FINV zp__fp2_inv_vartime
 #include "msm_ifma_impl.h"

@@ -11,10 +11,9 @@
  *   IF_ADD, IF_SUB, IF_MUL          lane arithmetic (out, a, b)
  *   IF_SQR                          lane square (out, a)
  *   IF_MUL_LZ, IF_SQR_LZ, IF_RED    lazy product and square (no final
- *                                   subtraction: below p + 2^348, or 2p
- *                                   with Fp2) and the reduction that makes
- *                                   such a value canonical (or the
- *                                   canonical forms and nothing)
+ *                                   subtraction: operands below 2p give
+ *                                   results below 2p) and the reduction
+ *                                   that makes such a value canonical
  *   IF_F(op)        the scalar field's functions; IF_FINV its inversion
  * Algorithm: msm_ifma.c.
  */
@@ -107,10 +106,10 @@ static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF 
     for (size_t g = groups; g-- > 0;) {
         IF_V *v = vs + g * V_COUNT;
         IF_V ik, lam, x3, y3;
-        /* Lazy products (operands below 2p stay below p + 2^348); a
+        /* Lazy products (operands below 2p give results below 2p); a
          * difference with a lazy left side and a canonical right one is
-         * below p + 2^348 as well, and one reduction makes it canonical:
-         * x3 before it is subtracted and stored, y3 before it is stored. */
+         * below 2p as well, and one reduction makes it canonical: x3
+         * before it is subtracted and stored, y3 before it is stored. */
         IF_MUL_LZ(&ik, &vinv, &v[V_PRE]);
         IF_MUL_LZ(&vinv, &vinv, &v[V_DEN]);
         IF_MUL_LZ(&lam, &v[V_NUM], &ik);

@@ -74,4 +74,21 @@ static inline void v2_sqr(v2 *out, const v2 *a)
     zp__fp2x8_sqr(&out->c0, &out->c1, &a->c0, &a->c1);
 }
 
+/* The lazy forms (fp_ifma.h) and the reduction of both halves. */
+static inline void v2_mul_lazy(v2 *out, const v2 *a, const v2 *b)
+{
+    zp__fp2x8_mul_lazy(&out->c0, &out->c1, &a->c0, &a->c1, &b->c0, &b->c1);
+}
+
+static inline void v2_sqr_lazy(v2 *out, const v2 *a)
+{
+    zp__fp2x8_sqr_lazy(&out->c0, &out->c1, &a->c0, &a->c1);
+}
+
+static inline void v2_reduce(v2 *out, const v2 *a)
+{
+    zp__fp52x8_reduce(&out->c0, &a->c0);
+    zp__fp52x8_reduce(&out->c1, &a->c1);
+}
+
 #endif

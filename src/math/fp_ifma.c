@@ -156,42 +156,54 @@ TGT static void vnormalize(__m512i t[8])
     }
 }
 
-TGT static void vmul(__m512i r[8], const __m512i A[8], const __m512i B[8])
+/* The product without its final subtraction, normalized: t = (A B + Q p) /
+ * 2^416 < A B / 2^416 + p, so below p + 2^352 for A, B < 4p (a valid
+ * operand again). */
+TGT static void vmul_lazy(__m512i t[8], const __m512i A[8], const __m512i B[8])
 {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     const __m512i pinv = _mm512_set1_epi64((long long)pinv52);
-    __m512i P[8], t[9];
+    __m512i P[8], T[9];
     for (int j = 0; j < 8; j++) {
         P[j] = _mm512_set1_epi64((long long)p52[j]);
-        t[j] = zero;
+        T[j] = zero;
     }
-    t[8] = zero;
+    T[8] = zero;
     for (int i = 0; i < 8; i++) {
         for (int j = 0; j < 8; j++) {
-            t[j] = _mm512_madd52lo_epu64(t[j], A[j], B[i]);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], A[j], B[i]);
+            T[j] = _mm512_madd52lo_epu64(T[j], A[j], B[i]);
+            T[j + 1] = _mm512_madd52hi_epu64(T[j + 1], A[j], B[i]);
         }
-        __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[0], pinv), mask);
+        __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, T[0], pinv), mask);
         for (int j = 0; j < 8; j++) {
-            t[j] = _mm512_madd52lo_epu64(t[j], P[j], q);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], P[j], q);
+            T[j] = _mm512_madd52lo_epu64(T[j], P[j], q);
+            T[j + 1] = _mm512_madd52hi_epu64(T[j + 1], P[j], q);
         }
-        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
+        T[1] = _mm512_add_epi64(T[1], _mm512_srli_epi64(T[0], 52));
         for (int j = 0; j < 8; j++)
-            t[j] = t[j + 1];
-        t[8] = zero;
+            T[j] = T[j + 1];
+        T[8] = zero;
     }
-    vnormalize(t); /* t < 2p: eight limbs */
+    vnormalize(T);
+    for (int j = 0; j < 8; j++)
+        t[j] = T[j];
+}
+
+TGT static void vmul(__m512i r[8], const __m512i A[8], const __m512i B[8])
+{
+    __m512i t[8];
+    vmul_lazy(t, A, B); /* t < 2p for canonical A, B: eight limbs */
     vsub_p_once(r, t);
 }
 
-/* p^2 in sixteen 52-bit limbs: added to a0 b0 - a1 b1 so that the Fp2
- * product's real part reduces from a non-negative value below 2 p^2. */
-static const uint64_t p2_52[16] = {
-    0xa00001c718e39ULL, 0x1d76382eab26aULL, 0x2113cfd7ced6bULL, 0xb743162c33836ULL,
-    0x966bf91ed3e71ULL, 0x2e85a87091a04ULL, 0x19c86185c7b29ULL, 0x0978ef011d686ULL,
-    0xdca6ef5314933ULL, 0xd050a62cfd16dULL, 0x6e59e49349e8bULL, 0x90e50e7046b46ULL,
-    0xaa22f25e9e2dcULL, 0xc35fc74bd278eULL, 0x00002a437a4b8ULL, 0};
+/* 4 p^2 in sixteen 52-bit limbs: added to a0 b0 - a1 b1 so that the Fp2
+ * product's real part reduces from a non-negative value below 8 p^2 (a0, b0,
+ * a1, b1 below 2p, as the lazy forms allow). */
+static const uint64_t p2x4_52[16] = {
+    0x8000071c638e4ULL, 0x75d8e0baac9aaULL, 0x844f3f5f3b5acULL, 0xdd0c58b0ce0d8ULL,
+    0x59afe47b4f9c6ULL, 0xba16a1c246812ULL, 0x672186171eca4ULL, 0x25e3bc0475a18ULL,
+    0x729bbd4c524ccULL, 0x414298b3f45b7ULL, 0xb967924d27a2fULL, 0x439439c11ad19ULL,
+    0xa88bc97a78b72ULL, 0x0d7f1d2f49e3aULL, 0x0000a90de92e3ULL, 0};
 
 /* T = A B exactly, as sixteen unnormalized columns (each a sum of at most
  * sixteen 52-bit terms, below 2^56); A and B have normalized limbs. */
@@ -207,14 +219,14 @@ TGT static void vprod_wide(__m512i T[16], const __m512i A[8], const __m512i B[8]
 }
 
 /*
- * r = T / 2^416 mod p, fully reduced, for a column sum T with 0 <= T <
- * 2 p^2 whose columns may be negative (signed 64-bit, magnitude below
- * 2^57): eight Montgomery rounds, each clearing the low column (q reads
- * only its low 52 bits, which are right for a negative column too; the
- * carry out is an arithmetic shift). The result is below 2p^2/2^416 + p <
- * 2p, so one conditional subtraction finishes it.
+ * r = T / 2^416 mod p for a column sum T with 0 <= T < 8 p^2 whose columns
+ * may be negative (signed 64-bit, magnitude below 2^58): eight Montgomery
+ * rounds, each clearing the low column (q reads only its low 52 bits, which
+ * are right for a negative column too; the carry out is an arithmetic
+ * shift). The result is below 8p^2/2^416 + p < p + 2^349: with reduce one
+ * conditional subtraction makes it canonical, without it stays lazy.
  */
-TGT static void vredc_wide(__m512i r[8], __m512i T[16])
+TGT static void vredc_wide(__m512i r[8], __m512i T[16], bool reduce)
 {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     const __m512i pinv = _mm512_set1_epi64((long long)pinv52);
@@ -229,25 +241,33 @@ TGT static void vredc_wide(__m512i r[8], __m512i T[16])
         T[i + 1] = _mm512_add_epi64(T[i + 1], _mm512_srai_epi64(T[i], 52));
     }
     vnormalize(T + 8);
-    vsub_p_once(r, T + 8);
+    if (reduce) {
+        vsub_p_once(r, T + 8);
+    } else {
+        for (int j = 0; j < 8; j++)
+            r[j] = T[8 + j];
+    }
 }
 
-/* x + y (or x - y + p when sub) with carries, not reduced: below 2p for
- * x, y < p, limbs normalized (a multiplicand for vmul / vprod_wide). */
+/* x + y, or x - y + 2p when sub (non-negative for y < 2p), with carries,
+ * not reduced: a multiplicand for vmul / vprod_wide (below 4p for x, y
+ * below 2p). */
 TGT static void vsum_nr(__m512i r[8], const __m512i x[8], const __m512i y[8], bool sub)
 {
     for (int j = 0; j < 8; j++)
         r[j] = sub ? _mm512_add_epi64(_mm512_sub_epi64(x[j], y[j]),
-                                      _mm512_set1_epi64((long long)p52[j]))
+                                      _mm512_set1_epi64((long long)(2 * p52[j])))
                    : _mm512_add_epi64(x[j], y[j]);
     vnormalize(r);
 }
 
-/* Karatsuba with two reductions instead of three: c0 = a0 b0 - a1 b1 + p^2
+/* Karatsuba with two reductions instead of three: c0 = a0 b0 - a1 b1 + 4p^2
  * and c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 are formed exactly, then
- * each is reduced once. */
-TGT void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                       const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
+ * each is reduced once (canonical, or lazy: below p + 2^349). Operands
+ * below 2p. */
+TGT static void fp2_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                        const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1,
+                        bool reduce)
 {
     __m512i A0[8], A1[8], B0[8], B1[8], SA[8], SB[8];
     __m512i T0[16], T1[16], TS[16], r0[8], r1[8];
@@ -263,17 +283,18 @@ TGT void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
     for (int j = 0; j < 16; j++) {
         TS[j] = _mm512_sub_epi64(TS[j], _mm512_add_epi64(T0[j], T1[j]));
         T0[j] = _mm512_add_epi64(_mm512_sub_epi64(T0[j], T1[j]),
-                                 _mm512_set1_epi64((long long)p2_52[j]));
+                                 _mm512_set1_epi64((long long)p2x4_52[j]));
     }
-    vredc_wide(r0, T0);
-    vredc_wide(r1, TS);
+    vredc_wide(r0, T0, reduce);
+    vredc_wide(r1, TS, reduce);
     vstore(o0, r0);
     vstore(o1, r1);
 }
 
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: two products. */
-TGT void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                       const zp__fp52x8 *a1)
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1 + 2p) + 2 a0 a1 u: two products.
+ * Operands below 2p. */
+TGT static void fp2_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                        const zp__fp52x8 *a1, bool reduce)
 {
     __m512i A0[8], A1[8], S[8], D[8], A2[8], r0[8], r1[8];
     vload(A0, a0);
@@ -281,41 +302,47 @@ TGT void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
     vsum_nr(S, A0, A1, false);
     vsum_nr(D, A0, A1, true);
     vsum_nr(A2, A0, A0, false);
-    vmul(r0, S, D);
-    vmul(r1, A2, A1);
+    if (reduce) {
+        vmul(r0, S, D);
+        vmul(r1, A2, A1);
+    } else {
+        vmul_lazy(r0, S, D);
+        vmul_lazy(r1, A2, A1);
+    }
     vstore(o0, r0);
     vstore(o1, r1);
 }
 
-/* The product without its final subtraction: below p + 2^348 for a, b <
- * 2p (ab / 2^416 < 2^348), so a valid multiplicand again; lazy_reduce
- * makes such a value (or any below 2p) canonical. */
+TGT void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                       const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
+{
+    fp2_mul(o0, o1, a0, a1, b0, b1, true);
+}
+
+TGT void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                       const zp__fp52x8 *a1)
+{
+    fp2_sqr(o0, o1, a0, a1, true);
+}
+
+TGT void zp__fp2x8_mul_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                            const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
+{
+    fp2_mul(o0, o1, a0, a1, b0, b1, false);
+}
+
+TGT void zp__fp2x8_sqr_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                            const zp__fp52x8 *a1)
+{
+    fp2_sqr(o0, o1, a0, a1, false);
+}
+
 TGT void zp__fp52x8_mul_lazy(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
 {
-    const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
-    const __m512i pinv = _mm512_set1_epi64((long long)pinv52);
-    __m512i A[8], B[8], P[8], t[9];
+    __m512i A[8], B[8], t[8];
     vload(A, a);
     vload(B, b);
-    vconst(P, p52);
-    for (int j = 0; j < 9; j++)
-        t[j] = zero;
-    for (int i = 0; i < 8; i++) {
-        for (int j = 0; j < 8; j++) {
-            t[j] = _mm512_madd52lo_epu64(t[j], A[j], B[i]);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], A[j], B[i]);
-        }
-        __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[0], pinv), mask);
-        for (int j = 0; j < 8; j++) {
-            t[j] = _mm512_madd52lo_epu64(t[j], P[j], q);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], P[j], q);
-        }
-        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
-        for (int j = 0; j < 8; j++)
-            t[j] = t[j + 1];
-        t[8] = zero;
-    }
-    vnormalize(t);
+    vmul_lazy(t, A, B);
     vstore(out, t);
 }
 
@@ -466,6 +493,16 @@ void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const z
     (void)o0, (void)o1, (void)a0, (void)a1, (void)b0, (void)b1;
 }
 void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1)
+{
+    (void)o0, (void)o1, (void)a0, (void)a1;
+}
+void zp__fp2x8_mul_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                        const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
+{
+    (void)o0, (void)o1, (void)a0, (void)a1, (void)b0, (void)b1;
+}
+void zp__fp2x8_sqr_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                        const zp__fp52x8 *a1)
 {
     (void)o0, (void)o1, (void)a0, (void)a1;
 }

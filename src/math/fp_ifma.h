@@ -42,7 +42,8 @@ void zp__fp52x8_mul(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 
 /* Lazy forms (only when available): the product without its final
  * subtraction, for a, b < 2p (normalized limbs), is below p + 2^348 and a
- * valid operand of the product again (and of add and sub as the left side);
+ * valid operand of the product again (and of add, and of sub as the left
+ * side against a canonical right side: the difference stays below 2p);
  * reduce makes any value below 2p canonical. */
 void zp__fp52x8_mul_lazy(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
 void zp__fp52x8_reduce(zp__fp52x8 *out, const zp__fp52x8 *a);
@@ -69,6 +70,12 @@ void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in);
 void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
                    const zp__fp52x8 *b0, const zp__fp52x8 *b1);
 void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1);
+/* Their lazy forms: halves below 2p in, below p + 2^350 out (a valid
+ * operand again); zp__fp52x8_reduce on each half makes them canonical. */
+void zp__fp2x8_mul_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                        const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1);
+void zp__fp2x8_sqr_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                        const zp__fp52x8 *a1);
 
 /* out = a + b, a - b mod p, lane by lane (only when available). */
 void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
