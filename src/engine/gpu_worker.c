@@ -238,9 +238,12 @@ static void *preload_main(void *arg)
 {
     struct preload_arg *a = arg;
     zp__g16_dkey *dk;
-    a->err = dkey_acquire(a->e, &a->e->gpus[a->g], a->k, &dk, &a->why);
+    zp__ioerr why = {{0}};
+    a->err = dkey_acquire(a->e, &a->e->gpus[a->g], a->k, &dk, &why);
     if (!a->err)
         dkey_release(a->e, a->g, a->k);
+    else /* which GPU: a key may fit one and not another */
+        snprintf(a->why.msg, sizeof a->why.msg, "gpu%d: %s", a->g, why.msg);
     return NULL;
 }
 
