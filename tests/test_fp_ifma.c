@@ -218,26 +218,26 @@ static void test_fp2_mul_sqr(void)
         }
         fp2_in(&a0, &a1, a);
         fp2_in(&b0, &b1, b);
-        zp__fp2x8_mul(&o0, &o1, &a0, &a1, &b0, &b1);
+        zp__fp2x8_mul(&o0, &o1, &a0, &a1, &b0, &b1, false);
         bad += fp2_bad(&o0, &o1, want);
-        zp__fp2x8_sqr(&o0, &o1, &a0, &a1);
+        zp__fp2x8_sqr(&o0, &o1, &a0, &a1, false);
         bad += fp2_bad(&o0, &o1, sq);
-        zp__fp2x8_mul(&b0, &b1, &a0, &a1, &b0, &b1); /* in place */
+        zp__fp2x8_mul(&b0, &b1, &a0, &a1, &b0, &b1, false); /* in place */
         bad += fp2_bad(&b0, &b1, want);
-        zp__fp2x8_sqr(&a0, &a1, &a0, &a1);
+        zp__fp2x8_sqr(&a0, &a1, &a0, &a1, false);
         bad += fp2_bad(&a0, &a1, sq);
         /* The lazy forms on loose halves (v + p, below 2p), reduced. */
         fp2_in(&a0, &a1, a);
         fp2_in(&b0, &b1, b);
         add_p(&a0);
         add_p(&b1);
-        zp__fp2x8_mul_lazy(&o0, &o1, &a0, &a1, &b0, &b1);
+        zp__fp2x8_mul(&o0, &o1, &a0, &a1, &b0, &b1, true);
         zp__fp52x8_reduce(&o0, &o0);
         zp__fp52x8_reduce(&o1, &o1);
         bad += fp2_bad(&o0, &o1, want);
         fp2_in(&a0, &a1, a); /* a1 loose alone: a0 - a1 + 2p is needed */
         add_p(&a1);
-        zp__fp2x8_sqr_lazy(&o0, &o1, &a0, &a1);
+        zp__fp2x8_sqr(&o0, &o1, &a0, &a1, true);
         zp__fp52x8_reduce(&o0, &o0);
         zp__fp52x8_reduce(&o1, &o1);
         bad += fp2_bad(&o0, &o1, sq);

@@ -65,24 +65,24 @@ static inline void v2_sub(v2 *out, const v2 *a, const v2 *b)
 /* Karatsuba with two reductions (fp_ifma.c); out may alias a or b. */
 static inline void v2_mul(v2 *out, const v2 *a, const v2 *b)
 {
-    zp__fp2x8_mul(&out->c0, &out->c1, &a->c0, &a->c1, &b->c0, &b->c1);
+    zp__fp2x8_mul(&out->c0, &out->c1, &a->c0, &a->c1, &b->c0, &b->c1, false);
 }
 
 /* out = a^2 in two products; out may alias a. */
 static inline void v2_sqr(v2 *out, const v2 *a)
 {
-    zp__fp2x8_sqr(&out->c0, &out->c1, &a->c0, &a->c1);
+    zp__fp2x8_sqr(&out->c0, &out->c1, &a->c0, &a->c1, false);
 }
 
 /* The lazy forms (fp_ifma.h) and the reduction of both halves. */
 static inline void v2_mul_lazy(v2 *out, const v2 *a, const v2 *b)
 {
-    zp__fp2x8_mul_lazy(&out->c0, &out->c1, &a->c0, &a->c1, &b->c0, &b->c1);
+    zp__fp2x8_mul(&out->c0, &out->c1, &a->c0, &a->c1, &b->c0, &b->c1, true);
 }
 
 static inline void v2_sqr_lazy(v2 *out, const v2 *a)
 {
-    zp__fp2x8_sqr_lazy(&out->c0, &out->c1, &a->c0, &a->c1);
+    zp__fp2x8_sqr(&out->c0, &out->c1, &a->c0, &a->c1, true);
 }
 
 static inline void v2_reduce(v2 *out, const v2 *a)

@@ -81,7 +81,6 @@ void zp__fp_to_r52(zp_fp *out, const zp_fp *in) { zp_fp_mul(out, in, &to_r52); }
 
 void zp__fp_from_r52(zp_fp *out, const zp_fp *in) { zp_fp_mul(out, in, &from_r52); }
 
-
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(ZP_NO_ASM)
 
 #include <cpuid.h>
@@ -164,11 +163,9 @@ TGT static void vmul_lazy(__m512i t[8], const __m512i A[8], const __m512i B[8])
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     const __m512i pinv = _mm512_set1_epi64((long long)pinv52);
     __m512i P[8], T[9];
-    for (int j = 0; j < 8; j++) {
-        P[j] = _mm512_set1_epi64((long long)p52[j]);
+    vconst(P, p52);
+    for (int j = 0; j < 9; j++)
         T[j] = zero;
-    }
-    T[8] = zero;
     for (int i = 0; i < 8; i++) {
         for (int j = 0; j < 8; j++) {
             T[j] = _mm512_madd52lo_epu64(T[j], A[j], B[i]);
@@ -265,9 +262,9 @@ TGT static void vsum_nr(__m512i r[8], const __m512i x[8], const __m512i y[8], bo
  * and c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 are formed exactly, then
  * each is reduced once (canonical, or lazy: below p + 2^349). Operands
  * below 2p. */
-TGT static void fp2_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                        const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1,
-                        bool reduce)
+TGT void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                       const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1,
+                       bool lazy)
 {
     __m512i A0[8], A1[8], B0[8], B1[8], SA[8], SB[8];
     __m512i T0[16], T1[16], TS[16], r0[8], r1[8];
@@ -285,16 +282,16 @@ TGT static void fp2_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
         T0[j] = _mm512_add_epi64(_mm512_sub_epi64(T0[j], T1[j]),
                                  _mm512_set1_epi64((long long)p2x4_52[j]));
     }
-    vredc_wide(r0, T0, reduce);
-    vredc_wide(r1, TS, reduce);
+    vredc_wide(r0, T0, !lazy);
+    vredc_wide(r1, TS, !lazy);
     vstore(o0, r0);
     vstore(o1, r1);
 }
 
 /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1 + 2p) + 2 a0 a1 u: two products.
  * Operands below 2p. */
-TGT static void fp2_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                        const zp__fp52x8 *a1, bool reduce)
+TGT void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
+                       const zp__fp52x8 *a1, bool lazy)
 {
     __m512i A0[8], A1[8], S[8], D[8], A2[8], r0[8], r1[8];
     vload(A0, a0);
@@ -302,39 +299,15 @@ TGT static void fp2_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
     vsum_nr(S, A0, A1, false);
     vsum_nr(D, A0, A1, true);
     vsum_nr(A2, A0, A0, false);
-    if (reduce) {
-        vmul(r0, S, D);
-        vmul(r1, A2, A1);
-    } else {
+    if (lazy) {
         vmul_lazy(r0, S, D);
         vmul_lazy(r1, A2, A1);
+    } else {
+        vmul(r0, S, D);
+        vmul(r1, A2, A1);
     }
     vstore(o0, r0);
     vstore(o1, r1);
-}
-
-TGT void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                       const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
-{
-    fp2_mul(o0, o1, a0, a1, b0, b1, true);
-}
-
-TGT void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                       const zp__fp52x8 *a1)
-{
-    fp2_sqr(o0, o1, a0, a1, true);
-}
-
-TGT void zp__fp2x8_mul_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                            const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
-{
-    fp2_mul(o0, o1, a0, a1, b0, b1, false);
-}
-
-TGT void zp__fp2x8_sqr_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                            const zp__fp52x8 *a1)
-{
-    fp2_sqr(o0, o1, a0, a1, false);
 }
 
 TGT void zp__fp52x8_mul_lazy(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b)
@@ -488,23 +461,14 @@ void zp__fp52x8_mul_lazy(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 
 }
 void zp__fp52x8_reduce(zp__fp52x8 *out, const zp__fp52x8 *a) { (void)out, (void)a; }
 void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
-                   const zp__fp52x8 *b0, const zp__fp52x8 *b1)
+                   const zp__fp52x8 *b0, const zp__fp52x8 *b1, bool lazy)
 {
-    (void)o0, (void)o1, (void)a0, (void)a1, (void)b0, (void)b1;
+    (void)o0, (void)o1, (void)a0, (void)a1, (void)b0, (void)b1, (void)lazy;
 }
-void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1)
+void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
+                   bool lazy)
 {
-    (void)o0, (void)o1, (void)a0, (void)a1;
-}
-void zp__fp2x8_mul_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                        const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1)
-{
-    (void)o0, (void)o1, (void)a0, (void)a1, (void)b0, (void)b1;
-}
-void zp__fp2x8_sqr_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                        const zp__fp52x8 *a1)
-{
-    (void)o0, (void)o1, (void)a0, (void)a1;
+    (void)o0, (void)o1, (void)a0, (void)a1, (void)lazy;
 }
 void zp__fp52x8_load_raw(zp__fp52x8 *out, const zp_fp *const in[8])
 {

@@ -66,16 +66,13 @@ void zp__fp52x8_store_raw(zp_fp *const out[8], const zp__fp52x8 *in);
 /* Eight Fp2 products or squares at once (Fp2 = Fp[u]/(u^2 + 1), o0 + o1 u
  * = (a0 + a1 u)(b0 + b1 u)): Karatsuba with two reductions instead of
  * three, and the square in two products; the outputs may alias the inputs
- * (only when available). */
+ * (only when available). Halves below 2p in; out canonical, or with lazy
+ * below p + 2^350 (a valid operand again; zp__fp52x8_reduce on each half
+ * makes it canonical). */
 void zp__fp2x8_mul(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
-                   const zp__fp52x8 *b0, const zp__fp52x8 *b1);
-void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1);
-/* Their lazy forms: halves below 2p in, below p + 2^350 out (a valid
- * operand again); zp__fp52x8_reduce on each half makes them canonical. */
-void zp__fp2x8_mul_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                        const zp__fp52x8 *a1, const zp__fp52x8 *b0, const zp__fp52x8 *b1);
-void zp__fp2x8_sqr_lazy(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0,
-                        const zp__fp52x8 *a1);
+                   const zp__fp52x8 *b0, const zp__fp52x8 *b1, bool lazy);
+void zp__fp2x8_sqr(zp__fp52x8 *o0, zp__fp52x8 *o1, const zp__fp52x8 *a0, const zp__fp52x8 *a1,
+                   bool lazy);
 
 /* out = a + b, a - b mod p, lane by lane (only when available). */
 void zp__fp52x8_add(zp__fp52x8 *out, const zp__fp52x8 *a, const zp__fp52x8 *b);
