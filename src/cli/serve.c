@@ -245,6 +245,15 @@ static void timeline_line(void *ctx, const char *line)
     fprintf(stderr, "%s\n", line);
 }
 
+/* The registered key called name (false when there is none). */
+static bool key_named(zp_engine *eng, const char *name, zp_key_info *ki)
+{
+    for (size_t k = 0; zp_engine_key_info(eng, k, ki) == ZP_OK; k++)
+        if (!strcmp(ki->name, name))
+            return true;
+    return false;
+}
+
 /* Registers every key and, unless lazy, loads it now, so a bad key stops
  * the daemon at start instead of failing its first job. */
 static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
@@ -263,19 +272,16 @@ static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
         if (e == ZP_OK && !o->lazy)
             e = zp_engine_preload_key(eng, name);
         zp_key_info ki;
+        bool known = key_named(eng, name, &ki);
         if (e != ZP_OK) {
-            const char *msg = "";
-            for (size_t k = 0; zp_engine_key_info(eng, k, &ki) == ZP_OK; k++)
-                if (!strcmp(ki.name, name))
-                    msg = ki.last_message;
+            const char *msg = known ? ki.last_message : "";
             fprintf(stderr, "zkpipe serve: key %s (%s): %s%s%s\n", name, eq + 1, zp_strerror(e),
                     msg[0] ? ": " : "", msg);
             return false;
         }
-        for (size_t k = 0; zp_engine_key_info(eng, k, &ki) == ZP_OK; k++)
-            if (!strcmp(ki.name, name))
-                fprintf(stderr, "zkpipe serve: key %s: %s, %s%s\n", name, eq + 1, zp_key_tier_name(ki.tier),
-                        ki.n_vars ? "" : " (loads on first use)");
+        if (known)
+            fprintf(stderr, "zkpipe serve: key %s: %s, %s%s\n", name, eq + 1, zp_key_tier_name(ki.tier),
+                    ki.n_vars ? "" : " (loads on first use)");
     }
     return true;
 }

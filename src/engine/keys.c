@@ -413,15 +413,15 @@ zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why)
             continue;
         }
         if (room == ROOM_NEVER) {
-            zp__ioerr own;
-            err = zp__fail(why ? why : &own, ZP_E_TOO_LARGE,
+            zp__ioerr own, *w = why ? why : &own;
+            err = zp__fail(w, ZP_E_TOO_LARGE,
                            "key %s needs about %llu bytes; the key budget is %llu bytes "
                            "(%llu held by preloaded keys)",
                            k->name, (unsigned long long)est,
                            (unsigned long long)e->cfg.key_budget_bytes,
                            (unsigned long long)e->key_used);
             k->last_err = err;
-            snprintf(k->last_msg, sizeof k->last_msg, "%s", (why ? why : &own)->msg);
+            snprintf(k->last_msg, sizeof k->last_msg, "%s", w->msg);
             break;
         }
         if ((err = load_unlocked(e, k, est, why)))
