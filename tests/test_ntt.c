@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "cpu/cpu.h"
+#include "cpu/ntt_ifma.h"
 #include "zkpipe.h"
 
 static const zp_roots CONVS[2] = {ZP_ROOTS_SNARKJS, ZP_ROOTS_BELLPERSON};
@@ -248,6 +249,42 @@ static void test_edges(void)
     }
 }
 
+/* The eight-lane kernels (zp__ntt_ifma) against the scalar twin, bit for
+ * bit: every size 2^0 .. 2^12 (direct and four-step), then 2^14, 2^15 and
+ * 2^17 (odd and even splits), forward, inverse, coset both ways and the
+ * powers scaling (n not a multiple of 8 too), both conventions. */
+static void test_ifma_vs_scalar(void)
+{
+    bool saved = zp__ntt_ifma;
+    unsigned ks[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 17};
+    zp_fr g;
+    zp_fr_from_u64(&g, 7);
+    for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+        unsigned k = ks[t];
+        size_t n = (size_t)1 << k;
+        zp_fr *a = rand_vec(n);
+        for (int c = 0; c < 2; c++)
+            for (int mode = 0; mode < 5; mode++) {
+                zp_fr *x[2] = {copy_vec(a, n), copy_vec(a, n)};
+                for (int lanes = 0; lanes < 2; lanes++) {
+                    zp__ntt_ifma = lanes && saved;
+                    if (mode < 2)
+                        CHECK_EQ_INT(zp__cpu_ntt(x[lanes], k, mode, CONVS[c], 2), ZP_OK);
+                    else if (mode < 4)
+                        CHECK_EQ_INT(zp__cpu_coset_ntt(x[lanes], k, mode == 3, &g, CONVS[c], 2),
+                                     ZP_OK);
+                    else /* n - 3: a tail of five past the last full vector */
+                        zp__cpu_scale_by_powers(x[lanes], n > 3 ? n - 3 : n, &a[c], 2);
+                }
+                CHECK_MEM(x[0], x[1], n * sizeof *a);
+                free(x[0]);
+                free(x[1]);
+            }
+        free(a);
+    }
+    zp__ntt_ifma = saved;
+}
+
 /* zp__parallel_for: every index exactly once, chunks at most grain long. */
 typedef struct pf_check {
     atomic_int *hits;
@@ -308,5 +345,9 @@ int main(void)
     RUN(test_threads_agree);
     RUN(test_edges);
     RUN(test_bad_args);
+    if (zp__ntt_ifma)
+        RUN(test_ifma_vs_scalar);
+    else
+        printf("skip test_ifma_vs_scalar (no AVX-512 IFMA or ZKPIPE_IFMA=off; not counted)\n");
     return FINISH();
 }

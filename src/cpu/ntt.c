@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/ntt_ifma.h"
 
 /* Up to 2^DIRECT_MAX elements (32 KiB) the plain DIF runs in L1/L2. */
 #define DIRECT_MAX 10
@@ -77,8 +78,21 @@ static void dif(zp_fr *a, unsigned m, const zp_fr *tw, size_t stride)
     }
 }
 
+/* dif (stride 1) on the lanes when there is a lane table t. */
+static void dif_fast(zp_fr *a, unsigned m, const zp_fr *tw, const zp__fr52x8 *t)
+{
+    if (t)
+        zp__ntt8_dif(a, m, t);
+    else
+        dif(a, m, tw, 1);
+}
+
 static void scale(zp_fr *a, size_t n, const zp_fr *s)
 {
+    if (zp__ntt_ifma) {
+        zp__ntt8_scale(a, n, s, NULL);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         zp_fr_mul(&a[i], &a[i], s);
 }
@@ -96,19 +110,17 @@ typedef struct ntt_plan {
     size_t batch;         /* columns per gather */
     size_t ntasks;        /* column tasks; each owns bufs[task] */
     zp_fr **bufs;
+    /* With zp__ntt_ifma (else NULL): the lane tables of tw_hi and tw_lo,
+     * the column twist's step w^rev(f) and each task's running twist
+     * (w^c)^rev(f), 2^(hi-3) vectors each (ntt_ifma.h). */
+    zp__fr52x8 *tw8_hi, *tw8_lo, *twist_step, **twists;
 } ntt_plan;
 
-/*
- * Columns c0 .. c0+batch-1: gather, DIF, twiddle by w^(c * f) where f is
- * the frequency held at each position, scatter back.
- */
-static void column_batch(const ntt_plan *p, zp_fr *buf, size_t c0)
+/* The scalar DIF and twist of columns c0 .. c0+batch-1 (gathered into
+ * buf): the element that holds frequency f in column c times w^(c f). */
+static void columns_scalar(const ntt_plan *p, zp_fr *buf, size_t c0)
 {
-    size_t rows = (size_t)1 << p->hi, stride = (size_t)1 << p->lo;
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < p->batch; b++)
-            buf[b * rows + r] = p->a[r * stride + c0 + b];
-
+    size_t rows = (size_t)1 << p->hi;
     zp_fr base; /* w^c for the current column c */
     uint64_t e = c0;
     zp_fr_pow(&base, &p->w, &e, 1);
@@ -125,6 +137,26 @@ static void column_batch(const ntt_plan *p, zp_fr *buf, size_t c0)
         }
         zp_fr_mul(&base, &base, &p->w);
     }
+}
+
+/*
+ * Columns c0 .. c0+batch-1: gather, DIF, twiddle by w^(c * f) where f is
+ * the frequency held at each position, scatter back. On the lanes, twist
+ * holds (w^c0)^rev(i) for position i and leaves with the next column's.
+ */
+static void column_batch(const ntt_plan *p, zp_fr *buf, zp__fr52x8 *twist, size_t c0)
+{
+    size_t rows = (size_t)1 << p->hi, stride = (size_t)1 << p->lo;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < p->batch; b++)
+            buf[b * rows + r] = p->a[r * stride + c0 + b];
+
+    if (!twist)
+        columns_scalar(p, buf, c0);
+    for (size_t b = 0; twist && b < p->batch; b++) {
+        zp__ntt8_dif(buf + b * rows, p->hi, p->tw8_hi);
+        zp__ntt8_twist(buf + b * rows, p->hi, twist, p->twist_step);
+    }
 
     for (size_t r = 0; r < rows; r++)
         for (size_t b = 0; b < p->batch; b++)
@@ -139,8 +171,15 @@ static void columns_task(void *ctx, size_t begin, size_t end)
     size_t nbatch = ((size_t)1 << p->lo) / p->batch;
     for (size_t t = begin; t < end; t++) {
         size_t b0 = nbatch * t / p->ntasks, b1 = nbatch * (t + 1) / p->ntasks;
+        zp__fr52x8 *twist = p->twists ? p->twists[t] : NULL;
+        if (twist && b0 < b1) { /* the twist of the task's first column */
+            zp_fr base;
+            uint64_t e = b0 * p->batch;
+            zp_fr_pow(&base, &p->w, &e, 1);
+            zp__ntt8_bitrev_powers(twist, p->hi, &base);
+        }
         for (size_t b = b0; b < b1; b++)
-            column_batch(p, p->bufs[t], b * p->batch);
+            column_batch(p, p->bufs[t], twist, b * p->batch);
     }
 }
 
@@ -150,7 +189,7 @@ static void rows_task(void *ctx, size_t begin, size_t end)
     size_t len = (size_t)1 << p->lo;
     for (size_t r = begin; r < end; r++) {
         zp_fr *row = p->a + r * len;
-        dif(row, p->lo, p->tw_lo, 1);
+        dif_fast(row, p->lo, p->tw_lo, p->tw8_lo);
         if (p->inverse)
             scale(row, len, &p->ninv);
     }
@@ -180,6 +219,42 @@ static void bitrev_permute(zp_fr *a, unsigned k, int threads)
 {
     bitrev_ctx c = {a, k};
     zp__parallel_for((size_t)1 << k, (size_t)1 << 14, bitrev_task, &c, threads);
+}
+
+static zp__fr52x8 *lanes_alloc(size_t count)
+{
+    return aligned_alloc(64, count * sizeof(zp__fr52x8)); /* 320 bytes each */
+}
+
+/* The lane tables of a plan whose tw_hi and tw_lo are set (hi, lo >= 3);
+ * false when out of memory (plan_lanes_free releases a partial set). */
+static bool plan_lanes(ntt_plan *p)
+{
+    size_t nv = (size_t)1 << (p->hi - 3);
+    p->tw8_hi = lanes_alloc(zp__ntt8_table_len(p->hi));
+    p->tw8_lo = lanes_alloc(zp__ntt8_table_len(p->lo));
+    p->twist_step = lanes_alloc(nv);
+    p->twists = calloc(p->ntasks, sizeof *p->twists);
+    if (!p->tw8_hi || !p->tw8_lo || !p->twist_step || !p->twists)
+        return false;
+    for (size_t i = 0; i < p->ntasks; i++)
+        if (!(p->twists[i] = lanes_alloc(nv)))
+            return false;
+    zp__ntt8_table(p->tw8_hi, p->hi, p->tw_hi);
+    zp__ntt8_table(p->tw8_lo, p->lo, p->tw_lo);
+    zp__ntt8_bitrev_powers(p->twist_step, p->hi, &p->w);
+    return true;
+}
+
+static void plan_lanes_free(ntt_plan *p)
+{
+    if (p->twists)
+        for (size_t i = 0; i < p->ntasks; i++)
+            free(p->twists[i]);
+    free(p->twists);
+    free(p->twist_step);
+    free(p->tw8_lo);
+    free(p->tw8_hi);
 }
 
 static zp_err four_step(ntt_plan *p, int threads)
@@ -214,6 +289,8 @@ static zp_err four_step(ntt_plan *p, int threads)
     powers(tw_lo, &w_lo, cols / 2);
     p->tw_hi = tw_hi;
     p->tw_lo = tw_lo;
+    if (zp__ntt_ifma && !plan_lanes(p))
+        goto out;
 
     zp__parallel_for(p->ntasks, 1, columns_task, p, threads);
     zp__parallel_for(rows, 1, rows_task, p, threads);
@@ -224,6 +301,7 @@ out:
         for (size_t i = 0; i < p->ntasks; i++)
             free(p->bufs[i]);
     free(p->bufs);
+    plan_lanes_free(p);
     free(tw_hi);
     free(tw_lo);
     return err;
@@ -253,7 +331,14 @@ static zp_err direct(zp_fr *a, unsigned k, const zp_fr *w, bool inverse)
     zp_fr tw[((size_t)1 << DIRECT_MAX) / 2 + 1];
     zp_fr_one(&tw[0]); /* n = 1 needs no twiddle; this keeps the table defined */
     powers(tw, w, n / 2);
-    dif(a, k, tw, 1);
+    zp__fr52x8 *t = NULL;
+    if (zp__ntt_ifma && k >= ZP_NTT8_MIN_LOG2) {
+        if (!(t = lanes_alloc(zp__ntt8_table_len(k))))
+            return ZP_E_NOMEM;
+        zp__ntt8_table(t, k, tw);
+    }
+    dif_fast(a, k, tw, t);
+    free(t);
     for (size_t i = 0; i < n; i++) {
         size_t j = bitrev(i, k);
         if (i < j) {
@@ -296,6 +381,10 @@ static void scale_task(void *ctx, size_t begin, size_t end)
     zp_fr cur;
     uint64_t e = begin;
     zp_fr_pow(&cur, &c->g, &e, 1);
+    if (zp__ntt_ifma) {
+        zp__ntt8_scale(c->a + begin, end - begin, &cur, &c->g);
+        return;
+    }
     for (size_t i = begin; i < end; i++) {
         zp_fr_mul(&c->a[i], &c->a[i], &cur);
         zp_fr_mul(&cur, &cur, &c->g);

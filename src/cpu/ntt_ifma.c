@@ -1,0 +1,231 @@
+/*
+ * The NTT kernels of ntt_ifma.h. Data stays in the library's form (four
+ * words an element, fully reduced); each kernel loads eight consecutive
+ * elements into the lanes (fr_loadu), works on registers and stores
+ * canonical values back. Every constant multiplier (twiddles, n^-1, coset
+ * powers) is in c16 form, so one R' = 2^260 product is the library
+ * product (fr_ifma.h).
+ *
+ * A DIF of length 2^m runs its stages with h >= 8 as eight butterflies on
+ * the contiguous j of x[j], y[j] = x[j + h]: x + y, and (x - y + r) w^j,
+ * where x - y + r < 2r is a valid multiplicand against a canonical
+ * twiddle. The last three stages (h = 4, 2, 1) pair lanes inside one
+ * vector: lane k and k ^ h swap by a permute; the lane without bit h keeps
+ * the sum, the one with it the difference, and the whole vector is
+ * multiplied by a twiddle vector that holds 1 on the sum lanes (h = 1
+ * multiplies by w^0 = 1 only, so it has no product).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "cpu/ntt_ifma.h"
+#include "math/fp_ifma.h"
+
+bool zp__ntt_ifma;
+
+/* On where the CPU has IFMA, unless ZKPIPE_IFMA=off (for comparisons). */
+__attribute__((constructor)) static void ntt_ifma_detect(void)
+{
+    const char *env = getenv("ZKPIPE_IFMA");
+    zp__ntt_ifma = zp__ifma_available() && !(env && !strcmp(env, "off"));
+}
+
+/* Lane k of v = x in c16 form. */
+static void set_c16(zp__fr52x8 *v, int k, const zp_fr *x)
+{
+    zp_fr y;
+    zp__fr_c16(&y, x);
+    zp__fr52x8_set_lane(v, k, &y);
+}
+
+size_t zp__ntt8_table_len(unsigned m)
+{
+    return ((size_t)1 << (m - 3)) + 1; /* n/8 - 1 for h >= 8, two for h = 4, 2 */
+}
+
+/* Stage h uses w^(j n / 2h) for j < h (tw[] is indexed with that step). */
+void zp__ntt8_table(zp__fr52x8 *t, unsigned m, const zp_fr *tw)
+{
+    size_t n = (size_t)1 << m;
+    for (size_t h = n / 2; h >= 8; h >>= 1) {
+        size_t step = n / (2 * h);
+        for (size_t j = 0; j < h; j++)
+            set_c16(&t[j / 8], (int)(j % 8), &tw[j * step]);
+        t += h / 8;
+    }
+    zp_fr one;
+    zp_fr_one(&one);
+    for (int k = 0; k < 8; k++) {
+        set_c16(&t[0], k, k < 4 ? &one : &tw[(size_t)(k - 4) * (n / 8)]);
+        set_c16(&t[1], k, !(k & 2) ? &one : &tw[(size_t)(k & 1) * (n / 4)]);
+    }
+}
+
+#ifdef ZP_FR_IFMA_VEC
+
+#include "math/fr_ifma_vec.h"
+
+FR_TGT static void butterflies8(zp_fr *x, zp_fr *y, const zp__fr52x8 *tw)
+{
+    __m512i X[5], Y[5], T[5];
+    fr_loadu(X, x);
+    fr_loadu(Y, y);
+    fr_ld(T, tw);
+    __m512i S[5], D[5];
+    fr_add(S, X, Y);
+    fr_sub_lazy(D, X, Y);
+    fr_mul(D, D, T);
+    fr_storeu(x, S);
+    fr_storeu(y, D);
+}
+
+/* One stage inside the vector: lanes k and k ^ h (idx), upper = the lanes
+ * with bit h. The upper lanes get partner - self, lazy (below 2r) when a
+ * product follows, canonical when not. */
+FR_TGT static void lane_stage(__m512i v[5], __m512i idx, __mmask8 upper, bool lazy)
+{
+    __m512i P[5], S[5], D[5];
+    for (int j = 0; j < 5; j++)
+        P[j] = _mm512_permutexvar_epi64(idx, v[j]);
+    fr_add(S, v, P);
+    if (lazy)
+        fr_sub_lazy(D, P, v);
+    else
+        fr_sub(D, P, v);
+    for (int j = 0; j < 5; j++)
+        v[j] = _mm512_mask_blend_epi64(upper, S[j], D[j]);
+}
+
+FR_TGT static void last_stages8(zp_fr *x, const __m512i T4[5], const __m512i T2[5])
+{
+    __m512i V[5];
+    fr_loadu(V, x);
+    lane_stage(V, _mm512_setr_epi64(4, 5, 6, 7, 0, 1, 2, 3), 0xf0, true);
+    fr_mul(V, V, T4);
+    lane_stage(V, _mm512_setr_epi64(2, 3, 0, 1, 6, 7, 4, 5), 0xcc, true);
+    fr_mul(V, V, T2);
+    lane_stage(V, _mm512_setr_epi64(1, 0, 3, 2, 5, 4, 7, 6), 0xaa, false);
+    fr_storeu(x, V);
+}
+
+FR_TGT void zp__ntt8_dif(zp_fr *a, unsigned m, const zp__fr52x8 *t)
+{
+    size_t n = (size_t)1 << m;
+    for (size_t h = n / 2; h >= 8; h >>= 1) {
+        for (size_t s = 0; s < n; s += 2 * h)
+            for (size_t j = 0; j < h; j += 8)
+                butterflies8(a + s + j, a + s + h + j, &t[j / 8]);
+        t += h / 8;
+    }
+    __m512i T4[5], T2[5];
+    fr_ld(T4, &t[0]);
+    fr_ld(T2, &t[1]);
+    for (size_t i = 0; i < n; i += 8)
+        last_stages8(a + i, T4, T2);
+}
+
+/* The lanes hold c g^k (c16 form); each vector moves them on by g^8. */
+FR_TGT void zp__ntt8_scale(zp_fr *a, size_t n, const zp_fr *c, const zp_fr *g)
+{
+    zp__fr52x8 cur, step;
+    zp_fr x = *c, g8;
+    for (int k = 0; k < 8; k++) {
+        set_c16(&cur, k, &x);
+        if (g)
+            zp_fr_mul(&x, &x, g);
+    }
+    if (g) {
+        zp_fr_sqr(&g8, g);
+        zp_fr_sqr(&g8, &g8);
+        zp_fr_sqr(&g8, &g8);
+        for (int k = 0; k < 8; k++)
+            set_c16(&step, k, &g8);
+    }
+    size_t n8 = n & ~(size_t)7;
+    __m512i C[5], G[5], X[5];
+    fr_ld(C, &cur);
+    if (g)
+        fr_ld(G, &step);
+    for (size_t i = 0; i < n8; i += 8) {
+        fr_loadu(X, a + i);
+        fr_mul(X, X, C);
+        fr_storeu(a + i, X);
+        if (g)
+            fr_mul(C, C, G);
+    }
+    /* The last n mod 8 by scalar products from c g^n8. */
+    x = *c;
+    if (g && n8 < n) {
+        uint64_t e = n8;
+        zp_fr_pow(&g8, g, &e, 1);
+        zp_fr_mul(&x, &x, &g8);
+    }
+    for (size_t i = n8; i < n; i++) {
+        zp_fr_mul(&a[i], &a[i], &x);
+        if (g)
+            zp_fr_mul(&x, &x, g);
+    }
+}
+
+/* rev_m(i) for i < 8 is rev_3(i) 2^(m-3); then f doubles: rev_m(i + 2^t)
+ * = rev_m(i) + 2^(m-1-t) for i < 2^t, so f[i + 2^t] = f[i] base^(2^(m-1-t)). */
+FR_TGT void zp__ntt8_bitrev_powers(zp__fr52x8 *f, unsigned m, const zp_fr *base)
+{
+    static const int rev3[8] = {0, 4, 2, 6, 1, 5, 3, 7};
+    zp_fr sq[ZP_NTT_MAX_LOG2], pw[8]; /* sq[s] = base^(2^s) */
+    sq[0] = *base;
+    for (unsigned s = 1; s < m; s++)
+        zp_fr_sqr(&sq[s], &sq[s - 1]);
+    zp_fr_one(&pw[0]);
+    for (int e = 1; e < 8; e++)
+        zp_fr_mul(&pw[e], &pw[e - 1], &sq[m - 3]);
+    for (int k = 0; k < 8; k++)
+        set_c16(&f[0], k, &pw[rev3[k]]);
+    for (unsigned t = 3; t < m; t++) {
+        zp__fr52x8 mv;
+        set_c16(&mv, 0, &sq[m - 1 - t]);
+        __m512i M[5], F[5];
+        fr_bcast_lane(M, &mv, 0);
+        size_t half = (size_t)1 << (t - 3);
+        for (size_t u = 0; u < half; u++) {
+            fr_ld(F, &f[u]);
+            fr_mul(F, F, M);
+            fr_st(&f[half + u], F);
+        }
+    }
+}
+
+FR_TGT void zp__ntt8_twist(zp_fr *a, unsigned m, zp__fr52x8 *f, const zp__fr52x8 *step)
+{
+    size_t nv = (size_t)1 << (m - 3);
+    for (size_t v = 0; v < nv; v++) {
+        __m512i X[5], F[5], S[5];
+        fr_loadu(X, a + 8 * v);
+        fr_ld(F, &f[v]);
+        fr_mul(X, X, F);
+        fr_storeu(a + 8 * v, X);
+        fr_ld(S, &step[v]);
+        fr_mul(F, F, S);
+        fr_st(&f[v], F);
+    }
+}
+
+#else
+
+/* Never called: zp__ntt_ifma is false. */
+void zp__ntt8_dif(zp_fr *a, unsigned m, const zp__fr52x8 *t) { (void)a, (void)m, (void)t; }
+void zp__ntt8_scale(zp_fr *a, size_t n, const zp_fr *c, const zp_fr *g)
+{
+    (void)a, (void)n, (void)c, (void)g;
+}
+void zp__ntt8_bitrev_powers(zp__fr52x8 *f, unsigned m, const zp_fr *base)
+{
+    (void)f, (void)m, (void)base;
+}
+void zp__ntt8_twist(zp_fr *a, unsigned m, zp__fr52x8 *f, const zp__fr52x8 *step)
+{
+    (void)a, (void)m, (void)f, (void)step;
+}
+
+#endif
