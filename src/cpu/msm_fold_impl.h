@@ -20,7 +20,7 @@ typedef struct IF_S(lx) {
 } IF_S(lx);
 
 /* Lane k of v out to the library's form, and back in. */
-static void IF_S(lane_get)(IF_XYZZ *out, const IF_S(lx) *v, int k)
+static IF_ATTR void IF_S(lane_get)(IF_XYZZ *out, const IF_S(lx) *v, int k)
 {
     IF_FE t[8];
     IF_FE *pt[8];
@@ -34,7 +34,7 @@ static void IF_S(lane_get)(IF_XYZZ *out, const IF_S(lx) *v, int k)
     }
 }
 
-static void IF_S(lane_set)(IF_S(lx) *v, int k, const IF_XYZZ *in)
+static IF_ATTR void IF_S(lane_set)(IF_S(lx) *v, int k, const IF_XYZZ *in)
 {
     IF_FE t[8];
     IF_FE *pt[8];
@@ -52,7 +52,7 @@ static void IF_S(lane_set)(IF_S(lx) *v, int k, const IF_XYZZ *in)
     }
 }
 
-static void IF_S(lx_blend)(IF_S(lx) *out, const IF_S(lx) *b, unsigned mask)
+static IF_ATTR void IF_S(lx_blend)(IF_S(lx) *out, const IF_S(lx) *b, unsigned mask)
 {
     blend((zp__fp52x8 *)&out->x, (const zp__fp52x8 *)&b->x, mask, IF_W);
     blend((zp__fp52x8 *)&out->y, (const zp__fp52x8 *)&b->y, mask, IF_W);
@@ -62,8 +62,8 @@ static void IF_S(lx_blend)(IF_S(lx) *out, const IF_S(lx) *b, unsigned mask)
 
 /* What madd-2008-s and add-2008-s share once P = U2 - U1 and R = S2 - S1
  * are known: PP, PPP, X3 = R^2 - PPP - 2 U1 PP, Y3 = R (U1 PP - X3) - S1 PPP. */
-static void IF_S(lx_tail)(IF_V *pp, IF_V *ppp, IF_V *x3, IF_V *y3, const IF_V *P, const IF_V *R,
-                          const IF_V *u1, const IF_V *s1)
+static IF_ATTR void IF_S(lx_tail)(IF_V *pp, IF_V *ppp, IF_V *x3, IF_V *y3, const IF_V *P,
+                                  const IF_V *R, const IF_V *u1, const IF_V *s1)
 {
     IF_V Q, t;
     IF_SQR(pp, P);
@@ -81,8 +81,8 @@ static void IF_S(lx_tail)(IF_V *pp, IF_V *ppp, IF_V *x3, IF_V *y3, const IF_V *P
 
 /* p += (qx, qy) in the lanes of `on`; bk[k] is lane k's affine point (R'
  * form), for the scalar redo. */
-static void IF_S(lx_madd)(IF_S(lx) *p, const IF_V *qx, const IF_V *qy, const IF_V *one,
-                          unsigned on, const IF_AFF *const bk[8])
+static IF_ATTR void IF_S(lx_madd)(IF_S(lx) *p, const IF_V *qx, const IF_V *qy,
+                                  const IF_V *one, unsigned on, const IF_AFF *const bk[8])
 {
     IF_V u2, s2, P, R, pp, ppp, x3, y3;
     IF_MUL(&u2, qx, &p->zz);
@@ -112,7 +112,7 @@ static void IF_S(lx_madd)(IF_S(lx) *p, const IF_V *qx, const IF_V *qy, const IF_
 }
 
 /* p += q in the lanes of `on`. */
-static void IF_S(lx_add)(IF_S(lx) *p, const IF_S(lx) *q, unsigned on)
+static IF_ATTR void IF_S(lx_add)(IF_S(lx) *p, const IF_S(lx) *q, unsigned on)
 {
     unsigned qinf = IF_ZMASK(&q->zz), pinf = IF_ZMASK(&p->zz);
     on &= ~qinf;
@@ -152,9 +152,9 @@ static void IF_S(lx_add)(IF_S(lx) *p, const IF_S(lx) *q, unsigned on)
  * buckets j < nb, where st[k][j] says which are there: full_bit, b[k][j]
  * (affine, R' form); spill_bit, x[k][j] (XYZZ, library form).
  */
-static void IF_FOLD(IF_XYZZ *const out[8], const IF_AFF *const b[8], const IF_XYZZ *const x[8],
-                    const uint8_t *const st[8], int n, size_t nb, uint8_t full_bit,
-                    uint8_t spill_bit)
+static IF_ATTR void IF_FOLD(IF_XYZZ *const out[8], const IF_AFF *const b[8],
+                            const IF_XYZZ *const x[8], const uint8_t *const st[8], int n,
+                            size_t nb, uint8_t full_bit, uint8_t spill_bit)
 {
     static const IF_AFF zero_pt;
     IF_FE one_r;

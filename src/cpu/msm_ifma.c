@@ -65,10 +65,23 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #define IF_W 1
 #define IF_LOAD zp__fp52x8_load
 #define IF_STORE zp__fp52x8_store
-#define IF_LOAD_RAW zp__fp52x8_load_raw
-#define IF_STORE_RAW zp__fp52x8_store_raw
 #define IF_TO_R52 zp__fp_to_r52
 #define IF_FROM_R52 zp__fp_from_r52
+#ifdef ZP__IFMA_VEC /* the lane operations inlined into the flush */
+#define IF_ATTR ZP__VEC_TARGET
+#define IF_LOAD_RAW zp__vi_load_raw
+#define IF_STORE_RAW zp__vi_store_raw
+#define IF_ADD zp__vi_add
+#define IF_SUB zp__vi_sub
+#define IF_MUL zp__vi_mul
+#define IF_SQR(o, a) zp__vi_mul(o, a, a)
+#define IF_MUL_LZ zp__vi_mul_lazy
+#define IF_SQR_LZ(o, a) zp__vi_mul_lazy(o, a, a)
+#define IF_RED zp__vi_reduce
+#else
+#define IF_ATTR
+#define IF_LOAD_RAW zp__fp52x8_load_raw
+#define IF_STORE_RAW zp__fp52x8_store_raw
 #define IF_ADD zp__fp52x8_add
 #define IF_SUB zp__fp52x8_sub
 #define IF_MUL zp__fp52x8_mul
@@ -76,6 +89,7 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #define IF_MUL_LZ zp__fp52x8_mul_lazy
 #define IF_SQR_LZ(o, a) zp__fp52x8_mul_lazy(o, a, a)
 #define IF_RED zp__fp52x8_reduce
+#endif
 #define IF_F(op) zp_fp_##op
 #define IF_FINV zp__fp_inv_vartime
 #include "msm_ifma_impl.h"
@@ -91,6 +105,7 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
 #undef IF_G
 #undef IF_ZMASK
 #undef IF_FLUSH
+#undef IF_ATTR
 #undef IF_AFF
 #undef IF_FE
 #undef IF_V
@@ -132,10 +147,23 @@ void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in)
 #define IF_W 2
 #define IF_LOAD v2_load
 #define IF_STORE v2_store
-#define IF_LOAD_RAW v2_load_raw
-#define IF_STORE_RAW v2_store_raw
 #define IF_TO_R52 zp__fp2_to_r52
 #define IF_FROM_R52 zp__fp2_from_r52
+#ifdef ZP__IFMA_VEC
+#define IF_ATTR ZP__VEC_TARGET
+#define IF_LOAD_RAW w2_load_raw
+#define IF_STORE_RAW w2_store_raw
+#define IF_ADD w2_add
+#define IF_SUB w2_sub
+#define IF_MUL(o, a, b) w2_mul(o, a, b, false)
+#define IF_SQR(o, a) w2_sqr(o, a, false)
+#define IF_MUL_LZ(o, a, b) w2_mul(o, a, b, true)
+#define IF_SQR_LZ(o, a) w2_sqr(o, a, true)
+#define IF_RED w2_reduce
+#else
+#define IF_ATTR
+#define IF_LOAD_RAW v2_load_raw
+#define IF_STORE_RAW v2_store_raw
 #define IF_ADD v2_add
 #define IF_SUB v2_sub
 #define IF_MUL v2_mul
@@ -143,6 +171,7 @@ void zp__fp2_from_r52(zp_fp2 *out, const zp_fp2 *in)
 #define IF_MUL_LZ v2_mul_lazy
 #define IF_SQR_LZ v2_sqr_lazy
 #define IF_RED v2_reduce
+#endif
 #define IF_F(op) zp_fp2_##op
 #define IF_FINV zp__fp2_inv_vartime
 #include "msm_ifma_impl.h"

@@ -15,12 +15,14 @@
  *                                   results below 2p) and the reduction
  *                                   that makes such a value canonical
  *   IF_F(op)        the scalar field's functions; IF_FINV its inversion
+ *   IF_ATTR         the flush's attributes (the vector target when the
+ *                   lane operations are inlined, fp_ifma_vec.h)
  * Algorithm: msm_ifma.c.
  */
 
 /* raw: b and eq hold R' form (fp_ifma.h), so loads and stores need no
  * product; only the eight lane totals leave that form, for the inversion. */
-static void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF *eq, size_t cnt,
+static IF_ATTR void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const IF_AFF *eq, size_t cnt,
                      uint32_t dbl_bit, bool raw)
 {
 #define IF_IN(v, p) (raw ? IF_LOAD_RAW(v, p) : IF_LOAD(v, p))
