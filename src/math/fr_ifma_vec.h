@@ -123,19 +123,39 @@ FR_TGT static inline void fr_sub(__m512i out[5], const __m512i a[5], const __m51
         out[j] = t[j];
 }
 
-/*
- * Eight consecutive library elements (four words each) to limbs: four
+/* Word i of eight elements in w[i] to limbs: shifts cut the 256 bits into
+ * limbs of 52 (limb j is bits 52j .. 52j + 51). */
+FR_TGT static inline void fr_from_words(__m512i out[5], const __m512i w[4])
+{
+    const __m512i mask = fr_bcast(FR_MASK52);
+    out[0] = _mm512_and_si512(w[0], mask);
+    out[1] = _mm512_and_si512(
+        _mm512_or_si512(_mm512_srli_epi64(w[0], 52), _mm512_slli_epi64(w[1], 12)), mask);
+    out[2] = _mm512_and_si512(
+        _mm512_or_si512(_mm512_srli_epi64(w[1], 40), _mm512_slli_epi64(w[2], 24)), mask);
+    out[3] = _mm512_and_si512(
+        _mm512_or_si512(_mm512_srli_epi64(w[2], 28), _mm512_slli_epi64(w[3], 36)), mask);
+    out[4] = _mm512_srli_epi64(w[3], 16);
+}
+
+/* The inverse, for normalized limbs of a value below 2^256. */
+FR_TGT static inline void fr_to_words(__m512i w[4], const __m512i v[5])
+{
+    w[0] = _mm512_or_si512(v[0], _mm512_slli_epi64(v[1], 52));
+    w[1] = _mm512_or_si512(_mm512_srli_epi64(v[1], 12), _mm512_slli_epi64(v[2], 40));
+    w[2] = _mm512_or_si512(_mm512_srli_epi64(v[2], 24), _mm512_slli_epi64(v[3], 28));
+    w[3] = _mm512_or_si512(_mm512_srli_epi64(v[3], 36), _mm512_slli_epi64(v[4], 16));
+}
+
+/* Eight consecutive library elements (four words each) to limbs: four
  * unaligned loads hold two elements each; two rounds of two-source
- * permutes gather word i of all eight into w[i], then shifts cut the 256
- * bits into limbs of 52 (limb j is bits 52j .. 52j + 51).
- */
+ * permutes gather word i of all eight into w[i]. */
 FR_TGT static inline void fr_loadu(__m512i out[5], const zp_fr *x)
 {
     const __m512i even = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
     const __m512i odd = _mm512_setr_epi64(2, 6, 10, 14, 3, 7, 11, 15);
     const __m512i lo = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11);
     const __m512i hi = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
-    const __m512i mask = fr_bcast(FR_MASK52);
     __m512i in[4], w[4];
     for (int i = 0; i < 4; i++)
         in[i] = _mm512_loadu_si512((const void *)(x + 2 * i));
@@ -148,14 +168,7 @@ FR_TGT static inline void fr_loadu(__m512i out[5], const zp_fr *x)
     w[1] = _mm512_permutex2var_epi64(a01, hi, a23);
     w[2] = _mm512_permutex2var_epi64(b01, lo, b23);
     w[3] = _mm512_permutex2var_epi64(b01, hi, b23);
-    out[0] = _mm512_and_si512(w[0], mask);
-    out[1] = _mm512_and_si512(
-        _mm512_or_si512(_mm512_srli_epi64(w[0], 52), _mm512_slli_epi64(w[1], 12)), mask);
-    out[2] = _mm512_and_si512(
-        _mm512_or_si512(_mm512_srli_epi64(w[1], 40), _mm512_slli_epi64(w[2], 24)), mask);
-    out[3] = _mm512_and_si512(
-        _mm512_or_si512(_mm512_srli_epi64(w[2], 28), _mm512_slli_epi64(w[3], 36)), mask);
-    out[4] = _mm512_srli_epi64(w[3], 16);
+    fr_from_words(out, w);
 }
 
 /* The inverse of fr_loadu, for normalized limbs of a value below 2^256. */
@@ -166,10 +179,7 @@ FR_TGT static inline void fr_storeu(zp_fr *x, const __m512i v[5])
     const __m512i lo = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11);
     const __m512i hi = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
     __m512i w[4];
-    w[0] = _mm512_or_si512(v[0], _mm512_slli_epi64(v[1], 52));
-    w[1] = _mm512_or_si512(_mm512_srli_epi64(v[1], 12), _mm512_slli_epi64(v[2], 40));
-    w[2] = _mm512_or_si512(_mm512_srli_epi64(v[2], 24), _mm512_slli_epi64(v[3], 28));
-    w[3] = _mm512_or_si512(_mm512_srli_epi64(v[3], 36), _mm512_slli_epi64(v[4], 16));
+    fr_to_words(w, v);
     __m512i a01 = _mm512_permutex2var_epi64(w[0], lo, w[1]);
     __m512i a23 = _mm512_permutex2var_epi64(w[0], hi, w[1]);
     __m512i b01 = _mm512_permutex2var_epi64(w[2], lo, w[3]);
@@ -178,6 +188,27 @@ FR_TGT static inline void fr_storeu(zp_fr *x, const __m512i v[5])
     _mm512_storeu_si512((void *)(x + 2), _mm512_permutex2var_epi64(a01, odd, b01));
     _mm512_storeu_si512((void *)(x + 4), _mm512_permutex2var_epi64(a23, even, b23));
     _mm512_storeu_si512((void *)(x + 6), _mm512_permutex2var_epi64(a23, odd, b23));
+}
+
+/* Elements x[8k], k < 8 (a stride of eight) into lane k, and back: by
+ * gathers and scatters, one per word. */
+FR_TGT static inline void fr_gather8(__m512i out[5], const zp_fr *x)
+{
+    /* element 8k is 32k words on */
+    const __m512i idx = _mm512_setr_epi64(0, 32, 64, 96, 128, 160, 192, 224);
+    __m512i w[4];
+    for (int i = 0; i < 4; i++)
+        w[i] = _mm512_i64gather_epi64(idx, (const void *)&x->l[i], 8);
+    fr_from_words(out, w);
+}
+
+FR_TGT static inline void fr_scatter8(zp_fr *x, const __m512i v[5])
+{
+    const __m512i idx = _mm512_setr_epi64(0, 32, 64, 96, 128, 160, 192, 224);
+    __m512i w[4];
+    fr_to_words(w, v);
+    for (int i = 0; i < 4; i++)
+        _mm512_i64scatter_epi64((void *)&x->l[i], idx, w[i], 8);
 }
 
 FR_TGT static inline void fr_ld(__m512i out[5], const zp__fr52x8 *v)
