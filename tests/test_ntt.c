@@ -169,6 +169,26 @@ static void test_coset(void)
     }
 }
 
+/* zp__cpu_ntt_to_coset (n^-1 folded into the coset scaling) equals the
+ * iNTT followed by the coset NTT. */
+static void test_ntt_to_coset(void)
+{
+    unsigned ks[] = {0, 1, 3, 9, 11, 12, 15};
+    for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+        unsigned k = ks[t];
+        zp_roots conv = CONVS[t % 2];
+        size_t n = (size_t)1 << k;
+        zp_fr g, *a = rand_vec(n), *b = copy_vec(a, n);
+        rand_fr(&g);
+        CHECK_EQ_INT(zp__cpu_ntt(a, k, true, conv, 2), ZP_OK);
+        CHECK_EQ_INT(zp__cpu_coset_ntt(a, k, false, &g, conv, 2), ZP_OK);
+        CHECK_EQ_INT(zp__cpu_ntt_to_coset(b, k, &g, conv, 2), ZP_OK);
+        CHECK_MEM(a, b, n * sizeof *a);
+        free(a);
+        free(b);
+    }
+}
+
 static void test_scale_by_powers(void)
 {
     size_t n = 40000; /* several chunks, not a power of two */
@@ -251,8 +271,9 @@ static void test_edges(void)
 
 /* The eight-lane kernels (zp__ntt_ifma) against the scalar twin, bit for
  * bit: every size 2^0 .. 2^12 (direct and four-step), then 2^14, 2^15 and
- * 2^17 (odd and even splits), forward, inverse, coset both ways and the
- * powers scaling (n not a multiple of 8 too), both conventions. */
+ * 2^17 (odd and even splits), forward, inverse, coset both ways, the
+ * powers scaling (n not a multiple of 8 too) and the shift to a coset,
+ * both conventions. */
 static void test_ifma_vs_scalar(void)
 {
     bool saved = zp__ntt_ifma;
@@ -264,7 +285,7 @@ static void test_ifma_vs_scalar(void)
         size_t n = (size_t)1 << k;
         zp_fr *a = rand_vec(n);
         for (int c = 0; c < 2; c++)
-            for (int mode = 0; mode < 5; mode++) {
+            for (int mode = 0; mode < 6; mode++) {
                 zp_fr *x[2] = {copy_vec(a, n), copy_vec(a, n)};
                 for (int lanes = 0; lanes < 2; lanes++) {
                     zp__ntt_ifma = lanes && saved;
@@ -273,8 +294,10 @@ static void test_ifma_vs_scalar(void)
                     else if (mode < 4)
                         CHECK_EQ_INT(zp__cpu_coset_ntt(x[lanes], k, mode == 3, &g, CONVS[c], 2),
                                      ZP_OK);
-                    else /* n - 3: a tail of five past the last full vector */
+                    else if (mode == 4) /* n - 3: a tail of five past the last vector */
                         zp__cpu_scale_by_powers(x[lanes], n > 3 ? n - 3 : n, &a[c], 2);
+                    else
+                        CHECK_EQ_INT(zp__cpu_ntt_to_coset(x[lanes], k, &g, CONVS[c], 2), ZP_OK);
                 }
                 CHECK_MEM(x[0], x[1], n * sizeof *a);
                 free(x[0]);
@@ -341,6 +364,7 @@ int main(void)
     RUN(test_large_spot);
     RUN(test_round_trip);
     RUN(test_coset);
+    RUN(test_ntt_to_coset);
     RUN(test_scale_by_powers);
     RUN(test_threads_agree);
     RUN(test_edges);

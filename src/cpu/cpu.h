@@ -60,6 +60,14 @@ void zp__cpu_scale_by_powers(zp_fr *a, size_t n, const zp_fr *g, int threads);
 zp_err zp__cpu_coset_ntt(zp_fr *a, unsigned log2n, bool inverse, const zp_fr *g,
                          zp_roots roots, int threads);
 
+/*
+ * a holds the evaluations of a polynomial on <w>; they are replaced by its
+ * evaluations on the coset g<w> (iNTT, then the coset NTT, with the n^-1
+ * folded into the coset scaling). Errors as zp__cpu_ntt.
+ */
+zp_err zp__cpu_ntt_to_coset(zp_fr *a, unsigned log2n, const zp_fr *g, zp_roots roots,
+                            int threads);
+
 /* Slow O(n^2) reference of zp__cpu_ntt for tests: out must not alias a.
  * Allocates a table of n powers (ZP_E_NOMEM). */
 zp_err zp__ntt_ref(zp_fr *out, const zp_fr *a, unsigned log2n, bool inverse, zp_roots roots);

@@ -104,7 +104,7 @@ typedef struct ntt_plan {
     unsigned k, lo, hi;   /* n = 2^k, rows of 2^lo, columns of 2^hi */
     zp_fr w;              /* primitive 2^k-th root (inverted for inverse) */
     zp_fr ninv;           /* n^-1, used only when inverse */
-    bool inverse;
+    bool inverse;         /* scale the output by n^-1 */
     const zp_fr *tw_hi;   /* w_(2^hi)^j, j < 2^(hi-1) */
     const zp_fr *tw_lo;   /* w_(2^lo)^j, j < 2^(lo-1) */
     size_t batch;         /* columns per gather */
@@ -355,32 +355,46 @@ static zp_err direct(zp_fr *a, unsigned k, const zp_fr *w, bool inverse)
     return ZP_OK;
 }
 
-zp_err zp__cpu_ntt(zp_fr *a, unsigned log2n, bool inverse, zp_roots roots, int threads)
+static bool bad_size(unsigned log2n)
 {
-    if (log2n > ZP_NTT_MAX_LOG2 || (log2n >= 8 * sizeof(size_t) - 6))
-        return ZP_E_INVALID_ARG;
+    return log2n > ZP_NTT_MAX_LOG2 || (log2n >= 8 * sizeof(size_t) - 6);
+}
+
+/* zp__cpu_ntt, where an inverse leaves out its n^-1 unless scaled. */
+static zp_err ntt(zp_fr *a, unsigned log2n, bool inverse, bool scaled, zp_roots roots,
+                  int threads)
+{
     zp_fr w;
     ntt_root(&w, log2n, inverse, roots);
+    scaled = scaled && inverse;
     if (log2n <= DIRECT_MAX)
-        return direct(a, log2n, &w, inverse);
+        return direct(a, log2n, &w, scaled);
     ntt_plan p = {.a = a, .k = log2n, .lo = log2n / 2, .hi = log2n - log2n / 2,
-                  .w = w, .inverse = inverse};
-    if (inverse)
+                  .w = w, .inverse = scaled};
+    if (scaled)
         n_inverse(&p.ninv, log2n);
     return four_step(&p, threads);
 }
 
+zp_err zp__cpu_ntt(zp_fr *a, unsigned log2n, bool inverse, zp_roots roots, int threads)
+{
+    if (bad_size(log2n))
+        return ZP_E_INVALID_ARG;
+    return ntt(a, log2n, inverse, true, roots, threads);
+}
+
 typedef struct scale_ctx {
     zp_fr *a;
-    zp_fr g;
+    zp_fr c, g;
 } scale_ctx;
 
 static void scale_task(void *ctx, size_t begin, size_t end)
 {
     const scale_ctx *c = ctx;
-    zp_fr cur;
+    zp_fr cur; /* c g^i */
     uint64_t e = begin;
     zp_fr_pow(&cur, &c->g, &e, 1);
+    zp_fr_mul(&cur, &cur, &c->c);
     if (zp__ntt_ifma) {
         zp__ntt8_scale(c->a + begin, end - begin, &cur, &c->g);
         return;
@@ -391,34 +405,61 @@ static void scale_task(void *ctx, size_t begin, size_t end)
     }
 }
 
-void zp__cpu_scale_by_powers(zp_fr *a, size_t n, const zp_fr *g, int threads)
+/* a[i] <- a[i] c g^i for i < n. */
+static void scale_by_powers(zp_fr *a, size_t n, const zp_fr *c, const zp_fr *g, int threads)
 {
-    scale_ctx c = {a, *g};
-    zp__parallel_for(n, (size_t)1 << 14, scale_task, &c, threads);
+    scale_ctx x = {a, *c, *g};
+    zp__parallel_for(n, (size_t)1 << 14, scale_task, &x, threads);
 }
 
+void zp__cpu_scale_by_powers(zp_fr *a, size_t n, const zp_fr *g, int threads)
+{
+    zp_fr one;
+    zp_fr_one(&one);
+    scale_by_powers(a, n, &one, g, threads);
+}
+
+/* The inverse's n^-1 rides on the coset scaling: one pass over a, one
+ * product an element, instead of two of each. */
 zp_err zp__cpu_coset_ntt(zp_fr *a, unsigned log2n, bool inverse, const zp_fr *g,
                          zp_roots roots, int threads)
 {
-    if (log2n > ZP_NTT_MAX_LOG2 || (log2n >= 8 * sizeof(size_t) - 6))
+    if (bad_size(log2n))
         return ZP_E_INVALID_ARG;
     size_t n = (size_t)1 << log2n;
+    zp_fr one;
+    zp_fr_one(&one);
     if (!inverse) {
-        zp__cpu_scale_by_powers(a, n, g, threads);
-        return zp__cpu_ntt(a, log2n, false, roots, threads);
+        scale_by_powers(a, n, &one, g, threads);
+        return ntt(a, log2n, false, false, roots, threads);
     }
-    zp_err err = zp__cpu_ntt(a, log2n, true, roots, threads);
+    zp_err err = ntt(a, log2n, true, false, roots, threads);
     if (err)
         return err;
-    zp_fr ginv;
+    zp_fr ginv, ninv;
     zp_fr_inv(&ginv, g);
-    zp__cpu_scale_by_powers(a, n, &ginv, threads);
+    n_inverse(&ninv, log2n);
+    scale_by_powers(a, n, &ninv, &ginv, threads);
     return ZP_OK;
+}
+
+zp_err zp__cpu_ntt_to_coset(zp_fr *a, unsigned log2n, const zp_fr *g, zp_roots roots,
+                            int threads)
+{
+    if (bad_size(log2n))
+        return ZP_E_INVALID_ARG;
+    zp_err err = ntt(a, log2n, true, false, roots, threads);
+    if (err)
+        return err;
+    zp_fr ninv;
+    n_inverse(&ninv, log2n);
+    scale_by_powers(a, (size_t)1 << log2n, &ninv, g, threads);
+    return ntt(a, log2n, false, false, roots, threads);
 }
 
 zp_err zp__ntt_ref(zp_fr *out, const zp_fr *a, unsigned log2n, bool inverse, zp_roots roots)
 {
-    if (log2n > ZP_NTT_MAX_LOG2 || (log2n >= 8 * sizeof(size_t) - 6))
+    if (bad_size(log2n))
         return ZP_E_INVALID_ARG;
     size_t n = (size_t)1 << log2n;
     zp_fr w, ninv, *pw = malloc(n * sizeof *pw);

@@ -106,13 +106,6 @@ static void comb_task(void *p, size_t begin, size_t end)
     }
 }
 
-/* x <- the evaluations of iNTT(x) on the coset g·⟨ω⟩. */
-static zp_err to_coset(zp_fr *x, unsigned log2n, const zp_fr *g, zp_roots roots, int threads)
-{
-    zp_err e = zp__cpu_ntt(x, log2n, true, roots, threads);
-    return e ? e : zp__cpu_coset_ntt(x, log2n, false, g, roots, threads);
-}
-
 zp_err zp__g16_h(zp_fr *h, zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, int threads)
 {
     uint64_t n = pk->domain_size;
@@ -127,9 +120,10 @@ zp_err zp__g16_h(zp_fr *h, zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, int t
     else
         zp_fr_from_u64(&g, 7);
     zp_err e;
-    if ((e = to_coset(a, log2n, &g, pk->roots, threads)) ||
-        (e = to_coset(b, log2n, &g, pk->roots, threads)) ||
-        (e = to_coset(c, log2n, &g, pk->roots, threads)))
+    /* Each of a, b, c <- the evaluations of iNTT(x) on the coset g·⟨ω⟩. */
+    if ((e = zp__cpu_ntt_to_coset(a, log2n, &g, pk->roots, threads)) ||
+        (e = zp__cpu_ntt_to_coset(b, log2n, &g, pk->roots, threads)) ||
+        (e = zp__cpu_ntt_to_coset(c, log2n, &g, pk->roots, threads)))
         return e;
     comb_ctx x = {.h = coset ? h : a, .a = a, .b = b, .c = c, .scaled = !coset};
     if (!coset) {
