@@ -33,6 +33,11 @@
  * (msm_fold_impl.h), except the top window's, which folds as it goes.
  */
 
+/* Coordinates as words, for msm.c's inlined tests and negation. */
+#define ZP__FW (sizeof(ZP__FE) / 8)
+#define ZP__FE_EQ(a, b) msm_words_eq((const uint64_t *)(a), (const uint64_t *)(b), ZP__FW)
+#define ZP__FE_ZERO(a) msm_words_zero((const uint64_t *)(a), ZP__FW)
+
 /* A task's buckets kept for the lane fold (b NULL: folded already). */
 typedef struct ZP__S(kept) {
     ZP__AFF *b;
@@ -261,10 +266,10 @@ static bool ZP__S(bat_place)(ZP__S(bat) *a, uint32_t j, const ZP__AFF *q)
         return true;
     }
     uint32_t e = j;
-    if (ZP__F(eq)(&p1->x, &q->x)) {
+    if (ZP__FE_EQ(&p1->x, &q->x)) {
         /* Same x: q = p1 doubles, q = -p1 cancels (so does a doubling of
          * a point with y = 0, which the prime-order subgroup lacks). */
-        if (!ZP__F(eq)(&p1->y, &q->y) || ZP__F(is_zero)(&q->y)) {
+        if (!ZP__FE_EQ(&p1->y, &q->y) || ZP__FE_ZERO(&q->y)) {
             a->st[j] = f & (uint8_t)~BK_FULL;
             return true;
         }
@@ -389,14 +394,15 @@ static void ZP__S(pip_affine)(ZP__S(pip) *p, size_t task, ZP__S(bat) *a)
     for (size_t i = i0; i < i1; i++) {
         size_t k = p->idx ? p->idx[i] : i;
         int d = msm_digit(p->scalars[k].l, w, p->lay.c);
-        if (d == 0 || ZP__G(affine_is_inf)(&p->points[k]))
-            continue;
+        if (d == 0 || (ZP__FE_ZERO(&p->points[k].x) && ZP__FE_ZERO(&p->points[k].y)))
+            continue; /* nothing to add, or infinity */
         uint32_t spread = (uint32_t)(i & (K - 1));
         if (d > 0) {
             ZP__S(bat_push)(a, (uint32_t)((size_t)(d - 1) * K) + spread, &p->points[k]);
         } else {
             ZP__AFF neg;
-            ZP__G(affine_neg)(&neg, &p->points[k]);
+            neg.x = p->points[k].x;
+            msm_fp_neg_words((uint64_t *)&neg.y, (const uint64_t *)&p->points[k].y, ZP__FW);
             ZP__S(bat_push)(a, (uint32_t)((size_t)(-d - 1) * K) + spread, &neg);
         }
     }
@@ -691,3 +697,7 @@ void ZP__REF(ZP__JAC *out, const ZP__AFF *points, const zp_fr *scalars, size_t n
     }
     *out = acc;
 }
+
+#undef ZP__FW
+#undef ZP__FE_EQ
+#undef ZP__FE_ZERO
