@@ -56,6 +56,17 @@ static void blend(zp__fp52x8 *out, const zp__fp52x8 *b, unsigned mask, unsigned 
                     out[w].l[j][k] = b[w].l[j][k];
 }
 
+/* out lane k = in lane k - s where that is a lane (0..7), else fill's lane
+ * k (width vectors each); s may be negative. out must not alias in. */
+static void lane_shift(zp__fp52x8 *out, const zp__fp52x8 *in, int s, const zp__fp52x8 *fill,
+                       unsigned width)
+{
+    for (unsigned w = 0; w < width; w++)
+        for (int j = 0; j < 8; j++)
+            for (int k = 0; k < 8; k++)
+                out[w].l[j][k] = k - s >= 0 && k - s < 8 ? in[w].l[j][k - s] : fill[w].l[j][k];
+}
+
 /* ---- G1: Fp on the lanes */
 
 #define IF_FLUSH g1_flush8

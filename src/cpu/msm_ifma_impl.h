@@ -76,34 +76,42 @@ static IF_ATTR void IF_FLUSH(zp__flush8 *s, IF_AFF *b, const uint32_t *eb, const
     }
     IF_RED(&acc, &acc); /* the totals leave the lanes canonical */
 
-    /* The eight lane totals: one inversion for all of them. */
-    IF_FE tot[8], pre[8], inv, run;
+    /* 1 / acc lane by lane with one scalar inversion: with the inclusive
+     * prefix products P_k = acc_0 .. acc_k and the exclusive suffix
+     * products S_k = acc_k+1 .. acc_7 (three shifted products each), 1 /
+     * acc_k = (1 / P_7) P_k-1 S_k. Lane shifts fill with one. */
+    IF_V vone, pfx, sfx, sh, vinv;
+    IF_IN(&vone, ones);
+    pfx = acc;
+    lane_shift((zp__fp52x8 *)&sfx, (const zp__fp52x8 *)&acc, -1, (const zp__fp52x8 *)&vone,
+               IF_W);
+    for (int d = 1; d < 8; d *= 2) {
+        lane_shift((zp__fp52x8 *)&sh, (const zp__fp52x8 *)&pfx, d, (const zp__fp52x8 *)&vone,
+                   IF_W);
+        IF_MUL(&pfx, &pfx, &sh);
+        lane_shift((zp__fp52x8 *)&sh, (const zp__fp52x8 *)&sfx, -d, (const zp__fp52x8 *)&vone,
+                   IF_W);
+        IF_MUL(&sfx, &sfx, &sh);
+    }
+    IF_FE tot[8], inv;
     IF_FE *pt[8];
     const IF_FE *ct[8];
     for (int k = 0; k < 8; k++) {
         pt[k] = &tot[k];
-        ct[k] = &tot[k];
+        ct[k] = &inv;
     }
-    IF_OUT(pt, &acc);
-    IF_F(one)(&run);
+    IF_OUT(pt, &pfx); /* tot[7] = P_7 */
+    inv = tot[7];
     if (raw)
-        for (int k = 0; k < 8; k++)
-            IF_FROM_R52(&tot[k], &tot[k]);
-    for (int k = 0; k < 8; k++) {
-        pre[k] = run;
-        IF_F(mul)(&run, &run, &tot[k]);
-    }
-    IF_FINV(&inv, &run);
-    for (int k = 8; k-- > 0;) {
-        IF_FE ik;
-        IF_F(mul)(&ik, &inv, &pre[k]);
-        IF_F(mul)(&inv, &inv, &tot[k]);
-        tot[k] = ik;
-        if (raw)
-            IF_TO_R52(&tot[k], &tot[k]);
-    }
-    IF_V vinv;
-    IF_IN(&vinv, ct);
+        IF_FROM_R52(&inv, &inv);
+    IF_FINV(&inv, &inv);
+    if (raw)
+        IF_TO_R52(&inv, &inv);
+    IF_V vtot;
+    IF_IN(&vtot, ct);
+    lane_shift((zp__fp52x8 *)&sh, (const zp__fp52x8 *)&pfx, 1, (const zp__fp52x8 *)&vone, IF_W);
+    IF_MUL(&vinv, &vtot, &sh);
+    IF_MUL(&vinv, &vinv, &sfx);
 
     for (size_t g = groups; g-- > 0;) {
         IF_V *v = vs + g * V_COUNT;
