@@ -308,6 +308,31 @@ static void test_ifma_vs_scalar(void)
     zp__ntt_ifma = saved;
 }
 
+/* The h stage's pointwise step on the lanes against zp_fr_mul / _sub:
+ * lengths with and without a tail, with and without the factor, in place
+ * over a. */
+static void test_ifma_mul_sub(void)
+{
+    for (size_t n = 0; n < 70; n += 1 + n / 8) {
+        zp_fr *a = rand_vec(n), *b = rand_vec(n), *c = rand_vec(n), s;
+        zp_fr *want = malloc((n + 1) * sizeof *want), *h = malloc((n + 1) * sizeof *h);
+        rand_fr(&s);
+        for (int scaled = 0; scaled < 2; scaled++) {
+            for (size_t i = 0; i < n; i++) {
+                zp_fr_mul(&want[i], &a[i], &b[i]);
+                zp_fr_sub(&want[i], &want[i], &c[i]);
+                if (scaled)
+                    zp_fr_mul(&want[i], &want[i], &s);
+            }
+            zp__ntt8_mul_sub(h, a, b, c, n, scaled ? &s : NULL);
+            CHECK_MEM(h, want, n * sizeof *h);
+        }
+        zp__ntt8_mul_sub(a, a, b, c, n, &s); /* in place */
+        CHECK_MEM(a, want, n * sizeof *a);
+        free(a), free(b), free(c), free(want), free(h);
+    }
+}
+
 /* zp__parallel_for: every index exactly once, chunks at most grain long. */
 typedef struct pf_check {
     atomic_int *hits;
@@ -369,9 +394,12 @@ int main(void)
     RUN(test_threads_agree);
     RUN(test_edges);
     RUN(test_bad_args);
-    if (zp__ntt_ifma)
+    if (zp__ntt_ifma) {
         RUN(test_ifma_vs_scalar);
-    else
-        printf("skip test_ifma_vs_scalar (no AVX-512 IFMA or ZKPIPE_IFMA=off; not counted)\n");
+        RUN(test_ifma_mul_sub);
+    } else {
+        printf("skip test_ifma_vs_scalar, test_ifma_mul_sub (no AVX-512 IFMA or "
+               "ZKPIPE_IFMA=off; not counted)\n");
+    }
     return FINISH();
 }
