@@ -30,6 +30,8 @@
 #ifndef ZP_GPU_MSM_IMPL_CUH
 #define ZP_GPU_MSM_IMPL_CUH
 
+#include <stdlib.h>
+
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -83,6 +85,33 @@ static unsigned pick_window(uint64_t m)
     return best;
 }
 
+/*
+ * Accumulation chunks: L = N >> shift entries each (16 .. 1024), i.e. about
+ * 2^shift chunks (one thread each) per pass. More chunks leave less of the
+ * last wave of blocks idle at the end of a launch, for more carries. On the
+ * H200 (bench/RESULTS.md, session 6, alternating) 2^21 chunks instead of
+ * 2^18 took a lone G1 MSM 2^24 113.7 -> 110.6 ms, 2^25 206.6 -> 201.4 ms
+ * and a porep:27 partition 1683 -> 1669 ms, but the engine, whose four
+ * slots fill each other's tails, 15.61 -> 16.07 s per proof (and G2 2^22
+ * 99.0 -> 109.8 ms): 2^18 stays. ZKPIPE_MSM_CHUNK_SHIFT
+ * (14 .. 24, read once) overrides it, for measurements.
+ */
+#ifndef ZP_MSM_CHUNK_SHIFT
+#define ZP_MSM_CHUNK_SHIFT 18
+#endif
+static unsigned read_chunk_shift(void)
+{
+    const char *e = getenv("ZKPIPE_MSM_CHUNK_SHIFT");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v >= 14 && v <= 24 ? (unsigned)v : ZP_MSM_CHUNK_SHIFT;
+}
+
+static unsigned chunk_shift(void)
+{
+    static const unsigned shift = read_chunk_shift(); /* C++: initialized once, thread-safe */
+    return shift;
+}
+
 static size_t take(size_t *at, uint64_t bytes)
 {
     size_t off = *at;
@@ -103,7 +132,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->B = 1u << (l->c - 1);
     l->G = G && G < l->nw ? G : l->nw;
     l->N = (uint64_t)l->G * m;
-    l->L = l->N >> 18;
+    l->L = l->N >> chunk_shift();
     l->L = l->L < 16 ? 16 : l->L > 1024 ? 1024 : l->L;
     l->chunks = (l->N + l->L - 1) / l->L;
     l->T = l->B > SEG ? l->B / SEG : 1;
