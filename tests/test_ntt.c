@@ -278,8 +278,10 @@ static void test_ifma_vs_scalar(void)
 {
     bool saved = zp__ntt_ifma;
     unsigned ks[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 17};
-    zp_fr g;
+    zp_fr g, gs[2]; /* gs: the scaling's base, one per root convention */
     zp_fr_from_u64(&g, 7);
+    zp_fr_from_u64(&gs[0], 5);
+    zp_fr_from_u64(&gs[1], 11);
     for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
         unsigned k = ks[t];
         size_t n = (size_t)1 << k;
@@ -295,7 +297,7 @@ static void test_ifma_vs_scalar(void)
                         CHECK_EQ_INT(zp__cpu_coset_ntt(x[lanes], k, mode == 3, &g, CONVS[c], 2),
                                      ZP_OK);
                     else if (mode == 4) /* n - 3: a tail of five past the last vector */
-                        zp__cpu_scale_by_powers(x[lanes], n > 3 ? n - 3 : n, &a[c], 2);
+                        zp__cpu_scale_by_powers(x[lanes], n > 3 ? n - 3 : n, &gs[c], 2);
                     else
                         CHECK_EQ_INT(zp__cpu_ntt_to_coset(x[lanes], k, &g, CONVS[c], 2), ZP_OK);
                 }
