@@ -14,6 +14,7 @@ static const char bench_help[] =
     "  math    median ns of field, curve and pairing primitives (CPU)\n"
     "  ntt     Fr NTT medians (GPU when present, else CPU) against the floor\n"
     "  msm     G1/G2 MSM medians (GPU when present, else CPU) against the floor\n"
+    "  field   product rates of the GPU field code and the floors they imply\n"
     "  batch   jobs through the proving engine: throughput, stages, busy %\n"
     "  prove   whole proofs of a synthetic circuit, median time of every stage\n"
     "\n"
@@ -236,6 +237,8 @@ int zp__cmd_bench(int argc, char **argv)
         return zp__bench_ntt(argc - 1, argv + 1);
     if (!strcmp(argv[1], "msm"))
         return zp__bench_msm(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "field"))
+        return zp__bench_field(argc - 1, argv + 1);
     if (!strcmp(argv[1], "batch"))
         return zp__bench_batch(argc - 1, argv + 1);
     if (!strcmp(argv[1], "prove"))
