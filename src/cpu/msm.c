@@ -11,6 +11,7 @@
 #include "cpu/cpu.h"
 #include "cpu/msm_ifma.h"
 #include "math/field.h"
+#include "math/mont.h"
 
 #define MSM_MAX_WINDOW 16
 /* Pairs per split-and-Pippenger slice: dense indices are uint32_t. */
@@ -50,9 +51,10 @@ static int msm_digit(const uint64_t *s, unsigned w, unsigned c)
 
 /* Word-level tests and the negation of coordinates, inlined for the
  * per-pair path (the library's zp_fp_eq / _is_zero / _neg are calls into
- * other files; at ~2-3 % of a proof each they were worth keeping here).
- * Coordinates are n words, all fully reduced, in any Montgomery form:
- * equality and zero are word tests, and -y = p - y in every form. */
+ * other files; at ~2-3 % of a proof each they were worth keeping here;
+ * zero tests and the negation are mont.h's). Coordinates are n words, all
+ * fully reduced, in any Montgomery form: equality and zero are word tests,
+ * and -y = p - y in every form. */
 static inline bool msm_words_eq(const uint64_t *a, const uint64_t *b, size_t n)
 {
     if (a[0] != b[0])
@@ -63,30 +65,11 @@ static inline bool msm_words_eq(const uint64_t *a, const uint64_t *b, size_t n)
     return true;
 }
 
-static inline bool msm_words_zero(const uint64_t *a, size_t n)
-{
-    uint64_t acc = 0;
-    for (size_t i = 0; i < n; i++)
-        acc |= a[i];
-    return acc == 0;
-}
-
 /* out = -a mod p for each Fp in a (n words, a multiple of 6). */
 static inline void msm_fp_neg_words(uint64_t *out, const uint64_t *a, size_t n)
 {
-    for (size_t f = 0; f < n; f += 6) {
-        if (msm_words_zero(a + f, 6)) {
-            for (int i = 0; i < 6; i++)
-                out[f + i] = 0;
-            continue;
-        }
-        unsigned __int128 borrow = 0;
-        for (int i = 0; i < 6; i++) {
-            unsigned __int128 d = (unsigned __int128)ZP_FP_MODULUS.l[i] - a[f + i] - borrow;
-            out[f + i] = (uint64_t)d;
-            borrow = (d >> 64) & 1;
-        }
-    }
+    for (size_t f = 0; f < n; f += 6)
+        zp__mod_neg(out + f, a + f, ZP_FP_MODULUS.l, 6);
 }
 
 /* ------------------------------------------------ bit length of scalars */

@@ -36,7 +36,7 @@
 /* Coordinates as words, for msm.c's inlined tests and negation. */
 #define ZP__FW (sizeof(ZP__FE) / 8)
 #define ZP__FE_EQ(a, b) msm_words_eq((const uint64_t *)(a), (const uint64_t *)(b), ZP__FW)
-#define ZP__FE_ZERO(a) msm_words_zero((const uint64_t *)(a), ZP__FW)
+#define ZP__FE_ZERO(a) zp__is_zero_n((const uint64_t *)(a), (int)ZP__FW)
 
 /* A task's buckets kept for the lane fold (b NULL: folded already). */
 typedef struct ZP__S(kept) {
