@@ -151,11 +151,13 @@ static void column_batch(const ntt_plan *p, zp_fr *buf, zp__fr52x8 *twist, size_
         for (size_t b = 0; b < p->batch; b++)
             buf[b * rows + r] = p->a[r * stride + c0 + b];
 
-    if (!twist)
+    if (!twist) {
         columns_scalar(p, buf, c0);
-    for (size_t b = 0; twist && b < p->batch; b++) {
-        zp__ntt8_dif(buf + b * rows, p->hi, p->tw8_hi);
-        zp__ntt8_twist(buf + b * rows, p->hi, twist, p->twist_step);
+    } else {
+        for (size_t b = 0; b < p->batch; b++) {
+            zp__ntt8_dif(buf + b * rows, p->hi, p->tw8_hi);
+            zp__ntt8_twist(buf + b * rows, p->hi, twist, p->twist_step);
+        }
     }
 
     for (size_t r = 0; r < rows; r++)
