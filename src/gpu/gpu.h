@@ -146,6 +146,12 @@ uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2);
  * can run with. */
 uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows);
 
+/* Scratch for the fastest plan at every split of n scalars: the sizing
+ * above, or more where the batch-affine round runs (msm_impl.cuh says
+ * when; G1 only with all windows in one pass). For lone MSMs (benchmarks);
+ * the prover's slots use zp__gpu_msm_scratch_bytes. */
+uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2);
+
 /*
  * out = sum_i scalars[i] * points[i] for i < n, on stream s; waits for s.
  * d_points: affine Montgomery (infinity all zero). d_scalars: STANDARD form,
@@ -167,6 +173,9 @@ void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *
 
 /* Windows of the last MSM run on s, and how many went through one pass. */
 void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windows, unsigned *per_pass);
+
+/* Whether the last MSM on s summed its buckets by batch-affine rounds. */
+bool zp__gpu_msm_last_affine(const zp__gpu_stream *s);
 
 /* Device milliseconds of the phases of the last MSM on s, recorded with
  * events when profiling is on for s (zp__gpu_stream_profile); zero else. */

@@ -7,7 +7,7 @@
  * maximum is at the top of each window's range of m. pick_window does not
  * decrease with m, so binary search finds where each range starts.
  */
-static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G)
+static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G, uint64_t affine_from)
 {
     msm_layout l;
     uint64_t best = 0;
@@ -15,6 +15,11 @@ static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G)
         plan(&l, n, top, xyzz_bytes, G);
         if (l.total > best)
             best = l.total;
+        if (top >= affine_from) { /* the affine round's layout, where it fits a pass */
+            plan(&l, n, top, xyzz_bytes, G, true);
+            if (!(l.N >> 32) && l.total > best)
+                best = l.total;
+        }
         unsigned c = pick_window(top);
         uint64_t lo = 1, hi = top;
         while (lo < hi) {
@@ -31,12 +36,19 @@ static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G)
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
 {
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0);
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, UINT64_MAX);
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)
+{
+    uint64_t from = g2 ? acc_cfg<fp2_t>::affine_min : acc_cfg<fp_t>::affine_min;
+    from = affine_mode() < 0 ? UINT64_MAX : affine_mode() > 0 ? 1 : from;
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, from);
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
 {
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows);
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows, UINT64_MAX);
 }
 
 extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
@@ -53,6 +65,8 @@ extern "C" void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windo
     *windows = s->last_windows;
     *per_pass = s->last_per_pass;
 }
+
+extern "C" bool zp__gpu_msm_last_affine(const zp__gpu_stream *s) { return s->last_affine; }
 
 extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)
 {

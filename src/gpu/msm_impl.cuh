@@ -14,6 +14,9 @@
  *     leaves the part of a bucket that runs on past its end as a carry; a
  *     tree over each bucket's run of carries sums them in log2 passes and a
  *     fix-up adds the sum to the bucket. Buckets are XYZZ (mixed additions).
+ *     Large MSMs first cut each run into groups of 8 and sum the groups by
+ *     batch-affine additions (msm_affine.cuh); the chunks then sum the
+ *     groups' sums (see use_affine for when).
  *  4. bucket reduction: sum_b b*S_b per window over segments of 32 buckets
  *     (running sums, then the segment offset times the segment total), a
  *     tree of partial sums, and on the host the windows by Horner.
@@ -31,6 +34,7 @@
 #define ZP_GPU_MSM_IMPL_CUH
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -60,6 +64,8 @@ struct msm_layout {
     uint64_t T;             /* reduction segments per window */
     size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
+    bool affine;            /* the batch-affine round (msm_affine.cuh) first */
+    size_t cnt_a, cnt_b, smax, first, glen, kx, ky, x, y, pre;
 };
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
@@ -119,10 +125,15 @@ static size_t take(size_t *at, uint64_t bytes)
     return off;
 }
 
+static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
+                     size_t f_bytes);
+
 /* G: windows per pass (0 or above the window count: all of them). Fewer
  * windows per pass need less sorting space (4 arrays of G * m words) and
- * fewer bucket bounds; the buckets of all windows stay. */
-static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G)
+ * fewer bucket bounds; the buckets of all windows stay. affine: the layout
+ * of the batch-affine round as well (xyzz_bytes = 4 field elements). */
+static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G,
+                 bool affine = false)
 {
     memset(l, 0, sizeof *l);
     l->n = n;
@@ -145,6 +156,14 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
                                     (int)l->c);
     cudaGetLastError();
     l->temp_bytes = scan_b > sort_b ? scan_b : sort_b;
+    l->affine = affine;
+    if (affine) {
+        size_t key_b = 0;
+        cub::DeviceScan::ExclusiveSum(NULL, key_b, (const uint64_t *)NULL, (uint64_t *)NULL,
+                                      (int)((uint64_t)l->G << l->c));
+        cudaGetLastError();
+        l->temp_bytes = key_b > l->temp_bytes ? key_b : l->temp_bytes;
+    }
 
     /* The ones' partial sums: as many as the launch below can ask for with
      * n points (a power of two, >= ONES_MIN_PER_PART points each), so a
@@ -168,6 +187,8 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->bend = take(&at, 8 * ((uint64_t)l->G << l->c));
     l->buckets = take(&at, xyzz_bytes * l->nw * l->B);
     l->carries = take(&at, xyzz_bytes * l->chunks);
+    if (affine)
+        aff_plan(l, &at, l->N, (uint64_t)l->G << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
     l->parts = take(&at, xyzz_bytes * parts);
     l->parts2 = take(&at, xyzz_bytes * parts);
     l->res = take(&at, xyzz_bytes * (l->nw + 1));
@@ -256,11 +277,13 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
     }
 }
 
-/* Global key of sorted entry i: window in the high bits, digit below. */
+/* Global key of sorted entry i: window in the high bits, digit below
+ * (windows of m entries each), or keys[i] itself when m = 0 (the sums of
+ * the affine round, msm_affine.cuh, carry their global keys). */
 static __device__ __forceinline__ uint64_t gkey(const uint32_t *keys, uint64_t i, uint64_t m,
                                                 unsigned c)
 {
-    return ((i / m) << c) | keys[i];
+    return m ? ((i / m) << c) | keys[i] : keys[i];
 }
 
 static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t m, unsigned c,
@@ -322,14 +345,65 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 #ifndef ZP_MSM_G2_SHACC
 #define ZP_MSM_G2_SHACC 1
 #endif
+/* The batch-affine round (see use_affine below): the fewest dense scalars;
+ * whether all windows must fit one pass, else the fewest entries a pass
+ * must hold (windows per pass times dense count); the most slots a thread
+ * takes. */
 template <class F> struct acc_cfg {
     static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G1_SHACC;
+    static constexpr uint64_t affine_min = (uint64_t)1 << 24;
+    static constexpr bool affine_one_pass = true;
+    static constexpr uint64_t affine_entries = 0;
+    static constexpr unsigned affine_k = 512;
 };
 template <> struct acc_cfg<fp2_t> {
     static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G2_SHACC;
+    static constexpr uint64_t affine_min = (uint64_t)1 << 21;
+    static constexpr bool affine_one_pass = false;
+    static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
+    static constexpr unsigned affine_k = 256;
 };
+/*
+ * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
+ * the dense count m is at least acc_cfg<F>::affine_min and the scratch
+ * holds its layout: for G1 with all windows in one pass, for G2 with enough
+ * windows a pass for acc_cfg<F>::affine_entries entries. On the H200
+ * (bench/RESULTS.md, session 7, alternating, medians of 5):
+ *   G2, all windows a pass: 2^21 52.9 -> 47.8 ms, 2^22 98.9 -> 81.6 ms,
+ *      2^23 190.3 -> 154.0 ms (2^20 30.1 -> 31.9: not there); with the
+ *      XYZZ-sized scratch (9 and 4 windows a pass) 2^22 88.1, 2^23 169.6;
+ *   G1, one pass: 2^24 113.9 -> 110.1 ms, 2^25 206.8 -> 196.6 ms, 2^26
+ *      387.7 -> 360.5 ms, 2^27 749.1 -> 681.9 ms; in several passes no
+ *      faster (2^25 in passes of 11 windows 209.6, 2^26 of 5 386.0).
+ * zp__gpu_msm_scratch_bytes_best sizes a scratch for that; the slots of the
+ * prover keep the XYZZ sizing. ZKPIPE_MSM_AFFINE (read once): "off" never,
+ * "on" at any size whenever the layout fits at all (the tests), otherwise
+ * that rule.
+ */
+static int affine_mode(void)
+{
+    static const int mode = [] { /* C++: initialized once, thread-safe */
+        const char *e = getenv("ZKPIPE_MSM_AFFINE");
+        return !e ? 0 : !strcmp(e, "off") ? -1 : !strcmp(e, "on") ? 1 : 0;
+    }();
+    return mode;
+}
+
+template <class F> static bool use_affine(uint64_t m)
+{
+    return affine_mode() > 0 || (affine_mode() == 0 && m >= acc_cfg<F>::affine_min);
+}
+
+/* Whether an affine layout l (of the most windows a pass that fit) may run. */
+template <class F> static bool affine_pass_ok(const msm_layout *l)
+{
+    if (affine_mode() > 0)
+        return true;
+    return acc_cfg<F>::affine_one_pass ? l->G == l->nw : l->N >= acc_cfg<F>::affine_entries;
+}
+
 /* Threads per accumulation block (a build variant, ZP_MSM_ACC_THREADS). */
 #ifndef ZP_MSM_ACC_THREADS
 #define ZP_MSM_ACC_THREADS 128
@@ -349,8 +423,9 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
         return;
     uint64_t end = begin + L < N ? begin + L : N;
     const uint32_t B = 1u << (c - 1);
-    uint64_t w = begin / m, wend = (w + 1) * m;
-    uint64_t cur = (w << c) | keys[begin];
+    /* m = 0: global keys, entry i is point i (vals unused) */
+    uint64_t w = m ? begin / m : 0, wend = m ? (w + 1) * m : N;
+    uint64_t cur = gkey(keys, begin, m, c);
     __shared__ xyzz_t<F> sh_acc[acc_cfg<F>::shared ? ACC_THREADS : 1];
     xyzz_t<F> reg_acc;
     xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
@@ -360,14 +435,15 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
             w++;
             wend += m;
         }
-        uint32_t d = keys[i];
-        uint64_t k = (w << c) | d;
+        uint64_t k = (w << c) | keys[i];
         if (k != cur) {
             flush_bucket(buckets, cur, c, B, acc);
             cur = k;
             xyzz_set_inf(acc);
         }
-        if (d) {
+        if (!m) {
+            xyzz_add_aff_at(acc, points + i, false);
+        } else if (k & ((1u << c) - 1)) {
             uint32_t v = vals[i];
             xyzz_add_aff_at(acc, points + (v & 0x7fffffffu), v >> 31);
         }
@@ -549,6 +625,40 @@ static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_
     return ZP_OK;
 }
 
+/*
+ * Sums the sorted runs of one pass in XYZZ: the chunks, the tree over each
+ * bucket's carries, the fix-up (bounds already in bstart/bend). m = 0: the
+ * entries are the affine round's sums with global keys (vals unused). `run`
+ * bounds the longest run (it sets the tree's passes); L is the chunk length
+ * (at most l->chunks chunks).
+ */
+template <class F>
+static zp_err chunk_sums(zp__gpu_stream *s, const msm_layout *l, const aff_t<F> *points,
+                         const uint32_t *keys, const uint32_t *vals, uint64_t N, uint64_t m,
+                         uint64_t run, uint64_t L, uint64_t nkeys, const uint64_t *bstart,
+                         const uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries)
+{
+    zp__gpu *g = s->g;
+    cudaStream_t st = s->st;
+    const uint64_t chunks = (N + L - 1) / L;
+    accumulate_kernel<F><<<zp__ceil_div_u(chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
+        points, keys, vals, N, m, l->c, L, bend, bk, carries);
+    ZP_CUDA_LAUNCHED();
+    /* A bucket has at most `run` entries, so its run of carries is at most
+     * ceil(run / L) long: passes s = 1, 2, 4, ... below that. */
+    for (uint64_t p = 1; p < (run + L - 1) / L + 1; p *= 2) {
+        carry_tree_kernel<F><<<zp__ceil_div_u(chunks, 128), 128, 0, st>>>(
+            keys, N, m, l->c, L, chunks, bstart, bend, p, carries);
+        ZP_CUDA_LAUNCHED();
+    }
+    fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c, L,
+                                                                bk, carries);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+#include "gpu/msm_affine.cuh"
+
 /* Pippenger over the dense list; window sums to res[0 .. nw). The windows
  * go G at a time through digits, sort, bounds and accumulation (into their
  * own buckets); the bucket reduction then runs over all of them. */
@@ -570,7 +680,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->nw * l->B, st));
     for (unsigned w0 = 0; w0 < l->nw; w0 += l->G) {
         const unsigned gw = l->nw - w0 < l->G ? l->nw - w0 : l->G;
-        const uint64_t N = (uint64_t)gw * m, chunks = (N + l->L - 1) / l->L;
+        const uint64_t N = (uint64_t)gw * m;
         const uint64_t nkeys = (uint64_t)gw << l->c;
         xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
         digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
@@ -589,19 +699,12 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
         bounds_kernel<<<zp__ceil_div_u(N, 256), 256, 0, st>>>(kout, N, m, l->c, bstart, bend);
         ZP_CUDA_LAUNCHED();
-        accumulate_kernel<F><<<zp__ceil_div_u(chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
-            points, kout, vout, N, m, l->c, l->L, bend, bk, carries);
-        ZP_CUDA_LAUNCHED();
-        /* A bucket has at most m entries, so its run of carries is at most
-         * ceil(m / L) long: passes s = 1, 2, 4, ... below that. */
-        for (uint64_t p = 1; p < (m + l->L - 1) / l->L + 1; p *= 2) {
-            carry_tree_kernel<F><<<zp__ceil_div_u(chunks, 128), 128, 0, st>>>(
-                kout, N, m, l->c, l->L, chunks, bstart, bend, p, carries);
-            ZP_CUDA_LAUNCHED();
-        }
-        fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c,
-                                                                    l->L, bk, carries);
-        ZP_CUDA_LAUNCHED();
+        if (l->affine)
+            ZP_TRY(affine_pass<F>(s, l, base, points, kout, vout, N, nkeys, bstart, bend, bk,
+                                  carries));
+        else
+            ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->L, nkeys, bstart, bend,
+                                 bk, carries));
     }
     mark(s, 3);
     uint32_t seg = l->B < SEG ? l->B : SEG;
@@ -652,13 +755,23 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * they are (they come first) and places the rest after them: all
      * windows in one pass when the scratch holds that, else as many per
      * pass as it holds. */
-    plan(&l, n, m, sizeof(xyzz_t<F>), 0);
-    for (unsigned G = l.nw; l.total > scratch.bytes && G > 1;)
-        plan(&l, n, m, sizeof(xyzz_t<F>), --G);
+    bool fit = false;
+    if (use_affine<F>(m)) {
+        plan(&l, n, m, sizeof(xyzz_t<F>), 0, true);
+        for (unsigned G = l.nw; (l.total > scratch.bytes || l.N >> 32) && G > 1;)
+            plan(&l, n, m, sizeof(xyzz_t<F>), --G, true);
+        fit = l.total <= scratch.bytes && !(l.N >> 32) && affine_pass_ok<F>(&l);
+    }
+    if (!fit) {
+        plan(&l, n, m, sizeof(xyzz_t<F>), 0);
+        for (unsigned G = l.nw; l.total > scratch.bytes && G > 1;)
+            plan(&l, n, m, sizeof(xyzz_t<F>), --G);
+    }
     if (l.total > scratch.bytes)
         return ZP_E_GPU_OOM;
     s->last_windows = l.nw;
     s->last_per_pass = l.G;
+    s->last_affine = m && l.affine;
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars));

@@ -141,6 +141,13 @@ uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
     return 0;
 }
 
+uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)
+{
+    (void)n;
+    (void)g2;
+    return 0;
+}
+
 zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
                       const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
 {
@@ -168,6 +175,12 @@ void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windows, unsigne
 {
     (void)s;
     *windows = *per_pass = 0;
+}
+
+bool zp__gpu_msm_last_affine(const zp__gpu_stream *s)
+{
+    (void)s;
+    return false;
 }
 
 void zp__gpu_stream_profile(zp__gpu_stream *s, bool on) { (void)s; (void)on; }

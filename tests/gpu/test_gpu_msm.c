@@ -4,10 +4,17 @@
  * for large n. Sizes 1, 2, 2^k - 1, 2^k, 2^k + 1; scalars 0, 1, r - 1,
  * random, mixed, all zero, all equal (one bucket per window: exercises the
  * chunk carries); points distinct, all equal, with infinities; and scratch
- * sized for 1 to 3 windows per pass.
+ * sized for 1 to 3 windows per pass. With ZKPIPE_MSM_AFFINE=on, the dense
+ * parts go through the batch-affine rounds (from 512 dense scalars, must).
  */
 #include "cpu/cpu.h"
 #include "gpu_test.h"
+
+/* windows argument of the cases: the scratch of zp__gpu_msm_scratch_bytes_best */
+#define BEST 0xffffffffu
+
+/* Set from ZKPIPE_MSM_AFFINE=on: every dense part must take the affine rounds. */
+static bool T_affine_on;
 
 enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE };
 enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
@@ -108,8 +115,9 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         ds = gpu_test_alloc(n * sizeof *s);                                                \
         GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));                             \
         bool g2_ = NAME[1] == '2';                                                         \
-        uint64_t sb_ = windows ? zp__gpu_msm_scratch_bytes_pass(n, g2_, windows)            \
-                               : zp__gpu_msm_scratch_bytes(n, g2_);                         \
+        uint64_t sb_ = windows == BEST ? zp__gpu_msm_scratch_bytes_best(n, g2_)             \
+                       : windows ? zp__gpu_msm_scratch_bytes_pass(n, g2_, windows)         \
+                                 : zp__gpu_msm_scratch_bytes(n, g2_);                       \
         zp__gpu_buf scratch = gpu_test_alloc(sb_);                                         \
         JAC got, want;                                                                     \
         GPU_OK(zp__gpu_msm_##G(T_s, &got, dp.ptr, ds.ptr, n, scratch));                    \
@@ -126,11 +134,17 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         zp__gpu_msm_last_passes(T_s, &nw_, &per_);                                         \
         /* Every scalar dense: the scratch's worst case, so it must split the \
          * windows (sparser splits may fit more of them in one pass). */               \
-        if (windows && (sk == S_RANDOM || sk == S_SAME))                                   \
+        if (windows && windows != BEST && (sk == S_RANDOM || sk == S_SAME))                \
             CHECK(per_ < nw_);                                                             \
-        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a pass %s\n", \
+        /* ZKPIPE_MSM_AFFINE=on: the full scratch holds the affine rounds from a few \
+         * hundred dense scalars up (below, their key arrays can outgrow it). */        \
+        bool aff_ = zp__gpu_msm_last_affine(T_s);                                          \
+        if (T_affine_on && (!windows || windows == BEST) && d >= 512)                      \
+            CHECK(aff_);                                                                   \
+        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a pass%s %s\n", \
                NAME, n, scal_name[sk], pts_name[pk], (unsigned long long)z,                \
-               (unsigned long long)o, (unsigned long long)d, nw_, per_, ok ? "ok" : "WRONG"); \
+               (unsigned long long)o, (unsigned long long)d, nw_, per_,                    \
+               aff_ ? ", affine" : "", ok ? "ok" : "WRONG");                               \
         zp__gpu_free(T_gpu, &scratch);                                                     \
         zp__gpu_free(T_gpu, &ds);                                                          \
         zp__gpu_free(T_gpu, &dp);                                                          \
@@ -174,6 +188,11 @@ static void test_g1_large(void)
     g1_case(1u << 18, S_SPARSE, P_DISTINCT);
     g1_case(1u << 20, S_RANDOM, P_DISTINCT);
     g1_case(200000, S_SAME, P_DISTINCT);
+    g1_case_pass(1u << 22, S_RANDOM, P_DISTINCT, BEST);
+    g2_case_pass(1u << 21, S_RANDOM, P_DISTINCT, BEST); /* affine by default from 2^21 */
+    const char *aff = getenv("ZKPIPE_MSM_AFFINE");
+    if (!aff || strcmp(aff, "off"))
+        CHECK(zp__gpu_msm_last_affine(T_s));
 }
 
 static void test_g2(void)
@@ -227,6 +246,8 @@ static void test_args(void)
 int main(int argc, char **argv)
 {
     gpu_test_open(argc, argv, 8);
+    const char *aff = getenv("ZKPIPE_MSM_AFFINE");
+    T_affine_on = aff && !strcmp(aff, "on");
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
     RUN(test_g1_large);

@@ -1,0 +1,428 @@
+/*
+ * Batch-affine bucket accumulation: the other way to sum the sorted runs of
+ * a pass (msm_impl.cuh step 3), with affine additions whose inverses are
+ * shared by Montgomery's trick: ~6 products and a share of one inversion
+ * each, instead of the ~10 products of an XYZZ mixed addition.
+ *
+ * One affine round, then the XYZZ chunks. A run of s >= 2 entries of one
+ * bucket (key) is cut into groups of `gs` consecutive entries (8 unless
+ * ZKPIPE_MSM_AFF_GROUP says otherwise); each group's sum becomes one entry
+ * of a shorter sorted array (ceil(s / gs) entries for the run), which the
+ * XYZZ chunks, carries and fix-up of msm_impl.cuh then sum, so a huge
+ * bucket costs no more rounds (latency) here. A run of one entry is its
+ * bucket's sum and is written to it at once. Kernels:
+ *
+ *   keys   (per key)     run lengths, runs of one to their buckets, the
+ *                        longest run, the number of groups per run;
+ *   scan                 the groups' first slots (exclusive sum);
+ *   map    (per entry)   a group's first entry -> its slot: start, length,
+ *                        key;
+ *   add    (per thread)  K slots: each starts as its group's first entry
+ *                        and adds the rest one step at a time; at each step
+ *                        the K denominators are multiplied up, one inversion
+ *                        serves them all, and the walk back yields each
+ *                        one's inverse (2 products) for lambda (3 more).
+ *
+ * The entries are the pass's sorted digits and point indices (the point
+ * gathered, and negated by the sign bit). Every case of an affine addition
+ * is handled (either side infinity, equal points, opposite points). Entries
+ * of a pass are fewer than 2^32 (the plan keeps them so).
+ */
+#ifndef ZP_GPU_MSM_AFFINE_CUH
+#define ZP_GPU_MSM_AFFINE_CUH
+
+#define AFF_THREADS 128
+
+/* ZKPIPE_MSM_AFF_GROUP (2..64) and ZKPIPE_MSM_AFF_K (16..1024): the group
+ * length and the most slots a thread takes (one inversion per step serves
+ * them; default acc_cfg<F>::affine_k), read once; for measurements. */
+static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned dflt)
+{
+    const char *e = getenv(name);
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
+}
+
+static unsigned aff_group(void)
+{
+    static const unsigned g = read_env_u("ZKPIPE_MSM_AFF_GROUP", 2, 64, 8);
+    return g;
+}
+
+template <class F> static unsigned aff_k_max(void)
+{
+    static const unsigned k = read_env_u("ZKPIPE_MSM_AFF_K", 16, 1024, acc_cfg<F>::affine_k);
+    return k;
+}
+
+/* The entries: the pass's sorted digits (keys, windows of m) with the
+ * point indices and signs (vals) into the key's points. */
+template <class F> struct aff_src {
+    const aff_t<F> *points;
+    const uint32_t *keys;
+    const uint32_t *vals;
+    uint64_t m;
+    unsigned c;
+};
+
+template <class F>
+static __device__ __forceinline__ uint32_t src_key(const aff_src<F> &s, uint64_t i)
+{
+    return (uint32_t)gkey(s.keys, i, s.m, s.c);
+}
+
+/* Where entry i's point lies, and whether to negate it. */
+template <class F>
+static __device__ __forceinline__ const aff_t<F> *src_ref(const aff_src<F> &s, uint64_t i,
+                                                          bool *neg)
+{
+    uint32_t v = s.vals[i];
+    *neg = v >> 31;
+    return s.points + (v & 0x7fffffffu);
+}
+
+template <class F>
+static __device__ __forceinline__ aff_t<F> load_signed(const aff_t<F> *p, bool neg)
+{
+    aff_t<F> r = aff_load(p);
+    if (neg)
+        r.y = f_neg(r.y);
+    return r;
+}
+
+template <class F>
+static __device__ __forceinline__ aff_t<F> src_point(const aff_src<F> &s, uint64_t i)
+{
+    bool neg;
+    const aff_t<F> *p = src_ref(s, i, &neg);
+    return load_signed(p, neg);
+}
+
+template <class F>
+static __device__ __forceinline__ void aff_store(aff_t<F> *p, const aff_t<F> &v)
+{
+    F *q = reinterpret_cast<F *>(p);
+    f_store(q, v.x);
+    f_store(q + 1, v.y);
+}
+
+template <class F> static __device__ __forceinline__ bool f_equal(const F &a, const F &b)
+{
+    return f_is_zero(f_sub(a, b));
+}
+
+/* The denominator of a + p: x_p - x_a, 2 y_a when doubling, 1 when no
+ * inverse is needed (a side at infinity, or p = -a). */
+template <class F>
+static __device__ __forceinline__ F aff_denom(const aff_t<F> &a, const aff_t<F> &p)
+{
+    F one;
+    f_set_one(one);
+    if (aff_is_inf(a) || aff_is_inf(p))
+        return one;
+    F dx = f_sub(p.x, a.x);
+    if (!f_is_zero(dx))
+        return dx;
+    if (f_equal(a.y, p.y) && !f_is_zero(a.y))
+        return f_dbl(a.y);
+    return one;
+}
+
+/* a + p given inv = 1 / aff_denom(a, p). */
+template <class F>
+static __device__ __forceinline__ aff_t<F> aff_add_inv(const aff_t<F> &a, const aff_t<F> &p,
+                                                       const F &inv)
+{
+    if (aff_is_inf(a))
+        return p;
+    if (aff_is_inf(p))
+        return a;
+    F dx = f_sub(p.x, a.x), lambda;
+    if (!f_is_zero(dx)) {
+        lambda = f_mul(f_sub(p.y, a.y), inv);
+    } else if (f_equal(a.y, p.y) && !f_is_zero(a.y)) {
+        F x2 = f_sqr(a.x);
+        lambda = f_mul(f_add(f_dbl(x2), x2), inv);
+    } else {
+        aff_t<F> r;
+        f_set_zero(r.x);
+        f_set_zero(r.y);
+        return r;
+    }
+    aff_t<F> r;
+    r.x = f_sub(f_sub(f_sqr(lambda), a.x), p.x);
+    r.y = f_sub(f_mul(lambda, f_sub(a.x, r.x)), a.y);
+    return r;
+}
+
+/* Warp maximum (all lanes take part). */
+static __device__ __forceinline__ uint32_t warp_max(uint32_t v)
+{
+    for (int o = 16; o; o >>= 1) {
+        uint32_t w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = w > v ? w : v;
+    }
+    return v;
+}
+
+/*
+ * Per key k of the pass: the run length s (from the bounds; digit 0 is never
+ * summed), the bucket written when s = 1, the number of groups; the longest
+ * run into *smax.
+ */
+template <class F>
+static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, const uint64_t *bend,
+                                       uint64_t *cnt, uint64_t *ngroups, uint64_t nk, unsigned c,
+                                       unsigned gs, xyzz_t<F> *buckets, uint32_t *smax)
+{
+    uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t s = 0;
+    if (k < nk) {
+        uint64_t e = bend[k];
+        s = (k & ((1u << c) - 1)) && e ? e - bstart[k] : 0;
+        cnt[k] = s;
+    }
+    uint32_t mx = warp_max((uint32_t)s);
+    if ((threadIdx.x & 31) == 0 && mx)
+        atomicMax(smax, mx);
+    if (k >= nk)
+        return;
+    if (s == 1) {
+        aff_t<F> p = src_point(in, bstart[k]);
+        xyzz_t<F> b;
+        xyzz_set_inf(b);
+        if (!aff_is_inf(p)) {
+            b.x = p.x;
+            b.y = p.y;
+            f_set_one(b.zz);
+            f_set_one(b.zzz);
+        }
+        uint32_t mag = (uint32_t)k & ((1u << c) - 1);
+        xyzz_store(buckets + (k >> c) * (1u << (c - 1)) + (mag - 1), b);
+    }
+    ngroups[k] = s >= 2 ? (s + gs - 1) / gs : 0;
+}
+
+/* Per entry: a group's first entry (offset a multiple of gs in a run of
+ * >= 2) tells its output slot where the group starts, how long it is
+ * and its key. */
+template <class F>
+static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t *cnt,
+                                      const uint64_t *bstart, const uint64_t *gstart,
+                                      unsigned gs, uint32_t *first, uint8_t *glen, uint32_t *okey)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= N)
+        return;
+    uint32_t k = src_key(in, i);
+    uint64_t s = cnt[k];
+    if (s < 2)
+        return;
+    uint64_t r = i - bstart[k];
+    if (r % gs)
+        return;
+    uint64_t o = gstart[k] + r / gs;
+    first[o] = (uint32_t)i;
+    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
+    okey[o] = k;
+}
+
+/* aff_denom(a, entry i) from the two x alone unless they are equal or zero
+ * (infinity, doubling, opposite points: then the whole entry). */
+template <class F>
+static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_src<F> &in,
+                                                   uint64_t i)
+{
+    bool neg;
+    const aff_t<F> *p = src_ref(in, i, &neg);
+    F px = f_load(reinterpret_cast<const F *>(p));
+    F d = f_sub(px, a.x);
+    if (f_is_zero(d) || f_is_zero(a.x) || f_is_zero(px))
+        return aff_denom(a, load_signed(p, neg));
+    return d;
+}
+
+/*
+ * The warp's threads own K slots each, interleaved: lane l's slot j is
+ * warp * 32K + 32 j + l, so the warp's loads of slot data, sums and prefix
+ * products are contiguous. Montgomery's trick needs a walk that multiplies
+ * the denominators up (pre[o]: the product so far, in walk order) and a
+ * walk back that takes them out again; here each walk back of step s is
+ * also the walk up of step s + 1: a slot adds its step-s entry (inverse =
+ * running inverse times the product before it in the other direction),
+ * then multiplies its step-(s+1) denominator, from the new sum still in
+ * registers, into the next product. So the walks alternate direction, each
+ * sum is loaded and stored once a step, and the products are those of the
+ * textbook trick. (Separate up and back walks per step, loading each sum
+ * twice: G1 2^24 ~4 % slower.)
+ */
+template <class F>
+static __global__ void __launch_bounds__(AFF_THREADS, acc_cfg<F>::min_blocks)
+aff_add_kernel(aff_src<F> in, const uint32_t *first, const uint8_t *glen, const uint64_t *ncnt,
+               const uint64_t *nbase, uint64_t nk, unsigned K, F *pre, aff_t<F> *out)
+{
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t nout = nbase[nk - 1] + ncnt[nk - 1];
+    uint64_t o0 = (t >> 5) * 32 * K + (t & 31);
+    if (o0 >= nout)
+        return;
+    unsigned ns = (unsigned)((nout - o0 + 31) / 32); /* slots of this thread */
+    ns = ns < K ? ns : K;
+    F one, prod;
+    f_set_one(one);
+    prod = one;
+    unsigned most = 1; /* the longest group of this thread */
+    for (unsigned j = 0; j < ns; j++) { /* step 0: the first entries; walk up of step 1 */
+        uint64_t o = o0 + 32 * (uint64_t)j;
+        unsigned len = glen[o];
+        most = len > most ? len : most;
+        aff_t<F> a = src_point(in, first[o]);
+        aff_store(out + o, a);
+        if (len > 1)
+            prod = f_mul(prod, aff_denom_next(a, in, (uint64_t)first[o] + 1));
+        f_store(pre + o, prod);
+    }
+    for (unsigned step = 1; step < most; step++) {
+        F inv = f_inv(prod);
+        prod = one;
+        const bool down = step & 1; /* walk from the last slot to the first */
+        for (unsigned q = 0; q < ns; q++) {
+            unsigned j = down ? ns - 1 - q : q;
+            uint64_t o = o0 + 32 * (uint64_t)j;
+            unsigned len = glen[o];
+            if (len > step) {
+                aff_t<F> a = aff_load(out + o);
+                aff_t<F> p = src_point(in, (uint64_t)first[o] + step);
+                bool edge = down ? j == 0 : j == ns - 1;
+                F before = edge ? one : f_load(pre + (down ? o - 32 : o + 32));
+                F dinv = f_mul(inv, before);
+                inv = f_mul(inv, aff_denom(a, p));
+                a = aff_add_inv(a, p, dinv);
+                aff_store(out + o, a);
+                if (len > step + 1)
+                    prod = f_mul(prod, aff_denom_next(a, in, (uint64_t)first[o] + step + 1));
+            }
+            f_store(pre + o, prod);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ host flow */
+
+/* Threads of aff_add_kernel<F> resident per SM (asked once). */
+template <class F> static unsigned aff_resident_per_sm(void)
+{
+    static const unsigned r = [] { /* C++: initialized once, thread-safe */
+        int blocks = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, aff_add_kernel<F>, AFF_THREADS,
+                                                          0) != cudaSuccess || blocks < 1) {
+            cudaGetLastError();
+            blocks = 1;
+        }
+        return (unsigned)blocks * AFF_THREADS;
+    }();
+    return r;
+}
+
+/*
+ * Slots per thread for `slots` groups on `sms` SMs: at most aff_k_max<F>()
+ * (>= 16), and as even a fill of whole waves of resident threads as that
+ * allows. On the H200 a last wave a fifth full cost a G1 MSM 2^26 in three
+ * passes ~15 % (416.7 against 357.2 ms in one pass of 2.6 waves).
+ */
+template <class F> static unsigned aff_k(uint64_t slots, int sms)
+{
+    uint64_t most = aff_k_max<F>();
+    uint64_t wave = (uint64_t)aff_resident_per_sm<F>() * (uint64_t)(sms > 0 ? sms : 1);
+    uint64_t threads = (slots + most - 1) / most;
+    uint64_t waves = (threads + wave - 1) / wave;
+    uint64_t k = (slots + waves * wave - 1) / (waves * wave);
+    return k >= most ? (unsigned)most : k < 16 ? 16 : (unsigned)k;
+}
+
+/* The most groups N entries over nk keys make: ceil(s / gs) <= s / 2 for
+ * s >= 2, and <= s / gs + 1. */
+static uint64_t aff_groups_bound(uint64_t N, uint64_t nk)
+{
+    uint64_t a = N / 2, b = N / aff_group() + nk;
+    return a < b ? a : b;
+}
+
+/* Scratch layout of the affine round for N entries over nk keys, from *at. */
+static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
+                     size_t f_bytes)
+{
+    uint64_t capx = aff_groups_bound(N, nk) + 1;
+    l->cnt_a = take(at, 8 * nk);
+    l->cnt_b = take(at, 8 * nk);
+    l->smax = take(at, 8);
+    l->first = take(at, 4 * capx);
+    l->glen = take(at, capx);
+    l->kx = take(at, 4 * capx);
+    l->x = take(at, aff_bytes * capx);
+    l->pre = take(at, f_bytes * capx);
+}
+
+/*
+ * One pass over N sorted entries (digits kout, indices and signs vout,
+ * windows of l->m) into the pass's buckets bk: the affine round, then the
+ * XYZZ chunks over its sums (runs ceil(s / gs) long) with fresh
+ * bounds. Synchronizes the stream twice (the longest run and the count of
+ * sums size what follows).
+ */
+template <class F>
+static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
+                          const aff_t<F> *points, const uint32_t *kout, const uint32_t *vout,
+                          uint64_t N, uint64_t nk, uint64_t *bstart, uint64_t *bend,
+                          xyzz_t<F> *bk, xyzz_t<F> *carries)
+{
+    zp__gpu *g = s->g;
+    cudaStream_t st = s->st;
+    uint64_t *cnt = (uint64_t *)(base + l->cnt_a), *ncnt = (uint64_t *)(base + l->cnt_b);
+    uint32_t *smax = (uint32_t *)(base + l->smax);
+    uint32_t *first = (uint32_t *)(base + l->first), *keys = (uint32_t *)(base + l->kx);
+    uint8_t *glen = (uint8_t *)(base + l->glen);
+    aff_t<F> *sums = (aff_t<F> *)(base + l->x);
+    F *pre = (F *)(base + l->pre);
+    aff_src<F> in = {points, kout, vout, l->m, l->c};
+    uint64_t *hv = (uint64_t *)s->host;
+    const unsigned gs = aff_group();
+
+    /* Run lengths (runs of one go to their buckets here), next starts into
+     * bend (after the lengths are read from it), the longest run. */
+    ZP_CUDA(cudaMemsetAsync(smax, 0, 4, st));
+    aff_keys_kernel<F><<<zp__ceil_div_u(nk, 256), 256, 0, st>>>(in, bstart, bend, cnt, ncnt, nk,
+                                                               l->c, gs, bk, smax);
+    ZP_CUDA_LAUNCHED();
+    size_t tb = l->temp_bytes;
+    ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l->temp, tb, ncnt, bend, (int)nk, st));
+    ZP_CUDA(cudaMemcpyAsync(hv, bend + nk - 1, 8, cudaMemcpyDeviceToHost, st));
+    ZP_CUDA(cudaMemcpyAsync(hv + 1, ncnt + nk - 1, 8, cudaMemcpyDeviceToHost, st));
+    ZP_CUDA(cudaMemcpyAsync(hv + 2, smax, 4, cudaMemcpyDeviceToHost, st));
+    ZP_CUDA(cudaStreamSynchronize(st));
+    const uint64_t nsums = hv[0] + hv[1], longest = (uint32_t)hv[2];
+    if (!nsums)
+        return ZP_OK;
+    aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
+                                                             first, glen, keys);
+    ZP_CUDA_LAUNCHED();
+    unsigned K = aff_k<F>(nsums, g->prop.multiProcessorCount);
+    uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
+    aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
+        in, first, glen, ncnt, bend, nk, K, pre, sums);
+    ZP_CUDA_LAUNCHED();
+
+    /* The sums, in key order, through the XYZZ chunks. */
+    ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nk, st));
+    ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nk, st));
+    bounds_kernel<<<zp__ceil_div_u(nsums, 256), 256, 0, st>>>(keys, nsums, 0, l->c, bstart, bend);
+    ZP_CUDA_LAUNCHED();
+    uint64_t L = nsums >> chunk_shift();
+    L = L < 16 ? 16 : L > 1024 ? 1024 : L;
+    if ((nsums + L - 1) / L > l->chunks) /* cannot happen: nsums < N */
+        L = (nsums + l->chunks - 1) / l->chunks;
+    return chunk_sums<F>(s, l, sums, keys, NULL, nsums, 0,
+                         (longest + gs - 1) / gs, L, nk, bstart, bend, bk, carries);
+}
+
+#endif
