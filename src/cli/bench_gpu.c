@@ -24,7 +24,8 @@ struct opts {
     enum backend backend;
     bool g2, sparse, inverse, coset;
     zp_roots roots;
-    int per_pass; /* msm: windows per pass, 0 = all */
+    int per_pass;    /* msm: windows per pass, 0 = all */
+    int scratch_gib; /* msm: at least this much scratch, 0 = what the sizing asks */
 };
 
 static const char ntt_help[] =
@@ -44,7 +45,9 @@ static const char msm_help[] =
     "  --backend B         auto (GPU when present), gpu or cpu\n"
     "  --sparse            PoRep-like scalars: 60% zero, 30% one, 10% random\n"
     "  --windows-per-pass W  GPU scratch for W windows sorted and accumulated\n"
-    "                      at a time (default: all of them)\n"
+    "                      at a time, XYZZ sizing (default: the fastest plan's,\n"
+    "                      with the batch-affine round where it runs)\n"
+    "  --scratch-gib G     at least G GiB of GPU scratch\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets (DESIGN.md §8), scaled by n;\n"
     "G2 three times G1 (an Fp2 product is three Fp products).\n";
 
@@ -84,6 +87,8 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
         else if (!strcmp(a, "--sparse")) o->sparse = true;
         else if (!strcmp(a, "--windows-per-pass") && v)
             bad = zp__parse_int(argv[++i], 1, 256, &o->per_pass);
+        else if (!strcmp(a, "--scratch-gib") && v)
+            bad = zp__parse_int(argv[++i], 1, 128, &o->scratch_gib);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
         else if (!strcmp(a, "--coset")) o->coset = true;
         else bad = 1;
@@ -240,7 +245,7 @@ int zp__bench_ntt(int argc, char **argv)
 {
     if (wants_help(argc, argv, ntt_help))
         return 0;
-    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0};
+    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
     if (parse(&o, argc, argv, ntt_help))
         return 2;
     if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
@@ -356,7 +361,9 @@ static int msm_gpu(const struct opts *o)
     if (!e)
         e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
     uint64_t sb = o->per_pass ? zp__gpu_msm_scratch_bytes_pass(n, o->g2, (unsigned)o->per_pass)
-                              : zp__gpu_msm_scratch_bytes(n, o->g2);
+                              : zp__gpu_msm_scratch_bytes_best(n, o->g2);
+    if (sb < ((uint64_t)o->scratch_gib << 30))
+        sb = (uint64_t)o->scratch_gib << 30;
     if (!e)
         e = zp__gpu_alloc(g, &scratch, sb);
     if (!e)
@@ -397,8 +404,9 @@ static int msm_gpu(const struct opts *o)
             zp__gpu_msm_last_passes(s, &nw, &per);
             printf("        phases of the last run (ms): split %.2f, digits+sort %.2f, "
                    "accumulate %.2f, reduce %.2f, ones %.2f; total %.2f; %u windows, %u a "
-                   "pass\n",
-                   ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones, ph.total, nw, per);
+                   "pass, %s buckets\n",
+                   ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones, ph.total, nw, per,
+                   zp__gpu_msm_last_affine(s) ? "affine" : "xyzz");
         }
     }
     int rc = 0;
@@ -454,7 +462,7 @@ int zp__bench_msm(int argc, char **argv)
 {
     if (wants_help(argc, argv, msm_help))
         return 0;
-    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0};
+    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
     if (parse(&o, argc, argv, msm_help))
         return 2;
     if (o.to > 30) {
