@@ -137,17 +137,22 @@ declare -A RES
 # At most a few files come back from a device run: one log per kind.
 : > "$OUT/tests.log"; : > "$OUT/memcheck.log"; : > "$OUT/bench.log"
 if [ $DO_TEST = 1 ]; then
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 setup:120 prove:120 slot:120 engine:150; do
-    name=${t%%:*} lim=${t##*:}
-    log "test_gpu_$name"
+  # name:seconds[:affine]: ":on" runs it again with every MSM's dense part
+  # through the batch-affine round (ZKPIPE_MSM_AFFINE=on).
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on setup:120 prove:120 \
+           prove:120:on slot:120 slot:120:on engine:150; do
+    name=${t%%:*} rest=${t#*:} lim=${rest%%:*} aff=off key=$name
+    [ "$rest" != "$lim" ] && aff=on key=${name}_affine
+    log "test_gpu_$name (affine $aff)"
     t0=$(date +%s)
-    echo "==== test_gpu_$name" >> "$OUT/tests.log"
+    echo "==== test_gpu_$name (affine $aff)" >> "$OUT/tests.log"
     # From tests/: some tests read data/ (mul3.zkey) relative to it.
-    ( cd tests && timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
+    ( cd tests && if [ $aff = on ]; then export ZKPIPE_MSM_AFFINE=on; fi
+      timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
     cat "$OUT/t.log" >> "$OUT/tests.log"
-    RES[test_$name]="rc=$rc $(tail -1 "$OUT/t.log") ($(( $(date +%s) - t0 )) s)"
-    log "  ${RES[test_$name]}"
+    RES[test_$key]="rc=$rc $(tail -1 "$OUT/t.log") ($(( $(date +%s) - t0 )) s)"
+    log "  ${RES[test_$key]}"
     [ $rc = 0 ] || grep -E "FAIL|CHECK|WRONG|->" "$OUT/t.log" | head -12
   done
   rm -f "$OUT/t.log"
