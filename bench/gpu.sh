@@ -141,7 +141,7 @@ if [ $DO_TEST = 1 ]; then
   # through the batch-affine round (ZKPIPE_MSM_AFFINE=on).
   for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on setup:120 prove:120 \
            prove:120:on slot:120 slot:120:on engine:150; do
-    name=${t%%:*} rest=${t#*:} lim=${rest%%:*} aff=off key=$name
+    name=${t%%:*} rest=${t#*:} lim=${rest%%:*} aff=default key=$name
     [ "$rest" != "$lim" ] && aff=on key=${name}_affine
     log "test_gpu_$name (affine $aff)"
     t0=$(date +%s)
