@@ -253,9 +253,34 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * then multiplies its step-(s+1) denominator, from the new sum still in
  * registers, into the next product. So the walks alternate direction, each
  * sum is loaded and stored once a step, and the products are those of the
- * textbook trick. (Separate up and back walks per step, loading each sum
- * twice: G1 2^24 ~4 % slower.)
+ * textbook trick. The register cap is the XYZZ kernel's (G1: 128, with
+ * some spills). Tried on the H200 and slower (bench/RESULTS.md, session 7):
+ * separate up and back walks per step, loading each sum twice (G1 2^24
+ * ~4 %); 3 blocks an SM (164 registers, no spills: 2^24 110.0 -> 114.1
+ * ms); that plus the next slot's sum and point loaded one slot ahead
+ * (118.5 ms, G2 2^22 81.8 -> 87.2 ms).
  */
+/* One slot's step in a walk: its sum a + p (the inverse from the running
+ * inverse and the product before it in walk-up order), then its next
+ * denominator into the next walk-up product. */
+template <class F>
+static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, const uint32_t *first,
+                                                     const F *pre, aff_t<F> *out, uint64_t o,
+                                                     unsigned j, unsigned ns, bool down,
+                                                     unsigned len, unsigned step, aff_t<F> a,
+                                                     const aff_t<F> &p, F &inv, F &prod,
+                                                     const F &one)
+{
+    bool edge = down ? j == 0 : j == ns - 1;
+    F before = edge ? one : f_load(pre + (down ? o - 32 : o + 32));
+    F dinv = f_mul(inv, before);
+    inv = f_mul(inv, aff_denom(a, p));
+    a = aff_add_inv(a, p, dinv);
+    aff_store(out + o, a);
+    if (len > step + 1)
+        prod = f_mul(prod, aff_denom_next(a, in, (uint64_t)first[o] + step + 1));
+}
+
 template <class F>
 static __global__ void __launch_bounds__(AFF_THREADS, acc_cfg<F>::min_blocks)
 aff_add_kernel(aff_src<F> in, const uint32_t *first, const uint8_t *glen, const uint64_t *ncnt,
@@ -290,18 +315,10 @@ aff_add_kernel(aff_src<F> in, const uint32_t *first, const uint8_t *glen, const 
             unsigned j = down ? ns - 1 - q : q;
             uint64_t o = o0 + 32 * (uint64_t)j;
             unsigned len = glen[o];
-            if (len > step) {
-                aff_t<F> a = aff_load(out + o);
-                aff_t<F> p = src_point(in, (uint64_t)first[o] + step);
-                bool edge = down ? j == 0 : j == ns - 1;
-                F before = edge ? one : f_load(pre + (down ? o - 32 : o + 32));
-                F dinv = f_mul(inv, before);
-                inv = f_mul(inv, aff_denom(a, p));
-                a = aff_add_inv(a, p, dinv);
-                aff_store(out + o, a);
-                if (len > step + 1)
-                    prod = f_mul(prod, aff_denom_next(a, in, (uint64_t)first[o] + step + 1));
-            }
+            if (len > step)
+                aff_slot_step(in, first, pre, out, o, j, ns, down, len, step,
+                              aff_load(out + o), src_point(in, (uint64_t)first[o] + step), inv,
+                              prod, one);
             f_store(pre + o, prod);
         }
     }
