@@ -330,6 +330,7 @@ static __global__ void binop_kernel(T *out, const T *a, const T *b, uint64_t n)
 static __device__ fp2_t fp2_sqr_first(const fp2_t &a, const fp2_t &) { return fp2_sqr(a); }
 static __device__ fp_t fp_mul_ref(const fp_t &a, const fp_t &b) { return fp_mul(a, b); }
 static __device__ fp_t fp_sqr_first(const fp_t &a, const fp_t &) { return fp_sqr(a); }
+static __device__ fp_t fp_inv_first(const fp_t &a, const fp_t &) { return fp_inv(a); }
 
 template <class T, T (*OP)(const T &, const T &)>
 static zp_err launch_binop(zp__gpu_stream *s, void *out, const void *a, const void *b,
@@ -359,6 +360,7 @@ extern "C" zp_err zp__gpu_field_op_run(zp__gpu_stream *s, zp__gpu_field_op op, v
     case ZP_GPU_FP2_MUL: return launch_binop<fp2_t, fp2_mul>(s, d_out, d_a, d_b, n);
     case ZP_GPU_FP2_SQR: return launch_binop<fp2_t, fp2_sqr_first>(s, d_out, d_a, d_b, n);
     case ZP_GPU_FP_SQR: return launch_binop<fp_t, fp_sqr_first>(s, d_out, d_a, d_b, n);
+    case ZP_GPU_FP_INV: return launch_binop<fp_t, fp_inv_first>(s, d_out, d_a, d_b, n);
     }
     return ZP_E_INVALID_ARG;
 }

@@ -330,6 +330,7 @@ typedef enum zp__gpu_field_op {
     ZP_GPU_FR_MUL, ZP_GPU_FR_ADD, ZP_GPU_FR_SUB,
     ZP_GPU_FP2_MUL, ZP_GPU_FP2_SQR,
     ZP_GPU_FP_SQR, /* a[i]^2 (b unused) */
+    ZP_GPU_FP_INV, /* a[i]^-1, 0 for 0 (b unused) */
 } zp__gpu_field_op;
 
 /* out[i] = a[i] op b[i] on device arrays of n elements of the op's field,

@@ -1,7 +1,8 @@
 /*
  * Device field arithmetic (32-bit limbs, PTX carry chains) against the
  * host's 64-bit field code, on random and edge operands: the same bytes
- * must come out. Also the H quotient step (a*b - c)*s.
+ * must come out (products, sums, squares, inverses). Also the H quotient
+ * step (a*b - c)*s.
  */
 #include "gpu_test.h"
 
@@ -74,9 +75,9 @@ static void test_fp(void)
             rand_fp_mont(&b[i]);
         }
     }
-    static const zp__gpu_field_op ops[4] = {ZP_GPU_FP_MUL, ZP_GPU_FP_ADD, ZP_GPU_FP_SUB,
-                                            ZP_GPU_FP_SQR};
-    for (int k = 0; k < 4; k++) {
+    static const zp__gpu_field_op ops[5] = {ZP_GPU_FP_MUL, ZP_GPU_FP_ADD, ZP_GPU_FP_SUB,
+                                            ZP_GPU_FP_SQR, ZP_GPU_FP_INV};
+    for (int k = 0; k < 5; k++) {
         run_op(ops[k], o, a, b, sizeof *a);
         int bad = 0;
         for (int i = 0; i < N; i++) {
@@ -85,6 +86,7 @@ static void test_fp(void)
             if (k == 1) zp_fp_add(&want, &a[i], &b[i]);
             if (k == 2) zp_fp_sub(&want, &a[i], &b[i]);
             if (k == 3) zp_fp_sqr(&want, &a[i]);
+            if (k == 4) zp_fp_inv(&want, &a[i]);
             bad += !zp_fp_eq(&want, &o[i]);
         }
         CHECK_EQ_INT(bad, 0);
