@@ -344,8 +344,9 @@ template <class F> static unsigned aff_resident_per_sm(void)
 /*
  * Slots per thread for `slots` groups on `sms` SMs: at most aff_k_max<F>()
  * (>= 16), and as even a fill of whole waves of resident threads as that
- * allows. On the H200 a last wave a fifth full cost a G1 MSM 2^26 in three
- * passes ~15 % (416.7 against 357.2 ms in one pass of 2.6 waves).
+ * allows. On the H200 (session 7, against always the most slots): G1 MSM
+ * 2^24 117.3 -> 110.1 ms (0.85 of a wave -> one full wave), 2^26 in
+ * passes of 5 windows 416.7 -> 386.0 ms, 2^26 in one pass 357.2 -> 360.5.
  */
 template <class F> static unsigned aff_k(uint64_t slots, int sms)
 {
@@ -384,8 +385,8 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
  * One pass over N sorted entries (digits kout, indices and signs vout,
  * windows of l->m) into the pass's buckets bk: the affine round, then the
  * XYZZ chunks over its sums (runs ceil(s / gs) long) with fresh
- * bounds. Synchronizes the stream twice (the longest run and the count of
- * sums size what follows).
+ * bounds. Synchronizes the stream once (the count of sums and the longest
+ * run size what follows).
  */
 template <class F>
 static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
