@@ -376,7 +376,9 @@ template <> struct acc_cfg<fp2_t> {
  *      XYZZ-sized scratch (9 and 4 windows a pass) 2^22 88.1, 2^23 169.6;
  *   G1, one pass: 2^24 113.9 -> 110.1 ms, 2^25 206.8 -> 196.6 ms, 2^26
  *      387.7 -> 360.5 ms, 2^27 749.1 -> 681.9 ms; in several passes no
- *      faster (2^25 in passes of 11 windows 209.6, 2^26 of 5 386.0).
+ *      faster (2^25 in passes of 11 windows 209.6, 2^26 of 5 386.0) or
+ *      slower (2^27 one window a pass 827.4 against XYZZ's 791.6 in the
+ *      same 12 GiB).
  * zp__gpu_msm_scratch_bytes_best sizes a scratch for that; the slots of the
  * prover keep the XYZZ sizing. ZKPIPE_MSM_AFFINE (read once): "off" never,
  * "on" at any size whenever the layout fits at all (the tests), otherwise
