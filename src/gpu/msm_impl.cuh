@@ -13,7 +13,8 @@
  *     stall one thread: a chunk writes the buckets that end inside it and
  *     leaves the part of a bucket that runs on past its end as a carry; a
  *     tree over each bucket's run of carries sums them in log2 passes and a
- *     fix-up adds the sum to the bucket. Buckets are XYZZ (mixed additions).
+ *     fix-up adds the sum to the bucket. Buckets are XYZZ (mixed additions);
+ *     msm_chunks.cuh.
  *     Large MSMs first cut each run into groups of 8 and sum the groups by
  *     batch-affine additions (msm_affine.cuh); the chunks then sum the
  *     groups' sums (see use_affine for when).
@@ -306,65 +307,8 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
         bend[k] = N;
 }
 
-template <class F>
-static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t key, unsigned c,
-                                                    uint32_t B, const xyzz_t<F> &acc)
-{
-    uint32_t mag = (uint32_t)key & ((1u << c) - 1);
-    if (mag)
-        xyzz_store(buckets + (key >> c) * B + (mag - 1), acc);
-}
+#include "gpu/msm_chunks.cuh"
 
-/*
- * Minimum resident blocks of the accumulation kernel per SM, per group: a
- * register cap that trades spills for occupancy (the kernel is latency
- * bound on the carry chains). Tuned on an H200, see bench/RESULTS.md.
- */
-/* G1: 4 blocks, i.e. at most 128 registers, with the accumulator in
- * shared memory (below). With it in registers, a cap of 170 (3 blocks: 168
- * registers, no spills, against 180 uncapped) took G1 MSM 2^24 122.4 ->
- * 116.3 ms and 2^26 425.2 -> 397.2 ms on the H200 (2026-11-29, alternating,
- * medians of 5); smaller blocks at 180 registers (ZP_MSM_ACC_THREADS 32 or
- * 64) changed nothing. */
-#ifndef ZP_MSM_G1_MINBLOCKS
-#define ZP_MSM_G1_MINBLOCKS 4
-#endif
-#ifndef ZP_MSM_G2_MINBLOCKS
-#define ZP_MSM_G2_MINBLOCKS 1
-#endif
-/* ZP_MSM_G1_SHACC, ZP_MSM_G2_SHACC: the accumulator in shared memory (192
- * / 384 bytes a thread) instead of registers. On the H200 (2026-11-29,
- * alternating, medians of 5): G1 with it and 4 blocks (128 registers, no
- * spills, 16 warps) 2^24 116.4 -> 113.8 ms, 2^26 397.2 -> 387.3 ms; G2
- * (250 registers and no spills instead of 255 and 28 bytes of spills)
- * 2^22 107.3 -> 99.1 ms, and 104.2 ms with 3 blocks (168 registers,
- * spills). */
-#ifndef ZP_MSM_G1_SHACC
-#define ZP_MSM_G1_SHACC 1
-#endif
-#ifndef ZP_MSM_G2_SHACC
-#define ZP_MSM_G2_SHACC 1
-#endif
-/* The batch-affine round (see use_affine below): the fewest dense scalars;
- * whether all windows must fit one pass, else the fewest entries a pass
- * must hold (windows per pass times dense count); the most slots a thread
- * takes. */
-template <class F> struct acc_cfg {
-    static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
-    static constexpr bool shared = ZP_MSM_G1_SHACC;
-    static constexpr uint64_t affine_min = (uint64_t)1 << 24;
-    static constexpr bool affine_one_pass = true;
-    static constexpr uint64_t affine_entries = 0;
-    static constexpr unsigned affine_k = 512;
-};
-template <> struct acc_cfg<fp2_t> {
-    static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
-    static constexpr bool shared = ZP_MSM_G2_SHACC;
-    static constexpr uint64_t affine_min = (uint64_t)1 << 21;
-    static constexpr bool affine_one_pass = false;
-    static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
-    static constexpr unsigned affine_k = 256;
-};
 /*
  * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
  * the dense count m is at least acc_cfg<F>::affine_min and the scratch
@@ -404,117 +348,6 @@ template <class F> static bool affine_pass_ok(const msm_layout *l)
     if (affine_mode() > 0)
         return true;
     return acc_cfg<F>::affine_one_pass ? l->G == l->nw : l->N >= acc_cfg<F>::affine_entries;
-}
-
-/* Threads per accumulation block (a build variant, ZP_MSM_ACC_THREADS). */
-#ifndef ZP_MSM_ACC_THREADS
-#define ZP_MSM_ACC_THREADS 128
-#endif
-#define ACC_THREADS ZP_MSM_ACC_THREADS
-
-template <class F>
-static __global__ void __launch_bounds__(ACC_THREADS, acc_cfg<F>::min_blocks)
-accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
-                                         const uint32_t *vals, uint64_t N, uint64_t m,
-                                         unsigned c, uint64_t L, const uint64_t *bend,
-                                         xyzz_t<F> *buckets, xyzz_t<F> *carries)
-{
-    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    uint64_t begin = t * L;
-    if (begin >= N)
-        return;
-    uint64_t end = begin + L < N ? begin + L : N;
-    const uint32_t B = 1u << (c - 1);
-    /* m = 0: global keys, entry i is point i (vals unused) */
-    uint64_t w = m ? begin / m : 0, wend = m ? (w + 1) * m : N;
-    uint64_t cur = gkey(keys, begin, m, c);
-    __shared__ xyzz_t<F> sh_acc[acc_cfg<F>::shared ? ACC_THREADS : 1];
-    xyzz_t<F> reg_acc;
-    xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
-    xyzz_set_inf(acc);
-    for (uint64_t i = begin; i < end; i++) {
-        if (i == wend) {
-            w++;
-            wend += m;
-        }
-        uint64_t k = (w << c) | keys[i];
-        if (k != cur) {
-            flush_bucket(buckets, cur, c, B, acc);
-            cur = k;
-            xyzz_set_inf(acc);
-        }
-        if (!m) {
-            xyzz_add_aff_at(acc, points + i, false);
-        } else if (k & ((1u << c) - 1)) {
-            uint32_t v = vals[i];
-            xyzz_add_aff_at(acc, points + (v & 0x7fffffffu), v >> 31);
-        }
-    }
-    if (bend[cur] == end)
-        flush_bucket(buckets, cur, c, B, acc);
-    else
-        xyzz_store(carries + t, acc);
-}
-
-/*
- * The carries of a bucket that spans chunks cs..ce (chunk ce wrote the
- * bucket; cs..ce-1 left carries) are summed by a tree over that run of the
- * carries array, one pass per level, so a huge bucket (the top window has
- * only a few, each with a large share of the scalars) costs log2 of its run
- * in depth instead of the run itself. Pass `s`: the carry at run offset
- * r = t - cs with r % 2s == 0 takes in the one at t + s, if that is still
- * in the run. Chunk t's carry belongs to the bucket of its last entry.
- */
-static __device__ __forceinline__ bool carry_run(const uint32_t *keys, uint64_t N, uint64_t m,
-                                                 unsigned c, uint64_t L, const uint64_t *bstart,
-                                                 const uint64_t *bend, uint64_t t, uint64_t *cs,
-                                                 uint64_t *ce)
-{
-    uint64_t end = (t + 1) * L < N ? (t + 1) * L : N;
-    uint64_t k = gkey(keys, end - 1, m, c);
-    if (!(k & ((1u << c) - 1)) || bend[k] == end)
-        return false; /* digit 0 (never summed) or the bucket ends here */
-    *cs = bstart[k] / L;
-    *ce = (bend[k] - 1) / L;
-    return true;
-}
-
-template <class F>
-static __global__ void carry_tree_kernel(const uint32_t *keys, uint64_t N, uint64_t m, unsigned c,
-                                         uint64_t L, uint64_t chunks, const uint64_t *bstart,
-                                         const uint64_t *bend, uint64_t s, xyzz_t<F> *carries)
-{
-    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, cs, ce;
-    if (t >= chunks || !carry_run(keys, N, m, c, L, bstart, bend, t, &cs, &ce))
-        return;
-    if ((t - cs) % (2 * s) || t + s >= ce)
-        return;
-    xyzz_t<F> acc = xyzz_load(carries + t);
-    xyzz_add_ool(acc, xyzz_load(carries + t + s));
-    xyzz_store(carries + t, acc);
-}
-
-/* Adds to each bucket that spans chunks the sum of its carries, which the
- * passes above left at the start of its run. */
-template <class F>
-static __global__ void fixup_kernel(const uint64_t *bstart, const uint64_t *bend, uint64_t nkeys,
-                                    unsigned c, uint64_t L, xyzz_t<F> *buckets,
-                                    const xyzz_t<F> *carries)
-{
-    uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= nkeys)
-        return;
-    uint32_t mag = (uint32_t)k & ((1u << c) - 1);
-    uint64_t e = bend[k];
-    if (!mag || e == 0)
-        return;
-    uint64_t cs = bstart[k] / L, ce = (e - 1) / L;
-    if (cs == ce)
-        return;
-    xyzz_t<F> *b = buckets + (k >> c) * (1u << (c - 1)) + (mag - 1);
-    xyzz_t<F> acc = xyzz_load(b);
-    xyzz_add_ool(acc, xyzz_load(carries + cs));
-    xyzz_store(b, acc);
 }
 
 /* parts[w*T + t] = sum over the segment's buckets b of (b + 1) * S_b. */
@@ -623,38 +456,6 @@ static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_
         per /= TREE;
     }
     tree_kernel<F><<<(unsigned)groups, TREE, 0, st>>>(parts, per, out);
-    ZP_CUDA_LAUNCHED();
-    return ZP_OK;
-}
-
-/*
- * Sums the sorted runs of one pass in XYZZ: the chunks, the tree over each
- * bucket's carries, the fix-up (bounds already in bstart/bend). m = 0: the
- * entries are the affine round's sums with global keys (vals unused). `run`
- * bounds the longest run (it sets the tree's passes); L is the chunk length
- * (at most l->chunks chunks).
- */
-template <class F>
-static zp_err chunk_sums(zp__gpu_stream *s, const msm_layout *l, const aff_t<F> *points,
-                         const uint32_t *keys, const uint32_t *vals, uint64_t N, uint64_t m,
-                         uint64_t run, uint64_t L, uint64_t nkeys, const uint64_t *bstart,
-                         const uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries)
-{
-    zp__gpu *g = s->g;
-    cudaStream_t st = s->st;
-    const uint64_t chunks = (N + L - 1) / L;
-    accumulate_kernel<F><<<zp__ceil_div_u(chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
-        points, keys, vals, N, m, l->c, L, bend, bk, carries);
-    ZP_CUDA_LAUNCHED();
-    /* A bucket has at most `run` entries, so its run of carries is at most
-     * ceil(run / L) long: passes s = 1, 2, 4, ... below that. */
-    for (uint64_t p = 1; p < (run + L - 1) / L + 1; p *= 2) {
-        carry_tree_kernel<F><<<zp__ceil_div_u(chunks, 128), 128, 0, st>>>(
-            keys, N, m, l->c, L, chunks, bstart, bend, p, carries);
-        ZP_CUDA_LAUNCHED();
-    }
-    fixup_kernel<F><<<zp__ceil_div_u(nkeys, 128), 128, 0, st>>>(bstart, bend, nkeys, l->c, L,
-                                                                bk, carries);
     ZP_CUDA_LAUNCHED();
     return ZP_OK;
 }
