@@ -36,13 +36,6 @@
 /* ZKPIPE_MSM_AFF_GROUP (2..64) and ZKPIPE_MSM_AFF_K (16..1024): the group
  * length and the most slots a thread takes (one inversion per step serves
  * them; default acc_cfg<F>::affine_k), read once; for measurements. */
-static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned dflt)
-{
-    const char *e = getenv(name);
-    long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
-}
-
 static unsigned aff_group(void)
 {
     static const unsigned g = read_env_u("ZKPIPE_MSM_AFF_GROUP", 2, 64, 8);
@@ -435,8 +428,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nk, st));
     bounds_kernel<<<zp__ceil_div_u(nsums, 256), 256, 0, st>>>(keys, nsums, 0, l->c, bstart, bend);
     ZP_CUDA_LAUNCHED();
-    uint64_t L = nsums >> chunk_shift();
-    L = L < 16 ? 16 : L > 1024 ? 1024 : L;
+    uint64_t L = chunk_len(nsums);
     if ((nsums + L - 1) / L > l->chunks) /* cannot happen: nsums < N */
         L = (nsums + l->chunks - 1) / l->chunks;
     return chunk_sums<F>(s, l, sums, keys, NULL, nsums, 0,

@@ -106,17 +106,26 @@ static unsigned pick_window(uint64_t m)
 #ifndef ZP_MSM_CHUNK_SHIFT
 #define ZP_MSM_CHUNK_SHIFT 18
 #endif
-static unsigned read_chunk_shift(void)
+/* An unsigned knob from the environment, dflt when unset or outside lo..hi. */
+static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned dflt)
 {
-    const char *e = getenv("ZKPIPE_MSM_CHUNK_SHIFT");
+    const char *e = getenv(name);
     long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= 14 && v <= 24 ? (unsigned)v : ZP_MSM_CHUNK_SHIFT;
+    return v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
 }
 
 static unsigned chunk_shift(void)
 {
-    static const unsigned shift = read_chunk_shift(); /* C++: initialized once, thread-safe */
+    /* C++: initialized once, thread-safe */
+    static const unsigned shift = read_env_u("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, ZP_MSM_CHUNK_SHIFT);
     return shift;
+}
+
+/* The chunk length for N sorted entries. */
+static uint64_t chunk_len(uint64_t N)
+{
+    uint64_t L = N >> chunk_shift();
+    return L < 16 ? 16 : L > 1024 ? 1024 : L;
 }
 
 static size_t take(size_t *at, uint64_t bytes)
@@ -144,8 +153,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->B = 1u << (l->c - 1);
     l->G = G && G < l->nw ? G : l->nw;
     l->N = (uint64_t)l->G * m;
-    l->L = l->N >> chunk_shift();
-    l->L = l->L < 16 ? 16 : l->L > 1024 ? 1024 : l->L;
+    l->L = chunk_len(l->N);
     l->chunks = (l->N + l->L - 1) / l->L;
     l->T = l->B > SEG ? l->B / SEG : 1;
 
@@ -194,6 +202,22 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->parts2 = take(&at, xyzz_bytes * parts);
     l->res = take(&at, xyzz_bytes * (l->nw + 1));
     l->total = at;
+}
+
+/* The layout with the most windows a pass (all of them down to one) that
+ * fits `bytes`, with fewer than 2^32 entries a pass for the affine round;
+ * false when none does. */
+static bool plan_fit(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, uint64_t bytes,
+                     bool affine)
+{
+    plan(l, n, m, xyzz_bytes, 0, affine);
+    for (unsigned G = l->nw;; G--) {
+        if (l->total <= bytes && !(affine && l->N >> 32))
+            return true;
+        if (G <= 1)
+            return false;
+        plan(l, n, m, xyzz_bytes, G - 1, affine);
+    }
 }
 
 /* ------------------------------------------------------------- kernels */
@@ -558,19 +582,10 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * they are (they come first) and places the rest after them: all
      * windows in one pass when the scratch holds that, else as many per
      * pass as it holds. */
-    bool fit = false;
-    if (use_affine<F>(m)) {
-        plan(&l, n, m, sizeof(xyzz_t<F>), 0, true);
-        for (unsigned G = l.nw; (l.total > scratch.bytes || l.N >> 32) && G > 1;)
-            plan(&l, n, m, sizeof(xyzz_t<F>), --G, true);
-        fit = l.total <= scratch.bytes && !(l.N >> 32) && affine_pass_ok<F>(&l);
-    }
-    if (!fit) {
-        plan(&l, n, m, sizeof(xyzz_t<F>), 0);
-        for (unsigned G = l.nw; l.total > scratch.bytes && G > 1;)
-            plan(&l, n, m, sizeof(xyzz_t<F>), --G);
-    }
-    if (l.total > scratch.bytes)
+    const size_t xb = sizeof(xyzz_t<F>);
+    bool affine = use_affine<F>(m) && plan_fit(&l, n, m, xb, scratch.bytes, true) &&
+                  affine_pass_ok<F>(&l);
+    if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false))
         return ZP_E_GPU_OOM;
     s->last_windows = l.nw;
     s->last_per_pass = l.G;
