@@ -22,6 +22,7 @@
 
 #include "gpu/field_wide.h"
 #include "gpu/mont_eo_wide.h"
+#include "gpu/fp_inv.h"
 
 /* Modulus parameters: limb count, limbs, -p^-1 mod 2^32, Montgomery one. */
 struct zp__fp_params {
@@ -577,19 +578,12 @@ static __device__ __forceinline__ void fp2_store(fp2_t *p, const fp2_t &v)
     fp_store(q + 1, v.c1);
 }
 
-/* a^-1 by Fermat (a^(p-2)), zero for zero. Slow (about 570 products): for
- * test data and batch inversions only. */
+/* a^-1, zero for zero: divsteps (fp_inv.h), ~30k instructions. Out of
+ * line: a batch inversion calls it once for many products. */
 static __device__ __noinline__ fp_t fp_inv(const fp_t a)
 {
-    fp_t r = fp_one();
-    for (int w = 11; w >= 0; w--) {
-        uint32_t e = zp__fp_params::m(w) - (w == 0 ? 2u : 0u); /* p - 2: no borrow */
-        for (int b = 31; b >= 0; b--) {
-            r = fp_sqr(r);
-            if ((e >> b) & 1)
-                r = fp_mul(r, a);
-        }
-    }
+    fp_t r;
+    zp__fpi_inv(r.v, a.v);
     return r;
 }
 
