@@ -15,8 +15,10 @@
  *   keys   (per key)     run lengths, runs of one to their buckets, the
  *                        longest run, the number of groups per run;
  *   scan                 the groups' first slots (exclusive sum);
- *   map    (per entry)   a group's first entry -> its slot: start, length,
- *                        key;
+ *   map    (per entry)   each entry of a group -> its place in the index
+ *                        table (entry j of slot o at j * slots + o: a warp
+ *                        reads 32 consecutive words a step), and the
+ *                        group's first entry -> its slot's length and key;
  *   add    (per thread)  K slots: each starts as its group's first entry
  *                        and adds the rest one step at a time; at each step
  *                        the K denominators are multiplied up, one inversion
@@ -64,14 +66,21 @@ static __device__ __forceinline__ uint32_t src_key(const aff_src<F> &s, uint64_t
     return (uint32_t)gkey(s.keys, i, s.m, s.c);
 }
 
-/* Where entry i's point lies, and whether to negate it. */
+/* Where the point of index word v (an entry's vals word) lies, and
+ * whether to negate it. */
+template <class F>
+static __device__ __forceinline__ const aff_t<F> *ref_of(const aff_src<F> &s, uint32_t v,
+                                                         bool *neg)
+{
+    *neg = v >> 31;
+    return s.points + (v & 0x7fffffffu);
+}
+
 template <class F>
 static __device__ __forceinline__ const aff_t<F> *src_ref(const aff_src<F> &s, uint64_t i,
                                                           bool *neg)
 {
-    uint32_t v = s.vals[i];
-    *neg = v >> 31;
-    return s.points + (v & 0x7fffffffu);
+    return ref_of(s, s.vals[i], neg);
 }
 
 template <class F>
@@ -84,11 +93,17 @@ static __device__ __forceinline__ aff_t<F> load_signed(const aff_t<F> *p, bool n
 }
 
 template <class F>
-static __device__ __forceinline__ aff_t<F> src_point(const aff_src<F> &s, uint64_t i)
+static __device__ __forceinline__ aff_t<F> point_of(const aff_src<F> &s, uint32_t v)
 {
     bool neg;
-    const aff_t<F> *p = src_ref(s, i, &neg);
+    const aff_t<F> *p = ref_of(s, v, &neg);
     return load_signed(p, neg);
+}
+
+template <class F>
+static __device__ __forceinline__ aff_t<F> src_point(const aff_src<F> &s, uint64_t i)
+{
+    return point_of(s, s.vals[i]);
 }
 
 template <class F>
@@ -196,13 +211,14 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
     ngroups[k] = s >= 2 ? (s + gs - 1) / gs : 0;
 }
 
-/* Per entry: a group's first entry (offset a multiple of gs in a run of
- * >= 2) tells its output slot where the group starts, how long it is
- * and its key. */
+/* Per entry of a run of >= 2: its index word to place j of its group's
+ * slot o in the table (idx[j * S + o], S slots); a group's first entry
+ * (j = 0) also tells the slot how long the group is and its key. */
 template <class F>
 static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t *cnt,
                                       const uint64_t *bstart, const uint64_t *gstart,
-                                      unsigned gs, uint32_t *first, uint8_t *glen, uint32_t *okey)
+                                      unsigned gs, uint64_t S, uint32_t *idx, uint8_t *glen,
+                                      uint32_t *okey)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= N)
@@ -211,23 +227,24 @@ static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t 
     uint64_t s = cnt[k];
     if (s < 2)
         return;
-    uint64_t r = i - bstart[k];
-    if (r % gs)
-        return;
+    uint64_t r = i - bstart[k], j = r % gs;
     uint64_t o = gstart[k] + r / gs;
-    first[o] = (uint32_t)i;
+    idx[j * S + o] = in.vals[i];
+    if (j)
+        return;
     glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
     okey[o] = k;
 }
 
-/* aff_denom(a, entry i) from the two x alone unless they are equal or zero
- * (infinity, doubling, opposite points: then the whole entry). */
+/* aff_denom(a, the point of index word v) from the two x alone unless
+ * they are equal or zero (infinity, doubling, opposite points: then the
+ * whole point). */
 template <class F>
 static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_src<F> &in,
-                                                   uint64_t i)
+                                                   uint32_t v)
 {
     bool neg;
-    const aff_t<F> *p = src_ref(in, i, &neg);
+    const aff_t<F> *p = ref_of(in, v, &neg);
     F px = f_load(reinterpret_cast<const F *>(p));
     F d = f_sub(px, a.x);
     if (f_is_zero(d) || f_is_zero(a.x) || f_is_zero(px))
@@ -257,7 +274,7 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * inverse and the product before it in walk-up order), then its next
  * denominator into the next walk-up product. */
 template <class F>
-static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, const uint32_t *first,
+static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint32_t vn,
                                                      const F *pre, aff_t<F> *out, uint64_t o,
                                                      unsigned j, unsigned ns, bool down,
                                                      unsigned len, unsigned step, aff_t<F> a,
@@ -271,12 +288,12 @@ static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, const
     a = aff_add_inv(a, p, dinv);
     aff_store(out + o, a);
     if (len > step + 1)
-        prod = f_mul(prod, aff_denom_next(a, in, (uint64_t)first[o] + step + 1));
+        prod = f_mul(prod, aff_denom_next(a, in, vn));
 }
 
 template <class F>
 static __global__ void __launch_bounds__(AFF_THREADS, acc_cfg<F>::min_blocks)
-aff_add_kernel(aff_src<F> in, const uint32_t *first, const uint8_t *glen, const uint64_t *ncnt,
+aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const uint64_t *ncnt,
                const uint64_t *nbase, uint64_t nk, unsigned K, F *pre, aff_t<F> *out)
 {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -294,10 +311,10 @@ aff_add_kernel(aff_src<F> in, const uint32_t *first, const uint8_t *glen, const 
         uint64_t o = o0 + 32 * (uint64_t)j;
         unsigned len = glen[o];
         most = len > most ? len : most;
-        aff_t<F> a = src_point(in, first[o]);
+        aff_t<F> a = point_of(in, idx[o]);
         aff_store(out + o, a);
         if (len > 1)
-            prod = f_mul(prod, aff_denom_next(a, in, (uint64_t)first[o] + 1));
+            prod = f_mul(prod, aff_denom_next(a, in, idx[nout + o]));
         f_store(pre + o, prod);
     }
     for (unsigned step = 1; step < most; step++) {
@@ -309,9 +326,9 @@ aff_add_kernel(aff_src<F> in, const uint32_t *first, const uint8_t *glen, const 
             uint64_t o = o0 + 32 * (uint64_t)j;
             unsigned len = glen[o];
             if (len > step)
-                aff_slot_step(in, first, pre, out, o, j, ns, down, len, step,
-                              aff_load(out + o), src_point(in, (uint64_t)first[o] + step), inv,
-                              prod, one);
+                aff_slot_step(in, len > step + 1 ? idx[(step + 1) * nout + o] : 0, pre, out, o,
+                              j, ns, down, len, step, aff_load(out + o),
+                              point_of(in, idx[step * nout + o]), inv, prod, one);
             f_store(pre + o, prod);
         }
     }
@@ -367,7 +384,7 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
     l->cnt_a = take(at, 8 * nk);
     l->cnt_b = take(at, 8 * nk);
     l->smax = take(at, 8);
-    l->first = take(at, 4 * capx);
+    l->idx = take(at, 4 * (uint64_t)aff_group() * capx);
     l->glen = take(at, capx);
     l->kx = take(at, 4 * capx);
     l->x = take(at, aff_bytes * capx);
@@ -391,7 +408,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     cudaStream_t st = s->st;
     uint64_t *cnt = (uint64_t *)(base + l->cnt_a), *ncnt = (uint64_t *)(base + l->cnt_b);
     uint32_t *smax = (uint32_t *)(base + l->smax);
-    uint32_t *first = (uint32_t *)(base + l->first), *keys = (uint32_t *)(base + l->kx);
+    uint32_t *idx = (uint32_t *)(base + l->idx), *keys = (uint32_t *)(base + l->kx);
     uint8_t *glen = (uint8_t *)(base + l->glen);
     aff_t<F> *sums = (aff_t<F> *)(base + l->x);
     F *pre = (F *)(base + l->pre);
@@ -415,12 +432,12 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     if (!nsums)
         return ZP_OK;
     aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
-                                                             first, glen, keys);
+                                                             nsums, idx, glen, keys);
     ZP_CUDA_LAUNCHED();
     unsigned K = aff_k<F>(nsums, g->prop.multiProcessorCount);
     uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
-        in, first, glen, ncnt, bend, nk, K, pre, sums);
+        in, idx, glen, ncnt, bend, nk, K, pre, sums);
     ZP_CUDA_LAUNCHED();
 
     /* The sums, in key order, through the XYZZ chunks. */
