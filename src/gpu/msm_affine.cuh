@@ -376,19 +376,37 @@ static uint64_t aff_groups_bound(uint64_t N, uint64_t nk)
     return a < b ? a : b;
 }
 
-/* Scratch layout of the affine round for N entries over nk keys, from *at. */
+/* `need` bytes at `reuse`, a region of `room` bytes that is dead while the
+ * round runs, when they fit there; else a new region from *at. */
+static size_t take_or_reuse(size_t *at, uint64_t need, size_t reuse, uint64_t room)
+{
+    return need <= room ? reuse : take(at, need);
+}
+
+/*
+ * Scratch layout of the affine round for N entries over nk keys, from *at
+ * (after the rest of l). Two of its arrays go where the pass has dead
+ * space when they fit: the index table in the sort's inputs (kin, vin:
+ * read by the sort only), the walk-up products in the sort's outputs
+ * (kout, vout: read by the keys and map kernels, which run before the
+ * add kernel writes them) or else in the split's flags and positions (read
+ * before the first pass only). At 2^27 points and one window a pass that
+ * is ~1.4 GB less, so the round fits a prover slot's scratch.
+ */
 static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
                      size_t f_bytes)
 {
     uint64_t capx = aff_groups_bound(N, nk) + 1;
+    uint64_t pre_b = f_bytes * capx;
     l->cnt_a = take(at, 8 * nk);
     l->cnt_b = take(at, 8 * nk);
     l->smax = take(at, 8);
-    l->idx = take(at, 4 * (uint64_t)aff_group() * capx);
+    l->idx = take_or_reuse(at, 4 * (uint64_t)aff_group() * capx, l->kin, l->kout - l->kin);
     l->glen = take(at, capx);
     l->kx = take(at, 4 * capx);
     l->x = take(at, aff_bytes * capx);
-    l->pre = take(at, f_bytes * capx);
+    l->pre = pre_b <= l->bstart - l->kout ? l->kout
+                                          : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
 }
 
 /*

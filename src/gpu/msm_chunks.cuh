@@ -49,23 +49,20 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 #ifndef ZP_MSM_G2_SHACC
 #define ZP_MSM_G2_SHACC 1
 #endif
-/* The batch-affine round (see use_affine below): the fewest dense scalars;
- * whether all windows must fit one pass, else the fewest entries a pass
- * must hold (windows per pass times dense count); the most slots a thread
- * takes. */
+/* The batch-affine round (see use_affine): the fewest dense scalars; the
+ * fewest entries a pass must hold (windows per pass times dense count);
+ * the most slots a thread takes. */
 template <class F> struct acc_cfg {
     static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G1_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 24;
-    static constexpr bool affine_one_pass = true;
-    static constexpr uint64_t affine_entries = 0;
+    static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
     static constexpr unsigned affine_k = 512;
 };
 template <> struct acc_cfg<fp2_t> {
     static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G2_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
-    static constexpr bool affine_one_pass = false;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
     static constexpr unsigned affine_k = 256;
 };

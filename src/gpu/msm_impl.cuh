@@ -335,22 +335,18 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
 
 /*
  * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
- * the dense count m is at least acc_cfg<F>::affine_min and the scratch
- * holds its layout: for G1 with all windows in one pass, for G2 with enough
- * windows a pass for acc_cfg<F>::affine_entries entries. On the H200
- * (bench/RESULTS.md, session 7, alternating, medians of 5):
- *   G2, all windows a pass: 2^21 52.9 -> 47.8 ms, 2^22 98.9 -> 81.6 ms,
- *      2^23 190.3 -> 154.0 ms (2^20 30.1 -> 31.9: not there); with the
- *      XYZZ-sized scratch (9 and 4 windows a pass) 2^22 88.1, 2^23 169.6;
- *   G1, one pass: 2^24 113.9 -> 110.1 ms, 2^25 206.8 -> 196.6 ms, 2^26
- *      387.7 -> 360.5 ms, 2^27 749.1 -> 681.9 ms; in several passes no
- *      faster (2^25 in passes of 11 windows 209.6, 2^26 of 5 386.0) or
- *      slower (2^27 one window a pass 827.4 against XYZZ's 791.6 in the
- *      same 12 GiB).
- * zp__gpu_msm_scratch_bytes_best sizes a scratch for that; the slots of the
- * prover keep the XYZZ sizing. ZKPIPE_MSM_AFFINE (read once): "off" never,
- * "on" at any size whenever the layout fits at all (the tests), otherwise
- * that rule.
+ * the dense count m is at least acc_cfg<F>::affine_min and the layout with
+ * the round that fits the scratch holds at least acc_cfg<F>::affine_entries
+ * entries a pass (windows a pass times m). On the H200 (bench/RESULTS.md):
+ *   session 7, all windows a pass: G2 2^21 52.9 -> 47.8 ms, 2^22 98.9 ->
+ *      81.6 ms, 2^23 190.3 -> 154.0 ms (2^20 30.1 -> 31.9: not there); G1
+ *      2^24 113.9 -> 110.1 ms, 2^26 387.7 -> 360.5 ms, 2^27 749.1 -> 681.9
+ *      ms. With the Fermat inverse of then, G1 in several passes did not
+ *      pay (2^27 one window a pass in 12 GiB: 827.4 against XYZZ's 791.6);
+ *   session 8, divsteps inverse: that case 760.9 against 791.7 ms.
+ * zp__gpu_msm_scratch_bytes_best sizes a scratch for all windows a pass.
+ * ZKPIPE_MSM_AFFINE (read once): "off" never, "on" at any size whenever
+ * the layout fits at all (the tests), otherwise that rule.
  */
 static int affine_mode(void)
 {
@@ -371,7 +367,7 @@ template <class F> static bool affine_pass_ok(const msm_layout *l)
 {
     if (affine_mode() > 0)
         return true;
-    return acc_cfg<F>::affine_one_pass ? l->G == l->nw : l->N >= acc_cfg<F>::affine_entries;
+    return l->N >= acc_cfg<F>::affine_entries;
 }
 
 /* parts[w*T + t] = sum over the segment's buckets b of (b + 1) * S_b. */
