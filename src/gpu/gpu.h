@@ -148,9 +148,13 @@ uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows);
 
 /* Scratch for the fastest plan at every split of n scalars: the sizing
  * above, or more where the batch-affine round runs (msm_impl.cuh says
- * when; G1 only with all windows in one pass). For lone MSMs (benchmarks);
- * the prover's slots use zp__gpu_msm_scratch_bytes. */
+ * when), all windows a pass. For lone MSMs (benchmarks). */
 uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2);
+
+/* Scratch for the batch-affine round's layout with `windows` windows a pass
+ * wherever the round may run (at every split of n scalars), else for
+ * zp__gpu_msm_scratch_bytes_pass's; whatever ZKPIPE_MSM_AFFINE says. */
+uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows);
 
 /*
  * out = sum_i scalars[i] * points[i] for i < n, on stream s; waits for s.

@@ -51,6 +51,12 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned
     return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows, UINT64_MAX);
 }
 
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
+{
+    uint64_t from = g2 ? acc_cfg<fp2_t>::affine_min : acc_cfg<fp_t>::affine_min;
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows, from);
+}
+
 extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
                                        uint64_t *dense)
 {

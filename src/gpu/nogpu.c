@@ -141,6 +141,14 @@ uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
     return 0;
 }
 
+uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
+{
+    (void)n;
+    (void)g2;
+    (void)windows;
+    return 0;
+}
+
 uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)
 {
     (void)n;

@@ -13,7 +13,8 @@
  * So a slot holds w, 3n scalars and one MSM scratch, no more.
  *
  * The MSM scratch is that of a full MSM of 2^25 points (~11 GB), or of
- * one window per pass for a chunk (chunk_points) when that is more. An MSM
+ * one window per pass for a chunk (chunk_points), or for G1 of the
+ * batch-affine round two windows a pass (msm_bytes), whichever is most. An MSM
  * longer than 2^25 points sorts as many windows per pass as fit: sorting
  * space grows with the points times the windows sorted at once, so all
  * windows at once for synth:porep:27 (2^27 points) would be ~33 GB. Sums
@@ -99,12 +100,23 @@ typedef struct slot_plan {
 
 /* Scratch for MSMs of up to `count` points taken chunk_points(g2) at a time:
  * all windows at once up to ZP_G16_MSM_BUDGET points, and at least one
- * window per pass for a whole chunk. */
+ * window per pass for a whole chunk; for G1 also the batch-affine round
+ * with ZP_G16_AFFINE_WINDOWS windows a pass over a whole chunk. On the
+ * H200 (bench/RESULTS.md, session 8) a lone G1 MSM of 2^27 points took
+ * 815 ms with XYZZ buckets one window a pass, 759 ms with the round one
+ * window a pass (which fits the G2 scratch the slot holds anyway), 700 ms
+ * two windows a pass (11.8 GiB), 646 ms all 13 (~75 GiB). */
+#define ZP_G16_AFFINE_WINDOWS 2
+
 static uint64_t msm_bytes(uint64_t count, bool g2)
 {
     count = max_u64(count, 1);
-    return max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
-                   zp__gpu_msm_scratch_bytes_pass(min_u64(count, chunk_points(g2)), g2, 1));
+    uint64_t chunk = min_u64(count, chunk_points(g2));
+    uint64_t b = max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
+                         zp__gpu_msm_scratch_bytes_pass(chunk, g2, 1));
+    if (!g2)
+        b = max_u64(b, zp__gpu_msm_scratch_bytes_affine(chunk, false, ZP_G16_AFFINE_WINDOWS));
+    return b;
 }
 
 static void plan(slot_plan *p, const zp__pk *pk)
