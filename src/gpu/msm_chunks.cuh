@@ -55,7 +55,7 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 template <class F> struct acc_cfg {
     static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G1_SHACC;
-    static constexpr uint64_t affine_min = (uint64_t)1 << 24;
+    static constexpr uint64_t affine_min = (uint64_t)1 << 23;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
     static constexpr unsigned affine_k = 512;
 };

@@ -343,7 +343,10 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
  *      2^24 113.9 -> 110.1 ms, 2^26 387.7 -> 360.5 ms, 2^27 749.1 -> 681.9
  *      ms. With the Fermat inverse of then, G1 in several passes did not
  *      pay (2^27 one window a pass in 12 GiB: 827.4 against XYZZ's 791.6);
- *   session 8, divsteps inverse: that case 760.9 against 791.7 ms.
+ *   session 8, divsteps inverse: that case 760.9 against 791.7 ms; G1
+ *      2^23 (one pass) 61.45 -> 56.83 ms, but 2^22 32.29 -> 34.61 (so from
+ *      2^23); 2^27 PoRep-like scalars (10 % dense, 15 windows a pass)
+ *      116.4 -> 107.1 ms.
  * zp__gpu_msm_scratch_bytes_best sizes a scratch for all windows a pass.
  * ZKPIPE_MSM_AFFINE (read once): "off" never, "on" at any size whenever
  * the layout fits at all (the tests), otherwise that rule.
