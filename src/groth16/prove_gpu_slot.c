@@ -51,19 +51,24 @@
 #define ZP_G16_MSM_CHUNK_G2 ((uint64_t)1 << 25)
 #define ZP_G16_MSM_BUDGET ((uint64_t)1 << 25) /* points whose full scratch is the budget */
 
+/* An unsigned knob from the environment: dflt unless set to a number in
+ * lo..hi. Read at each call; callers keep what they read. */
+static unsigned env_knob(const char *name, unsigned lo, unsigned hi, unsigned dflt)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    long x = e ? strtol(e, &end, 10) : 0;
+    return e && *e && !*end && x >= (long)lo && x <= (long)hi ? (unsigned)x : dflt;
+}
+
 static uint64_t chunk_points(bool g2)
 {
     static _Atomic unsigned cached; /* the log2 once read (never 0) */
     if (g2)
         return ZP_G16_MSM_CHUNK_G2;
     unsigned v = cached;
-    if (!v) {
-        const char *e = getenv("ZKPIPE_MSM_CHUNK_LOG2");
-        char *end = NULL;
-        long x = e ? strtol(e, &end, 10) : 0;
-        v = e && *e && !*end && x >= 20 && x <= 31 ? (unsigned)x : ZP_G16_MSM_CHUNK_LOG2;
-        cached = v;
-    }
+    if (!v)
+        cached = v = env_knob("ZKPIPE_MSM_CHUNK_LOG2", 20, 31, ZP_G16_MSM_CHUNK_LOG2);
     return (uint64_t)1 << v;
 }
 
@@ -108,14 +113,25 @@ typedef struct slot_plan {
  * two windows a pass (11.8 GiB), 646 ms all 13 (~75 GiB). */
 #define ZP_G16_AFFINE_WINDOWS 2
 
+/* ZKPIPE_SLOT_AFFINE_WINDOWS (0..16, read once; 0: no room for the round
+ * beyond the rest) overrides ZP_G16_AFFINE_WINDOWS, for measurements. */
+static unsigned affine_windows(void)
+{
+    static _Atomic unsigned cached; /* the value once read, plus one */
+    unsigned v = cached;
+    if (!v)
+        cached = v = 1 + env_knob("ZKPIPE_SLOT_AFFINE_WINDOWS", 0, 16, ZP_G16_AFFINE_WINDOWS);
+    return v - 1;
+}
+
 static uint64_t msm_bytes(uint64_t count, bool g2)
 {
     count = max_u64(count, 1);
     uint64_t chunk = min_u64(count, chunk_points(g2));
     uint64_t b = max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
                          zp__gpu_msm_scratch_bytes_pass(chunk, g2, 1));
-    if (!g2)
-        b = max_u64(b, zp__gpu_msm_scratch_bytes_affine(chunk, false, ZP_G16_AFFINE_WINDOWS));
+    if (!g2 && affine_windows())
+        b = max_u64(b, zp__gpu_msm_scratch_bytes_affine(chunk, false, affine_windows()));
     return b;
 }
 
