@@ -327,7 +327,7 @@ static bool go_dormant(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk 
         snprintf(d->why, sizeof d->why,
                  "slot %d: a working set of %llu bytes does not fit (%llu of %llu arena "
                  "bytes in use)",
-                 w->slot_index, (unsigned long long)zp__g16_slot_bytes(pk),
+                 w->slot_index, (unsigned long long)zp__g16_slot_bytes_min(pk),
                  (unsigned long long)info.arena_used, (unsigned long long)info.arena_bytes);
         fprintf(stderr, "zkpipe: gpu%d admits %d slot(s): %s\n", d->ordinal, d->admitted,
                 d->why);
@@ -415,7 +415,7 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
         snprintf(msg, sizeof msg, "%s", why.msg);
         zp__fail(&why, err, "gpu%d cannot hold a working set of %llu bytes for key %s next "
                  "to its resident keys (%s)", d->ordinal,
-                 (unsigned long long)zp__g16_slot_bytes(pk), key->name, msg);
+                 (unsigned long long)zp__g16_slot_bytes_min(pk), key->name, msg);
     }
     if (!err) {
         err = zp__load_witness(e, zp__g16_slot_witness_buf(w->slot), &wit, j, part, key,

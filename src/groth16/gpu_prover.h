@@ -79,11 +79,16 @@ zp_err zp__g16_dkey_read(const zp__g16_dkey *k, zp__gpu_stream *s, zp_g1_affine 
 
 typedef struct zp__g16_slot zp__g16_slot;
 
-/* Device bytes of a slot for keys of pk's shape (stream scratch excluded). */
+/* Device bytes of a slot for keys of pk's shape (stream scratch excluded),
+ * and the least it opens with: without the room for the G1 MSMs' batch-
+ * affine round when the arena lacks it (the same for shapes below 2^23
+ * points). */
 uint64_t zp__g16_slot_bytes(const zp__pk *pk);
+uint64_t zp__g16_slot_bytes_min(const zp__pk *pk);
 
 /* Opens a slot on dev for keys whose n_vars, domain_size, n_a, n_b, n_l and
- * n_h are at most pk's: a stream, the arena regions, and a pinned host
+ * n_h are at most pk's: a stream, the arena regions (zp__g16_slot_bytes, or
+ * zp__g16_slot_bytes_min when that is all there is), and a pinned host
  * staging buffer for the witness. ZP_E_GPU_OOM when the arena lacks room
  * (nothing stays allocated). */
 zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why);

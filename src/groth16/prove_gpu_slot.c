@@ -124,22 +124,24 @@ static unsigned affine_windows(void)
     return v - 1;
 }
 
-static uint64_t msm_bytes(uint64_t count, bool g2)
+/* lean: without the affine round's room (what a slot opens with when the
+ * arena has no more). */
+static uint64_t msm_bytes(uint64_t count, bool g2, bool lean)
 {
     count = max_u64(count, 1);
     uint64_t chunk = min_u64(count, chunk_points(g2));
     uint64_t b = max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
                          zp__gpu_msm_scratch_bytes_pass(chunk, g2, 1));
-    if (!g2 && affine_windows())
+    if (!g2 && !lean && affine_windows())
         b = max_u64(b, zp__gpu_msm_scratch_bytes_affine(chunk, false, affine_windows()));
     return b;
 }
 
-static void plan(slot_plan *p, const zp__pk *pk)
+static void plan(slot_plan *p, const zp__pk *pk, bool lean)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t g1 = max_u64(max_u64(pk->n_a, pk->n_b), max_u64(pk->n_l, pk->n_h));
-    uint64_t sc = max_u64(msm_bytes(g1, false), msm_bytes(pk->n_b, true));
+    uint64_t sc = max_u64(msm_bytes(g1, false, lean), msm_bytes(pk->n_b, true, lean));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->w = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
@@ -147,12 +149,16 @@ static void plan(slot_plan *p, const zp__pk *pk)
     p->sab = ab > n ? rnd(ab * fr) : 0;
 }
 
-uint64_t zp__g16_slot_bytes(const zp__pk *pk)
+static uint64_t plan_bytes(const zp__pk *pk, bool lean)
 {
     slot_plan p;
-    plan(&p, pk);
+    plan(&p, pk, lean);
     return p.w + p.big + p.sab;
 }
+
+uint64_t zp__g16_slot_bytes(const zp__pk *pk) { return plan_bytes(pk, false); }
+
+uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, true); }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 {
@@ -194,8 +200,9 @@ zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp_
     s->n_b = pk->n_b;
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
-    slot_plan p;
-    plan(&p, pk);
+    slot_plan p, lean;
+    plan(&p, pk, false);
+    plan(&lean, pk, true); /* the same but a smaller big */
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
@@ -204,6 +211,11 @@ zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp_
     zp_err e = zp__gpu_alloc_high(dev, &s->w, p.w);
     if (!e)
         e = zp__gpu_alloc_high(dev, &s->big, p.big);
+    /* No room for the affine round's scratch: the lean size (the MSMs
+     * take whatever scratch the slot has, in more passes or with XYZZ
+     * buckets), so that a smaller GPU keeps as many slots as before. */
+    if (e == ZP_E_GPU_OOM && s->w.ptr && lean.big < p.big)
+        e = zp__gpu_alloc_high(dev, &s->big, lean.big);
     if (!e && p.sab)
         e = zp__gpu_alloc_high(dev, &s->sab, p.sab);
     if (!e)
@@ -212,7 +224,7 @@ zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp_
         e = zp__gpu_host_alloc(dev, (void **)&s->hw, (uint64_t)pk->n_vars * sizeof(zp_fr));
     if (e) {
         zp__fail(why, e, "opening a GPU slot of %llu bytes failed: %s (%s)",
-                 (unsigned long long)(p.w + p.big + p.sab), zp_errname(e),
+                 (unsigned long long)(lean.w + lean.big + lean.sab), zp_errname(e),
                  zp__gpu_last_error());
         zp__g16_slot_close(s);
         return e;

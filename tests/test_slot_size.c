@@ -1,0 +1,62 @@
+/*
+ * GPU prover slot sizing on the host (no GPU needed: the sizes are the
+ * MSM plans' arithmetic): a slot's lean size (without room for the G1
+ * batch-affine round) is never above its full size, equals it for shapes
+ * below the round's 2^23 points, and for a synth:porep:27-like shape is
+ * smaller by the round's extra scratch (about 2 GiB at two windows a
+ * pass). A build without CUDA sizes no MSM scratch: there the last check
+ * is skipped.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "groth16/gpu_prover.h"
+
+static zp__pk shape(uint64_t log2n, uint64_t vars)
+{
+    zp__pk pk;
+    memset(&pk, 0, sizeof pk);
+    pk.domain_size = (uint64_t)1 << log2n;
+    pk.n_vars = vars;
+    pk.n_public = 1;
+    pk.n_a = pk.n_b = pk.domain_size;
+    pk.n_l = vars - 2;
+    pk.n_h = pk.domain_size - 1;
+    return pk;
+}
+
+static void test_small_shapes(void)
+{
+    for (unsigned lg = 10; lg <= 22; lg += 4) {
+        zp__pk pk = shape(lg, ((uint64_t)1 << lg) - 5);
+        uint64_t full = zp__g16_slot_bytes(&pk), lean = zp__g16_slot_bytes_min(&pk);
+        CHECK(full == lean);
+        /* w and a | b | c at least */
+        CHECK(full >= (pk.n_vars + 3 * pk.domain_size) * sizeof(zp_fr));
+    }
+}
+
+static void test_porep27(void)
+{
+    zp__pk pk = shape(27, 130170222);
+    uint64_t full = zp__g16_slot_bytes(&pk), lean = zp__g16_slot_bytes_min(&pk);
+    double gib = (double)(1u << 30);
+    printf("  porep:27-like slot: %.2f GiB, %.2f GiB lean\n", (double)full / gib,
+           (double)lean / gib);
+    CHECK(lean <= full);
+    CHECK(lean >= (pk.n_vars + 3 * pk.domain_size) * sizeof(zp_fr));
+    if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) == 0) {
+        printf("  (no CUDA in this build: no MSM scratch to compare)\n");
+        return;
+    }
+    CHECK(full - lean >= ((uint64_t)1 << 30));
+    CHECK(full - lean <= ((uint64_t)8 << 30));
+}
+
+int main(void)
+{
+    RUN(test_small_shapes);
+    RUN(test_porep27);
+    return FINISH();
+}
