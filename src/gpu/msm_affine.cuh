@@ -98,13 +98,6 @@ static __device__ __forceinline__ const aff_t<F> *ref_of(const aff_src<F> &s, ui
 }
 
 template <class F>
-static __device__ __forceinline__ const aff_t<F> *src_ref(const aff_src<F> &s, uint64_t i,
-                                                          bool *neg)
-{
-    return ref_of(s, s.vals[i], neg);
-}
-
-template <class F>
 static __device__ __forceinline__ aff_t<F> load_signed(const aff_t<F> *p, bool neg)
 {
     aff_t<F> r = aff_load(p);
@@ -119,12 +112,6 @@ static __device__ __forceinline__ aff_t<F> point_of(const aff_src<F> &s, uint32_
     bool neg;
     const aff_t<F> *p = ref_of(s, v, &neg);
     return load_signed(p, neg);
-}
-
-template <class F>
-static __device__ __forceinline__ aff_t<F> src_point(const aff_src<F> &s, uint64_t i)
-{
-    return point_of(s, s.vals[i]);
 }
 
 template <class F>
@@ -217,7 +204,7 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
     if (k >= nk)
         return;
     if (s == 1) {
-        aff_t<F> p = src_point(in, bstart[k]);
+        aff_t<F> p = point_of(in, in.vals[bstart[k]]);
         xyzz_t<F> b;
         xyzz_set_inf(b);
         if (!aff_is_inf(p)) {

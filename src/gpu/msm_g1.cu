@@ -39,10 +39,15 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
     return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, UINT64_MAX);
 }
 
+/* The fewest dense scalars the affine round runs from by default. */
+static uint64_t affine_from(bool g2)
+{
+    return g2 ? acc_cfg<fp2_t>::affine_min : acc_cfg<fp_t>::affine_min;
+}
+
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)
 {
-    uint64_t from = g2 ? acc_cfg<fp2_t>::affine_min : acc_cfg<fp_t>::affine_min;
-    from = affine_mode() < 0 ? UINT64_MAX : affine_mode() > 0 ? 1 : from;
+    uint64_t from = affine_mode() < 0 ? UINT64_MAX : affine_mode() > 0 ? 1 : affine_from(g2);
     return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, from);
 }
 
@@ -53,8 +58,8 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
 {
-    uint64_t from = g2 ? acc_cfg<fp2_t>::affine_min : acc_cfg<fp_t>::affine_min;
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows, from);
+    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows,
+                       affine_from(g2));
 }
 
 extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,

@@ -66,7 +66,7 @@ struct msm_layout {
     size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
-    size_t cnt_a, cnt_b, smax, idx, glen, kx, ky, x, y, pre;
+    size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
 };
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
