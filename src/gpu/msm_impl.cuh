@@ -121,6 +121,14 @@ static unsigned chunk_shift(void)
     return shift;
 }
 
+/* ZKPIPE_MSM_C (2 .. MAX_C, read once): every MSM's window, for
+ * measurements; 0 (unset) lets pick_window choose. */
+static unsigned forced_window(void)
+{
+    static const unsigned c = read_env_u("ZKPIPE_MSM_C", 2, MAX_C, 0);
+    return c;
+}
+
 /* The chunk length for N sorted entries. */
 static uint64_t chunk_len(uint64_t N)
 {
@@ -148,7 +156,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     memset(l, 0, sizeof *l);
     l->n = n;
     l->m = m;
-    l->c = pick_window(m);
+    l->c = forced_window() ? forced_window() : pick_window(m);
     l->nw = (256 + l->c - 1) / l->c;
     l->B = 1u << (l->c - 1);
     l->G = G && G < l->nw ? G : l->nw;
