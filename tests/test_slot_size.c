@@ -4,7 +4,7 @@
  * batch-affine round) is never above its full size, equals it for shapes
  * below the round's 2^23 points, and for a synth:porep:27-like shape is
  * smaller by the round's extra scratch (about 2 GiB at two windows a
- * pass). A build without CUDA sizes no MSM scratch: there the last check
+ * pass); the size within a share of the arena grows with the share. A build without CUDA sizes no MSM scratch: there the last check
  * is skipped.
  */
 #include <stdio.h>
@@ -54,8 +54,33 @@ static void test_porep27(void)
     CHECK(full - lean <= ((uint64_t)8 << 30));
 }
 
+/* The size a slot asks for within a share: the default size for no share
+ * or a small one, never above a larger share, growing with it, and for a
+ * porep:27-like shape more than the default when the share is large. */
+static void test_within(void)
+{
+    zp__pk pk = shape(27, 130170222);
+    uint64_t full = zp__g16_slot_bytes(&pk);
+    CHECK(zp__g16_slot_bytes_within(&pk, 0) == full);
+    CHECK(zp__g16_slot_bytes_within(&pk, full / 2) == full);
+    CHECK(zp__g16_slot_bytes_within(&pk, full) == full);
+    uint64_t prev = full;
+    for (uint64_t gib = 20; gib <= 200; gib += 10) {
+        uint64_t share = gib << 30, b = zp__g16_slot_bytes_within(&pk, share);
+        CHECK(b >= prev);
+        CHECK(b == full || b <= share);
+        prev = b;
+    }
+    printf("  porep:27-like slot within 200 GiB: %.2f GiB\n", (double)prev / (1u << 30));
+    if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0)
+        CHECK(prev > full + ((uint64_t)8 << 30)); /* all windows a pass */
+    zp__pk small = shape(18, ((uint64_t)1 << 18) - 5);
+    CHECK(zp__g16_slot_bytes_within(&small, (uint64_t)100 << 30) == zp__g16_slot_bytes(&small));
+}
+
 int main(void)
 {
+    RUN(test_within);
     RUN(test_small_shapes);
     RUN(test_porep27);
     return FINISH();

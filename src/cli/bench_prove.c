@@ -193,7 +193,16 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
     zp__csr_free(&r->pk.ma);
     zp__csr_free(&r->pk.mb);
     print_setup(r, "on device 0 (points made there, never on the host)");
-    return zp__g16_slot_open(&c->slot, c->dev, &r->pk, why);
+    /* One partition at a time: the slot takes what the key leaves. */
+    zp__gpu_info info;
+    zp__gpu_get_info(c->dev, &info);
+    if ((e = zp__g16_slot_open_within(&c->slot, c->dev, &r->pk, info.arena_largest_free, why)))
+        return e;
+    zp__gpu_get_info(c->dev, &info);
+    printf("slot: room for %u G1 windows a pass; arena %.1f of %.1f GiB in use\n",
+           zp__g16_slot_windows(c->slot), (double)info.arena_used / (1u << 30),
+           (double)info.arena_bytes / (1u << 30));
+    return ZP_OK;
 }
 
 static zp_err gpu_open(void **ctx, bench_run *r, zp__ioerr *why)

@@ -302,7 +302,16 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__p
         return ZP_OK;
     slot_drop(e, w);
     for (;;) {
-        zp_err err = zp__g16_slot_open(&w->slot, d->dev, pk, why);
+        /* An equal share of the free arena among the slots still without a
+         * working set: four porep:27 slots on an H200 keep the default
+         * size, fewer grow their G1 MSM scratch (more windows a pass). */
+        zp__gpu_info info;
+        zp__gpu_get_info(d->dev, &info);
+        pthread_mutex_lock(&e->mu);
+        int waiting = d->admitted - d->sets;
+        pthread_mutex_unlock(&e->mu);
+        uint64_t share = (info.arena_bytes - info.arena_used) / (uint64_t)(waiting > 1 ? waiting : 1);
+        zp_err err = zp__g16_slot_open_within(&w->slot, d->dev, pk, share, why);
         if (!err) {
             w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
             sets_add(e, d, 1, (int64_t)w->slot_pinned);

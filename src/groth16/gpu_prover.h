@@ -92,6 +92,17 @@ uint64_t zp__g16_slot_bytes_min(const zp__pk *pk);
  * staging buffer for the witness. ZP_E_GPU_OOM when the arena lacks room
  * (nothing stays allocated). */
 zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why);
+/* The same, growing the G1 MSMs' scratch into `share` bytes when they hold
+ * more windows a pass than the default (a lone slot: all windows of a 2^27
+ * MSM, 646 against 700 ms on an H200); 0 or less than zp__g16_slot_bytes:
+ * zp__g16_slot_open. The knob ZKPIPE_SLOT_AFFINE_WINDOWS, when set, fixes
+ * the windows instead. zp__g16_slot_bytes_within is the size it asks for
+ * first; zp__g16_slot_windows the windows a pass the open slot has room
+ * for (0: lean). */
+zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                                uint64_t share, zp__ioerr *why);
+uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share);
+unsigned zp__g16_slot_windows(const zp__g16_slot *s);
 void zp__g16_slot_close(zp__g16_slot *s);
 /* Whether keys of pk's shape fit the slot. */
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk);

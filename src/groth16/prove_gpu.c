@@ -64,8 +64,11 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
         return e;
     }
     e = zp__g16_dkey_upload(&g->key, g->dev, g->s, pk, why);
-    if (!e)
-        e = zp__g16_slot_open(&g->slot, g->dev, pk, why);
+    if (!e) { /* the one slot takes what the key leaves */
+        zp__gpu_info info;
+        zp__gpu_get_info(g->dev, &info);
+        e = zp__g16_slot_open_within(&g->slot, g->dev, pk, info.arena_largest_free, why);
+    }
     if (e) {
         zp__g16_gpu_close(g);
         return e;

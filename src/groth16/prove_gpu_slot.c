@@ -74,6 +74,7 @@ static uint64_t chunk_points(bool g2)
 
 struct zp__g16_slot {
     zp__gpu *dev;
+    unsigned windows;                       /* G1 windows a pass it has room for */
     zp__gpu_stream *st;
     uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
     zp__gpu_buf w, big, sab;
@@ -124,24 +125,24 @@ static unsigned affine_windows(void)
     return v - 1;
 }
 
-/* lean: without the affine round's room (what a slot opens with when the
- * arena has no more). */
-static uint64_t msm_bytes(uint64_t count, bool g2, bool lean)
+/* aw: G1 windows a pass of the affine round to make room for; 0 none (the
+ * lean size, what a slot opens with when the arena has no more). */
+static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw)
 {
     count = max_u64(count, 1);
     uint64_t chunk = min_u64(count, chunk_points(g2));
     uint64_t b = max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
                          zp__gpu_msm_scratch_bytes_pass(chunk, g2, 1));
-    if (!g2 && !lean && affine_windows())
-        b = max_u64(b, zp__gpu_msm_scratch_bytes_affine(chunk, false, affine_windows()));
+    if (!g2 && aw)
+        b = max_u64(b, zp__gpu_msm_scratch_bytes_affine(chunk, false, aw));
     return b;
 }
 
-static void plan(slot_plan *p, const zp__pk *pk, bool lean)
+static void plan(slot_plan *p, const zp__pk *pk, unsigned aw)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t g1 = max_u64(max_u64(pk->n_a, pk->n_b), max_u64(pk->n_l, pk->n_h));
-    uint64_t sc = max_u64(msm_bytes(g1, false, lean), msm_bytes(pk->n_b, true, lean));
+    uint64_t sc = max_u64(msm_bytes(g1, false, aw), msm_bytes(pk->n_b, true, aw));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->w = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
@@ -149,16 +150,52 @@ static void plan(slot_plan *p, const zp__pk *pk, bool lean)
     p->sab = ab > n ? rnd(ab * fr) : 0;
 }
 
-static uint64_t plan_bytes(const zp__pk *pk, bool lean)
+static uint64_t plan_bytes(const zp__pk *pk, unsigned aw)
 {
     slot_plan p;
-    plan(&p, pk, lean);
+    plan(&p, pk, aw);
     return p.w + p.big + p.sab;
 }
 
-uint64_t zp__g16_slot_bytes(const zp__pk *pk) { return plan_bytes(pk, false); }
+uint64_t zp__g16_slot_bytes(const zp__pk *pk) { return plan_bytes(pk, affine_windows()); }
 
-uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, true); }
+uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0); }
+
+/* The most G1 windows a pass worth room (beyond the window count a layout
+ * stops growing; 256 / 16 bits is the most windows any size has). */
+#define ZP_G16_GROW_WINDOWS 16
+
+/* The windows a pass a slot of pk's shape makes room for within `share`
+ * bytes: the most whose size fits, and never fewer than the default
+ * (zp__g16_slot_open falls back from there). The knob, when set, wins. */
+static unsigned grow_windows(const zp__pk *pk, uint64_t share)
+{
+    unsigned base = affine_windows();
+    if (!base || getenv("ZKPIPE_SLOT_AFFINE_WINDOWS"))
+        return base;
+    uint64_t fixed = plan_bytes(pk, base);
+    if (share <= fixed)
+        return base;
+    unsigned best = base;
+    uint64_t best_bytes = fixed;
+    for (unsigned aw = base + 1; aw <= ZP_G16_GROW_WINDOWS; aw++) {
+        uint64_t b = plan_bytes(pk, aw);
+        if (b > share)
+            break;
+        if (b > best_bytes) { /* more windows that cost nothing more: no gain */
+            best = aw;
+            best_bytes = b;
+        }
+    }
+    return best;
+}
+
+uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
+{
+    return plan_bytes(pk, grow_windows(pk, share));
+}
+
+unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 {
@@ -186,6 +223,12 @@ void zp__g16_slot_close(zp__g16_slot *s)
 
 zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why)
 {
+    return zp__g16_slot_open_within(out, dev, pk, 0, why);
+}
+
+zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                                uint64_t share, zp__ioerr *why)
+{
     *out = NULL;
     uint64_t n = pk->domain_size;
     if (n < 2 || (n & (n - 1)) || pk->n_public >= pk->n_vars)
@@ -200,22 +243,33 @@ zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp_
     s->n_b = pk->n_b;
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
-    slot_plan p, lean;
-    plan(&p, pk, false);
-    plan(&lean, pk, true); /* the same but a smaller big */
+    unsigned grown = grow_windows(pk, share);
+    slot_plan g, p, lean; /* the same but smaller bigs */
+    plan(&g, pk, grown);
+    plan(&p, pk, affine_windows());
+    plan(&lean, pk, 0);
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
     /* From the top of the arena: keys come from the bottom, and a slot
      * re-carved for another key shape then leaves no hole between them. */
     zp_err e = zp__gpu_alloc_high(dev, &s->w, p.w);
+    s->windows = grown;
     if (!e)
+        e = zp__gpu_alloc_high(dev, &s->big, g.big);
+    /* Less room than the share promised (the arena is fragmented): the
+     * default size. */
+    if (e == ZP_E_GPU_OOM && s->w.ptr && p.big < g.big) {
+        s->windows = affine_windows();
         e = zp__gpu_alloc_high(dev, &s->big, p.big);
+    }
     /* No room for the affine round's scratch: the lean size (the MSMs
      * take whatever scratch the slot has, in more passes or with XYZZ
      * buckets), so that a smaller GPU keeps as many slots as before. */
-    if (e == ZP_E_GPU_OOM && s->w.ptr && lean.big < p.big)
+    if (e == ZP_E_GPU_OOM && s->w.ptr && lean.big < p.big) {
+        s->windows = 0;
         e = zp__gpu_alloc_high(dev, &s->big, lean.big);
+    }
     if (!e && p.sab)
         e = zp__gpu_alloc_high(dev, &s->sab, p.sab);
     if (!e)
