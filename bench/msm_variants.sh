@@ -50,10 +50,6 @@
 #   g2sh  -DZP_MSM_G2_SHACC=1             G2 accumulator in shared memory
 #   g2sh3 ... and 3 blocks per SM (168 registers, some spills)
 #         -> bench_msm_g1sh4, bench_msm_g1sh7, bench_g2sh, bench_g2sh3
-#   affil -DZP_AFF_MUL_INLINE               the batch-affine round's Fp products
-#                                         inline in its kernel (ptxas: spills
-#                                         228 -> 92 bytes; session 8, not run)
-#                                         -> bench_msm_affil, test_msm_affil
 # G1 code never uses the Fp2 product, so the G1 numbers of `wide` and `sqr`
 # isolate the Fp changes.
 set -eu
@@ -102,7 +98,6 @@ for tag in $ONLY; do
     g2sh) one g2sh "-DZP_MSM_G2_SHACC=1" g2sh_ "" && mv "$DIR/bench_g2sh_" "$DIR/bench_g2sh" && rm -f "$DIR/test_field_g2sh" ;;
     g2sh3) one g2sh3 "-DZP_MSM_G2_SHACC=1 -DZP_MSM_G2_MINBLOCKS=3" g2sh3_ "" && mv "$DIR/bench_g2sh3_" "$DIR/bench_g2sh3" && rm -f "$DIR/test_field_g2sh3" ;;
     ms) one ms "-DZP_FP_MULSUB=1" msm_ms "" && rm -f "$DIR/test_field_ms" ;;
-    affil) one affil "-DZP_AFF_MUL_INLINE" msm_affil "" && rm -f "$DIR/test_field_affil" ;;
     *) echo "unknown variant $tag"; exit 2 ;;
   esac
 done

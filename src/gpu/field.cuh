@@ -293,8 +293,7 @@ static __device__ __forceinline__ void fp_words(uint32_t m[12], uint32_t *p2)
             p2[j] = zp__eo_fp_p2(j);
     }
 }
-/* The product's body, inline wherever it is called (fp_mul is the call). */
-static __device__ __forceinline__ fp_t fp_mul_inline(const fp_t &a, const fp_t &b)
+static __device__ ZP__FP_MUL_ATTR fp_t fp_mul(const fp_t a, const fp_t b)
 {
     fp_t r;
 #if ZP_FP_WIDE
@@ -311,10 +310,6 @@ static __device__ __forceinline__ fp_t fp_mul_inline(const fp_t &a, const fp_t &
 #endif
     return r;
 }
-static __device__ ZP__FP_MUL_ATTR fp_t fp_mul(const fp_t a, const fp_t b)
-{
-    return fp_mul_inline(a, b);
-}
 #if ZP_FP_SQR
 static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_wide(const fp_t a)
 {
@@ -325,7 +320,7 @@ static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_wide(const fp_t a)
 static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_sqr_wide(a); }
 #elif ZP_FP_SQR_EO
 /* The exact square (each cross product once) and one wide reduction. */
-static __device__ __forceinline__ fp_t fp_sqr_inline(const fp_t &a)
+static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_eo(const fp_t a)
 {
     uint32_t t[24], m[12];
     fp_words(m, NULL);
@@ -334,7 +329,6 @@ static __device__ __forceinline__ fp_t fp_sqr_inline(const fp_t &a)
     zp__eo_redc_wide(r.v, t, m, zp__fp_params::inv, 12, 0);
     return r;
 }
-static __device__ ZP__FP_MUL_ATTR fp_t fp_sqr_eo(const fp_t a) { return fp_sqr_inline(a); }
 static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_sqr_eo(a); }
 #else
 static __device__ __forceinline__ fp_t fp_sqr(const fp_t &a) { return fp_mul(a, a); }

@@ -35,27 +35,6 @@
 
 #define AFF_THREADS 128
 
-/*
- * The round's products: field.cuh's (Fp products out of line, one call
- * each), or with ZP_AFF_MUL_INLINE (a build variant) the Fp product and
- * square inline in this kernel alone. ptxas (sm_90, 128 registers) gives
- * the G1 add kernel 228 / 280 bytes of spill stores / loads out of line
- * and 92 / 104 inline; whether that is faster (instruction cache, compile
- * time) is for the H200 to say.
- */
-#if defined(ZP_AFF_MUL_INLINE) && ZP_FP_SQR_EO && !ZP_FP_SQR
-static __device__ __forceinline__ fp_t aff_mul(const fp_t &a, const fp_t &b)
-{
-    return fp_mul_inline(a, b);
-}
-static __device__ __forceinline__ fp_t aff_sqr(const fp_t &a) { return fp_sqr_inline(a); }
-static __device__ __forceinline__ fp2_t aff_mul(const fp2_t &a, const fp2_t &b) { return f_mul(a, b); }
-static __device__ __forceinline__ fp2_t aff_sqr(const fp2_t &a) { return f_sqr(a); }
-#else
-#define aff_mul f_mul
-#define aff_sqr f_sqr
-#endif
-
 /* ZKPIPE_MSM_AFF_GROUP (2..64) and ZKPIPE_MSM_AFF_K (16..1024): the group
  * length and the most slots a thread takes (one inversion per step serves
  * them; default acc_cfg<F>::affine_k), read once; for measurements. */
@@ -155,10 +134,10 @@ static __device__ __forceinline__ aff_t<F> aff_add_inv(const aff_t<F> &a, const 
         return a;
     F dx = f_sub(p.x, a.x), lambda;
     if (!f_is_zero(dx)) {
-        lambda = aff_mul(f_sub(p.y, a.y), inv);
+        lambda = f_mul(f_sub(p.y, a.y), inv);
     } else if (f_equal(a.y, p.y) && !f_is_zero(a.y)) {
-        F x2 = aff_sqr(a.x);
-        lambda = aff_mul(f_add(f_dbl(x2), x2), inv);
+        F x2 = f_sqr(a.x);
+        lambda = f_mul(f_add(f_dbl(x2), x2), inv);
     } else {
         aff_t<F> r;
         f_set_zero(r.x);
@@ -166,8 +145,8 @@ static __device__ __forceinline__ aff_t<F> aff_add_inv(const aff_t<F> &a, const 
         return r;
     }
     aff_t<F> r;
-    r.x = f_sub(f_sub(aff_sqr(lambda), a.x), p.x);
-    r.y = f_sub(aff_mul(lambda, f_sub(a.x, r.x)), a.y);
+    r.x = f_sub(f_sub(f_sqr(lambda), a.x), p.x);
+    r.y = f_sub(f_mul(lambda, f_sub(a.x, r.x)), a.y);
     return r;
 }
 
@@ -291,12 +270,12 @@ static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint3
 {
     bool edge = down ? j == 0 : j == ns - 1;
     F before = edge ? one : f_load(pre + (down ? o - 32 : o + 32));
-    F dinv = aff_mul(inv, before);
-    inv = aff_mul(inv, aff_denom(a, p));
+    F dinv = f_mul(inv, before);
+    inv = f_mul(inv, aff_denom(a, p));
     a = aff_add_inv(a, p, dinv);
     aff_store(out + o, a);
     if (len > step + 1)
-        prod = aff_mul(prod, aff_denom_next(a, in, vn));
+        prod = f_mul(prod, aff_denom_next(a, in, vn));
 }
 
 template <class F>
@@ -322,7 +301,7 @@ aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const ui
         aff_t<F> a = point_of(in, idx[o]);
         aff_store(out + o, a);
         if (len > 1)
-            prod = aff_mul(prod, aff_denom_next(a, in, idx[nout + o]));
+            prod = f_mul(prod, aff_denom_next(a, in, idx[nout + o]));
         f_store(pre + o, prod);
     }
     for (unsigned step = 1; step < most; step++) {
