@@ -310,24 +310,33 @@ static void test_ifma_vs_scalar(void)
     zp__ntt_ifma = saved;
 }
 
-/* The h stage's pointwise step on the lanes against zp_fr_mul / _sub:
- * lengths with and without a tail, with and without the factor, in place
- * over a. */
+/* The h stage's pointwise steps on the lanes against zp_fr_mul / _sub:
+ * lengths with and without a tail, with and without the product, the
+ * difference and the factor, in place over a. */
 static void test_ifma_mul_sub(void)
 {
     for (size_t n = 0; n < 70; n += 1 + n / 8) {
         zp_fr *a = rand_vec(n), *b = rand_vec(n), *c = rand_vec(n), s;
         zp_fr *want = malloc((n + 1) * sizeof *want), *h = malloc((n + 1) * sizeof *h);
         rand_fr(&s);
-        for (int scaled = 0; scaled < 2; scaled++) {
+        for (int mode = 0; mode < 8; mode++) {
+            bool scaled = mode & 1, prod = !(mode & 2), diff = !(mode & 4);
             for (size_t i = 0; i < n; i++) {
-                zp_fr_mul(&want[i], &a[i], &b[i]);
-                zp_fr_sub(&want[i], &want[i], &c[i]);
+                want[i] = a[i];
+                if (prod)
+                    zp_fr_mul(&want[i], &want[i], &b[i]);
+                if (diff)
+                    zp_fr_sub(&want[i], &want[i], &c[i]);
                 if (scaled)
                     zp_fr_mul(&want[i], &want[i], &s);
             }
-            zp__ntt8_mul_sub(h, a, b, c, n, scaled ? &s : NULL);
+            zp__ntt8_mul_sub(h, a, prod ? b : NULL, diff ? c : NULL, n, scaled ? &s : NULL);
             CHECK_MEM(h, want, n * sizeof *h);
+        }
+        for (size_t i = 0; i < n; i++) { /* the full step, scaled */
+            zp_fr_mul(&want[i], &a[i], &b[i]);
+            zp_fr_sub(&want[i], &want[i], &c[i]);
+            zp_fr_mul(&want[i], &want[i], &s);
         }
         zp__ntt8_mul_sub(a, a, b, c, n, &s); /* in place */
         CHECK_MEM(a, want, n * sizeof *a);

@@ -307,19 +307,25 @@ FR_TGT void zp__ntt8_mul_sub(zp_fr *h, const zp_fr *a, const zp_fr *b, const zp_
     size_t n8 = n & ~(size_t)7;
     for (size_t i = 0; i < n8; i += 8) {
         fr_loadu(A, a + i);
-        fr_loadu(B, b + i);
-        fr_loadu(C, c + i);
-        fr_mul(A, A, B);
-        fr_mul(A, A, K);
-        fr_sub(A, A, C);
+        if (b) {
+            fr_loadu(B, b + i);
+            fr_mul(A, A, B);
+            fr_mul(A, A, K);
+        }
+        if (c) {
+            fr_loadu(C, c + i);
+            fr_sub(A, A, C);
+        }
         if (s)
             fr_mul(A, A, S);
         fr_storeu(h + i, A);
     }
     for (size_t i = n8; i < n; i++) {
-        zp_fr t;
-        zp_fr_mul(&t, &a[i], &b[i]);
-        zp_fr_sub(&t, &t, &c[i]);
+        zp_fr t = a[i];
+        if (b)
+            zp_fr_mul(&t, &t, &b[i]);
+        if (c)
+            zp_fr_sub(&t, &t, &c[i]);
         if (s)
             zp_fr_mul(&t, &t, s);
         h[i] = t;

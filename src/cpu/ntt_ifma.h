@@ -48,8 +48,9 @@ void zp__ntt8_bitrev_powers(zp__fr52x8 *f, unsigned m, const zp_fr *base);
  * column (tables as zp__ntt8_bitrev_powers makes them). */
 void zp__ntt8_twist(zp_fr *a, unsigned m, zp__fr52x8 *f, const zp__fr52x8 *step);
 
-/* h[i] = (a[i] b[i] - c[i]) s for i < n (s NULL: no factor), the h
- * stage's pointwise step; h may alias a, b or c element for element. */
+/* h[i] = (a[i] b[i] - c[i]) s for i < n, the h stage's pointwise steps;
+ * b NULL: no product (a[i] alone), c NULL: nothing subtracted, s NULL: no
+ * factor. h may alias a, b or c element for element. */
 void zp__ntt8_mul_sub(zp_fr *h, const zp_fr *a, const zp_fr *b, const zp_fr *c, size_t n,
                       const zp_fr *s);
 

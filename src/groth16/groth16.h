@@ -82,6 +82,8 @@ void zp__g16_eval(zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, const zp_fr *w
  *              odd coset ω_2n·⟨ω⟩; h_j = a'_j b'_j − c'_j (no division).
  *  ZP_H_TAU:   x' = coset NTT with g = 7 of iNTT(x); h = iNTT on the coset
  *              of (a'b' − c')·(gⁿ − 1)⁻¹; the first n − 1 coefficients.
+ *              Computed as (iNTT on the coset of a'b' − iNTT(c))·(gⁿ − 1)⁻¹,
+ *              the same values with one transform fewer (c' is not made).
  * ZP_E_NOMEM (NTT scratch), ZP_E_INVALID_ARG for a domain beyond 2^31.
  */
 zp_err zp__g16_h(zp_fr *h, zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, int threads);
