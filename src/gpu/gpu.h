@@ -123,7 +123,9 @@ zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n
                                    zp_roots roots, const zp_fr *shift, const zp_fr *scale);
 
 /* d_out[i] = (d_a[i] * d_b[i] - d_c[i]) * scale for i < n (device, Montgomery;
- * d_out may alias an input). The quotient step of the H polynomial. */
+ * d_out may alias an input); d_b NULL: no product, d_c NULL: no difference,
+ * scale NULL: no factor.
+ * The pointwise steps of the H polynomial. */
 zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
                                 const zp_fr *d_b, const zp_fr *d_c, const zp_fr *scale,
                                 uint64_t n);

@@ -639,13 +639,20 @@ extern "C" zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned l
     return zp__gpu_ntt_to_coset_scaled(s, d_a, log2n, roots, shift, NULL);
 }
 
+/* b or c NULL: no product, no difference; !scaled: no factor (uniform
+ * branches). */
 static __global__ void mul_sub_scale_kernel(fr_t *out, const fr_t *a, const fr_t *b,
-                                            const fr_t *c, fr_t s, uint64_t n)
+                                            const fr_t *c, fr_t s, bool scaled, uint64_t n)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        fr_store(out + i,
-                 ntt_mul(fr_sub(ntt_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)), s));
+    if (i >= n)
+        return;
+    fr_t x = fr_load(a + i);
+    if (b)
+        x = ntt_mul(x, fr_load(b + i));
+    if (c)
+        x = fr_sub(x, fr_load(c + i));
+    fr_store(out + i, scaled ? ntt_mul(x, s) : x);
 }
 
 extern "C" zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
@@ -656,8 +663,11 @@ extern "C" zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, cons
     if (n == 0)
         return ZP_OK;
     ZP_CUDA(cudaSetDevice(g->device));
+    zp_fr one;
+    zp_fr_one(&one);
     mul_sub_scale_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(
-        (fr_t *)d_out, (const fr_t *)d_a, (const fr_t *)d_b, (const fr_t *)d_c, to_dev(scale), n);
+        (fr_t *)d_out, (const fr_t *)d_a, (const fr_t *)d_b, (const fr_t *)d_c,
+        to_dev(scale ? scale : &one), scale != NULL, n);
     ZP_CUDA_LAUNCHED();
     return ZP_OK;
 }

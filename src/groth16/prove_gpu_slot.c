@@ -350,13 +350,23 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
     zp_err e = to_coset(s, a, log2n, pk->roots, &shift);
     if (!e)
         e = to_coset(s, b, log2n, pk->roots, &shift);
-    if (!e)
-        e = to_coset(s, c, log2n, pk->roots, &shift);
-    if (!e)
-        e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, c, &raw, n);
-    /* TAU: back to coefficients; the first n − 1 are the H scalars. */
-    if (!e && !coset)
-        e = zp__gpu_ntt(s->st, a, log2n, true, pk->roots, &shift);
+    if (coset) {
+        if (!e)
+            e = to_coset(s, c, log2n, pk->roots, &shift);
+        if (!e)
+            e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, c, &raw, n);
+    } else {
+        /* TAU as prove.c: (coset iNTT of a'b' − iNTT(c)) / (gⁿ − 1), the
+         * first n − 1 coefficients the H scalars; c' is not made. */
+        if (!e)
+            e = zp__gpu_ntt(s->st, c, log2n, true, pk->roots, NULL);
+        if (!e)
+            e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, NULL, NULL, n);
+        if (!e)
+            e = zp__gpu_ntt(s->st, a, log2n, true, pk->roots, &shift);
+        if (!e)
+            e = zp__gpu_fr_mul_sub_scale(s->st, a, a, NULL, c, &raw, n);
+    }
     zp_err es = zp__gpu_stream_sync(s->st);
     return e ? e : es;
 }

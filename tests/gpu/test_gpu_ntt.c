@@ -233,8 +233,9 @@ static void test_to_coset(void)
     zp__gpu_free(T_gpu, &d);
 }
 
-/* zp__gpu_fr_mul_sub and zp__gpu_fr_mul_sub_scale against the host, on
- * random values, zeros and p - 1 (a length that is not a block multiple). */
+/* zp__gpu_fr_mul_sub and zp__gpu_fr_mul_sub_scale (also without the
+ * product or the difference) against the host, on random values, zeros
+ * and p - 1 (a length that is not a block multiple). */
 static void test_mul_sub(void)
 {
     const size_t n = 1000;
@@ -265,6 +266,22 @@ static void test_mul_sub(void)
             GPU_OK(zp__gpu_fr_mul_sub_scale(T_s, d[3].ptr, d[0].ptr, d[1].ptr, d[2].ptr, &sc, n));
         else
             GPU_OK(zp__gpu_fr_mul_sub(T_s, d[3].ptr, d[0].ptr, d[1].ptr, d[2].ptr, n));
+        GPU_OK(zp__gpu_download(T_s, got, d[3].ptr, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        CHECK_EQ_INT(count_diff(got, want, n), 0);
+    }
+    for (int mode = 1; mode < 4; mode++) { /* 1: no product, 2: no difference, 3: neither */
+        bool prod = !(mode & 1), diff = !(mode & 2);
+        for (size_t i = 0; i < n; i++) {
+            want[i] = h[0][i];
+            if (prod)
+                zp_fr_mul(&want[i], &want[i], &h[1][i]);
+            if (diff)
+                zp_fr_sub(&want[i], &want[i], &h[2][i]);
+            zp_fr_mul(&want[i], &want[i], &sc);
+        }
+        GPU_OK(zp__gpu_fr_mul_sub_scale(T_s, d[3].ptr, d[0].ptr, prod ? d[1].ptr : NULL,
+                                        diff ? d[2].ptr : NULL, &sc, n));
         GPU_OK(zp__gpu_download(T_s, got, d[3].ptr, bytes));
         GPU_OK(zp__gpu_stream_sync(T_s));
         CHECK_EQ_INT(count_diff(got, want, n), 0);
