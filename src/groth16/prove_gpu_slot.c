@@ -254,24 +254,28 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     /* From the top of the arena: keys come from the bottom, and a slot
      * re-carved for another key shape then leaves no hole between them. */
     zp_err e = zp__gpu_alloc_high(dev, &s->w, p.w);
-    s->windows = grown;
-    if (!e)
-        e = zp__gpu_alloc_high(dev, &s->big, g.big);
-    /* Less room than the share promised (the arena is fragmented): the
-     * default size. */
-    if (e == ZP_E_GPU_OOM && s->w.ptr && p.big < g.big) {
-        s->windows = affine_windows();
-        e = zp__gpu_alloc_high(dev, &s->big, p.big);
+    /* The grown size; with less room than the share promised (a
+     * fragmented arena) the default; with no room for the affine round's
+     * scratch the lean size (the MSMs take whatever scratch the slot has,
+     * in more passes or with XYZZ buckets), so that a smaller GPU keeps as
+     * many slots as before. */
+    const uint64_t bigs[3] = {g.big, p.big, lean.big};
+    const unsigned wins[3] = {grown, affine_windows(), 0};
+    if (!e) {
+        uint64_t tried = UINT64_MAX;
+        e = ZP_E_GPU_OOM;
+        for (int i = 0; i < 3 && e == ZP_E_GPU_OOM; i++) {
+            if (bigs[i] >= tried)
+                continue; /* no smaller than what did not fit */
+            tried = bigs[i];
+            s->windows = wins[i];
+            e = zp__gpu_alloc_high(dev, &s->big, bigs[i]);
+            if (!e && p.sab)
+                e = zp__gpu_alloc_high(dev, &s->sab, p.sab);
+            if (e == ZP_E_GPU_OOM)
+                zp__gpu_free(dev, &s->big); /* the next size, if any */
+        }
     }
-    /* No room for the affine round's scratch: the lean size (the MSMs
-     * take whatever scratch the slot has, in more passes or with XYZZ
-     * buckets), so that a smaller GPU keeps as many slots as before. */
-    if (e == ZP_E_GPU_OOM && s->w.ptr && lean.big < p.big) {
-        s->windows = 0;
-        e = zp__gpu_alloc_high(dev, &s->big, lean.big);
-    }
-    if (!e && p.sab)
-        e = zp__gpu_alloc_high(dev, &s->sab, p.sab);
     if (!e)
         e = zp__gpu_stream_open(dev, &s->st);
     if (!e)
