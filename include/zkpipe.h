@@ -341,7 +341,9 @@ typedef struct zp_engine_config {
     int gpus;
     /* Partition slots per GPU (admission control, DESIGN.md §3): at most
      * this many partitions in flight on one GPU, fewer when the GPU's arena
-     * cannot hold that many working sets next to the resident keys.
+     * cannot hold that many working sets next to the resident keys. Each
+     * slot takes an equal share of the free arena among the slots still
+     * without a working set, so fewer slots get more MSM scratch each.
      * Default 2. */
     int gpu_slots;
     /* Bytes of each GPU's arena, taken once at open; 0: the device's free
