@@ -9,6 +9,8 @@
  *    the key's shape, the other is larger and gathers into its own region;
  *  - zp__g16_dkey_read gives the host key's points back;
  *  - zp__g16_slot_fits, and the byte counts the arena actually gives;
+ *  - a slot grown into a share of the arena, and one kept at its default
+ *    size within a small share;
  *  - arena exhaustion: slot open and dkey upload fail with ZP_E_GPU_OOM
  *    and leave the arena as they found it.
  */
@@ -367,6 +369,48 @@ static zp__gpu_buf fill_arena(zp__gpu *g, uint64_t leave)
     return b;
 }
 
+/* A slot grows its G1 MSM scratch into a large share (2^24 points: the
+ * batch-affine round's room), keeps the default size within a small one,
+ * and asks the arena for exactly zp__g16_slot_bytes_within's count. */
+static void test_grow(void)
+{
+    zp__pk sh;
+    memset(&sh, 0, sizeof sh);
+    sh.domain_size = (uint64_t)1 << 24;
+    sh.n_vars = (uint32_t)(sh.domain_size - 7);
+    sh.n_public = 1;
+    sh.n_a = sh.n_b = sh.domain_size;
+    sh.n_l = sh.n_vars - 2;
+    sh.n_h = sh.domain_size - 1;
+    const uint64_t dflt = zp__g16_slot_bytes(&sh), share = (uint64_t)48 << 30;
+    const uint64_t grown = zp__g16_slot_bytes_within(&sh, share);
+    printf("  2^24 shape: %.2f GiB by default, %.2f GiB within 48 GiB\n",
+           (double)dflt / (1u << 30), (double)grown / (1u << 30));
+    CHECK(grown > dflt && grown <= share);
+    CHECK(zp__g16_slot_bytes_within(&sh, dflt / 2) == dflt);
+    zp__gpu_info info;
+    zp__gpu_get_info(T_gpu, &info);
+    if (info.arena_largest_free < grown + ((uint64_t)1 << 30)) {
+        printf("  (arena too small for the grown slot: open not tried)\n");
+        return;
+    }
+    zp__ioerr why = {""};
+    zp__g16_slot *s = NULL;
+    unsigned wins[2] = {0, 0};
+    const uint64_t shares[2] = {share, dflt / 2}, want[2] = {grown, dflt};
+    for (int i = 0; i < 2; i++) {
+        uint64_t u = arena_used(T_gpu);
+        GPU_OK(zp__g16_slot_open_within(&s, T_gpu, &sh, shares[i], &why));
+        uint64_t d = arena_used(T_gpu) - u;
+        CHECK(d >= want[i] && d - want[i] <= ((uint64_t)4 << 20));
+        if (s)
+            wins[i] = zp__g16_slot_windows(s);
+        zp__g16_slot_close(s);
+        s = NULL;
+    }
+    CHECK(wins[0] > wins[1] && wins[1] > 0);
+}
+
 static void test_oom(void)
 {
     keycase *c = xmalloc(sizeof *c);
@@ -440,6 +484,7 @@ int main(int argc, char **argv)
     RUN(test_kernels);
     RUN(test_fits);
     RUN(test_two_slots);
+    RUN(test_grow);
     RUN(test_oom);
     gpu_test_close();
     return FINISH();
