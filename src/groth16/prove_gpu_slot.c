@@ -14,7 +14,8 @@
  *
  * The MSM scratch is that of a full MSM of 2^25 points (~11 GB), or of
  * one window per pass for a chunk (chunk_points), or for G1 of the
- * batch-affine round two windows a pass (msm_bytes), whichever is most. An MSM
+ * batch-affine round two windows a pass (msm_bytes), whichever is most;
+ * more windows when the slot's share of the arena holds them. An MSM
  * longer than 2^25 points sorts as many windows per pass as fit: sorting
  * space grows with the points times the windows sorted at once, so all
  * windows at once for synth:porep:27 (2^27 points) would be ~33 GB. Sums
@@ -115,14 +116,22 @@ typedef struct slot_plan {
 #define ZP_G16_AFFINE_WINDOWS 2
 
 /* ZKPIPE_SLOT_AFFINE_WINDOWS (0..16, read once; 0: no room for the round
- * beyond the rest) overrides ZP_G16_AFFINE_WINDOWS, for measurements. */
-static unsigned affine_windows(void)
+ * beyond the rest) fixes the windows instead of ZP_G16_AFFINE_WINDOWS and
+ * the growth into a share, for measurements; KNOB_UNSET when not set. */
+#define KNOB_UNSET 17u
+static unsigned knob_windows(void)
 {
     static _Atomic unsigned cached; /* the value once read, plus one */
     unsigned v = cached;
     if (!v)
-        cached = v = 1 + env_knob("ZKPIPE_SLOT_AFFINE_WINDOWS", 0, 16, ZP_G16_AFFINE_WINDOWS);
+        cached = v = 1 + env_knob("ZKPIPE_SLOT_AFFINE_WINDOWS", 0, 16, KNOB_UNSET);
     return v - 1;
+}
+
+static unsigned affine_windows(void)
+{
+    unsigned k = knob_windows();
+    return k == KNOB_UNSET ? ZP_G16_AFFINE_WINDOWS : k;
 }
 
 /* aw: G1 windows a pass of the affine round to make room for; 0 none (the
@@ -171,7 +180,7 @@ uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0); }
 static unsigned grow_windows(const zp__pk *pk, uint64_t share)
 {
     unsigned base = affine_windows();
-    if (!base || getenv("ZKPIPE_SLOT_AFFINE_WINDOWS"))
+    if (!base || knob_windows() != KNOB_UNSET)
         return base;
     uint64_t fixed = plan_bytes(pk, base);
     if (share <= fixed)
