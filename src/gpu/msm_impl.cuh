@@ -92,6 +92,25 @@ static unsigned pick_window(uint64_t m)
     return best;
 }
 
+/* The window for m dense scalars: pick_window's, except that G1's affine
+ * round (xyzz_bytes of G1) runs best at c = 17 from 2^23 to 2^25 dense
+ * scalars, where the model asks for 18 or 19. On the H200 (bench/RESULTS.md,
+ * sessions 9 and 10, `ZKPIPE_MSM_C`): 2^24 dense 100.8 ms at 17 against
+ * 103.7 at the model's 19; 2^27 points with 13.4 M dense (porep's A and L)
+ * 103.2 against 106.7 at 18 (16: 104.9, 20: 111.5). Smaller buckets make
+ * longer runs for the affine groups and a cheaper reduction, and the top
+ * window of 17 bits holds only the carry. At 2^26 dense the model's 20
+ * stays best (19: 352.4, 20: 338.8, 21: 357.1 ms); G2 keeps the model
+ * (2^22: 16 80.6 ms, 17 81.7). */
+static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
+{
+    unsigned c = pick_window(m);
+    if (affine && xyzz_bytes == sizeof(xyzz_t<fp_t>) && m >= ((uint64_t)1 << 23) &&
+        m < ((uint64_t)1 << 25) && c > 17)
+        c = 17;
+    return c;
+}
+
 /*
  * Accumulation chunks: L = N >> shift entries each (16 .. 1024), i.e. about
  * 2^shift chunks (one thread each) per pass. More chunks leave less of the
@@ -156,7 +175,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     memset(l, 0, sizeof *l);
     l->n = n;
     l->m = m;
-    l->c = forced_window() ? forced_window() : pick_window(m);
+    l->c = forced_window() ? forced_window() : window_for(m, xyzz_bytes, affine);
     l->nw = (256 + l->c - 1) / l->c;
     l->B = 1u << (l->c - 1);
     l->G = G && G < l->nw ? G : l->nw;
