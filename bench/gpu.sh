@@ -12,8 +12,9 @@
 # times DIR/bench_gpu (an older version) against the current one at a few
 # sizes, alternating. --variants DIR runs DIR/test_<kind>_<name> and times
 # DIR/bench_<name> (the same code built with other tuning constants) against
-# the current bench_gpu, alternating. --ncu profiles the MSM accumulation and an NTT pass
-# (on 2026-11-29 ncu answered "Failed to profile" there and cost 4 minutes: avoid).
+# the current bench_gpu, alternating. --ncu profiles the G1 affine add kernel at 2^24, the
+# XYZZ accumulation and an NTT pass with application replay and source counters (kernel
+# replay answered "Failed to profile" on 2026-11-29; application replay worked in session 8).
 # --prebuilt DIR runs the test and bench binaries found in DIR (built
 # elsewhere, e.g. by --prepare); with --check-build it also builds build-gpu
 # in the background to check that the tree compiles here (reported at the
@@ -274,12 +275,17 @@ fi
 
 if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
   : > "$OUT/ncu.log"
-  S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis"
-  log "ncu: accumulate_kernel (G1, 2^20)"
-  timeout 150 ncu --clock-control none -k regex:accumulate_kernel --launch-count 1 $S \
-    "$BIN/bench_gpu" msm --backend gpu --from 20 --to 20 --reps 1 >> "$OUT/ncu.log" 2>&1
+  S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section SourceCounters"
+  NCU="ncu --clock-control none --replay-mode application --launch-count 1"
+  log "ncu: aff_add_kernel (G1, 2^24; its report also goes to ncu_aff24.ncu-rep)"
+  timeout 200 $NCU -k regex:aff_add_kernel $S -o "$OUT/ncu_aff24" -f \
+    "$BIN/bench_gpu" msm --backend gpu --from 24 --to 24 --reps 1 >> "$OUT/ncu.log" 2>&1
+  ncu --import "$OUT/ncu_aff24.ncu-rep" --page source --csv > "$OUT/ncu_aff24_source.csv" 2>> "$OUT/ncu.log"
+  log "ncu: accumulate_kernel (G1, 2^22, XYZZ)"
+  ZKPIPE_MSM_AFFINE=off timeout 150 $NCU -k regex:accumulate_kernel $S \
+    "$BIN/bench_gpu" msm --backend gpu --from 22 --to 22 --reps 1 >> "$OUT/ncu.log" 2>&1
   log "ncu: ntt_pass_kernel (2^24)"
-  timeout 100 ncu --clock-control none -k regex:ntt_pass_kernel --launch-count 2 $S \
+  timeout 100 $NCU -k regex:ntt_pass_kernel $S \
     "$BIN/bench_gpu" ntt --backend gpu --from 24 --to 24 --reps 1 >> "$OUT/ncu.log" 2>&1
   log "ncu done: $(grep -c 'Section:' "$OUT/ncu.log") sections"
 fi
