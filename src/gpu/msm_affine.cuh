@@ -19,6 +19,9 @@
  *                        table (entry j of slot o at j * slots + o: a warp
  *                        reads 32 consecutive words a step), and the
  *                        group's first entry -> its slot's length and key;
+ *                        the entry's rank in its run is its place in the
+ *                        sorted run, or with ZKPIPE_MSM_UNSORTED=on (no
+ *                        sort; counts per key instead) an atomic rank;
  *   add    (per thread)  K slots: each starts as its group's first entry
  *                        and adds the rest one step at a time; at each step
  *                        the K denominators are multiplied up, one inversion
@@ -160,21 +163,41 @@ static __device__ __forceinline__ uint32_t warp_max(uint32_t v)
     return v;
 }
 
+/* Key k's only entry (index word v) is its bucket's sum. */
+template <class F>
+static __device__ __forceinline__ void aff_single(const aff_src<F> &in, uint32_t v, uint64_t k,
+                                                  unsigned c, xyzz_t<F> *buckets)
+{
+    aff_t<F> p = point_of(in, v);
+    xyzz_t<F> b;
+    xyzz_set_inf(b);
+    if (!aff_is_inf(p)) {
+        b.x = p.x;
+        b.y = p.y;
+        f_set_one(b.zz);
+        f_set_one(b.zzz);
+    }
+    uint32_t mag = (uint32_t)k & ((1u << c) - 1);
+    xyzz_store(buckets + (k >> c) * (1u << (c - 1)) + (mag - 1), b);
+}
+
 /*
- * Per key k of the pass: the run length s (from the bounds; digit 0 is never
- * summed), the bucket written when s = 1, the number of groups; the longest
- * run into *smax.
+ * Per key k of the pass: the run length s (from the bounds, or when
+ * `counted` the count in bend; digit 0 is never summed), the bucket written
+ * when s = 1 (sorted entries only: unsorted ones by the map kernel), the
+ * number of groups; the longest run into *smax.
  */
 template <class F>
 static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, const uint64_t *bend,
                                        uint64_t *cnt, uint64_t *ngroups, uint64_t nk, unsigned c,
-                                       unsigned gs, xyzz_t<F> *buckets, uint32_t *smax)
+                                       unsigned gs, xyzz_t<F> *buckets, uint32_t *smax,
+                                       bool counted)
 {
     uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t s = 0;
     if (k < nk) {
         uint64_t e = bend[k];
-        s = (k & ((1u << c) - 1)) && e ? e - bstart[k] : 0;
+        s = !(k & ((1u << c) - 1)) ? 0 : counted ? e : e ? e - bstart[k] : 0;
         cnt[k] = s;
     }
     uint32_t mx = warp_max((uint32_t)s);
@@ -182,19 +205,8 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
         atomicMax(smax, mx);
     if (k >= nk)
         return;
-    if (s == 1) {
-        aff_t<F> p = point_of(in, in.vals[bstart[k]]);
-        xyzz_t<F> b;
-        xyzz_set_inf(b);
-        if (!aff_is_inf(p)) {
-            b.x = p.x;
-            b.y = p.y;
-            f_set_one(b.zz);
-            f_set_one(b.zzz);
-        }
-        uint32_t mag = (uint32_t)k & ((1u << c) - 1);
-        xyzz_store(buckets + (k >> c) * (1u << (c - 1)) + (mag - 1), b);
-    }
+    if (s == 1 && !counted)
+        aff_single(in, in.vals[bstart[k]], k, c, buckets);
     ngroups[k] = s >= 2 ? (s + gs - 1) / gs : 0;
 }
 
@@ -215,6 +227,36 @@ static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t 
     if (s < 2)
         return;
     uint64_t r = i - bstart[k], j = r % gs;
+    uint64_t o = gstart[k] + r / gs;
+    idx[j * S + o] = in.vals[i];
+    if (j)
+        return;
+    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
+    okey[o] = k;
+}
+
+/* aff_map_kernel for unsorted entries (ZKPIPE_MSM_UNSORTED): an entry's
+ * rank r in its key comes from an atomic counter (cur, zeroed before), so
+ * a group holds whichever entries drew its ranks; the only entry of a key
+ * goes to its bucket here. */
+template <class F>
+static __global__ void aff_map_unsorted_kernel(aff_src<F> in, uint64_t N, const uint64_t *cnt,
+                                               const uint64_t *gstart, unsigned gs, uint64_t S,
+                                               uint32_t *cur, uint32_t *idx, uint8_t *glen,
+                                               uint32_t *okey, xyzz_t<F> *buckets)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= N)
+        return;
+    uint32_t k = src_key(in, i);
+    uint64_t s = cnt[k];
+    if (s == 0)
+        return;
+    if (s == 1) {
+        aff_single(in, in.vals[i], k, in.c, buckets);
+        return;
+    }
+    uint64_t r = atomicAdd(cur + k, 1u), j = r % gs;
     uint64_t o = gstart[k] + r / gs;
     idx[j * S + o] = in.vals[i];
     if (j)
@@ -388,17 +430,28 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
     l->cnt_a = take(at, 8 * nk);
     l->cnt_b = take(at, 8 * nk);
     l->smax = take(at, 8);
-    l->idx = take_or_reuse(at, 4 * (uint64_t)aff_group() * capx, l->kin, l->kout - l->kin);
+    const uint64_t idx_b = 4 * (uint64_t)aff_group() * capx;
     l->glen = take(at, capx);
     l->kx = take(at, 4 * capx);
     l->x = take(at, aff_bytes * capx);
+    if (l->unsorted) {
+        /* kin/vin hold the entries until the map kernel; no sort writes
+         * kout/vout. The walk-up products come after the map kernel. */
+        l->cur = take(at, 4 * nk);
+        l->idx = take_or_reuse(at, idx_b, l->kout, l->bstart - l->kout);
+        l->pre = pre_b <= l->kout - l->kin ? l->kin
+                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
+        return;
+    }
+    l->idx = take_or_reuse(at, idx_b, l->kin, l->kout - l->kin);
     l->pre = pre_b <= l->bstart - l->kout ? l->kout
                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
 }
 
 /*
  * One pass over N sorted entries (digits kout, indices and signs vout,
- * windows of l->m) into the pass's buckets bk: the affine round, then the
+ * windows of l->m; with l->unsorted the digits' own order, and bend holding
+ * each key's count) into the pass's buckets bk: the affine round, then the
  * XYZZ chunks over its sums (runs ceil(s / gs) long) with fresh
  * bounds. Synchronizes the stream once (the count of sums and the longest
  * run size what follows).
@@ -425,7 +478,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
      * bend (after the lengths are read from it), the longest run. */
     ZP_CUDA(cudaMemsetAsync(smax, 0, 4, st));
     aff_keys_kernel<F><<<zp__ceil_div_u(nk, 256), 256, 0, st>>>(in, bstart, bend, cnt, ncnt, nk,
-                                                               l->c, gs, bk, smax);
+                                                               l->c, gs, bk, smax, l->unsorted);
     ZP_CUDA_LAUNCHED();
     size_t tb = l->temp_bytes;
     ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l->temp, tb, ncnt, bend, (int)nk, st));
@@ -434,11 +487,20 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_CUDA(cudaMemcpyAsync(hv + 2, smax, 4, cudaMemcpyDeviceToHost, st));
     ZP_CUDA(cudaStreamSynchronize(st));
     const uint64_t nsums = hv[0] + hv[1], longest = (uint32_t)hv[2];
+    if (l->unsorted) { /* also when nsums = 0: the runs of one */
+        uint32_t *cur = (uint32_t *)(base + l->cur);
+        ZP_CUDA(cudaMemsetAsync(cur, 0, 4 * nk, st));
+        aff_map_unsorted_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(
+            in, N, cnt, bend, gs, nsums, cur, idx, glen, keys, bk);
+        ZP_CUDA_LAUNCHED();
+    }
     if (!nsums)
         return ZP_OK;
-    aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
-                                                             nsums, idx, glen, keys);
-    ZP_CUDA_LAUNCHED();
+    if (!l->unsorted) {
+        aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
+                                                                 nsums, idx, glen, keys);
+        ZP_CUDA_LAUNCHED();
+    }
     unsigned K = aff_k<F>(nsums, g->prop.multiProcessorCount);
     uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
