@@ -519,4 +519,98 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
                          (longest + gs - 1) / gs, L, nk, bstart, bend, bk, carries);
 }
 
+/* ------------------------------------------------------ the ones, affine */
+
+/*
+ * ZKPIPE_MSM_ONES=affine (read once; off by default until measured on a
+ * GPU): the points whose scalar is 1 summed by aff_add_kernel instead of
+ * the XYZZ ones kernel, at any count (so the tests reach it). The list of
+ * ones is itself the index table: slot o adds list[j * S + o] at step j
+ * (S slots of at most `steps` entries), so a warp's 32 lanes gather 32
+ * consecutive entries of the sorted list, i.e. nearby points. ~6 products
+ * an addition and a share of one inversion per step, against ~10 for the
+ * XYZZ mixed addition; the S slot sums are then folded by ones_kernel.
+ * (Session 9 measured the ones as groups of 16 consecutive entries per
+ * slot, whose lanes gather points 16 entries apart: twice as slow as the
+ * XYZZ kernel.) The scratch is the split's flags and positions (16 bytes
+ * a scalar), dead once the dense part has run.
+ */
+static bool ones_affine_mode(void)
+{
+    static const bool on = [] { /* C++: initialized once, thread-safe */
+        const char *e = getenv("ZKPIPE_MSM_ONES");
+        return e && !strcmp(e, "affine");
+    }();
+    return on;
+}
+
+/* The steps a slot takes for M ones with `room` bytes of scratch: the
+ * fewest of 13, 32, 64, 128, 255 whose slots fit (each needs its length,
+ * its walk-up product and its sum), or 0 when none does. 13 balances the
+ * inversion per step against the fold of the slot sums (~50 / K and 10 /
+ * steps products an addition, K ~ 66 slots a thread at 2^25 ones). */
+template <class F> static unsigned ones_aff_steps(uint64_t M, uint64_t room)
+{
+    static const unsigned choices[] = {13, 32, 64, 128, 255};
+    for (unsigned i = 0; i < sizeof choices / sizeof *choices; i++) {
+        uint64_t S = (M + choices[i] - 1) / choices[i];
+        uint64_t need = 1024 + 3 * 256 + S * (1 + sizeof(F) + sizeof(aff_t<F>));
+        if (need <= room)
+            return choices[i];
+    }
+    return 0;
+}
+
+template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t M)
+{
+    return ones_affine_mode() && M < ((uint64_t)1 << 31) &&
+           ones_aff_steps<F>(M, l->dense - l->flags) > 0;
+}
+
+/* glen[o] = the steps of slot o (entries o, o + S, ... below M); nb = {0,
+ * S} (the base and count that aff_add_kernel reads as its one key's). */
+static __global__ void ones_glen_kernel(uint8_t *glen, uint64_t S, uint64_t M, uint64_t *nb)
+{
+    uint64_t o = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (o == 0) {
+        nb[0] = 0;
+        nb[1] = S;
+    }
+    if (o < S)
+        glen[o] = (uint8_t)((M - o + S - 1) / S);
+}
+
+/* The sum of points[list[i]] for i < M into *out (one XYZZ point). */
+template <class F>
+static zp_err ones_affine(zp__gpu_stream *s, const msm_layout *l, char *base,
+                          const aff_t<F> *points, const uint32_t *list, uint64_t M,
+                          xyzz_t<F> *out)
+{
+    zp__gpu *g = s->g;
+    cudaStream_t st = s->st;
+    const unsigned steps = ones_aff_steps<F>(M, l->dense - l->flags);
+    const uint64_t S = (M + steps - 1) / steps;
+    size_t at = l->flags;
+    uint64_t *nb = (uint64_t *)(base + take(&at, 16));
+    uint8_t *glen = (uint8_t *)(base + take(&at, S));
+    F *pre = (F *)(base + take(&at, sizeof(F) * S));
+    aff_t<F> *sums = (aff_t<F> *)(base + take(&at, sizeof(aff_t<F>) * S));
+    ones_glen_kernel<<<zp__ceil_div_u(S, 256), 256, 0, st>>>(glen, S, M, nb);
+    ZP_CUDA_LAUNCHED();
+    aff_src<F> in = {points, NULL, NULL, 0, 0};
+    unsigned K = aff_k<F>(S, g->prop.multiProcessorCount);
+    uint64_t T = (S + 32 * K - 1) / (32 * K) * 32;
+    aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
+        in, list, glen, nb + 1, nb, 1, K, pre, sums);
+    ZP_CUDA_LAUNCHED();
+    uint64_t parts = 1;
+    while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < S)
+        parts *= 2;
+    xyzz_t<F> *pp = (xyzz_t<F> *)(base + l->parts), *p2 = (xyzz_t<F> *)(base + l->parts2);
+    ones_kernel<F><<<zp__ceil_div_u(parts, ONES_THREADS), ONES_THREADS, 0, st>>>(sums, NULL, S,
+                                                                                  parts, pp);
+    ZP_CUDA_LAUNCHED();
+    return reduce_groups<F>(g, st, pp, p2, 1, parts, out);
+}
+
 #endif

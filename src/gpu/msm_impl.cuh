@@ -487,8 +487,10 @@ static __global__ void __launch_bounds__(TREE) tree_kernel(xyzz_t<F> *in, uint64
     }
 }
 
-/* The same register cap and accumulator place as the accumulation (blocks
- * of ONES_THREADS, half its size). */
+/* Thread t of `parts` sums points[ones[i]] (points[i] when ones is NULL)
+ * for i = t, t + parts, ... below count. The same register cap and
+ * accumulator place as the accumulation (blocks of ONES_THREADS, half its
+ * size). */
 #define ONES_THREADS 64
 template <class F>
 static __global__ void __launch_bounds__(ONES_THREADS, 2 * acc_cfg<F>::min_blocks)
@@ -503,7 +505,7 @@ ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count, uint64
     xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
     xyzz_set_inf(acc);
     for (uint64_t i = t; i < count; i += parts)
-        xyzz_add_aff_at(acc, points + ones[i], false);
+        xyzz_add_aff_at(acc, points + (ones ? ones[i] : i), false);
     xyzz_store(out + t, acc);
 }
 
@@ -663,7 +665,10 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
     }
     mark(s, 4);
-    if (ones) {
+    if (ones && ones_affine_ok<F>(&l, ones)) {
+        ZP_TRY(ones_affine<F>(s, &l, base, points, (uint32_t *)(base + l.ones), ones,
+                              res + l.nw));
+    } else if (ones) {
         uint64_t parts = 1;
         while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < ones)
             parts *= 2;
