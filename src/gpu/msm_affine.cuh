@@ -210,9 +210,24 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
     ngroups[k] = s >= 2 ? (s + gs - 1) / gs : 0;
 }
 
-/* Per entry of a run of >= 2: its index word to place j of its group's
- * slot o in the table (idx[j * S + o], S slots); a group's first entry
- * (j = 0) also tells the slot how long the group is and its key. */
+/* The entry of index word v, rank r in key k's run of s >= 2: to place
+ * j of its group's slot o in the table (idx[j * S + o], S slots); a
+ * group's first entry (j = 0) also tells the slot how long the group is
+ * and its key. */
+static __device__ __forceinline__ void aff_place(uint32_t v, uint32_t k, uint64_t s, uint64_t r,
+                                                 const uint64_t *gstart, unsigned gs, uint64_t S,
+                                                 uint32_t *idx, uint8_t *glen, uint32_t *okey)
+{
+    uint64_t j = r % gs, o = gstart[k] + r / gs;
+    idx[j * S + o] = v;
+    if (j)
+        return;
+    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
+    okey[o] = k;
+}
+
+/* Per entry of a run of >= 2, in sorted order: aff_place by its place in
+ * the run. */
 template <class F>
 static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t *cnt,
                                       const uint64_t *bstart, const uint64_t *gstart,
@@ -224,15 +239,8 @@ static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t 
         return;
     uint32_t k = src_key(in, i);
     uint64_t s = cnt[k];
-    if (s < 2)
-        return;
-    uint64_t r = i - bstart[k], j = r % gs;
-    uint64_t o = gstart[k] + r / gs;
-    idx[j * S + o] = in.vals[i];
-    if (j)
-        return;
-    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
-    okey[o] = k;
+    if (s >= 2)
+        aff_place(in.vals[i], k, s, i - bstart[k], gstart, gs, S, idx, glen, okey);
 }
 
 /* aff_map_kernel for unsorted entries (ZKPIPE_MSM_UNSORTED): an entry's
@@ -256,13 +264,7 @@ static __global__ void aff_map_unsorted_kernel(aff_src<F> in, uint64_t N, const 
         aff_single(in, in.vals[i], k, in.c, buckets);
         return;
     }
-    uint64_t r = atomicAdd(cur + k, 1u), j = r % gs;
-    uint64_t o = gstart[k] + r / gs;
-    idx[j * S + o] = in.vals[i];
-    if (j)
-        return;
-    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
-    okey[o] = k;
+    aff_place(in.vals[i], k, s, atomicAdd(cur + k, 1u), gstart, gs, S, idx, glen, okey);
 }
 
 /* aff_denom(a, the point of index word v) from the two x alone unless
