@@ -139,22 +139,16 @@ declare -A RES
 : > "$OUT/tests.log"; : > "$OUT/memcheck.log"; : > "$OUT/bench.log"
 if [ $DO_TEST = 1 ]; then
   # name:seconds[:affine]: ":on" runs it again with every MSM's dense part
-  # through the batch-affine round (ZKPIPE_MSM_AFFINE=on); ":unsorted" the
-  # same with the round's sort-free grouping (ZKPIPE_MSM_UNSORTED=on);
-  # ":ones" the points of scalar 1 through the round (ZKPIPE_MSM_ONES=affine).
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:unsorted msm:150:ones \
-           setup:120 prove:120 prove:120:on prove:120:unsorted prove:120:ones slot:120 \
-           slot:120:on engine:150; do
+  # through the batch-affine round (ZKPIPE_MSM_AFFINE=on).
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on setup:120 prove:120 \
+           prove:120:on slot:120 slot:120:on engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} aff=default key=$name
-    [ "$rest" != "$lim" ] && aff=${rest#*:} key=${name}_affine
-    [ "$aff" = unsorted ] || [ "$aff" = ones ] && key=${name}_$aff
+    [ "$rest" != "$lim" ] && aff=on key=${name}_affine
     log "test_gpu_$name (affine $aff)"
     t0=$(date +%s)
     echo "==== test_gpu_$name (affine $aff)" >> "$OUT/tests.log"
     # From tests/: some tests read data/ (mul3.zkey) relative to it.
-    ( cd tests && if [ $aff != default ]; then export ZKPIPE_MSM_AFFINE=on; fi
-      if [ $aff = unsorted ]; then export ZKPIPE_MSM_UNSORTED=on; fi
-      if [ $aff = ones ]; then export ZKPIPE_MSM_ONES=affine; fi
+    ( cd tests && if [ $aff = on ]; then export ZKPIPE_MSM_AFFINE=on; fi
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
     cat "$OUT/t.log" >> "$OUT/tests.log"

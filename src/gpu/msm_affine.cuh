@@ -19,9 +19,6 @@
  *                        table (entry j of slot o at j * slots + o: a warp
  *                        reads 32 consecutive words a step), and the
  *                        group's first entry -> its slot's length and key;
- *                        the entry's rank in its run is its place in the
- *                        sorted run, or with ZKPIPE_MSM_UNSORTED=on (no
- *                        sort; counts per key instead) an atomic rank;
  *   add    (per thread)  K slots: each starts as its group's first entry
  *                        and adds the rest one step at a time; at each step
  *                        the K denominators are multiplied up, one inversion
@@ -163,41 +160,21 @@ static __device__ __forceinline__ uint32_t warp_max(uint32_t v)
     return v;
 }
 
-/* Key k's only entry (index word v) is its bucket's sum. */
-template <class F>
-static __device__ __forceinline__ void aff_single(const aff_src<F> &in, uint32_t v, uint64_t k,
-                                                  unsigned c, xyzz_t<F> *buckets)
-{
-    aff_t<F> p = point_of(in, v);
-    xyzz_t<F> b;
-    xyzz_set_inf(b);
-    if (!aff_is_inf(p)) {
-        b.x = p.x;
-        b.y = p.y;
-        f_set_one(b.zz);
-        f_set_one(b.zzz);
-    }
-    uint32_t mag = (uint32_t)k & ((1u << c) - 1);
-    xyzz_store(buckets + (k >> c) * (1u << (c - 1)) + (mag - 1), b);
-}
-
 /*
- * Per key k of the pass: the run length s (from the bounds, or when
- * `counted` the count in bend; digit 0 is never summed), the bucket written
- * when s = 1 (sorted entries only: unsorted ones by the map kernel), the
- * number of groups; the longest run into *smax.
+ * Per key k of the pass: the run length s (from the bounds; digit 0 is never
+ * summed), the bucket written when s = 1, the number of groups; the longest
+ * run into *smax.
  */
 template <class F>
 static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, const uint64_t *bend,
                                        uint64_t *cnt, uint64_t *ngroups, uint64_t nk, unsigned c,
-                                       unsigned gs, xyzz_t<F> *buckets, uint32_t *smax,
-                                       bool counted)
+                                       unsigned gs, xyzz_t<F> *buckets, uint32_t *smax)
 {
     uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t s = 0;
     if (k < nk) {
         uint64_t e = bend[k];
-        s = !(k & ((1u << c) - 1)) ? 0 : counted ? e : e ? e - bstart[k] : 0;
+        s = (k & ((1u << c) - 1)) && e ? e - bstart[k] : 0;
         cnt[k] = s;
     }
     uint32_t mx = warp_max((uint32_t)s);
@@ -205,29 +182,25 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
         atomicMax(smax, mx);
     if (k >= nk)
         return;
-    if (s == 1 && !counted)
-        aff_single(in, in.vals[bstart[k]], k, c, buckets);
+    if (s == 1) {
+        aff_t<F> p = point_of(in, in.vals[bstart[k]]);
+        xyzz_t<F> b;
+        xyzz_set_inf(b);
+        if (!aff_is_inf(p)) {
+            b.x = p.x;
+            b.y = p.y;
+            f_set_one(b.zz);
+            f_set_one(b.zzz);
+        }
+        uint32_t mag = (uint32_t)k & ((1u << c) - 1);
+        xyzz_store(buckets + (k >> c) * (1u << (c - 1)) + (mag - 1), b);
+    }
     ngroups[k] = s >= 2 ? (s + gs - 1) / gs : 0;
 }
 
-/* The entry of index word v, rank r in key k's run of s >= 2: to place
- * j of its group's slot o in the table (idx[j * S + o], S slots); a
- * group's first entry (j = 0) also tells the slot how long the group is
- * and its key. */
-static __device__ __forceinline__ void aff_place(uint32_t v, uint32_t k, uint64_t s, uint64_t r,
-                                                 const uint64_t *gstart, unsigned gs, uint64_t S,
-                                                 uint32_t *idx, uint8_t *glen, uint32_t *okey)
-{
-    uint64_t j = r % gs, o = gstart[k] + r / gs;
-    idx[j * S + o] = v;
-    if (j)
-        return;
-    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
-    okey[o] = k;
-}
-
-/* Per entry of a run of >= 2, in sorted order: aff_place by its place in
- * the run. */
+/* Per entry of a run of >= 2: its index word to place j of its group's
+ * slot o in the table (idx[j * S + o], S slots); a group's first entry
+ * (j = 0) also tells the slot how long the group is and its key. */
 template <class F>
 static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t *cnt,
                                       const uint64_t *bstart, const uint64_t *gstart,
@@ -239,32 +212,15 @@ static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t 
         return;
     uint32_t k = src_key(in, i);
     uint64_t s = cnt[k];
-    if (s >= 2)
-        aff_place(in.vals[i], k, s, i - bstart[k], gstart, gs, S, idx, glen, okey);
-}
-
-/* aff_map_kernel for unsorted entries (ZKPIPE_MSM_UNSORTED): an entry's
- * rank r in its key comes from an atomic counter (cur, zeroed before), so
- * a group holds whichever entries drew its ranks; the only entry of a key
- * goes to its bucket here. */
-template <class F>
-static __global__ void aff_map_unsorted_kernel(aff_src<F> in, uint64_t N, const uint64_t *cnt,
-                                               const uint64_t *gstart, unsigned gs, uint64_t S,
-                                               uint32_t *cur, uint32_t *idx, uint8_t *glen,
-                                               uint32_t *okey, xyzz_t<F> *buckets)
-{
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= N)
+    if (s < 2)
         return;
-    uint32_t k = src_key(in, i);
-    uint64_t s = cnt[k];
-    if (s == 0)
+    uint64_t r = i - bstart[k], j = r % gs;
+    uint64_t o = gstart[k] + r / gs;
+    idx[j * S + o] = in.vals[i];
+    if (j)
         return;
-    if (s == 1) {
-        aff_single(in, in.vals[i], k, in.c, buckets);
-        return;
-    }
-    aff_place(in.vals[i], k, s, atomicAdd(cur + k, 1u), gstart, gs, S, idx, glen, okey);
+    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
+    okey[o] = k;
 }
 
 /* aff_denom(a, the point of index word v) from the two x alone unless
@@ -432,28 +388,17 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
     l->cnt_a = take(at, 8 * nk);
     l->cnt_b = take(at, 8 * nk);
     l->smax = take(at, 8);
-    const uint64_t idx_b = 4 * (uint64_t)aff_group() * capx;
+    l->idx = take_or_reuse(at, 4 * (uint64_t)aff_group() * capx, l->kin, l->kout - l->kin);
     l->glen = take(at, capx);
     l->kx = take(at, 4 * capx);
     l->x = take(at, aff_bytes * capx);
-    if (l->unsorted) {
-        /* kin/vin hold the entries until the map kernel; no sort writes
-         * kout/vout. The walk-up products come after the map kernel. */
-        l->cur = take(at, 4 * nk);
-        l->idx = take_or_reuse(at, idx_b, l->kout, l->bstart - l->kout);
-        l->pre = pre_b <= l->kout - l->kin ? l->kin
-                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
-        return;
-    }
-    l->idx = take_or_reuse(at, idx_b, l->kin, l->kout - l->kin);
     l->pre = pre_b <= l->bstart - l->kout ? l->kout
                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
 }
 
 /*
  * One pass over N sorted entries (digits kout, indices and signs vout,
- * windows of l->m; with l->unsorted the digits' own order, and bend holding
- * each key's count) into the pass's buckets bk: the affine round, then the
+ * windows of l->m) into the pass's buckets bk: the affine round, then the
  * XYZZ chunks over its sums (runs ceil(s / gs) long) with fresh
  * bounds. Synchronizes the stream once (the count of sums and the longest
  * run size what follows).
@@ -480,7 +425,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
      * bend (after the lengths are read from it), the longest run. */
     ZP_CUDA(cudaMemsetAsync(smax, 0, 4, st));
     aff_keys_kernel<F><<<zp__ceil_div_u(nk, 256), 256, 0, st>>>(in, bstart, bend, cnt, ncnt, nk,
-                                                               l->c, gs, bk, smax, l->unsorted);
+                                                               l->c, gs, bk, smax);
     ZP_CUDA_LAUNCHED();
     size_t tb = l->temp_bytes;
     ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l->temp, tb, ncnt, bend, (int)nk, st));
@@ -489,20 +434,11 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_CUDA(cudaMemcpyAsync(hv + 2, smax, 4, cudaMemcpyDeviceToHost, st));
     ZP_CUDA(cudaStreamSynchronize(st));
     const uint64_t nsums = hv[0] + hv[1], longest = (uint32_t)hv[2];
-    if (l->unsorted) { /* also when nsums = 0: the runs of one */
-        uint32_t *cur = (uint32_t *)(base + l->cur);
-        ZP_CUDA(cudaMemsetAsync(cur, 0, 4 * nk, st));
-        aff_map_unsorted_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(
-            in, N, cnt, bend, gs, nsums, cur, idx, glen, keys, bk);
-        ZP_CUDA_LAUNCHED();
-    }
     if (!nsums)
         return ZP_OK;
-    if (!l->unsorted) {
-        aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
-                                                                 nsums, idx, glen, keys);
-        ZP_CUDA_LAUNCHED();
-    }
+    aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
+                                                             nsums, idx, glen, keys);
+    ZP_CUDA_LAUNCHED();
     unsigned K = aff_k<F>(nsums, g->prop.multiProcessorCount);
     uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
@@ -519,100 +455,6 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
         L = (nsums + l->chunks - 1) / l->chunks;
     return chunk_sums<F>(s, l, sums, keys, NULL, nsums, 0,
                          (longest + gs - 1) / gs, L, nk, bstart, bend, bk, carries);
-}
-
-/* ------------------------------------------------------ the ones, affine */
-
-/*
- * ZKPIPE_MSM_ONES=affine (read once; off by default until measured on a
- * GPU): the points whose scalar is 1 summed by aff_add_kernel instead of
- * the XYZZ ones kernel, at any count (so the tests reach it). The list of
- * ones is itself the index table: slot o adds list[j * S + o] at step j
- * (S slots of at most `steps` entries), so a warp's 32 lanes gather 32
- * consecutive entries of the sorted list, i.e. nearby points. ~6 products
- * an addition and a share of one inversion per step, against ~10 for the
- * XYZZ mixed addition; the S slot sums are then folded by ones_kernel.
- * (Session 9 measured the ones as groups of 16 consecutive entries per
- * slot, whose lanes gather points 16 entries apart: twice as slow as the
- * XYZZ kernel.) The scratch is the split's flags and positions (16 bytes
- * a scalar), dead once the dense part has run.
- */
-static bool ones_affine_mode(void)
-{
-    static const bool on = [] { /* C++: initialized once, thread-safe */
-        const char *e = getenv("ZKPIPE_MSM_ONES");
-        return e && !strcmp(e, "affine");
-    }();
-    return on;
-}
-
-/* The steps a slot takes for M ones with `room` bytes of scratch: the
- * fewest of 13, 32, 64, 128, 255 whose slots fit (each needs its length,
- * its walk-up product and its sum), or 0 when none does. 13 balances the
- * inversion per step against the fold of the slot sums (~50 / K and 10 /
- * steps products an addition, K ~ 66 slots a thread at 2^25 ones). */
-template <class F> static unsigned ones_aff_steps(uint64_t M, uint64_t room)
-{
-    static const unsigned choices[] = {13, 32, 64, 128, 255};
-    for (unsigned i = 0; i < sizeof choices / sizeof *choices; i++) {
-        uint64_t S = (M + choices[i] - 1) / choices[i];
-        uint64_t need = 1024 + 3 * 256 + S * (1 + sizeof(F) + sizeof(aff_t<F>));
-        if (need <= room)
-            return choices[i];
-    }
-    return 0;
-}
-
-template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t M)
-{
-    return ones_affine_mode() && M < ((uint64_t)1 << 31) &&
-           ones_aff_steps<F>(M, l->dense - l->flags) > 0;
-}
-
-/* glen[o] = the steps of slot o (entries o, o + S, ... below M); nb = {0,
- * S} (the base and count that aff_add_kernel reads as its one key's). */
-static __global__ void ones_glen_kernel(uint8_t *glen, uint64_t S, uint64_t M, uint64_t *nb)
-{
-    uint64_t o = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (o == 0) {
-        nb[0] = 0;
-        nb[1] = S;
-    }
-    if (o < S)
-        glen[o] = (uint8_t)((M - o + S - 1) / S);
-}
-
-/* The sum of points[list[i]] for i < M into *out (one XYZZ point). */
-template <class F>
-static zp_err ones_affine(zp__gpu_stream *s, const msm_layout *l, char *base,
-                          const aff_t<F> *points, const uint32_t *list, uint64_t M,
-                          xyzz_t<F> *out)
-{
-    zp__gpu *g = s->g;
-    cudaStream_t st = s->st;
-    const unsigned steps = ones_aff_steps<F>(M, l->dense - l->flags);
-    const uint64_t S = (M + steps - 1) / steps;
-    size_t at = l->flags;
-    uint64_t *nb = (uint64_t *)(base + take(&at, 16));
-    uint8_t *glen = (uint8_t *)(base + take(&at, S));
-    F *pre = (F *)(base + take(&at, sizeof(F) * S));
-    aff_t<F> *sums = (aff_t<F> *)(base + take(&at, sizeof(aff_t<F>) * S));
-    ones_glen_kernel<<<zp__ceil_div_u(S, 256), 256, 0, st>>>(glen, S, M, nb);
-    ZP_CUDA_LAUNCHED();
-    aff_src<F> in = {points, NULL, NULL, 0, 0};
-    unsigned K = aff_k<F>(S, g->prop.multiProcessorCount);
-    uint64_t T = (S + 32 * K - 1) / (32 * K) * 32;
-    aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
-        in, list, glen, nb + 1, nb, 1, K, pre, sums);
-    ZP_CUDA_LAUNCHED();
-    uint64_t parts = 1;
-    while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < S)
-        parts *= 2;
-    xyzz_t<F> *pp = (xyzz_t<F> *)(base + l->parts), *p2 = (xyzz_t<F> *)(base + l->parts2);
-    ones_kernel<F><<<zp__ceil_div_u(parts, ONES_THREADS), ONES_THREADS, 0, st>>>(sums, NULL, S,
-                                                                                  parts, pp);
-    ZP_CUDA_LAUNCHED();
-    return reduce_groups<F>(g, st, pp, p2, 1, parts, out);
 }
 
 #endif

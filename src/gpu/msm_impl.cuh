@@ -66,8 +66,7 @@ struct msm_layout {
     size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
-    bool unsorted;          /* the round groups unsorted entries (ZKPIPE_MSM_UNSORTED) */
-    size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre, cur;
+    size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
 };
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
@@ -149,20 +148,6 @@ static unsigned forced_window(void)
     return c;
 }
 
-/* ZKPIPE_MSM_UNSORTED=on (read once; off by default until measured on a
- * GPU): the affine round groups each pass's entries by counting them per
- * bucket and ranking them by atomics (msm_affine.cuh) instead of after
- * cub's radix sort, which then does not run. The sums are the same group
- * elements in another order. */
-static bool unsorted_mode(void)
-{
-    static const bool on = [] { /* C++: initialized once, thread-safe */
-        const char *e = getenv("ZKPIPE_MSM_UNSORTED");
-        return e && !strcmp(e, "on");
-    }();
-    return on;
-}
-
 /* The chunk length for N sorted entries. */
 static uint64_t chunk_len(uint64_t N)
 {
@@ -208,7 +193,6 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     cudaGetLastError();
     l->temp_bytes = scan_b > sort_b ? scan_b : sort_b;
     l->affine = affine;
-    l->unsorted = affine && unsorted_mode();
     if (affine) {
         size_t key_b = 0;
         cub::DeviceScan::ExclusiveSum(NULL, key_b, (const uint64_t *)NULL, (uint64_t *)NULL,
@@ -374,18 +358,6 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
         bend[k] = N;
 }
 
-/* The entries of each key with a nonzero digit (cnt zeroed before). */
-static __global__ void count_kernel(const uint32_t *keys, uint64_t N, uint64_t m, unsigned c,
-                                    uint64_t *cnt)
-{
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= N)
-        return;
-    uint64_t k = gkey(keys, i, m, c);
-    if (k & ((1u << c) - 1))
-        atomicAdd((unsigned long long *)cnt + k, 1ull);
-}
-
 #include "gpu/msm_chunks.cuh"
 
 /*
@@ -487,10 +459,8 @@ static __global__ void __launch_bounds__(TREE) tree_kernel(xyzz_t<F> *in, uint64
     }
 }
 
-/* Thread t of `parts` sums points[ones[i]] (points[i] when ones is NULL)
- * for i = t, t + parts, ... below count. The same register cap and
- * accumulator place as the accumulation (blocks of ONES_THREADS, half its
- * size). */
+/* The same register cap and accumulator place as the accumulation (blocks
+ * of ONES_THREADS, half its size). */
 #define ONES_THREADS 64
 template <class F>
 static __global__ void __launch_bounds__(ONES_THREADS, 2 * acc_cfg<F>::min_blocks)
@@ -505,7 +475,7 @@ ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count, uint64
     xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
     xyzz_set_inf(acc);
     for (uint64_t i = t; i < count; i += parts)
-        xyzz_add_aff_at(acc, points + (ones ? ones[i] : i), false);
+        xyzz_add_aff_at(acc, points + ones[i], false);
     xyzz_store(out + t, acc);
 }
 
@@ -569,16 +539,6 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
             scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, kin, vin);
         ZP_CUDA_LAUNCHED();
-        if (l->unsorted) { /* counts per key into bend; the round ranks */
-            ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
-            count_kernel<<<zp__ceil_div_u(N, 256), 256, 0, st>>>(kin, N, m, l->c, bend);
-            ZP_CUDA_LAUNCHED();
-            if (w0 == 0)
-                mark(s, 2);
-            ZP_TRY(affine_pass<F>(s, l, base, points, kin, vin, N, nkeys, bstart, bend, bk,
-                                  carries));
-            continue;
-        }
         for (unsigned w = 0; w < gw; w++) {
             size_t tb = l->temp_bytes;
             uint64_t o = (uint64_t)w * m;
@@ -665,10 +625,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
     }
     mark(s, 4);
-    if (ones && ones_affine_ok<F>(&l, ones)) {
-        ZP_TRY(ones_affine<F>(s, &l, base, points, (uint32_t *)(base + l.ones), ones,
-                              res + l.nw));
-    } else if (ones) {
+    if (ones) {
         uint64_t parts = 1;
         while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < ones)
             parts *= 2;
