@@ -250,12 +250,13 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * then multiplies its step-(s+1) denominator, from the new sum still in
  * registers, into the next product. So the walks alternate direction, each
  * sum is loaded and stored once a step, and the products are those of the
- * textbook trick. The register cap is the XYZZ kernel's (G1: 128, with
- * some spills). Tried on the H200 and slower (bench/RESULTS.md, session 7):
- * separate up and back walks per step, loading each sum twice (G1 2^24
- * ~4 %); 3 blocks an SM (164 registers, no spills: 2^24 110.0 -> 114.1
- * ms); that plus the next slot's sum and point loaded one slot ahead
- * (118.5 ms, G2 2^22 81.8 -> 87.2 ms).
+ * textbook trick. The register cap is acc_cfg<F>::affine_min_blocks (G1:
+ * 3 blocks, 168 registers, no spills). Tried on the H200 and slower
+ * (bench/RESULTS.md, session 7): separate up and back walks per step,
+ * loading each sum twice (G1 2^24 ~4 %); the next slot's sum and point
+ * loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms); later (sessions 9 to 11)
+ * prefetches, cp.async staging, inline products, and step 0's loads
+ * batched two or four slots at a time.
  */
 /* One slot's step in a walk: its sum a + p (the inverse from the running
  * inverse and the product before it in walk-up order), then its next
@@ -279,7 +280,7 @@ static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint3
 }
 
 template <class F>
-static __global__ void __launch_bounds__(AFF_THREADS, acc_cfg<F>::min_blocks)
+static __global__ void __launch_bounds__(AFF_THREADS, acc_cfg<F>::affine_min_blocks)
 aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const uint64_t *ncnt,
                const uint64_t *nbase, uint64_t nk, unsigned K, F *pre, aff_t<F> *out)
 {

@@ -36,6 +36,15 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 #ifndef ZP_MSM_G2_MINBLOCKS
 #define ZP_MSM_G2_MINBLOCKS 1
 #endif
+/* The batch-affine add kernel's own cap (msm_affine.cuh), G1: 3 blocks of
+ * 128, 168 registers and no spills. Once fp_inv's batch loop stopped
+ * filling the instruction cache (session 11), this beat 4 blocks (128
+ * registers, 220 bytes of spills) on the H200: G1 MSM 2^24 96.9 -> 94.9
+ * ms, 2^27 623.9 -> 611.4 ms (it lost in session 7, before). G2 keeps its
+ * accumulation's cap. */
+#ifndef ZP_MSM_G1_AFF_MINBLOCKS
+#define ZP_MSM_G1_AFF_MINBLOCKS 3
+#endif
 /* ZP_MSM_G1_SHACC, ZP_MSM_G2_SHACC: the accumulator in shared memory (192
  * / 384 bytes a thread) instead of registers. On the H200 (2026-11-29,
  * alternating, medians of 5): G1 with it and 4 blocks (128 registers, no
@@ -54,6 +63,7 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
  * the most slots a thread takes. */
 template <class F> struct acc_cfg {
     static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
+    static constexpr int affine_min_blocks = ZP_MSM_G1_AFF_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G1_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 23;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
@@ -61,6 +71,7 @@ template <class F> struct acc_cfg {
 };
 template <> struct acc_cfg<fp2_t> {
     static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
+    static constexpr int affine_min_blocks = ZP_MSM_G2_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G2_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
