@@ -45,6 +45,9 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 #ifndef ZP_MSM_G1_AFF_MINBLOCKS
 #define ZP_MSM_G1_AFF_MINBLOCKS 3
 #endif
+#ifndef ZP_MSM_G2_AFF_MINBLOCKS
+#define ZP_MSM_G2_AFF_MINBLOCKS ZP_MSM_G2_MINBLOCKS
+#endif
 /* ZP_MSM_G1_SHACC, ZP_MSM_G2_SHACC: the accumulator in shared memory (192
  * / 384 bytes a thread) instead of registers. On the H200 (2026-11-29,
  * alternating, medians of 5): G1 with it and 4 blocks (128 registers, no
@@ -71,7 +74,7 @@ template <class F> struct acc_cfg {
 };
 template <> struct acc_cfg<fp2_t> {
     static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
-    static constexpr int affine_min_blocks = ZP_MSM_G2_MINBLOCKS;
+    static constexpr int affine_min_blocks = ZP_MSM_G2_AFF_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G2_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
