@@ -280,7 +280,11 @@ if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
   log "ncu: aff_add_kernel (G1, 2^24; its report also goes to ncu_aff24.ncu-rep)"
   timeout 200 $NCU -k regex:aff_add_kernel $S -o "$OUT/ncu_aff24" -f \
     "$BIN/bench_gpu" msm --backend gpu --from 24 --to 24 --reps 1 >> "$OUT/ncu.log" 2>&1
-  ncu --import "$OUT/ncu_aff24.ncu-rep" --page source --csv > "$OUT/ncu_aff24_source.csv" 2>> "$OUT/ncu.log"
+  # Per-SASS-line counters (stall samples, executed instructions), compressed
+  # (the plain CSV is ~17 MB, above what a device call brings back). Session 11
+  # found the samples gather after calls and loads; the instruction counts hold.
+  ncu --import "$OUT/ncu_aff24.ncu-rep" --page source --csv --print-source sass \
+    > "$OUT/ncu_aff24_sass.csv" 2>> "$OUT/ncu.log" && xz -6 -f "$OUT/ncu_aff24_sass.csv"
   log "ncu: accumulate_kernel (G1, 2^22, XYZZ)"
   ZKPIPE_MSM_AFFINE=off timeout 150 $NCU -k regex:accumulate_kernel $S \
     "$BIN/bench_gpu" msm --backend gpu --from 22 --to 22 --reps 1 >> "$OUT/ncu.log" 2>&1
