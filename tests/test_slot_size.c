@@ -12,24 +12,12 @@
 
 #include "check.h"
 #include "groth16/gpu_prover.h"
-
-static zp__pk shape(uint64_t log2n, uint64_t vars)
-{
-    zp__pk pk;
-    memset(&pk, 0, sizeof pk);
-    pk.domain_size = (uint64_t)1 << log2n;
-    pk.n_vars = vars;
-    pk.n_public = 1;
-    pk.n_a = pk.n_b = pk.domain_size;
-    pk.n_l = vars - 2;
-    pk.n_h = pk.domain_size - 1;
-    return pk;
-}
+#include "slot_shape.h"
 
 static void test_small_shapes(void)
 {
     for (unsigned lg = 10; lg <= 22; lg += 4) {
-        zp__pk pk = shape(lg, ((uint64_t)1 << lg) - 5);
+        zp__pk pk = slot_shape(lg, ((uint64_t)1 << lg) - 5);
         uint64_t full = zp__g16_slot_bytes(&pk), lean = zp__g16_slot_bytes_min(&pk);
         CHECK(full == lean);
         /* w and a | b | c at least */
@@ -39,7 +27,7 @@ static void test_small_shapes(void)
 
 static void test_porep27(void)
 {
-    zp__pk pk = shape(27, 130170222);
+    zp__pk pk = slot_shape(27, 130170222);
     uint64_t full = zp__g16_slot_bytes(&pk), lean = zp__g16_slot_bytes_min(&pk);
     double gib = (double)(1u << 30);
     printf("  porep:27-like slot: %.2f GiB, %.2f GiB lean\n", (double)full / gib,
@@ -59,7 +47,7 @@ static void test_porep27(void)
  * porep:27-like shape more than the default when the share is large. */
 static void test_within(void)
 {
-    zp__pk pk = shape(27, 130170222);
+    zp__pk pk = slot_shape(27, 130170222);
     uint64_t full = zp__g16_slot_bytes(&pk);
     CHECK(zp__g16_slot_bytes_within(&pk, 0) == full);
     CHECK(zp__g16_slot_bytes_within(&pk, full / 2) == full);
@@ -74,7 +62,7 @@ static void test_within(void)
     printf("  porep:27-like slot within 200 GiB: %.2f GiB\n", (double)prev / (1u << 30));
     if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0)
         CHECK(prev > full + ((uint64_t)8 << 30)); /* all windows a pass */
-    zp__pk small = shape(18, ((uint64_t)1 << 18) - 5);
+    zp__pk small = slot_shape(18, ((uint64_t)1 << 18) - 5);
     CHECK(zp__g16_slot_bytes_within(&small, (uint64_t)100 << 30) == zp__g16_slot_bytes(&small));
 }
 

@@ -20,6 +20,7 @@
 #include "groth16/gpu_prover.h"
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
+#include "slot_shape.h"
 
 /* ------------------------------------------------------------- kernels */
 
@@ -374,14 +375,7 @@ static zp__gpu_buf fill_arena(zp__gpu *g, uint64_t leave)
  * and asks the arena for exactly zp__g16_slot_bytes_within's count. */
 static void test_grow(void)
 {
-    zp__pk sh;
-    memset(&sh, 0, sizeof sh);
-    sh.domain_size = (uint64_t)1 << 24;
-    sh.n_vars = (uint32_t)(sh.domain_size - 7);
-    sh.n_public = 1;
-    sh.n_a = sh.n_b = sh.domain_size;
-    sh.n_l = sh.n_vars - 2;
-    sh.n_h = sh.domain_size - 1;
+    zp__pk sh = slot_shape(24, ((uint64_t)1 << 24) - 7);
     const uint64_t dflt = zp__g16_slot_bytes(&sh), share = (uint64_t)48 << 30;
     const uint64_t grown = zp__g16_slot_bytes_within(&sh, share);
     printf("  2^24 shape: %.2f GiB by default, %.2f GiB within 48 GiB\n",
