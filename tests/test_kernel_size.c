@@ -6,7 +6,12 @@
  * kernel was 52,528 instructions and missed the instruction cache, which
  * cost the H200 3-5 % of every large MSM (bench/RESULTS.md, session 11).
  * Rolled it is ~5.1k (G1) and ~8.8k (G2); the limits leave room for honest
- * growth and catch the unrolled inverse. Skipped (77) in builds without CUDA.
+ * growth and catch the unrolled inverse.
+ *
+ * Also the NTT pass kernel of src/gpu/ntt.cu: 6,624 instructions with each
+ * Fr product's reduction fused into IMAD.WIDE (mont_eo.h, zp__eo_q), 7,400
+ * when ptxas splits them (session 12); the limit of 7,000 catches the split.
+ * Skipped (77) in builds without CUDA.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -116,6 +121,13 @@ static void test_g2_affine_kernel(void)
     CHECK(n <= 20000);
 }
 
+static void test_ntt_pass_kernel(void)
+{
+    long n = kernel_size("ntt", "_Z15ntt_pass_kernel");
+    CHECK(n > 0);
+    CHECK(n <= 7000);
+}
+
 /* The reader refuses what is not an ELF64 image and finds no section it
  * was not given. */
 static void test_reader(void)
@@ -131,6 +143,7 @@ int main(void)
     RUN(test_reader);
     RUN(test_g1_affine_kernel);
     RUN(test_g2_affine_kernel);
+    RUN(test_ntt_pass_kernel);
     return FINISH();
 }
 #endif

@@ -166,6 +166,27 @@ ZP__EO_FN uint32_t zp__eo_shl1(uint32_t hi, uint32_t lo) { return (hi << 1) | (l
 
 #endif
 
+/*
+ * q = x0 * inv, the word that clears x0. Fr's inv (-r^-1 mod 2^32) is
+ * 2^32 - 1, so q = -x0; given that literal, ptxas (CUDA 13.0, sm_90) splits
+ * every q * p[j] of the reduction into IMAD.X + IMAD.HI.U32.X (two issues)
+ * instead of one IMAD.WIDE.U32.X. Read from constant memory, which it cannot
+ * see through, the products fuse: 312 instructions an Fr product instead of
+ * 344, the NTT pass kernel 6,624 instead of 7,400 (tests/test_kernel_size.c
+ * checks both). Other moduli keep the literal.
+ */
+#if defined(__CUDACC__)
+static __constant__ uint32_t zp__eo_inv_m1 = 0xffffffffu;
+#endif
+ZP__EO_FN uint32_t zp__eo_q(uint32_t x0, uint32_t inv)
+{
+#ifdef __CUDA_ARCH__
+    if (inv == 0xffffffffu)
+        return x0 * zp__eo_inv_m1;
+#endif
+    return x0 * inv;
+}
+
 /* r = t - p unless that borrows, else t (t < 2p). */
 ZP__EO_FN void zp__eo_sub_p_once(uint32_t *r, const uint32_t *t, const uint32_t *p, int n)
 {
@@ -213,7 +234,7 @@ ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t
                            int low1)
 {
     uint32_t cf = 0;
-    uint32_t q = x[0] * inv;
+    uint32_t q = zp__eo_q(x[0], inv);
     if (low1) {
         y[0] = zp__eo_add_cc(y[0], 0u - q, &cf);
         y[1] = zp__eo_addc_cc(y[1], q - (q != 0), &cf);
