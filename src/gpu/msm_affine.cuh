@@ -251,7 +251,7 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * registers, into the next product. So the walks alternate direction, each
  * sum is loaded and stored once a step, and the products are those of the
  * textbook trick. The register cap is acc_cfg<F>::affine_min_blocks (G1:
- * 3 blocks, 168 registers, no spills). Tried on the H200 and slower
+ * 4 blocks, 128 registers, see msm_chunks.cuh). Tried on the H200 and slower
  * (bench/RESULTS.md, session 7): separate up and back walks per step,
  * loading each sum twice (G1 2^24 ~4 %); the next slot's sum and point
  * loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms); later (sessions 9 to 11)

@@ -36,14 +36,17 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 #ifndef ZP_MSM_G2_MINBLOCKS
 #define ZP_MSM_G2_MINBLOCKS 1
 #endif
-/* The batch-affine add kernel's own cap (msm_affine.cuh), G1: 3 blocks of
- * 128, 168 registers and no spills. Once fp_inv's batch loop stopped
- * filling the instruction cache (session 11), this beat 4 blocks (128
- * registers, 220 bytes of spills) on the H200: G1 MSM 2^24 96.9 -> 94.9
- * ms, 2^27 623.9 -> 611.4 ms (it lost in session 7, before). G2 keeps its
- * accumulation's cap. */
+/* The batch-affine add kernel's own cap (msm_affine.cuh), G1: 4 blocks of
+ * 128 (128 registers, 220 bytes of spills). 3 blocks (168 registers, no
+ * spills) make a lone MSM faster on the H200 since fp_inv's batch loop
+ * stopped filling the instruction cache (session 11: G1 2^24 96.9 -> 94.9
+ * ms, 2^27 623.9 -> 611.4 ms), but the engine, whose two slots' kernels
+ * share the SMs, was slower with them (session 12, alternating, 4 runs of
+ * porep:27: 13.03 / 13.05 against 12.95 / 12.95 s per proof), and the
+ * engine is what zkpipe is for. G2 keeps its accumulation's cap (3 blocks
+ * lost: 2^22 77.0 -> 85.1 ms). */
 #ifndef ZP_MSM_G1_AFF_MINBLOCKS
-#define ZP_MSM_G1_AFF_MINBLOCKS 3
+#define ZP_MSM_G1_AFF_MINBLOCKS 4
 #endif
 #ifndef ZP_MSM_G2_AFF_MINBLOCKS
 #define ZP_MSM_G2_AFF_MINBLOCKS ZP_MSM_G2_MINBLOCKS
