@@ -113,11 +113,11 @@ static void test_fr(void)
         memcpy(a.l, wa, 32);
         memcpy(b.l, wb, 32);
         zp_fr_mul(&want, &a, &b);
-        zp__eo_mul(wr, wa, wb, m, 0xffffffffu, 8, 1); /* as the device: low1 */
+        zp__eo_mul(wr, wa, wb, m, 0xffffffffu, 8, 1); /* low1 (ZP_FR_LOW1=1) */
         memcpy(got.l, wr, 32);
         bad += memcmp(&want, &got, sizeof got) != 0;
         uint32_t wg[8];
-        zp__eo_mul(wg, wa, wb, m, 0xffffffffu, 8, 0); /* the generic form */
+        zp__eo_mul(wg, wa, wb, m, 0xffffffffu, 8, 0); /* the generic form (the device default) */
         bad += memcmp(wg, wr, sizeof wr) != 0;
         zp__eo_mul(wb, wa, wb, m, 0xffffffffu, 8, 1); /* result over b */
         bad += memcmp(wb, wr, sizeof wr) != 0;

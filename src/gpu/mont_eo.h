@@ -171,9 +171,10 @@ ZP__EO_FN uint32_t zp__eo_shl1(uint32_t hi, uint32_t lo) { return (hi << 1) | (l
  * 2^32 - 1, so q = -x0; given that literal, ptxas (CUDA 13.0, sm_90) splits
  * every q * p[j] of the reduction into IMAD.X + IMAD.HI.U32.X (two issues)
  * instead of one IMAD.WIDE.U32.X. Read from constant memory, which it cannot
- * see through, the products fuse: 312 instructions an Fr product instead of
- * 344, the NTT pass kernel 6,624 instead of 7,400 (tests/test_kernel_size.c
- * checks both). Other moduli keep the literal.
+ * see through, the products fuse: 264 instructions an Fr product instead of
+ * 312 (field.cuh's default; 312 instead of 344 with low1), the NTT pass
+ * kernel 5,512 instead of 6,640 (tests/test_kernel_size.c checks it).
+ * Other moduli keep the literal.
  */
 #if defined(__CUDACC__)
 static __constant__ uint32_t zp__eo_inv_m1 = 0xffffffffu;
