@@ -156,6 +156,19 @@ if [ $DO_TEST = 1 ]; then
     log "  ${RES[test_$key]}"
     [ $rc = 0 ] || grep -E "FAIL|CHECK|WRONG|->" "$OUT/t.log" | head -12
   done
+  # ZKPIPE_MSM_AFF_ROUNDS=2 (a knob, off by default): the affine round forced,
+  # in groups of 2 (so that the second round runs at the tests' sizes) and 8.
+  for t in msm:150:2 msm:150:8 prove:120:2; do
+    name=${t%%:*} rest=${t#*:} lim=${rest%%:*} gs=${rest#*:} key=${name}_rounds2_g$gs
+    log "test_gpu_$name (affine on, two rounds, groups of $gs)"
+    echo "==== test_gpu_$name (affine on, two rounds, groups of $gs)" >> "$OUT/tests.log"
+    ( cd tests && ZKPIPE_MSM_AFFINE=on ZKPIPE_MSM_AFF_ROUNDS=2 ZKPIPE_MSM_AFF_GROUP=$gs \
+      timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
+    rc=$?
+    cat "$OUT/t.log" >> "$OUT/tests.log"
+    RES[test_$key]="rc=$rc $(tail -1 "$OUT/t.log")"
+    log "  ${RES[test_$key]}"
+  done
   rm -f "$OUT/t.log"
 fi
 

@@ -404,9 +404,10 @@ static int msm_gpu(const struct opts *o)
             zp__gpu_msm_last_passes(s, &nw, &per);
             printf("        phases of the last run (ms): split %.2f, digits+sort %.2f, "
                    "accumulate %.2f, reduce %.2f, ones %.2f; total %.2f; %u windows, %u a "
-                   "pass, %s buckets\n",
+                   "pass, %s buckets%s\n",
                    ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones, ph.total, nw, per,
-                   zp__gpu_msm_last_affine(s) ? "affine" : "xyzz");
+                   zp__gpu_msm_last_affine(s) ? "affine" : "xyzz",
+                   zp__gpu_msm_last_affine_rounds(s) > 1 ? " (two rounds)" : "");
         }
     }
     int rc = 0;

@@ -47,7 +47,7 @@ struct zp__gpu_stream {
     void *host;            /* ZP__STREAM_HOST_BYTES pinned */
     uint64_t last_zeros, last_ones, last_dense;
     unsigned last_windows, last_per_pass; /* of the last MSM's Pippenger part */
-    bool last_affine;                     /* its buckets by batch-affine rounds */
+    unsigned last_aff_rounds;             /* most batch-affine rounds of a pass (0: none) */
 };
 
 /* Records a failed call in the thread's error text, classifies it, marks

@@ -29,6 +29,14 @@
  * gathered, and negated by the sign bit). Every case of an affine addition
  * is handled (either side infinity, equal points, opposite points). Entries
  * of a pass are fewer than 2^32 (the plan keeps them so).
+ *
+ * ZKPIPE_MSM_AFF_ROUNDS=2 (a knob for measurements, default 1): a second
+ * round over the first one's sums (in key order, global keys, entry i is
+ * sum i) before the XYZZ chunks, so that ~1/64 of the entries instead of
+ * ~1/8 pay an XYZZ addition (~10 products against ~6.5). It reuses the
+ * first round's index table, group lengths and walk-up products (dead by
+ * then); its sums and keys take room of their own (~7 % more for the round
+ * at groups of 8), so the knob can change how many windows fit a pass.
  */
 #ifndef ZP_GPU_MSM_AFFINE_CUH
 #define ZP_GPU_MSM_AFFINE_CUH
@@ -42,6 +50,12 @@ static unsigned aff_group(void)
 {
     static const unsigned g = read_env_u("ZKPIPE_MSM_AFF_GROUP", 2, 64, 8);
     return g;
+}
+
+static unsigned aff_rounds(void)
+{
+    static const unsigned r = read_env_u("ZKPIPE_MSM_AFF_ROUNDS", 1, 2, 1);
+    return r;
 }
 
 template <class F> static unsigned aff_k_max(void)
@@ -64,6 +78,15 @@ template <class F>
 static __device__ __forceinline__ uint32_t src_key(const aff_src<F> &s, uint64_t i)
 {
     return (uint32_t)gkey(s.keys, i, s.m, s.c);
+}
+
+/* The index word of entry i: vals[i], or i itself when vals is NULL (a
+ * second round's entries are the first round's sums, in order, none
+ * negated; there are fewer than 2^31 of them). */
+template <class F>
+static __device__ __forceinline__ uint32_t src_val(const aff_src<F> &s, uint64_t i)
+{
+    return s.vals ? s.vals[i] : (uint32_t)i;
 }
 
 /* Where the point of index word v (an entry's vals word) lies, and
@@ -183,7 +206,7 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
     if (k >= nk)
         return;
     if (s == 1) {
-        aff_t<F> p = point_of(in, in.vals[bstart[k]]);
+        aff_t<F> p = point_of(in, src_val(in, bstart[k]));
         xyzz_t<F> b;
         xyzz_set_inf(b);
         if (!aff_is_inf(p)) {
@@ -216,7 +239,7 @@ static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t 
         return;
     uint64_t r = i - bstart[k], j = r % gs;
     uint64_t o = gstart[k] + r / gs;
-    idx[j * S + o] = in.vals[i];
+    idx[j * S + o] = src_val(in, i);
     if (j)
         return;
     glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
@@ -395,30 +418,38 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
     l->x = take(at, aff_bytes * capx);
     l->pre = pre_b <= l->bstart - l->kout ? l->kout
                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
+    if (aff_rounds() > 1) { /* at most this many groups of the first round's sums */
+        uint64_t cap2 = aff_groups_bound(capx - 1, nk) + 1;
+        l->kx2 = take(at, 4 * cap2);
+        l->x2 = take(at, aff_bytes * cap2);
+    }
 }
 
+/* The arrays one affine round writes: the index table, the group
+ * lengths, the walk-up products, and the sums with their keys. */
+template <class F> struct aff_arrays {
+    uint32_t *idx, *keys;
+    uint8_t *glen;
+    aff_t<F> *sums;
+    F *pre;
+};
+
 /*
- * One pass over N sorted entries (digits kout, indices and signs vout,
- * windows of l->m) into the pass's buckets bk: the affine round, then the
- * XYZZ chunks over its sums (runs ceil(s / gs) long) with fresh
- * bounds. Synchronizes the stream once (the count of sums and the longest
- * run size what follows).
+ * One affine round over N sorted entries `in` whose bounds over nk keys are
+ * bstart / bend: runs of one go to their buckets in bk, the groups of
+ * longer runs are summed into a.sums (keys in a.keys, in key order). Sets
+ * *nsums and *longest (the longest run). bend is overwritten (the groups'
+ * first slots). Synchronizes the stream once.
  */
 template <class F>
-static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
-                          const aff_t<F> *points, const uint32_t *kout, const uint32_t *vout,
-                          uint64_t N, uint64_t nk, uint64_t *bstart, uint64_t *bend,
-                          xyzz_t<F> *bk, xyzz_t<F> *carries)
+static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, const aff_src<F> &in,
+                        uint64_t N, uint64_t nk, uint64_t *bstart, uint64_t *bend, xyzz_t<F> *bk,
+                        const aff_arrays<F> &a, uint64_t *nsums, uint64_t *longest)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
     uint64_t *cnt = (uint64_t *)(base + l->cnt_a), *ncnt = (uint64_t *)(base + l->cnt_b);
     uint32_t *smax = (uint32_t *)(base + l->smax);
-    uint32_t *idx = (uint32_t *)(base + l->idx), *keys = (uint32_t *)(base + l->kx);
-    uint8_t *glen = (uint8_t *)(base + l->glen);
-    aff_t<F> *sums = (aff_t<F> *)(base + l->x);
-    F *pre = (F *)(base + l->pre);
-    aff_src<F> in = {points, kout, vout, l->m, l->c};
     uint64_t *hv = (uint64_t *)s->host;
     const unsigned gs = aff_group();
 
@@ -434,28 +465,91 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_CUDA(cudaMemcpyAsync(hv + 1, ncnt + nk - 1, 8, cudaMemcpyDeviceToHost, st));
     ZP_CUDA(cudaMemcpyAsync(hv + 2, smax, 4, cudaMemcpyDeviceToHost, st));
     ZP_CUDA(cudaStreamSynchronize(st));
-    const uint64_t nsums = hv[0] + hv[1], longest = (uint32_t)hv[2];
-    if (!nsums)
+    *nsums = hv[0] + hv[1];
+    *longest = (uint32_t)hv[2];
+    if (!*nsums)
         return ZP_OK;
     aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
-                                                             nsums, idx, glen, keys);
+                                                             *nsums, a.idx, a.glen, a.keys);
     ZP_CUDA_LAUNCHED();
-    unsigned K = aff_k<F>(nsums, g->prop.multiProcessorCount);
-    uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
+    unsigned K = aff_k<F>(*nsums, g->prop.multiProcessorCount);
+    uint64_t T = (*nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
-        in, idx, glen, ncnt, bend, nk, K, pre, sums);
+        in, a.idx, a.glen, ncnt, bend, nk, K, a.pre, a.sums);
     ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
 
-    /* The sums, in key order, through the XYZZ chunks. */
+/* Bounds of the n sums of a round (global keys) over nk keys. */
+static zp_err sum_bounds(zp__gpu_stream *s, const msm_layout *l, const uint32_t *keys,
+                         uint64_t n, uint64_t nk, uint64_t *bstart, uint64_t *bend)
+{
+    zp__gpu *g = s->g;
+    cudaStream_t st = s->st;
     ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nk, st));
     ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nk, st));
-    bounds_kernel<<<zp__ceil_div_u(nsums, 256), 256, 0, st>>>(keys, nsums, 0, l->c, bstart, bend);
+    bounds_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(keys, n, 0, l->c, bstart, bend);
     ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
+/*
+ * The arrays of a second round: the first round's index table, group
+ * lengths and walk-up products, dead once its add kernel has run and large
+ * enough (the second round's groups are fewer than the first's), and its
+ * own sums and keys (the first round's are its entries).
+ */
+template <class F> static aff_arrays<F> aff_second_arrays(const msm_layout *l, char *base)
+{
+    return aff_arrays<F>{(uint32_t *)(base + l->idx), (uint32_t *)(base + l->kx2),
+                         (uint8_t *)(base + l->glen), (aff_t<F> *)(base + l->x2),
+                         (F *)(base + l->pre)};
+}
+
+/*
+ * One pass over N sorted entries (digits kout, indices and signs vout,
+ * windows of l->m) into the pass's buckets bk: the affine round (two with
+ * ZKPIPE_MSM_AFF_ROUNDS=2), then the XYZZ chunks over its sums (runs
+ * ceil(s / gs) long) with fresh bounds. Synchronizes the stream once a
+ * round (the count of sums and the longest run size what follows).
+ */
+template <class F>
+static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
+                          const aff_t<F> *points, const uint32_t *kout, const uint32_t *vout,
+                          uint64_t N, uint64_t nk, uint64_t *bstart, uint64_t *bend,
+                          xyzz_t<F> *bk, xyzz_t<F> *carries)
+{
+    const unsigned gs = aff_group();
+    if (!s->last_aff_rounds)
+        s->last_aff_rounds = 1;
+    aff_src<F> in = {points, kout, vout, l->m, l->c};
+    aff_arrays<F> a = {(uint32_t *)(base + l->idx), (uint32_t *)(base + l->kx),
+                       (uint8_t *)(base + l->glen), (aff_t<F> *)(base + l->x),
+                       (F *)(base + l->pre)};
+    uint64_t nsums, longest;
+    ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest));
+    if (!nsums)
+        return ZP_OK;
+    ZP_TRY(sum_bounds(s, l, a.keys, nsums, nk, bstart, bend));
+    uint64_t run = (longest + gs - 1) / gs; /* the longest run of sums */
+    if (l->x2 && run >= 2) {
+        const aff_arrays<F> a2 = aff_second_arrays<F>(l, base);
+        aff_src<F> in2 = {a.sums, a.keys, NULL, 0, l->c};
+        s->last_aff_rounds = 2;
+        ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest));
+        if (!nsums)
+            return ZP_OK;
+        ZP_TRY(sum_bounds(s, l, a2.keys, nsums, nk, bstart, bend));
+        a = a2;
+        run = (longest + gs - 1) / gs;
+    }
+
+    /* The sums, in key order, through the XYZZ chunks. */
     uint64_t L = chunk_len(nsums);
     if ((nsums + L - 1) / L > l->chunks) /* cannot happen: nsums < N */
         L = (nsums + l->chunks - 1) / l->chunks;
-    return chunk_sums<F>(s, l, sums, keys, NULL, nsums, 0,
-                         (longest + gs - 1) / gs, L, nk, bstart, bend, bk, carries);
+    return chunk_sums<F>(s, l, a.sums, a.keys, NULL, nsums, 0, run, L, nk, bstart, bend, bk,
+                         carries);
 }
 
 #endif

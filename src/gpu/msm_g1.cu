@@ -77,7 +77,14 @@ extern "C" void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windo
     *per_pass = s->last_per_pass;
 }
 
-extern "C" bool zp__gpu_msm_last_affine(const zp__gpu_stream *s) { return s->last_affine; }
+extern "C" bool zp__gpu_msm_last_affine(const zp__gpu_stream *s)
+{
+    return s->last_aff_rounds > 0;
+}
+extern "C" unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s)
+{
+    return s->last_aff_rounds;
+}
 
 extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)
 {

@@ -67,6 +67,7 @@ struct msm_layout {
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
     size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
+    size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
 };
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
@@ -615,7 +616,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         return ZP_E_GPU_OOM;
     s->last_windows = l.nw;
     s->last_per_pass = l.G;
-    s->last_affine = m && l.affine;
+    s->last_aff_rounds = 0; /* affine_pass counts its rounds */
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars));

@@ -191,6 +191,12 @@ bool zp__gpu_msm_last_affine(const zp__gpu_stream *s)
     return false;
 }
 
+unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s)
+{
+    (void)s;
+    return 0;
+}
+
 void zp__gpu_stream_profile(zp__gpu_stream *s, bool on) { (void)s; (void)on; }
 
 void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)

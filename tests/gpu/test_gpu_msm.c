@@ -16,6 +16,9 @@
 /* From ZKPIPE_MSM_AFFINE: "on", every dense part must take the affine round;
  * "off", none may. */
 static bool T_affine_on, T_affine_off;
+/* ZKPIPE_MSM_AFF_ROUNDS=2 with ZKPIPE_MSM_AFF_GROUP=2: the second affine
+ * round must run wherever the first one does at these sizes. */
+static bool T_rounds2_g2;
 
 enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE };
 enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
@@ -140,8 +143,11 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         /* ZKPIPE_MSM_AFFINE=on: the full scratch holds the affine rounds from a few \
          * hundred dense scalars up (below, their key arrays can outgrow it). */        \
         bool aff_ = zp__gpu_msm_last_affine(T_s);                                          \
-        if (T_affine_on && (!windows || windows == BEST) && d >= 512)                      \
+        if (T_affine_on && (!windows || windows == BEST) && d >= 512) {                    \
             CHECK(aff_);                                                                   \
+            if (T_rounds2_g2 && sk == S_RANDOM)                                            \
+                CHECK_EQ_INT((int)zp__gpu_msm_last_affine_rounds(T_s), 2);                \
+        }                                                                                  \
         printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a pass%s %s\n", \
                NAME, n, scal_name[sk], pts_name[pk], (unsigned long long)z,                \
                (unsigned long long)o, (unsigned long long)d, nw_, per_,                    \
@@ -248,6 +254,8 @@ int main(int argc, char **argv)
     const char *aff = getenv("ZKPIPE_MSM_AFFINE");
     T_affine_on = aff && !strcmp(aff, "on");
     T_affine_off = aff && !strcmp(aff, "off");
+    const char *rounds = getenv("ZKPIPE_MSM_AFF_ROUNDS"), *group = getenv("ZKPIPE_MSM_AFF_GROUP");
+    T_rounds2_g2 = rounds && !strcmp(rounds, "2") && group && !strcmp(group, "2");
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
     RUN(test_g1_large);
