@@ -42,6 +42,13 @@
 #define ZP_GPU_MSM_AFFINE_CUH
 
 #define AFF_THREADS 128
+/* ZP_AFF_PAIR=1 (a variant, not yet run on a GPU): the step's first two
+ * products (the slot's inverse and the next running inverse, independent)
+ * as one out-of-line call (field.cuh's f_mul_pair: four carry chains for
+ * the scheduler of a kernel that runs 16 warps an SM). */
+#ifndef ZP_AFF_PAIR
+#define ZP_AFF_PAIR 0
+#endif
 
 /* ZKPIPE_MSM_AFF_GROUP (2..64) and ZKPIPE_MSM_AFF_K (16..1024): the group
  * length and the most slots a thread takes (one inversion per step serves
@@ -294,8 +301,13 @@ static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint3
 {
     bool edge = down ? j == 0 : j == ns - 1;
     F before = edge ? one : f_load(pre + (down ? o - 32 : o + 32));
+#if ZP_AFF_PAIR
+    F dinv;
+    f_mul_pair(dinv, inv, inv, before, inv, aff_denom(a, p));
+#else
     F dinv = f_mul(inv, before);
     inv = f_mul(inv, aff_denom(a, p));
+#endif
     a = aff_add_inv(a, p, dinv);
     aff_store(out + o, a);
     if (len > step + 1)
