@@ -45,7 +45,8 @@
 /* ZP_AFF_PAIR=1 (a variant, not yet run on a GPU): the step's first two
  * products (the slot's inverse and the next running inverse, independent)
  * as one out-of-line call (field.cuh's f_mul_pair: four carry chains for
- * the scheduler of a kernel that runs 16 warps an SM). */
+ * the scheduler of a kernel that runs 16 warps an SM); =2 pairs two more
+ * (aff_pair_add). */
 #ifndef ZP_AFF_PAIR
 #define ZP_AFF_PAIR 0
 #endif
@@ -288,6 +289,42 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * prefetches, cp.async staging, inline products, and step 0's loads
  * batched two or four slots at a time.
  */
+#if ZP_AFF_PAIR > 1
+/* ZP_AFF_PAIR=2: also the sum's last product, lambda (x_a - x_3), paired
+ * with the next denominator's product into prod, for the usual case (a and
+ * p finite, x_a != x_p: the rest as aff_add_inv and aff_denom_next do it). */
+template <class F>
+static __device__ __forceinline__ void aff_pair_add(const aff_src<F> &in, uint32_t vn,
+                                                    aff_t<F> *out, uint64_t o, bool more,
+                                                    const aff_t<F> &a, const aff_t<F> &p,
+                                                    const F &dinv, F &prod)
+{
+    F lambda = f_mul(f_sub(p.y, a.y), dinv);
+    aff_t<F> r;
+    r.x = f_sub(f_sub(f_sqr(lambda), a.x), p.x);
+    F t = f_sub(a.x, r.x);
+    if (more) {
+        bool neg;
+        const aff_t<F> *q = ref_of(in, vn, &neg);
+        F qx = f_load(reinterpret_cast<const F *>(q));
+        F d = f_sub(qx, r.x);
+        if (!f_is_zero(d) && !f_is_zero(r.x) && !f_is_zero(qx)) {
+            F u;
+            f_mul_pair(u, prod, lambda, t, prod, d);
+            r.y = f_sub(u, a.y);
+            aff_store(out + o, r);
+            return;
+        }
+        r.y = f_sub(f_mul(lambda, t), a.y);
+        aff_store(out + o, r);
+        prod = f_mul(prod, aff_denom(r, load_signed(q, neg)));
+        return;
+    }
+    r.y = f_sub(f_mul(lambda, t), a.y);
+    aff_store(out + o, r);
+}
+#endif
+
 /* One slot's step in a walk: its sum a + p (the inverse from the running
  * inverse and the product before it in walk-up order), then its next
  * denominator into the next walk-up product. */
@@ -304,6 +341,12 @@ static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint3
 #if ZP_AFF_PAIR
     F dinv;
     f_mul_pair(dinv, inv, inv, before, inv, aff_denom(a, p));
+#if ZP_AFF_PAIR > 1
+    if (!aff_is_inf(a) && !aff_is_inf(p) && !f_is_zero(f_sub(p.x, a.x))) {
+        aff_pair_add(in, vn, out, o, len > step + 1, a, p, dinv, prod);
+        return;
+    }
+#endif
 #else
     F dinv = f_mul(inv, before);
     inv = f_mul(inv, aff_denom(a, p));
