@@ -16,9 +16,10 @@
 /* From ZKPIPE_MSM_AFFINE: "on", every dense part must take the affine round;
  * "off", none may. */
 static bool T_affine_on, T_affine_off;
-/* ZKPIPE_MSM_AFF_ROUNDS=2 with ZKPIPE_MSM_AFF_GROUP=2: the second affine
- * round must run wherever the first one does at these sizes. */
-static bool T_rounds2_g2;
+/* ZKPIPE_MSM_AFF_ROUNDS=2 (its layout is larger: only a scratch sized for
+ * the affine round must hold it), and with ZKPIPE_MSM_AFF_GROUP=2 the
+ * second round must run wherever the first one does at these sizes. */
+static bool T_rounds2, T_rounds2_g2;
 
 enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE };
 enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
@@ -143,7 +144,7 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         /* ZKPIPE_MSM_AFFINE=on: the full scratch holds the affine rounds from a few \
          * hundred dense scalars up (below, their key arrays can outgrow it). */        \
         bool aff_ = zp__gpu_msm_last_affine(T_s);                                          \
-        if (T_affine_on && (!windows || windows == BEST) && d >= 512) {                    \
+        if (T_affine_on && (windows == BEST || (!windows && !T_rounds2)) && d >= 512) {    \
             CHECK(aff_);                                                                   \
             if (T_rounds2_g2 && sk == S_RANDOM)                                            \
                 CHECK_EQ_INT((int)zp__gpu_msm_last_affine_rounds(T_s), 2);                \
@@ -255,7 +256,8 @@ int main(int argc, char **argv)
     T_affine_on = aff && !strcmp(aff, "on");
     T_affine_off = aff && !strcmp(aff, "off");
     const char *rounds = getenv("ZKPIPE_MSM_AFF_ROUNDS"), *group = getenv("ZKPIPE_MSM_AFF_GROUP");
-    T_rounds2_g2 = rounds && !strcmp(rounds, "2") && group && !strcmp(group, "2");
+    T_rounds2 = rounds && !strcmp(rounds, "2");
+    T_rounds2_g2 = T_rounds2 && group && !strcmp(group, "2");
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
     RUN(test_g1_large);
