@@ -138,36 +138,31 @@ declare -A RES
 # At most a few files come back from a device run: one log per kind.
 : > "$OUT/tests.log"; : > "$OUT/memcheck.log"; : > "$OUT/bench.log"
 if [ $DO_TEST = 1 ]; then
-  # name:seconds[:affine]: ":on" runs it again with every MSM's dense part
-  # through the batch-affine round (ZKPIPE_MSM_AFFINE=on).
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on setup:120 prove:120 \
-           prove:120:on slot:120 slot:120:on engine:150; do
-    name=${t%%:*} rest=${t#*:} lim=${rest%%:*} aff=default key=$name
-    [ "$rest" != "$lim" ] && aff=on key=${name}_affine
-    log "test_gpu_$name (affine $aff)"
+  # name:seconds[:mode]: "on" runs it again with every MSM's dense part
+  # through the batch-affine round (ZKPIPE_MSM_AFFINE=on); "r2gN" that with
+  # two rounds in groups of N (ZKPIPE_MSM_AFF_ROUNDS=2, a knob off by
+  # default; groups of 2 make the second round run at the tests' sizes).
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r2g2 msm:150:r2g8 \
+           setup:120 prove:120 prove:120:on prove:120:r2g2 slot:120 slot:120:on engine:150; do
+    name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
+    [ "$rest" != "$lim" ] && mode=${rest#*:}
+    case $mode in
+      on) key=${name}_affine ;;
+      r2g*) key=${name}_rounds2_g${mode#r2g} ;;
+    esac
+    log "test_gpu_$name ($mode)"
     t0=$(date +%s)
-    echo "==== test_gpu_$name (affine $aff)" >> "$OUT/tests.log"
+    echo "==== test_gpu_$name ($mode)" >> "$OUT/tests.log"
     # From tests/: some tests read data/ (mul3.zkey) relative to it.
-    ( cd tests && if [ $aff = on ]; then export ZKPIPE_MSM_AFFINE=on; fi
+    ( cd tests
+      case $mode in on | r2g*) export ZKPIPE_MSM_AFFINE=on ;; esac
+      case $mode in r2g*) export ZKPIPE_MSM_AFF_ROUNDS=2 ZKPIPE_MSM_AFF_GROUP=${mode#r2g} ;; esac
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
     cat "$OUT/t.log" >> "$OUT/tests.log"
     RES[test_$key]="rc=$rc $(tail -1 "$OUT/t.log") ($(( $(date +%s) - t0 )) s)"
     log "  ${RES[test_$key]}"
     [ $rc = 0 ] || grep -E "FAIL|CHECK|WRONG|->" "$OUT/t.log" | head -12
-  done
-  # ZKPIPE_MSM_AFF_ROUNDS=2 (a knob, off by default): the affine round forced,
-  # in groups of 2 (so that the second round runs at the tests' sizes) and 8.
-  for t in msm:150:2 msm:150:8 prove:120:2; do
-    name=${t%%:*} rest=${t#*:} lim=${rest%%:*} gs=${rest#*:} key=${name}_rounds2_g$gs
-    log "test_gpu_$name (affine on, two rounds, groups of $gs)"
-    echo "==== test_gpu_$name (affine on, two rounds, groups of $gs)" >> "$OUT/tests.log"
-    ( cd tests && ZKPIPE_MSM_AFFINE=on ZKPIPE_MSM_AFF_ROUNDS=2 ZKPIPE_MSM_AFF_GROUP=$gs \
-      timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
-    rc=$?
-    cat "$OUT/t.log" >> "$OUT/tests.log"
-    RES[test_$key]="rc=$rc $(tail -1 "$OUT/t.log")"
-    log "  ${RES[test_$key]}"
   done
   rm -f "$OUT/t.log"
 fi
