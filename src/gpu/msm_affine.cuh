@@ -434,11 +434,13 @@ template <class F> static unsigned aff_k(uint64_t slots, int sms)
     return k >= most ? (unsigned)most : k < 16 ? 16 : (unsigned)k;
 }
 
-/* The most groups N entries over nk keys make: ceil(s / gs) <= s / 2 for
- * s >= 2, and <= s / gs + 1. */
+/* The most groups N entries over nk keys make: a run of s >= 2 makes
+ * ceil(s / gs) <= s / gs + 1 groups, and <= s / 2 of them for gs >= 3 but
+ * up to 2 s / 3 for gs = 2 (s = 3: two groups). */
 static uint64_t aff_groups_bound(uint64_t N, uint64_t nk)
 {
-    uint64_t a = N / 2, b = N / aff_group() + nk;
+    const unsigned gs = aff_group();
+    uint64_t a = gs >= 3 ? N / 2 : N / 3 * 2 + N % 3, b = N / gs + nk;
     return a < b ? a : b;
 }
 

@@ -251,7 +251,7 @@ static void test_args(void)
 
 int main(int argc, char **argv)
 {
-    gpu_test_open(argc, argv, 8);
+    gpu_test_open(argc, argv, 12); /* GiB: 2^22 with two rounds in groups of 2 takes 8.4 */
     const char *aff = getenv("ZKPIPE_MSM_AFFINE");
     T_affine_on = aff && !strcmp(aff, "on");
     T_affine_off = aff && !strcmp(aff, "off");
