@@ -37,10 +37,6 @@
 #   ms    -DZP_FP_MULSUB=1                only the one-reduction Y3, on the
 #                                         plain exact products
 #         -> bench_msm_ms, test_msm_ms
-#   ap, ap2, ap23  -DZP_AFF_PAIR=1 / 2 (ap23: at 3 blocks)  the affine step's
-#                                         independent products as one call
-#                                         of two (G1 only)
-#         -> bench_msm_ap, bench_msm_ap2, bench_msm_ap23, test_msm_ap*
 #   acc32, acc64  -DZP_MSM_ACC_THREADS=32 / 64   smaller accumulation blocks
 #                                         (more resident warps at ~180
 #                                         registers)  -> bench_msm_acc32, bench_msm_acc64
@@ -102,9 +98,6 @@ for tag in $ONLY; do
     g2sh) one g2sh "-DZP_MSM_G2_SHACC=1" g2sh_ "" && mv "$DIR/bench_g2sh_" "$DIR/bench_g2sh" && rm -f "$DIR/test_field_g2sh" ;;
     g2sh3) one g2sh3 "-DZP_MSM_G2_SHACC=1 -DZP_MSM_G2_MINBLOCKS=3" g2sh3_ "" && mv "$DIR/bench_g2sh3_" "$DIR/bench_g2sh3" && rm -f "$DIR/test_field_g2sh3" ;;
     ms) one ms "-DZP_FP_MULSUB=1" msm_ms "" && rm -f "$DIR/test_field_ms" ;;
-    ap) one ap "-DZP_AFF_PAIR=1" msm_ap "" && rm -f "$DIR/test_field_ap" ;;
-    ap2) one ap2 "-DZP_AFF_PAIR=2" msm_ap2 "" && rm -f "$DIR/test_field_ap2" ;;
-    ap23) one ap23 "-DZP_AFF_PAIR=2 -DZP_MSM_G1_AFF_MINBLOCKS=3" msm_ap23 "" && rm -f "$DIR/test_field_ap23" ;;
     *) echo "unknown variant $tag"; exit 2 ;;
   esac
 done

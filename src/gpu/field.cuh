@@ -649,12 +649,11 @@ static __device__ __forceinline__ void f_store(fp2_t *p, const fp2_t &v) { fp2_s
  * Fp pair is one out-of-line call of two two-chain products (four
  * independent carry chains for the scheduler; before mont_eo.h it was
  * field_wide.h code, no faster then). Otherwise, and for Fp2, two calls.
- * f_mul_pair is that one call for Fp always (two calls for Fp2), for the
- * ZP_AFF_PAIR variant of msm_affine.cuh.
  */
 #ifndef ZP_FP_PAIR
 #define ZP_FP_PAIR 0
 #endif
+#if ZP_FP_PAIR
 struct fp_pair_t { fp_t a, b; };
 static __device__ __noinline__ fp_pair_t fp_mul_pair(const fp_t a, const fp_t b, const fp_t c,
                                                      const fp_t d)
@@ -664,18 +663,12 @@ static __device__ __noinline__ fp_pair_t fp_mul_pair(const fp_t a, const fp_t b,
     mont_mul_eo<zp__fp_params>(r.b.v, c.v, d.v);
     return r;
 }
-static __device__ __forceinline__ void f_mul_pair(fp_t &r, fp_t &s, const fp_t &a, const fp_t &b,
-                                                  const fp_t &c, const fp_t &d)
+static __device__ __forceinline__ void f_mul2(fp_t &r, fp_t &s, const fp_t &a, const fp_t &b,
+                                              const fp_t &c, const fp_t &d)
 {
     fp_pair_t t = fp_mul_pair(a, b, c, d);
     r = t.a;
     s = t.b;
-}
-#if ZP_FP_PAIR
-static __device__ __forceinline__ void f_mul2(fp_t &r, fp_t &s, const fp_t &a, const fp_t &b,
-                                              const fp_t &c, const fp_t &d)
-{
-    f_mul_pair(r, s, a, b, c, d);
 }
 #else
 static __device__ __forceinline__ void f_mul2(fp_t &r, fp_t &s, const fp_t &a, const fp_t &b,
@@ -690,11 +683,6 @@ static __device__ __forceinline__ void f_mul2(fp2_t &r, fp2_t &s, const fp2_t &a
 {
     r = fp2_mul(a, b);
     s = fp2_mul(c, d);
-}
-static __device__ __forceinline__ void f_mul_pair(fp2_t &r, fp2_t &s, const fp2_t &a,
-                                                  const fp2_t &b, const fp2_t &c, const fp2_t &d)
-{
-    f_mul2(r, s, a, b, c, d);
 }
 
 #endif

@@ -42,14 +42,6 @@
 #define ZP_GPU_MSM_AFFINE_CUH
 
 #define AFF_THREADS 128
-/* ZP_AFF_PAIR=1 (a variant, not yet run on a GPU): the step's first two
- * products (the slot's inverse and the next running inverse, independent)
- * as one out-of-line call (field.cuh's f_mul_pair: four carry chains for
- * the scheduler of a kernel that runs 16 warps an SM); =2 pairs two more
- * (aff_pair_add). */
-#ifndef ZP_AFF_PAIR
-#define ZP_AFF_PAIR 0
-#endif
 
 /* ZKPIPE_MSM_AFF_GROUP (2..64) and ZKPIPE_MSM_AFF_K (16..1024): the group
  * length and the most slots a thread takes (one inversion per step serves
@@ -287,44 +279,10 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * loading each sum twice (G1 2^24 ~4 %); the next slot's sum and point
  * loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms); later (sessions 9 to 11)
  * prefetches, cp.async staging, inline products, and step 0's loads
- * batched two or four slots at a time.
+ * batched two or four slots at a time; in session 13 the step's independent
+ * products as out-of-line pairs (G1 2^27 626 -> 648 ms, and 706 ms with a
+ * second pair; fewer spills, but the pair calls cost more than they hid).
  */
-#if ZP_AFF_PAIR > 1
-/* ZP_AFF_PAIR=2: also the sum's last product, lambda (x_a - x_3), paired
- * with the next denominator's product into prod, for the usual case (a and
- * p finite, x_a != x_p: the rest as aff_add_inv and aff_denom_next do it). */
-template <class F>
-static __device__ __forceinline__ void aff_pair_add(const aff_src<F> &in, uint32_t vn,
-                                                    aff_t<F> *out, uint64_t o, bool more,
-                                                    const aff_t<F> &a, const aff_t<F> &p,
-                                                    const F &dinv, F &prod)
-{
-    F lambda = f_mul(f_sub(p.y, a.y), dinv);
-    aff_t<F> r;
-    r.x = f_sub(f_sub(f_sqr(lambda), a.x), p.x);
-    F t = f_sub(a.x, r.x);
-    if (more) {
-        bool neg;
-        const aff_t<F> *q = ref_of(in, vn, &neg);
-        F qx = f_load(reinterpret_cast<const F *>(q));
-        F d = f_sub(qx, r.x);
-        if (!f_is_zero(d) && !f_is_zero(r.x) && !f_is_zero(qx)) {
-            F u;
-            f_mul_pair(u, prod, lambda, t, prod, d);
-            r.y = f_sub(u, a.y);
-            aff_store(out + o, r);
-            return;
-        }
-        r.y = f_sub(f_mul(lambda, t), a.y);
-        aff_store(out + o, r);
-        prod = f_mul(prod, aff_denom(r, load_signed(q, neg)));
-        return;
-    }
-    r.y = f_sub(f_mul(lambda, t), a.y);
-    aff_store(out + o, r);
-}
-#endif
-
 /* One slot's step in a walk: its sum a + p (the inverse from the running
  * inverse and the product before it in walk-up order), then its next
  * denominator into the next walk-up product. */
@@ -338,19 +296,8 @@ static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint3
 {
     bool edge = down ? j == 0 : j == ns - 1;
     F before = edge ? one : f_load(pre + (down ? o - 32 : o + 32));
-#if ZP_AFF_PAIR
-    F dinv;
-    f_mul_pair(dinv, inv, inv, before, inv, aff_denom(a, p));
-#if ZP_AFF_PAIR > 1
-    if (!aff_is_inf(a) && !aff_is_inf(p) && !f_is_zero(f_sub(p.x, a.x))) {
-        aff_pair_add(in, vn, out, o, len > step + 1, a, p, dinv, prod);
-        return;
-    }
-#endif
-#else
     F dinv = f_mul(inv, before);
     inv = f_mul(inv, aff_denom(a, p));
-#endif
     a = aff_add_inv(a, p, dinv);
     aff_store(out + o, a);
     if (len > step + 1)
