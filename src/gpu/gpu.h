@@ -182,7 +182,8 @@ void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windows, unsigne
 
 /* Whether the last MSM on s summed its buckets by batch-affine rounds. */
 bool zp__gpu_msm_last_affine(const zp__gpu_stream *s);
-/* How many (1, or 2 with ZKPIPE_MSM_AFF_ROUNDS=2) in its busiest pass; 0: none. */
+/* How many (2 where a second round had runs to sum, 1 with ZKPIPE_MSM_AFF_ROUNDS=1)
+ * in its busiest pass; 0: none. */
 unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s);
 
 /* Device milliseconds of the phases of the last MSM on s, recorded with

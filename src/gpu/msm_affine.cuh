@@ -4,7 +4,7 @@
  * shared by Montgomery's trick: ~6 products and a share of one inversion
  * each, instead of the ~10 products of an XYZZ mixed addition.
  *
- * One affine round, then the XYZZ chunks. A run of s >= 2 entries of one
+ * An affine round, then the XYZZ chunks. A run of s >= 2 entries of one
  * bucket (key) is cut into groups of `gs` consecutive entries (8 unless
  * ZKPIPE_MSM_AFF_GROUP says otherwise); each group's sum becomes one entry
  * of a shorter sorted array (ceil(s / gs) entries for the run), which the
@@ -30,13 +30,15 @@
  * is handled (either side infinity, equal points, opposite points). Entries
  * of a pass are fewer than 2^32 (the plan keeps them so).
  *
- * ZKPIPE_MSM_AFF_ROUNDS=2 (a knob for measurements, default 1): a second
- * round over the first one's sums (in key order, global keys, entry i is
- * sum i) before the XYZZ chunks, so that ~1/64 of the entries instead of
- * ~1/8 pay an XYZZ addition (~10 products against ~6.5). It reuses the
- * first round's index table, group lengths and walk-up products (dead by
- * then); its sums and keys take room of their own (~7 % more for the round
- * at groups of 8), so the knob can change how many windows fit a pass.
+ * A second round (ZKPIPE_MSM_AFF_ROUNDS, 1 or 2, default 2) runs over the
+ * first one's sums (in key order, global keys, entry i is sum i) before
+ * the XYZZ chunks, so that ~1/64 of the entries instead of ~1/8 pay an
+ * XYZZ addition (~10 products against ~6.5). It reuses the first round's
+ * index table, group lengths and walk-up products (dead by then); its sums
+ * and keys take room of their own (~7 % more for the round at groups of
+ * 8), so it can change how many windows fit a pass. On the H200 (session
+ * 13, rounds 1 -> 2): G1 2^27 621 -> 617 ms, G2 2^23 144.2 -> 140.7 ms,
+ * the porep:27 partition 1379 -> 1370 ms (its H MSM 621.8 -> 611.5).
  */
 #ifndef ZP_GPU_MSM_AFFINE_CUH
 #define ZP_GPU_MSM_AFFINE_CUH
@@ -54,7 +56,7 @@ static unsigned aff_group(void)
 
 static unsigned aff_rounds(void)
 {
-    static const unsigned r = read_env_u("ZKPIPE_MSM_AFF_ROUNDS", 1, 2, 1);
+    static const unsigned r = read_env_u("ZKPIPE_MSM_AFF_ROUNDS", 1, 2, 2);
     return r;
 }
 
@@ -512,8 +514,8 @@ template <class F> static aff_arrays<F> aff_second_arrays(const msm_layout *l, c
 
 /*
  * One pass over N sorted entries (digits kout, indices and signs vout,
- * windows of l->m) into the pass's buckets bk: the affine round (two with
- * ZKPIPE_MSM_AFF_ROUNDS=2), then the XYZZ chunks over its sums (runs
+ * windows of l->m) into the pass's buckets bk: the affine rounds (one with
+ * ZKPIPE_MSM_AFF_ROUNDS=1), then the XYZZ chunks over the sums (runs
  * ceil(s / gs) long) with fresh bounds. Synchronizes the stream once a
  * round (the count of sums and the longest run size what follows).
  */

@@ -16,9 +16,10 @@
 /* From ZKPIPE_MSM_AFFINE: "on", every dense part must take the affine round;
  * "off", none may. */
 static bool T_affine_on, T_affine_off;
-/* ZKPIPE_MSM_AFF_ROUNDS=2 (its layout is larger: only a scratch sized for
- * the affine round must hold it), and with ZKPIPE_MSM_AFF_GROUP=2 the
- * second round must run wherever the first one does at these sizes. */
+/* Two affine rounds (the default; ZKPIPE_MSM_AFF_ROUNDS=1: one): their
+ * layout is larger, so only a scratch sized for the affine round must hold
+ * it; with ZKPIPE_MSM_AFF_GROUP=2 the second round must run wherever the
+ * first one does at these sizes. */
 static bool T_rounds2, T_rounds2_g2;
 
 enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE };
@@ -256,7 +257,7 @@ int main(int argc, char **argv)
     T_affine_on = aff && !strcmp(aff, "on");
     T_affine_off = aff && !strcmp(aff, "off");
     const char *rounds = getenv("ZKPIPE_MSM_AFF_ROUNDS"), *group = getenv("ZKPIPE_MSM_AFF_GROUP");
-    T_rounds2 = rounds && !strcmp(rounds, "2");
+    T_rounds2 = !(rounds && !strcmp(rounds, "1"));
     T_rounds2_g2 = T_rounds2 && group && !strcmp(group, "2");
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
