@@ -15,10 +15,10 @@
  * loads. Every power of the root comes from two 2^14-entry tables of the
  * root of order 2^28 (w^e = lo[e mod 2^14] * hi[e >> 14]), built at open.
  *
- * zp__gpu_ntt_to_coset(_scaled) runs the inverse then the forward coset
- * transform with the coset scale g^i (and a constant) on the inverse's own
- * n^-1 product in its bit reversal: one product per element less than the
- * two calls. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW;
+ * zp__gpu_ntt_to_coset(_scaled) runs the inverse's DIF passes (bit-
+ * reversed out) then the forward transform as DIT passes (the DIF passes
+ * transposed, bit-reversed in): no bit reversal at all, and the coset scale
+ * g^i (with n^-1 and a constant) one product as the DIT's first pass loads. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW;
  * bench/ntt_variants.sh builds them) are described where they act.
  */
 #include "gpu/ctx.cuh"
@@ -226,6 +226,81 @@ static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, 
 #endif
 }
 
+/*
+ * The transposed stages (decimation in time): the transform with every
+ * stage's butterfly (x, y) -> (x + y, (x - y) w) replaced by its transpose
+ * (u, v) -> (u + w v, u - w v) and the stages in reverse order. As the DFT
+ * matrix F is symmetric and the DIF passes make B F x (B the bit reversal),
+ * the passes transposed and run last to first make F x from B x: bit-
+ * reversed in, natural out, no bit reversal pass.
+ */
+static __device__ __forceinline__ void bfly_dit(fr_t &x, fr_t &y, const fr_t &w, bool trivial)
+{
+    fr_t t = trivial ? y : ntt_mul(y, w);
+    y = fr_sub(x, t);
+    x = fr_add(x, t);
+}
+
+static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw &sw,
+                                                        unsigned lhs, unsigned j, unsigned tile)
+{
+    const unsigned hs = 1u << lhs, cmask = (1u << j) - 1;
+    ZP_UNROLL(ZP_NTT_BF_UNROLL)
+    for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
+        unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
+        unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
+        unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
+        fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
+        if (r)
+            y = ntt_mul(y, stage_w(sw, lhs, r));
+        fr_store(sh + i0, fr_add(x, y));
+        fr_store(sh + i1, fr_sub(x, y));
+    }
+}
+
+/* The k stages of ntt_stages transposed, in reverse order (ends with a
+ * barrier): with ZP_NTT_R4 the pairs of stages (lhs, lhs - 1) for lhs = 1,
+ * 3, ..., their four butterflies transposed and reversed, then an odd k's
+ * radix-2 stage k - 1. */
+static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &sw, unsigned k,
+                                                      unsigned j, unsigned tile)
+{
+#ifdef ZP_NTT_R4
+    const unsigned cmask = (1u << j) - 1, top = k & ~1u;
+    for (unsigned lhs = 1; lhs < top; lhs += 2) {
+        const unsigned h = 1u << (lhs - 1);
+        for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
+            unsigned l = e & cmask, q = e >> j, r = q & (h - 1);
+            unsigned g0 = ((q >> (lhs - 1)) << (lhs + 1)) + r;
+            unsigned i0 = (g0 << j) + l, hj = h << j;
+            fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
+            fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
+            fr_t wc = stage_w(sw, lhs - 1, r);
+            bfly_dit(x0, x1, wc, r == 0);
+            bfly_dit(x2, x3, wc, r == 0);
+            fr_t wa = stage_w(sw, lhs, r);
+            fr_t wb = stage_w(sw, lhs, r + h);
+            bfly_dit(x0, x2, wa, r == 0);
+            bfly_dit(x1, x3, wb, false);
+            fr_store(sh + i0, x0);
+            fr_store(sh + i0 + hj, x1);
+            fr_store(sh + i0 + 2 * hj, x2);
+            fr_store(sh + i0 + 3 * hj, x3);
+        }
+        __syncthreads();
+    }
+    if (k & 1) {
+        radix2_stage_dit(sh, sw, k - 1, j, tile);
+        __syncthreads();
+    }
+#else
+    for (unsigned lhs = 0; lhs < k; lhs++) {
+        radix2_stage_dit(sh, sw, lhs, j, tile);
+        __syncthreads();
+    }
+#endif
+}
+
 /* Twist of a pass (one element): x * w^E, w of order 2^28. nlo, when not
  * NULL, is lo pre-scaled by a constant applied to every element; tw (M <=
  * 2^TW_LOG, so E is a multiple of 2^(28 - TW_LOG)) is the one-load table. */
@@ -251,9 +326,27 @@ static __device__ __forceinline__ fr_t twist(fr_t x, uint32_t E, const fr_t *wlo
 #define NTT_PASS_BOUNDS
 #endif
 
+/* The twist exponent of element e of a pass's tile (column L0 * 2^j + l,
+ * row p). */
+static __device__ __forceinline__ uint32_t twist_exp(unsigned e, unsigned j, unsigned k,
+                                                     unsigned shift, uint64_t L0)
+{
+    const unsigned p = e >> j, l = e & ((1u << j) - 1);
+    const uint32_t L = ((uint32_t)L0 << j) + l;
+    return (L * (__brev(p) >> (32 - k))) << shift;
+}
+
+/*
+ * One pass. DIF (natural order in): load (times slo/shi at the index when
+ * slo), the stages, the twist (m > 0), store. DIT, the pass transposed
+ * (the passes run last to first): load (times slo/shi at the index's bit
+ * reversal over lg bits when slo: the natural index of a bit-reversed
+ * input), the twist, the transposed stages, store.
+ */
+template <bool DIT>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi, unsigned k,
                                        unsigned m, unsigned j, const fr_t *slo, const fr_t *shi,
-                                       const fr_t *nlo, const fr_t *tw)
+                                       const fr_t *nlo, const fr_t *tw, unsigned lg)
 {
     extern __shared__ uint4 sh_raw[];
     fr_t *sh = reinterpret_cast<fr_t *>(sh_raw);
@@ -261,15 +354,26 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
     const uint64_t blk = blockIdx.x;
     const uint64_t H = blk >> (m - j), L0 = blk & ((1ull << (m - j)) - 1);
     const uint64_t base = (H << (k + m)) + (L0 << j);
+    const unsigned shift = 28 - (k + m);
 
     /* Unrolled so that several global loads are in flight per thread. */
 #pragma unroll 4
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
         uint64_t idx = base + ((uint64_t)(e >> j) << m) + (e & cmask);
         fr_t x = fr_load(a + idx);
-        if (slo)
-            x = ntt_mul(x, pow_tab_full(slo, shi, (uint32_t)idx));
+        if (slo) {
+            uint32_t at = DIT ? __brev((uint32_t)idx) >> (32 - lg) : (uint32_t)idx;
+            x = ntt_mul(x, pow_tab_full(slo, shi, at));
+        }
         fr_store(sh + e, x);
+    }
+    /* The DIT twist: a loop of its own (in the unrolled load loop it grew
+     * the kernel by half); each thread's own elements, so no barrier. */
+    if (DIT && m > 0) {
+        ZP_UNROLL(ZP_NTT_BF_UNROLL)
+        for (unsigned e = threadIdx.x; e < tile; e += blockDim.x)
+            fr_store(sh + e, twist(fr_load(sh + e), twist_exp(e, j, k, shift, L0), wlo, whi,
+                                   nlo, tw));
     }
     /* Two inlined copies of the stages, so that each knows where its roots
      * are (a pointer that may be either compiles to generic loads, which
@@ -280,25 +384,26 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         for (unsigned i = threadIdx.x; i < (1u << (k - 1)); i += blockDim.x)
             fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
         __syncthreads();
-        ntt_stages(sh, stage_tw{stw, k - 1}, k, j, tile);
+        if (DIT)
+            ntt_stages_dit(sh, stage_tw{stw, k - 1}, k, j, tile);
+        else
+            ntt_stages(sh, stage_tw{stw, k - 1}, k, j, tile);
     } else
 #endif
     {
         __syncthreads();
-        ntt_stages(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile);
+        if (DIT)
+            ntt_stages_dit(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile);
+        else
+            ntt_stages(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile);
     }
 
-    const unsigned shift = 28 - (k + m);
     ZP_UNROLL(ZP_NTT_BF_UNROLL)
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-        unsigned p = e >> j, l = e & cmask;
-        uint64_t idx = base + ((uint64_t)p << m) + l;
+        uint64_t idx = base + ((uint64_t)(e >> j) << m) + (e & cmask);
         fr_t x = fr_load(sh + e);
-        if (m > 0) {
-            uint32_t L = ((uint32_t)L0 << j) + l;
-            uint32_t E = (L * (__brev(p) >> (32 - k))) << shift;
-            x = twist(x, E, wlo, whi, nlo, tw);
-        }
+        if (!DIT && m > 0)
+            x = twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw);
         fr_store(a + idx, x);
     }
 }
@@ -424,7 +529,9 @@ static const fr_t *tw_table(const zp__gpu *g, int c, int d)
 zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
     ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
-    ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG)));
+    ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG)));
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -462,16 +569,23 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 
 /*
  * What one transform does around its passes: load_lo/hi (or NULL) scale
- * a[j] by load_lo[j mod 2^14] * load_hi[j >> 14] as the first pass loads;
- * nlo (or NULL) replaces the root's lo table in the first pass's twist (a
- * constant folded into every element); mode is the bit reversal's scale
- * (0 none, 1 times sc, 2 times out_lo/out_hi at the destination).
+ * a[j] by load_lo[i mod 2^14] * load_hi[i >> 14] as the first pass loads
+ * (i = j, or j's bit reversal for ORDER_DIT); nlo (or NULL) replaces the
+ * root's lo table in the first DIF pass's twist (a constant folded into
+ * every element); mode is the bit reversal's scale (0 none, 1 times sc, 2
+ * times out_lo/out_hi at the destination); order says which way round.
  */
+enum ntt_order {
+    ORDER_NATURAL, /* DIF passes and the bit reversal: natural in and out */
+    ORDER_TO_REV,  /* DIF passes only: natural in, bit-reversed out */
+    ORDER_DIT,     /* the DIF passes transposed, last first: bit-reversed in, natural out */
+};
 struct ntt_plan {
     const fr_t *load_lo, *load_hi, *nlo;
     int mode;
     fr_t sc;
     const fr_t *out_lo, *out_hi;
+    enum ntt_order order;
 };
 
 static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di,
@@ -481,26 +595,37 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     const fr_t *wlo = g->root_lo[ci][di], *whi = g->root_hi[ci][di];
     const fr_t *tw = tw_table(g, ci, di);
     const unsigned passes = (log2n + PASS_MAX_BITS - 1) / PASS_MAX_BITS;
-    unsigned done = 0;
+    const bool dit = pl->order == ORDER_DIT;
+    unsigned ks[4], ms[4], done = 0; /* passes <= 3: log2n <= 28 */
+    for (unsigned p = 0; p < passes; p++) {
+        ks[p] = log2n / passes + (p < log2n % passes ? 1 : 0);
+        ms[p] = log2n - done - ks[p];
+        done += ks[p];
+    }
     s->ntt_marks = 0;
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
-    for (unsigned p = 0; p < passes; p++) {
-        unsigned k = log2n / passes + (p < log2n % passes ? 1 : 0);
-        unsigned m = log2n - done - k;
+    for (unsigned i = 0; i < passes; i++) {
+        const unsigned p = dit ? passes - 1 - i : i, k = ks[p], m = ms[p];
         unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k;
         unsigned tile = 1u << (k + j);
         unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
         const fr_t *ptw = tw && k + m <= TW_LOG ? tw : NULL;
-        ntt_pass_kernel<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-            a, wlo, whi, k, m, j, p == 0 ? pl->load_lo : NULL, p == 0 ? pl->load_hi : NULL,
-            p == 0 && m > 0 ? pl->nlo : NULL, ptw);
+        const fr_t *slo = i == 0 ? pl->load_lo : NULL, *shi = i == 0 ? pl->load_hi : NULL;
+        const fr_t *nlo = !dit && p == 0 && m > 0 ? pl->nlo : NULL;
+        if (dit)
+            ntt_pass_kernel<true><<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
+                a, wlo, whi, k, m, j, slo, shi, NULL, ptw, log2n);
+        else
+            ntt_pass_kernel<false><<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
+                a, wlo, whi, k, m, j, slo, shi, nlo, ptw, log2n);
         ZP_CUDA_LAUNCHED();
         if (s->profile)
-            ZP_CUDA(cudaEventRecord(s->ev[p + 1], s->st));
-        done += k;
+            ZP_CUDA(cudaEventRecord(s->ev[i + 1], s->st));
     }
-    if (log2n < 2 * BR_B) {
+    if (pl->order != ORDER_NATURAL) {
+        /* No bit reversal: its mark is the last pass's. */
+    } else if (log2n < 2 * BR_B) {
         uint32_t n = 1u << log2n;
         bitrev_small_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(a, log2n, pl->mode, pl->sc,
                                                                         pl->out_lo, pl->out_hi);
@@ -623,13 +748,14 @@ extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, uns
         pre = ninv;
     if (scale)
         zp_fr_mul(&pre, &pre, scale);
-    /* The inverse's bit reversal scales by n^-1 g^i (times scale): the
-     * coset scale of the forward transform, moved to where the inverse
-     * already multiplies. */
+    /* The inverse leaves the coefficients in bit-reversed order and the
+     * forward DIT passes take them so: no bit reversal. Coefficient i, at
+     * rev(i), is scaled by g^i (times n^-1 unless folded, times scale) as
+     * the forward's first pass loads it. */
     ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, shift, &pre));
-    struct ntt_plan inv = {NULL, NULL, folded ? sc.nlo : NULL, 2, fr_t{}, sc.slo, sc.shi};
+    struct ntt_plan inv = {NULL, NULL, folded ? sc.nlo : NULL, 0, fr_t{}, NULL, NULL, ORDER_TO_REV};
     ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 1, &inv));
-    struct ntt_plan fwd = {NULL, NULL, NULL, 0, fr_t{}, NULL, NULL};
+    struct ntt_plan fwd = {sc.slo, sc.shi, NULL, 0, fr_t{}, NULL, NULL, ORDER_DIT};
     return ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd);
 }
 

@@ -175,12 +175,14 @@ static void test_large(void)
     }
 }
 
-/* zp__gpu_ntt_to_coset against its unfused composition (inverse, then the
- * forward coset transform), both on the GPU; the composition itself is
- * checked against the CPU above. Sizes of one, two and three passes. */
+/* zp__gpu_ntt_to_coset (DIF inverse passes, then DIT forward passes, no bit
+ * reversal) against its unfused composition (inverse, then the forward
+ * coset transform, each natural in and out), both on the GPU; the
+ * composition itself is checked against the CPU above. Sizes of one, two
+ * and three passes, both root conventions. */
 static void test_to_coset(void)
 {
-    static const unsigned full[] = {1, 2, 5, 8, 9, 10, 11, 12, 16, 19, 20, 21, 22};
+    static const unsigned full[] = {1, 2, 5, 8, 9, 10, 11, 12, 16, 19, 20, 21, 22, 25};
     zp_fr shift;
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof full / sizeof *full; si++) {
