@@ -122,6 +122,17 @@ zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_ro
 zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
                                    zp_roots roots, const zp_fr *shift, const zp_fr *scale);
 
+/*
+ * d_a <- (the coset inverse NTT of d_a by shift - the inverse NTT of d_c)
+ * * scale (NULL = 1): zp__gpu_ntt(d_c, inverse), zp__gpu_ntt(d_a, inverse,
+ * shift) and zp__gpu_fr_mul_sub_scale(d_a, d_a, NULL, d_c, scale) in one,
+ * with one bit reversal instead of two and no pointwise pass (the TAU H
+ * step). d_c is left in a scratch state. Limits as zp__gpu_ntt; shift must
+ * not be zero. Asynchronous.
+ */
+zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_c, unsigned log2n,
+                              zp_roots roots, const zp_fr *shift, const zp_fr *scale);
+
 /* d_out[i] = (d_a[i] * d_b[i] - d_c[i]) * scale for i < n (device, Montgomery;
  * d_out may alias an input); d_b NULL: no product, d_c NULL: no difference,
  * scale NULL: no factor.

@@ -420,7 +420,8 @@ static size_t pass_shared(unsigned k, unsigned tile)
 #endif
 }
 
-/* mode 0: no scale; 1: times s; 2: times slo/shi table at the destination. */
+/* mode 0: no scale; 1: times s; 2: times slo/shi table at the destination;
+ * 3: none here (br_load combined it). */
 static __device__ __forceinline__ fr_t br_scale(fr_t x, uint64_t dest, int mode, const fr_t &s,
                                                 const fr_t *slo, const fr_t *shi)
 {
@@ -431,8 +432,21 @@ static __device__ __forceinline__ fr_t br_scale(fr_t x, uint64_t dest, int mode,
     return x;
 }
 
+/* a[src] as the bit reversal loads it; mode 3: a[src] times the table at
+ * its destination minus c[src] times s (zp__gpu_ntt_coset_diff). */
+static __device__ __forceinline__ fr_t br_load(const fr_t *a, const fr_t *c, uint64_t src,
+                                               unsigned logn, int mode, const fr_t &s,
+                                               const fr_t *slo, const fr_t *shi)
+{
+    fr_t x = fr_load(a + src);
+    if (mode != 3)
+        return x;
+    uint32_t dest = __brev((uint32_t)src) >> (32 - logn);
+    return fr_sub(ntt_mul(x, pow_tab_full(slo, shi, dest)), ntt_mul(fr_load(c + src), s));
+}
+
 static __global__ void bitrev_small_kernel(fr_t *a, unsigned logn, int mode, fr_t s,
-                                           const fr_t *slo, const fr_t *shi)
+                                           const fr_t *slo, const fr_t *shi, const fr_t *c)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >> logn)
@@ -440,12 +454,12 @@ static __global__ void bitrev_small_kernel(fr_t *a, unsigned logn, int mode, fr_
     uint32_t r = __brev(i) >> (32 - logn);
     if (i > r)
         return;
-    fr_t x = fr_load(a + i);
+    fr_t x = br_load(a, c, i, logn, mode, s, slo, shi);
     if (i == r) {
         fr_store(a + i, br_scale(x, i, mode, s, slo, shi));
         return;
     }
-    fr_t y = fr_load(a + r);
+    fr_t y = br_load(a, c, r, logn, mode, s, slo, shi);
     fr_store(a + r, br_scale(x, r, mode, s, slo, shi));
     fr_store(a + i, br_scale(y, i, mode, s, slo, shi));
 }
@@ -455,7 +469,7 @@ static __global__ void bitrev_small_kernel(fr_t *a, unsigned logn, int mode, fr_
  * the tile of rev(mid): element (hi, mid, lo) goes to (rev lo, rev mid, rev hi).
  */
 static __global__ void bitrev_tiled_kernel(fr_t *a, unsigned logn, int mode, fr_t s,
-                                           const fr_t *slo, const fr_t *shi)
+                                           const fr_t *slo, const fr_t *shi, const fr_t *c)
 {
     __shared__ uint4 raw[2 * 2 * (1 << (2 * BR_B))];
     fr_t *ta = reinterpret_cast<fr_t *>(raw), *tb = ta + (1 << (2 * BR_B));
@@ -466,9 +480,12 @@ static __global__ void bitrev_tiled_kernel(fr_t *a, unsigned logn, int mode, fr_
         return;
     for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
         uint64_t hi = e >> BR_B, lo = e & ((1u << BR_B) - 1);
-        fr_store(ta + e, fr_load(a + ((hi << hs) | ((uint64_t)mid << BR_B) | lo)));
-        if (rmid != mid)
-            fr_store(tb + e, fr_load(a + ((hi << hs) | ((uint64_t)rmid << BR_B) | lo)));
+        uint64_t sa = (hi << hs) | ((uint64_t)mid << BR_B) | lo;
+        fr_store(ta + e, br_load(a, c, sa, logn, mode, s, slo, shi));
+        if (rmid != mid) {
+            uint64_t sb = (hi << hs) | ((uint64_t)rmid << BR_B) | lo;
+            fr_store(tb + e, br_load(a, c, sb, logn, mode, s, slo, shi));
+        }
     }
     __syncthreads();
     for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
@@ -573,7 +590,8 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
  * (i = j, or j's bit reversal for ORDER_DIT); nlo (or NULL) replaces the
  * root's lo table in the first DIF pass's twist (a constant folded into
  * every element); mode is the bit reversal's scale (0 none, 1 times sc, 2
- * times out_lo/out_hi at the destination); order says which way round.
+ * times out_lo/out_hi at the destination, 3 that minus sub_c times sc as it
+ * loads); order says which way round.
  */
 enum ntt_order {
     ORDER_NATURAL, /* DIF passes and the bit reversal: natural in and out */
@@ -586,6 +604,7 @@ struct ntt_plan {
     fr_t sc;
     const fr_t *out_lo, *out_hi;
     enum ntt_order order;
+    const fr_t *sub_c;
 };
 
 static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di,
@@ -627,11 +646,11 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
         /* No bit reversal: its mark is the last pass's. */
     } else if (log2n < 2 * BR_B) {
         uint32_t n = 1u << log2n;
-        bitrev_small_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(a, log2n, pl->mode, pl->sc,
-                                                                        pl->out_lo, pl->out_hi);
+        bitrev_small_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(
+            a, log2n, pl->mode, pl->sc, pl->out_lo, pl->out_hi, pl->sub_c);
     } else {
         bitrev_tiled_kernel<<<1u << (log2n - 2 * BR_B), 256, 0, s->st>>>(
-            a, log2n, pl->mode, pl->sc, pl->out_lo, pl->out_hi);
+            a, log2n, pl->mode, pl->sc, pl->out_lo, pl->out_hi, pl->sub_c);
     }
     ZP_CUDA_LAUNCHED();
     if (s->profile) {
@@ -757,6 +776,43 @@ extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, uns
     ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 1, &inv));
     struct ntt_plan fwd = {sc.slo, sc.shi, NULL, 0, fr_t{}, NULL, NULL, ORDER_DIT};
     return ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd);
+}
+
+/*
+ * a <- (coset inverse of a - inverse of c) * scale: both inverses' DIF
+ * passes (bit-reversed out, n^-1 folded into their first twist where it
+ * can be), then a's bit reversal loads a times n^-1 g^-i scale at its
+ * destination i minus c times n^-1 scale: no bit reversal of c and no
+ * pointwise pass after.
+ */
+extern "C" zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_c,
+                                         unsigned log2n, zp_roots roots, const zp_fr *shift,
+                                         const zp_fr *scale)
+{
+    zp__gpu *g = s->g;
+    if (log2n < 1 || log2n > ZP_GPU_NTT_MAX_LOG2 || !d_a || !d_c || !shift ||
+        zp_fr_is_zero(shift))
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    const int ci = roots == ZP_ROOTS_BELLPERSON;
+    struct ntt_scratch sc = scratch_of(s);
+    zp_fr ninv, pre, ginv;
+    ninv_of(&ninv, log2n);
+    bool folded;
+    ZP_TRY(fold_ninv(s, sc.nlo, log2n, roots, &ninv, &folded));
+    if (folded)
+        zp_fr_one(&pre);
+    else
+        pre = ninv;
+    if (scale)
+        zp_fr_mul(&pre, &pre, scale);
+    zp_fr_inv(&ginv, shift);
+    ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, &ginv, &pre));
+    struct ntt_plan inv = {NULL, NULL, folded ? sc.nlo : NULL, 0, fr_t{}, NULL, NULL, ORDER_TO_REV};
+    ZP_TRY(ntt_run(s, (fr_t *)d_c, log2n, ci, 1, &inv));
+    struct ntt_plan diff = {NULL, NULL, folded ? sc.nlo : NULL, 3, to_dev(&pre),
+                            sc.slo, sc.shi, ORDER_NATURAL, (const fr_t *)d_c};
+    return ntt_run(s, (fr_t *)d_a, log2n, ci, 1, &diff);
 }
 
 extern "C" zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,

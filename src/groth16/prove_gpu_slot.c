@@ -372,13 +372,9 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
         /* TAU as prove.c: (coset iNTT of a'b' − iNTT(c)) / (gⁿ − 1), the
          * first n − 1 coefficients the H scalars; c' is not made. */
         if (!e)
-            e = zp__gpu_ntt(s->st, c, log2n, true, pk->roots, NULL);
-        if (!e)
             e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, NULL, NULL, n);
         if (!e)
-            e = zp__gpu_ntt(s->st, a, log2n, true, pk->roots, &shift);
-        if (!e)
-            e = zp__gpu_fr_mul_sub_scale(s->st, a, a, NULL, c, &raw, n);
+            e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
     }
     zp_err es = zp__gpu_stream_sync(s->st);
     return e ? e : es;

@@ -235,6 +235,64 @@ static void test_to_coset(void)
     zp__gpu_free(T_gpu, &d);
 }
 
+/* zp__gpu_ntt_coset_diff (one bit reversal that also subtracts and
+ * scales) against its unfused composition: inverse of c, coset inverse of
+ * a, then (a - c) * scale pointwise, all natural order, on the GPU. Sizes
+ * of one, two and three passes (n^-1 in the bit reversal or folded into
+ * the first twist), both root conventions, with and without a scale. */
+static void test_coset_diff(void)
+{
+    static const unsigned sizes[] = {1, 2, 7, 8, 9, 10, 11, 16, 20, 21, 22, 25};
+    zp_fr shift;
+    zp_fr_from_u64(&shift, 7);
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        unsigned lg = sizes[si];
+        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP)
+            break;
+        size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
+        zp_roots roots = si & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
+        zp_fr *a = xmalloc(bytes), *c = xmalloc(bytes), *f = xmalloc(bytes), *u = xmalloc(bytes);
+        fill_host(a, n);
+        fill_host(c, n);
+        zp_fr sc;
+        rand_fr_mont(&sc);
+        const zp_fr *scale = si % 3 ? &sc : NULL;
+        zp__gpu_buf da = gpu_test_alloc(bytes), dc = gpu_test_alloc(bytes);
+        GPU_OK(zp__gpu_upload(T_s, da.ptr, a, bytes));
+        GPU_OK(zp__gpu_upload(T_s, dc.ptr, c, bytes));
+        GPU_OK(zp__gpu_ntt(T_s, dc.ptr, lg, true, roots, NULL));
+        GPU_OK(zp__gpu_ntt(T_s, da.ptr, lg, true, roots, &shift));
+        GPU_OK(zp__gpu_fr_mul_sub_scale(T_s, da.ptr, da.ptr, NULL, dc.ptr, scale, n));
+        GPU_OK(zp__gpu_download(T_s, u, da.ptr, bytes));
+        GPU_OK(zp__gpu_upload(T_s, da.ptr, a, bytes));
+        GPU_OK(zp__gpu_upload(T_s, dc.ptr, c, bytes));
+        GPU_OK(zp__gpu_ntt_coset_diff(T_s, da.ptr, dc.ptr, lg, roots, &shift, scale));
+        GPU_OK(zp__gpu_download(T_s, f, da.ptr, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        int bad = count_diff(f, u, n);
+        if (bad)
+            fprintf(stderr, "  coset_diff 2^%u: %d wrong\n", lg, bad);
+        CHECK_EQ_INT(bad, 0);
+        zp__gpu_free(T_gpu, &dc);
+        zp__gpu_free(T_gpu, &da);
+        free(a);
+        free(c);
+        free(f);
+        free(u);
+    }
+    zp__gpu_buf d = gpu_test_alloc(128);
+    zp_fr zero;
+    zp_fr_zero(&zero);
+    zp_fr *d1 = (zp_fr *)d.ptr + 2;
+    CHECK_EQ_INT(zp__gpu_ntt_coset_diff(T_s, d.ptr, d1, 1, ZP_ROOTS_SNARKJS, &zero, NULL),
+                 ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt_coset_diff(T_s, d.ptr, NULL, 1, ZP_ROOTS_SNARKJS, &shift, NULL),
+                 ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt_coset_diff(T_s, d.ptr, d1, 29, ZP_ROOTS_SNARKJS, &shift, NULL),
+                 ZP_E_INVALID_ARG);
+    zp__gpu_free(T_gpu, &d);
+}
+
 /* zp__gpu_fr_mul_sub and zp__gpu_fr_mul_sub_scale (also without the
  * product or the difference) against the host, on random values, zeros
  * and p - 1 (a length that is not a block multiple). */
@@ -314,6 +372,7 @@ int main(int argc, char **argv)
     RUN(test_vs_cpu);
     RUN(test_large);
     RUN(test_to_coset);
+    RUN(test_coset_diff);
     RUN(test_mul_sub);
     RUN(test_args);
     gpu_test_close();
