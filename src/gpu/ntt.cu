@@ -747,6 +747,24 @@ extern "C" zp_err zp__gpu_ntt(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, boo
     return ntt_run(s, (fr_t *)d_a, log2n, ci, di, &pl);
 }
 
+/* For an inverse whose n^-1 goes where the caller scales: folds n^-1 into
+ * sc's nlo table where it can (*folded), and sets *pre to the factor left
+ * for the caller, n^-1 unless folded, times scale (NULL = 1). */
+static zp_err inverse_pre(zp__gpu_stream *s, const struct ntt_scratch &sc, unsigned log2n,
+                          zp_roots roots, const zp_fr *scale, zp_fr *pre, bool *folded)
+{
+    zp_fr ninv;
+    ninv_of(&ninv, log2n);
+    ZP_TRY(fold_ninv(s, sc.nlo, log2n, roots, &ninv, folded));
+    if (*folded)
+        zp_fr_one(pre);
+    else
+        *pre = ninv;
+    if (scale)
+        zp_fr_mul(pre, pre, scale);
+    return ZP_OK;
+}
+
 extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
                                               zp_roots roots, const zp_fr *shift,
                                               const zp_fr *scale)
@@ -757,16 +775,9 @@ extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, uns
     ZP_CUDA(cudaSetDevice(g->device));
     const int ci = roots == ZP_ROOTS_BELLPERSON;
     struct ntt_scratch sc = scratch_of(s);
-    zp_fr ninv, pre;
-    ninv_of(&ninv, log2n);
+    zp_fr pre;
     bool folded;
-    ZP_TRY(fold_ninv(s, sc.nlo, log2n, roots, &ninv, &folded));
-    if (folded)
-        zp_fr_one(&pre);
-    else
-        pre = ninv;
-    if (scale)
-        zp_fr_mul(&pre, &pre, scale);
+    ZP_TRY(inverse_pre(s, sc, log2n, roots, scale, &pre, &folded));
     /* The inverse leaves the coefficients in bit-reversed order and the
      * forward DIT passes take them so: no bit reversal. Coefficient i, at
      * rev(i), is scaled by g^i (times n^-1 unless folded, times scale) as
@@ -796,16 +807,9 @@ extern "C" zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d
     ZP_CUDA(cudaSetDevice(g->device));
     const int ci = roots == ZP_ROOTS_BELLPERSON;
     struct ntt_scratch sc = scratch_of(s);
-    zp_fr ninv, pre, ginv;
-    ninv_of(&ninv, log2n);
+    zp_fr pre, ginv;
     bool folded;
-    ZP_TRY(fold_ninv(s, sc.nlo, log2n, roots, &ninv, &folded));
-    if (folded)
-        zp_fr_one(&pre);
-    else
-        pre = ninv;
-    if (scale)
-        zp_fr_mul(&pre, &pre, scale);
+    ZP_TRY(inverse_pre(s, sc, log2n, roots, scale, &pre, &folded));
     zp_fr_inv(&ginv, shift);
     ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, &ginv, &pre));
     struct ntt_plan inv = {NULL, NULL, folded ? sc.nlo : NULL, 0, fr_t{}, NULL, NULL, ORDER_TO_REV};
