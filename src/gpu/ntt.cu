@@ -18,7 +18,9 @@
  * zp__gpu_ntt_to_coset(_scaled) runs the inverse's DIF passes (bit-
  * reversed out) then the forward transform as DIT passes (the DIF passes
  * transposed, bit-reversed in): no bit reversal at all, and the coset scale
- * g^i (with n^-1 and a constant) one product as the DIT's first pass loads. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW;
+ * g^i (with n^-1 and a constant) one product as the DIT's first pass loads.
+ * zp__gpu_ntt_coset_diff, the TAU h step's end, runs two inverses and one
+ * bit reversal that also scales and subtracts. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW;
  * bench/ntt_variants.sh builds them) are described where they act.
  */
 #include "gpu/ctx.cuh"
