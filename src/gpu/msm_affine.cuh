@@ -276,14 +276,15 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * registers, into the next product. So the walks alternate direction, each
  * sum is loaded and stored once a step, and the products are those of the
  * textbook trick. The register cap is MINB blocks an SM (acc_cfg<F>'s
- * affine_min_blocks and affine_min_blocks_lone, see msm_chunks.cuh). Tried on the H200 and slower
- * (bench/RESULTS.md, session 7): separate up and back walks per step,
- * loading each sum twice (G1 2^24 ~4 %); the next slot's sum and point
- * loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms); later (sessions 9 to 11)
- * prefetches, cp.async staging, inline products, and step 0's loads
- * batched two or four slots at a time; in session 13 the step's independent
- * products as out-of-line pairs (G1 2^27 626 -> 648 ms, and 706 ms with a
- * second pair; fewer spills, but the pair calls cost more than they hid).
+ * affine_min_blocks and affine_min_blocks_lone, see msm_chunks.cuh). Tried
+ * on the H200 and slower (bench/RESULTS.md, session 7): separate up and
+ * back walks per step, loading each sum twice (G1 2^24 ~4 %); the next
+ * slot's sum and point loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms);
+ * later (sessions 9 to 11) prefetches, cp.async staging, inline products,
+ * and step 0's loads batched two or four slots at a time; in session 13
+ * the step's independent products as out-of-line pairs (G1 2^27 626 -> 648
+ * ms, and 706 ms with a second pair; fewer spills, but the pair calls cost
+ * more than they hid).
  */
 /* One slot's step in a walk: its sum a + p (the inverse from the running
  * inverse and the product before it in walk-up order), then its next

@@ -1,0 +1,190 @@
+/*
+ * The stages of an NTT pass over a tile in shared memory, included by
+ * ntt.cu only (after its ntt_mul, ZP_UNROLL, ZP_NTT_BF_UNROLL and
+ * ZP_NTT_R4): the radix-2 and radix-4 DIF stages, and their transposes
+ * (DIT) for the passes that take bit-reversed input.
+ */
+#ifndef ZP_GPU_NTT_STAGES_CUH
+#define ZP_GPU_NTT_STAGES_CUH
+
+/*
+ * The stage twiddles of a pass of k bits: w_(2^(lhs+1))^r for r < 2^lhs is
+ * entry r << (k - 1 - lhs) of the pass's roots w_(2^k)^i, i < 2^(k-1):
+ * in shared memory (stw) with ZP_NTT_SHTW, else entry r << (13 - lhs) of
+ * the global hi table (w_(2^k)^i = hi[i << (14 - k)]).
+ */
+struct stage_tw {
+    const fr_t *t;  /* stw, or the hi table */
+    unsigned base;  /* k - 1, or 13 for the hi table */
+};
+
+/* w_(2^(lhs+1))^r */
+static __device__ __forceinline__ fr_t stage_w(const stage_tw &w, unsigned lhs, unsigned r)
+{
+    return fr_load(w.t + (r << (w.base - lhs)));
+}
+
+/* One radix-2 DIF stage over the tile: rows q and q + 2^lhs of each of the
+ * 2^j columns, the difference times w_(2^(lhs+1))^(q mod 2^lhs). */
+static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw, unsigned lhs,
+                                                    unsigned j, unsigned tile)
+{
+    const unsigned hs = 1u << lhs, cmask = (1u << j) - 1;
+    ZP_UNROLL(ZP_NTT_BF_UNROLL)
+    for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
+        unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
+        unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
+        unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
+        fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
+        fr_store(sh + i0, fr_add(x, y));
+        fr_t d = fr_sub(x, y);
+        if (r)
+            d = ntt_mul(d, stage_w(sw, lhs, r));
+        fr_store(sh + i1, d);
+    }
+}
+
+#ifdef ZP_NTT_R4
+/* x, y <- x + y, (x - y) * w (w skipped when trivial). */
+static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const fr_t &w, bool trivial)
+{
+    fr_t d = fr_sub(x, y);
+    x = fr_add(x, y);
+    y = trivial ? d : ntt_mul(d, w);
+}
+
+/*
+ * The variant ZP_NTT_R4: the stages two at a time in registers (radix 4),
+ * so each pair of stages costs one shared-memory round trip and one
+ * barrier instead of two; the same products. Stages lhs and lhs - 1 on
+ * rows g, g + h, g + 2h, g + 3h (h = 2^(lhs-1), r = g mod h): the first
+ * pairs (g, g+2h) and (g+h, g+3h) with w_(4h)^r and w_(4h)^(r+h), the
+ * second (g, g+h) and (g+2h, g+3h), both with w_(2h)^r. An odd k starts
+ * with one radix-2 stage.
+ */
+static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &sw, unsigned k,
+                                                     unsigned j, unsigned tile)
+{
+    const unsigned cmask = (1u << j) - 1;
+    unsigned st = 0;
+    if (k & 1) {
+        radix2_stage(sh, sw, k - 1, j, tile);
+        __syncthreads();
+        st = 1;
+    }
+    for (; st < k; st += 2) {
+        const unsigned lhs = k - 1 - st, h = 1u << (lhs - 1);
+        for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
+            unsigned l = e & cmask, q = e >> j, r = q & (h - 1);
+            unsigned g0 = ((q >> (lhs - 1)) << (lhs + 1)) + r;
+            unsigned i0 = (g0 << j) + l, hj = h << j;
+            fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
+            fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
+            /* w_(4h)^r, w_(4h)^(r + h), w_(2h)^r */
+            fr_t wa = stage_w(sw, lhs, r);
+            fr_t wb = stage_w(sw, lhs, r + h);
+            bfly(x0, x2, wa, r == 0);
+            bfly(x1, x3, wb, false);
+            fr_t wc = stage_w(sw, lhs - 1, r);
+            bfly(x0, x1, wc, r == 0);
+            bfly(x2, x3, wc, r == 0);
+            fr_store(sh + i0, x0);
+            fr_store(sh + i0 + hj, x1);
+            fr_store(sh + i0 + 2 * hj, x2);
+            fr_store(sh + i0 + 3 * hj, x3);
+        }
+        __syncthreads();
+    }
+}
+#endif
+
+/* The k stages of a pass over the tile (ends with a barrier). */
+static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, unsigned k,
+                                                  unsigned j, unsigned tile)
+{
+#ifdef ZP_NTT_R4
+    ntt_stages_r4(sh, sw, k, j, tile);
+#else
+    for (unsigned st = 0; st < k; st++) {
+        radix2_stage(sh, sw, k - 1 - st, j, tile);
+        __syncthreads();
+    }
+#endif
+}
+
+/*
+ * The transposed stages (decimation in time): the transform with every
+ * stage's butterfly (x, y) -> (x + y, (x - y) w) replaced by its transpose
+ * (u, v) -> (u + w v, u - w v) and the stages in reverse order. As the DFT
+ * matrix F is symmetric and the DIF passes make B F x (B the bit reversal),
+ * the passes transposed and run last to first make F x from B x: bit-
+ * reversed in, natural out, no bit reversal pass.
+ */
+static __device__ __forceinline__ void bfly_dit(fr_t &x, fr_t &y, const fr_t &w, bool trivial)
+{
+    fr_t t = trivial ? y : ntt_mul(y, w);
+    y = fr_sub(x, t);
+    x = fr_add(x, t);
+}
+
+static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw &sw,
+                                                        unsigned lhs, unsigned j, unsigned tile)
+{
+    const unsigned hs = 1u << lhs, cmask = (1u << j) - 1;
+    ZP_UNROLL(ZP_NTT_BF_UNROLL)
+    for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
+        unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
+        unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
+        unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
+        fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
+        if (r)
+            y = ntt_mul(y, stage_w(sw, lhs, r));
+        fr_store(sh + i0, fr_add(x, y));
+        fr_store(sh + i1, fr_sub(x, y));
+    }
+}
+
+/* The k stages of ntt_stages transposed, in reverse order (ends with a
+ * barrier): with ZP_NTT_R4 the pairs of stages (lhs, lhs - 1) for lhs = 1,
+ * 3, ..., their four butterflies transposed and reversed, then an odd k's
+ * radix-2 stage k - 1. */
+static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &sw, unsigned k,
+                                                      unsigned j, unsigned tile)
+{
+#ifdef ZP_NTT_R4
+    const unsigned cmask = (1u << j) - 1, top = k & ~1u;
+    for (unsigned lhs = 1; lhs < top; lhs += 2) {
+        const unsigned h = 1u << (lhs - 1);
+        for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
+            unsigned l = e & cmask, q = e >> j, r = q & (h - 1);
+            unsigned g0 = ((q >> (lhs - 1)) << (lhs + 1)) + r;
+            unsigned i0 = (g0 << j) + l, hj = h << j;
+            fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
+            fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
+            fr_t wc = stage_w(sw, lhs - 1, r);
+            bfly_dit(x0, x1, wc, r == 0);
+            bfly_dit(x2, x3, wc, r == 0);
+            fr_t wa = stage_w(sw, lhs, r);
+            fr_t wb = stage_w(sw, lhs, r + h);
+            bfly_dit(x0, x2, wa, r == 0);
+            bfly_dit(x1, x3, wb, false);
+            fr_store(sh + i0, x0);
+            fr_store(sh + i0 + hj, x1);
+            fr_store(sh + i0 + 2 * hj, x2);
+            fr_store(sh + i0 + 3 * hj, x3);
+        }
+        __syncthreads();
+    }
+    if (k & 1) {
+        radix2_stage_dit(sh, sw, k - 1, j, tile);
+        __syncthreads();
+    }
+#else
+    for (unsigned lhs = 0; lhs < k; lhs++) {
+        radix2_stage_dit(sh, sw, lhs, j, tile);
+        __syncthreads();
+    }
+#endif
+}
+
+#endif
