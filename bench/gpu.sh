@@ -4,6 +4,7 @@
 #   bash bench/gpu.sh --prepare DIR --build-dir BDIR   (collect binaries, stop)
 #   bash bench/gpu.sh [--prebuilt DIR] [--mutants DIR] [--compare DIR] [--ncu] [--no-test] [--no-sanitize] [--no-bench]
 #                     [--quick] [--ntt "FROM TO"] [--g1 "FROM TO"] [--g2 "FROM TO"]
+#                     [--prove "LOG2..."] [--batch SPEC] [--serve LOG2] [--ab ENV=VAL]
 #
 # Logs go under $OUT (default bench/out); the last lines printed are a short
 # table of medians. Default build: cmake Release in build-gpu, -j16.
@@ -15,6 +16,9 @@
 # the current bench_gpu, alternating. --ncu profiles the G1 affine add kernel at 2^24, the
 # XYZZ accumulation and an NTT pass with application replay and source counters (kernel
 # replay answered "Failed to profile" on 2026-11-29; application replay worked in session 8).
+# --ab ENV=VAL times the default against the same binaries with ENV=VAL
+# set (a knob), alternating, twice: G1 MSMs over the --g1 range and each
+# --prove size; lines prefixed "base" / "ab" in bench.log and the summary.
 # --prebuilt DIR runs the test and bench binaries found in DIR (built
 # elsewhere, e.g. by --prepare); with --check-build it also builds build-gpu
 # in the background to check that the tree compiles here (reported at the
@@ -24,7 +28,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE=""
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE="" AB=""
 BATCH=()
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
     --compare) CMP=$2; shift ;;
     --ncu) DO_NCU=1 ;;
     --variants) VAR=$2; shift ;;
+    --ab) AB=$2; shift ;;
     --no-test) DO_TEST=0 ;;
     --no-sanitize) DO_SAN=0 ;;
     --no-bench) DO_BENCH=0 ;;
@@ -289,6 +294,26 @@ if [ -n "$VAR" ]; then
   done
 fi
 
+if [ -n "$AB" ]; then
+  : > "$OUT/ab.log"
+  set -- $G1
+  for rep in 1 2; do
+    for side in base ab; do
+      envs=(); [ $side = ab ] && envs=("$AB")
+      log "ab ($AB) $side: G1 2^$1..2^$2"
+      env ${envs[@]+"${envs[@]}"} timeout 200 "$BIN/bench_gpu" msm --backend gpu --from $1 --to $2 --reps 5 \
+        2>&1 | grep -E "^msm" | sed "s/^/$side /" | tee -a "$OUT/ab.log"
+      for L in $PROVE; do
+        log "ab ($AB) $side: prove synth:porep:$L"
+        env ${envs[@]+"${envs[@]}"} timeout 300 "$ZK" bench prove --circuit synth:porep:$L \
+          --backend gpu --convention bellperson --reps 3 2>&1 | grep -E '^RESULT,prove' |
+          sed "s/^/$side /" | tee -a "$OUT/ab.log"
+      done
+    done
+  done
+  cat "$OUT/ab.log" >> "$OUT/bench.log"
+fi
+
 if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
   : > "$OUT/ncu.log"
   S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section SourceCounters"
@@ -334,4 +359,5 @@ echo "==== summary ($(date -u +%FT%TZ), $(head -c 40 <(nvidia-smi --query-gpu=na
 for k in "${!RES[@]}"; do echo "$k: ${RES[$k]}"; done | sort
 echo "what,backend,log2,median_ms,floor_ms,fraction"
 grep '^RESULT,' "$OUT/bench.log" 2>/dev/null | cut -d, -f2-
+[ -s "$OUT/ab.log" ] && echo "ab: $AB" && sed -E 's/ +\(5 runs.*//' "$OUT/ab.log"
 } | tee "$OUT/summary.txt"
