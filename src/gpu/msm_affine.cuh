@@ -525,15 +525,17 @@ static zp_err sum_bounds(zp__gpu_stream *s, const msm_layout *l, const uint32_t 
 }
 
 /*
- * The arrays of a second round: the first round's index table, group
- * lengths and walk-up products, dead once its add kernel has run and large
- * enough (the second round's groups are fewer than the first's), and its
- * own sums and keys (the first round's are its entries).
+ * The arrays of a round with its sums at `sums` and their keys at `keys`
+ * (l->x and l->kx for the first, l->x2 and l->kx2 for a second). Both
+ * rounds share the index table, group lengths and walk-up products: the
+ * first round's are dead once its add kernel has run, and large enough
+ * (the second round's groups are fewer than the first's).
  */
-template <class F> static aff_arrays<F> aff_second_arrays(const msm_layout *l, char *base)
+template <class F>
+static aff_arrays<F> aff_arrays_at(const msm_layout *l, char *base, size_t keys, size_t sums)
 {
-    return aff_arrays<F>{(uint32_t *)(base + l->idx), (uint32_t *)(base + l->kx2),
-                         (uint8_t *)(base + l->glen), (aff_t<F> *)(base + l->x2),
+    return aff_arrays<F>{(uint32_t *)(base + l->idx), (uint32_t *)(base + keys),
+                         (uint8_t *)(base + l->glen), (aff_t<F> *)(base + sums),
                          (F *)(base + l->pre)};
 }
 
@@ -554,9 +556,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     if (!s->last_aff_rounds)
         s->last_aff_rounds = 1;
     aff_src<F> in = {points, kout, vout, l->m, l->c};
-    aff_arrays<F> a = {(uint32_t *)(base + l->idx), (uint32_t *)(base + l->kx),
-                       (uint8_t *)(base + l->glen), (aff_t<F> *)(base + l->x),
-                       (F *)(base + l->pre)};
+    aff_arrays<F> a = aff_arrays_at<F>(l, base, l->kx, l->x);
     uint64_t nsums, longest;
     ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest));
     if (!nsums)
@@ -564,7 +564,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_TRY(sum_bounds(s, l, a.keys, nsums, nk, bstart, bend));
     uint64_t run = (longest + gs - 1) / gs; /* the longest run of sums */
     if (l->x2 && run >= 2) {
-        const aff_arrays<F> a2 = aff_second_arrays<F>(l, base);
+        const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->kx2, l->x2);
         aff_src<F> in2 = {a.sums, a.keys, NULL, 0, l->c};
         s->last_aff_rounds = 2;
         ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest));
