@@ -15,6 +15,7 @@
  * (session 12); the limit of 6,000 catches the split.
  * Skipped (77) in builds without CUDA.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,34 +109,32 @@ static long kernel_size(const char *unit, const char *kernel)
     return n;
 }
 
+/* Whether `kernel` is in the cubin of `unit` with at most `most`
+ * instructions. */
+static bool size_ok(const char *unit, const char *kernel, long most)
+{
+    long n = kernel_size(unit, kernel);
+    return n > 0 && n <= most;
+}
+
 /* Mangled names: aff_add_kernel<fp_t, 4> and <fp_t, 3> (the kernels for
  * shared and lone slots), aff_add_kernel<fp2_t, blocks>. */
 static void test_g1_affine_kernel(void)
 {
-    long n = kernel_size("msm_g1", "_Z14aff_add_kernelI4fp_tLi4E");
-    CHECK(n > 0);
-    CHECK(n <= 12000);
-    n = kernel_size("msm_g1", "_Z14aff_add_kernelI4fp_tLi3E");
-    CHECK(n > 0);
-    CHECK(n <= 12000);
+    CHECK(size_ok("msm_g1", "_Z14aff_add_kernelI4fp_tLi4E", 12000));
+    CHECK(size_ok("msm_g1", "_Z14aff_add_kernelI4fp_tLi3E", 12000));
 }
 
 static void test_g2_affine_kernel(void)
 {
-    long n = kernel_size("msm_g2", "_Z14aff_add_kernelI5fp2_tLi");
-    CHECK(n > 0);
-    CHECK(n <= 20000);
+    CHECK(size_ok("msm_g2", "_Z14aff_add_kernelI5fp2_tLi", 20000));
 }
 
 /* ntt_pass_kernel<false> (DIF) and <true> (DIT). */
 static void test_ntt_pass_kernel(void)
 {
-    long n = kernel_size("ntt", "_Z15ntt_pass_kernelILb0E");
-    CHECK(n > 0);
-    CHECK(n <= 6000);
-    n = kernel_size("ntt", "_Z15ntt_pass_kernelILb1E");
-    CHECK(n > 0);
-    CHECK(n <= 6000);
+    CHECK(size_ok("ntt", "_Z15ntt_pass_kernelILb0E", 6000));
+    CHECK(size_ok("ntt", "_Z15ntt_pass_kernelILb1E", 6000));
 }
 
 /* The reader refuses what is not an ELF64 image and finds no section it
