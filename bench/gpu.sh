@@ -146,8 +146,10 @@ if [ $DO_TEST = 1 ]; then
   # name:seconds[:mode]: "on" runs it again with every MSM's dense part
   # through the batch-affine rounds (ZKPIPE_MSM_AFFINE=on); "r1" that with
   # one round (ZKPIPE_MSM_AFF_ROUNDS=1; two by default); "g2" with groups
-  # of 2 (ZKPIPE_MSM_AFF_GROUP=2: the second round runs at the tests' sizes).
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 \
+  # of 2 (ZKPIPE_MSM_AFF_GROUP=2: the second round runs at the tests' sizes);
+  # "shared" with the G1 add kernel built for slots that share the GPU
+  # (ZKPIPE_MSM_AFF_LONE=0; a lone MSM takes the other).
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:shared \
            setup:120 prove:120 prove:120:on prove:120:g2 slot:120 slot:120:on slot:120:r1 engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -155,14 +157,19 @@ if [ $DO_TEST = 1 ]; then
       on) key=${name}_affine ;;
       r1) key=${name}_rounds1 ;;
       g2) key=${name}_group2 ;;
+      shared) key=${name}_shared ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
     echo "==== test_gpu_$name ($mode)" >> "$OUT/tests.log"
     # From tests/: some tests read data/ (mul3.zkey) relative to it.
     ( cd tests
-      case $mode in on | r1 | g2) export ZKPIPE_MSM_AFFINE=on ;; esac
-      case $mode in r1) export ZKPIPE_MSM_AFF_ROUNDS=1 ;; g2) export ZKPIPE_MSM_AFF_GROUP=2 ;; esac
+      case $mode in on | r1 | g2 | shared) export ZKPIPE_MSM_AFFINE=on ;; esac
+      case $mode in
+        r1) export ZKPIPE_MSM_AFF_ROUNDS=1 ;;
+        g2) export ZKPIPE_MSM_AFF_GROUP=2 ;;
+        shared) export ZKPIPE_MSM_AFF_LONE=0 ;;
+      esac
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
     cat "$OUT/t.log" >> "$OUT/tests.log"

@@ -28,6 +28,7 @@ struct zp__gpu {
     zp__gpu_buf tables;
     /* [snarkjs=0 / bellperson=1][forward=0 / inverse=1] */
     const fr_t *root_lo[2][2], *root_hi[2][2];
+    int slots; /* prover slots open on it (zp__gpu_slots_add; atomic) */
 };
 
 /* Per-stream scratch: power tables of coset NTTs, MSM results, counts. */

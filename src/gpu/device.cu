@@ -148,6 +148,12 @@ extern "C" void zp__gpu_close(zp__gpu *g)
 
 extern "C" bool zp__gpu_healthy(const zp__gpu *g) { return g && !g->unhealthy; }
 
+extern "C" void zp__gpu_slots_add(zp__gpu *g, int d)
+{
+    __atomic_fetch_add(&g->slots, d, __ATOMIC_RELAXED);
+}
+extern "C" int zp__gpu_slots(zp__gpu *g) { return __atomic_load_n(&g->slots, __ATOMIC_RELAXED); }
+
 extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
 {
     memset(out, 0, sizeof *out);

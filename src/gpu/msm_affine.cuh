@@ -275,15 +275,16 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * then multiplies its step-(s+1) denominator, from the new sum still in
  * registers, into the next product. So the walks alternate direction, each
  * sum is loaded and stored once a step, and the products are those of the
- * textbook trick. The register cap is acc_cfg<F>::affine_min_blocks (G1:
- * 4 blocks, 128 registers, see msm_chunks.cuh). Tried on the H200 and slower
- * (bench/RESULTS.md, session 7): separate up and back walks per step,
- * loading each sum twice (G1 2^24 ~4 %); the next slot's sum and point
- * loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms); later (sessions 9 to 11)
- * prefetches, cp.async staging, inline products, and step 0's loads
- * batched two or four slots at a time; in session 13 the step's independent
- * products as out-of-line pairs (G1 2^27 626 -> 648 ms, and 706 ms with a
- * second pair; fewer spills, but the pair calls cost more than they hid).
+ * textbook trick. The register cap is MINB blocks an SM (acc_cfg<F>'s
+ * affine_min_blocks and affine_min_blocks_lone, see msm_chunks.cuh). Tried
+ * on the H200 and slower (bench/RESULTS.md, session 7): separate up and
+ * back walks per step, loading each sum twice (G1 2^24 ~4 %); the next
+ * slot's sum and point loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms);
+ * later (sessions 9 to 11) prefetches, cp.async staging, inline products,
+ * and step 0's loads batched two or four slots at a time; in session 13
+ * the step's independent products as out-of-line pairs (G1 2^27 626 -> 648
+ * ms, and 706 ms with a second pair; fewer spills, but the pair calls cost
+ * more than they hid).
  */
 /* One slot's step in a walk: its sum a + p (the inverse from the running
  * inverse and the product before it in walk-up order), then its next
@@ -306,8 +307,8 @@ static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint3
         prod = f_mul(prod, aff_denom_next(a, in, vn));
 }
 
-template <class F>
-static __global__ void __launch_bounds__(AFF_THREADS, acc_cfg<F>::affine_min_blocks)
+template <class F, int MINB>
+static __global__ void __launch_bounds__(AFF_THREADS, MINB)
 aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const uint64_t *ncnt,
                const uint64_t *nbase, uint64_t nk, unsigned K, F *pre, aff_t<F> *out)
 {
@@ -351,13 +352,14 @@ aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const ui
 
 /* ------------------------------------------------------------ host flow */
 
-/* Threads of aff_add_kernel<F> resident per SM (asked once). */
-template <class F> static unsigned aff_resident_per_sm(void)
+/* Threads of aff_add_kernel<F, MINB> resident per SM (asked once). */
+template <class F, int MINB> static unsigned aff_resident_per_sm(void)
 {
     static const unsigned r = [] { /* C++: initialized once, thread-safe */
         int blocks = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, aff_add_kernel<F>, AFF_THREADS,
-                                                          0) != cudaSuccess || blocks < 1) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, aff_add_kernel<F, MINB>,
+                                                          AFF_THREADS, 0) != cudaSuccess ||
+            blocks < 1) {
             cudaGetLastError();
             blocks = 1;
         }
@@ -373,10 +375,10 @@ template <class F> static unsigned aff_resident_per_sm(void)
  * 2^24 117.3 -> 110.1 ms (0.85 of a wave -> one full wave), 2^26 in
  * passes of 5 windows 416.7 -> 386.0 ms, 2^26 in one pass 357.2 -> 360.5.
  */
-template <class F> static unsigned aff_k(uint64_t slots, int sms)
+template <class F, int MINB> static unsigned aff_k(uint64_t slots, int sms)
 {
     uint64_t most = aff_k_max<F>();
-    uint64_t wave = (uint64_t)aff_resident_per_sm<F>() * (uint64_t)(sms > 0 ? sms : 1);
+    uint64_t wave = (uint64_t)aff_resident_per_sm<F, MINB>() * (uint64_t)(sms > 0 ? sms : 1);
     uint64_t threads = (slots + most - 1) / most;
     uint64_t waves = (threads + wave - 1) / wave;
     uint64_t k = (slots + waves * wave - 1) / (waves * wave);
@@ -440,6 +442,31 @@ template <class F> struct aff_arrays {
     F *pre;
 };
 
+/* Whether to run the add kernel built for a lone slot: at most one prover
+ * slot open on g, unless ZKPIPE_MSM_AFF_LONE (0 or 1) says. */
+static bool aff_lone(zp__gpu *g)
+{
+    static const unsigned force = read_env_u("ZKPIPE_MSM_AFF_LONE", 0, 2, 2);
+    if (force < 2)
+        return force == 1;
+    return zp__gpu_slots(g) <= 1;
+}
+
+/* The add kernel over the nsums groups the map kernel laid out in a. */
+template <class F, int MINB>
+static zp_err aff_add_launch(zp__gpu_stream *s, const aff_src<F> &in, const aff_arrays<F> &a,
+                             const uint64_t *ncnt, const uint64_t *gstart, uint64_t nk,
+                             uint64_t nsums)
+{
+    zp__gpu *g = s->g;
+    unsigned K = aff_k<F, MINB>(nsums, g->prop.multiProcessorCount);
+    uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
+    aff_add_kernel<F, MINB><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, s->st>>>(
+        in, a.idx, a.glen, ncnt, gstart, nk, K, a.pre, a.sums);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
 /*
  * One affine round over N sorted entries `in` whose bounds over nk keys are
  * bstart / bend: runs of one go to their buckets in bk, the groups of
@@ -478,12 +505,10 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
     aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
                                                              *nsums, a.idx, a.glen, a.keys);
     ZP_CUDA_LAUNCHED();
-    unsigned K = aff_k<F>(*nsums, g->prop.multiProcessorCount);
-    uint64_t T = (*nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
-    aff_add_kernel<F><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, st>>>(
-        in, a.idx, a.glen, ncnt, bend, nk, K, a.pre, a.sums);
-    ZP_CUDA_LAUNCHED();
-    return ZP_OK;
+    if (aff_lone(g))
+        return aff_add_launch<F, acc_cfg<F>::affine_min_blocks_lone>(s, in, a, ncnt, bend, nk,
+                                                                     *nsums);
+    return aff_add_launch<F, acc_cfg<F>::affine_min_blocks>(s, in, a, ncnt, bend, nk, *nsums);
 }
 
 /* Bounds of the n sums of a round (global keys) over nk keys. */

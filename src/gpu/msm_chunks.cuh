@@ -42,15 +42,16 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
  * stopped filling the instruction cache (session 11: G1 2^24 96.9 -> 94.9
  * ms, 2^27 623.9 -> 611.4 ms), but the engine, whose two slots' kernels
  * share the SMs, was slower with them (session 12, alternating, 4 runs of
- * porep:27: 13.03 / 13.05 against 12.95 / 12.95 s per proof), and the
- * engine is what zkpipe is for. With two affine rounds the 3-block kernel
- * no longer helps a lone MSM either (session 14, alternating, twice: 2^24
- * 96.98 / 97.27 against 96.88 / 96.97 ms, 2^27 611.4 / 611.2 against
- * 611.4 / 611.5, porep:27 partition 1364.3 / 1363.7 against 1364.3 /
- * 1363.1). G2 keeps its accumulation's cap (3 blocks lost: 2^22 77.0 ->
- * 85.1 ms). */
+ * porep:27: 13.03 / 13.05 against 12.95 / 12.95 s per proof). So G1 has
+ * both: the 3-block kernel (..._LONE) where at most one prover slot is open
+ * on the GPU, the 4-block one where several share it (zp__gpu_slots_add;
+ * ZKPIPE_MSM_AFF_LONE=0 or 1 forces one). G2 keeps its accumulation's cap
+ * for both (3 blocks lost: 2^22 77.0 -> 85.1 ms). */
 #ifndef ZP_MSM_G1_AFF_MINBLOCKS
 #define ZP_MSM_G1_AFF_MINBLOCKS 4
+#endif
+#ifndef ZP_MSM_G1_AFF_MINBLOCKS_LONE
+#define ZP_MSM_G1_AFF_MINBLOCKS_LONE 3
 #endif
 #ifndef ZP_MSM_G2_AFF_MINBLOCKS
 #define ZP_MSM_G2_AFF_MINBLOCKS ZP_MSM_G2_MINBLOCKS
@@ -74,6 +75,7 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 template <class F> struct acc_cfg {
     static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
     static constexpr int affine_min_blocks = ZP_MSM_G1_AFF_MINBLOCKS;
+    static constexpr int affine_min_blocks_lone = ZP_MSM_G1_AFF_MINBLOCKS_LONE;
     static constexpr bool shared = ZP_MSM_G1_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 23;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
@@ -82,6 +84,7 @@ template <class F> struct acc_cfg {
 template <> struct acc_cfg<fp2_t> {
     static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
     static constexpr int affine_min_blocks = ZP_MSM_G2_AFF_MINBLOCKS;
+    static constexpr int affine_min_blocks_lone = ZP_MSM_G2_AFF_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G2_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;

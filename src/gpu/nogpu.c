@@ -27,6 +27,8 @@ zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
 
 void zp__gpu_close(zp__gpu *g) { (void)g; }
 bool zp__gpu_healthy(const zp__gpu *g) { (void)g; return false; }
+void zp__gpu_slots_add(zp__gpu *g, int d) { (void)g; (void)d; }
+int zp__gpu_slots(zp__gpu *g) { (void)g; return 0; }
 void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out) { (void)g; memset(out, 0, sizeof *out); }
 
 zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)

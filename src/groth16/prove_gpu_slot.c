@@ -81,6 +81,7 @@ struct zp__g16_slot {
     zp__gpu_buf w, big, sab;
     uint64_t scratch_off;                   /* of the MSM scratch in big */
     zp_fr *hw;                              /* pinned, n_vars */
+    bool counted;                           /* in dev's count of slots */
 };
 
 double zp__g16_now(void)
@@ -227,6 +228,8 @@ void zp__g16_slot_close(zp__g16_slot *s)
     zp__gpu_free(s->dev, &s->sab);
     zp__gpu_host_free(s->hw);
     zp__gpu_stream_close(s->st);
+    if (s->counted)
+        zp__gpu_slots_add(s->dev, -1);
     free(s);
 }
 
@@ -296,6 +299,8 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
         zp__g16_slot_close(s);
         return e;
     }
+    zp__gpu_slots_add(dev, 1);
+    s->counted = true;
     *out = s;
     return ZP_OK;
 }

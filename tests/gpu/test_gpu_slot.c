@@ -271,6 +271,7 @@ static void two_slots(const char *spec, zp_h_conv conv)
     shape[1].n_h = shape[1].domain_size;
     shape[1].n_a = shape[1].domain_size + 1;
     zp__g16_slot *slot[2] = {NULL, NULL};
+    const int slots0 = zp__gpu_slots(T_gpu);
     for (int i = 0; i < 2; i++) {
         uint64_t u = arena_used(T_gpu);
         GPU_OK(zp__g16_slot_open(&slot[i], T_gpu, &shape[i], &why));
@@ -279,6 +280,8 @@ static void two_slots(const char *spec, zp_h_conv conv)
         CHECK(d >= want && d - want <= ((uint64_t)4 << 20));
     }
     CHECK(zp__g16_slot_bytes(&shape[1]) > zp__g16_slot_bytes(&shape[0]));
+    /* Two slots share the GPU: the MSMs run the kernels built for that. */
+    CHECK_EQ_INT(zp__gpu_slots(T_gpu), slots0 + 2);
     if (slot[0] && slot[1]) {
         CHECK(zp__g16_slot_fits(slot[0], &c->pk));
         CHECK(zp__g16_slot_fits(slot[1], &c->pk));
@@ -301,6 +304,7 @@ static void two_slots(const char *spec, zp_h_conv conv)
     }
     zp__g16_slot_close(slot[0]);
     zp__g16_slot_close(slot[1]);
+    CHECK_EQ_INT(zp__gpu_slots(T_gpu), slots0);
     zp__g16_dkey_free(&k);
     CHECK(arena_used(T_gpu) == used0);
     keycase_free(c);
@@ -437,11 +441,15 @@ static void test_oom(void)
     CHECK_EQ_INT(zp__g16_slot_open(&s, g, &sh, &why), ZP_E_GPU_OOM);
     CHECK(s == NULL);
     CHECK(arena_used(g) == used);
+    CHECK_EQ_INT(zp__gpu_slots(g), 0); /* a failed open is not counted */
 
-    /* The real shape fits this arena, and closing gives it all back. */
+    /* The real shape fits this arena, and closing gives it all back (and
+     * the device's count of slots, which picks the MSM kernels). */
     GPU_OK(zp__g16_slot_open(&s, g, &c->pk, &why));
+    CHECK_EQ_INT(zp__gpu_slots(g), 1);
     zp__g16_slot_close(s);
     CHECK(arena_used(g) == used);
+    CHECK_EQ_INT(zp__gpu_slots(g), 0);
 
     /* Half of what the slot needs left free: OOM part way, nothing kept. */
     zp__gpu_buf fill = fill_arena(g, zp__g16_slot_bytes(&c->pk) / 2);
