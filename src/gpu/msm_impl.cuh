@@ -126,12 +126,14 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 #ifndef ZP_MSM_CHUNK_SHIFT
 #define ZP_MSM_CHUNK_SHIFT 18
 #endif
-/* An unsigned knob from the environment, dflt when unset or outside lo..hi. */
+/* An unsigned knob from the environment: dflt unless set to a number in
+ * lo..hi (unset is not 0: lo may be 0). */
 static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned dflt)
 {
     const char *e = getenv(name);
-    long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
+    char *end = NULL;
+    long v = e ? strtol(e, &end, 10) : 0;
+    return e && *e && !*end && v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
 }
 
 static unsigned chunk_shift(void)
