@@ -70,9 +70,44 @@ struct msm_layout {
     size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
 };
 
+/* An unsigned knob from the environment: dflt unless set to a number in
+ * lo..hi (unset is not 0: lo may be 0). */
+static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned dflt)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    long v = e ? strtol(e, &end, 10) : 0;
+    return e && *e && !*end && v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
+}
+
+/*
+ * Scalars above (r - 1) / 2 enter the digits as r - s with the point
+ * negated (r P = 0 in the prime-order groups), so every scalar is below
+ * 2^254 and nw signed c-bit windows need c nw >= 255 bits instead of 256:
+ * 15 windows instead of 16 at c = 17, where the top window of 16 held
+ * only the carries (about half the scalars, all in one bucket). On the
+ * H200 (session 14, alternating, medians of 5, with/without): G1 2^23
+ * 51.49 / 51.92 ms, 2^24 94.43 / 94.47 (a tie: that bucket's long runs
+ * were cheap), porep-like sparse 2^27 96.25 / 96.61. ZKPIPE_MSM_HALF=0
+ * (read once) keeps the scalars as they are, for measurements.
+ */
+static bool halve_scalars(void)
+{
+    static const bool on = read_env_u("ZKPIPE_MSM_HALF", 0, 1, 1);
+    return on;
+}
+
+static unsigned windows_of(unsigned c)
+{
+    return ((halve_scalars() ? 255 : 256) + c - 1) / c;
+}
+
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
  * bucket reduction: two full additions per bucket and the segment offsets
- * (~40 products per bucket), in kernels about half as efficient: 80.
+ * (~40 products per bucket), in kernels about half as efficient: 80. With
+ * halve_scalars' 255 bits it moved on the H200 (session 14, against the
+ * 256-bit nw): G1 2^20 to c = 15, 10.02 -> 10.37 ms; 2^22 to 17, 32.2 ->
+ * 31.8; G2 2^22 to 17, 76.6 -> 78.7; 2^23 to 17, 141.3 -> 140.0.
  * ZP_MSM_RED_COST overrides the 80 (a build variant: the phase times of
  * bench/RESULTS.md put a bucket's reduction at ~3.6 additions, i.e. ~36). */
 #ifndef ZP_MSM_RED_COST
@@ -83,7 +118,7 @@ static unsigned pick_window(uint64_t m)
     unsigned best = 2;
     double best_cost = 1e300;
     for (unsigned c = 2; c <= MAX_C; c++) {
-        double nw = (256 + c - 1) / c;
+        double nw = windows_of(c);
         double cost = nw * (10.0 * (double)m + ZP_MSM_RED_COST * (double)(1u << (c - 1)));
         if (cost < best_cost) {
             best_cost = cost;
@@ -126,16 +161,6 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 #ifndef ZP_MSM_CHUNK_SHIFT
 #define ZP_MSM_CHUNK_SHIFT 18
 #endif
-/* An unsigned knob from the environment: dflt unless set to a number in
- * lo..hi (unset is not 0: lo may be 0). */
-static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned dflt)
-{
-    const char *e = getenv(name);
-    char *end = NULL;
-    long v = e ? strtol(e, &end, 10) : 0;
-    return e && *e && !*end && v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
-}
-
 static unsigned chunk_shift(void)
 {
     /* C++: initialized once, thread-safe */
@@ -179,7 +204,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->n = n;
     l->m = m;
     l->c = forced_window() ? forced_window() : window_for(m, xyzz_bytes, affine);
-    l->nw = (256 + l->c - 1) / l->c;
+    l->nw = windows_of(l->c);
     l->B = 1u << (l->c - 1);
     l->G = G && G < l->nw ? G : l->nw;
     l->N = (uint64_t)l->G * m;
@@ -295,21 +320,41 @@ static __device__ __forceinline__ uint32_t word_at(const fr_t &s, unsigned k)
     return r;
 }
 
+/* a < b as 256-bit integers. */
+static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
+{
+    bool lt = false;
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+        lt = a.v[j] < b.v[j] || (a.v[j] == b.v[j] && lt);
+    return lt;
+}
+
 /*
  * Signed digits: d = bits + carry; above 2^(c-1) it becomes d - 2^c with a
- * carry into the next window. nw * c >= 256 > 255 bits, so the top window
- * never carries out. Only windows w0 .. w0+g-1 are written (window w0 + k
- * at k * m), the ones below still run for their carries.
+ * carry into the next window. With `halve`, s > r - s becomes r - s with
+ * every digit's sign flipped (halve_scalars), so s < 2^254 and nw * c >=
+ * 255; without, nw * c >= 256 > 255 bits: either way the top window never
+ * carries out. Only windows w0 .. w0+g-1 are written (window w0 + k at
+ * k * m), the ones below still run for their carries.
  */
 static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
-                                     unsigned c, unsigned w0, unsigned g, uint32_t *keys,
-                                     uint32_t *vals)
+                                     unsigned c, unsigned w0, unsigned g, bool halve,
+                                     uint32_t *keys, uint32_t *vals)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
         return;
     uint32_t idx = dense[i];
     fr_t s = fr_load(sc + idx);
+    uint32_t flip = 0;
+    if (halve) {
+        fr_t t = fr_neg(s);
+        if (words_lt(t, s)) {
+            s = t;
+            flip = 1;
+        }
+    }
     const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
     uint32_t carry = 0;
     for (unsigned w = 0; w < w0 + g; w++) {
@@ -327,7 +372,7 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
         }
         if (w >= w0) {
             keys[(uint64_t)(w - w0) * m + i] = d;
-            vals[(uint64_t)(w - w0) * m + i] = idx | (neg << 31);
+            vals[(uint64_t)(w - w0) * m + i] = idx | ((neg ^ flip) << 31);
         }
     }
 }
@@ -540,7 +585,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         const uint64_t nkeys = (uint64_t)gw << l->c;
         xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
         digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
-            scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, kin, vin);
+            scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin, vin);
         ZP_CUDA_LAUNCHED();
         for (unsigned w = 0; w < gw; w++) {
             size_t tb = l->temp_bytes;
