@@ -49,6 +49,7 @@ struct zp__gpu_stream {
     uint64_t last_zeros, last_ones, last_dense;
     unsigned last_windows, last_per_pass; /* of the last MSM's Pippenger part */
     unsigned last_aff_rounds;             /* most batch-affine rounds of a pass (0: none) */
+    bool last_ones_affine;                /* the ones summed by affine rounds */
 };
 
 /* Records a failed call in the thread's error text, classifies it, marks

@@ -202,6 +202,9 @@ bool zp__gpu_msm_last_affine(const zp__gpu_stream *s);
 /* How many (2 where a second round had runs to sum, 1 with ZKPIPE_MSM_AFF_ROUNDS=1)
  * in its busiest pass; 0: none. */
 unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s);
+/* Whether the last MSM on s summed the points of its scalars equal to one
+ * by batch-affine rounds (else by XYZZ additions). */
+bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s);
 
 /* Device milliseconds of the phases of the last MSM on s, recorded with
  * events when profiling is on for s (zp__gpu_stream_profile); zero else. */

@@ -85,6 +85,10 @@ extern "C" unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s)
 {
     return s->last_aff_rounds;
 }
+extern "C" bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s)
+{
+    return s->last_ones_affine;
+}
 
 extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)
 {

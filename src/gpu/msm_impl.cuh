@@ -5,7 +5,8 @@
  *     packed counters (ones in the high 32 bits, dense in the low) gives
  *     every index its slot; a scatter builds the ones and dense index lists.
  *  2. ones: strided per-thread sums of the points whose scalar is 1, then a
- *     tree reduction.
+ *     tree reduction; or, after a dense part summed by affine rounds, those
+ *     rounds over the ones as one run (ones_affine, see ones_affine_ok).
  *  3. dense: Pippenger. Signed c-bit digits (|d| <= 2^(c-1)) turn each
  *     (window, scalar) into a bucket key and a point index with a sign bit;
  *     a radix sort per window groups equal keys. Bucket accumulation runs
@@ -448,6 +449,20 @@ template <class F> static bool affine_pass_ok(const msm_layout *l)
     return l->N >= acc_cfg<F>::affine_entries;
 }
 
+/* Whether `count` ones are summed by ones_affine (msm_affine.cuh): where
+ * the dense part ran the affine rounds in a layout that holds them (l->N >=
+ * count), from ONES_AFF_MIN of them (any count >= 2 with ZKPIPE_MSM_AFFINE=on).
+ * ZKPIPE_MSM_ONES_AFF=0 (read once) keeps the strided XYZZ sum, for
+ * measurements. */
+#define ONES_AFF_MIN (1u << 18)
+static bool ones_affine_ok(const msm_layout *l, uint64_t count)
+{
+    static const unsigned on = read_env_u("ZKPIPE_MSM_ONES_AFF", 0, 1, 1);
+    if (!on || !l->affine || count < 2 || count > l->N)
+        return false;
+    return affine_mode() > 0 || count >= ONES_AFF_MIN;
+}
+
 /* parts[w*T + t] = sum over the segment's buckets b of (b + 1) * S_b. */
 template <class F>
 static __global__ void segments_kernel(const xyzz_t<F> *buckets, unsigned nw, uint32_t B,
@@ -601,8 +616,8 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         bounds_kernel<<<zp__ceil_div_u(N, 256), 256, 0, st>>>(kout, N, m, l->c, bstart, bend);
         ZP_CUDA_LAUNCHED();
         if (l->affine)
-            ZP_TRY(affine_pass<F>(s, l, base, points, kout, vout, N, nkeys, bstart, bend, bk,
-                                  carries));
+            ZP_TRY(affine_pass<F>(s, l, base, aff_src<F>{points, kout, vout, m, l->c}, N, nkeys,
+                                  bstart, bend, bk, carries));
         else
             ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->L, nkeys, bstart, bend,
                                  bk, carries));
@@ -673,7 +688,11 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
     }
     mark(s, 4);
-    if (ones) {
+    s->last_ones_affine = ones_affine_ok(&l, ones);
+    if (s->last_ones_affine) {
+        ZP_TRY(ones_affine<F>(s, &l, base, points, (uint32_t *)(base + l.ones), ones,
+                              res + l.nw));
+    } else if (ones) {
         uint64_t parts = 1;
         while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < ones)
             parts *= 2;

@@ -200,6 +200,12 @@ bool zp__gpu_msm_last_affine(const zp__gpu_stream *s)
     return false;
 }
 
+bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s)
+{
+    (void)s;
+    return false;
+}
+
 unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s)
 {
     (void)s;

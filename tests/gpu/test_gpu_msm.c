@@ -21,6 +21,8 @@ static bool T_affine_on, T_affine_off;
  * it; with ZKPIPE_MSM_AFF_GROUP=2 the second round must run wherever the
  * first one does at these sizes. */
 static bool T_rounds2, T_rounds2_g2;
+/* ZKPIPE_MSM_ONES_AFF=0: the ones always by XYZZ additions. */
+static bool T_ones_xyzz;
 
 enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE };
 enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
@@ -150,10 +152,19 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
             if (T_rounds2_g2 && sk == S_RANDOM)                                            \
                 CHECK_EQ_INT((int)zp__gpu_msm_last_affine_rounds(T_s), 2);                \
         }                                                                                  \
-        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a pass%s %s\n", \
+        /* The ones go through the affine rounds after an affine dense part \
+         * whose pass holds them (with ZKPIPE_MSM_AFFINE=on from 2 of them), \
+         * never otherwise. */                                                            \
+        bool oaff_ = zp__gpu_msm_last_ones_affine(T_s);                                    \
+        bool ofit_ = aff_ && o >= 2 && o <= (uint64_t)per_ * d;                            \
+        if (T_affine_on && !T_ones_xyzz && ofit_)                                          \
+            CHECK(oaff_);                                                                  \
+        if (!ofit_)                                                                        \
+            CHECK(!oaff_);                                                                 \
+        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a pass%s%s %s\n", \
                NAME, n, scal_name[sk], pts_name[pk], (unsigned long long)z,                \
                (unsigned long long)o, (unsigned long long)d, nw_, per_,                    \
-               aff_ ? ", affine" : "", ok ? "ok" : "WRONG");                               \
+               aff_ ? ", affine" : "", oaff_ ? ", ones affine" : "", ok ? "ok" : "WRONG"); \
         zp__gpu_free(T_gpu, &scratch);                                                     \
         zp__gpu_free(T_gpu, &ds);                                                          \
         zp__gpu_free(T_gpu, &dp);                                                          \
@@ -187,6 +198,10 @@ static void test_g1_edges(void)
     g1_case(1000, S_MIXED, P_SAME);
     g1_case(1000, S_MIXED, P_WITH_INF);
     g1_case(4097, S_SPARSE, P_WITH_INF);
+    /* enough dense scalars for the affine rounds (with ZKPIPE_MSM_AFFINE=on),
+     * then the ones through them too: points at infinity, one point */
+    g1_case(3000, S_MIXED, P_WITH_INF);
+    g1_case(3000, S_MIXED, P_SAME);
 }
 
 static void test_g1_large(void)
@@ -214,6 +229,7 @@ static void test_g2(void)
     g2_case(3000, S_SAME, P_DISTINCT);
     g2_case(1000, S_RANDOM, P_SAME);
     g2_case(1000, S_MIXED, P_WITH_INF);
+    g2_case(3000, S_MIXED, P_WITH_INF);
     if (!T_small)
         g2_case((1u << 16) - 1, S_SPARSE, P_DISTINCT);
 }
@@ -259,6 +275,8 @@ int main(int argc, char **argv)
     const char *rounds = getenv("ZKPIPE_MSM_AFF_ROUNDS"), *group = getenv("ZKPIPE_MSM_AFF_GROUP");
     T_rounds2 = !(rounds && !strcmp(rounds, "1"));
     T_rounds2_g2 = T_rounds2 && group && !strcmp(group, "2");
+    const char *ones = getenv("ZKPIPE_MSM_ONES_AFF");
+    T_ones_xyzz = ones && !strcmp(ones, "0");
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
     RUN(test_g1_large);
