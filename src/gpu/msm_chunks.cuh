@@ -45,8 +45,10 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
  * porep:27: 13.03 / 13.05 against 12.95 / 12.95 s per proof). So G1 has
  * both: the 3-block kernel (..._LONE) where at most one prover slot is open
  * on the GPU, the 4-block one where several share it (zp__gpu_slots_add;
- * ZKPIPE_MSM_AFF_LONE=0 or 1 forces one). G2 keeps its accumulation's cap
- * for both (3 blocks lost: 2^22 77.0 -> 85.1 ms). */
+ * ZKPIPE_MSM_AFF_LONE=0 or 1 forces one). With two affine rounds, session
+ * 14 (alternating twice, 3 / 4 blocks): G1 2^24 94.43 / 96.89 ms, 2^26
+ * 321.7 / 326.7, 2^27 601.9 / 612.8. G2 keeps its accumulation's cap for
+ * both (3 blocks lost: 2^22 77.0 -> 85.1 ms). */
 #ifndef ZP_MSM_G1_AFF_MINBLOCKS
 #define ZP_MSM_G1_AFF_MINBLOCKS 4
 #endif
