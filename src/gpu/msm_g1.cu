@@ -20,11 +20,11 @@ static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G, uint64_t 
             if (!(l.N >> 32) && l.total > best)
                 best = l.total;
         }
-        unsigned c = pick_window(top);
+        unsigned c = pick_window(top, xyzz_bytes);
         uint64_t lo = 1, hi = top;
         while (lo < hi) {
             uint64_t mid = lo + (hi - lo) / 2;
-            if (pick_window(mid) == c)
+            if (pick_window(mid, xyzz_bytes) == c)
                 hi = mid;
             else
                 lo = mid + 1;

@@ -105,16 +105,16 @@ static unsigned windows_of(unsigned c)
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
  * bucket reduction: two full additions per bucket and the segment offsets
- * (~40 products per bucket), in kernels about half as efficient: 80. With
- * halve_scalars' 255 bits it moved on the H200 (session 14, against the
- * 256-bit nw): G1 2^20 to c = 15, 10.02 -> 10.37 ms; 2^22 to 17, 32.2 ->
- * 31.8; G2 2^22 to 17, 76.6 -> 78.7; 2^23 to 17, 141.3 -> 140.0.
+ * (~40 products per bucket), in kernels about half as efficient: 80.
+ * halve_scalars' 255 bits moved its choices; two gained on the H200
+ * (session 14: G1 2^22 to c = 17, 32.2 -> 31.8 ms; G2 2^23 to 17, 141.3
+ * -> 140.0), the two that lost are undone at the end.
  * ZP_MSM_RED_COST overrides the 80 (a build variant: the phase times of
  * bench/RESULTS.md put a bucket's reduction at ~3.6 additions, i.e. ~36). */
 #ifndef ZP_MSM_RED_COST
 #define ZP_MSM_RED_COST 80.0
 #endif
-static unsigned pick_window(uint64_t m)
+static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
 {
     unsigned best = 2;
     double best_cost = 1e300;
@@ -126,22 +126,30 @@ static unsigned pick_window(uint64_t m)
             best = c;
         }
     }
+    /* With halved scalars (255 bits) the model asks for 15 at 2^20, 17
+     * windows, where 16 with 16 windows is faster (H200, session 14: G1
+     * 10.02 against 10.37 ms), and for 17 in G2 below 2^23, where 16 is
+     * (2^22: 76.6 against 78.7 ms; at 2^23 17 wins, 140.0 against 141.3).
+     * The choice stays non-decreasing in m (msm_g1.cu's scratch_for). */
+    if (best == 15)
+        best = 16;
+    if (xyzz_bytes == sizeof(xyzz_t<fp2_t>) && m < ((uint64_t)1 << 23) && best > 16)
+        best = 16;
     return best;
 }
 
 /* The window for m dense scalars: pick_window's, except that G1's affine
  * round (xyzz_bytes of G1) runs best at c = 17 from 2^23 to 2^25 dense
- * scalars, where the model asks for 18 or 19. On the H200 (bench/RESULTS.md,
- * sessions 9 and 10, `ZKPIPE_MSM_C`): 2^24 dense 100.8 ms at 17 against
- * 103.7 at the model's 19; 2^27 points with 13.4 M dense (porep's A and L)
- * 103.2 against 106.7 at 18 (16: 104.9, 20: 111.5). Smaller buckets make
- * longer runs for the affine groups and a cheaper reduction, and the top
- * window of 17 bits holds only the carry. At 2^26 dense the model's 20
- * stays best (19: 352.4, 20: 338.8, 21: 357.1 ms); G2 keeps the model
- * (2^22: 16 80.6 ms, 17 81.7). */
+ * scalars, where the model asked for 18 or 19. On the H200 (bench/RESULTS.md,
+ * `ZKPIPE_MSM_C`), sessions 9 and 10: 2^24 dense 100.8 ms at 17 against
+ * 103.7 at 19; 2^27 points with 13.4 M dense (porep's A and L) 103.2
+ * against 106.7 at 18; session 14, two rounds: 2^24 97.1 at 17, 98.8 at
+ * 16, 101.4 at 18. Smaller buckets make longer runs for the affine groups
+ * and a cheaper reduction. At 2^26 dense the model's 20 stays best (19:
+ * 336.0, 21: 347.0 ms). */
 static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 {
-    unsigned c = pick_window(m);
+    unsigned c = pick_window(m, xyzz_bytes);
     if (affine && xyzz_bytes == sizeof(xyzz_t<fp_t>) && m >= ((uint64_t)1 << 23) &&
         m < ((uint64_t)1 << 25) && c > 17)
         c = 17;
