@@ -4,7 +4,8 @@
 #   bash bench/gpu.sh --prepare DIR --build-dir BDIR   (collect binaries, stop)
 #   bash bench/gpu.sh [--prebuilt DIR] [--mutants DIR] [--compare DIR] [--ncu] [--no-test] [--no-sanitize] [--no-bench]
 #                     [--quick] [--ntt "FROM TO"] [--g1 "FROM TO"] [--g2 "FROM TO"]
-#                     [--prove "LOG2..."] [--batch SPEC] [--serve LOG2] [--ab ENV=VAL]
+#                     [--prove "LOG2..."] [--batch SPEC] [--serve LOG2]
+#                     [--ab ENV=VAL[,ENV=VAL...]]... [--ab-sparse "FROM TO"] [--ab-g2 "FROM TO"]
 #
 # Logs go under $OUT (default bench/out); the last lines printed are a short
 # table of medians. Default build: cmake Release in build-gpu, -j16.
@@ -16,9 +17,12 @@
 # the current bench_gpu, alternating. --ncu profiles the G1 affine add kernel at 2^24, the
 # XYZZ accumulation and an NTT pass with application replay and source counters (kernel
 # replay answered "Failed to profile" on 2026-11-29; application replay worked in session 8).
-# --ab ENV=VAL times the default against the same binaries with ENV=VAL
-# set (a knob), alternating, twice: G1 MSMs over the --g1 range and each
-# --prove size; lines prefixed "base" / "ab" in bench.log and the summary.
+# --ab ENV=VAL[,ENV=VAL...] (repeatable: one variant each) times the
+# default against the same binaries with those variables set (knobs),
+# alternating, twice: G1 MSMs over the --g1 range, sparse G1 (porep-like
+# scalars) over --ab-sparse and G2 over --ab-g2 when given, and each
+# --prove size; lines prefixed "base" or the variant, each MSM median with
+# its phases, in ab.log, bench.log and the summary.
 # --prebuilt DIR runs the test and bench binaries found in DIR (built
 # elsewhere, e.g. by --prepare); with --check-build it also builds build-gpu
 # in the background to check that the tree compiles here (reported at the
@@ -28,8 +32,8 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE="" AB=""
-BATCH=()
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE="" AB_SPARSE="" AB_G2=""
+BATCH=() AB=()
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
 while [ $# -gt 0 ]; do
@@ -42,7 +46,9 @@ while [ $# -gt 0 ]; do
     --compare) CMP=$2; shift ;;
     --ncu) DO_NCU=1 ;;
     --variants) VAR=$2; shift ;;
-    --ab) AB=$2; shift ;;
+    --ab) AB+=("$2"); shift ;;
+    --ab-sparse) AB_SPARSE=$2; shift ;;
+    --ab-g2) AB_G2=$2; shift ;;
     --no-test) DO_TEST=0 ;;
     --no-sanitize) DO_SAN=0 ;;
     --no-bench) DO_BENCH=0 ;;
@@ -294,20 +300,33 @@ if [ -n "$VAR" ]; then
   done
 fi
 
-if [ -n "$AB" ]; then
+# One MSM range under the variant's variables: "LABEL what 2^k median X ms | phases".
+ab_msm() {
+  local label=$1; shift
+  env ${envs[@]+"${envs[@]}"} timeout 200 "$BIN/bench_gpu" msm --backend gpu --reps 5 "$@" 2>&1 |
+    grep -E "^msm|phases of the last run" | paste -d'|' - - |
+    sed -E "s/^/$label /; s/ +\(5 runs[^|]*\|/ |/; s/\| +phases of the last run \(ms\):/|/" |
+    tee -a "$OUT/ab.log"
+}
+if [ ${#AB[@]} -gt 0 ]; then
   : > "$OUT/ab.log"
-  set -- $G1
   for rep in 1 2; do
-    for side in base ab; do
-      envs=(); [ $side = ab ] && envs=("$AB")
-      log "ab ($AB) $side: G1 2^$1..2^$2"
-      env ${envs[@]+"${envs[@]}"} timeout 200 "$BIN/bench_gpu" msm --backend gpu --from $1 --to $2 --reps 5 \
-        2>&1 | grep -E "^msm" | sed "s/^/$side /" | tee -a "$OUT/ab.log"
+    for v in base "${AB[@]}"; do
+      envs=(); [ "$v" = base ] || IFS=, read -ra envs <<< "$v"
+      set -- $G1
+      log "ab $v: G1 2^$1..2^$2"
+      ab_msm "$v" --from $1 --to $2
+      if [ -n "$AB_SPARSE" ]; then
+        set -- $AB_SPARSE; log "ab $v: sparse G1 2^$1..2^$2"; ab_msm "$v" --sparse --from $1 --to $2
+      fi
+      if [ -n "$AB_G2" ]; then
+        set -- $AB_G2; log "ab $v: G2 2^$1..2^$2"; ab_msm "$v" --g2 --from $1 --to $2
+      fi
       for L in $PROVE; do
-        log "ab ($AB) $side: prove synth:porep:$L"
+        log "ab $v: prove synth:porep:$L"
         env ${envs[@]+"${envs[@]}"} timeout 300 "$ZK" bench prove --circuit synth:porep:$L \
           --backend gpu --convention bellperson --reps 3 2>&1 | grep -E '^RESULT,prove' |
-          sed "s/^/$side /" | tee -a "$OUT/ab.log"
+          sed "s/^/$v /" | tee -a "$OUT/ab.log"
       done
     done
   done
@@ -359,5 +378,5 @@ echo "==== summary ($(date -u +%FT%TZ), $(head -c 40 <(nvidia-smi --query-gpu=na
 for k in "${!RES[@]}"; do echo "$k: ${RES[$k]}"; done | sort
 echo "what,backend,log2,median_ms,floor_ms,fraction"
 grep '^RESULT,' "$OUT/bench.log" 2>/dev/null | cut -d, -f2-
-[ -s "$OUT/ab.log" ] && echo "ab: $AB" && sed -E 's/ +\(5 runs.*//' "$OUT/ab.log"
+[ -s "$OUT/ab.log" ] && echo "ab: base against ${AB[*]}" && cat "$OUT/ab.log"
 } | tee "$OUT/summary.txt"
