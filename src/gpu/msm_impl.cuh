@@ -45,7 +45,7 @@
 #include "gpu/curve.cuh"
 
 #define ONE_FLAG ((uint64_t)1 << 32)
-#define SEG 32            /* buckets per reduction segment */
+#define SEG 32            /* buckets per reduction segment (seg_len) */
 #define TREE 256          /* fan-in of one tree-reduction block */
 /* Most partial sums of the ones, and the fewest points each sums. 2^18
  * sums of >= 32 points were tried against 2^16 of >= 64 on synth:porep:24
@@ -170,6 +170,19 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 #ifndef ZP_MSM_CHUNK_SHIFT
 #define ZP_MSM_CHUNK_SHIFT 18
 #endif
+/* Buckets per reduction segment: SEG, or ZKPIPE_MSM_SEG (a power of two,
+ * 4 .. 1024, read once), for measurements. A segment costs its buckets'
+ * two additions each and one product by its offset (~26 additions at
+ * c = 20), and fewer, longer segments run fewer threads. */
+static unsigned seg_len(void)
+{
+    static const unsigned s = [] { /* C++: initialized once, thread-safe */
+        unsigned v = read_env_u("ZKPIPE_MSM_SEG", 4, 1024, SEG);
+        return v & (v - 1) ? SEG : v;
+    }();
+    return s;
+}
+
 static unsigned chunk_shift(void)
 {
     /* C++: initialized once, thread-safe */
@@ -219,7 +232,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->N = (uint64_t)l->G * m;
     l->L = chunk_len(l->N);
     l->chunks = (l->N + l->L - 1) / l->L;
-    l->T = l->B > SEG ? l->B / SEG : 1;
+    l->T = l->B > seg_len() ? l->B / seg_len() : 1;
 
     size_t scan_b = 0, sort_b = 0;
     cub::DeviceScan::ExclusiveSum(NULL, scan_b, (const uint64_t *)NULL, (uint64_t *)NULL,
@@ -631,7 +644,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                                  bk, carries));
     }
     mark(s, 3);
-    uint32_t seg = l->B < SEG ? l->B : SEG;
+    uint32_t seg = l->B < seg_len() ? l->B : seg_len();
     segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
                                                                         seg, l->T, parts);
     ZP_CUDA_LAUNCHED();
