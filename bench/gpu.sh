@@ -154,8 +154,10 @@ if [ $DO_TEST = 1 ]; then
   # one round (ZKPIPE_MSM_AFF_ROUNDS=1; two by default); "g2" with groups
   # of 2 (ZKPIPE_MSM_AFF_GROUP=2: the second round runs at the tests' sizes);
   # "shared" with the G1 add kernel built for slots that share the GPU
-  # (ZKPIPE_MSM_AFF_LONE=0; a lone MSM takes the other).
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:shared \
+  # (ZKPIPE_MSM_AFF_LONE=0; a lone MSM takes the other); "red2" with the
+  # bucket reduction in two levels, its segments of 8 buckets
+  # (ZKPIPE_MSM_RED=2, ZKPIPE_MSM_SEG=8: a second level from c = 8).
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:shared msm:150:red2 \
            setup:120 prove:120 prove:120:on prove:120:g2 slot:120 slot:120:on slot:120:r1 engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -164,6 +166,7 @@ if [ $DO_TEST = 1 ]; then
       r1) key=${name}_rounds1 ;;
       g2) key=${name}_group2 ;;
       shared) key=${name}_shared ;;
+      red2) key=${name}_red2 ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
@@ -175,6 +178,7 @@ if [ $DO_TEST = 1 ]; then
         r1) export ZKPIPE_MSM_AFF_ROUNDS=1 ;;
         g2) export ZKPIPE_MSM_AFF_GROUP=2 ;;
         shared) export ZKPIPE_MSM_AFF_LONE=0 ;;
+        red2) export ZKPIPE_MSM_RED=2 ZKPIPE_MSM_SEG=8 ;;
       esac
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?

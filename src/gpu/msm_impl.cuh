@@ -64,8 +64,10 @@ struct msm_layout {
     uint64_t N;             /* G * m sorted entries (one pass) */
     uint64_t L, chunks;     /* accumulation chunk length and count (one pass) */
     uint64_t T;             /* reduction segments per window */
+    uint64_t T2;            /* second-level segments (two_level_reduce; 0: one level) */
     size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
+    size_t runs, parts3;    /* the two-level reduction's (0: none) */
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
     size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
     size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
@@ -183,6 +185,14 @@ static unsigned seg_len(void)
     return s;
 }
 
+/* ZKPIPE_MSM_RED=2 (read once): the bucket reduction in two levels
+ * (two_level_reduce), for measurements; 1, the default: one. */
+static bool two_level_reduce(void)
+{
+    static const bool on = read_env_u("ZKPIPE_MSM_RED", 1, 2, 1) == 2;
+    return on;
+}
+
 static unsigned chunk_shift(void)
 {
     /* C++: initialized once, thread-safe */
@@ -277,6 +287,11 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
         aff_plan(l, &at, l->N, (uint64_t)l->G << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
     l->parts = take(&at, xyzz_bytes * parts);
     l->parts2 = take(&at, xyzz_bytes * parts);
+    if (two_level_reduce() && l->T > 1) {
+        l->T2 = l->T > seg_len() ? l->T / seg_len() : 1;
+        l->runs = take(&at, xyzz_bytes * l->nw * l->T);
+        l->parts3 = take(&at, xyzz_bytes * l->nw * l->T2);
+    }
     l->res = take(&at, xyzz_bytes * (l->nw + 1));
     l->total = at;
 }
@@ -484,6 +499,20 @@ static bool ones_affine_ok(const msm_layout *l, uint64_t count)
     return affine_mode() > 0 || count >= ONES_AFF_MIN;
 }
 
+/* Over buckets lo .. lo+seg-1 of bk: run = sum of S_b, tot = sum of
+ * (b - lo + 1) * S_b (running sums, top down). */
+template <class F>
+static __device__ __forceinline__ void segment_sums(const xyzz_t<F> *bk, uint32_t lo, uint32_t seg,
+                                                    xyzz_t<F> &run, xyzz_t<F> &tot)
+{
+    xyzz_set_inf(run);
+    xyzz_set_inf(tot);
+    for (uint32_t b = lo + seg; b-- > lo;) {
+        xyzz_add_ool(run, xyzz_load(bk + b));
+        xyzz_add_ool(tot, run);
+    }
+}
+
 /* parts[w*T + t] = sum over the segment's buckets b of (b + 1) * S_b. */
 template <class F>
 static __global__ void segments_kernel(const xyzz_t<F> *buckets, unsigned nw, uint32_t B,
@@ -494,20 +523,58 @@ static __global__ void segments_kernel(const xyzz_t<F> *buckets, unsigned nw, ui
         return;
     uint64_t w = id / T, t = id % T;
     uint32_t lo = (uint32_t)t * seg;
-    const xyzz_t<F> *bk = buckets + w * B;
     xyzz_t<F> run, tot;
-    xyzz_set_inf(run);
-    xyzz_set_inf(tot);
-    for (uint32_t b = lo + seg; b-- > lo;) {
-        xyzz_add_ool(run, xyzz_load(bk + b));
-        xyzz_add_ool(tot, run);
-    }
+    segment_sums(buckets + w * B, lo, seg, run, tot);
     if (lo) {
         xyzz_t<F> x;
         xyzz_mul_u32(x, run, lo);
         xyzz_add_ool(tot, x);
     }
     xyzz_store(parts + id, tot);
+}
+
+/*
+ * The bucket reduction in two levels (ZKPIPE_MSM_RED=2). Over segments t of
+ * seg buckets from lo_t = t seg, the sum over b of (b + 1) S_b is the sum
+ * of the segments' tot_t (segment_sums) plus seg times the sum of t run_t,
+ * which is a bucket reduction itself, over the T runs: so no segment pays
+ * a product by its offset (~26 additions at c = 20, next to its 2 seg).
+ * parts[w*T + t] = tot_t; runs[w*T + t - 1] = run_t for t >= 1, and
+ * runs[w*T + T - 1] = infinity (weight T, adds nothing).
+ */
+template <class F>
+static __global__ void segments_split_kernel(const xyzz_t<F> *buckets, unsigned nw, uint32_t B,
+                                             uint32_t seg, uint64_t T, xyzz_t<F> *parts,
+                                             xyzz_t<F> *runs)
+{
+    uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= nw * T)
+        return;
+    uint64_t w = id / T, t = id % T;
+    xyzz_t<F> run, tot;
+    segment_sums(buckets + w * B, (uint32_t)t * seg, seg, run, tot);
+    xyzz_store(parts + id, tot);
+    if (t) {
+        xyzz_store(runs + w * T + t - 1, run);
+    } else {
+        xyzz_set_inf(run);
+        xyzz_store(runs + w * T + T - 1, run);
+    }
+}
+
+/* res[w] = a[w] + 2^k b[w] for w < nw. */
+template <class F>
+static __global__ void combine_kernel(const xyzz_t<F> *a, const xyzz_t<F> *b, unsigned k,
+                                      unsigned nw, xyzz_t<F> *res)
+{
+    unsigned w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw)
+        return;
+    xyzz_t<F> x = xyzz_load(b + w);
+    for (unsigned i = 0; i < k; i++)
+        xyzz_dbl_ool(x);
+    xyzz_add_ool(x, xyzz_load(a + w));
+    xyzz_store(res + w, x);
 }
 
 /* out[g] = sum of in[g*per .. (g+1)*per), one block of TREE threads per g.
@@ -594,6 +661,31 @@ static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_
     return ZP_OK;
 }
 
+/* The window sums res[0 .. nw) from the buckets in two levels
+ * (segments_split_kernel; l->runs set, so l->T > 1 and B > seg). The two
+ * levels' sums go to the runs array, dead by then. */
+template <class F>
+static zp_err reduce_two_levels(zp__gpu *g, cudaStream_t st, const msm_layout *l, char *base,
+                                const xyzz_t<F> *buckets, xyzz_t<F> *parts, xyzz_t<F> *tmp,
+                                xyzz_t<F> *res)
+{
+    const uint32_t seg = seg_len();
+    const uint64_t T = l->T, T2 = l->T2;
+    xyzz_t<F> *runs = (xyzz_t<F> *)(base + l->runs), *parts3 = (xyzz_t<F> *)(base + l->parts3);
+    segments_split_kernel<F><<<zp__ceil_div_u(l->nw * T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
+                                                                           seg, T, parts, runs);
+    ZP_CUDA_LAUNCHED();
+    segments_kernel<F><<<zp__ceil_div_u(l->nw * T2, 64), 64, 0, st>>>(
+        runs, l->nw, (uint32_t)T, T < seg ? (uint32_t)T : seg, T2, parts3);
+    ZP_CUDA_LAUNCHED();
+    ZP_TRY(reduce_groups<F>(g, st, parts, tmp, l->nw, T, runs));
+    ZP_TRY(reduce_groups<F>(g, st, parts3, tmp, l->nw, T2, runs + l->nw));
+    combine_kernel<F><<<zp__ceil_div_u(l->nw, 64), 64, 0, st>>>(
+        runs, runs + l->nw, (unsigned)__builtin_ctz(seg), l->nw, res);
+    ZP_CUDA_LAUNCHED();
+    return ZP_OK;
+}
+
 #include "gpu/msm_affine.cuh"
 
 /* Pippenger over the dense list; window sums to res[0 .. nw). The windows
@@ -644,6 +736,8 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                                  bk, carries));
     }
     mark(s, 3);
+    if (l->runs)
+        return reduce_two_levels<F>(g, st, l, base, buckets, parts, parts2, res);
     uint32_t seg = l->B < seg_len() ? l->B : seg_len();
     segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
                                                                         seg, l->T, parts);
