@@ -206,6 +206,11 @@ unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s);
  * by batch-affine rounds (else by XYZZ additions). */
 bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s);
 
+/* The window bits an MSM with m dense scalars takes (G2 or G1; with the
+ * batch-affine round's layout or not), ZKPIPE_MSM_C aside; host code, no
+ * device needed. 0 in builds without CUDA. */
+unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine);
+
 /* Device milliseconds of the phases of the last MSM on s, recorded with
  * events when profiling is on for s (zp__gpu_stream_profile); zero else. */
 typedef struct zp__gpu_msm_phases {

@@ -90,6 +90,11 @@ extern "C" bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s)
     return s->last_ones_affine;
 }
 
+extern "C" unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine)
+{
+    return window_for(m, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), affine);
+}
+
 extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)
 {
     *out = s->phases;

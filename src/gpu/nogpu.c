@@ -206,6 +206,14 @@ bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s)
     return false;
 }
 
+unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine)
+{
+    (void)m;
+    (void)g2;
+    (void)affine;
+    return 0;
+}
+
 unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s)
 {
     (void)s;
