@@ -50,19 +50,19 @@
  * them; default acc_cfg<F>::affine_k), read once; for measurements. */
 static unsigned aff_group(void)
 {
-    static const unsigned g = read_env_u("ZKPIPE_MSM_AFF_GROUP", 2, 64, 8);
+    static const unsigned g = zp__env_knob("ZKPIPE_MSM_AFF_GROUP", 2, 64, 8);
     return g;
 }
 
 static unsigned aff_rounds(void)
 {
-    static const unsigned r = read_env_u("ZKPIPE_MSM_AFF_ROUNDS", 1, 2, 2);
+    static const unsigned r = zp__env_knob("ZKPIPE_MSM_AFF_ROUNDS", 1, 2, 2);
     return r;
 }
 
 template <class F> static unsigned aff_k_max(void)
 {
-    static const unsigned k = read_env_u("ZKPIPE_MSM_AFF_K", 16, 1024, acc_cfg<F>::affine_k);
+    static const unsigned k = zp__env_knob("ZKPIPE_MSM_AFF_K", 16, 1024, acc_cfg<F>::affine_k);
     return k;
 }
 
@@ -446,7 +446,7 @@ template <class F> struct aff_arrays {
  * slot open on g, unless ZKPIPE_MSM_AFF_LONE (0 or 1) says. */
 static bool aff_lone(zp__gpu *g)
 {
-    static const unsigned force = read_env_u("ZKPIPE_MSM_AFF_LONE", 0, 2, 2);
+    static const unsigned force = zp__env_knob("ZKPIPE_MSM_AFF_LONE", 0, 2, 2);
     if (force < 2)
         return force == 1;
     return zp__gpu_slots(g) <= 1;

@@ -43,6 +43,7 @@
 
 #include "gpu/ctx.cuh"
 #include "gpu/curve.cuh"
+#include "gpu/knob.h"
 
 #define ONE_FLAG ((uint64_t)1 << 32)
 #define SEG 32            /* buckets per reduction segment (seg_len) */
@@ -73,16 +74,6 @@ struct msm_layout {
     size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
 };
 
-/* An unsigned knob from the environment: dflt unless set to a number in
- * lo..hi (unset is not 0: lo may be 0). */
-static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned dflt)
-{
-    const char *e = getenv(name);
-    char *end = NULL;
-    long v = e ? strtol(e, &end, 10) : 0;
-    return e && *e && !*end && v >= (long)lo && v <= (long)hi ? (unsigned)v : dflt;
-}
-
 /*
  * Scalars above (r - 1) / 2 enter the digits as r - s with the point
  * negated (r P = 0 in the prime-order groups), so every scalar is below
@@ -96,7 +87,7 @@ static unsigned read_env_u(const char *name, unsigned lo, unsigned hi, unsigned 
  */
 static bool halve_scalars(void)
 {
-    static const bool on = read_env_u("ZKPIPE_MSM_HALF", 0, 1, 1);
+    static const bool on = zp__env_knob("ZKPIPE_MSM_HALF", 0, 1, 1);
     return on;
 }
 
@@ -179,7 +170,7 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 static unsigned seg_len(void)
 {
     static const unsigned s = [] { /* C++: initialized once, thread-safe */
-        unsigned v = read_env_u("ZKPIPE_MSM_SEG", 4, 1024, SEG);
+        unsigned v = zp__env_knob("ZKPIPE_MSM_SEG", 4, 1024, SEG);
         return v & (v - 1) ? SEG : v;
     }();
     return s;
@@ -189,14 +180,15 @@ static unsigned seg_len(void)
  * (two_level_reduce), for measurements; 1, the default: one. */
 static bool two_level_reduce(void)
 {
-    static const bool on = read_env_u("ZKPIPE_MSM_RED", 1, 2, 1) == 2;
+    static const bool on = zp__env_knob("ZKPIPE_MSM_RED", 1, 2, 1) == 2;
     return on;
 }
 
 static unsigned chunk_shift(void)
 {
     /* C++: initialized once, thread-safe */
-    static const unsigned shift = read_env_u("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, ZP_MSM_CHUNK_SHIFT);
+    static const unsigned shift =
+        zp__env_knob("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, ZP_MSM_CHUNK_SHIFT);
     return shift;
 }
 
@@ -204,7 +196,7 @@ static unsigned chunk_shift(void)
  * measurements; 0 (unset) lets pick_window choose. */
 static unsigned forced_window(void)
 {
-    static const unsigned c = read_env_u("ZKPIPE_MSM_C", 2, MAX_C, 0);
+    static const unsigned c = zp__env_knob("ZKPIPE_MSM_C", 2, MAX_C, 0);
     return c;
 }
 
@@ -493,7 +485,7 @@ template <class F> static bool affine_pass_ok(const msm_layout *l)
 #define ONES_AFF_MIN (1u << 18)
 static bool ones_affine_ok(const msm_layout *l, uint64_t count)
 {
-    static const unsigned on = read_env_u("ZKPIPE_MSM_ONES_AFF", 0, 1, 1);
+    static const unsigned on = zp__env_knob("ZKPIPE_MSM_ONES_AFF", 0, 1, 1);
     if (!on || !l->affine || count < 2 || count > l->N)
         return false;
     return affine_mode() > 0 || count >= ONES_AFF_MIN;

@@ -34,6 +34,7 @@
 
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
+#include "gpu/knob.h"
 
 /* MSMs longer than a chunk run chunk by chunk. G1: 2^ZP_G16_MSM_CHUNK_LOG2
  * points, or 2^ZKPIPE_MSM_CHUNK_LOG2 from the environment (20..31, read
@@ -52,16 +53,6 @@
 #define ZP_G16_MSM_CHUNK_G2 ((uint64_t)1 << 25)
 #define ZP_G16_MSM_BUDGET ((uint64_t)1 << 25) /* points whose full scratch is the budget */
 
-/* An unsigned knob from the environment: dflt unless set to a number in
- * lo..hi. Read at each call; callers keep what they read. */
-static unsigned env_knob(const char *name, unsigned lo, unsigned hi, unsigned dflt)
-{
-    const char *e = getenv(name);
-    char *end = NULL;
-    long x = e ? strtol(e, &end, 10) : 0;
-    return e && *e && !*end && x >= (long)lo && x <= (long)hi ? (unsigned)x : dflt;
-}
-
 static uint64_t chunk_points(bool g2)
 {
     static _Atomic unsigned cached; /* the log2 once read (never 0) */
@@ -69,7 +60,7 @@ static uint64_t chunk_points(bool g2)
         return ZP_G16_MSM_CHUNK_G2;
     unsigned v = cached;
     if (!v)
-        cached = v = env_knob("ZKPIPE_MSM_CHUNK_LOG2", 20, 31, ZP_G16_MSM_CHUNK_LOG2);
+        cached = v = zp__env_knob("ZKPIPE_MSM_CHUNK_LOG2", 20, 31, ZP_G16_MSM_CHUNK_LOG2);
     return (uint64_t)1 << v;
 }
 
@@ -125,7 +116,7 @@ static unsigned knob_windows(void)
     static _Atomic unsigned cached; /* the value once read, plus one */
     unsigned v = cached;
     if (!v)
-        cached = v = 1 + env_knob("ZKPIPE_SLOT_AFFINE_WINDOWS", 0, 16, KNOB_UNSET);
+        cached = v = 1 + zp__env_knob("ZKPIPE_SLOT_AFFINE_WINDOWS", 0, 16, KNOB_UNSET);
     return v - 1;
 }
 
