@@ -43,6 +43,17 @@ static int count_diff(const zp_fr *x, const zp_fr *y, size_t n)
     return bad;
 }
 
+/* count_diff(got, want, n), also printed (with what and the size) when
+ * not 0. */
+static int report_diff(const zp_fr *got, const zp_fr *want, size_t n, const char *what,
+                       unsigned lg)
+{
+    int bad = count_diff(got, want, n);
+    if (bad)
+        fprintf(stderr, "  %s 2^%u: %d wrong\n", what, lg, bad);
+    return bad;
+}
+
 static void test_vs_reference(void)
 {
     for (unsigned lg = 1; lg <= 8; lg++) {
@@ -202,10 +213,7 @@ static void test_to_coset(void)
         GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lg, roots, &shift));
         GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
         GPU_OK(zp__gpu_stream_sync(T_s));
-        int bad = count_diff(f, u, n);
-        if (bad)
-            fprintf(stderr, "  to_coset 2^%u: %d wrong\n", lg, bad);
-        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(report_diff(f, u, n, "to_coset", lg), 0);
         /* scaled: the same times a random constant */
         zp_fr sc;
         rand_fr_mont(&sc);
@@ -215,10 +223,7 @@ static void test_to_coset(void)
         GPU_OK(zp__gpu_ntt_to_coset_scaled(T_s, d.ptr, lg, roots, &shift, &sc));
         GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
         GPU_OK(zp__gpu_stream_sync(T_s));
-        bad = count_diff(f, u, n);
-        if (bad)
-            fprintf(stderr, "  to_coset_scaled 2^%u: %d wrong\n", lg, bad);
-        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(report_diff(f, u, n, "to_coset_scaled", lg), 0);
         zp__gpu_free(T_gpu, &d);
         free(a);
         free(f);
@@ -269,10 +274,7 @@ static void test_coset_diff(void)
         GPU_OK(zp__gpu_ntt_coset_diff(T_s, da.ptr, dc.ptr, lg, roots, &shift, scale));
         GPU_OK(zp__gpu_download(T_s, f, da.ptr, bytes));
         GPU_OK(zp__gpu_stream_sync(T_s));
-        int bad = count_diff(f, u, n);
-        if (bad)
-            fprintf(stderr, "  coset_diff 2^%u: %d wrong\n", lg, bad);
-        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(report_diff(f, u, n, "coset_diff", lg), 0);
         zp__gpu_free(T_gpu, &dc);
         zp__gpu_free(T_gpu, &da);
         free(a);
