@@ -322,14 +322,6 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
     return e ? e : es;
 }
 
-/* x <- the evaluations of iNTT(x) on the coset shift·⟨ω⟩ (as prove.c), the
- * inverse and the coset forward NTT fused by zp__gpu_ntt_to_coset. */
-static zp_err to_coset(zp__g16_slot *s, zp_fr *x, unsigned log2n, zp_roots roots,
-                       const zp_fr *shift)
-{
-    return zp__gpu_ntt_to_coset(s->st, x, log2n, roots, shift);
-}
-
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     const zp__pk *pk = k->pk;
@@ -356,12 +348,14 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
     /* Raw limbs of the standard form: the product leaves standard form. */
     zp_fr raw;
     zp_fr_from_mont(&raw, &scale);
-    zp_err e = to_coset(s, a, log2n, pk->roots, &shift);
+    /* a, b <- the evaluations of iNTT(a), iNTT(b) on the coset shift·⟨ω⟩ (as
+     * prove.c), each inverse and coset forward NTT fused. */
+    zp_err e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
     if (!e)
-        e = to_coset(s, b, log2n, pk->roots, &shift);
+        e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
     if (coset) {
         if (!e)
-            e = to_coset(s, c, log2n, pk->roots, &shift);
+            e = zp__gpu_ntt_to_coset(s->st, c, log2n, pk->roots, &shift);
         if (!e)
             e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, c, &raw, n);
     } else {
