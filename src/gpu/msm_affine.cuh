@@ -544,16 +544,16 @@ static aff_arrays<F> aff_arrays_at(const msm_layout *l, char *base, size_t keys,
  * signs) into the pass's buckets bk: the affine rounds (one with
  * ZKPIPE_MSM_AFF_ROUNDS=1), then the XYZZ chunks over the sums (runs
  * ceil(s / gs) long) with fresh bounds. Synchronizes the stream once a
- * round (the count of sums and the longest run size what follows).
+ * round (the count of sums and the longest run size what follows). *rounds:
+ * how many affine rounds ran (1 or 2).
  */
 template <class F>
 static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
                           const aff_src<F> &in, uint64_t N, uint64_t nk, uint64_t *bstart,
-                          uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries)
+                          uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries, unsigned *rounds)
 {
     const unsigned gs = aff_group();
-    if (!s->last_aff_rounds)
-        s->last_aff_rounds = 1;
+    *rounds = 1;
     aff_arrays<F> a = aff_arrays_at<F>(l, base, l->kx, l->x);
     uint64_t nsums, longest;
     ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest));
@@ -564,7 +564,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     if (l->x2 && run >= 2) {
         const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->kx2, l->x2);
         aff_src<F> in2 = {a.sums, a.keys, NULL, 0, l->c};
-        s->last_aff_rounds = 2;
+        *rounds = 2;
         ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest));
         if (!nsums)
             return ZP_OK;
@@ -620,11 +620,9 @@ static zp_err ones_affine(zp__gpu_stream *s, const msm_layout *l, char *base,
     ZP_CUDA_LAUNCHED();
     ZP_CUDA(cudaMemsetAsync(bk, 0, sizeof *bk, st));
     const aff_src<F> in = {points, keys, ones, count, l->c};
-    const unsigned rounds = s->last_aff_rounds; /* that count is the dense part's */
-    zp_err e = affine_pass<F>(s, l, base, in, count, 2, bstart, bend, bk,
-                              (xyzz_t<F> *)(base + l->carries));
-    s->last_aff_rounds = rounds;
-    ZP_TRY(e);
+    unsigned rounds;
+    ZP_TRY(affine_pass<F>(s, l, base, in, count, 2, bstart, bend, bk,
+                          (xyzz_t<F> *)(base + l->carries), &rounds));
     ZP_CUDA(cudaMemcpyAsync(out, bk, sizeof *bk, cudaMemcpyDeviceToDevice, st));
     return ZP_OK;
 }

@@ -564,10 +564,12 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
         bounds_kernel<<<zp__ceil_div_u(N, 256), 256, 0, st>>>(kout, N, m, l->c, bstart, bend);
         ZP_CUDA_LAUNCHED();
-        if (l->affine)
+        if (l->affine) {
+            unsigned rounds;
             ZP_TRY(affine_pass<F>(s, l, base, aff_src<F>{points, kout, vout, m, l->c}, N, nkeys,
-                                  bstart, bend, bk, carries));
-        else
+                                  bstart, bend, bk, carries, &rounds));
+            s->last_aff_rounds = rounds > s->last_aff_rounds ? rounds : s->last_aff_rounds;
+        } else
             ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->L, nkeys, bstart, bend,
                                  bk, carries));
     }
@@ -629,7 +631,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         return ZP_E_GPU_OOM;
     s->last_windows = l.nw;
     s->last_per_pass = l.G;
-    s->last_aff_rounds = 0; /* affine_pass counts its rounds */
+    s->last_aff_rounds = 0; /* dense_part keeps the most rounds of its passes */
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars));
