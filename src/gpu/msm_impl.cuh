@@ -176,12 +176,20 @@ static unsigned seg_len(void)
     return s;
 }
 
-/* ZKPIPE_MSM_RED=2 (read once): the bucket reduction in two levels
- * (two_level_reduce), for measurements; 1, the default: one. */
-static bool two_level_reduce(void)
+/* Whether a window of B buckets is reduced in two levels (msm_reduce.cuh).
+ * The second level saves each segment its product by its offset but costs
+ * a pass over the runs; on the H200 (bench/RESULTS.md, session 15, two
+ * alternating rounds) it gained only at c = 20 (B = 2^19): G1 2^25 178.05
+ * -> 177.39 / 177.59 ms, 2^26 321.52 -> 320.88 / 321.09, 2^27 601.88 ->
+ * 601.04 / 601.06 (reduce 10.5 -> 9.8), and lost below (2^24, c = 17:
+ * reduce 1.85 -> 2.71; G2 2^22, c = 16: 4.59 -> 7.83). So from B = 2^19.
+ * ZKPIPE_MSM_RED (read once): 1 one level always, 2 two levels always
+ * (where there are several segments), unset or 0 that rule. */
+#define RED2_MIN_B (1u << 19)
+static bool two_level_reduce(uint32_t B)
 {
-    static const bool on = zp__env_knob("ZKPIPE_MSM_RED", 1, 2, 1) == 2;
-    return on;
+    static const unsigned mode = zp__env_knob("ZKPIPE_MSM_RED", 0, 2, 0);
+    return mode == 2 || (mode == 0 && B >= RED2_MIN_B);
 }
 
 static unsigned chunk_shift(void)
@@ -279,7 +287,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
         aff_plan(l, &at, l->N, (uint64_t)l->G << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
     l->parts = take(&at, xyzz_bytes * parts);
     l->parts2 = take(&at, xyzz_bytes * parts);
-    if (two_level_reduce() && l->T > 1) {
+    if (two_level_reduce(l->B) && l->T > 1) {
         l->T2 = l->T > seg_len() ? l->T / seg_len() : 1;
         l->runs = take(&at, xyzz_bytes * l->nw * l->T);
         l->parts3 = take(&at, xyzz_bytes * l->nw * l->T2);

@@ -2,8 +2,9 @@
  * The bucket reduction of the GPU MSM, included by msm_impl.cuh only
  * (after its layout, seg_len and TREE): per window, the sum over b of
  * (b + 1) S_b, by segments of seg_len() buckets (running sums, then the
- * segment's offset times its sum) and a tree of partial sums; or, with
- * ZKPIPE_MSM_RED=2, in two levels (segments_split_kernel).
+ * segment's offset times its sum) and a tree of partial sums; or, from
+ * 2^19 buckets a window (two_level_reduce), in two levels
+ * (segments_split_kernel).
  */
 #ifndef ZP_GPU_MSM_REDUCE_CUH
 #define ZP_GPU_MSM_REDUCE_CUH
@@ -43,7 +44,7 @@ static __global__ void segments_kernel(const xyzz_t<F> *buckets, unsigned nw, ui
 }
 
 /*
- * The bucket reduction in two levels (ZKPIPE_MSM_RED=2). Over segments t of
+ * The bucket reduction in two levels (two_level_reduce). Over segments t of
  * seg buckets from lo_t = t seg, the sum over b of (b + 1) S_b is the sum
  * of the segments' tot_t (segment_sums) plus seg times the sum of t run_t,
  * which is a bucket reduction itself, over the T runs: so no segment pays
