@@ -205,6 +205,10 @@ unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s);
 /* Whether the last MSM on s summed the points of its scalars equal to one
  * by batch-affine rounds (else by XYZZ additions). */
 bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s);
+/* The key bits the last MSM on s sorted its digits by (c, or c - 1 where
+ * that saved a radix pass: msm_sort.cuh), its window bits c into *c; 0 and
+ * 0 when it had no dense scalars. */
+unsigned zp__gpu_msm_last_sort_bits(const zp__gpu_stream *s, unsigned *c);
 
 /* The window bits an MSM with m dense scalars takes (G2 or G1; with the
  * batch-affine round's layout or not), ZKPIPE_MSM_C aside; host code, no

@@ -9,7 +9,8 @@
  *     rounds over the ones as one run (ones_affine, see ones_affine_ok).
  *  3. dense: Pippenger. Signed c-bit digits (|d| <= 2^(c-1)) turn each
  *     (window, scalar) into a bucket key and a point index with a sign bit;
- *     a radix sort per window groups equal keys. Bucket accumulation runs
+ *     a radix sort per window groups equal keys (one bit short where that
+ *     saves a pass, msm_sort.cuh). Bucket accumulation runs
  *     over fixed-length chunks of the sorted array, so a huge bucket cannot
  *     stall one thread: a chunk writes the buckets that end inside it and
  *     leaves the part of a bucket that runs on past its end as a carry; a
@@ -67,6 +68,7 @@ struct msm_layout {
     uint64_t T;             /* reduction segments per window */
     uint64_t T2;            /* second-level segments (two_level_reduce; 0: one level) */
     size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
+    size_t sort_grp;        /* sort_fix's group lengths and counts (msm_sort.cuh) */
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
     size_t runs, parts3;    /* the two-level reduction's (0: none) */
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
@@ -274,6 +276,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->dense = take(&at, 4 * n);
     l->ones = take(&at, 4 * n);
     l->counts = take(&at, 16);
+    l->sort_grp = take(&at, 16 * (uint64_t)l->G);
     l->temp = take(&at, l->temp_bytes);
     l->kin = take(&at, 4 * l->N);
     l->vin = take(&at, 4 * l->N);
@@ -444,6 +447,7 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
 }
 
 #include "gpu/msm_chunks.cuh"
+#include "gpu/msm_sort.cuh"
 
 /*
  * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
@@ -559,13 +563,15 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
             scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin, vin);
         ZP_CUDA_LAUNCHED();
+        const unsigned sb = sort_bits(l->c);
         for (unsigned w = 0; w < gw; w++) {
             size_t tb = l->temp_bytes;
             uint64_t o = (uint64_t)w * m;
             ZP_CUDA(cub::DeviceRadixSort::SortPairs(base + l->temp, tb, kin + o, kout + o,
-                                                    vin + o, vout + o, (int)m, 0, (int)l->c,
-                                                    st));
+                                                    vin + o, vout + o, (int)m, 0, (int)sb, st));
         }
+        if (sb < l->c)
+            ZP_TRY(sort_fix(g, st, kout, vout, vin, base + l->sort_grp, m, gw, l->c));
         if (w0 == 0)
             mark(s, 2); /* later passes' sorts count as accumulation */
         ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
@@ -640,6 +646,8 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     s->last_windows = l.nw;
     s->last_per_pass = l.G;
     s->last_aff_rounds = 0; /* dense_part keeps the most rounds of its passes */
+    s->last_c = m ? l.c : 0;
+    s->last_sort_bits = m ? sort_bits(l.c) : 0;
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars));

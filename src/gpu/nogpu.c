@@ -220,6 +220,13 @@ unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s)
     return 0;
 }
 
+unsigned zp__gpu_msm_last_sort_bits(const zp__gpu_stream *s, unsigned *c)
+{
+    (void)s;
+    *c = 0;
+    return 0;
+}
+
 void zp__gpu_stream_profile(zp__gpu_stream *s, bool on) { (void)s; (void)on; }
 
 void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)

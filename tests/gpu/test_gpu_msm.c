@@ -24,10 +24,37 @@ static bool T_rounds2, T_rounds2_g2;
 /* ZKPIPE_MSM_ONES_AFF=0: the ones always by XYZZ additions. */
 static bool T_ones_xyzz;
 
-enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE };
+enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE, S_DIGITS };
 enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
 
-static const char *scal_name[] = {"random", "mixed", "zero", "one", "r-1", "same", "sparse"};
+static const char *scal_name[] = {"random", "mixed", "zero", "one",
+                                  "r-1",    "same",  "sparse", "digits"};
+/* ZKPIPE_MSM_SORT_SHORT=0: every sort by all c bits; ZKPIPE_MSM_C set: the
+ * window forced. Cases whose sort ran one bit short (msm_sort.cuh). */
+static bool T_sort_full, T_c_forced;
+static unsigned T_short;
+
+/* Random bits at c - 1, 2c - 1, ... below 2^250: signed c-bit digits of
+ * 2^(c-1) (the top digit, sorted with the zeros by a short sort) or 0. */
+static void top_digits(zp_fr *s, unsigned c)
+{
+    for (unsigned b = c - 1; b < 250; b += c)
+        if (check_rand64() & 1)
+            s->l[b / 64] |= (uint64_t)1 << (b % 64);
+}
+
+/* s <- r - s (s in 1 .. r - 1, standard form). */
+static void fr_negate_raw(zp_fr *s)
+{
+    zp_fr r = ZP_FR_MODULUS;
+    unsigned borrow = 0;
+    for (int k = 0; k < 4; k++) {
+        uint64_t a = r.l[k], b = s->l[k];
+        uint64_t d = a - b - borrow;
+        borrow = a < b || (a == b && borrow);
+        s->l[k] = d;
+    }
+}
 static const char *pts_name[] = {"distinct", "same", "with-inf"};
 
 static void make_scalars(zp_fr *s, size_t n, enum scal kind)
@@ -49,6 +76,18 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
             if (r < 60) { s[i].l[0] = 1; break; }
             if (r < 70) { s[i] = rm1; break; }
             if (r < 80) { s[i].l[0] = 2 + r; break; }
+            rand_scalar(&s[i]);
+            break;
+        case S_DIGITS: /* top and zero digits at c = 9 and 17, small, random */
+            if (r < 30) { top_digits(&s[i], 9); break; }
+            if (r < 60) { top_digits(&s[i], 17); break; }
+            if (r < 80) { s[i].l[0] = 2 + (check_rand64() >> 44); break; }
+            if (r < 90) {
+                top_digits(&s[i], r < 85 ? 9 : 17);
+                s[i].l[0] |= 1; /* not 0, so r - s < r */
+                fr_negate_raw(&s[i]);
+                break;
+            }
             rand_scalar(&s[i]);
             break;
         case S_SPARSE: /* PoRep-like: about 90% zero or one */
@@ -161,9 +200,15 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
             CHECK(oaff_);                                                                  \
         if (!ofit_)                                                                        \
             CHECK(!oaff_);                                                                 \
-        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a pass%s%s %s\n", \
+        /* The sort one bit short wherever that saves a radix pass. */                  \
+        unsigned c_, kb_ = zp__gpu_msm_last_sort_bits(T_s, &c_);                           \
+        if (d)                                                                             \
+            CHECK_EQ_INT((int)kb_, (int)(T_sort_full || (c_ - 1) % 8 ? c_ : c_ - 1));      \
+        T_short += kb_ && kb_ < c_;                                                        \
+        printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a "    \
+               "pass, c %u sorted by %u%s%s %s\n",                                         \
                NAME, n, scal_name[sk], pts_name[pk], (unsigned long long)z,                \
-               (unsigned long long)o, (unsigned long long)d, nw_, per_,                    \
+               (unsigned long long)o, (unsigned long long)d, nw_, per_, c_, kb_,           \
                aff_ ? ", affine" : "", oaff_ ? ", ones affine" : "", ok ? "ok" : "WRONG"); \
         zp__gpu_free(T_gpu, &scratch);                                                     \
         zp__gpu_free(T_gpu, &ds);                                                          \
@@ -202,6 +247,10 @@ static void test_g1_edges(void)
      * then the ones through them too: points at infinity, one point */
     g1_case(3000, S_MIXED, P_WITH_INF);
     g1_case(3000, S_MIXED, P_SAME);
+    /* c = 9: the sort one bit short, many top and zero digits */
+    g1_case(10000, S_DIGITS, P_DISTINCT);
+    g1_case(10000, S_RANDOM, P_WITH_INF);
+    g1_case(2000, S_DIGITS, P_SAME);
 }
 
 static void test_g1_large(void)
@@ -230,6 +279,7 @@ static void test_g2(void)
     g2_case(1000, S_RANDOM, P_SAME);
     g2_case(1000, S_MIXED, P_WITH_INF);
     g2_case(3000, S_MIXED, P_WITH_INF);
+    g2_case(10000, S_DIGITS, P_DISTINCT);
     if (!T_small)
         g2_case((1u << 16) - 1, S_SPARSE, P_DISTINCT);
 }
@@ -266,6 +316,14 @@ static void test_args(void)
     zp__gpu_free(T_gpu, &d);
 }
 
+/* After the cases: some sorted one bit short (the c = 9 ones at least). */
+static void test_short_sorts(void)
+{
+    printf("  sorts one bit short: %u cases\n", T_short);
+    if (!T_sort_full && !T_c_forced)
+        CHECK(T_short > 0);
+}
+
 int main(int argc, char **argv)
 {
     gpu_test_open(argc, argv, 12); /* GiB: 2^22 with two rounds in groups of 2 takes 8.4 */
@@ -277,12 +335,16 @@ int main(int argc, char **argv)
     T_rounds2_g2 = T_rounds2 && group && !strcmp(group, "2");
     const char *ones = getenv("ZKPIPE_MSM_ONES_AFF");
     T_ones_xyzz = ones && !strcmp(ones, "0");
+    const char *ss = getenv("ZKPIPE_MSM_SORT_SHORT"), *fc = getenv("ZKPIPE_MSM_C");
+    T_sort_full = ss && !strcmp(ss, "0");
+    T_c_forced = fc && *fc;
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
     RUN(test_g1_large);
     RUN(test_g2);
     RUN(test_passes);
     RUN(test_args);
+    RUN(test_short_sorts);
     gpu_test_close();
     return FINISH();
 }
