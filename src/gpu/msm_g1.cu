@@ -7,7 +7,7 @@
  * maximum is at the top of each window's range of m. pick_window does not
  * decrease with m, so binary search finds where each range starts.
  */
-static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G, uint64_t affine_from)
+static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G, uint64_t aff_from)
 {
     msm_layout l;
     uint64_t best = 0;
@@ -15,7 +15,7 @@ static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G, uint64_t 
         plan(&l, n, top, xyzz_bytes, G);
         if (l.total > best)
             best = l.total;
-        if (top >= affine_from) { /* the affine round's layout, where it fits a pass */
+        if (top >= aff_from) { /* the affine round's layout, where it fits a pass */
             plan(&l, n, top, xyzz_bytes, G, true);
             if (!(l.N >> 32) && l.total > best)
                 best = l.total;
@@ -40,14 +40,14 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
 }
 
 /* The fewest dense scalars the affine round runs from by default. */
-static uint64_t affine_from(bool g2)
+static uint64_t affine_from_g(bool g2)
 {
-    return g2 ? acc_cfg<fp2_t>::affine_min : acc_cfg<fp_t>::affine_min;
+    return g2 ? affine_from<fp2_t>() : affine_from<fp_t>();
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)
 {
-    uint64_t from = affine_mode() < 0 ? UINT64_MAX : affine_mode() > 0 ? 1 : affine_from(g2);
+    uint64_t from = affine_mode() < 0 ? UINT64_MAX : affine_mode() > 0 ? 1 : affine_from_g(g2);
     return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, from);
 }
 
@@ -59,7 +59,7 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
 {
     return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows,
-                       affine_from(g2));
+                       affine_from_g(g2));
 }
 
 extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,

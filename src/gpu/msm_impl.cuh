@@ -451,7 +451,7 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
 
 /*
  * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
- * the dense count m is at least acc_cfg<F>::affine_min and the layout with
+ * the dense count m is at least affine_from<F>() and the layout with
  * the round that fits the scratch holds at least acc_cfg<F>::affine_entries
  * entries a pass (windows a pass times m). On the H200 (bench/RESULTS.md):
  *   session 7, all windows a pass: G2 2^21 52.9 -> 47.8 ms, 2^22 98.9 ->
@@ -462,7 +462,10 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
  *   session 8, divsteps inverse: that case 760.9 against 791.7 ms; G1
  *      2^23 (one pass) 61.45 -> 56.83 ms, but 2^22 32.29 -> 34.61 (so from
  *      2^23); 2^27 PoRep-like scalars (10 % dense, 15 windows a pass)
- *      116.4 -> 107.1 ms.
+ *      116.4 -> 107.1 ms;
+ *   session 15, two rounds, the lone add kernel: G1 2^21 17.40 / 17.35 ->
+ *      17.09 / 17.09 ms, 2^22 31.25 / 31.15 -> 29.07 / 29.16, so G1 from
+ *      2^21 (affine_from).
  * zp__gpu_msm_scratch_bytes_best sizes a scratch for all windows a pass.
  * ZKPIPE_MSM_AFFINE (read once): "off" never, "on" at any size whenever
  * the layout fits at all (the tests), otherwise that rule.
@@ -476,9 +479,18 @@ static int affine_mode(void)
     return mode;
 }
 
+/* The fewest dense scalars the round runs from by default: affine_min, or
+ * for G1 2^ZKPIPE_MSM_G1_AFF_FROM (10 .. 31, read once), for measurements. */
+template <class F> static uint64_t affine_from(void)
+{
+    static const unsigned lg =
+        sizeof(F) == sizeof(fp_t) ? zp__env_knob("ZKPIPE_MSM_G1_AFF_FROM", 10, 31, 0) : 0;
+    return lg ? (uint64_t)1 << lg : acc_cfg<F>::affine_min;
+}
+
 template <class F> static bool use_affine(uint64_t m)
 {
-    return affine_mode() > 0 || (affine_mode() == 0 && m >= acc_cfg<F>::affine_min);
+    return affine_mode() > 0 || (affine_mode() == 0 && m >= affine_from<F>());
 }
 
 /* Whether an affine layout l (of the most windows a pass that fit) may run. */

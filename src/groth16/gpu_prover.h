@@ -81,7 +81,7 @@ typedef struct zp__g16_slot zp__g16_slot;
 
 /* Device bytes of a slot for keys of pk's shape (stream scratch excluded),
  * and the least it opens with: without the room for the G1 MSMs' batch-
- * affine round when the arena lacks it (the same for shapes below 2^23
+ * affine round when the arena lacks it (the same for shapes below 2^21
  * points). */
 uint64_t zp__g16_slot_bytes(const zp__pk *pk);
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk);
