@@ -80,6 +80,7 @@ template <class F> struct acc_cfg {
     static constexpr int affine_min_blocks_lone = ZP_MSM_G1_AFF_MINBLOCKS_LONE;
     static constexpr bool shared = ZP_MSM_G1_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
+    static constexpr uint64_t affine_min_shared = (uint64_t)1 << 23;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
     static constexpr unsigned affine_k = 512;
 };
@@ -89,6 +90,7 @@ template <> struct acc_cfg<fp2_t> {
     static constexpr int affine_min_blocks_lone = ZP_MSM_G2_AFF_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G2_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
+    static constexpr uint64_t affine_min_shared = (uint64_t)1 << 21;
     static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
     static constexpr unsigned affine_k = 256;
 };

@@ -39,10 +39,11 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
     return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, UINT64_MAX);
 }
 
-/* The fewest dense scalars the affine round runs from by default. */
+/* The fewest dense scalars the affine round runs from by default (a lone
+ * slot's: the lower, so a scratch sized by it holds either). */
 static uint64_t affine_from_g(bool g2)
 {
-    return g2 ? affine_from<fp2_t>() : affine_from<fp_t>();
+    return g2 ? affine_from<fp2_t>(false) : affine_from<fp_t>(false);
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)

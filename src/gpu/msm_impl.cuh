@@ -451,7 +451,7 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
 
 /*
  * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
- * the dense count m is at least affine_from<F>() and the layout with
+ * the dense count m is at least affine_from<F>(shared) and the layout with
  * the round that fits the scratch holds at least acc_cfg<F>::affine_entries
  * entries a pass (windows a pass times m). On the H200 (bench/RESULTS.md):
  *   session 7, all windows a pass: G2 2^21 52.9 -> 47.8 ms, 2^22 98.9 ->
@@ -464,8 +464,11 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
  *      2^23); 2^27 PoRep-like scalars (10 % dense, 15 windows a pass)
  *      116.4 -> 107.1 ms;
  *   session 15, two rounds, the lone add kernel: G1 2^21 17.40 / 17.35 ->
- *      17.09 / 17.09 ms, 2^22 31.25 / 31.15 -> 29.07 / 29.16, so G1 from
- *      2^21 (affine_from).
+ *      17.09 / 17.09 ms, 2^22 31.25 / 31.15 -> 29.07 / 29.16 (the porep:27
+ *      partition's B1, 6.3 M dense, 52.6 -> 47.5 ms), so a lone G1 from
+ *      2^21; but the engine (two slots, the shared add kernel) went 12.62 ->
+ *      12.79 s per proof with B1 affine, so G1 where slots share the GPU
+ *      stays from 2^23 (affine_from).
  * zp__gpu_msm_scratch_bytes_best sizes a scratch for all windows a pass.
  * ZKPIPE_MSM_AFFINE (read once): "off" never, "on" at any size whenever
  * the layout fits at all (the tests), otherwise that rule.
@@ -480,17 +483,22 @@ static int affine_mode(void)
 }
 
 /* The fewest dense scalars the round runs from by default: affine_min, or
- * for G1 2^ZKPIPE_MSM_G1_AFF_FROM (10 .. 31, read once), for measurements. */
-template <class F> static uint64_t affine_from(void)
+ * affine_min_shared where several prover slots share the GPU (shared); for
+ * G1 2^ZKPIPE_MSM_G1_AFF_FROM (10 .. 31, read once) instead, for
+ * measurements. */
+template <class F> static uint64_t affine_from(bool shared)
 {
     static const unsigned lg =
         sizeof(F) == sizeof(fp_t) ? zp__env_knob("ZKPIPE_MSM_G1_AFF_FROM", 10, 31, 0) : 0;
-    return lg ? (uint64_t)1 << lg : acc_cfg<F>::affine_min;
+    if (lg)
+        return (uint64_t)1 << lg;
+    return shared ? acc_cfg<F>::affine_min_shared : acc_cfg<F>::affine_min;
 }
 
-template <class F> static bool use_affine(uint64_t m)
+template <class F> static bool use_affine(zp__gpu *g, uint64_t m)
 {
-    return affine_mode() > 0 || (affine_mode() == 0 && m >= affine_from<F>());
+    return affine_mode() > 0 ||
+           (affine_mode() == 0 && m >= affine_from<F>(zp__gpu_slots(g) > 1));
 }
 
 /* Whether an affine layout l (of the most windows a pass that fit) may run. */
@@ -651,7 +659,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * windows in one pass when the scratch holds that, else as many per
      * pass as it holds. */
     const size_t xb = sizeof(xyzz_t<F>);
-    bool affine = use_affine<F>(m) && plan_fit(&l, n, m, xb, scratch.bytes, true) &&
+    bool affine = use_affine<F>(g, m) && plan_fit(&l, n, m, xb, scratch.bytes, true) &&
                   affine_pass_ok<F>(&l);
     if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false))
         return ZP_E_GPU_OOM;
