@@ -20,9 +20,10 @@
  *                        zeros. Zero digits are never summed, so their
  *                        values may stay whatever valid index they hold.
  *
- * On the H200 the per-entry cost of the sort fell ~20 % from 17 bits to 16
- * (session 14's phases: G1 2^22 at c = 17, 63 M entries, 2.48 ms; G2 2^22
- * at c = 16, 67 M entries, 2.12 ms).
+ * On the H200 (bench/RESULTS.md, session 15, against ZKPIPE_MSM_SORT_SHORT=0,
+ * alternating twice): G1 2^24 93.65 -> 92.41 ms (digits and sort 6.66 ->
+ * 5.30), 2^23 51.20 -> 50.50, PoRep-like sparse 2^27 95.9 -> 94.7, G2 2^24
+ * 260.3 -> 258.9.
  */
 #ifndef ZP_GPU_MSM_SORT_CUH
 #define ZP_GPU_MSM_SORT_CUH
