@@ -6,6 +6,7 @@
 #                     [--quick] [--ntt "FROM TO"] [--g1 "FROM TO"] [--g2 "FROM TO"]
 #                     [--prove "LOG2..."] [--batch SPEC] [--serve LOG2]
 #                     [--ab ENV=VAL[,ENV=VAL...]]... [--ab-sparse "FROM TO"] [--ab-g2 "FROM TO"]
+#                     [--ab-batch SPEC]
 #
 # Logs go under $OUT (default bench/out); the last lines printed are a short
 # table of medians. Default build: cmake Release in build-gpu, -j16.
@@ -21,8 +22,10 @@
 # default against the same binaries with those variables set (knobs),
 # alternating, twice: G1 MSMs over the --g1 range, sparse G1 (porep-like
 # scalars) over --ab-sparse and G2 over --ab-g2 when given, and each
-# --prove size; lines prefixed "base" or the variant, each MSM median with
-# its phases, in ab.log, bench.log and the summary.
+# --prove size and the engine on --ab-batch SPEC (as --batch's) when given;
+# lines prefixed "base" or the variant, each MSM median with its phases and
+# each engine run's wall line, in ab.log, bench.log and the summary. --g1
+# none skips the G1 MSMs there.
 # --prebuilt DIR runs the test and bench binaries found in DIR (built
 # elsewhere, e.g. by --prepare); with --check-build it also builds build-gpu
 # in the background to check that the tree compiles here (reported at the
@@ -32,7 +35,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE="" AB_SPARSE="" AB_G2=""
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE="" AB_SPARSE="" AB_G2="" AB_BATCH=""
 BATCH=() AB=()
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
     --ab) AB+=("$2"); shift ;;
     --ab-sparse) AB_SPARSE=$2; shift ;;
     --ab-g2) AB_G2=$2; shift ;;
+    --ab-batch) AB_BATCH=$2; shift ;;
     --no-test) DO_TEST=0 ;;
     --no-sanitize) DO_SAN=0 ;;
     --no-bench) DO_BENCH=0 ;;
@@ -221,15 +225,20 @@ for L in $PROVE; do
   grep -E "setup|total|median" "$OUT/prove.log" | tail -6
 done
 # --batch "LOG2 COUNT PARTITIONS SLOTS CONCURRENCY [DISTINCT_WITNESSES [GPUS]]"
+# The bench batch arguments of SPEC "LOG2 COUNT PARTITIONS SLOTS CONCURRENCY
+# [DISTINCT_WITNESSES [GPUS]]".
+batch_args() {
+  set -- $1
+  echo "--circuit synth:porep:$1 --gpus ${7:-1} --slots $4 --count $2 --partitions $3" \
+    "--concurrency $5 --verify-threads 4${6:+ --distinct-witnesses $6}"
+}
 for spec in "${BATCH[@]}"; do
   set -- $spec
-  dw=""; [ -n "${6:-}" ] && dw="--distinct-witnesses $6"
   ng=${7:-1}
   log "bench batch synth:porep:$1: $2 jobs x $3 partitions, $ng GPU(s) x $4 slots, concurrency $5"
   echo "==== bench batch $spec" >> "$OUT/prove.log"
   tr="$OUT/trace_$1_${ng}x$4_${5//,/-}.json" # no commas: such names do not come back
-  ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch --circuit synth:porep:$1 --gpus $ng --slots $4 \
-    --count $2 --partitions $3 --concurrency $5 --verify-threads 4 --trace "$tr" $dw \
+  ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch $(batch_args "$spec") --trace "$tr" \
     >> "$OUT/prove.log" 2>&1
   RES[batch_$1_${ng}x$4_$5]="rc=$? $(grep -E '^wall' "$OUT/prove.log" | tail -1)"
   log "  ${RES[batch_$1_${ng}x$4_$5]}"
@@ -325,9 +334,9 @@ if [ ${#AB[@]} -gt 0 ]; then
   for rep in 1 2; do
     for v in base "${AB[@]}"; do
       envs=(); [ "$v" = base ] || IFS=, read -ra envs <<< "$v"
-      set -- $G1
-      log "ab $v: G1 2^$1..2^$2"
-      ab_msm "$v" --from $1 --to $2
+      if [ "$G1" != none ]; then
+        set -- $G1; log "ab $v: G1 2^$1..2^$2"; ab_msm "$v" --from $1 --to $2
+      fi
       if [ -n "$AB_SPARSE" ]; then
         set -- $AB_SPARSE; log "ab $v: sparse G1 2^$1..2^$2"; ab_msm "$v" --sparse --from $1 --to $2
       fi
@@ -340,6 +349,11 @@ if [ ${#AB[@]} -gt 0 ]; then
           --backend gpu --convention bellperson --reps 3 2>&1 | grep -E '^RESULT,prove' |
           sed "s/^/$v /" | tee -a "$OUT/ab.log"
       done
+      if [ -n "$AB_BATCH" ]; then
+        log "ab $v: bench batch $AB_BATCH"
+        env ${envs[@]+"${envs[@]}"} timeout 590 "$ZK" bench batch $(batch_args "$AB_BATCH") 2>&1 |
+          grep -E '^wall' | sed "s/^/$v batch /" | tee -a "$OUT/ab.log"
+      fi
     done
   done
   cat "$OUT/ab.log" >> "$OUT/bench.log"
