@@ -163,10 +163,12 @@ if [ $DO_TEST = 1 ]; then
   # (ZKPIPE_MSM_RED=2, ZKPIPE_MSM_SEG=8: a second level from c = 8); "c17"
   # every MSM at c = 17 (ZKPIPE_MSM_C=17: the sorts one bit short, with the
   # fix-up of msm_sort.cuh, at every size); "full" the sorts by all c bits
-  # (ZKPIPE_MSM_SORT_SHORT=0).
+  # (ZKPIPE_MSM_SORT_SHORT=0); "pack" the witness sent packed
+  # (ZKPIPE_WITNESS_PACK=1: zeros and ones as bits, prove_gpu_pack.c).
   for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:shared msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 slot:120 slot:120:on slot:120:r1 engine:150; do
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack slot:120 slot:120:on \
+           slot:120:r1 slot:120:pack engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
     case $mode in
@@ -177,6 +179,7 @@ if [ $DO_TEST = 1 ]; then
       red2) key=${name}_red2 ;;
       c17) key=${name}_c17 ;;
       full) key=${name}_sortfull ;;
+      pack) key=${name}_pack ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
@@ -191,6 +194,7 @@ if [ $DO_TEST = 1 ]; then
         red2) export ZKPIPE_MSM_RED=2 ZKPIPE_MSM_SEG=8 ;;
         c17) export ZKPIPE_MSM_C=17 ;;
         full) export ZKPIPE_MSM_SORT_SHORT=0 ;;
+        pack) export ZKPIPE_WITNESS_PACK=1 ;;
       esac
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?

@@ -72,6 +72,7 @@ struct zp__g16_slot {
     zp__gpu_buf w, big, sab;
     uint64_t scratch_off;                   /* of the MSM scratch in big */
     zp_fr *hw;                              /* pinned, n_vars */
+    zp__g16_pack *pack;                     /* the witness sent packed, or NULL */
     bool counted;                           /* in dev's count of slots */
 };
 
@@ -155,7 +156,7 @@ static uint64_t plan_bytes(const zp__pk *pk, unsigned aw)
 {
     slot_plan p;
     plan(&p, pk, aw);
-    return p.w + p.big + p.sab;
+    return p.w + p.big + p.sab + zp__g16_pack_own_bytes(pk->n_vars, p.big);
 }
 
 uint64_t zp__g16_slot_bytes(const zp__pk *pk) { return plan_bytes(pk, affine_windows()); }
@@ -206,6 +207,8 @@ bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 
 zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s) { return s->hw; }
 
+bool zp__g16_slot_packs(const zp__g16_slot *s) { return s->pack != NULL; }
+
 /* ------------------------------------------------------- open and close */
 
 void zp__g16_slot_close(zp__g16_slot *s)
@@ -218,6 +221,7 @@ void zp__g16_slot_close(zp__g16_slot *s)
     zp__gpu_free(s->dev, &s->big);
     zp__gpu_free(s->dev, &s->sab);
     zp__gpu_host_free(s->hw);
+    zp__g16_pack_close(s->pack);
     zp__gpu_stream_close(s->st);
     if (s->counted)
         zp__gpu_slots_add(s->dev, -1);
@@ -290,6 +294,9 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
         zp__g16_slot_close(s);
         return e;
     }
+    /* Packing is an option: without its room the witness goes as it is. */
+    if (zp__g16_pack_wanted() && zp__g16_pack_open(&s->pack, dev, pk->n_vars, s->big))
+        s->pack = NULL;
     zp__gpu_slots_add(dev, 1);
     s->counted = true;
     *out = s;
@@ -314,7 +321,8 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
 {
     const zp__pk *pk = k->pk;
     zp_fr *a = s->big.ptr;
-    zp_err e = zp__g16_slot_put_w(s, k, w);
+    zp_err e = s->pack ? zp__g16_pack_put(s->pack, s->st, s->w.ptr, w, pk->n_vars)
+                       : zp__g16_slot_put_w(s, k, w);
     if (!e)
         e = zp__gpu_eval_abc(s->st, a, a + s->n, a + 2 * s->n, pk->domain_size, &k->ma, &k->mb,
                              s->w.ptr);

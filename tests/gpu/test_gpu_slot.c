@@ -13,11 +13,14 @@
  *    size within a small share;
  *  - arena exhaustion: slot open and dkey upload fail with ZP_E_GPU_OOM
  *    and leave the arena as they found it.
+ * With ZKPIPE_WITNESS_PACK=1 the two slots must send their witnesses
+ * packed (prove_gpu_pack.c), and their proofs are checked the same way.
  */
 #include <pthread.h>
 
 #include "gpu_test.h"
 #include "groth16/gpu_prover.h"
+#include "groth16/prove_gpu_stages.h"
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
 #include "slot_shape.h"
@@ -278,6 +281,8 @@ static void two_slots(const char *spec, zp_h_conv conv)
         /* The slot's regions plus its stream's own scratch (a few MiB). */
         uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&shape[i]);
         CHECK(d >= want && d - want <= ((uint64_t)4 << 20));
+        if (zp__g16_pack_wanted())
+            CHECK(slot[i] && zp__g16_slot_packs(slot[i]));
     }
     CHECK(zp__g16_slot_bytes(&shape[1]) > zp__g16_slot_bytes(&shape[0]));
     /* Two slots share the GPU: the MSMs run the kernels built for that. */
