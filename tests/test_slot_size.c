@@ -4,8 +4,9 @@
  * batch-affine round) is never above its full size, equals it for shapes
  * below the round's 2^21 points, and for a synth:porep:27-like shape is
  * smaller by the round's extra scratch (about 2 GiB at two windows a
- * pass); the size within a share of the arena grows with the share. A build without CUDA sizes no MSM scratch: there the last check
- * is skipped.
+ * pass); the size within a share of the arena grows with the share. A
+ * build without CUDA sizes no MSM scratch: there the last check is
+ * skipped.
  */
 #include <stdio.h>
 #include <string.h>
