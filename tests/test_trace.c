@@ -2,7 +2,9 @@
  * Timelines (src/engine/trace.c): the Chrome trace JSON parses with the
  * project's strict JSON parser and holds exactly the kept events; the ring
  * keeps the newest; TIMELINE lines are well formed and in time order; the
- * log callback sees every stage as it is recorded.
+ * log callback sees every stage as it is recorded; a GPU msm stage's parts
+ * (msm_h, ...) read back with their medians, leave the lane's busy
+ * fraction as the msm stage made it, and draw in the lower half of a row.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -195,6 +197,45 @@ static void test_read_back(void)
     zp__trace_free(&t);
 }
 
+static void test_msm_parts(void)
+{
+    CHECK(!strcmp(zp__stage_name(ZP__ST_MSM_H), "msm_h"));
+    CHECK(!strcmp(zp__stage_name(ZP__ST_MSM_L), "msm_l"));
+    CHECK(!strcmp(zp__stage_name(ZP__ST_ALL), "?"));
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 16, 1, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "gpu0/0");
+    zp__trace_add(&t, 0, ZP__ST_MSM, "a", 0, 1.0, 2.0);
+    static const double at[6] = {1.0, 1.5, 1.625, 1.75, 1.875, 2.0};
+    for (int i = 0; i < 5; i++)
+        zp__trace_add(&t, 0, (zp__stage)(ZP__ST_MSM_H + i), "a", 0, at[i], at[i + 1]);
+    char *text;
+    size_t len;
+    int lanes;
+    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
+    CHECK_EQ_INT(count_x_events(text, len, "msm", &lanes), 1);
+    CHECK_EQ_INT(count_x_events(text, len, "msm_b2", &lanes), 1);
+    CHECK_EQ_INT(count_x_events(text, len, NULL, &lanes), 6);
+    free(text);
+    zp__tr r;
+    read_back(&t, &r);
+    CHECK(fabs(zp__tr_busy(&r, 0) - 1.0) < 1e-9); /* the parts lie within msm */
+    CHECK(fabs(zp__tr_stage_median(&r, "msm_h") - 0.5) < 1e-9);
+    CHECK(fabs(zp__tr_stage_median(&r, "msm_b1") - 0.125) < 1e-9);
+    char *svg;
+    CHECK_EQ_INT(zp__tr_svg(&r, &svg, &len), ZP_OK);
+    /* lane 0's row: bars at y = TOP + 3 = 43, 20 high; parts at 53, 10 high */
+    CHECK(strstr(svg, "y=\"43\" width=\"") != NULL);
+    int parts = 0;
+    for (const char *p = svg; (p = strstr(p, "y=\"53\" width=\"")); p++)
+        parts++;
+    CHECK_EQ_INT(parts, 5);
+    CHECK(strstr(svg, "#ffe0b2") != NULL && strstr(svg, "msm_b2 125.000 ms") != NULL);
+    free(svg);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+}
+
 static void test_read_hostile(void)
 {
     static const char *bad[] = {
@@ -277,6 +318,7 @@ int main(void)
     RUN(test_disabled_and_empty);
     RUN(test_log_callback);
     RUN(test_read_back);
+    RUN(test_msm_parts);
     RUN(test_read_hostile);
     RUN(test_group_busy_and_clip);
     return FINISH();

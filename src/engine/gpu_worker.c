@@ -374,7 +374,8 @@ static void stage(gpu_run *r, zp__stage st, double t1)
 }
 
 /* The device stages, recorded from the slot's own times (they run back to
- * back on the slot's stream); the msm stage ends now. */
+ * back on the slot's stream); the msm stage ends now, its five MSMs traced
+ * within it. */
 static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit,
                             zp__g16_sums *sums, zp__ioerr *why)
 {
@@ -387,7 +388,17 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
     double t_eval = r->t + pt.eval, t_h = t_eval + pt.h;
     stage(r, ZP__ST_EVAL, t_eval < end ? t_eval : end);
     stage(r, ZP__ST_H, t_h < end ? t_h : end);
+    double at = t_h < end ? t_h : end;
     stage(r, ZP__ST_MSM, end);
+    /* Its parts, back to back as the slot ran them (each MSM's time
+     * includes the scalar gathers before it). */
+    const double part[5] = {pt.msm_h, pt.msm_a, pt.msm_b1, pt.msm_b2, pt.msm_l};
+    for (int i = 0; i < 5; i++) {
+        double t1 = at + part[i] < end ? at + part[i] : end;
+        zp__eng_stage(r->e, (uint32_t)r->w->index, (zp__stage)(ZP__ST_MSM_H + i), r->j, r->part,
+                      at, t1);
+        at = t1;
+    }
     return ZP_OK;
 }
 

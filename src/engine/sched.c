@@ -238,6 +238,8 @@ void zp__eng_stage(zp_engine *e, uint32_t lane, zp__stage st, const zp__job *job
 {
     /* The id of a pinned job does not change, even once forgotten. */
     zp__trace_add(&e->trace, lane, st, job->id, part, t0, t1);
+    if (st >= ZP__ST_COUNT)
+        return; /* an msm part: traced only */
     pthread_mutex_lock(&e->mu);
     zp__hist_observe(&e->stage_hist[st], t1 - t0);
     pthread_mutex_unlock(&e->mu);

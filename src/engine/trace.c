@@ -6,13 +6,14 @@
 #include "engine/trace.h"
 #include "engine/util.h"
 
-static const char *const stage_names[ZP__ST_COUNT] = {
-    "acquire", "eval", "h", "msm", "finish", "verify",
+static const char *const stage_names[ZP__ST_ALL] = {
+    "acquire", "eval",   "h",      "msm",    "finish", "verify",
+    "msm_h",   "msm_a",  "msm_b1", "msm_b2", "msm_l",
 };
 
 const char *zp__stage_name(zp__stage s)
 {
-    return (unsigned)s < ZP__ST_COUNT ? stage_names[s] : "?";
+    return (unsigned)s < ZP__ST_ALL ? stage_names[s] : "?";
 }
 
 zp_err zp__trace_init(zp__trace *t, uint32_t cap, uint32_t n_lanes,

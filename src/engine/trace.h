@@ -1,6 +1,7 @@
 /*
- * Timelines of the engine: one event per stage per partition (monotonic
- * clock, seconds since the engine opened), kept in a ring of fixed size so
+ * Timelines of the engine: one event per stage per partition, and a GPU
+ * worker's msm stage's five MSMs within it (monotonic clock, seconds since
+ * the engine opened), kept in a ring of fixed size so
  * a long-running engine does not grow, and exported as Chrome trace JSON
  * (Perfetto, chrome://tracing) or as TIMELINE log lines.
  *
@@ -26,9 +27,19 @@ typedef enum zp__stage {
     ZP__ST_FINISH,
     ZP__ST_VERIFY,
     ZP__ST_COUNT,
+    /* The parts of a GPU worker's msm stage, traced within it (the metrics'
+     * stage histograms keep the six stages above): each MSM, in the order
+     * the slot runs them. */
+    ZP__ST_MSM_H = ZP__ST_COUNT,
+    ZP__ST_MSM_A,
+    ZP__ST_MSM_B1,
+    ZP__ST_MSM_B2,
+    ZP__ST_MSM_L,
+    ZP__ST_ALL,
 } zp__stage;
 
-/* "acquire", "eval", "h", "msm", "finish", "verify". */
+/* "acquire", "eval", "h", "msm", "finish", "verify"; the msm parts
+ * "msm_h", "msm_a", "msm_b1", "msm_b2", "msm_l". */
 const char *zp__stage_name(zp__stage s);
 
 #define ZP__LANE_NAME 32

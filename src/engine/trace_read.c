@@ -262,7 +262,9 @@ static const char *stage_color(const char *s)
         const char *name, *color;
     } c[] = {{"acquire", "#9e9e9e"}, {"upload", "#8d6e63"}, {"eval", "#1e88e5"},
              {"h", "#43a047"},       {"split", "#00acc1"},  {"msm", "#fb8c00"},
-             {"finish", "#8e24aa"},  {"verify", "#e53935"}};
+             {"finish", "#8e24aa"},  {"verify", "#e53935"}, {"msm_h", "#bf360c"},
+             {"msm_a", "#ffcc80"},   {"msm_b1", "#e65100"}, {"msm_b2", "#ffe0b2"},
+             {"msm_l", "#8d6e63"}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
         if (!strcmp(s, c[i].name))
             return c[i].color;
@@ -318,9 +320,12 @@ static void svg_lanes(zp__sb *s, const zp__tr *t, double scale)
         const zp__tr_event *e = &t->ev[i];
         const char *st = t->stages[e->stage];
         double x = LEFT + (e->t0 - t->t0) * scale, w = (e->t1 - e->t0) * scale;
+        /* The msm stage's parts (msm_h, ...) in the lower half of its bar. */
+        bool part = !strncmp(st, "msm_", 4);
+        int y = TOP + (int)e->lane * ROW + 3, h = ROW - 6;
         zp__sb_printf(s, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
                          "<title>",
-                      x, TOP + (int)e->lane * ROW + 3, w < 0.5 ? 0.5 : w, ROW - 6,
+                      x, part ? y + h / 2 : y, w < 0.5 ? 0.5 : w, part ? h - h / 2 : h,
                       stage_color(st));
         svg_title_text(s, e->job);
         zp__sb_printf(s, " #%u %s %.3f ms</title></rect>\n", e->part, st,

@@ -50,7 +50,8 @@ static const zp__key *key_of(zp_engine *e, const char *name)
 
 /* Every stage of every partition of job ran once, the proving ones on a
  * GPU lane (or a CPU one when cpu_ok); gpu_parts[g] (if given) counts the
- * partitions whose MSMs ran on GPU g. */
+ * partitions whose MSMs ran on GPU g; each msm stage on a GPU lane has its
+ * five MSMs traced (msm_h ... msm_l) on that lane. */
 static void check_lanes(zp_engine *e, const char *job, uint32_t parts, bool cpu_ok,
                         int gpu_parts[ZP__GPUS_MAX])
 {
@@ -61,7 +62,7 @@ static void check_lanes(zp_engine *e, const char *job, uint32_t parts, bool cpu_
     zp__ioerr why;
     CHECK_EQ_INT(zp__json_parse(&doc, text, len, NULL, &why), ZP_OK);
     zp_free(text);
-    int seen[ZP__ST_COUNT][16] = {{0}};
+    int seen[ZP__ST_COUNT][16] = {{0}}, msm_gpu = 0, msm_parts = 0;
     const zp__jval *ev = zp__json_get(doc.root, "traceEvents");
     for (size_t i = 0; ev && i < ev->n; i++) {
         const zp__jval *x = &ev->items[i];
@@ -73,6 +74,11 @@ static void check_lanes(zp_engine *e, const char *job, uint32_t parts, bool cpu_
         if (!name || !j || !p || !tid || strcmp(j->str, job))
             continue;
         int part = atoi(p->str), lane = atoi(tid->str);
+        for (int s = ZP__ST_MSM_H; s < ZP__ST_ALL; s++)
+            if (!strcmp(name->str, zp__stage_name((zp__stage)s))) {
+                CHECK(lane >= 0 && lane < e->n_provers && e->workers[lane].gpu >= 0);
+                msm_parts++;
+            }
         for (int s = 0; s < ZP__ST_COUNT; s++) {
             if (strcmp(name->str, zp__stage_name((zp__stage)s)) || part < 0 || part >= 16)
                 continue;
@@ -83,11 +89,13 @@ static void check_lanes(zp_engine *e, const char *job, uint32_t parts, bool cpu_
             CHECK(g >= 0 || cpu_ok);
             if (s == ZP__ST_MSM && g >= 0 && g < ZP__GPUS_MAX && gpu_parts)
                 gpu_parts[g]++;
+            msm_gpu += s == ZP__ST_MSM && g >= 0;
         }
     }
     for (int s = 0; s < ZP__ST_COUNT; s++)
         for (uint32_t p = 0; p < 16; p++)
             CHECK_EQ_INT(seen[s][p], p < parts ? 1 : 0);
+    CHECK_EQ_INT(msm_parts, 5 * msm_gpu);
     zp__json_free(&doc);
 }
 
