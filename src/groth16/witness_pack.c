@@ -3,11 +3,10 @@
 
 #include <string.h>
 
-static inline bool is_zero(const zp_fr *v)
-{
-    return !(v->l[0] | v->l[1] | v->l[2] | v->l[3]);
-}
+#include "math/mont.h"
 
+/* v == c, inline: the packing loop runs it on every value (zp_fr_eq is a
+ * call). */
 static inline bool is_value(const zp_fr *v, const zp_fr *c)
 {
     return !((v->l[0] ^ c->l[0]) | (v->l[1] ^ c->l[1]) | (v->l[2] ^ c->l[2]) |
@@ -29,7 +28,7 @@ uint64_t zp__wpack_chunk(const zp_fr *w, uint32_t count, const zp_fr *one, void 
         uint32_t db = 0, ob = 0, end = count - word * 32 < 32 ? count - word * 32 : 32;
         const zp_fr *v = w + (uint64_t)word * 32;
         for (uint32_t j = 0; j < end; j++) {
-            if (is_zero(&v[j]))
+            if (zp__is_zero_n(v[j].l, ZP_FR_LIMBS))
                 continue;
             if (is_value(&v[j], one)) {
                 ob |= 1u << j;
