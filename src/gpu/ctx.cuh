@@ -50,7 +50,7 @@ struct zp__gpu_stream {
     unsigned last_windows, last_per_pass; /* of the last MSM's Pippenger part */
     unsigned last_aff_rounds;             /* most batch-affine rounds of a pass (0: none) */
     bool last_ones_affine;                /* the ones summed by affine rounds */
-    unsigned last_c, last_sort_bits;      /* window bits, key bits sorted (0: no dense) */
+    unsigned last_c;                      /* window bits of the last dense part (0: none) */
 };
 
 /* Records a failed call in the thread's error text, classifies it, marks

@@ -93,7 +93,7 @@ extern "C" bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s)
 extern "C" unsigned zp__gpu_msm_last_sort_bits(const zp__gpu_stream *s, unsigned *c)
 {
     *c = s->last_c;
-    return s->last_sort_bits;
+    return s->last_c ? sort_bits(s->last_c) : 0;
 }
 
 extern "C" unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine)

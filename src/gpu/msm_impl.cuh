@@ -667,7 +667,6 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     s->last_per_pass = l.G;
     s->last_aff_rounds = 0; /* dense_part keeps the most rounds of its passes */
     s->last_c = m ? l.c : 0;
-    s->last_sort_bits = m ? sort_bits(l.c) : 0;
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars));
