@@ -157,15 +157,14 @@ if [ $DO_TEST = 1 ]; then
   # through the batch-affine rounds (ZKPIPE_MSM_AFFINE=on); "r1" that with
   # one round (ZKPIPE_MSM_AFF_ROUNDS=1; two by default); "g2" with groups
   # of 2 (ZKPIPE_MSM_AFF_GROUP=2: the second round runs at the tests' sizes);
-  # "shared" with the G1 add kernel built for slots that share the GPU
-  # (ZKPIPE_MSM_AFF_LONE=0; a lone MSM takes the other); "red2" with the
+  # "red2" with the
   # bucket reduction in two levels, its segments of 8 buckets
   # (ZKPIPE_MSM_RED=2, ZKPIPE_MSM_SEG=8: a second level from c = 8); "c17"
   # every MSM at c = 17 (ZKPIPE_MSM_C=17: the sorts one bit short, with the
   # fix-up of msm_sort.cuh, at every size); "full" the sorts by all c bits
   # (ZKPIPE_MSM_SORT_SHORT=0); "pack" the witness sent packed
   # (ZKPIPE_WITNESS_PACK=1: zeros and ones as bits, prove_gpu_pack.c).
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:shared msm:150:red2 \
+  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
            setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack slot:120 slot:120:on \
            slot:120:r1 slot:120:pack engine:150; do
@@ -175,7 +174,6 @@ if [ $DO_TEST = 1 ]; then
       on) key=${name}_affine ;;
       r1) key=${name}_rounds1 ;;
       g2) key=${name}_group2 ;;
-      shared) key=${name}_shared ;;
       red2) key=${name}_red2 ;;
       c17) key=${name}_c17 ;;
       full) key=${name}_sortfull ;;
@@ -186,11 +184,10 @@ if [ $DO_TEST = 1 ]; then
     echo "==== test_gpu_$name ($mode)" >> "$OUT/tests.log"
     # From tests/: some tests read data/ (mul3.zkey) relative to it.
     ( cd tests
-      case $mode in on | r1 | g2 | shared) export ZKPIPE_MSM_AFFINE=on ;; esac
+      case $mode in on | r1 | g2) export ZKPIPE_MSM_AFFINE=on ;; esac
       case $mode in
         r1) export ZKPIPE_MSM_AFF_ROUNDS=1 ;;
         g2) export ZKPIPE_MSM_AFF_GROUP=2 ;;
-        shared) export ZKPIPE_MSM_AFF_LONE=0 ;;
         red2) export ZKPIPE_MSM_RED=2 ZKPIPE_MSM_SEG=8 ;;
         c17) export ZKPIPE_MSM_C=17 ;;
         full) export ZKPIPE_MSM_SORT_SHORT=0 ;;

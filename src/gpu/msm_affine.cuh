@@ -276,7 +276,7 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * registers, into the next product. So the walks alternate direction, each
  * sum is loaded and stored once a step, and the products are those of the
  * textbook trick. The register cap is MINB blocks an SM (acc_cfg<F>'s
- * affine_min_blocks and affine_min_blocks_lone, see msm_chunks.cuh). Tried
+ * affine_min_blocks, see msm_chunks.cuh). Tried
  * on the H200 and slower (bench/RESULTS.md, session 7): separate up and
  * back walks per step, loading each sum twice (G1 2^24 ~4 %); the next
  * slot's sum and point loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms);
@@ -442,16 +442,6 @@ template <class F> struct aff_arrays {
     F *pre;
 };
 
-/* Whether to run the add kernel built for a lone slot: at most one prover
- * slot open on g, unless ZKPIPE_MSM_AFF_LONE (0 or 1) says. */
-static bool aff_lone(zp__gpu *g)
-{
-    static const unsigned force = zp__env_knob("ZKPIPE_MSM_AFF_LONE", 0, 2, 2);
-    if (force < 2)
-        return force == 1;
-    return zp__gpu_slots(g) <= 1;
-}
-
 /* The add kernel over the nsums groups the map kernel laid out in a. */
 template <class F, int MINB>
 static zp_err aff_add_launch(zp__gpu_stream *s, const aff_src<F> &in, const aff_arrays<F> &a,
@@ -505,9 +495,6 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
     aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
                                                              *nsums, a.idx, a.glen, a.keys);
     ZP_CUDA_LAUNCHED();
-    if (aff_lone(g))
-        return aff_add_launch<F, acc_cfg<F>::affine_min_blocks_lone>(s, in, a, ncnt, bend, nk,
-                                                                     *nsums);
     return aff_add_launch<F, acc_cfg<F>::affine_min_blocks>(s, in, a, ncnt, bend, nk, *nsums);
 }
 

@@ -36,24 +36,21 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 #ifndef ZP_MSM_G2_MINBLOCKS
 #define ZP_MSM_G2_MINBLOCKS 1
 #endif
-/* The batch-affine add kernel's own cap (msm_affine.cuh), G1: 4 blocks of
- * 128 (128 registers, 220 bytes of spills). 3 blocks (168 registers, no
- * spills) make a lone MSM faster on the H200 since fp_inv's batch loop
- * stopped filling the instruction cache (session 11: G1 2^24 96.9 -> 94.9
- * ms, 2^27 623.9 -> 611.4 ms), but the engine, whose two slots' kernels
- * share the SMs, was slower with them (session 12, alternating, 4 runs of
- * porep:27: 13.03 / 13.05 against 12.95 / 12.95 s per proof). So G1 has
- * both: the 3-block kernel (..._LONE) where at most one prover slot is open
- * on the GPU, the 4-block one where several share it (zp__gpu_slots_add;
- * ZKPIPE_MSM_AFF_LONE=0 or 1 forces one). With two affine rounds, session
- * 14 (alternating twice, 3 / 4 blocks): G1 2^24 94.43 / 96.89 ms, 2^26
- * 321.7 / 326.7, 2^27 601.9 / 612.8. G2 keeps its accumulation's cap for
- * both (3 blocks lost: 2^22 77.0 -> 85.1 ms). */
+/* The batch-affine add kernel's own cap (msm_affine.cuh), G1: 3 blocks of
+ * 128 (168 registers, no spills). 4 blocks (128 registers, 220 bytes of
+ * spills) were the engine's until session 16: a lone MSM was faster with 3
+ * since fp_inv's batch loop stopped filling the instruction cache (session
+ * 11: G1 2^24 96.9 -> 94.9 ms, 2^27 623.9 -> 611.4 ms), but the engine,
+ * whose two slots' kernels share the SMs, was slower with them (session 12:
+ * porep:27, 13.03 / 13.05 against 12.95 / 12.95 s per proof). After the two
+ * affine rounds, the ones' rounds and the shorter sort, 3 blocks won there
+ * too (session 16, alternating, 4 runs each: 12.391 / 12.368 / 12.385 /
+ * 12.381 against 12.546 / 12.519 s per proof), so both take 3. Lone, with
+ * two rounds (session 14, 3 / 4 blocks): G1 2^24 94.43 / 96.89 ms, 2^26
+ * 321.7 / 326.7, 2^27 601.9 / 612.8. G2 keeps its accumulation's cap (3
+ * blocks lost: 2^22 77.0 -> 85.1 ms). */
 #ifndef ZP_MSM_G1_AFF_MINBLOCKS
-#define ZP_MSM_G1_AFF_MINBLOCKS 4
-#endif
-#ifndef ZP_MSM_G1_AFF_MINBLOCKS_LONE
-#define ZP_MSM_G1_AFF_MINBLOCKS_LONE 3
+#define ZP_MSM_G1_AFF_MINBLOCKS 3
 #endif
 #ifndef ZP_MSM_G2_AFF_MINBLOCKS
 #define ZP_MSM_G2_AFF_MINBLOCKS ZP_MSM_G2_MINBLOCKS
@@ -77,7 +74,6 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 template <class F> struct acc_cfg {
     static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
     static constexpr int affine_min_blocks = ZP_MSM_G1_AFF_MINBLOCKS;
-    static constexpr int affine_min_blocks_lone = ZP_MSM_G1_AFF_MINBLOCKS_LONE;
     static constexpr bool shared = ZP_MSM_G1_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
     static constexpr uint64_t affine_min_shared = (uint64_t)1 << 23;
@@ -87,7 +83,6 @@ template <class F> struct acc_cfg {
 template <> struct acc_cfg<fp2_t> {
     static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
     static constexpr int affine_min_blocks = ZP_MSM_G2_AFF_MINBLOCKS;
-    static constexpr int affine_min_blocks_lone = ZP_MSM_G2_AFF_MINBLOCKS;
     static constexpr bool shared = ZP_MSM_G2_SHACC;
     static constexpr uint64_t affine_min = (uint64_t)1 << 21;
     static constexpr uint64_t affine_min_shared = (uint64_t)1 << 21;
