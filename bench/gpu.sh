@@ -163,10 +163,11 @@ if [ $DO_TEST = 1 ]; then
   # every MSM at c = 17 (ZKPIPE_MSM_C=17: the sorts one bit short, with the
   # fix-up of msm_sort.cuh, at every size); "full" the sorts by all c bits
   # (ZKPIPE_MSM_SORT_SHORT=0); "pack" the witness sent packed
-  # (ZKPIPE_WITNESS_PACK=1: zeros and ones as bits, prove_gpu_pack.c).
-  for t in arena:30 field:60 eval:60 ntt:150 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
+  # (ZKPIPE_WITNESS_PACK=1: zeros and ones as bits, prove_gpu_pack.c);
+  # "pipe" the NTT passes pipelined (ZKPIPE_NTT_PIPE=1, ntt_pipe.cuh).
+  for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack slot:120 slot:120:on \
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe slot:120 slot:120:on \
            slot:120:r1 slot:120:pack engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -178,6 +179,7 @@ if [ $DO_TEST = 1 ]; then
       c17) key=${name}_c17 ;;
       full) key=${name}_sortfull ;;
       pack) key=${name}_pack ;;
+      pipe) key=${name}_pipe ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
@@ -192,6 +194,7 @@ if [ $DO_TEST = 1 ]; then
         c17) export ZKPIPE_MSM_C=17 ;;
         full) export ZKPIPE_MSM_SORT_SHORT=0 ;;
         pack) export ZKPIPE_WITNESS_PACK=1 ;;
+        pipe) export ZKPIPE_NTT_PIPE=1 ;;
       esac
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
@@ -382,14 +385,16 @@ if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
 fi
 
 if [ $DO_SAN = 1 ] && command -v compute-sanitizer > /dev/null; then
-  for t in field eval ntt msm; do
+  # ntt:pipe: the same with the pipelined NTT passes (ZKPIPE_NTT_PIPE=1).
+  for t in field eval ntt ntt:pipe msm; do
     log "memcheck test_gpu_$t --small"
     echo "==== memcheck test_gpu_$t --small" >> "$OUT/memcheck.log"
-    timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check no \
-      "$BIN/test_gpu_$t" --small >> "$OUT/memcheck.log" 2>&1
+    pipe=0; [ "${t#*:}" = pipe ] && pipe=1
+    ZKPIPE_NTT_PIPE=$pipe timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      --leak-check no "$BIN/test_gpu_${t%%:*}" --small >> "$OUT/memcheck.log" 2>&1
     rc=$?
-    RES[memcheck_$t]="rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
-    log "  ${RES[memcheck_$t]}"
+    RES[memcheck_${t/:/_}]="rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+    log "  ${RES[memcheck_${t/:/_}]}"
   done
 fi
 

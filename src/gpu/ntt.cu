@@ -245,6 +245,8 @@ static size_t pass_shared(unsigned k, unsigned tile)
 #endif
 }
 
+#include "gpu/ntt_pipe.cuh"
+
 /* mode 0: no scale; 1: times s; 2: times slo/shi table at the destination;
  * 3: none here (br_load combined it). */
 static __device__ __forceinline__ fr_t br_scale(fr_t x, uint64_t dest, int mode, const fr_t &s,
@@ -376,6 +378,11 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, most));
     ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel<true>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    const int piped = (int)pipe_shared(SHTW_MAX_K);
+    ZP_CUDA(cudaFuncSetAttribute(ntt_pipe_kernel<false>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
+    ZP_CUDA(cudaFuncSetAttribute(ntt_pipe_kernel<true>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     zp_err err = ZP_OK;
@@ -448,6 +455,8 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
         done += ks[p];
     }
     s->ntt_marks = 0;
+    s->ntt_piped = 0;
+    const bool piped = pipe_on();
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
@@ -458,7 +467,19 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
         const fr_t *ptw = tw && k + m <= TW_LOG ? tw : NULL;
         const fr_t *slo = i == 0 ? pl->load_lo : NULL, *shi = i == 0 ? pl->load_hi : NULL;
         const fr_t *nlo = !dit && p == 0 && m > 0 ? pl->nlo : NULL;
-        if (dit)
+        pipe_geom pg;
+        if (piped && pipe_plan(k, m, log2n, &pg)) {
+            const uint64_t ntiles = (uint64_t)1 << (log2n - k - pg.j);
+            const uint64_t most = (uint64_t)PIPE_BLOCKS_PER_SM * g->prop.multiProcessorCount;
+            const unsigned grid = (unsigned)(ntiles < most ? ntiles : most);
+            if (dit)
+                ntt_pipe_kernel<true><<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
+                    a, wlo, whi, pg, ntiles, slo, shi, NULL, ptw, log2n);
+            else
+                ntt_pipe_kernel<false><<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
+                    a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n);
+            s->ntt_piped++;
+        } else if (dit)
             ntt_pass_kernel<true><<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
                 a, wlo, whi, k, m, j, slo, shi, NULL, ptw, log2n);
         else
@@ -484,6 +505,11 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
         s->ntt_marks = passes + 2;
     }
     return ZP_OK;
+}
+
+extern "C" unsigned zp__gpu_ntt_last_piped(const zp__gpu_stream *s)
+{
+    return s->ntt_piped;
 }
 
 extern "C" void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out)
