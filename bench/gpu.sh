@@ -164,7 +164,8 @@ if [ $DO_TEST = 1 ]; then
   # fix-up of msm_sort.cuh, at every size); "full" the sorts by all c bits
   # (ZKPIPE_MSM_SORT_SHORT=0); "pack" the witness sent packed
   # (ZKPIPE_WITNESS_PACK=1: zeros and ones as bits, prove_gpu_pack.c);
-  # "pipe" the NTT passes pipelined (ZKPIPE_NTT_PIPE=1, ntt_pipe.cuh).
+  # "pipe" every NTT pass it applies to pipelined (ZKPIPE_NTT_PIPE=1,
+  # ntt_pipe.cuh; by default only the last).
   for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
            setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe slot:120 slot:120:on \
@@ -385,11 +386,11 @@ if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
 fi
 
 if [ $DO_SAN = 1 ] && command -v compute-sanitizer > /dev/null; then
-  # ntt:pipe: the same with the pipelined NTT passes (ZKPIPE_NTT_PIPE=1).
+  # ntt:pipe: the same with every NTT pass it can pipelined (ZKPIPE_NTT_PIPE=1).
   for t in field eval ntt ntt:pipe msm; do
     log "memcheck test_gpu_$t --small"
     echo "==== memcheck test_gpu_$t --small" >> "$OUT/memcheck.log"
-    pipe=0; [ "${t#*:}" = pipe ] && pipe=1
+    pipe=2; [ "${t#*:}" = pipe ] && pipe=1
     ZKPIPE_NTT_PIPE=$pipe timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
       --leak-check no "$BIN/test_gpu_${t%%:*}" --small >> "$OUT/memcheck.log" 2>&1
     rc=$?

@@ -239,7 +239,7 @@ typedef struct zp__gpu_ntt_phases {
 } zp__gpu_ntt_phases;
 void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
 /* How many passes of the last NTT transform on s ran as the pipelined
- * kernel (ntt_pipe.cuh; ZKPIPE_NTT_PIPE=1 turns it on). */
+ * kernel (ntt_pipe.cuh: by default the pass with m = 0; ZKPIPE_NTT_PIPE). */
 unsigned zp__gpu_ntt_last_piped(const zp__gpu_stream *s);
 
 /* ------------------------------------------------------- R1CS evaluation */

@@ -8,6 +8,9 @@
  * bit-reversed order), multiplies element p of column L by the twist
  * w_M^(L * rev_k(p)), and writes it back where it came from. Columns are
  * loaded 2^j at a time so that global accesses are runs of 2^j elements.
+ * The pass with m = 0 (the DIF's last, the DIT's first) runs pipelined
+ * by default (ntt_pipe.cuh: resident blocks, the next tile copied in
+ * during the stages, several transforms a tile).
  * After the passes the array is in bit-reversed order; a tiled bit-reversal
  * pass (through shared memory, both sides as runs of 16 elements) puts it in
  * natural order and applies the scale of the inverse (n^-1) and of an
@@ -456,7 +459,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     }
     s->ntt_marks = 0;
     s->ntt_piped = 0;
-    const bool piped = pipe_on();
+    const unsigned piped = pipe_mode();
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
@@ -468,7 +471,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
         const fr_t *slo = i == 0 ? pl->load_lo : NULL, *shi = i == 0 ? pl->load_hi : NULL;
         const fr_t *nlo = !dit && p == 0 && m > 0 ? pl->nlo : NULL;
         pipe_geom pg;
-        if (piped && pipe_plan(k, m, log2n, &pg)) {
+        if ((piped == 1 || (piped == 2 && m == 0)) && pipe_plan(k, m, log2n, &pg)) {
             const uint64_t ntiles = (uint64_t)1 << (log2n - k - pg.j);
             const uint64_t most = (uint64_t)PIPE_BLOCKS_PER_SM * g->prop.multiProcessorCount;
             const unsigned grid = (unsigned)(ntiles < most ? ntiles : most);

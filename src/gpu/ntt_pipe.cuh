@@ -17,18 +17,26 @@
  * block (the plain kernel gives it a 2^k tile and half its threads idle in
  * the radix-4 stages). A forward coset's scale (slo/shi) and the DIT
  * twist apply in shared memory once the tile is in.
+ *
+ * Measured on the H200 (session 16, bench ntt, alternating twice, medians
+ * of 5): on every pass it applies to it lost, 2^27 42.87 -> 46.31 ms: each
+ * pass with m > 0 took ~2 ms more (runs of 2 elements instead of 4, or
+ * the copies themselves; not separated), while the last pass gained (12.43
+ * -> 11.83 ms). On the passes with m = 0 alone it wins: 2^27 42.88 / 42.95
+ * -> 42.28 / 42.31 ms, 2^26 20.58 / 20.61 -> 20.39 / 20.41; the porep:27
+ * partition's h 259.9 -> 258.6 ms (two calls). So that is the default.
  */
 #ifndef ZP_GPU_NTT_PIPE_CUH
 #define ZP_GPU_NTT_PIPE_CUH
 
 #include "gpu/knob.h"
 
-/* ZKPIPE_NTT_PIPE=1 runs the passes it applies to pipelined (off by
- * default until measured against the plain kernel). */
-static bool pipe_on(void)
+/* ZKPIPE_NTT_PIPE: 0 runs no pass pipelined, 1 every pass it applies to,
+ * 2 (the default) only the passes with nothing below them (m = 0). */
+static unsigned pipe_mode(void)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_NTT_PIPE", 0, 1, 0);
-    return on == 1;
+    static const unsigned mode = zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 2);
+    return mode;
 }
 
 #define PIPE_TILE_LOG 10

@@ -356,30 +356,32 @@ static void test_mul_sub(void)
     free(got);
 }
 
-/* Which passes ran pipelined (ntt_pipe.cuh): none unless ZKPIPE_NTT_PIPE=1
- * (bench/gpu.sh's ntt:pipe mode), then those of at most 9 bits with a full
+/* Which passes ran pipelined (ntt_pipe.cuh), by ZKPIPE_NTT_PIPE: 0 none;
+ * 1 (bench/gpu.sh's ntt:pipe mode) those of at most 9 bits with a full
  * tile of 2^10 elements: 2^12 (6 + 6 bits, the last pass four transforms
  * a tile) both, 2^21 (7 + 7 + 7) all three, 2^9 (one pass, one transform)
- * and 2^20 (10 + 10) none; the forward DIT passes of to_coset as the
- * forward's. The results are checked against the CPU by the tests above
- * in the same mode. */
+ * and 2^20 (10 + 10) none; unset (2) only the pass with m = 0 of those.
+ * The forward DIT passes of to_coset count as the forward's. The results
+ * are checked against the CPU by the tests above in the same mode. */
 static void test_pipe_path(void)
 {
     const char *e = getenv("ZKPIPE_NTT_PIPE");
-    const bool on = e && !strcmp(e, "1");
-    static const unsigned lgs[] = {9, 12, 20, 21}, want[] = {0, 2, 0, 3};
+    const int mode = e && !strcmp(e, "0") ? 0 : e && !strcmp(e, "1") ? 1 : 2;
+    static const unsigned lgs[] = {9, 12, 20, 21};
+    static const int want[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
     zp__gpu_buf d = gpu_test_alloc((size_t)32 << 21);
     GPU_OK(zp__gpu_fill_random_fr(T_s, d.ptr, (size_t)1 << 21, 77));
     zp_fr shift;
     zp_fr_from_u64(&shift, 7);
     for (int i = 0; i < 4; i++) {
         GPU_OK(zp__gpu_ntt(T_s, d.ptr, lgs[i], false, ZP_ROOTS_SNARKJS, NULL));
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), on ? (int)want[i] : 0);
+        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want[mode][i]);
         GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lgs[i], ZP_ROOTS_BELLPERSON, &shift));
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), on ? (int)want[i] : 0);
+        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want[mode][i]);
     }
     GPU_OK(zp__gpu_stream_sync(T_s));
-    printf("  pipelined passes %s\n", on ? "on (2^12: 2, 2^21: 3)" : "off");
+    printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d)\n", mode, want[mode][1],
+           want[mode][3]);
     zp__gpu_free(T_gpu, &d);
 }
 
