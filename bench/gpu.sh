@@ -165,10 +165,12 @@ if [ $DO_TEST = 1 ]; then
   # (ZKPIPE_MSM_SORT_SHORT=0); "pack" the witness sent packed
   # (ZKPIPE_WITNESS_PACK=1: zeros and ones as bits, prove_gpu_pack.c);
   # "pipe" every NTT pass it applies to pipelined (ZKPIPE_NTT_PIPE=1,
-  # ntt_pipe.cuh; by default only the last).
-  for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
+  # ntt_pipe.cuh; by default only the last); "batch" none pipelined and the
+  # plain kernel's passes with m = 0 on several transforms a tile
+  # (ZKPIPE_NTT_PIPE=0 ZKPIPE_NTT_BATCH=1).
+  for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:batch msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe slot:120 slot:120:on \
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:batch slot:120 slot:120:on \
            slot:120:r1 slot:120:pack engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -181,6 +183,7 @@ if [ $DO_TEST = 1 ]; then
       full) key=${name}_sortfull ;;
       pack) key=${name}_pack ;;
       pipe) key=${name}_pipe ;;
+      batch) key=${name}_batch ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
@@ -196,6 +199,7 @@ if [ $DO_TEST = 1 ]; then
         full) export ZKPIPE_MSM_SORT_SHORT=0 ;;
         pack) export ZKPIPE_WITNESS_PACK=1 ;;
         pipe) export ZKPIPE_NTT_PIPE=1 ;;
+        batch) export ZKPIPE_NTT_PIPE=0 ZKPIPE_NTT_BATCH=1 ;;
       esac
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
@@ -386,12 +390,14 @@ if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
 fi
 
 if [ $DO_SAN = 1 ] && command -v compute-sanitizer > /dev/null; then
-  # ntt:pipe: the same with every NTT pass it can pipelined (ZKPIPE_NTT_PIPE=1).
-  for t in field eval ntt ntt:pipe msm; do
+  # ntt:pipe: the same with every NTT pass it can pipelined (ZKPIPE_NTT_PIPE=1);
+  # ntt:batch: none pipelined, the m = 0 passes batched (ZKPIPE_NTT_BATCH=1).
+  for t in field eval ntt ntt:pipe ntt:batch msm; do
     log "memcheck test_gpu_$t --small"
     echo "==== memcheck test_gpu_$t --small" >> "$OUT/memcheck.log"
-    pipe=2; [ "${t#*:}" = pipe ] && pipe=1
-    ZKPIPE_NTT_PIPE=$pipe timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    pipe=2 batch=0
+    case $t in *:pipe) pipe=1 ;; *:batch) pipe=0 batch=1 ;; esac
+    ZKPIPE_NTT_PIPE=$pipe ZKPIPE_NTT_BATCH=$batch timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
       --leak-check no "$BIN/test_gpu_${t%%:*}" --small >> "$OUT/memcheck.log" 2>&1
     rc=$?
     RES[memcheck_${t/:/_}]="rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"

@@ -9,7 +9,7 @@
  * (G2); the limits leave room for honest growth and catch the unrolled
  * inverse.
  *
- * Also the NTT pass kernels of src/gpu/ntt.cu (DIF and DIT): 5,520 and 5,528
+ * Also the NTT pass kernels of src/gpu/ntt.cu (DIF and DIT): 5,520 and 5,536
  * instructions with each Fr product's reduction fused into IMAD.WIDE
  * (mont_eo.h, zp__eo_q); the DIF one was 6,640 when ptxas split them
  * (session 12); the limit of 6,000 catches the split. The pipelined pass

@@ -241,6 +241,9 @@ void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
 /* How many passes of the last NTT transform on s ran as the pipelined
  * kernel (ntt_pipe.cuh: by default the pass with m = 0; ZKPIPE_NTT_PIPE). */
 unsigned zp__gpu_ntt_last_piped(const zp__gpu_stream *s);
+/* How many passes of it ran the plain kernel on several whole transforms
+ * a tile (m = 0, ZKPIPE_NTT_BATCH=1). */
+unsigned zp__gpu_ntt_last_batched(const zp__gpu_stream *s);
 
 /* ------------------------------------------------------- R1CS evaluation */
 

@@ -168,26 +168,32 @@ static __device__ __forceinline__ uint32_t twist_exp(unsigned e, unsigned j, uns
  * slo), the stages, the twist (m > 0), store. DIT, the pass transposed
  * (the passes run last to first): load (times slo/shi at the index's bit
  * reversal over lg bits when slo: the natural index of a bit-reversed
- * input), the twist, the transposed stages, store.
+ * input), the twist, the transposed stages, store. A tile is 2^j
+ * columns of the pass (cs = 0) or, in a pass with m = 0, 2^j whole
+ * transforms side by side (cs = k; j = 0 unless ZKPIPE_NTT_BATCH).
  */
 template <bool DIT>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
                                                        unsigned k, unsigned m, unsigned j,
-                                                       const fr_t *slo, const fr_t *shi,
-                                                       const fr_t *nlo, const fr_t *tw, unsigned lg)
+                                                       unsigned cs, const fr_t *slo,
+                                                       const fr_t *shi, const fr_t *nlo,
+                                                       const fr_t *tw, unsigned lg)
 {
     extern __shared__ uint4 sh_raw[];
     fr_t *sh = reinterpret_cast<fr_t *>(sh_raw);
     const unsigned tile = 1u << (k + j), cmask = (1u << j) - 1;
     const uint64_t blk = blockIdx.x;
-    const uint64_t H = blk >> (m - j), L0 = blk & ((1ull << (m - j)) - 1);
-    const uint64_t base = (H << (k + m)) + (L0 << j);
+    uint64_t L0 = 0, base = blk << (k + j);
+    if (m) {
+        L0 = blk & ((1ull << (m - j)) - 1);
+        base = ((blk >> (m - j)) << (k + m)) + (L0 << j);
+    }
     const unsigned shift = 28 - (k + m);
 
     /* Unrolled so that several global loads are in flight per thread. */
 #pragma unroll 4
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-        uint64_t idx = base + ((uint64_t)(e >> j) << m) + (e & cmask);
+        uint64_t idx = base + ((uint64_t)(e >> j) << m) + ((uint64_t)(e & cmask) << cs);
         fr_t x = fr_load(a + idx);
         if (slo) {
             uint32_t at = DIT ? __brev((uint32_t)idx) >> (32 - lg) : (uint32_t)idx;
@@ -228,7 +234,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
 
     ZP_UNROLL(ZP_NTT_BF_UNROLL)
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-        uint64_t idx = base + ((uint64_t)(e >> j) << m) + (e & cmask);
+        uint64_t idx = base + ((uint64_t)(e >> j) << m) + ((uint64_t)(e & cmask) << cs);
         fr_t x = fr_load(sh + e);
         if (!DIT && m > 0)
             x = twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw);
@@ -249,6 +255,17 @@ static size_t pass_shared(unsigned k, unsigned tile)
 }
 
 #include "gpu/ntt_pipe.cuh"
+
+/* ZKPIPE_NTT_BATCH=1: a pass with m = 0 that the pipelined kernel does
+ * not take runs the plain kernel on tiles of 2^TILE_LOG elements, several
+ * transforms a tile, instead of one transform (2^k elements) a block, whose
+ * radix-4 stages leave half of 256 threads idle at k = 9. Off by default
+ * until measured. */
+static bool batch_on(void)
+{
+    static const unsigned on = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 0);
+    return on == 1;
+}
 
 /* mode 0: no scale; 1: times s; 2: times slo/shi table at the destination;
  * 3: none here (br_load combined it). */
@@ -459,12 +476,18 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     }
     s->ntt_marks = 0;
     s->ntt_piped = 0;
+    s->ntt_batched = 0;
     const unsigned piped = pipe_mode();
+    const bool batch = batch_on();
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
         const unsigned p = dit ? passes - 1 - i : i, k = ks[p], m = ms[p];
-        unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k;
+        unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k, cs = 0;
+        if (m == 0 && batch && k < TILE_LOG) {
+            j = log2n - k < TILE_LOG - k ? log2n - k : TILE_LOG - k;
+            cs = k;
+        }
         unsigned tile = 1u << (k + j);
         unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
         const fr_t *ptw = tw && k + m <= TW_LOG ? tw : NULL;
@@ -482,12 +505,17 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
                 ntt_pipe_kernel<false><<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
                     a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n);
             s->ntt_piped++;
-        } else if (dit)
-            ntt_pass_kernel<true><<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-                a, wlo, whi, k, m, j, slo, shi, NULL, ptw, log2n);
-        else
-            ntt_pass_kernel<false><<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-                a, wlo, whi, k, m, j, slo, shi, nlo, ptw, log2n);
+        } else {
+            s->ntt_batched += cs && j;
+            if (dit)
+                ntt_pass_kernel<true><<<1u << (log2n - k - j), threads, pass_shared(k, tile),
+                                        s->st>>>(a, wlo, whi, k, m, j, cs, slo, shi, NULL, ptw,
+                                                 log2n);
+            else
+                ntt_pass_kernel<false><<<1u << (log2n - k - j), threads, pass_shared(k, tile),
+                                         s->st>>>(a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw,
+                                                  log2n);
+        }
         ZP_CUDA_LAUNCHED();
         if (s->profile)
             ZP_CUDA(cudaEventRecord(s->ev[i + 1], s->st));
@@ -513,6 +541,11 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
 extern "C" unsigned zp__gpu_ntt_last_piped(const zp__gpu_stream *s)
 {
     return s->ntt_piped;
+}
+
+extern "C" unsigned zp__gpu_ntt_last_batched(const zp__gpu_stream *s)
+{
+    return s->ntt_batched;
 }
 
 extern "C" void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out)

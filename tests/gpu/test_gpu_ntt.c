@@ -356,32 +356,44 @@ static void test_mul_sub(void)
     free(got);
 }
 
-/* Which passes ran pipelined (ntt_pipe.cuh), by ZKPIPE_NTT_PIPE: 0 none;
- * 1 (bench/gpu.sh's ntt:pipe mode) those of at most 9 bits with a full
- * tile of 2^10 elements: 2^12 (6 + 6 bits, the last pass four transforms
- * a tile) both, 2^21 (7 + 7 + 7) all three, 2^9 (one pass, one transform)
- * and 2^20 (10 + 10) none; unset (2) only the pass with m = 0 of those.
- * The forward DIT passes of to_coset count as the forward's. The results
- * are checked against the CPU by the tests above in the same mode. */
-static void test_pipe_path(void)
+/* The value of an NTT knob (0..2), or dflt when unset. */
+static int knob(const char *name, int dflt)
 {
-    const char *e = getenv("ZKPIPE_NTT_PIPE");
-    const int mode = e && !strcmp(e, "0") ? 0 : e && !strcmp(e, "1") ? 1 : 2;
+    const char *e = getenv(name);
+    return e && e[0] >= '0' && e[0] <= '2' && !e[1] ? e[0] - '0' : dflt;
+}
+
+/* Which passes ran which kernel, by ZKPIPE_NTT_PIPE: 0 none pipelined
+ * (ntt_pipe.cuh); 1 (bench/gpu.sh's ntt:pipe mode) those of at most 9 bits
+ * with a full tile of 2^10 elements: 2^12 (6 + 6 bits, the last pass four
+ * transforms a tile) both, 2^21 (7 + 7 + 7) all three, 2^9 (one pass, one
+ * transform) and 2^20 (10 + 10) none; unset (2) only the pass with m = 0
+ * of those. With ZKPIPE_NTT_BATCH=1 (the ntt:batch mode) a pass with m =
+ * 0 left to the plain kernel takes several transforms a tile: 2^12, 2^20
+ * and 2^21 one each unless pipelined, 2^9 none (one transform in all). The
+ * forward DIT passes of to_coset count as the forward's. The results are
+ * checked against the CPU by the tests above in the same mode. */
+static void test_ntt_paths(void)
+{
+    const int pipe = knob("ZKPIPE_NTT_PIPE", 2), batch = knob("ZKPIPE_NTT_BATCH", 0) == 1;
     static const unsigned lgs[] = {9, 12, 20, 21};
-    static const int want[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
+    static const int piped[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
     zp__gpu_buf d = gpu_test_alloc((size_t)32 << 21);
     GPU_OK(zp__gpu_fill_random_fr(T_s, d.ptr, (size_t)1 << 21, 77));
     zp_fr shift;
     zp_fr_from_u64(&shift, 7);
     for (int i = 0; i < 4; i++) {
+        const int want = piped[pipe][i], want_b = batch && i > 0 && !(pipe && i != 2);
         GPU_OK(zp__gpu_ntt(T_s, d.ptr, lgs[i], false, ZP_ROOTS_SNARKJS, NULL));
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want[mode][i]);
+        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want);
+        CHECK_EQ_INT((int)zp__gpu_ntt_last_batched(T_s), want_b);
         GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lgs[i], ZP_ROOTS_BELLPERSON, &shift));
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want[mode][i]);
+        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want);
+        CHECK_EQ_INT((int)zp__gpu_ntt_last_batched(T_s), want_b);
     }
     GPU_OK(zp__gpu_stream_sync(T_s));
-    printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d)\n", mode, want[mode][1],
-           want[mode][3]);
+    printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d); batched m = 0 passes: %s\n", pipe,
+           piped[pipe][1], piped[pipe][3], batch ? "on" : "off");
     zp__gpu_free(T_gpu, &d);
 }
 
@@ -405,7 +417,7 @@ int main(int argc, char **argv)
     RUN(test_to_coset);
     RUN(test_coset_diff);
     RUN(test_mul_sub);
-    RUN(test_pipe_path);
+    RUN(test_ntt_paths);
     RUN(test_args);
     gpu_test_close();
     return FINISH();
