@@ -167,10 +167,11 @@ if [ $DO_TEST = 1 ]; then
   # "pipe" every NTT pass it applies to pipelined (ZKPIPE_NTT_PIPE=1,
   # ntt_pipe.cuh; by default only the last); "batch" none pipelined and the
   # plain kernel's passes with m = 0 on several transforms a tile
-  # (ZKPIPE_NTT_PIPE=0 ZKPIPE_NTT_BATCH=1).
-  for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:batch msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
+  # (ZKPIPE_NTT_PIPE=0 ZKPIPE_NTT_BATCH=1); "rfirst" the radix-4 stages'
+  # warps on groups that share r (ZKPIPE_NTT_RFIRST=1, ntt_stages.cuh).
+  for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:batch ntt:150:rfirst msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:batch slot:120 slot:120:on \
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:batch prove:120:rfirst slot:120 slot:120:on \
            slot:120:r1 slot:120:pack engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -184,6 +185,7 @@ if [ $DO_TEST = 1 ]; then
       pack) key=${name}_pack ;;
       pipe) key=${name}_pipe ;;
       batch) key=${name}_batch ;;
+      rfirst) key=${name}_rfirst ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
@@ -200,6 +202,7 @@ if [ $DO_TEST = 1 ]; then
         pack) export ZKPIPE_WITNESS_PACK=1 ;;
         pipe) export ZKPIPE_NTT_PIPE=1 ;;
         batch) export ZKPIPE_NTT_PIPE=0 ZKPIPE_NTT_BATCH=1 ;;
+        rfirst) export ZKPIPE_NTT_RFIRST=1 ;;
       esac
       timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
     rc=$?
@@ -391,13 +394,14 @@ fi
 
 if [ $DO_SAN = 1 ] && command -v compute-sanitizer > /dev/null; then
   # ntt:pipe: the same with every NTT pass it can pipelined (ZKPIPE_NTT_PIPE=1);
-  # ntt:batch: none pipelined, the m = 0 passes batched (ZKPIPE_NTT_BATCH=1).
-  for t in field eval ntt ntt:pipe ntt:batch msm; do
+  # ntt:batch: none pipelined, the m = 0 passes batched (ZKPIPE_NTT_BATCH=1);
+  # ntt:rfirst: with every pass pipelined and r first (ZKPIPE_NTT_RFIRST=1).
+  for t in field eval ntt ntt:pipe ntt:batch ntt:rfirst msm; do
     log "memcheck test_gpu_$t --small"
     echo "==== memcheck test_gpu_$t --small" >> "$OUT/memcheck.log"
-    pipe=2 batch=0
-    case $t in *:pipe) pipe=1 ;; *:batch) pipe=0 batch=1 ;; esac
-    ZKPIPE_NTT_PIPE=$pipe ZKPIPE_NTT_BATCH=$batch timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    pipe=2 batch=0 rf=0
+    case $t in *:pipe) pipe=1 ;; *:batch) pipe=0 batch=1 ;; *:rfirst) pipe=1 rf=1 ;; esac
+    ZKPIPE_NTT_PIPE=$pipe ZKPIPE_NTT_BATCH=$batch ZKPIPE_NTT_RFIRST=$rf timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
       --leak-check no "$BIN/test_gpu_${t%%:*}" --small >> "$OUT/memcheck.log" 2>&1
     rc=$?
     RES[memcheck_${t/:/_}]="rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"

@@ -44,8 +44,7 @@ struct zp__gpu_stream {
     cudaEvent_t ev[ZP__STREAM_EVENTS];  /* phase marks */
     zp__gpu_msm_phases phases;          /* of the last profiled MSM */
     unsigned ntt_marks;                 /* events recorded by the last NTT (0: none) */
-    unsigned ntt_piped;                 /* passes of the last NTT run pipelined */
-    unsigned ntt_batched;               /* its passes of several transforms a plain tile */
+    zp__gpu_ntt_paths ntt_paths;        /* the kernels of the last NTT */
     zp__gpu_buf dev;       /* ZP__STREAM_DEV_BYTES of device scratch */
     void *host;            /* ZP__STREAM_HOST_BYTES pinned */
     uint64_t last_zeros, last_ones, last_dense;

@@ -238,12 +238,16 @@ typedef struct zp__gpu_ntt_phases {
     float bitrev;
 } zp__gpu_ntt_phases;
 void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
-/* How many passes of the last NTT transform on s ran as the pipelined
- * kernel (ntt_pipe.cuh: by default the pass with m = 0; ZKPIPE_NTT_PIPE). */
-unsigned zp__gpu_ntt_last_piped(const zp__gpu_stream *s);
-/* How many passes of it ran the plain kernel on several whole transforms
- * a tile (m = 0, ZKPIPE_NTT_BATCH=1). */
-unsigned zp__gpu_ntt_last_batched(const zp__gpu_stream *s);
+/* Which kernels the last NTT transform on s ran: how many passes the
+ * pipelined one (ntt_pipe.cuh: by default the pass with m = 0;
+ * ZKPIPE_NTT_PIPE), how many the plain one on several whole transforms a
+ * tile (m = 0, ZKPIPE_NTT_BATCH=1), and whether the radix-4 stages took
+ * r from the top bits of the group index (ZKPIPE_NTT_RFIRST=1). */
+typedef struct zp__gpu_ntt_paths {
+    unsigned piped, batched;
+    bool rfirst;
+} zp__gpu_ntt_paths;
+void zp__gpu_ntt_last_paths(const zp__gpu_stream *s, zp__gpu_ntt_paths *out);
 
 /* ------------------------------------------------------- R1CS evaluation */
 

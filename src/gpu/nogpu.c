@@ -235,16 +235,10 @@ void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out)
     memset(out, 0, sizeof *out);
 }
 
-unsigned zp__gpu_ntt_last_piped(const zp__gpu_stream *s)
+void zp__gpu_ntt_last_paths(const zp__gpu_stream *s, zp__gpu_ntt_paths *out)
 {
     (void)s;
-    return 0;
-}
-
-unsigned zp__gpu_ntt_last_batched(const zp__gpu_stream *s)
-{
-    (void)s;
-    return 0;
+    memset(out, 0, sizeof *out);
 }
 
 void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out)

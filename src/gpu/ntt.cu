@@ -163,16 +163,25 @@ static __device__ __forceinline__ uint32_t twist_exp(unsigned e, unsigned j, uns
     return (L * (__brev(p) >> (32 - k))) << shift;
 }
 
+/* Where column l of a tile starts: l << cs for a batch of transforms. */
+static __device__ __forceinline__ uint64_t pass_col(unsigned l, unsigned cs, bool batch)
+{
+    return batch ? (uint64_t)l << cs : l;
+}
+
 /*
  * One pass. DIF (natural order in): load (times slo/shi at the index when
  * slo), the stages, the twist (m > 0), store. DIT, the pass transposed
  * (the passes run last to first): load (times slo/shi at the index's bit
  * reversal over lg bits when slo: the natural index of a bit-reversed
  * input), the twist, the transposed stages, store. A tile is 2^j
- * columns of the pass (cs = 0) or, in a pass with m = 0, 2^j whole
- * transforms side by side (cs = k; j = 0 unless ZKPIPE_NTT_BATCH).
+ * columns of the pass or, with BATCH (a pass with m = 0 and
+ * ZKPIPE_NTT_BATCH=1), 2^j whole transforms side by side, column l at l <<
+ * cs (cs = k). RF: see r4_rows (ntt_stages.cuh). Both are template
+ * arguments so that the default instance is the code measured without
+ * them.
  */
-template <bool DIT>
+template <bool DIT, bool RF, bool BATCH>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
                                                        unsigned k, unsigned m, unsigned j,
                                                        unsigned cs, const fr_t *slo,
@@ -183,17 +192,21 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
     fr_t *sh = reinterpret_cast<fr_t *>(sh_raw);
     const unsigned tile = 1u << (k + j), cmask = (1u << j) - 1;
     const uint64_t blk = blockIdx.x;
-    uint64_t L0 = 0, base = blk << (k + j);
-    if (m) {
+    uint64_t L0, base;
+    if (BATCH) {
+        L0 = 0;
+        base = blk << (k + j);
+    } else {
+        const uint64_t H = blk >> (m - j);
         L0 = blk & ((1ull << (m - j)) - 1);
-        base = ((blk >> (m - j)) << (k + m)) + (L0 << j);
+        base = (H << (k + m)) + (L0 << j);
     }
     const unsigned shift = 28 - (k + m);
 
     /* Unrolled so that several global loads are in flight per thread. */
 #pragma unroll 4
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-        uint64_t idx = base + ((uint64_t)(e >> j) << m) + ((uint64_t)(e & cmask) << cs);
+        uint64_t idx = base + ((uint64_t)(e >> j) << m) + pass_col(e & cmask, cs, BATCH);
         fr_t x = fr_load(a + idx);
         if (slo) {
             uint32_t at = DIT ? __brev((uint32_t)idx) >> (32 - lg) : (uint32_t)idx;
@@ -219,22 +232,22 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
             fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, stage_tw{stw, k - 1}, k, j, tile);
+            ntt_stages_dit(sh, stage_tw{stw, k - 1}, k, j, tile, RF);
         else
-            ntt_stages(sh, stage_tw{stw, k - 1}, k, j, tile);
+            ntt_stages(sh, stage_tw{stw, k - 1}, k, j, tile, RF);
     } else
 #endif
     {
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile);
+            ntt_stages_dit(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile, RF);
         else
-            ntt_stages(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile);
+            ntt_stages(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile, RF);
     }
 
     ZP_UNROLL(ZP_NTT_BF_UNROLL)
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-        uint64_t idx = base + ((uint64_t)(e >> j) << m) + ((uint64_t)(e & cmask) << cs);
+        uint64_t idx = base + ((uint64_t)(e >> j) << m) + pass_col(e & cmask, cs, BATCH);
         fr_t x = fr_load(sh + e);
         if (!DIT && m > 0)
             x = twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw);
@@ -254,7 +267,31 @@ static size_t pass_shared(unsigned k, unsigned tile)
 #endif
 }
 
+/* The plain pass kernel's instance for (dit, rf, batch). */
+typedef void (*pass_fn)(fr_t *, const fr_t *, const fr_t *, unsigned, unsigned, unsigned,
+                        unsigned, const fr_t *, const fr_t *, const fr_t *, const fr_t *,
+                        unsigned);
+static pass_fn pass_kernel(bool dit, bool rf, bool batch)
+{
+    static const pass_fn fn[8] = {
+        ntt_pass_kernel<false, false, false>, ntt_pass_kernel<true, false, false>,
+        ntt_pass_kernel<false, true, false>,  ntt_pass_kernel<true, true, false>,
+        ntt_pass_kernel<false, false, true>,  ntt_pass_kernel<true, false, true>,
+        ntt_pass_kernel<false, true, true>,   ntt_pass_kernel<true, true, true>,
+    };
+    return fn[dit + 2 * rf + 4 * batch];
+}
+
 #include "gpu/ntt_pipe.cuh"
+
+/* ZKPIPE_NTT_RFIRST=1: the radix-4 stages map a warp's threads to groups
+ * that share r (r4_map in ntt_stages.cuh), so that the groups of trivial
+ * twiddles skip their products. Off by default until measured. */
+static bool rfirst_on(void)
+{
+    static const unsigned on = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 1, 0);
+    return on == 1;
+}
 
 /* ZKPIPE_NTT_BATCH=1: a pass with m = 0 that the pipelined kernel does
  * not take runs the plain kernel on tiles of 2^TILE_LOG elements, several
@@ -394,15 +431,13 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
     ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
     const int most = (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG);
-    ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel<false>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-    ZP_CUDA(cudaFuncSetAttribute(ntt_pass_kernel<true>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, most));
     const int piped = (int)pipe_shared(SHTW_MAX_K);
-    ZP_CUDA(cudaFuncSetAttribute(ntt_pipe_kernel<false>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
-    ZP_CUDA(cudaFuncSetAttribute(ntt_pipe_kernel<true>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
+    for (int v = 0; v < 8; v++) {
+        ZP_CUDA(cudaFuncSetAttribute(pass_kernel(v & 1, v & 2, v & 4),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+        ZP_CUDA(cudaFuncSetAttribute(pipe_kernel(v & 1, v & 2),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
+    }
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     zp_err err = ZP_OK;
@@ -475,10 +510,9 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
         done += ks[p];
     }
     s->ntt_marks = 0;
-    s->ntt_piped = 0;
-    s->ntt_batched = 0;
     const unsigned piped = pipe_mode();
-    const bool batch = batch_on();
+    const bool batch = batch_on(), rf = rfirst_on();
+    s->ntt_paths = zp__gpu_ntt_paths{0, 0, rf};
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
@@ -498,23 +532,14 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             const uint64_t ntiles = (uint64_t)1 << (log2n - k - pg.j);
             const uint64_t most = (uint64_t)PIPE_BLOCKS_PER_SM * g->prop.multiProcessorCount;
             const unsigned grid = (unsigned)(ntiles < most ? ntiles : most);
-            if (dit)
-                ntt_pipe_kernel<true><<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
-                    a, wlo, whi, pg, ntiles, slo, shi, NULL, ptw, log2n);
-            else
-                ntt_pipe_kernel<false><<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
-                    a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n);
-            s->ntt_piped++;
+            pipe_kernel(dit, rf)<<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
+                a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n);
+            s->ntt_paths.piped++;
         } else {
-            s->ntt_batched += cs && j;
-            if (dit)
-                ntt_pass_kernel<true><<<1u << (log2n - k - j), threads, pass_shared(k, tile),
-                                        s->st>>>(a, wlo, whi, k, m, j, cs, slo, shi, NULL, ptw,
-                                                 log2n);
-            else
-                ntt_pass_kernel<false><<<1u << (log2n - k - j), threads, pass_shared(k, tile),
-                                         s->st>>>(a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw,
-                                                  log2n);
+            s->ntt_paths.batched += cs && j;
+            pass_kernel(dit, rf, cs)<<<1u << (log2n - k - j), threads, pass_shared(k, tile),
+                                       s->st>>>(a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw,
+                                                log2n);
         }
         ZP_CUDA_LAUNCHED();
         if (s->profile)
@@ -538,14 +563,9 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     return ZP_OK;
 }
 
-extern "C" unsigned zp__gpu_ntt_last_piped(const zp__gpu_stream *s)
+extern "C" void zp__gpu_ntt_last_paths(const zp__gpu_stream *s, zp__gpu_ntt_paths *out)
 {
-    return s->ntt_piped;
-}
-
-extern "C" unsigned zp__gpu_ntt_last_batched(const zp__gpu_stream *s)
-{
-    return s->ntt_batched;
+    *out = s->ntt_paths;
 }
 
 extern "C" void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out)

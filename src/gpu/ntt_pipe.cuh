@@ -106,7 +106,7 @@ static __device__ __forceinline__ void pipe_fetch(fr_t *sh, const fr_t *a, const
  * it (same arguments, same results), pipelined. Shared memory: two tiles,
  * then the pass's 2^(k-1) roots (k <= SHTW_MAX_K).
  */
-template <bool DIT>
+template <bool DIT, bool RF>
 static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
                                                        pipe_geom p, uint64_t ntiles,
                                                        const fr_t *slo, const fr_t *shi,
@@ -152,9 +152,9 @@ static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo,
             __syncthreads();
         }
         if (DIT)
-            ntt_stages_dit(sh, stage_tw{stw, p.k - 1}, p.k, p.j, tile);
+            ntt_stages_dit(sh, stage_tw{stw, p.k - 1}, p.k, p.j, tile, RF);
         else
-            ntt_stages(sh, stage_tw{stw, p.k - 1}, p.k, p.j, tile);
+            ntt_stages(sh, stage_tw{stw, p.k - 1}, p.k, p.j, tile, RF);
         ZP_UNROLL(ZP_NTT_BF_UNROLL)
         for (unsigned e = threadIdx.x; e < tile; e += PIPE_THREADS) {
             fr_t x = fr_load(sh + e);
@@ -164,6 +164,16 @@ static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo,
         }
         __syncthreads();
     }
+}
+
+/* The pipelined kernel's instance for (dit, rf). */
+typedef void (*pipe_fn)(fr_t *, const fr_t *, const fr_t *, pipe_geom, uint64_t, const fr_t *,
+                        const fr_t *, const fr_t *, const fr_t *, unsigned);
+static pipe_fn pipe_kernel(bool dit, bool rf)
+{
+    if (dit)
+        return rf ? ntt_pipe_kernel<true, true> : ntt_pipe_kernel<true, false>;
+    return rf ? ntt_pipe_kernel<false, true> : ntt_pipe_kernel<false, false>;
 }
 
 /* The pipelined pass's geometry for a pass of k bits with m below it in a

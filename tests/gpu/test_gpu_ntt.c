@@ -371,11 +371,14 @@ static int knob(const char *name, int dflt)
  * of those. With ZKPIPE_NTT_BATCH=1 (the ntt:batch mode) a pass with m =
  * 0 left to the plain kernel takes several transforms a tile: 2^12, 2^20
  * and 2^21 one each unless pipelined, 2^9 none (one transform in all). The
- * forward DIT passes of to_coset count as the forward's. The results are
- * checked against the CPU by the tests above in the same mode. */
+ * forward DIT passes of to_coset count as the forward's. ZKPIPE_NTT_RFIRST=1
+ * (the ntt:rfirst mode) is reported as taken. The results are checked
+ * against the CPU by the tests above in the same mode. */
 static void test_ntt_paths(void)
 {
     const int pipe = knob("ZKPIPE_NTT_PIPE", 2), batch = knob("ZKPIPE_NTT_BATCH", 0) == 1;
+    const bool rf = knob("ZKPIPE_NTT_RFIRST", 0) == 1;
+    zp__gpu_ntt_paths got;
     static const unsigned lgs[] = {9, 12, 20, 21};
     static const int piped[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
     zp__gpu_buf d = gpu_test_alloc((size_t)32 << 21);
@@ -384,16 +387,21 @@ static void test_ntt_paths(void)
     zp_fr_from_u64(&shift, 7);
     for (int i = 0; i < 4; i++) {
         const int want = piped[pipe][i], want_b = batch && i > 0 && !(pipe && i != 2);
-        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lgs[i], false, ZP_ROOTS_SNARKJS, NULL));
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want);
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_batched(T_s), want_b);
-        GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lgs[i], ZP_ROOTS_BELLPERSON, &shift));
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_piped(T_s), want);
-        CHECK_EQ_INT((int)zp__gpu_ntt_last_batched(T_s), want_b);
+        for (int to_coset = 0; to_coset < 2; to_coset++) {
+            if (to_coset)
+                GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lgs[i], ZP_ROOTS_BELLPERSON, &shift));
+            else
+                GPU_OK(zp__gpu_ntt(T_s, d.ptr, lgs[i], false, ZP_ROOTS_SNARKJS, NULL));
+            zp__gpu_ntt_last_paths(T_s, &got);
+            CHECK_EQ_INT((int)got.piped, want);
+            CHECK_EQ_INT((int)got.batched, want_b);
+            CHECK(got.rfirst == rf);
+        }
     }
     GPU_OK(zp__gpu_stream_sync(T_s));
-    printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d); batched m = 0 passes: %s\n", pipe,
-           piped[pipe][1], piped[pipe][3], batch ? "on" : "off");
+    printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d); batched m = 0 passes: %s; "
+           "r first: %s\n",
+           pipe, piped[pipe][1], piped[pipe][3], batch ? "on" : "off", rf ? "on" : "off");
     zp__gpu_free(T_gpu, &d);
 }
 
