@@ -6,7 +6,7 @@
 #                     [--quick] [--ntt "FROM TO"] [--g1 "FROM TO"] [--g2 "FROM TO"]
 #                     [--prove "LOG2..."] [--batch SPEC] [--serve LOG2]
 #                     [--ab ENV=VAL[,ENV=VAL...]]... [--ab-sparse "FROM TO"] [--ab-g2 "FROM TO"]
-#                     [--ab-batch SPEC]
+#                     [--ab-batch SPEC] [--ab-ntt "FROM TO"]
 #
 # Logs go under $OUT (default bench/out); the last lines printed are a short
 # table of medians. Default build: cmake Release in build-gpu, -j16.
@@ -22,7 +22,8 @@
 # default against the same binaries with those variables set (knobs),
 # alternating, twice: G1 MSMs over the --g1 range, sparse G1 (porep-like
 # scalars) over --ab-sparse and G2 over --ab-g2 when given, and each
-# --prove size and the engine on --ab-batch SPEC (as --batch's) when given;
+# --prove size and the engine on --ab-batch SPEC (as --batch's) when given,
+# and the NTT over --ab-ntt (each median with its passes' times);
 # lines prefixed "base" or the variant, each MSM median with its phases and
 # each engine run's wall line, in ab.log, bench.log and the summary. --g1
 # none skips the G1 MSMs there.
@@ -35,7 +36,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench/out}
 mkdir -p "$OUT"
 B=build-gpu
-PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE="" AB_SPARSE="" AB_G2="" AB_BATCH=""
+PRE="" PREP="" MUT="" CMP="" DO_NCU=0 VAR="" PROVE="" SERVE="" AB_SPARSE="" AB_G2="" AB_BATCH="" AB_NTT=""
 BATCH=() AB=()
 DO_TEST=1 DO_SAN=1 DO_BENCH=1 CHECK_BUILD=0
 NTT="20 27" G1="20 26" G2="20 22"
@@ -53,6 +54,7 @@ while [ $# -gt 0 ]; do
     --ab-sparse) AB_SPARSE=$2; shift ;;
     --ab-g2) AB_G2=$2; shift ;;
     --ab-batch) AB_BATCH=$2; shift ;;
+    --ab-ntt) AB_NTT=$2; shift ;;
     --no-test) DO_TEST=0 ;;
     --no-sanitize) DO_SAN=0 ;;
     --no-bench) DO_BENCH=0 ;;
@@ -351,6 +353,13 @@ if [ ${#AB[@]} -gt 0 ]; then
       fi
       if [ -n "$AB_SPARSE" ]; then
         set -- $AB_SPARSE; log "ab $v: sparse G1 2^$1..2^$2"; ab_msm "$v" --sparse --from $1 --to $2
+      fi
+      if [ -n "$AB_NTT" ]; then
+        set -- $AB_NTT; log "ab $v: NTT 2^$1..2^$2"
+        env ${envs[@]+"${envs[@]}"} timeout 200 "$BIN/bench_gpu" ntt --backend gpu --reps 5 \
+          --from $1 --to $2 2>&1 | grep -E "^ntt|kernels of the last run" | paste -d'|' - - |
+          sed -E "s/^/$v /; s/ +\(5 runs[^|]*\|/ |/; s/\| +kernels of the last run \(ms\):/|/" |
+          tee -a "$OUT/ab.log"
       fi
       if [ -n "$AB_G2" ]; then
         set -- $AB_G2; log "ab $v: G2 2^$1..2^$2"; ab_msm "$v" --g2 --from $1 --to $2
