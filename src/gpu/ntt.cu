@@ -285,7 +285,7 @@ static pass_fn pass_kernel(bool dit, bool rf, bool batch)
 #include "gpu/ntt_pipe.cuh"
 
 /* ZKPIPE_NTT_RFIRST=1: the radix-4 stages map a warp's threads to groups
- * that share r (r4_map in ntt_stages.cuh), so that the groups of trivial
+ * that share r (r4_rows in ntt_stages.cuh), so that the groups of trivial
  * twiddles skip their products. Off by default until measured. */
 static bool rfirst_on(void)
 {
@@ -537,9 +537,9 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             s->ntt_paths.piped++;
         } else {
             s->ntt_paths.batched += cs && j;
-            pass_kernel(dit, rf, cs)<<<1u << (log2n - k - j), threads, pass_shared(k, tile),
-                                       s->st>>>(a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw,
-                                                log2n);
+            const pass_fn fn = pass_kernel(dit, rf, cs != 0);
+            fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
+                a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw, log2n);
         }
         ZP_CUDA_LAUNCHED();
         if (s->profile)
