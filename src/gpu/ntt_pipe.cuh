@@ -2,9 +2,12 @@
  * The pipelined NTT pass, included by ntt.cu only (after ntt_pass_kernel
  * and what it uses). The plain pass kernel runs one tile a block: load,
  * stages, store; an SM's three blocks overlap their loads with each
- * other's stages only as far as they happen to be out of step, and per
- * pass at 2^27 about 2 ms of memory traffic (8.6 GB) adds to ~10 ms of
- * products instead of hiding under them. Here a block stays resident and
+ * other's stages only as far as they happen to be out of step. It was
+ * written on the guess that per pass at 2^27 about 2 ms of memory traffic
+ * (8.6 GB) adds to the products instead of hiding under them; the
+ * measurements below say that guess was wrong for the passes with m > 0,
+ * where the plain kernel already comes within ~1.3-2 ms of its products'
+ * time at the field benchmark's rate. Here a block stays resident and
  * walks tiles t = blockIdx.x, + gridDim.x, ...: while it runs the stages
  * of tile t in one buffer, tile t + gridDim.x is already on its way into
  * the other (cp.async, global to shared without registers). Tiles of 2^10
