@@ -483,13 +483,13 @@ static int affine_mode(void)
 }
 
 /* The fewest dense scalars the round runs from by default: affine_min, or
- * affine_min_shared where several prover slots share the GPU (shared); for
- * G1 2^ZKPIPE_MSM_G1_AFF_FROM (10 .. 31, read once) instead, for
- * measurements. */
+ * affine_min_shared where several prover slots share the GPU (shared);
+ * 2^ZKPIPE_MSM_G1_AFF_FROM or 2^ZKPIPE_MSM_G2_AFF_FROM (10 .. 31, read
+ * once) instead, for measurements. */
 template <class F> static uint64_t affine_from(bool shared)
 {
-    static const unsigned lg =
-        sizeof(F) == sizeof(fp_t) ? zp__env_knob("ZKPIPE_MSM_G1_AFF_FROM", 10, 31, 0) : 0;
+    static const unsigned lg = zp__env_knob(
+        sizeof(F) == sizeof(fp_t) ? "ZKPIPE_MSM_G1_AFF_FROM" : "ZKPIPE_MSM_G2_AFF_FROM", 10, 31, 0);
     if (lg)
         return (uint64_t)1 << lg;
     return shared ? acc_cfg<F>::affine_min_shared : acc_cfg<F>::affine_min;
