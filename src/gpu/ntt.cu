@@ -518,7 +518,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     for (unsigned i = 0; i < passes; i++) {
         const unsigned p = dit ? passes - 1 - i : i, k = ks[p], m = ms[p];
         unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k, cs = 0;
-        if (m == 0 && batch && k < TILE_LOG) {
+        if (m == 0 && batch) { /* k <= PASS_MAX_BITS < TILE_LOG */
             j = log2n - k < TILE_LOG - k ? log2n - k : TILE_LOG - k;
             cs = k;
         }

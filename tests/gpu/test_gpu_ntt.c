@@ -6,6 +6,7 @@
  * w^k on all CPU threads, and the inverse by a round trip.
  */
 #include "cpu/cpu.h"
+#include "gpu/knob.h"
 #include "gpu_test.h"
 
 /* The largest size of the --small run. bench/ntt_variants.sh builds its
@@ -356,13 +357,6 @@ static void test_mul_sub(void)
     free(got);
 }
 
-/* The value of an NTT knob (0..2), or dflt when unset. */
-static int knob(const char *name, int dflt)
-{
-    const char *e = getenv(name);
-    return e && e[0] >= '0' && e[0] <= '2' && !e[1] ? e[0] - '0' : dflt;
-}
-
 /* Which passes ran which kernel, by ZKPIPE_NTT_PIPE: 0 none pipelined
  * (ntt_pipe.cuh); 1 (bench/gpu.sh's ntt:pipe mode) those of at most 9 bits
  * with a full tile of 2^10 elements: 2^12 (6 + 6 bits, the last pass four
@@ -376,8 +370,10 @@ static int knob(const char *name, int dflt)
  * against the CPU by the tests above in the same mode. */
 static void test_ntt_paths(void)
 {
-    const int pipe = knob("ZKPIPE_NTT_PIPE", 2), batch = knob("ZKPIPE_NTT_BATCH", 0) == 1;
-    const bool rf = knob("ZKPIPE_NTT_RFIRST", 0) == 1;
+    /* Read as the library reads them (gpu/knob.h). */
+    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 2);
+    const int batch = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 0) == 1;
+    const bool rf = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 1, 0) == 1;
     zp__gpu_ntt_paths got;
     static const unsigned lgs[] = {9, 12, 20, 21};
     static const int piped[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
