@@ -166,14 +166,17 @@ if [ $DO_TEST = 1 ]; then
   # fix-up of msm_sort.cuh, at every size); "full" the sorts by all c bits
   # (ZKPIPE_MSM_SORT_SHORT=0); "pack" the witness sent packed
   # (ZKPIPE_WITNESS_PACK=1: zeros and ones as bits, prove_gpu_pack.c);
-  # "pipe" every NTT pass it applies to pipelined (ZKPIPE_NTT_PIPE=1,
-  # ntt_pipe.cuh; by default only the last); "batch" none pipelined and the
-  # plain kernel's passes with m = 0 on several transforms a tile
-  # (ZKPIPE_NTT_PIPE=0 ZKPIPE_NTT_BATCH=1); "rfirst" the radix-4 stages'
-  # warps on groups that share r (ZKPIPE_NTT_RFIRST=1, ntt_stages.cuh).
-  for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:batch ntt:150:rfirst msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
+  # The NTT modes run its twelve kernel instances between them (by default
+  # the plain kernel, the passes with m = 0 several transforms a tile, the
+  # radix-4 stages r first): "pipe" every pass it applies to pipelined
+  # (ZKPIPE_NTT_PIPE=1, ntt_pipe.cuh, r first); "last" the session-16
+  # default, only the pass with m = 0 pipelined, r first nowhere
+  # (ZKPIPE_NTT_PIPE=2 ZKPIPE_NTT_RFIRST=0); "plain" one transform a block
+  # and r first nowhere (ZKPIPE_NTT_BATCH=0 ZKPIPE_NTT_RFIRST=0); "rf2" r
+  # first only in the passes with m > 0 (ZKPIPE_NTT_RFIRST=2).
+  for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:last ntt:150:plain ntt:150:rf2 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:batch prove:120:rfirst slot:120 slot:120:on \
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain slot:120 slot:120:on \
            slot:120:r1 slot:120:pack engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -186,8 +189,9 @@ if [ $DO_TEST = 1 ]; then
       full) key=${name}_sortfull ;;
       pack) key=${name}_pack ;;
       pipe) key=${name}_pipe ;;
-      batch) key=${name}_batch ;;
-      rfirst) key=${name}_rfirst ;;
+      last) key=${name}_last ;;
+      plain) key=${name}_plain ;;
+      rf2) key=${name}_rf2 ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
@@ -203,10 +207,13 @@ if [ $DO_TEST = 1 ]; then
         full) export ZKPIPE_MSM_SORT_SHORT=0 ;;
         pack) export ZKPIPE_WITNESS_PACK=1 ;;
         pipe) export ZKPIPE_NTT_PIPE=1 ;;
-        batch) export ZKPIPE_NTT_PIPE=0 ZKPIPE_NTT_BATCH=1 ;;
-        rfirst) export ZKPIPE_NTT_RFIRST=1 ;;
+        last) export ZKPIPE_NTT_PIPE=2 ZKPIPE_NTT_RFIRST=0 ;;
+        plain) export ZKPIPE_NTT_BATCH=0 ZKPIPE_NTT_RFIRST=0 ;;
+        rf2) export ZKPIPE_NTT_RFIRST=2 ;;
       esac
-      timeout $lim "$BIN/test_gpu_$name" ) > "$OUT/t.log" 2>&1
+      # The NTT's options run --small (ZP_NTT_TEST_SMALL_TOP, every pass geometry); the default to 2^28.
+      small=""; [ $name = ntt ] && [ $mode != default ] && small=--small
+      timeout $lim "$BIN/test_gpu_$name" $small ) > "$OUT/t.log" 2>&1
     rc=$?
     cat "$OUT/t.log" >> "$OUT/tests.log"
     RES[test_$key]="rc=$rc $(tail -1 "$OUT/t.log") ($(( $(date +%s) - t0 )) s)"
@@ -402,14 +409,12 @@ if [ $DO_NCU = 1 ] && command -v ncu > /dev/null; then
 fi
 
 if [ $DO_SAN = 1 ] && command -v compute-sanitizer > /dev/null; then
-  # ntt:pipe: the same with every NTT pass it can pipelined (ZKPIPE_NTT_PIPE=1);
-  # ntt:batch: none pipelined, the m = 0 passes batched (ZKPIPE_NTT_BATCH=1);
-  # ntt:rfirst: with every pass pipelined and r first (ZKPIPE_NTT_RFIRST=1).
-  for t in field eval ntt ntt:pipe ntt:batch ntt:rfirst msm; do
+  # ntt:pipe, ntt:last, ntt:plain, ntt:rf2: the NTT modes of the tests above.
+  for t in field eval ntt ntt:pipe ntt:last ntt:plain ntt:rf2 msm; do
     log "memcheck test_gpu_$t --small"
     echo "==== memcheck test_gpu_$t --small" >> "$OUT/memcheck.log"
-    pipe=2 batch=0 rf=0
-    case $t in *:pipe) pipe=1 ;; *:batch) pipe=0 batch=1 ;; *:rfirst) pipe=1 rf=1 ;; esac
+    pipe=0 batch=1 rf=1
+    case $t in *:pipe) pipe=1 ;; *:last) pipe=2 rf=0 ;; *:plain) batch=0 rf=0 ;; *:rf2) rf=2 ;; esac
     ZKPIPE_NTT_PIPE=$pipe ZKPIPE_NTT_BATCH=$batch ZKPIPE_NTT_RFIRST=$rf timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
       --leak-check no "$BIN/test_gpu_${t%%:*}" --small >> "$OUT/memcheck.log" 2>&1
     rc=$?

@@ -239,13 +239,13 @@ typedef struct zp__gpu_ntt_phases {
 } zp__gpu_ntt_phases;
 void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
 /* Which kernels the last NTT transform on s ran: how many passes the
- * pipelined one (ntt_pipe.cuh: by default the pass with m = 0;
- * ZKPIPE_NTT_PIPE), how many the plain one on several whole transforms a
- * tile (m = 0, ZKPIPE_NTT_BATCH=1), and whether the radix-4 stages took
- * r from the top bits of the group index (ZKPIPE_NTT_RFIRST=1). */
+ * pipelined one (ntt_pipe.cuh: none by default; ZKPIPE_NTT_PIPE), how many
+ * the plain one on several whole transforms a tile (m = 0; by default,
+ * ZKPIPE_NTT_BATCH), and in how many passes the radix-4 stages took r
+ * from the top bits of the group index (every pass by default;
+ * ZKPIPE_NTT_RFIRST). */
 typedef struct zp__gpu_ntt_paths {
-    unsigned piped, batched;
-    bool rfirst;
+    unsigned piped, batched, rfirst;
 } zp__gpu_ntt_paths;
 void zp__gpu_ntt_last_paths(const zp__gpu_stream *s, zp__gpu_ntt_paths *out);
 

@@ -8,9 +8,10 @@
  * bit-reversed order), multiplies element p of column L by the twist
  * w_M^(L * rev_k(p)), and writes it back where it came from. Columns are
  * loaded 2^j at a time so that global accesses are runs of 2^j elements.
- * The pass with m = 0 (the DIF's last, the DIT's first) runs pipelined
- * by default (ntt_pipe.cuh: resident blocks, the next tile copied in
- * during the stages, several transforms a tile).
+ * The pass with m = 0 (the DIF's last, the DIT's first) puts several
+ * transforms in a tile by default (BATCH), so that its radix-4 stages keep
+ * every thread busy; the radix-4 stages take r first (RF). ntt_pipe.cuh's
+ * pipelined pass, measured slower, stays as an option.
  * After the passes the array is in bit-reversed order; a tiled bit-reversal
  * pass (through shared memory, both sides as runs of 16 elements) puts it in
  * natural order and applies the scale of the inverse (n^-1) and of an
@@ -176,10 +177,10 @@ static __device__ __forceinline__ uint64_t pass_col(unsigned l, unsigned cs, boo
  * reversal over lg bits when slo: the natural index of a bit-reversed
  * input), the twist, the transposed stages, store. A tile is 2^j
  * columns of the pass or, with BATCH (a pass with m = 0 and
- * ZKPIPE_NTT_BATCH=1), 2^j whole transforms side by side, column l at l <<
- * cs (cs = k). RF: see r4_rows (ntt_stages.cuh). Both are template
- * arguments so that the default instance is the code measured without
- * them.
+ * ZKPIPE_NTT_BATCH, the default), 2^j whole transforms side by side,
+ * column l at l << cs (cs = k). RF: see r4_rows (ntt_stages.cuh). Both
+ * are template arguments; the instance without them is the code measured
+ * before them (session 16).
  */
 template <bool DIT, bool RF, bool BATCH>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
@@ -284,23 +285,30 @@ static pass_fn pass_kernel(bool dit, bool rf, bool batch)
 
 #include "gpu/ntt_pipe.cuh"
 
-/* ZKPIPE_NTT_RFIRST=1: the radix-4 stages map a warp's threads to groups
+/* ZKPIPE_NTT_RFIRST: the radix-4 stages map a warp's threads to groups
  * that share r (r4_rows in ntt_stages.cuh), so that the groups of trivial
- * twiddles skip their products. Off by default until measured. */
-static bool rfirst_on(void)
+ * twiddles skip their products together and the twiddle loads become
+ * broadcasts; 1 (the default) in every pass, 2 in the passes with m > 0
+ * only, 0 in none. On the H200 (bench/RESULTS.md, session 17, bench ntt
+ * alternating twice, medians of 5, 2^27): the passes with m > 0 14.90 /
+ * 12.64 -> 14.33 / 12.12 ms; the batched pass with m = 0 10.60 -> 10.09. */
+static unsigned rfirst_mode(void)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 1, 0);
-    return on == 1;
+    static const unsigned mode = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1);
+    return mode;
 }
 
-/* ZKPIPE_NTT_BATCH=1: a pass with m = 0 that the pipelined kernel does
- * not take runs the plain kernel on tiles of 2^TILE_LOG elements, several
- * transforms a tile, instead of one transform (2^k elements) a block, whose
- * radix-4 stages leave half of 256 threads idle at k = 9. Off by default
- * until measured. */
+/* ZKPIPE_NTT_BATCH (1, the default; 0 off): a pass with m = 0 that the
+ * pipelined kernel does not take runs the plain kernel on tiles of
+ * 2^TILE_LOG elements, several transforms a tile, instead of one transform
+ * (2^k elements) a block, whose radix-4 stages leave half of 256 threads
+ * idle at k = 9. On the H200 (session 17, as above) that pass at 2^27
+ * took 10.61 ms against 11.81 pipelined (ntt_pipe.cuh) and 12.42 plain;
+ * with r first as well the transform 42.27 -> 39.43 ms, 2^26 20.40 ->
+ * 19.05, 2^28 87.14 -> 81.82. */
 static bool batch_on(void)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 0);
+    static const unsigned on = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 1);
     return on == 1;
 }
 
@@ -511,12 +519,15 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     }
     s->ntt_marks = 0;
     const unsigned piped = pipe_mode();
-    const bool batch = batch_on(), rf = rfirst_on();
-    s->ntt_paths = zp__gpu_ntt_paths{0, 0, rf};
+    const bool batch = batch_on();
+    const unsigned rf_mode = rfirst_mode();
+    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0};
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
         const unsigned p = dit ? passes - 1 - i : i, k = ks[p], m = ms[p];
+        const bool rf = rf_mode == 1 || (rf_mode == 2 && m > 0);
+        s->ntt_paths.rfirst += rf;
         unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k, cs = 0;
         if (m == 0 && batch) { /* k <= PASS_MAX_BITS < TILE_LOG */
             j = log2n - k < TILE_LOG - k ? log2n - k : TILE_LOG - k;

@@ -27,18 +27,22 @@
  * the copies themselves; not separated), while the last pass gained (12.43
  * -> 11.83 ms). On the passes with m = 0 alone it wins: 2^27 42.88 / 42.95
  * -> 42.28 / 42.31 ms, 2^26 20.58 / 20.61 -> 20.39 / 20.41; the porep:27
- * partition's h 259.9 -> 258.6 ms (two calls). So that is the default.
+ * partition's h 259.9 -> 258.6 ms (two calls). That was the default until
+ * session 17 measured the plain kernel with several transforms a tile
+ * (ZKPIPE_NTT_BATCH, ntt.cu) faster still on that pass (2^27: 11.81 ->
+ * 10.61 ms): the block filled was what counted, not the overlap. So no
+ * pass is pipelined by default now; the kernel stays for measurements.
  */
 #ifndef ZP_GPU_NTT_PIPE_CUH
 #define ZP_GPU_NTT_PIPE_CUH
 
 #include "gpu/knob.h"
 
-/* ZKPIPE_NTT_PIPE: 0 runs no pass pipelined, 1 every pass it applies to,
- * 2 (the default) only the passes with nothing below them (m = 0). */
+/* ZKPIPE_NTT_PIPE: 0 (the default) runs no pass pipelined, 1 every pass
+ * it applies to, 2 only the passes with nothing below them (m = 0). */
 static unsigned pipe_mode(void)
 {
-    static const unsigned mode = zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 2);
+    static const unsigned mode = zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0);
     return mode;
 }
 

@@ -76,32 +76,43 @@ static void test_vs_reference(void)
     }
 }
 
+/* The four transforms (forward, inverse, each plain and coset) of 2^lg
+ * random values against the CPU's. */
+static void vs_cpu_at(unsigned lg, const zp_fr *coset)
+{
+    size_t n = (size_t)1 << lg;
+    zp_fr *a = xmalloc(n * sizeof *a), *g = xmalloc(n * sizeof *g), *c = xmalloc(n * sizeof *c);
+    fill_host(a, n);
+    for (int mode = 0; mode < 4; mode++) {
+        bool inv = mode & 1, cos = mode & 2;
+        zp_roots roots = (lg + mode) & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
+        memcpy(c, a, n * sizeof *a);
+        zp_err e = cos ? zp__cpu_coset_ntt(c, lg, inv, coset, roots, 0)
+                       : zp__cpu_ntt(c, lg, inv, roots, 0);
+        CHECK_EQ_INT(e, ZP_OK);
+        gpu_ntt_host(g, a, lg, inv, roots, cos ? coset : NULL);
+        int bad = count_diff(g, c, n);
+        if (bad)
+            fprintf(stderr, "  2^%u inverse=%d coset=%d: %d wrong\n", lg, inv, cos, bad);
+        CHECK_EQ_INT(bad, 0);
+    }
+    free(a);
+    free(g);
+    free(c);
+}
+
+/* Sizes 2^1 ... 2^24 (--small: to ZP_NTT_TEST_SMALL_TOP, then 2^21, the
+ * first size of three passes, so that every pass geometry of the knobs'
+ * kernels is checked in a --small run too). */
 static void test_vs_cpu(void)
 {
     unsigned top = T_small ? ZP_NTT_TEST_SMALL_TOP : 24;
     zp_fr coset;
     zp_fr_from_u64(&coset, 7);
-    for (unsigned lg = 1; lg <= top; lg += (lg < 20 ? 1 : 2)) {
-        size_t n = (size_t)1 << lg;
-        zp_fr *a = xmalloc(n * sizeof *a), *g = xmalloc(n * sizeof *g), *c = xmalloc(n * sizeof *c);
-        fill_host(a, n);
-        for (int mode = 0; mode < 4; mode++) {
-            bool inv = mode & 1, cos = mode & 2;
-            zp_roots roots = (lg + mode) & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
-            memcpy(c, a, n * sizeof *a);
-            zp_err e = cos ? zp__cpu_coset_ntt(c, lg, inv, &coset, roots, 0)
-                           : zp__cpu_ntt(c, lg, inv, roots, 0);
-            CHECK_EQ_INT(e, ZP_OK);
-            gpu_ntt_host(g, a, lg, inv, roots, cos ? &coset : NULL);
-            int bad = count_diff(g, c, n);
-            if (bad)
-                fprintf(stderr, "  2^%u inverse=%d coset=%d: %d wrong\n", lg, inv, cos, bad);
-            CHECK_EQ_INT(bad, 0);
-        }
-        free(a);
-        free(g);
-        free(c);
-    }
+    for (unsigned lg = 1; lg <= top; lg += (lg < 20 ? 1 : 2))
+        vs_cpu_at(lg, &coset);
+    if (top < 21)
+        vs_cpu_at(21, &coset);
 }
 
 struct eval_ctx {
@@ -199,8 +210,9 @@ static void test_to_coset(void)
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof full / sizeof *full; si++) {
         unsigned lg = full[si];
-        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP)
-            break;
+        /* --small: 2^21 as well, the first size of three passes. */
+        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21)
+            continue;
         size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
         zp_roots roots = si & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
         zp_fr *a = xmalloc(bytes), *f = xmalloc(bytes), *u = xmalloc(bytes);
@@ -253,8 +265,8 @@ static void test_coset_diff(void)
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned lg = sizes[si];
-        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP)
-            break;
+        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21) /* as test_to_coset */
+            continue;
         size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
         zp_roots roots = si & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
         zp_fr *a = xmalloc(bytes), *c = xmalloc(bytes), *f = xmalloc(bytes), *u = xmalloc(bytes);
@@ -357,23 +369,27 @@ static void test_mul_sub(void)
     free(got);
 }
 
-/* Which passes ran which kernel, by ZKPIPE_NTT_PIPE: 0 none pipelined
- * (ntt_pipe.cuh); 1 (bench/gpu.sh's ntt:pipe mode) those of at most 9 bits
- * with a full tile of 2^10 elements: 2^12 (6 + 6 bits, the last pass four
- * transforms a tile) both, 2^21 (7 + 7 + 7) all three, 2^9 (one pass, one
- * transform) and 2^20 (10 + 10) none; unset (2) only the pass with m = 0
- * of those. With ZKPIPE_NTT_BATCH=1 (the ntt:batch mode) a pass with m =
- * 0 left to the plain kernel takes several transforms a tile: 2^12, 2^20
- * and 2^21 one each unless pipelined, 2^9 none (one transform in all). The
- * forward DIT passes of to_coset count as the forward's. ZKPIPE_NTT_RFIRST=1
- * (the ntt:rfirst mode) is reported as taken. The results are checked
- * against the CPU by the tests above in the same mode. */
+/* Which passes ran which kernel, by ZKPIPE_NTT_PIPE: unset (0) none
+ * pipelined (ntt_pipe.cuh); 1 (bench/gpu.sh's ntt:pipe mode) those of at
+ * most 9 bits with a full tile of 2^10 elements: 2^12 (6 + 6 bits, the
+ * last pass four transforms a tile) both, 2^21 (7 + 7 + 7) all three, 2^9
+ * (one pass, one transform) and 2^20 (10 + 10) none; 2 (the ntt:last mode)
+ * only the pass with m = 0 of those. With ZKPIPE_NTT_BATCH unset (1) a
+ * pass with m = 0 left to the plain kernel takes several transforms a
+ * tile: 2^12, 2^20 and 2^21 one each unless pipelined, 2^9 none (one
+ * transform in all); 0 (the ntt:plain mode) none. The forward DIT passes
+ * of to_coset count as the forward's. ZKPIPE_NTT_RFIRST is reported in
+ * every pass (unset: 1), in those with m > 0 (2, the ntt:rf2 mode: none at
+ * 2^9, one of two at 2^12 and 2^20, two of three at 2^21) or in none (0).
+ * The results are checked against the CPU by the tests above in the same
+ * mode. */
 static void test_ntt_paths(void)
 {
     /* Read as the library reads them (gpu/knob.h). */
-    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 2);
-    const int batch = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 0) == 1;
-    const bool rf = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 1, 0) == 1;
+    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0);
+    const int batch = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 1) == 1;
+    const int rf = (int)zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1);
+    static const int passes[4] = {1, 2, 2, 3};
     zp__gpu_ntt_paths got;
     static const unsigned lgs[] = {9, 12, 20, 21};
     static const int piped[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
@@ -391,13 +407,13 @@ static void test_ntt_paths(void)
             zp__gpu_ntt_last_paths(T_s, &got);
             CHECK_EQ_INT((int)got.piped, want);
             CHECK_EQ_INT((int)got.batched, want_b);
-            CHECK(got.rfirst == rf);
+            CHECK_EQ_INT((int)got.rfirst, rf == 1 ? passes[i] : rf == 2 ? passes[i] - 1 : 0);
         }
     }
     GPU_OK(zp__gpu_stream_sync(T_s));
     printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d); batched m = 0 passes: %s; "
-           "r first: %s\n",
-           pipe, piped[pipe][1], piped[pipe][3], batch ? "on" : "off", rf ? "on" : "off");
+           "r first: mode %d\n",
+           pipe, piped[pipe][1], piped[pipe][3], batch ? "on" : "off", rf);
     zp__gpu_free(T_gpu, &d);
 }
 
