@@ -127,6 +127,13 @@ zp_err zp__gpu_ntt_to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_ro
  * zp__gpu_fr_mul_sub, one product per element instead of two. */
 zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
                                    zp_roots roots, const zp_fr *shift, const zp_fr *scale);
+/* d_a <- to_coset(d_a) * d_mul pointwise (d_mul: 2^log2n values on the
+ * device, not d_a, not changed): the product folds into the forward's last
+ * pass where that pass has m > 0 and runs the plain kernel (2^11 and up
+ * unless ZKPIPE_NTT_PIPE=1 pipelines it), else a pointwise pass follows.
+ * The H step's a'b' without a pass of its own. Asynchronous. */
+zp_err zp__gpu_ntt_to_coset_mul(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
+                                const zp_fr *shift, const zp_fr *d_mul);
 
 /*
  * d_a <- (the coset inverse NTT of d_a by shift - the inverse NTT of d_c)
@@ -246,6 +253,7 @@ void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
  * ZKPIPE_NTT_RFIRST). */
 typedef struct zp__gpu_ntt_paths {
     unsigned piped, batched, rfirst;
+    unsigned folded; /* passes that stored times a product array (to_coset_mul) */
 } zp__gpu_ntt_paths;
 void zp__gpu_ntt_last_paths(const zp__gpu_stream *s, zp__gpu_ntt_paths *out);
 

@@ -102,6 +102,13 @@ zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_ntt_to_coset_mul(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
+                                const zp_fr *shift, const zp_fr *d_mul)
+{
+    (void)s; (void)d_a; (void)log2n; (void)roots; (void)shift; (void)d_mul;
+    return ZP_E_NO_GPU;
+}
+
 zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_c, unsigned log2n,
                               zp_roots roots, const zp_fr *shift, const zp_fr *scale)
 {

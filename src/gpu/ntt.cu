@@ -180,14 +180,17 @@ static __device__ __forceinline__ uint64_t pass_col(unsigned l, unsigned cs, boo
  * ZKPIPE_NTT_BATCH, the default), 2^j whole transforms side by side,
  * column l at l << cs (cs = k). RF: see r4_rows (ntt_stages.cuh). Both
  * are template arguments; the instance without them is the code measured
- * before them (session 16).
+ * before them (session 16). MUL (a DIT pass with m > 0, the forward's last
+ * of to_coset_mul): each element is stored times mul at its index, the
+ * pointwise product folded into the store; mul is not read otherwise.
  */
-template <bool DIT, bool RF, bool BATCH>
+template <bool DIT, bool RF, bool BATCH, bool MUL = false>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
                                                        unsigned k, unsigned m, unsigned j,
                                                        unsigned cs, const fr_t *slo,
                                                        const fr_t *shi, const fr_t *nlo,
-                                                       const fr_t *tw, unsigned lg)
+                                                       const fr_t *tw, unsigned lg,
+                                                       const fr_t *mul)
 {
     extern __shared__ uint4 sh_raw[];
     fr_t *sh = reinterpret_cast<fr_t *>(sh_raw);
@@ -252,6 +255,8 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         fr_t x = fr_load(sh + e);
         if (!DIT && m > 0)
             x = twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw);
+        if (MUL)
+            x = ntt_mul(x, fr_load(mul + idx));
         fr_store(a + idx, x);
     }
 }
@@ -268,11 +273,12 @@ static size_t pass_shared(unsigned k, unsigned tile)
 #endif
 }
 
-/* The plain pass kernel's instance for (dit, rf, batch). */
+/* The plain pass kernel's instance for (dit, rf, batch), or with mul the
+ * DIT one that stores times mul (rf only; batch is for m = 0). */
 typedef void (*pass_fn)(fr_t *, const fr_t *, const fr_t *, unsigned, unsigned, unsigned,
                         unsigned, const fr_t *, const fr_t *, const fr_t *, const fr_t *,
-                        unsigned);
-static pass_fn pass_kernel(bool dit, bool rf, bool batch)
+                        unsigned, const fr_t *);
+static pass_fn pass_kernel(bool dit, bool rf, bool batch, bool mul)
 {
     static const pass_fn fn[8] = {
         ntt_pass_kernel<false, false, false>, ntt_pass_kernel<true, false, false>,
@@ -280,6 +286,9 @@ static pass_fn pass_kernel(bool dit, bool rf, bool batch)
         ntt_pass_kernel<false, false, true>,  ntt_pass_kernel<true, false, true>,
         ntt_pass_kernel<false, true, true>,   ntt_pass_kernel<true, true, true>,
     };
+    if (mul)
+        return rf ? ntt_pass_kernel<true, true, false, true>
+                  : ntt_pass_kernel<true, false, false, true>;
     return fn[dit + 2 * rf + 4 * batch];
 }
 
@@ -440,11 +449,13 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
     ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
     const int most = (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG);
     const int piped = (int)pipe_shared(SHTW_MAX_K);
-    for (int v = 0; v < 8; v++) {
-        ZP_CUDA(cudaFuncSetAttribute(pass_kernel(v & 1, v & 2, v & 4),
+    for (int v = 0; v < 10; v++) { /* 8, 9: the two MUL instances */
+        ZP_CUDA(cudaFuncSetAttribute(v < 8 ? pass_kernel(v & 1, v & 2, v & 4, false)
+                                           : pass_kernel(true, v & 1, false, true),
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-        ZP_CUDA(cudaFuncSetAttribute(pipe_kernel(v & 1, v & 2),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
+        if (v < 4)
+            ZP_CUDA(cudaFuncSetAttribute(pipe_kernel(v & 1, v & 2),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
     }
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -501,6 +512,7 @@ struct ntt_plan {
     const fr_t *out_lo, *out_hi;
     enum ntt_order order;
     const fr_t *sub_c;
+    const fr_t *mul; /* ORDER_DIT: the last pass's product array, where it folds (NULL: none) */
 };
 
 static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di,
@@ -521,7 +533,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     const unsigned piped = pipe_mode();
     const bool batch = batch_on();
     const unsigned rf_mode = rfirst_mode();
-    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0};
+    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0, 0};
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
@@ -548,9 +560,12 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             s->ntt_paths.piped++;
         } else {
             s->ntt_paths.batched += cs && j;
-            const pass_fn fn = pass_kernel(dit, rf, cs != 0);
+            /* The product folds into the last pass where it has m > 0. */
+            const fr_t *mul = dit && i == passes - 1 && m > 0 ? pl->mul : NULL;
+            s->ntt_paths.folded += mul != NULL;
+            const pass_fn fn = pass_kernel(dit, rf, cs != 0, mul != NULL);
             fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-                a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw, log2n);
+                a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw, log2n, mul);
         }
         ZP_CUDA_LAUNCHED();
         if (s->profile)
@@ -684,9 +699,11 @@ static zp_err inverse_pre(zp__gpu_stream *s, const struct ntt_scratch &sc, unsig
     return ZP_OK;
 }
 
-extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
-                                              zp_roots roots, const zp_fr *shift,
-                                              const zp_fr *scale)
+/* to_coset_scaled, and with mul (not NULL) times mul pointwise: folded
+ * into the forward's last pass where that pass has m > 0 (and is not
+ * pipelined), else one pointwise pass after. */
+static zp_err to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
+                       const zp_fr *shift, const zp_fr *scale, const zp_fr *mul)
 {
     zp__gpu *g = s->g;
     if (log2n < 1 || log2n > ZP_GPU_NTT_MAX_LOG2 || !d_a || !shift || zp_fr_is_zero(shift))
@@ -704,8 +721,27 @@ extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, uns
     ZP_TRY(pow_tables(g, s->st, sc.slo, sc.shi, shift, &pre));
     struct ntt_plan inv = {NULL, NULL, folded ? sc.nlo : NULL, 0, fr_t{}, NULL, NULL, ORDER_TO_REV};
     ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 1, &inv));
-    struct ntt_plan fwd = {sc.slo, sc.shi, NULL, 0, fr_t{}, NULL, NULL, ORDER_DIT};
-    return ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd);
+    struct ntt_plan fwd = {sc.slo, sc.shi, NULL, 0, fr_t{}, NULL, NULL,
+                           ORDER_DIT, NULL, (const fr_t *)mul};
+    ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd));
+    if (mul && !s->ntt_paths.folded)
+        return zp__gpu_fr_mul_sub(s, d_a, d_a, mul, NULL, (uint64_t)1 << log2n);
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
+                                              zp_roots roots, const zp_fr *shift,
+                                              const zp_fr *scale)
+{
+    return to_coset(s, d_a, log2n, roots, shift, scale, NULL);
+}
+
+extern "C" zp_err zp__gpu_ntt_to_coset_mul(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n,
+                                           zp_roots roots, const zp_fr *shift, const zp_fr *d_mul)
+{
+    if (!d_mul || d_mul == d_a)
+        return ZP_E_INVALID_ARG;
+    return to_coset(s, d_a, log2n, roots, shift, NULL, d_mul);
 }
 
 /*

@@ -330,6 +330,19 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
     return e ? e : es;
 }
 
+/* ZKPIPE_NTT_FOLD=1 (read once): the TAU h stage's a'b' folded into a's
+ * forward last pass (zp__gpu_ntt_to_coset_mul) instead of a pointwise pass
+ * of its own (~13 GB of traffic at porep:27, ~3 ms). Off by default until
+ * measured on a GPU. */
+static bool fold_ab(void)
+{
+    static _Atomic unsigned cached; /* the value once read, plus one */
+    unsigned v = cached;
+    if (!v)
+        cached = v = 1 + zp__env_knob("ZKPIPE_NTT_FOLD", 0, 1, 0);
+    return v == 2;
+}
+
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     const zp__pk *pk = k->pk;
@@ -358,7 +371,18 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
     zp_fr_from_mont(&raw, &scale);
     /* a, b <- the evaluations of iNTT(a), iNTT(b) on the coset shift·⟨ω⟩ (as
      * prove.c), each inverse and coset forward NTT fused. */
-    zp_err e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
+    zp_err e;
+    if (!coset && fold_ab()) {
+        /* b first, then a's forward stores a'b' into a (its last pass). */
+        e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
+        if (!e)
+            e = zp__gpu_ntt_to_coset_mul(s->st, a, log2n, pk->roots, &shift, b);
+        if (!e)
+            e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
+        zp_err es = zp__gpu_stream_sync(s->st);
+        return e ? e : es;
+    }
+    e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
     if (!e)
         e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
     if (coset) {

@@ -253,6 +253,62 @@ static void test_to_coset(void)
     zp__gpu_free(T_gpu, &d);
 }
 
+/* zp__gpu_ntt_to_coset_mul against to_coset then a pointwise product on
+ * the host, sizes of one, two and three passes, both root conventions; the
+ * product folds into the forward's last pass from 2^11 (two passes) unless
+ * ZKPIPE_NTT_PIPE=1 pipelines that pass, and is a pass of its own below. */
+static void test_to_coset_mul(void)
+{
+    static const unsigned sizes[] = {1, 2, 9, 10, 11, 12, 16, 20, 21, 22, 25};
+    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0);
+    zp_fr shift;
+    zp_fr_from_u64(&shift, 7);
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        unsigned lg = sizes[si];
+        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21) /* as test_to_coset */
+            continue;
+        size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
+        zp_roots roots = si & 1 ? ZP_ROOTS_SNARKJS : ZP_ROOTS_BELLPERSON;
+        zp_fr *a = xmalloc(bytes), *mul = xmalloc(bytes), *f = xmalloc(bytes), *u = xmalloc(bytes);
+        fill_host(a, n);
+        fill_host(mul, n);
+        zp__gpu_buf d = gpu_test_alloc(bytes), dm = gpu_test_alloc(bytes);
+        GPU_OK(zp__gpu_upload(T_s, d.ptr, a, bytes));
+        GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lg, roots, &shift));
+        GPU_OK(zp__gpu_download(T_s, u, d.ptr, bytes));
+        GPU_OK(zp__gpu_upload(T_s, d.ptr, a, bytes));
+        GPU_OK(zp__gpu_upload(T_s, dm.ptr, mul, bytes));
+        GPU_OK(zp__gpu_ntt_to_coset_mul(T_s, d.ptr, lg, roots, &shift, dm.ptr));
+        zp__gpu_ntt_paths paths;
+        zp__gpu_ntt_last_paths(T_s, &paths);
+        GPU_OK(zp__gpu_download(T_s, f, d.ptr, bytes));
+        GPU_OK(zp__gpu_download(T_s, a, dm.ptr, bytes)); /* mul, to see it unchanged */
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        CHECK_EQ_INT(report_diff(a, mul, n, "to_coset_mul's array", lg), 0);
+        for (size_t i = 0; i < n; i++)
+            zp_fr_mul(&u[i], &u[i], &mul[i]);
+        CHECK_EQ_INT(report_diff(f, u, n, "to_coset_mul", lg), 0);
+        if (pipe != 1)
+            CHECK_EQ_INT((int)paths.folded, lg > 10);
+        CHECK((int)paths.folded <= 1);
+        zp__gpu_free(T_gpu, &dm);
+        zp__gpu_free(T_gpu, &d);
+        free(a);
+        free(mul);
+        free(f);
+        free(u);
+    }
+    zp__gpu_buf d = gpu_test_alloc(64), dm = gpu_test_alloc(64);
+    CHECK_EQ_INT(zp__gpu_ntt_to_coset_mul(T_s, d.ptr, 1, ZP_ROOTS_SNARKJS, &shift, NULL),
+                 ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt_to_coset_mul(T_s, d.ptr, 1, ZP_ROOTS_SNARKJS, &shift, d.ptr),
+                 ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_ntt_to_coset_mul(T_s, d.ptr, 29, ZP_ROOTS_SNARKJS, &shift, dm.ptr),
+                 ZP_E_INVALID_ARG);
+    zp__gpu_free(T_gpu, &dm);
+    zp__gpu_free(T_gpu, &d);
+}
+
 /* zp__gpu_ntt_coset_diff (one bit reversal that also subtracts and
  * scales) against its unfused composition: inverse of c, coset inverse of
  * a, then (a - c) * scale pointwise, all natural order, on the GPU. Sizes
@@ -435,6 +491,7 @@ int main(int argc, char **argv)
     RUN(test_vs_cpu);
     RUN(test_large);
     RUN(test_to_coset);
+    RUN(test_to_coset_mul);
     RUN(test_coset_diff);
     RUN(test_mul_sub);
     RUN(test_ntt_paths);
