@@ -203,6 +203,13 @@ static void test_large(void)
  * coset transform, each natural in and out), both on the GPU; the
  * composition itself is checked against the CPU above. Sizes of one, two
  * and three passes, both root conventions. */
+/* Whether a --small run leaves out 2^lg: it runs the sizes up to
+ * ZP_NTT_TEST_SMALL_TOP and 2^21, the first size of three passes. */
+static bool skip_size(unsigned lg)
+{
+    return T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21;
+}
+
 static void test_to_coset(void)
 {
     static const unsigned full[] = {1, 2, 5, 8, 9, 10, 11, 12, 16, 19, 20, 21, 22, 25};
@@ -210,8 +217,7 @@ static void test_to_coset(void)
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof full / sizeof *full; si++) {
         unsigned lg = full[si];
-        /* --small: 2^21 as well, the first size of three passes. */
-        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21)
+        if (skip_size(lg))
             continue;
         size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
         zp_roots roots = si & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
@@ -265,7 +271,7 @@ static void test_to_coset_mul(void)
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned lg = sizes[si];
-        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21) /* as test_to_coset */
+        if (skip_size(lg))
             continue;
         size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
         zp_roots roots = si & 1 ? ZP_ROOTS_SNARKJS : ZP_ROOTS_BELLPERSON;
@@ -321,7 +327,7 @@ static void test_coset_diff(void)
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned lg = sizes[si];
-        if (T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21) /* as test_to_coset */
+        if (skip_size(lg))
             continue;
         size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
         zp_roots roots = si & 1 ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
