@@ -196,6 +196,12 @@ zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_p
                       const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
 zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
                       const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
+/* zp__gpu_msm_g1 without the 0/1 split: every scalar through Pippenger
+ * (the same sum; no classification, scan, scatter or wait for the counts).
+ * For random scalars, such as the H polynomial's, where the split finds
+ * nothing to skip. Same arguments, scratch and limits. */
+zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                              const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
 
 /* Split counts of the last MSM run on s (for benchmarks and traces). */
 void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,

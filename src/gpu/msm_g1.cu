@@ -106,8 +106,8 @@ extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_pha
     *out = s->phases;
 }
 
-extern "C" zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
-                                 const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
+static zp_err msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                     const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch, bool split)
 {
     zp_g1_jac_inf(out);
     if (n > ZP_GPU_MSM_MAX)
@@ -117,7 +117,7 @@ extern "C" zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_
     xyzz_t<fp_t> *h = NULL;
     unsigned nw = 0, c = 0;
     ZP_TRY(msm_device<fp_t>(s, &h, &nw, &c, (const aff_t<fp_t> *)d_points,
-                            (const fr_t *)d_scalars, n, scratch));
+                            (const fr_t *)d_scalars, n, scratch, split));
     const zp_g1_xyzz *w = (const zp_g1_xyzz *)h;
     zp_g1_xyzz acc;
     zp_g1_xyzz_inf(&acc);
@@ -131,3 +131,15 @@ extern "C" zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_
     return ZP_OK;
 }
 
+extern "C" zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                                 const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
+{
+    return msm_g1(s, out, d_points, d_scalars, n, scratch, true);
+}
+
+extern "C" zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out,
+                                         const zp_g1_affine *d_points, const zp_fr *d_scalars,
+                                         uint64_t n, zp__gpu_buf scratch)
+{
+    return msm_g1(s, out, d_points, d_scalars, n, scratch, false);
+}

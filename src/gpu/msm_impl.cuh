@@ -72,6 +72,7 @@ struct msm_layout {
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
     size_t runs, parts3;    /* the two-level reduction's (0: none) */
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
+    bool ident;             /* no split: dense scalar i is scalar i (msm_device) */
     size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
     size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
 };
@@ -376,8 +377,10 @@ static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
  * every digit's sign flipped (halve_scalars), so s < 2^254 and nw * c >=
  * 255; without, nw * c >= 256 > 255 bits: either way the top window never
  * carries out. Only windows w0 .. w0+g-1 are written (window w0 + k at
- * k * m), the ones below still run for their carries.
+ * k * m), the ones below still run for their carries. IDENT: no dense
+ * list, dense scalar i is scalar i (an MSM without the split).
  */
+template <bool IDENT>
 static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
                                      unsigned c, unsigned w0, unsigned g, bool halve,
                                      uint32_t *keys, uint32_t *vals)
@@ -385,7 +388,7 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
         return;
-    uint32_t idx = dense[i];
+    uint32_t idx = IDENT ? (uint32_t)i : dense[i];
     fr_t s = fr_load(sc + idx);
     uint32_t flip = 0;
     if (halve) {
@@ -580,7 +583,8 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         const uint64_t N = (uint64_t)gw * m;
         const uint64_t nkeys = (uint64_t)gw << l->c;
         xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
-        digits_kernel<<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
+        (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256), 256,
+                                                                   0, st>>>(
             scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin, vin);
         ZP_CUDA_LAUNCHED();
         const unsigned sb = sort_bits(l->c);
@@ -620,11 +624,15 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
 /*
  * Runs the whole MSM; on success host[0 .. nw) holds the window sums,
  * host[nw] the sum of the ones, and *nw_out / *c_out the window shape.
+ * Without `split` every scalar is dense: no classification, scan, scatter
+ * or wait for the counts (for random scalars, where the split finds
+ * nothing to skip); zeros and ones then cost what any digit costs, and
+ * the sum is the same.
  */
 template <class F>
 static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, unsigned *c_out,
                          const aff_t<F> *points, const fr_t *scalars, uint64_t n,
-                         zp__gpu_buf scratch)
+                         zp__gpu_buf scratch, bool split = true)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
@@ -636,20 +644,26 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     ZP_CUDA(cudaSetDevice(g->device));
     mark(s, 0);
 
-    uint64_t *flags = (uint64_t *)(base + l.flags), *pos = (uint64_t *)(base + l.pos);
-    uint32_t *counts = (uint32_t *)(base + l.counts);
-    classify_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(scalars, n, flags);
-    ZP_CUDA_LAUNCHED();
-    size_t tb = l.temp_bytes;
-    ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l.temp, tb, flags, pos, (int)n, st));
-    scatter_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(
-        flags, pos, n, (uint32_t *)(base + l.dense), (uint32_t *)(base + l.ones), counts);
-    ZP_CUDA_LAUNCHED();
-    uint32_t *hc = (uint32_t *)s->host;
-    ZP_CUDA(cudaMemcpyAsync(hc, counts, 8, cudaMemcpyDeviceToHost, st));
-    mark(s, 1);
-    ZP_CUDA(cudaStreamSynchronize(st));
-    uint64_t m = hc[0], ones = hc[1];
+    uint64_t m = n, ones = 0;
+    if (split) {
+        uint64_t *flags = (uint64_t *)(base + l.flags), *pos = (uint64_t *)(base + l.pos);
+        uint32_t *counts = (uint32_t *)(base + l.counts);
+        classify_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(scalars, n, flags);
+        ZP_CUDA_LAUNCHED();
+        size_t tb = l.temp_bytes;
+        ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l.temp, tb, flags, pos, (int)n, st));
+        scatter_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(
+            flags, pos, n, (uint32_t *)(base + l.dense), (uint32_t *)(base + l.ones), counts);
+        ZP_CUDA_LAUNCHED();
+        uint32_t *hc = (uint32_t *)s->host;
+        ZP_CUDA(cudaMemcpyAsync(hc, counts, 8, cudaMemcpyDeviceToHost, st));
+        mark(s, 1);
+        ZP_CUDA(cudaStreamSynchronize(st));
+        m = hc[0];
+        ones = hc[1];
+    } else {
+        mark(s, 1);
+    }
     s->last_dense = m;
     s->last_ones = ones;
     s->last_zeros = n - m - ones;
@@ -663,6 +677,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
                   affine_pass_ok<F>(&l);
     if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false))
         return ZP_E_GPU_OOM;
+    l.ident = !split;
     s->last_windows = l.nw;
     s->last_per_pass = l.G;
     s->last_aff_rounds = 0; /* dense_part keeps the most rounds of its passes */

@@ -180,6 +180,14 @@ zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_p
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                              const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
+{
+    (void)s; (void)d_points; (void)d_scalars; (void)n; (void)scratch;
+    zp_g1_jac_inf(out);
+    return ZP_E_NO_GPU;
+}
+
 zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
                       const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
 {

@@ -427,17 +427,31 @@ static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
     return b;
 }
 
-/* Σ sc[i]·p[i] for i < n, chunk_points(false) points at a time. */
+/* ZKPIPE_MSM_H_NOSPLIT=1 (read once): the H MSM without the 0/1 split
+ * (zp__gpu_msm_g1_nosplit): its scalars are random, so the split's ~2.5 ms
+ * at porep:27 and its wait find nothing to skip. Off by default until
+ * measured on a GPU. */
+static bool h_nosplit(void)
+{
+    static _Atomic unsigned cached; /* the value once read, plus one */
+    unsigned v = cached;
+    if (!v)
+        cached = v = 1 + zp__env_knob("ZKPIPE_MSM_H_NOSPLIT", 0, 1, 0);
+    return v == 2;
+}
+
+/* Σ sc[i]·p[i] for i < n, chunk_points(false) points at a time; without
+ * the 0/1 split unless `split`. */
 static zp_err msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
-                     uint64_t n)
+                     uint64_t n, bool split)
 {
     const zp_g1_affine *pts = p->ptr;
     const uint64_t chunk = chunk_points(false);
     zp_g1_jac_inf(out);
     for (uint64_t off = 0; off < n; off += chunk) {
         zp_g1_jac part, sum;
-        zp_err e = zp__gpu_msm_g1(s->st, &part, pts + off, sc + off,
-                                  min_u64(n - off, chunk), msm_scratch(s));
+        zp_err e = (split ? zp__gpu_msm_g1 : zp__gpu_msm_g1_nosplit)(
+            s->st, &part, pts + off, sc + off, min_u64(n - off, chunk), msm_scratch(s));
         if (e)
             return e;
         zp_g1_jac_add(&sum, out, &part);
@@ -474,26 +488,26 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     zp_fr *w = s->w.ptr, *sc = s->sab.ptr ? s->sab.ptr : s->big.ptr;
     double t0 = zp__g16_now(), t1, t2, t3, t4, t5;
     /* H first: its scalars occupy a, where the gathers go next. */
-    zp_err e = msm_g1(s, &out->h, &k->p_h, s->big.ptr, pk->n_h);
+    zp_err e = msm_g1(s, &out->h, &k->p_h, s->big.ptr, pk->n_h, !h_nosplit());
     t1 = zp__g16_now();
     if (!e)
         e = zp__gpu_fr_from_mont(s->st, w, w, pk->n_vars);
     if (!e)
         e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
     if (!e)
-        e = msm_g1(s, &out->a, &k->p_a, sc, pk->n_a);
+        e = msm_g1(s, &out->a, &k->p_a, sc, pk->n_a, true);
     t2 = zp__g16_now();
     /* The A MSM has waited for the stream: its scalars may be replaced. */
     if (!e)
         e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
     if (!e)
-        e = msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b);
+        e = msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
     t3 = zp__g16_now();
     if (!e)
         e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
     t4 = zp__g16_now();
     if (!e)
-        e = msm_g1(s, &out->l, &k->p_l, w + pk->n_public + 1, pk->n_l);
+        e = msm_g1(s, &out->l, &k->p_l, w + pk->n_public + 1, pk->n_l, true);
     t5 = zp__g16_now();
     t->msm_h = t1 - t0;
     t->msm_a = t2 - t1;

@@ -284,6 +284,58 @@ static void test_g2(void)
         g2_case((1u << 16) - 1, S_SPARSE, P_DISTINCT);
 }
 
+/* One zp__gpu_msm_g1_nosplit case against the CPU; the split it reports
+ * is every scalar dense. */
+static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
+{
+    zp_g1_affine *p = xmalloc(n * sizeof *p);
+    zp_fr *s = xmalloc(n * sizeof *s);
+    zp__gpu_buf dp, ds;
+    g1_points(p, &dp, n, pk);
+    make_scalars(s, n, sk);
+    ds = gpu_test_alloc(n * sizeof *s);
+    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes(n, false));
+    zp_g1_jac got, want;
+    GPU_OK(zp__gpu_msm_g1_nosplit(T_s, &got, dp.ptr, ds.ptr, n, scratch));
+    if (n <= 300)
+        zp__msm_g1_ref(&want, p, s, n);
+    else
+        CHECK_EQ_INT(zp__cpu_msm_g1(&want, p, s, n, 0), ZP_OK);
+    bool ok = zp_g1_jac_eq(&got, &want);
+    CHECK(ok);
+    uint64_t z, o, d;
+    zp__gpu_msm_last_split(T_s, &z, &o, &d);
+    CHECK(z == 0 && o == 0 && d == n);
+    printf("  nosplit n=%zu scalars=%s points=%s %s\n", n, scal_name[sk], pts_name[pk],
+           ok ? "ok" : "WRONG");
+    zp__gpu_free(T_gpu, &scratch);
+    zp__gpu_free(T_gpu, &ds);
+    zp__gpu_free(T_gpu, &dp);
+    free(p);
+    free(s);
+}
+
+/* The MSM without the 0/1 split (the H MSM's, ZKPIPE_MSM_H_NOSPLIT=1):
+ * zeros, ones and r - 1 as digits, points at infinity, one point repeated,
+ * sizes of one chunk to the affine rounds. */
+static void test_g1_nosplit(void)
+{
+    static const size_t sizes[] = {1, 2, 257, 1025, 3000, 10000};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        g1_nosplit_case(sizes[i], S_RANDOM, P_DISTINCT);
+        g1_nosplit_case(sizes[i], S_MIXED, P_WITH_INF);
+    }
+    g1_nosplit_case(1000, S_ZERO, P_DISTINCT);
+    g1_nosplit_case(1000, S_ONE, P_SAME);
+    g1_nosplit_case(1000, S_MINUS1, P_DISTINCT);
+    g1_nosplit_case(5000, S_SAME, P_DISTINCT);
+    g1_nosplit_case(4097, S_SPARSE, P_WITH_INF);
+    g1_nosplit_case(10000, S_DIGITS, P_DISTINCT);
+    if (!T_small)
+        g1_nosplit_case(1u << 20, S_RANDOM, P_DISTINCT);
+}
+
 /* A scratch for fewer windows per pass: sorted and accumulated a few
  * windows at a time, the same sums. */
 static void test_passes(void)
@@ -313,6 +365,9 @@ static void test_args(void)
     CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, NULL, NULL, (uint64_t)1 << 31, none), ZP_E_TOO_LARGE);
     zp__gpu_buf d = gpu_test_alloc(4096);
     CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, d.ptr, d.ptr, 1000, d), ZP_E_GPU_OOM);
+    CHECK_EQ_INT(zp__gpu_msm_g1_nosplit(T_s, &r, d.ptr, d.ptr, 1000, d), ZP_E_GPU_OOM);
+    CHECK_EQ_INT(zp__gpu_msm_g1_nosplit(T_s, &r, NULL, NULL, (uint64_t)1 << 31, none),
+                 ZP_E_TOO_LARGE);
     zp__gpu_free(T_gpu, &d);
 }
 
@@ -342,6 +397,7 @@ int main(int argc, char **argv)
     RUN(test_g1_edges);
     RUN(test_g1_large);
     RUN(test_g2);
+    RUN(test_g1_nosplit);
     RUN(test_passes);
     RUN(test_args);
     RUN(test_short_sorts);
