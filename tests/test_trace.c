@@ -311,6 +311,53 @@ static void test_group_busy_and_clip(void)
     zp__trace_free(&t);
 }
 
+/* The steady-state rate: a partition completes when its last event ends
+ * (job a's with a verify after the msm), and two jobs' partitions of the
+ * same index stay apart. Completions at 5 (fill), 6 .. 13 s, and 30
+ * (drain): with a tenth left out at each end, completions 2..9 of 10
+ * (1-based) are 7 intervals of 1 s. Fewer than 4 partitions: no rate. */
+static void test_steady_rate(void)
+{
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 64, 2, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "gpu0/0");
+    zp__trace_set_lane(&t, 1, "verify0");
+    /* job a: parts 0..4 end at 5 (fill), 6, 7, 8, 9; job b: 0..4 at 10 .. 14, the
+     * last at 30 (drain) */
+    static const double end_a[5] = {5, 6, 7, 8, 9}, end_b[5] = {10, 11, 12, 13, 30};
+    for (int i = 0; i < 5; i++) {
+        zp__trace_add(&t, 0, ZP__ST_MSM, "a", (uint32_t)i, end_a[i] - 1, end_a[i] - 0.5);
+        zp__trace_add(&t, 1, ZP__ST_VERIFY, "a", (uint32_t)i, end_a[i] - 0.5, end_a[i]);
+        zp__trace_add(&t, 0, ZP__ST_MSM, "b", (uint32_t)i, end_b[i] - 1, end_b[i]);
+    }
+    zp__tr r;
+    read_back(&t, &r);
+    zp__tr_steady ss;
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, NULL, &ss), ZP_OK);
+    CHECK_EQ_INT((int)ss.parts, 10);
+    CHECK_EQ_INT((int)ss.from, 1);
+    CHECK_EQ_INT((int)ss.to, 8);
+    CHECK(fabs(ss.per_part - (13.0 - 6.0) / 7) < 1e-9);
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0, NULL, &ss), ZP_OK); /* no trim: fill and drain */
+    CHECK(fabs(ss.per_part - (30.0 - 5.0) / 9) < 1e-9);
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0, "a", &ss), ZP_OK); /* job b's only */
+    CHECK_EQ_INT((int)ss.parts, 5);
+    CHECK(fabs(ss.per_part - (30.0 - 10.0) / 4) < 1e-9);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+
+    CHECK_EQ_INT(zp__trace_init(&t, 16, 1, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "gpu0/0");
+    for (int i = 0; i < 3; i++)
+        zp__trace_add(&t, 0, ZP__ST_MSM, "a", (uint32_t)i, i, i + 1);
+    read_back(&t, &r);
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, NULL, &ss), ZP_OK);
+    CHECK_EQ_INT((int)ss.parts, 3);
+    CHECK(ss.per_part < 0);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+}
+
 int main(void)
 {
     RUN(test_json_shape);
@@ -321,5 +368,6 @@ int main(void)
     RUN(test_msm_parts);
     RUN(test_read_hostile);
     RUN(test_group_busy_and_clip);
+    RUN(test_steady_rate);
     return FINISH();
 }

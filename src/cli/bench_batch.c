@@ -40,10 +40,13 @@ static const char batch_help[] =
     "synthetic witness (part of the acquire stage) unless --distinct-witnesses D\n"
     "(1..16): then D witnesses are made once and reused, so that the figures are\n"
     "those of proving (witness in, verified proof out), not of witness synthesis.\n"
-    "Prints throughput (per job and per partition), per-stage medians, each\n"
-    "worker's busy fraction (every stage on its lane, acquire and finish too),\n"
-    "each GPU's busy fraction (device stages of all its slots, merged) and the\n"
-    "peak RSS; --trace writes the Chrome trace (zkpipe trace svg draws it).\n"
+    "Prints throughput (per job and per partition: over the whole timed run, and\n"
+    "in steady state, between partition completions with the first and last tenth\n"
+    "left out so that the pipeline's fill and drain do not count), per-stage\n"
+    "medians, each worker's busy fraction (every stage on its lane, acquire and\n"
+    "finish too), each GPU's busy fraction (device stages of all its slots,\n"
+    "merged) and the peak RSS; --trace writes the Chrome trace (zkpipe trace svg\n"
+    "draws it).\n"
     "\n"
     "With --addr, the jobs go to a running daemon (zkpipe serve) instead: J client\n"
     "threads submit jobs for its synthetic key NAME over HTTP with synthetic\n"
@@ -189,6 +192,12 @@ static void report_trace(zp_engine *e, const batch_opts *o, double from)
         for (size_t l = 0; l < t.n_lanes; l++)
             printf(" %s %.1f %%", t.lanes[l].name, 100 * zp__tr_busy(&t, l));
         printf("  (over %.3f s of trace)\n", t.t1 - t.t0);
+        zp__tr_steady ss;
+        if (zp__tr_steady_rate(&t, ZP__STEADY_TRIM, "warm-up", &ss) == ZP_OK && ss.per_part > 0)
+            printf("steady state: %.4f s per partition, %.3f s per job of %d partitions "
+                   "(completions %zu..%zu of %zu: the first and last tenth left out)\n",
+                   ss.per_part, ss.per_part * o->partitions, o->partitions, ss.from + 1,
+                   ss.to + 1, ss.parts);
         static const char *const device_stages[] = {"eval", "h", "msm", NULL};
         for (int g = 0; g < 16; g++) {
             char prefix[16];

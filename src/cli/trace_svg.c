@@ -51,6 +51,11 @@ static int trace_svg(const char *in, const char *outpath)
     for (size_t s = 0; s < t.n_stages; s++)
         printf("  stage %-10s median %.3f ms\n", t.stages[s],
                1e3 * zp__tr_stage_median(&t, t.stages[s]));
+    zp__tr_steady ss;
+    if (zp__tr_steady_rate(&t, ZP__STEADY_TRIM, "warm-up", &ss) == ZP_OK && ss.per_part > 0)
+        printf("  steady state %.4f s per partition (completions %zu..%zu of %zu, the first "
+               "and last tenth left out; job warm-up's not counted)\n", ss.per_part,
+               ss.from + 1, ss.to + 1, ss.parts);
     zp__tr_free(&t);
     return 0;
 }

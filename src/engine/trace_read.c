@@ -248,6 +248,60 @@ double zp__tr_stage_median(const zp__tr *t, const char *stage)
     return m;
 }
 
+/* Partition completions, by job and index. */
+typedef struct done_at {
+    const char *job;
+    uint32_t part;
+    double t1;
+} done_at;
+
+static int cmp_done(const void *a, const void *b)
+{
+    const done_at *x = a, *y = b;
+    int c = strcmp(x->job, y->job);
+    return c ? c : (x->part > y->part) - (x->part < y->part);
+}
+
+zp_err zp__tr_steady_rate(const zp__tr *t, double trim, const char *skip, zp__tr_steady *out)
+{
+    memset(out, 0, sizeof *out);
+    out->per_part = -1;
+    done_at *d = malloc((t->n ? t->n : 1) * sizeof *d);
+    double *c = malloc((t->n ? t->n : 1) * sizeof *c);
+    if (!d || !c) {
+        free(d);
+        free(c);
+        return ZP_E_NOMEM;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (!skip || strcmp(t->ev[i].job, skip))
+            d[n++] = (done_at){t->ev[i].job, t->ev[i].part, t->ev[i].t1};
+    qsort(d, n, sizeof *d, cmp_done);
+    size_t parts = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (parts && !cmp_done(&d[i], &d[i - 1])) {
+            if (d[i].t1 > c[parts - 1])
+                c[parts - 1] = d[i].t1;
+        } else {
+            c[parts++] = d[i].t1;
+        }
+    }
+    qsort(c, parts, sizeof *c, cmp_d);
+    out->parts = parts;
+    if (trim < 0 || trim >= 0.5)
+        trim = 0;
+    size_t cut = (size_t)((double)parts * trim);
+    if (parts >= 4 && parts - 1 - cut > cut + 1) {
+        out->from = cut;
+        out->to = parts - 1 - cut;
+        out->per_part = (c[out->to] - c[out->from]) / (double)(out->to - out->from);
+    }
+    free(d);
+    free(c);
+    return ZP_OK;
+}
+
 /* ------------------------------------------------------------------ SVG */
 
 #define SVG_W 1200

@@ -56,6 +56,20 @@ double zp__tr_busy(const zp__tr *t, size_t lane);
 double zp__tr_busy_group(const zp__tr *t, const char *prefix, const char *const *stages);
 /* Median duration in seconds of the events of a stage; -1 when none. */
 double zp__tr_stage_median(const zp__tr *t, const char *stage);
+/* Steady-state throughput: each partition (job and index) completes when
+ * its last event ends; over the sorted completions from..to (the first
+ * and last `trim` fraction of them left out, so that the pipeline's fill
+ * and drain do not count), per_part = (c[to] - c[from]) / (to - from), the
+ * seconds between completions (from, to: 0-based). The partitions of job
+ * `skip` (NULL: none; bench batch's "warm-up") are left out. per_part < 0
+ * when there are fewer than 4 partitions or the trim leaves fewer than 3
+ * completions. ZP_E_NOMEM, else ZP_OK. */
+#define ZP__STEADY_TRIM 0.1 /* what bench batch and trace svg leave out at each end */
+typedef struct zp__tr_steady {
+    size_t parts, from, to;
+    double per_part;
+} zp__tr_steady;
+zp_err zp__tr_steady_rate(const zp__tr *t, double trim, const char *skip, zp__tr_steady *out);
 /* The Gantt chart: one row per lane, a bar per event coloured by stage,
  * a time axis, and each lane's busy fraction. */
 zp_err zp__tr_svg(const zp__tr *t, char **out, size_t *len);
