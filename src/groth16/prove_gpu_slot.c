@@ -112,13 +112,22 @@ typedef struct slot_plan {
  * beyond the rest) fixes the windows instead of ZP_G16_AFFINE_WINDOWS and
  * the growth into a share, for measurements; KNOB_UNSET when not set. */
 #define KNOB_UNSET 17u
+
+/* Knob `name` (0..hi, dflt when unset) read once into *cache, which holds
+ * the value plus one (0: not read yet). */
+static unsigned knob_cached(_Atomic unsigned *cache, const char *name, unsigned hi,
+                            unsigned dflt)
+{
+    unsigned v = *cache;
+    if (!v)
+        *cache = v = 1 + zp__env_knob(name, 0, hi, dflt);
+    return v - 1;
+}
+
 static unsigned knob_windows(void)
 {
-    static _Atomic unsigned cached; /* the value once read, plus one */
-    unsigned v = cached;
-    if (!v)
-        cached = v = 1 + zp__env_knob("ZKPIPE_SLOT_AFFINE_WINDOWS", 0, 16, KNOB_UNSET);
-    return v - 1;
+    static _Atomic unsigned cached;
+    return knob_cached(&cached, "ZKPIPE_SLOT_AFFINE_WINDOWS", 16, KNOB_UNSET);
 }
 
 static unsigned affine_windows(void)
@@ -336,11 +345,8 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
  * measured on a GPU. */
 static bool fold_ab(void)
 {
-    static _Atomic unsigned cached; /* the value once read, plus one */
-    unsigned v = cached;
-    if (!v)
-        cached = v = 1 + zp__env_knob("ZKPIPE_NTT_FOLD", 0, 1, 0);
-    return v == 2;
+    static _Atomic unsigned cached;
+    return knob_cached(&cached, "ZKPIPE_NTT_FOLD", 1, 0) == 1;
 }
 
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
@@ -433,11 +439,8 @@ static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
  * measured on a GPU. */
 static bool h_nosplit(void)
 {
-    static _Atomic unsigned cached; /* the value once read, plus one */
-    unsigned v = cached;
-    if (!v)
-        cached = v = 1 + zp__env_knob("ZKPIPE_MSM_H_NOSPLIT", 0, 1, 0);
-    return v == 2;
+    static _Atomic unsigned cached;
+    return knob_cached(&cached, "ZKPIPE_MSM_H_NOSPLIT", 1, 0) == 1;
 }
 
 /* Σ sc[i]·p[i] for i < n, chunk_points(false) points at a time; without
