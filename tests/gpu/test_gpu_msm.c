@@ -318,7 +318,8 @@ static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
 
 /* The MSM without the 0/1 split (the H MSM's, ZKPIPE_MSM_H_NOSPLIT=1):
  * zeros, ones and r - 1 as digits, points at infinity, one point repeated,
- * sizes of one chunk to the affine rounds. */
+ * sizes from 1 up (through the affine rounds in the msm:on mode, which
+ * forces them). */
 static void test_g1_nosplit(void)
 {
     static const size_t sizes[] = {1, 2, 257, 1025, 3000, 10000};
