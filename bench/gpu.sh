@@ -267,7 +267,7 @@ for spec in "${BATCH[@]}"; do
   tr="$OUT/trace_$1_${ng}x$4_${5//,/-}.json" # no commas: such names do not come back
   ZKPIPE_LOG_KEYS=1 timeout 590 "$ZK" bench batch $(batch_args "$spec") --trace "$tr" \
     >> "$OUT/prove.log" 2>&1
-  RES[batch_$1_${ng}x$4_$5]="rc=$? $(grep -E '^wall' "$OUT/prove.log" | tail -1)"
+  RES[batch_$1_${ng}x$4_$5]="rc=$? $(grep -E '^wall' "$OUT/prove.log" | tail -1) $(grep -E '^steady' "$OUT/prove.log" | tail -1 | cut -d'(' -f1)"
   log "  ${RES[batch_$1_${ng}x$4_$5]}"
   tail -8 "$OUT/prove.log"
   [ -f "$tr" ] && "$ZK" trace svg "$tr" -o "${tr%.json}.svg" > /dev/null 2>&1
@@ -386,7 +386,7 @@ if [ ${#AB[@]} -gt 0 ]; then
       if [ -n "$AB_BATCH" ]; then
         log "ab $v: bench batch $AB_BATCH"
         env ${envs[@]+"${envs[@]}"} timeout 590 "$ZK" bench batch $(batch_args "$AB_BATCH") 2>&1 |
-          grep -E '^wall' | sed "s/^/$v batch /" | tee -a "$OUT/ab.log"
+          grep -E '^(wall|steady)' | sed "s/^/$v batch /" | tee -a "$OUT/ab.log"
       fi
     done
   done
