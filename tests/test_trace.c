@@ -311,48 +311,57 @@ static void test_group_busy_and_clip(void)
     zp__trace_free(&t);
 }
 
+/* A trace of `slots` lanes whose partitions of job "a" complete every P
+ * seconds per lane, lane k `k * off` after lane 0 (its msm, then a verify
+ * on a verify lane), `per_lane` each; and one slow partition of job "w"
+ * (warm-up) ending at 0.5. */
+static void slots_trace(zp__trace *t, int slots, int per_lane, double P, double off)
+{
+    CHECK_EQ_INT(zp__trace_init(t, 1024, 2, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(t, 0, "gpu0/0");
+    zp__trace_set_lane(t, 1, "verify0");
+    zp__trace_add(t, 0, ZP__ST_MSM, "w", 0, 0.0, 0.5);
+    for (int k = 0; k < slots; k++)
+        for (int i = 0; i < per_lane; i++) {
+            double end = 1.0 + P * i + off * k;
+            uint32_t part = (uint32_t)(i * slots + k);
+            zp__trace_add(t, 0, ZP__ST_MSM, "a", part, end - 0.75, end - 0.25);
+            zp__trace_add(t, 1, ZP__ST_VERIFY, "a", part, end - 0.25, end);
+        }
+}
+
 /* The steady-state rate: a partition completes when its last event ends
- * (job a's with a verify after the msm), and two jobs' partitions of the
- * same index stay apart. Completions at 5 (fill), 6 .. 13 s, and 30
- * (drain): with a tenth left out at each end, completions 2..9 of 10
- * (1-based) are 7 intervals of 1 s. Fewer than 4 partitions: no rate. */
+ * (its verify here), partitions of different jobs with the same index stay
+ * apart, job "w" can be left out, and slots that finish in step (pairs or
+ * triples, as two or three GPU slots do) give the rate exactly, P / slots,
+ * where the first-to-last difference need not (on an H200 trace of two
+ * slots finishing 0.27 s apart every 2.43 s it gave 1.1845 s for 1.215). A slow first
+ * completion (fill) inside the trim does not count; fewer than 24
+ * completions after the trim: no rate. */
 static void test_steady_rate(void)
 {
     zp__trace t;
-    CHECK_EQ_INT(zp__trace_init(&t, 64, 2, NULL, NULL), ZP_OK);
-    zp__trace_set_lane(&t, 0, "gpu0/0");
-    zp__trace_set_lane(&t, 1, "verify0");
-    /* job a: parts 0..4 end at 5 (fill), 6, 7, 8, 9; job b: 0..4 at 10 .. 14, the
-     * last at 30 (drain) */
-    static const double end_a[5] = {5, 6, 7, 8, 9}, end_b[5] = {10, 11, 12, 13, 30};
-    for (int i = 0; i < 5; i++) {
-        zp__trace_add(&t, 0, ZP__ST_MSM, "a", (uint32_t)i, end_a[i] - 1, end_a[i] - 0.5);
-        zp__trace_add(&t, 1, ZP__ST_VERIFY, "a", (uint32_t)i, end_a[i] - 0.5, end_a[i]);
-        zp__trace_add(&t, 0, ZP__ST_MSM, "b", (uint32_t)i, end_b[i] - 1, end_b[i]);
-    }
     zp__tr r;
-    read_back(&t, &r);
     zp__tr_steady ss;
-    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, NULL, &ss), ZP_OK);
-    CHECK_EQ_INT((int)ss.parts, 10);
-    CHECK_EQ_INT((int)ss.from, 1);
-    CHECK_EQ_INT((int)ss.to, 8);
-    CHECK(fabs(ss.per_part - (13.0 - 6.0) / 7) < 1e-9);
-    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0, NULL, &ss), ZP_OK); /* no trim: fill and drain */
-    CHECK(fabs(ss.per_part - (30.0 - 5.0) / 9) < 1e-9);
-    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0, "a", &ss), ZP_OK); /* job b's only */
-    CHECK_EQ_INT((int)ss.parts, 5);
-    CHECK(fabs(ss.per_part - (30.0 - 10.0) / 4) < 1e-9);
-    zp__tr_free(&r);
-    zp__trace_free(&t);
-
-    CHECK_EQ_INT(zp__trace_init(&t, 16, 1, NULL, NULL), ZP_OK);
-    zp__trace_set_lane(&t, 0, "gpu0/0");
-    for (int i = 0; i < 3; i++)
-        zp__trace_add(&t, 0, ZP__ST_MSM, "a", (uint32_t)i, i, i + 1);
+    for (int slots = 1; slots <= 3; slots++) {
+        slots_trace(&t, slots, 60 / slots, 2.43, 0.27);
+        read_back(&t, &r);
+        CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, "w", &ss), ZP_OK);
+        CHECK_EQ_INT((int)ss.parts, 60);
+        CHECK_EQ_INT((int)ss.from, 6);
+        CHECK_EQ_INT((int)ss.to, 53);
+        CHECK(fabs(ss.per_part - 2.43 / slots) < 1e-9);
+        CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, NULL, &ss), ZP_OK); /* "w" counted */
+        CHECK_EQ_INT((int)ss.parts, 61);
+        CHECK(fabs(ss.per_part - 2.43 / slots) < 1e-9); /* inside the trim */
+        zp__tr_free(&r);
+        zp__trace_free(&t);
+    }
+    slots_trace(&t, 2, 14, 2.43, 0.27); /* 28: 24 after the trim (2 each end) */
     read_back(&t, &r);
-    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, NULL, &ss), ZP_OK);
-    CHECK_EQ_INT((int)ss.parts, 3);
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, "w", &ss), ZP_OK);
+    CHECK(fabs(ss.per_part - 2.43 / 2) < 1e-9);
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.2, "w", &ss), ZP_OK); /* 28 - 10: too few */
     CHECK(ss.per_part < 0);
     zp__tr_free(&r);
     zp__trace_free(&t);

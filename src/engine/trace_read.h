@@ -57,14 +57,17 @@ double zp__tr_busy_group(const zp__tr *t, const char *prefix, const char *const 
 /* Median duration in seconds of the events of a stage; -1 when none. */
 double zp__tr_stage_median(const zp__tr *t, const char *stage);
 /* Steady-state throughput: each partition (job and index) completes when
- * its last event ends; over the sorted completions from..to (the first
- * and last `trim` fraction of them left out, so that the pipeline's fill
- * and drain do not count), per_part = (c[to] - c[from]) / (to - from), the
- * seconds between completions (from, to: 0-based). The partitions of job
- * `skip` (NULL: none; bench batch's "warm-up") are left out. per_part < 0
- * when there are fewer than 4 partitions or the trim leaves fewer than 3
+ * its last event ends. Over the sorted completions from..to (0-based; the
+ * first and last `trim` fraction of them left out, so that the pipeline's
+ * fill and drain do not count), per_part is the mean of the last
+ * ZP__STEADY_AVG completions minus the mean of the first, over their rank
+ * distance: the seconds between completions, exact for slots that finish
+ * in a pattern repeating every 1, 2, 3, 4, 6 or 12 completions. The
+ * partitions of job `skip` (NULL: none; bench batch's "warm-up") are left
+ * out. per_part < 0 when from..to holds fewer than 2 * ZP__STEADY_AVG
  * completions. ZP_E_NOMEM, else ZP_OK. */
 #define ZP__STEADY_TRIM 0.1 /* what bench batch and trace svg leave out at each end */
+#define ZP__STEADY_AVG 12
 typedef struct zp__tr_steady {
     size_t parts, from, to;
     double per_part;
