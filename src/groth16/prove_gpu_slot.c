@@ -378,28 +378,24 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
     /* a, b <- the evaluations of iNTT(a), iNTT(b) on the coset shift·⟨ω⟩ (as
      * prove.c), each inverse and coset forward NTT fused. */
     zp_err e;
-    if (!coset && fold_ab()) {
-        /* b first, then a's forward stores a'b' into a (its last pass). */
-        e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
-        if (!e)
-            e = zp__gpu_ntt_to_coset_mul(s->st, a, log2n, pk->roots, &shift, b);
-        if (!e)
-            e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
-        zp_err es = zp__gpu_stream_sync(s->st);
-        return e ? e : es;
-    }
-    e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
-    if (!e)
-        e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
     if (coset) {
+        e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
+        if (!e)
+            e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
         if (!e)
             e = zp__gpu_ntt_to_coset(s->st, c, log2n, pk->roots, &shift);
         if (!e)
             e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, c, &raw, n);
     } else {
         /* TAU as prove.c: (coset iNTT of a'b' − iNTT(c)) / (gⁿ − 1), the
-         * first n − 1 coefficients the H scalars; c' is not made. */
+         * first n − 1 coefficients the H scalars; c' is not made. a <- a'b':
+         * with the fold, b first, then a's forward stores a'b' itself. */
+        const bool fold = fold_ab();
+        e = zp__gpu_ntt_to_coset(s->st, fold ? b : a, log2n, pk->roots, &shift);
         if (!e)
+            e = fold ? zp__gpu_ntt_to_coset_mul(s->st, a, log2n, pk->roots, &shift, b)
+                     : zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
+        if (!e && !fold)
             e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, NULL, NULL, n);
         if (!e)
             e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
