@@ -183,19 +183,12 @@ if [ $DO_TEST = 1 ]; then
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
     case $mode in
+      default) ;;
       on) key=${name}_affine ;;
       r1) key=${name}_rounds1 ;;
       g2) key=${name}_group2 ;;
-      red2) key=${name}_red2 ;;
-      c17) key=${name}_c17 ;;
       full) key=${name}_sortfull ;;
-      pack) key=${name}_pack ;;
-      pipe) key=${name}_pipe ;;
-      last) key=${name}_last ;;
-      plain) key=${name}_plain ;;
-      rf2) key=${name}_rf2 ;;
-      fold) key=${name}_fold ;;
-      nosplit) key=${name}_hnosplit ;;
+      *) key=${name}_$mode ;;
     esac
     log "test_gpu_$name ($mode)"
     t0=$(date +%s)
