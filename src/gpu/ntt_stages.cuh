@@ -50,10 +50,10 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw
  * low j bits of e, its rows start at g0 = (G << (lhs + 1)) + r (returned;
  * r < h = 2^(lhs-1) in *r, G < 2^a, a = k - 1 - lhs). Without rf r takes
  * the bits of e above l and G the top ones; with rf (ZKPIPE_NTT_RFIRST, a
- * constant of the kernel, on by default) r takes the top bits, so that where 2^(a+j) >=
- * 32 a warp's groups share r: those with r = 0, whose twiddles are one,
- * then skip their products together (a warp skips only when all its
- * threads do), and a warp's twiddle loads are broadcasts. The shared-
+ * constant of the kernel, on by default) r takes the top bits, so that
+ * where 2^(a+j) >= 32 a warp's groups share r: those with r = 0, whose
+ * twiddles are one, skip their products together (a warp skips only when
+ * all its threads do), and a warp's twiddle loads are broadcasts. The shared-
  * memory banks see the same pattern either way (rows apart by multiples of
  * four, columns side by side).
  */
