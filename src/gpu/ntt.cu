@@ -646,7 +646,7 @@ static zp_err to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots r
                            ORDER_DIT, NULL, (const fr_t *)mul};
     ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd));
     if (mul && !s->ntt_paths.folded)
-        return zp__gpu_fr_mul_sub(s, d_a, d_a, mul, NULL, (uint64_t)1 << log2n);
+        return zp__gpu_fr_mul_sub_scale(s, d_a, d_a, mul, NULL, NULL, (uint64_t)1 << log2n);
     return ZP_OK;
 }
 
