@@ -173,12 +173,13 @@ if [ $DO_TEST = 1 ]; then
   # default, only the pass with m = 0 pipelined, r first nowhere
   # (ZKPIPE_NTT_PIPE=2 ZKPIPE_NTT_RFIRST=0); "plain" one transform a block
   # and r first nowhere (ZKPIPE_NTT_BATCH=0 ZKPIPE_NTT_RFIRST=0); "rf2" r
-  # first only in the passes with m > 0 (ZKPIPE_NTT_RFIRST=2). "fold" the
-  # prover's a'b' stored by a's forward last pass (ZKPIPE_NTT_FOLD=1);
-  # "nosplit" its H MSM without the 0/1 split (ZKPIPE_MSM_H_NOSPLIT=1).
+  # first only in the passes with m > 0 (ZKPIPE_NTT_RFIRST=2). "nofold" the
+  # prover's a'b' in a pointwise pass of its own (ZKPIPE_NTT_FOLD=0; by
+  # default a's forward last pass stores it); "split" its H MSM with the 0/1
+  # split (ZKPIPE_MSM_H_NOSPLIT=0).
   for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:last ntt:150:plain ntt:150:rf2 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:fold prove:120:nosplit slot:120 slot:120:on \
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split slot:120 slot:120:on \
            slot:120:r1 slot:120:pack engine:150; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -207,8 +208,8 @@ if [ $DO_TEST = 1 ]; then
         last) export ZKPIPE_NTT_PIPE=2 ZKPIPE_NTT_RFIRST=0 ;;
         plain) export ZKPIPE_NTT_BATCH=0 ZKPIPE_NTT_RFIRST=0 ;;
         rf2) export ZKPIPE_NTT_RFIRST=2 ;;
-        fold) export ZKPIPE_NTT_FOLD=1 ;;
-        nosplit) export ZKPIPE_MSM_H_NOSPLIT=1 ;;
+        nofold) export ZKPIPE_NTT_FOLD=0 ;;
+        split) export ZKPIPE_MSM_H_NOSPLIT=0 ;;
       esac
       # The NTT's options run --small (ZP_NTT_TEST_SMALL_TOP, every pass geometry); the default to 2^28.
       small=""; [ $name = ntt ] && [ $mode != default ] && small=--small

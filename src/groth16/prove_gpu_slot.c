@@ -339,14 +339,14 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
     return e ? e : es;
 }
 
-/* ZKPIPE_NTT_FOLD=1 (read once): the TAU h stage's a'b' folded into a's
- * forward last pass (zp__gpu_ntt_to_coset_mul) instead of a pointwise pass
- * of its own (~13 GB of traffic at porep:27, ~3 ms). Off by default until
- * measured on a GPU. */
+/* The TAU h stage's a'b' folded into a's forward last pass
+ * (zp__gpu_ntt_to_coset_mul) instead of a pointwise pass of its own: the h
+ * stage of a porep:27 partition 240.9 -> 239.9 ms on the H200.
+ * ZKPIPE_NTT_FOLD=0 (read once) runs the pass. */
 static bool fold_ab(void)
 {
     static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_NTT_FOLD", 1, 0) == 1;
+    return knob_cached(&cached, "ZKPIPE_NTT_FOLD", 1, 1) == 1;
 }
 
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
@@ -429,14 +429,13 @@ static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
     return b;
 }
 
-/* ZKPIPE_MSM_H_NOSPLIT=1 (read once): the H MSM without the 0/1 split
- * (zp__gpu_msm_g1_nosplit): its scalars are random, so the split's ~2.5 ms
- * at porep:27 and its wait find nothing to skip. Off by default until
- * measured on a GPU. */
+/* The H MSM without the 0/1 split (zp__gpu_msm_g1_nosplit): its scalars
+ * are random, so the split and its wait find nothing to skip (porep:27 on
+ * the H200: 601.4 -> 598.7 ms). ZKPIPE_MSM_H_NOSPLIT=0 (read once) splits. */
 static bool h_nosplit(void)
 {
     static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_H_NOSPLIT", 1, 0) == 1;
+    return knob_cached(&cached, "ZKPIPE_MSM_H_NOSPLIT", 1, 1) == 1;
 }
 
 /* Σ sc[i]·p[i] for i < n, chunk_points(false) points at a time; without

@@ -316,7 +316,7 @@ static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
     free(s);
 }
 
-/* The MSM without the 0/1 split (the H MSM's, ZKPIPE_MSM_H_NOSPLIT=1):
+/* The MSM without the 0/1 split (the H MSM's by default):
  * zeros, ones and r - 1 as digits, points at infinity, one point repeated,
  * sizes from 1 up (through the affine rounds in the msm:on mode, which
  * forces them). */
