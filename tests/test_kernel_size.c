@@ -17,7 +17,8 @@
  * 3,488, so their limit is 4,000 (a split adds ~560 a copy). The
  * instances for ZKPIPE_NTT_RFIRST and ZKPIPE_NTT_BATCH are within 30
  * instructions of these, the two that store times a product array
- * (to_coset_mul) ~200 more, and all are checked alike.
+ * (to_coset_mul) ~200 more, the three whose first-pass twist is one load
+ * (BIG, ntt_twist.cuh) fewer, and all are checked alike.
  * Skipped (77) in builds without CUDA.
  */
 #include <stdbool.h>
@@ -134,17 +135,18 @@ static void test_g2_affine_kernel(void)
     CHECK(size_ok("msm_g2", "_Z14aff_add_kernelI5fp2_tLi", 20000));
 }
 
-/* ntt_pass_kernel<DIT, RF, BATCH, MUL> and ntt_pipe_kernel<DIT, RF>, every
- * instance: the eight without MUL and the two DIT ones with it (BATCH
- * false). */
+/* ntt_pass_kernel<DIT, RF, BATCH, MUL, BIG> and ntt_pipe_kernel<DIT, RF>,
+ * every instance: the eight without MUL or BIG, the two DIT ones with MUL
+ * (BATCH false), and with BIG (RF, BATCH false) DIF, DIT and DIT with MUL. */
 static void test_ntt_pass_kernel(void)
 {
-    char name[64];
-    for (int v = 0; v < 10; v++) {
-        const int dit = v < 8 ? v & 1 : 1, rf = v < 8 ? v >> 1 & 1 : v & 1,
-                  batch = v < 8 ? v >> 2 : 0, mul = v >= 8;
-        snprintf(name, sizeof name, "_Z15ntt_pass_kernelILb%dELb%dELb%dELb%dE", dit, rf, batch,
-                 mul);
+    char name[80];
+    for (int v = 0; v < 13; v++) {
+        const int big = v >= 10, dit = v < 8 ? v & 1 : big ? v != 10 : 1,
+                  rf = v < 8 ? v >> 1 & 1 : big ? 1 : v & 1, batch = v < 8 ? v >> 2 : 0,
+                  mul = (v >= 8 && v < 10) || v == 12;
+        snprintf(name, sizeof name, "_Z15ntt_pass_kernelILb%dELb%dELb%dELb%dELb%dE", dit, rf,
+                 batch, mul, big);
         CHECK(size_ok("ntt", name, 6000));
     }
     for (int v = 0; v < 4; v++) {

@@ -22,7 +22,7 @@ enum backend { BK_AUTO, BK_GPU, BK_CPU };
 struct opts {
     int from, to, reps, warmup;
     enum backend backend;
-    bool g2, sparse, inverse, coset;
+    bool g2, sparse, inverse, coset, twist;
     zp_roots roots;
     int per_pass;    /* msm: windows per pass, 0 = all */
     int scratch_gib; /* msm: at least this much scratch, 0 = what the sizing asks */
@@ -35,6 +35,8 @@ static const char ntt_help[] =
     "  --backend B         auto (GPU when present), gpu or cpu\n"
     "  --roots R           snarkjs (default) or bellperson\n"
     "  --inverse, --coset  the inverse / coset transform\n"
+    "  --twist             GPU: full twist tables from 2^19, as a resident key has\n"
+    "                      them (the prover's transforms; 64 bytes an element)\n"
     "Floor: 30 ms for 2^27 (DESIGN.md §8: multiplies on one H200), scaled by n log n.\n";
 
 static const char msm_help[] =
@@ -91,6 +93,7 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             bad = zp__parse_int(argv[++i], 1, 128, &o->scratch_gib);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
         else if (!strcmp(a, "--coset")) o->coset = true;
+        else if (!strcmp(a, "--twist")) o->twist = true;
         else bad = 1;
         if (bad) {
             fprintf(stderr, "zkpipe bench: bad option '%s'\n%s", a, help);
@@ -182,6 +185,11 @@ static int ntt_gpu(const struct opts *o)
         double ms[1000];
         float t;
         c.lg = lg;
+        zp__gpu_twist tw = {{NULL, 0}, 0, ZP_ROOTS_SNARKJS};
+        if (o->twist && zp__gpu_ntt_twist_bytes((unsigned)lg)) {
+            e = zp__gpu_ntt_twist_build(s, &tw, (unsigned)lg, o->roots);
+            zp__gpu_stream_set_twist(s, &tw);
+        }
         for (int w = 0; w < o->warmup && !e; w++)
             e = zp__gpu_time_ms(s, ntt_gpu_once, &c, &t);
         for (int r = 0; r < o->reps && !e; r++) {
@@ -199,6 +207,11 @@ static int ntt_gpu(const struct opts *o)
                 printf(" bit reversal %.3f\n", ph.bitrev);
             }
         }
+        zp__gpu_stream_set_twist(s, NULL);
+        zp_err es = zp__gpu_stream_sync(s); /* the runs are done with the tables */
+        zp__gpu_ntt_twist_free(g, &tw);
+        if (!e)
+            e = es;
     }
     if (e) {
         fprintf(stderr, "zkpipe bench ntt: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
@@ -245,7 +258,7 @@ int zp__bench_ntt(int argc, char **argv)
 {
     if (wants_help(argc, argv, ntt_help))
         return 0;
-    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
+    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
     if (parse(&o, argc, argv, ntt_help))
         return 2;
     if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
@@ -463,7 +476,7 @@ int zp__bench_msm(int argc, char **argv)
 {
     if (wants_help(argc, argv, msm_help))
         return 0;
-    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
+    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
     if (parse(&o, argc, argv, msm_help))
         return 2;
     if (o.to > 30) {

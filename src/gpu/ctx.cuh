@@ -45,6 +45,7 @@ struct zp__gpu_stream {
     zp__gpu_msm_phases phases;          /* of the last profiled MSM */
     unsigned ntt_marks;                 /* events recorded by the last NTT (0: none) */
     zp__gpu_ntt_paths ntt_paths;        /* the kernels of the last NTT */
+    const zp__gpu_twist *twist;         /* full twist tables its NTTs use, or NULL */
     zp__gpu_buf dev;       /* ZP__STREAM_DEV_BYTES of device scratch */
     void *host;            /* ZP__STREAM_HOST_BYTES pinned */
     uint64_t last_zeros, last_ones, last_dense;

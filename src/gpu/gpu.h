@@ -146,6 +146,36 @@ zp_err zp__gpu_ntt_to_coset_mul(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, z
 zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_c, unsigned log2n,
                               zp_roots roots, const zp_fr *shift, const zp_fr *scale);
 
+/*
+ * Full twist tables of one domain (ntt_twist.cuh): the first pass's twist
+ * of each element is one load instead of a product of two table entries.
+ * 2^log2n values for the forward root, then 2^log2n for the inverse times
+ * n^-1: zp__gpu_ntt_twist_bytes(log2n), 0 for domains below
+ * 2^ZP_GPU_NTT_TWIST_FROM (whose twists are one load already); 8 GiB at
+ * 2^27. A stream's transforms of that size and roots use them while they
+ * are set on it (zp__gpu_stream_set_twist; NULL unsets): a forward, and an
+ * inverse that folds n^-1 into its first twist (every inverse here).
+ */
+#define ZP_GPU_NTT_TWIST_FROM 19
+typedef struct zp__gpu_twist {
+    zp__gpu_buf mem;
+    unsigned log2n;
+    zp_roots roots;
+} zp__gpu_twist;
+static inline uint64_t zp__gpu_ntt_twist_bytes(unsigned log2n)
+{
+    return log2n >= ZP_GPU_NTT_TWIST_FROM && log2n <= ZP_GPU_NTT_MAX_LOG2
+               ? (uint64_t)64 << log2n
+               : 0;
+}
+/* Takes the tables from g's arena and fills them on s (asynchronous: wait
+ * for s before another stream uses them). ZP_E_INVALID_ARG for a size
+ * without tables; on failure nothing stays allocated. */
+zp_err zp__gpu_ntt_twist_build(zp__gpu_stream *s, zp__gpu_twist *t, unsigned log2n,
+                               zp_roots roots);
+void zp__gpu_ntt_twist_free(zp__gpu *g, zp__gpu_twist *t);
+void zp__gpu_stream_set_twist(zp__gpu_stream *s, const zp__gpu_twist *t);
+
 /* d_out[i] = (d_a[i] * d_b[i] - d_c[i]) * scale for i < n (device, Montgomery;
  * d_out may alias an input); d_b NULL: no product, d_c NULL: no difference,
  * scale NULL: no factor.
@@ -260,6 +290,7 @@ void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
 typedef struct zp__gpu_ntt_paths {
     unsigned piped, batched, rfirst;
     unsigned folded; /* passes that stored times a product array (to_coset_mul) */
+    unsigned big;    /* passes whose twist came from full tables (zp__gpu_stream_set_twist) */
 } zp__gpu_ntt_paths;
 void zp__gpu_ntt_last_paths(const zp__gpu_stream *s, zp__gpu_ntt_paths *out);
 

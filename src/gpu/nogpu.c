@@ -116,6 +116,22 @@ zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_c, unsigne
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_ntt_twist_build(zp__gpu_stream *s, zp__gpu_twist *t, unsigned log2n,
+                               zp_roots roots)
+{
+    (void)s; (void)log2n; (void)roots;
+    memset(t, 0, sizeof *t);
+    return ZP_E_NO_GPU;
+}
+
+void zp__gpu_ntt_twist_free(zp__gpu *g, zp__gpu_twist *t)
+{
+    (void)g;
+    memset(t, 0, sizeof *t);
+}
+
+void zp__gpu_stream_set_twist(zp__gpu_stream *s, const zp__gpu_twist *t) { (void)s; (void)t; }
+
 zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a, const zp_fr *d_b,
                           const zp_fr *d_c, uint64_t n)
 {

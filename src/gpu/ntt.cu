@@ -183,8 +183,12 @@ static __device__ __forceinline__ uint64_t pass_col(unsigned l, unsigned cs, boo
  * before them (session 16). MUL (a DIT pass with m > 0, the forward's last
  * of to_coset_mul): each element is stored times mul at its index, the
  * pointwise product folded into the store; mul is not read otherwise.
+ * BIG (the first pass of a transform, m > 0, not BATCH): the twist factor
+ * of each element is one load from the full table tw at the element's
+ * index (ntt_twist.cuh) instead of a product of two table entries; nlo is
+ * not read (the inverse's table holds n^-1).
  */
-template <bool DIT, bool RF, bool BATCH, bool MUL = false>
+template <bool DIT, bool RF, bool BATCH, bool MUL = false, bool BIG = false>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
                                                        unsigned k, unsigned m, unsigned j,
                                                        unsigned cs, const fr_t *slo,
@@ -222,9 +226,12 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
      * the kernel by half); each thread's own elements, so no barrier. */
     if (DIT && m > 0) {
         ZP_UNROLL(ZP_NTT_BF_UNROLL)
-        for (unsigned e = threadIdx.x; e < tile; e += blockDim.x)
-            fr_store(sh + e, twist(fr_load(sh + e), twist_exp(e, j, k, shift, L0), wlo, whi,
-                                   nlo, tw));
+        for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+            const fr_t x = fr_load(sh + e);
+            fr_store(sh + e, BIG ? ntt_mul(x, fr_load(tw + base + ((uint64_t)(e >> j) << m) +
+                                                      (e & cmask)))
+                                 : twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw));
+        }
     }
     /* Two inlined copies of the stages, so that each knows where its roots
      * are (a pointer that may be either compiles to generic loads, which
@@ -254,7 +261,8 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         uint64_t idx = base + ((uint64_t)(e >> j) << m) + pass_col(e & cmask, cs, BATCH);
         fr_t x = fr_load(sh + e);
         if (!DIT && m > 0)
-            x = twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw);
+            x = BIG ? ntt_mul(x, fr_load(tw + idx))
+                    : twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw);
         if (MUL)
             x = ntt_mul(x, fr_load(mul + idx));
         fr_store(a + idx, x);
@@ -274,12 +282,17 @@ static size_t pass_shared(unsigned k, unsigned tile)
 }
 
 /* The plain pass kernel's instance for (dit, rf, batch), or with mul the
- * DIT one that stores times mul (rf only; batch is for m = 0). */
+ * DIT one that stores times mul (batch is for m = 0); with big the one
+ * whose twist is one load (rf only, not batch). */
 typedef void (*pass_fn)(fr_t *, const fr_t *, const fr_t *, unsigned, unsigned, unsigned,
                         unsigned, const fr_t *, const fr_t *, const fr_t *, const fr_t *,
                         unsigned, const fr_t *);
-static pass_fn pass_kernel(bool dit, bool rf, bool batch, bool mul)
+static pass_fn pass_kernel(bool dit, bool rf, bool batch, bool mul, bool big = false)
 {
+    if (big)
+        return mul ? ntt_pass_kernel<true, true, false, true, true>
+                   : dit ? ntt_pass_kernel<true, true, false, false, true>
+                         : ntt_pass_kernel<false, true, false, false, true>;
     static const pass_fn fn[8] = {
         ntt_pass_kernel<false, false, false>, ntt_pass_kernel<true, false, false>,
         ntt_pass_kernel<false, true, false>,  ntt_pass_kernel<true, true, false>,
@@ -370,10 +383,11 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
     ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
     const int most = (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG);
     const int piped = (int)pipe_shared(SHTW_MAX_K);
-    for (int v = 0; v < 10; v++) { /* 8, 9: the two MUL instances */
-        ZP_CUDA(cudaFuncSetAttribute(v < 8 ? pass_kernel(v & 1, v & 2, v & 4, false)
-                                           : pass_kernel(true, v & 1, false, true),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    for (int v = 0; v < 13; v++) { /* 8, 9: the two MUL instances; 10..12 the BIG ones */
+        const pass_fn fn = v < 8    ? pass_kernel(v & 1, v & 2, v & 4, false)
+                           : v < 10 ? pass_kernel(true, v & 1, false, true)
+                                    : pass_kernel(v != 10, true, false, v == 12, true);
+        ZP_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
         if (v < 4)
             ZP_CUDA(cudaFuncSetAttribute(pipe_kernel(v & 1, v & 2),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
@@ -436,25 +450,46 @@ struct ntt_plan {
     const fr_t *mul; /* ORDER_DIT: the last pass's product array, where it folds (NULL: none) */
 };
 
+/* The passes of a transform of log2n bits (<= 3 for log2n <= 28): pass p
+ * takes ks[p] bits, with ms[p] bits below them. */
+static unsigned pass_geometry(unsigned log2n, unsigned ks[4], unsigned ms[4])
+{
+    const unsigned passes = (log2n + PASS_MAX_BITS - 1) / PASS_MAX_BITS;
+    unsigned done = 0;
+    for (unsigned p = 0; p < passes; p++) {
+        ks[p] = log2n / passes + (p < log2n % passes ? 1 : 0);
+        ms[p] = log2n - done - ks[p];
+        done += ks[p];
+    }
+    return passes;
+}
+
+/* The full twist table (ntt_twist.cuh) of a first pass of log2n bits with
+ * roots ci in direction di, nlo said, where s has one set: the forward's
+ * for a forward, the inverse's (n^-1 in it) for an inverse folding n^-1. */
+static const fr_t *twist_of(const zp__gpu_stream *s, unsigned log2n, int ci, int di, bool nlo)
+{
+    const zp__gpu_twist *t = s->twist;
+    if (!t || !t->mem.ptr || t->log2n != log2n || (t->roots == ZP_ROOTS_BELLPERSON) != ci ||
+        nlo != (di == 1))
+        return NULL;
+    return (const fr_t *)t->mem.ptr + (di ? (size_t)1 << log2n : 0);
+}
+
 static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di,
                       const struct ntt_plan *pl)
 {
     zp__gpu *g = s->g;
     const fr_t *wlo = g->root_lo[ci][di], *whi = g->root_hi[ci][di];
     const fr_t *tw = tw_table(g, ci, di);
-    const unsigned passes = (log2n + PASS_MAX_BITS - 1) / PASS_MAX_BITS;
     const bool dit = pl->order == ORDER_DIT;
-    unsigned ks[4], ms[4], done = 0; /* passes <= 3: log2n <= 28 */
-    for (unsigned p = 0; p < passes; p++) {
-        ks[p] = log2n / passes + (p < log2n % passes ? 1 : 0);
-        ms[p] = log2n - done - ks[p];
-        done += ks[p];
-    }
+    unsigned ks[4], ms[4];
+    const unsigned passes = pass_geometry(log2n, ks, ms);
     s->ntt_marks = 0;
     const unsigned piped = pipe_mode();
     const bool batch = batch_on();
     const unsigned rf_mode = rfirst_mode();
-    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0, 0};
+    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0, 0, 0};
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
@@ -484,9 +519,12 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             /* The product folds into the last pass where it has m > 0. */
             const fr_t *mul = dit && i == passes - 1 && m > 0 ? pl->mul : NULL;
             s->ntt_paths.folded += mul != NULL;
-            const pass_fn fn = pass_kernel(dit, rf, cs != 0, mul != NULL);
+            /* The first pass's twist from a full table where s has one. */
+            const fr_t *big = p == 0 && m > 0 && rf ? twist_of(s, log2n, ci, di, nlo) : NULL;
+            s->ntt_paths.big += big != NULL;
+            const pass_fn fn = pass_kernel(dit, rf, cs != 0, mul != NULL, big != NULL);
             fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-                a, wlo, whi, k, m, j, cs, slo, shi, nlo, ptw, log2n, mul);
+                a, wlo, whi, k, m, j, cs, slo, shi, nlo, big ? big : ptw, log2n, mul);
         }
         ZP_CUDA_LAUNCHED();
         if (s->profile)
@@ -754,3 +792,5 @@ extern "C" zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_f
     ZP_CUDA_LAUNCHED();
     return ZP_OK;
 }
+
+#include "gpu/ntt_twist.cuh"

@@ -479,6 +479,127 @@ static void test_ntt_paths(void)
     zp__gpu_free(T_gpu, &d);
 }
 
+/* One transform of the twist test on the device copy of a: op 0 forward,
+ * 1 inverse, 2 coset forward, 3 coset inverse, 4 to_coset, 5 to_coset_mul
+ * (by m), 6 coset_diff (with c, scaled); the result to out and the big
+ * passes it reported. */
+static int twist_op(zp_fr *out, const zp_fr *a, const zp_fr *m, const zp_fr *c, unsigned lg,
+                    zp_roots roots, int op, const zp_fr *shift, const zp_fr *scale)
+{
+    size_t bytes = ((size_t)1 << lg) * sizeof(zp_fr);
+    zp__gpu_buf d = gpu_test_alloc(bytes), e = gpu_test_alloc(bytes);
+    GPU_OK(zp__gpu_upload(T_s, d.ptr, a, bytes));
+    GPU_OK(zp__gpu_upload(T_s, e.ptr, op == 5 ? m : c, bytes));
+    if (op < 4)
+        GPU_OK(zp__gpu_ntt(T_s, d.ptr, lg, op & 1, roots, op & 2 ? shift : NULL));
+    else if (op == 4)
+        GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lg, roots, shift));
+    else if (op == 5)
+        GPU_OK(zp__gpu_ntt_to_coset_mul(T_s, d.ptr, lg, roots, shift, e.ptr));
+    else
+        GPU_OK(zp__gpu_ntt_coset_diff(T_s, d.ptr, e.ptr, lg, roots, shift, scale));
+    zp__gpu_ntt_paths paths;
+    zp__gpu_ntt_last_paths(T_s, &paths);
+    GPU_OK(zp__gpu_download(T_s, out, d.ptr, bytes));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    zp__gpu_free(T_gpu, &e);
+    zp__gpu_free(T_gpu, &d);
+    return (int)paths.big;
+}
+
+/* The same seven transforms on the CPU. */
+static void twist_want(zp_fr *out, const zp_fr *a, const zp_fr *m, const zp_fr *c, unsigned lg,
+                       zp_roots roots, int op, const zp_fr *shift, const zp_fr *scale)
+{
+    size_t n = (size_t)1 << lg;
+    memcpy(out, a, n * sizeof *out);
+    if (op < 4) {
+        CHECK_EQ_INT(op & 2 ? zp__cpu_coset_ntt(out, lg, op & 1, shift, roots, 0)
+                            : zp__cpu_ntt(out, lg, op & 1, roots, 0),
+                     ZP_OK);
+    } else if (op < 6) {
+        CHECK_EQ_INT(zp__cpu_ntt(out, lg, true, roots, 0), ZP_OK);
+        CHECK_EQ_INT(zp__cpu_coset_ntt(out, lg, false, shift, roots, 0), ZP_OK);
+        for (size_t i = 0; op == 5 && i < n; i++)
+            zp_fr_mul(&out[i], &out[i], &m[i]);
+    } else {
+        zp_fr *ci = xmalloc(n * sizeof *ci);
+        memcpy(ci, c, n * sizeof *ci);
+        CHECK_EQ_INT(zp__cpu_ntt(ci, lg, true, roots, 0), ZP_OK);
+        CHECK_EQ_INT(zp__cpu_coset_ntt(out, lg, true, shift, roots, 0), ZP_OK);
+        for (size_t i = 0; i < n; i++) {
+            zp_fr_sub(&out[i], &out[i], &ci[i]);
+            zp_fr_mul(&out[i], &out[i], scale);
+        }
+        free(ci);
+    }
+}
+
+/* Full twist tables (zp__gpu_ntt_twist_build) set on the stream: every
+ * transform kind against the CPU at 2^19 (two passes, the first 10 bits)
+ * and 2^21 (three of 7), both root conventions, with the tables' first
+ * pass reported; tables of another size or of the other roots are not
+ * used (and the results still right); the sizes without tables refused;
+ * the arena as before once they are freed. */
+static void test_twist(void)
+{
+    static const unsigned lgs[] = {19, 21};
+    CHECK(zp__gpu_ntt_twist_bytes(18) == 0 && zp__gpu_ntt_twist_bytes(29) == 0);
+    CHECK(zp__gpu_ntt_twist_bytes(19) == (uint64_t)64 << 19);
+    zp__gpu_twist t;
+    CHECK_EQ_INT(zp__gpu_ntt_twist_build(T_s, &t, 18, ZP_ROOTS_SNARKJS), ZP_E_INVALID_ARG);
+    CHECK(t.mem.ptr == NULL);
+    zp_fr shift, scale;
+    zp_fr_from_u64(&shift, 7);
+    rand_fr_mont(&scale);
+    for (size_t si = 0; si < 2; si++) {
+        unsigned lg = lgs[si];
+        if (skip_size(lg))
+            continue;
+        size_t n = (size_t)1 << lg, bytes = n * sizeof(zp_fr);
+        zp_fr *a = xmalloc(bytes), *m = xmalloc(bytes), *c = xmalloc(bytes),
+              *got = xmalloc(bytes), *want = xmalloc(bytes);
+        fill_host(a, n);
+        fill_host(m, n);
+        fill_host(c, n);
+        for (int r = 0; r < 2; r++) {
+            zp_roots roots = r ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS;
+            zp__gpu_info before, after;
+            zp__gpu_get_info(T_gpu, &before);
+            GPU_OK(zp__gpu_ntt_twist_build(T_s, &t, lg, roots));
+            zp__gpu_stream_set_twist(T_s, &t);
+            for (int op = 0; op < 7; op++) {
+                int big = twist_op(got, a, m, c, lg, roots, op, &shift, &scale);
+                twist_want(want, a, m, c, lg, roots, op, &shift, &scale);
+                char what[40];
+                snprintf(what, sizeof what, "twist op %d roots %d", op, r);
+                CHECK_EQ_INT(report_diff(got, want, n, what, lg), 0);
+                CHECK_EQ_INT(big, 1);
+                /* Tables for other roots: not read. */
+                big = twist_op(got, a, m, c, lg, r ? ZP_ROOTS_SNARKJS : ZP_ROOTS_BELLPERSON, op,
+                               &shift, &scale);
+                CHECK_EQ_INT(big, 0);
+            }
+            /* Tables of another size: not read, the result still right. */
+            int big = twist_op(got, a, m, c, lg - 1, roots, 0, &shift, &scale);
+            twist_want(want, a, m, c, lg - 1, roots, 0, &shift, &scale);
+            CHECK_EQ_INT(report_diff(got, want, n / 2, "twist, another size", lg - 1), 0);
+            CHECK_EQ_INT(big, 0);
+            zp__gpu_stream_set_twist(T_s, NULL);
+            CHECK_EQ_INT(twist_op(got, a, m, c, lg, roots, 0, &shift, &scale), 0);
+            zp__gpu_ntt_twist_free(T_gpu, &t);
+            CHECK(t.mem.ptr == NULL);
+            zp__gpu_get_info(T_gpu, &after);
+            CHECK(after.arena_used == before.arena_used);
+        }
+        free(a);
+        free(m);
+        free(c);
+        free(got);
+        free(want);
+    }
+}
+
 static void test_args(void)
 {
     zp__gpu_buf d = gpu_test_alloc(64);
@@ -501,6 +622,7 @@ int main(int argc, char **argv)
     RUN(test_coset_diff);
     RUN(test_mul_sub);
     RUN(test_ntt_paths);
+    RUN(test_twist);
     RUN(test_args);
     gpu_test_close();
     return FINISH();
