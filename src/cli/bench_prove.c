@@ -199,9 +199,10 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
     if ((e = zp__g16_slot_open_within(&c->slot, c->dev, &r->pk, info.arena_largest_free, why)))
         return e;
     zp__gpu_get_info(c->dev, &info);
-    printf("slot: room for %u G1 windows a pass; arena %.1f of %.1f GiB in use\n",
+    printf("slot: room for %u G1 windows a pass; arena %.1f of %.1f GiB in use; NTT twist "
+           "tables %.1f GiB\n",
            zp__g16_slot_windows(c->slot), (double)info.arena_used / (1u << 30),
-           (double)info.arena_bytes / (1u << 30));
+           (double)info.arena_bytes / (1u << 30), (double)c->key.twist.mem.bytes / (1u << 30));
     return ZP_OK;
 }
 

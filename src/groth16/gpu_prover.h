@@ -39,9 +39,12 @@ typedef struct zp__g16_dkey {
     /* Density maps for the device-side scalar gathers: the bitmap words
      * and, per 64-bit word, the number of set bits before it. */
     zp__gpu_buf a_words, a_rank, b_words, b_rank;
+    /* The domain's full NTT twist tables (gpu.h), or none (mem.ptr NULL). */
+    zp__gpu_twist twist;
 } zp__g16_dkey;
 
-/* Device bytes a resident copy of pk takes (arena rounding included). */
+/* Device bytes a resident copy of pk takes (arena rounding included), the
+ * optional twist tables (zp__g16_dkey_twist) left out. */
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk);
 
 /*
@@ -70,6 +73,11 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
 
 /* Frees the arena regions (the device must be done with them). */
 void zp__g16_dkey_free(zp__g16_dkey *k);
+/* Builds k's twist tables (k->dev, k->pk set) and waits for s (upload and
+ * setup call it), unless ZKPIPE_NTT_TWIST=0, its domain has none, or the
+ * arena would not keep room for two working sets (zp__g16_slot_bytes_min)
+ * beside them. Optional: k->twist.mem.bytes, not in zp__g16_dkey_bytes. */
+zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s);
 
 /* Copies the resident points back to host arrays of pk's counts (tests:
  * compare with zp__setup). Any of the outputs may be NULL. Waits for s. */

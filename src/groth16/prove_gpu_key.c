@@ -10,6 +10,7 @@
 #include "cpu/cpu.h"
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
+#include "gpu/knob.h"
 
 /* The arena's rounding of one region (a zero-byte request takes 32). */
 static uint64_t rnd(uint64_t bytes)
@@ -19,6 +20,37 @@ static uint64_t rnd(uint64_t bytes)
 }
 
 static uint64_t n_words(const zp__pk *pk) { return ((uint64_t)pk->n_vars + 63) / 64; }
+
+/* The full twist tables of the key's domain (gpu.h: one product an element
+ * less in each transform's first pass, 8 GiB at 2^27): ZKPIPE_NTT_TWIST=0
+ * leaves them out. */
+static uint64_t twist_bytes(const zp__pk *pk)
+{
+    if (!zp__env_knob("ZKPIPE_NTT_TWIST", 0, 1, 1))
+        return 0;
+    return zp__gpu_ntt_twist_bytes((unsigned)__builtin_ctzll(pk->domain_size));
+}
+
+zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
+{
+    const zp__pk *pk = k->pk;
+    const uint64_t tb = twist_bytes(pk);
+    if (!tb)
+        return ZP_OK;
+    /* Only where two working sets of the key's shape still fit beside
+     * them (the engine's default slots): a GPU that holds fewer slots
+     * loses more than the tables save (~1 % of a partition). */
+    zp__gpu_info info;
+    zp__gpu_get_info(k->dev, &info);
+    if (info.arena_largest_free < tb + 2 * zp__g16_slot_bytes_min(pk))
+        return ZP_OK;
+    zp_err e = zp__gpu_ntt_twist_build(s, &k->twist, (unsigned)__builtin_ctzll(pk->domain_size),
+                                       pk->roots);
+    zp_err es = zp__gpu_stream_sync(s);
+    if (!e && es)
+        zp__gpu_ntt_twist_free(k->dev, &k->twist);
+    return e ? e : es;
+}
 
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk)
 {
@@ -58,6 +90,7 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
         zp__gpu_csr_free(k->dev, &k->ma);
     if (k->mb.mem.ptr)
         zp__gpu_csr_free(k->dev, &k->mb);
+    zp__gpu_ntt_twist_free(k->dev, &k->twist);
     memset(k, 0, sizeof *k);
 }
 
@@ -124,6 +157,8 @@ zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
     out->dev = dev;
     out->pk = pk;
     e = upload_all(out, s, ra, rb);
+    if (!e)
+        e = zp__g16_dkey_twist(out, s);
     /* The copies read ra and rb until the stream is done with them. */
     zp_err es = zp__gpu_stream_sync(s);
     free(ra);

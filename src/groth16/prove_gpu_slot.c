@@ -376,7 +376,9 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
     zp_fr raw;
     zp_fr_from_mont(&raw, &scale);
     /* a, b <- the evaluations of iNTT(a), iNTT(b) on the coset shift·⟨ω⟩ (as
-     * prove.c), each inverse and coset forward NTT fused. */
+     * prove.c), each inverse and coset forward NTT fused; the key's twist
+     * tables, where it has them, while this stage runs. */
+    zp__gpu_stream_set_twist(s->st, k->twist.mem.ptr ? &k->twist : NULL);
     zp_err e;
     if (coset) {
         e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
@@ -400,6 +402,7 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
         if (!e)
             e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
     }
+    zp__gpu_stream_set_twist(s->st, NULL);
     zp_err es = zp__gpu_stream_sync(s->st);
     return e ? e : es;
 }
