@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/bench_gpu.h"
 #include "cli/cli.h"
 #include "cli/timing.h"
 #include "cpu/cpu.h"
@@ -330,7 +331,7 @@ DEFINE_BASES(g1, zp_g1_affine, zp_g1_jac)
 DEFINE_BASES(g2, zp_g2_affine, zp_g2_jac)
 
 /* Device points: a[i mod na] + b[i / na] from two independent progressions. */
-static zp_err gpu_points(zp__gpu *g, zp__gpu_stream *s, void *d_out, uint64_t n, bool g2)
+zp_err zp__bench_gpu_points(zp__gpu *g, zp__gpu_stream *s, void *d_out, uint64_t n, bool g2)
 {
     uint64_t na = n < 1024 ? n : 1024, nb = (n + na - 1) / na;
     size_t psz = g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
@@ -380,7 +381,7 @@ static int msm_gpu(const struct opts *o)
     if (!e)
         e = zp__gpu_alloc(g, &scratch, sb);
     if (!e)
-        e = gpu_points(g, s, dp.ptr, n, o->g2);
+        e = zp__bench_gpu_points(g, s, dp.ptr, n, o->g2);
     if (!e && o->sparse) {
         hs = malloc(n * sizeof *hs);
         if (!hs)

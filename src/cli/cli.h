@@ -26,6 +26,8 @@ int zp__bench_batch(int argc, char **argv);
 int zp__bench_ntt(int argc, char **argv);
 int zp__bench_msm(int argc, char **argv);
 int zp__bench_field(int argc, char **argv);
+/* Two kinds of GPU work alone and sharing the GPU (bench_corun.c). */
+int zp__bench_corun(int argc, char **argv);
 int zp__cmd_import(int argc, char **argv);
 /* The daemon and its clients (serve.c, client*.c). */
 int zp__cmd_serve(int argc, char **argv);

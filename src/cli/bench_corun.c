@@ -1,0 +1,217 @@
+/*
+ * zkpipe bench corun: two kinds of prover work on one GPU, each alone and
+ * then both at once on two streams, the way the engine's two slots share
+ * it. Prints each lane's rate alone and together and the sum of the two
+ * fractions kept: 1.0 means sharing gains nothing over taking turns, more
+ * means the kernels fill each other's stalls.
+ *
+ * Why (bench/RESULTS.md, session 18): full NTT twist tables took 14 ms
+ * off a lone porep:27 partition but nothing off the two-slot engine, whose
+ * 1.214 s a partition is already below a lone partition's kernels
+ * (~1.27 s). This measures that sharing directly, per pair of stages.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/bench_gpu.h"
+#include "cli/cli.h"
+#include "cli/timing.h"
+
+static const char corun_help[] =
+    "usage: zkpipe bench corun [--a WORK] [--b WORK] [--seconds S] [--twist]\n"
+    "  WORK is ntt:L (the h stage's inverse-then-coset transform, 2^L) or msm:L\n"
+    "  (a G1 MSM of 2^L random scalars, scratch for two windows a pass as a\n"
+    "  prover slot has); defaults --a ntt:27 --b msm:27, 10 seconds a phase.\n"
+    "  --twist: the ntt lanes use full twist tables, as a resident key's h does.\n"
+    "Runs a alone, b alone, then both on two streams; prints operations per\n"
+    "second and the sum of the fractions of the lone rates kept together.\n";
+
+enum { LANE_NTT, LANE_MSM };
+
+typedef struct lane {
+    int kind;
+    unsigned lg;
+    zp__gpu_stream *s;
+    zp__gpu_buf data, points, scratch;
+    zp__gpu_twist twist;
+    double seconds, rate; /* in: how long; out: operations per second */
+    zp_err err;
+} lane;
+
+static bool parse_work(const char *v, lane *l)
+{
+    const char *colon = strchr(v, ':');
+    if (!colon)
+        return false;
+    size_t len = (size_t)(colon - v);
+    if (len == 3 && !strncmp(v, "ntt", 3))
+        l->kind = LANE_NTT;
+    else if (len == 3 && !strncmp(v, "msm", 3))
+        l->kind = LANE_MSM;
+    else
+        return false;
+    int lg;
+    if (zp__parse_int(colon + 1, 10, l->kind == LANE_NTT ? ZP_GPU_NTT_MAX_LOG2 : 28, &lg))
+        return false;
+    l->lg = (unsigned)lg;
+    return true;
+}
+
+/* One operation of the lane, waited for. */
+static zp_err lane_op(lane *l)
+{
+    if (l->kind == LANE_MSM) {
+        zp_g1_jac r;
+        return zp__gpu_msm_g1(l->s, &r, l->points.ptr, l->data.ptr, (uint64_t)1 << l->lg,
+                              l->scratch);
+    }
+    zp_fr shift;
+    zp_fr_from_u64(&shift, 7);
+    zp_err e = zp__gpu_ntt_to_coset(l->s, l->data.ptr, l->lg, ZP_ROOTS_BELLPERSON, &shift);
+    return e ? e : zp__gpu_stream_sync(l->s);
+}
+
+/* Operations for l->seconds (one first, untimed): l->rate. */
+static void *lane_run(void *arg)
+{
+    lane *l = arg;
+    l->err = lane_op(l);
+    double t0 = zp__now(), t = t0;
+    unsigned long ops = 0;
+    while (!l->err && t - t0 < l->seconds) {
+        l->err = lane_op(l);
+        ops++;
+        t = zp__now();
+    }
+    l->rate = t > t0 ? (double)ops / (t - t0) : 0;
+    return NULL;
+}
+
+static zp_err lane_open(zp__gpu *g, lane *l, bool twist)
+{
+    const uint64_t n = (uint64_t)1 << l->lg;
+    zp_err e = zp__gpu_stream_open(g, &l->s);
+    if (!e)
+        e = zp__gpu_alloc(g, &l->data, n * sizeof(zp_fr));
+    if (!e)
+        e = zp__gpu_fill_random_fr(l->s, l->data.ptr, n, 5 + l->lg);
+    if (!e && l->kind == LANE_MSM) {
+        e = zp__gpu_alloc(g, &l->points, n * sizeof(zp_g1_affine));
+        if (!e)
+            e = zp__gpu_alloc(g, &l->scratch, zp__gpu_msm_scratch_bytes_pass(n, false, 2));
+        if (!e)
+            e = zp__bench_gpu_points(g, l->s, l->points.ptr, n, false);
+    }
+    if (!e && l->kind == LANE_NTT && twist && zp__gpu_ntt_twist_bytes(l->lg)) {
+        e = zp__gpu_ntt_twist_build(l->s, &l->twist, l->lg, ZP_ROOTS_BELLPERSON);
+        zp__gpu_stream_set_twist(l->s, &l->twist);
+    }
+    if (!e)
+        e = zp__gpu_stream_sync(l->s);
+    return e;
+}
+
+static void lane_close(zp__gpu *g, lane *l)
+{
+    if (!l->s)
+        return;
+    zp__gpu_stream_sync(l->s);
+    zp__gpu_ntt_twist_free(g, &l->twist);
+    zp__gpu_free(g, &l->scratch);
+    zp__gpu_free(g, &l->points);
+    zp__gpu_free(g, &l->data);
+    zp__gpu_stream_close(l->s);
+}
+
+static const char *work_name(const lane *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s:%u", l->kind == LANE_NTT ? "ntt" : "msm", l->lg);
+    return buf;
+}
+
+/* a alone, b alone, both at once: the three phases' rates. */
+static zp_err corun(lane l[2], double seconds, double alone[2], double both[2])
+{
+    for (int i = 0; i < 2; i++) {
+        l[i].seconds = seconds;
+        lane_run(&l[i]);
+        if (l[i].err)
+            return l[i].err;
+        alone[i] = l[i].rate;
+    }
+    pthread_t th;
+    if (pthread_create(&th, NULL, lane_run, &l[1]))
+        return ZP_E_NOMEM;
+    lane_run(&l[0]);
+    pthread_join(th, NULL);
+    both[0] = l[0].rate;
+    both[1] = l[1].rate;
+    return l[0].err ? l[0].err : l[1].err;
+}
+
+int zp__bench_corun(int argc, char **argv)
+{
+    lane l[2];
+    memset(l, 0, sizeof l);
+    l[0].kind = LANE_NTT;
+    l[0].lg = 27;
+    l[1].kind = LANE_MSM;
+    l[1].lg = 27;
+    int seconds = 10;
+    bool twist = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool bad = false;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(corun_help, stdout);
+            return 0;
+        } else if ((!strcmp(a, "--a") || !strcmp(a, "--b")) && v) {
+            bad = !parse_work(v, &l[a[3] == 'b']);
+            i++;
+        } else if (!strcmp(a, "--seconds") && v) {
+            bad = zp__parse_int(v, 1, 600, &seconds) != 0;
+            i++;
+        } else if (!strcmp(a, "--twist")) {
+            twist = true;
+        } else {
+            bad = true;
+        }
+        if (bad) {
+            fprintf(stderr, "zkpipe bench corun: bad option '%s%s%s'\n%s", a, v ? " " : "",
+                    v ? v : "", corun_help);
+            return 2;
+        }
+    }
+    zp__gpu *g = NULL;
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    zp_err e = zp__gpu_open(&g, &cfg);
+    for (int i = 0; i < 2 && !e; i++)
+        e = lane_open(g, &l[i], twist);
+    double alone[2] = {0, 0}, both[2] = {0, 0};
+    if (!e)
+        e = corun(l, seconds, alone, both);
+    if (e) {
+        fprintf(stderr, "zkpipe bench corun: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
+    } else {
+        char na[32], nb[32];
+        work_name(&l[0], na, sizeof na);
+        work_name(&l[1], nb, sizeof nb);
+        printf("corun %s%s + %s, %d s a phase\n", na, twist ? " (twist tables)" : "", nb,
+               seconds);
+        for (int i = 0; i < 2; i++)
+            printf("  %s: alone %.3f ops/s (%.2f ms each), together %.3f ops/s (%.2f ms)\n",
+                   i ? nb : na, alone[i], 1e3 / alone[i], both[i],
+                   both[i] > 0 ? 1e3 / both[i] : 0.0);
+        printf("RESULT,corun,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f\n", na, nb, twist, alone[0],
+               alone[1], both[0], both[1], both[0] / alone[0] + both[1] / alone[1]);
+        printf("  fractions kept together: %.3f + %.3f = %.3f\n", both[0] / alone[0],
+               both[1] / alone[1], both[0] / alone[0] + both[1] / alone[1]);
+    }
+    for (int i = 0; i < 2; i++)
+        lane_close(g, &l[i]);
+    zp__gpu_close(g);
+    return e ? 1 : 0;
+}

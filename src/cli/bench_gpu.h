@@ -1,0 +1,13 @@
+/*
+ * What bench_gpu.c shares with the other GPU benchmarks (bench_corun.c).
+ */
+#ifndef ZP_CLI_BENCH_GPU_H
+#define ZP_CLI_BENCH_GPU_H
+
+#include "gpu/gpu.h"
+
+/* n distinct G1 (or G2) affine points into d_out on the device, made there
+ * from two short host progressions (fixed seeds); waits for s. */
+zp_err zp__bench_gpu_points(zp__gpu *g, zp__gpu_stream *s, void *d_out, uint64_t n, bool g2);
+
+#endif
