@@ -188,6 +188,9 @@ int zp__bench_corun(int argc, char **argv)
     zp__gpu_config cfg;
     zp__gpu_config_default(&cfg);
     zp_err e = zp__gpu_open(&g, &cfg);
+    /* The MSMs choose their kernels as for two prover slots, alone too. */
+    if (!e)
+        zp__gpu_slots_add(g, 2);
     for (int i = 0; i < 2 && !e; i++)
         e = lane_open(g, &l[i], twist);
     double alone[2] = {0, 0}, both[2] = {0, 0};
@@ -212,6 +215,8 @@ int zp__bench_corun(int argc, char **argv)
     }
     for (int i = 0; i < 2; i++)
         lane_close(g, &l[i]);
+    if (g)
+        zp__gpu_slots_add(g, -2);
     zp__gpu_close(g);
     return e ? 1 : 0;
 }
