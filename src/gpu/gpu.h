@@ -183,7 +183,7 @@ void zp__gpu_stream_set_twist(zp__gpu_stream *s, const zp__gpu_twist *t);
 zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
                                 const zp_fr *d_b, const zp_fr *d_c, const zp_fr *scale,
                                 uint64_t n);
-/* d_out[i] = d_a[i] * d_b[i] - d_c[i] for i < n (as above, no scale). */
+/* zp__gpu_fr_mul_sub_scale without the scale (NULL b or c as there). */
 zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a, const zp_fr *d_b,
                           const zp_fr *d_c, uint64_t n);
 

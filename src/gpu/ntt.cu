@@ -684,7 +684,7 @@ static zp_err to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots r
                            ORDER_DIT, NULL, (const fr_t *)mul};
     ZP_TRY(ntt_run(s, (fr_t *)d_a, log2n, ci, 0, &fwd));
     if (mul && !s->ntt_paths.folded)
-        return zp__gpu_fr_mul_sub_scale(s, d_a, d_a, mul, NULL, NULL, (uint64_t)1 << log2n);
+        return zp__gpu_fr_mul_sub(s, d_a, d_a, mul, NULL, (uint64_t)1 << log2n);
     return ZP_OK;
 }
 
@@ -772,25 +772,10 @@ extern "C" zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, cons
     return ZP_OK;
 }
 
-static __global__ void mul_sub_kernel(fr_t *out, const fr_t *a, const fr_t *b, const fr_t *c,
-                                      uint64_t n)
-{
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        fr_store(out + i, fr_sub(ntt_mul(fr_load(a + i), fr_load(b + i)), fr_load(c + i)));
-}
-
 extern "C" zp_err zp__gpu_fr_mul_sub(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
                                      const zp_fr *d_b, const zp_fr *d_c, uint64_t n)
 {
-    zp__gpu *g = s->g;
-    if (n == 0)
-        return ZP_OK;
-    ZP_CUDA(cudaSetDevice(g->device));
-    mul_sub_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>(
-        (fr_t *)d_out, (const fr_t *)d_a, (const fr_t *)d_b, (const fr_t *)d_c, n);
-    ZP_CUDA_LAUNCHED();
-    return ZP_OK;
+    return zp__gpu_fr_mul_sub_scale(s, d_out, d_a, d_b, d_c, NULL, n);
 }
 
 #include "gpu/ntt_twist.cuh"
