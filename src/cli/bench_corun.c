@@ -92,7 +92,7 @@ static void *lane_run(void *arg)
 static zp_err lane_open(zp__gpu *g, lane *l, bool twist)
 {
     const uint64_t n = (uint64_t)1 << l->lg;
-    zp_err e = zp__gpu_stream_open(g, &l->s);
+    zp_err e = l->s ? ZP_OK : zp__gpu_stream_open(g, &l->s);
     if (!e)
         e = zp__gpu_alloc(g, &l->data, n * sizeof(zp_fr));
     if (!e)
@@ -184,13 +184,12 @@ int zp__bench_corun(int argc, char **argv)
             return 2;
         }
     }
-    zp__gpu *g = NULL;
-    zp__gpu_config cfg;
-    zp__gpu_config_default(&cfg);
-    zp_err e = zp__gpu_open(&g, &cfg);
+    zp__gpu *g = zp__bench_open_gpu(&l[0].s); /* lane a takes its stream */
+    if (!g)
+        return 1;
     /* The MSMs choose their kernels as for two prover slots, alone too. */
-    if (!e)
-        zp__gpu_slots_add(g, 2);
+    zp__gpu_slots_add(g, 2);
+    zp_err e = ZP_OK;
     for (int i = 0; i < 2 && !e; i++)
         e = lane_open(g, &l[i], twist);
     double alone[2] = {0, 0}, both[2] = {0, 0};
@@ -215,8 +214,7 @@ int zp__bench_corun(int argc, char **argv)
     }
     for (int i = 0; i < 2; i++)
         lane_close(g, &l[i]);
-    if (g)
-        zp__gpu_slots_add(g, -2);
+    zp__gpu_slots_add(g, -2);
     zp__gpu_close(g);
     return e ? 1 : 0;
 }

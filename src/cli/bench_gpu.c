@@ -126,7 +126,7 @@ static void report(const char *what, const char *backend, int lg, double *ms, in
     fflush(stdout);
 }
 
-static zp__gpu *open_gpu(zp__gpu_stream **s)
+zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s)
 {
     zp__gpu *g = NULL;
     zp__gpu_config cfg;
@@ -171,7 +171,7 @@ static zp_err ntt_gpu_once(void *ctx)
 static int ntt_gpu(const struct opts *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu *g = open_gpu(&s);
+    zp__gpu *g = zp__bench_open_gpu(&s);
     if (!g)
         return 1;
     int rc = 0;
@@ -362,7 +362,7 @@ zp_err zp__bench_gpu_points(zp__gpu *g, zp__gpu_stream *s, void *d_out, uint64_t
 static int msm_gpu(const struct opts *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu *g = open_gpu(&s);
+    zp__gpu *g = zp__bench_open_gpu(&s);
     if (!g)
         return 1;
     const uint64_t n = (uint64_t)1 << o->to;
@@ -517,7 +517,7 @@ int zp__bench_field(int argc, char **argv)
         }
     }
     zp__gpu_stream *s = NULL;
-    zp__gpu *g = open_gpu(&s);
+    zp__gpu *g = zp__bench_open_gpu(&s);
     if (!g)
         return 1;
     static const char *names[ZP_GPU_RATE_COUNT] = {
