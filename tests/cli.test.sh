@@ -246,6 +246,7 @@ else bad "bench prove --backend gpu (exit $rc)"; fi
 refuse 2 'backend is cpu or gpu' "bench prove --backend nope" "$ZKPIPE" bench prove --circuit synth:chain:6 --backend nope
 refuse 2 "bad option '--a msm:99'" "bench corun refuses a size beyond its range" "$ZKPIPE" bench corun --a msm:99
 refuse 2 "bad option '--b fft:20'" "bench corun refuses unknown work" "$ZKPIPE" bench corun --b fft:20
+refuse 2 "bad option '--b g2:27'" "bench corun refuses a G2 size beyond its range" "$ZKPIPE" bench corun --b g2:27
 "$ZKPIPE" bench corun --a ntt:12 --b msm:12 --seconds 1 >out 2>&1
 rc=$?
 if { [ $rc = 0 ] && grep -q '^RESULT,corun,ntt:12,msm:12' out; } || { [ $rc = 1 ] && grep -Eq 'GPU|CUDA' out; }; then

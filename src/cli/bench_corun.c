@@ -23,12 +23,13 @@ static const char corun_help[] =
     "usage: zkpipe bench corun [--a WORK] [--b WORK] [--seconds S] [--twist]\n"
     "  WORK is ntt:L (the h stage's inverse-then-coset transform, 2^L) or msm:L\n"
     "  (a G1 MSM of 2^L random scalars, scratch for two windows a pass as a\n"
-    "  prover slot has); defaults --a ntt:27 --b msm:27, 10 seconds a phase.\n"
+    "  prover slot has) or g2:L (the same on G2, as the B2 MSM); defaults\n"
+    "  --a ntt:27 --b msm:27, 10 seconds a phase.\n"
     "  --twist: the ntt lanes use full twist tables, as a resident key's h does.\n"
     "Runs a alone, b alone, then both on two streams; prints operations per\n"
     "second and the sum of the fractions of the lone rates kept together.\n";
 
-enum { LANE_NTT, LANE_MSM };
+enum { LANE_NTT, LANE_MSM, LANE_G2 };
 
 typedef struct lane {
     int kind;
@@ -50,10 +51,13 @@ static bool parse_work(const char *v, lane *l)
         l->kind = LANE_NTT;
     else if (len == 3 && !strncmp(v, "msm", 3))
         l->kind = LANE_MSM;
+    else if (len == 2 && !strncmp(v, "g2", 2))
+        l->kind = LANE_G2;
     else
         return false;
     int lg;
-    if (zp__parse_int(colon + 1, 10, l->kind == LANE_NTT ? ZP_GPU_NTT_MAX_LOG2 : 28, &lg))
+    int most = l->kind == LANE_NTT ? ZP_GPU_NTT_MAX_LOG2 : l->kind == LANE_MSM ? 28 : 26;
+    if (zp__parse_int(colon + 1, 10, most, &lg))
         return false;
     l->lg = (unsigned)lg;
     return true;
@@ -65,6 +69,11 @@ static zp_err lane_op(lane *l)
     if (l->kind == LANE_MSM) {
         zp_g1_jac r;
         return zp__gpu_msm_g1(l->s, &r, l->points.ptr, l->data.ptr, (uint64_t)1 << l->lg,
+                              l->scratch);
+    }
+    if (l->kind == LANE_G2) {
+        zp_g2_jac r;
+        return zp__gpu_msm_g2(l->s, &r, l->points.ptr, l->data.ptr, (uint64_t)1 << l->lg,
                               l->scratch);
     }
     zp_fr shift;
@@ -97,12 +106,13 @@ static zp_err lane_open(zp__gpu *g, lane *l, bool twist)
         e = zp__gpu_alloc(g, &l->data, n * sizeof(zp_fr));
     if (!e)
         e = zp__gpu_fill_random_fr(l->s, l->data.ptr, n, 5 + l->lg);
-    if (!e && l->kind == LANE_MSM) {
-        e = zp__gpu_alloc(g, &l->points, n * sizeof(zp_g1_affine));
+    if (!e && l->kind != LANE_NTT) {
+        bool g2 = l->kind == LANE_G2;
+        e = zp__gpu_alloc(g, &l->points, n * (g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine)));
         if (!e)
-            e = zp__gpu_alloc(g, &l->scratch, zp__gpu_msm_scratch_bytes_pass(n, false, 2));
+            e = zp__gpu_alloc(g, &l->scratch, zp__gpu_msm_scratch_bytes_pass(n, g2, 2));
         if (!e)
-            e = zp__bench_gpu_points(g, l->s, l->points.ptr, n, false);
+            e = zp__bench_gpu_points(g, l->s, l->points.ptr, n, g2);
     }
     if (!e && l->kind == LANE_NTT && twist && zp__gpu_ntt_twist_bytes(l->lg)) {
         e = zp__gpu_ntt_twist_build(l->s, &l->twist, l->lg, ZP_ROOTS_BELLPERSON);
@@ -127,7 +137,8 @@ static void lane_close(zp__gpu *g, lane *l)
 
 static const char *work_name(const lane *l, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s:%u", l->kind == LANE_NTT ? "ntt" : "msm", l->lg);
+    static const char *const kind[] = {"ntt", "msm", "g2"};
+    snprintf(buf, len, "%s:%u", kind[l->kind], l->lg);
     return buf;
 }
 
