@@ -247,6 +247,10 @@ refuse 2 'backend is cpu or gpu' "bench prove --backend nope" "$ZKPIPE" bench pr
 refuse 2 "bad option '--a msm:99'" "bench corun refuses a size beyond its range" "$ZKPIPE" bench corun --a msm:99
 refuse 2 "bad option '--b fft:20'" "bench corun refuses unknown work" "$ZKPIPE" bench corun --b fft:20
 refuse 2 "bad option '--b g2:27'" "bench corun refuses a G2 size beyond its range" "$ZKPIPE" bench corun --b g2:27
+"$ZKPIPE" bench corun --a g2:12 --b ntt:13 --seconds 1 >out 2>&1
+rc=$?
+if head -1 out | grep -q '^corun g2:12 + ntt:13, 1 s a phase$'; then ok "bench corun takes --a and --b for their own lanes"
+else bad "bench corun's lanes: $(head -1 out)"; fi
 "$ZKPIPE" bench corun --a ntt:12 --b msm:12 --seconds 1 >out 2>&1
 rc=$?
 if { [ $rc = 0 ] && grep -q '^RESULT,corun,ntt:12,msm:12' out; } || { [ $rc = 1 ] && grep -Eq 'GPU|CUDA' out; }; then

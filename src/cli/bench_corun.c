@@ -179,7 +179,7 @@ int zp__bench_corun(int argc, char **argv)
             fputs(corun_help, stdout);
             return 0;
         } else if ((!strcmp(a, "--a") || !strcmp(a, "--b")) && v) {
-            bad = !parse_work(v, &l[a[3] == 'b']);
+            bad = !parse_work(v, &l[a[2] == 'b']);
             i++;
         } else if (!strcmp(a, "--seconds") && v) {
             bad = zp__parse_int(v, 1, 600, &seconds) != 0;
@@ -195,6 +195,11 @@ int zp__bench_corun(int argc, char **argv)
             return 2;
         }
     }
+    char na[32], nb[32];
+    work_name(&l[0], na, sizeof na);
+    work_name(&l[1], nb, sizeof nb);
+    printf("corun %s%s + %s, %d s a phase\n", na, twist ? " (twist tables)" : "", nb, seconds);
+    fflush(stdout);
     zp__gpu *g = zp__bench_open_gpu(&l[0].s); /* lane a takes its stream */
     if (!g)
         return 1;
@@ -209,11 +214,6 @@ int zp__bench_corun(int argc, char **argv)
     if (e) {
         fprintf(stderr, "zkpipe bench corun: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
     } else {
-        char na[32], nb[32];
-        work_name(&l[0], na, sizeof na);
-        work_name(&l[1], nb, sizeof nb);
-        printf("corun %s%s + %s, %d s a phase\n", na, twist ? " (twist tables)" : "", nb,
-               seconds);
         for (int i = 0; i < 2; i++)
             printf("  %s: alone %.3f ops/s (%.2f ms each), together %.3f ops/s (%.2f ms)\n",
                    i ? nb : na, alone[i], 1e3 / alone[i], both[i],
