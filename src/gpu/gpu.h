@@ -154,7 +154,8 @@ zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_c, unsigne
  * 2^ZP_GPU_NTT_TWIST_FROM (whose twists are one load already); 8 GiB at
  * 2^27. A stream's transforms of that size and roots use them while they
  * are set on it (zp__gpu_stream_set_twist; NULL unsets): a forward, and an
- * inverse that folds n^-1 into its first twist (every inverse here).
+ * inverse that folds n^-1 into its first twist (every inverse here); only
+ * a first pass that takes r first reads them (none at ZKPIPE_NTT_RFIRST=0).
  */
 #define ZP_GPU_NTT_TWIST_FROM 19
 typedef struct zp__gpu_twist {
