@@ -42,6 +42,7 @@ struct zp__gpu_stream {
     cudaStream_t st;
     bool profile;                       /* record phase events in MSMs */
     cudaEvent_t ev[ZP__STREAM_EVENTS];  /* phase marks */
+    cudaEvent_t dep;                    /* zp__gpu_stream_after's mark */
     zp__gpu_msm_phases phases;          /* of the last profiled MSM */
     unsigned ntt_marks;                 /* events recorded by the last NTT (0: none) */
     zp__gpu_ntt_paths ntt_paths;        /* the kernels of the last NTT */

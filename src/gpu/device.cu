@@ -212,7 +212,9 @@ extern "C" void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf)
     buf->bytes = 0;
 }
 
-extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
+/* copy: a stream for copies and waits only, without the scratch that
+ * kernels use (zp__gpu_stream_open_copy). */
+static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy)
 {
     *out = NULL;
     zp__gpu_stream *s = (zp__gpu_stream *)calloc(1, sizeof *s);
@@ -224,15 +226,18 @@ extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
         cudaError_t e = cudaSetDevice(g->device);
         if (e == cudaSuccess)
             e = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
-        if (e == cudaSuccess)
+        if (e == cudaSuccess && !copy)
             e = cudaMallocHost(&s->host, ZP__STREAM_HOST_BYTES);
-        for (int i = 0; i < ZP__STREAM_EVENTS && e == cudaSuccess; i++)
+        for (int i = 0; i < ZP__STREAM_EVENTS && e == cudaSuccess && !copy; i++)
             e = cudaEventCreate(&s->ev[i]);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&s->dep, cudaEventDisableTiming);
         if (e != cudaSuccess) {
             err = zp__gpu_fail(g, e, __FILE__, __LINE__, "stream setup");
             break;
         }
-        err = zp__gpu_alloc(g, &s->dev, ZP__STREAM_DEV_BYTES);
+        if (!copy)
+            err = zp__gpu_alloc(g, &s->dev, ZP__STREAM_DEV_BYTES);
     } while (0);
     if (err) {
         zp__gpu_stream_close(s);
@@ -240,6 +245,16 @@ extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
     }
     *out = s;
     return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
+{
+    return stream_open(g, out, false);
+}
+
+extern "C" zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out)
+{
+    return stream_open(g, out, true);
 }
 
 extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)
@@ -256,6 +271,8 @@ extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)
     for (int i = 0; i < ZP__STREAM_EVENTS; i++)
         if (s->ev[i])
             cudaEventDestroy(s->ev[i]);
+    if (s->dep)
+        cudaEventDestroy(s->dep);
     zp__gpu_free(s->g, &s->dev);
     free(s);
 }
@@ -266,6 +283,15 @@ extern "C" zp_err zp__gpu_stream_sync(zp__gpu_stream *s)
 {
     zp__gpu *g = s->g;
     ZP_CUDA(cudaStreamSynchronize(s->st));
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s)
+{
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaEventRecord(s->dep, s->st));
+    ZP_CUDA(cudaStreamWaitEvent(waiter->st, s->dep, 0));
     return ZP_OK;
 }
 

@@ -88,9 +88,15 @@ void zp__gpu_slots_add(zp__gpu *g, int d);
 int zp__gpu_slots(zp__gpu *g);
 
 zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out);
+/* A stream for copies, zp__gpu_stream_after and syncs only: no kernels run
+ * on it, so it takes none of the arena. */
+zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out);
 void zp__gpu_stream_close(zp__gpu_stream *s);
 /* Waits for everything enqueued on s. */
 zp_err zp__gpu_stream_sync(zp__gpu_stream *s);
+/* What is enqueued on waiter from now on runs after what is enqueued on s
+ * so far (an event; neither host thread waits). Same device. */
+zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s);
 /* Asynchronous copies on s; the host side must stay valid until a sync. */
 zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes);
 zp_err zp__gpu_download(zp__gpu_stream *s, void *host, const void *dev, uint64_t bytes);

@@ -53,8 +53,19 @@ zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out)
+{
+    return zp__gpu_stream_open(g, out);
+}
+
 void zp__gpu_stream_close(zp__gpu_stream *s) { (void)s; }
 zp_err zp__gpu_stream_sync(zp__gpu_stream *s) { (void)s; return ZP_E_NO_GPU; }
+zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s)
+{
+    (void)waiter;
+    (void)s;
+    return ZP_E_NO_GPU;
+}
 
 zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes)
 {
