@@ -117,7 +117,8 @@ bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk);
 
 /* The slot's pinned host buffer for a witness of up to the slot's n_vars
  * values: a caller that decodes or generates the witness straight into it
- * saves a copy and gets full-speed uploads. */
+ * saves a copy and gets full-speed uploads. Waits until no copy of the
+ * slot reads it, and forgets a witness sent ahead (zp__g16_slot_sums_next). */
 zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
 
 /*
@@ -131,6 +132,25 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
  */
 zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                          zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);
+
+/*
+ * zp__g16_slot_sums with the next partition's witness sent ahead (DESIGN.md
+ * §3 rule 4). next (may be NULL) runs on the calling thread while the
+ * device runs h, after this witness went up (the slot's pinned buffer is
+ * free again); it returns the next witness (same key, valid until that
+ * partition's zp__g16_slot_sums_next returns), or NULL for none. That
+ * witness goes up on the slot's copy stream once this partition's MSMs no
+ * longer read the slot's witness (the MSMs run H, L, A, then B1 and B2 after
+ * the copy starts). The next call then passes it again with w_sent = true
+ * and waits for the copy instead of uploading; any other call uploads
+ * (after that copy). The stage times cover the hook's time as h.
+ */
+typedef const zp_fr *(*zp__g16_next_fn)(void *ctx);
+zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                              bool w_sent, zp__g16_next_fn next, void *ctx,
+                              zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);
+/* Whether the slot's last eval took the witness sent ahead (no upload). */
+bool zp__g16_slot_took_sent(const zp__g16_slot *s);
 
 /*
  * A whole proof on the slot as zp__prove makes one (same checks, errors

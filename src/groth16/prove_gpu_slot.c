@@ -68,6 +68,12 @@ struct zp__g16_slot {
     zp__gpu *dev;
     unsigned windows;                       /* G1 windows a pass it has room for */
     zp__gpu_stream *st;
+    /* The next partition's witness goes up on cp while this one's last
+     * MSMs run (zp__g16_slot_sums_next): want is the host witness the hook
+     * gave, sent the one whose copy into w is enqueued on cp (or NULL). */
+    zp__gpu_stream *cp;
+    const zp_fr *want, *sent;
+    bool took_sent;                         /* the last eval's witness was sent */
     uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
     zp__gpu_buf w, big, sab;
     uint64_t scratch_off;                   /* of the MSM scratch in big */
@@ -208,13 +214,23 @@ uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
 
 unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
 
+bool zp__g16_slot_took_sent(const zp__g16_slot *s) { return s->took_sent; }
+
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 {
     return pk->n_vars <= s->n_vars && pk->domain_size <= s->n && pk->n_a <= s->n_a &&
            pk->n_b <= s->n_b && pk->n_l <= s->n_l && pk->n_h <= s->n_h;
 }
 
-zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s) { return s->hw; }
+zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s)
+{
+    /* No copy may still read it; what was sent is forgotten (the caller
+     * is about to put another witness there). */
+    if (s->sent)
+        zp__gpu_stream_sync(s->cp);
+    s->sent = NULL;
+    return s->hw;
+}
 
 bool zp__g16_slot_packs(const zp__g16_slot *s) { return s->pack != NULL; }
 
@@ -226,11 +242,14 @@ void zp__g16_slot_close(zp__g16_slot *s)
         return;
     if (s->st)
         zp__gpu_stream_sync(s->st); /* nothing may still use the regions */
+    if (s->cp)
+        zp__gpu_stream_sync(s->cp);
     zp__gpu_free(s->dev, &s->w);
     zp__gpu_free(s->dev, &s->big);
     zp__gpu_free(s->dev, &s->sab);
     zp__gpu_host_free(s->hw);
     zp__g16_pack_close(s->pack);
+    zp__gpu_stream_close(s->cp);
     zp__gpu_stream_close(s->st);
     if (s->counted)
         zp__gpu_slots_add(s->dev, -1);
@@ -295,6 +314,8 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     if (!e)
         e = zp__gpu_stream_open(dev, &s->st);
     if (!e)
+        e = zp__gpu_stream_open_copy(dev, &s->cp);
+    if (!e)
         e = zp__gpu_host_alloc(dev, (void **)&s->hw, (uint64_t)pk->n_vars * sizeof(zp_fr));
     if (e) {
         zp__fail(why, e, "opening a GPU slot of %llu bytes failed: %s (%s)",
@@ -326,17 +347,33 @@ zp_err zp__g16_slot_put_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
     return zp__gpu_upload(s->st, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
 }
 
-zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
+/* eval for w; sent: w is what the last zp__g16_slot_sums_next's hook gave,
+ * so that its copy (when it went) stands for the upload. */
+static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, bool sent)
 {
     const zp__pk *pk = k->pk;
     zp_fr *a = s->big.ptr;
-    zp_err e = s->pack ? zp__g16_pack_put(s->pack, s->st, s->w.ptr, w, pk->n_vars)
-                       : zp__g16_slot_put_w(s, k, w);
+    zp_err e = ZP_OK;
+    bool up = true;
+    if (s->sent) { /* after that copy, whether it counts or is overwritten */
+        e = zp__gpu_stream_after(s->st, s->cp);
+        up = !(sent && s->sent == w);
+        s->sent = NULL;
+    }
+    s->took_sent = !up;
+    if (!e && up)
+        e = s->pack ? zp__g16_pack_put(s->pack, s->st, s->w.ptr, w, pk->n_vars)
+                    : zp__g16_slot_put_w(s, k, w);
     if (!e)
         e = zp__gpu_eval_abc(s->st, a, a + s->n, a + 2 * s->n, pk->domain_size, &k->ma, &k->mb,
                              s->w.ptr);
     zp_err es = zp__gpu_stream_sync(s->st); /* also on failure: the copy reads w */
     return e ? e : es;
+}
+
+zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
+{
+    return eval_w(s, k, w, false);
 }
 
 /* The TAU h stage's a'b' folded into a's forward last pass
@@ -349,7 +386,8 @@ static bool fold_ab(void)
     return knob_cached(&cached, "ZKPIPE_NTT_FOLD", 1, 1) == 1;
 }
 
-zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
+/* The h stage enqueued on the slot's stream (zp__g16_slot_h waits). */
+static zp_err h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     const zp__pk *pk = k->pk;
     uint64_t n = pk->domain_size;
@@ -403,6 +441,12 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
             e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
     }
     zp__gpu_stream_set_twist(s->st, NULL);
+    return e;
+}
+
+zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
+{
+    zp_err e = h_enqueue(s, k);
     zp_err es = zp__gpu_stream_sync(s->st);
     return e ? e : es;
 }
@@ -479,6 +523,22 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
     return ZP_OK;
 }
 
+/* The witness the hook gave (s->want) up into w on the copy stream, after
+ * what the slot's stream has enqueued so far (the last reads of w). */
+static zp_err send_next(zp__g16_slot *s, const zp__g16_dkey *k)
+{
+    const zp_fr *w = s->want;
+    s->want = NULL;
+    if (!w || s->pack)
+        return ZP_OK; /* a packed witness goes up in eval, with its unpacking */
+    zp_err e = zp__gpu_stream_after(s->cp, s->st);
+    if (!e)
+        e = zp__gpu_upload(s->cp, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+    if (!e)
+        s->sent = w;
+    return e;
+}
+
 zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                         zp__prove_times *t)
 {
@@ -488,33 +548,38 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         t = &dummy;
     zp_fr *w = s->w.ptr, *sc = s->sab.ptr ? s->sab.ptr : s->big.ptr;
     double t0 = zp__g16_now(), t1, t2, t3, t4, t5;
-    /* H first: its scalars occupy a, where the gathers go next. */
+    /* H first: its scalars occupy a, where the gathers go next. Then L and
+     * the gathers, the last reads of the witness, so that the next one can
+     * go up into w during B1 and B2 (send_next). */
     zp_err e = msm_g1(s, &out->h, &k->p_h, s->big.ptr, pk->n_h, !h_nosplit());
     t1 = zp__g16_now();
     if (!e)
         e = zp__gpu_fr_from_mont(s->st, w, w, pk->n_vars);
     if (!e)
+        e = msm_g1(s, &out->l, &k->p_l, w + pk->n_public + 1, pk->n_l, true);
+    t2 = zp__g16_now();
+    if (!e)
         e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
     if (!e)
         e = msm_g1(s, &out->a, &k->p_a, sc, pk->n_a, true);
-    t2 = zp__g16_now();
+    t3 = zp__g16_now();
     /* The A MSM has waited for the stream: its scalars may be replaced. */
     if (!e)
         e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
     if (!e)
-        e = msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
-    t3 = zp__g16_now();
+        e = send_next(s, k);
     if (!e)
-        e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
+        e = msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
     t4 = zp__g16_now();
     if (!e)
-        e = msm_g1(s, &out->l, &k->p_l, w + pk->n_public + 1, pk->n_l, true);
+        e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
     t5 = zp__g16_now();
     t->msm_h = t1 - t0;
-    t->msm_a = t2 - t1;
-    t->msm_b1 = t3 - t2;
-    t->msm_b2 = t4 - t3;
-    t->msm_l = t5 - t4;
+    t->msm_l = t2 - t1;
+    t->msm_a = t3 - t2;
+    t->msm_b1 = t4 - t3;
+    t->msm_b2 = t5 - t4;
+    s->want = NULL;
     if (e)
         zp__gpu_stream_sync(s->st); /* leave nothing running on failure */
     return e;
@@ -529,19 +594,31 @@ static zp_err stage_fail(zp__ioerr *why, zp_err e, const char *stage)
 zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                          zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why)
 {
+    return zp__g16_slot_sums_next(s, k, w, false, NULL, NULL, out, t, why);
+}
+
+zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                              bool w_sent, zp__g16_next_fn next, void *ctx,
+                              zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why)
+{
     zp__prove_times dummy;
     if (!t)
         t = &dummy;
+    s->want = NULL;
     if (zp__g16_slot_check(s, k))
         return zp__fail(why, ZP_E_INVALID_ARG,
                         "the key is on another device or larger than the slot");
     double t0 = zp__g16_now();
-    zp_err e = zp__g16_slot_eval(s, k, w);
+    zp_err e = eval_w(s, k, w, w_sent);
     double t1 = zp__g16_now();
     t->eval = t1 - t0;
     if (e)
         return stage_fail(why, e, "eval");
-    e = zp__g16_slot_h(s, k);
+    e = h_enqueue(s, k);
+    if (!e && next) /* host work while the device runs h */
+        s->want = next(ctx);
+    zp_err es = zp__gpu_stream_sync(s->st);
+    e = e ? e : es;
     t->h = zp__g16_now() - t1;
     if (e)
         return stage_fail(why, e, "h");

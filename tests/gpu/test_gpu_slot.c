@@ -325,6 +325,89 @@ static void test_two_slots(void)
     }
 }
 
+/* ------------------------------------------------ witnesses sent ahead */
+
+typedef struct ahead_case {
+    const keycase *c;
+    zp__g16_slot *slot;
+    int give;      /* the witness the hook gives (-1: none) */
+    bool via_buf;  /* through the slot's pinned buffer, as the engine does */
+    int calls;
+} ahead_case;
+
+static const zp_fr *give_next(void *arg)
+{
+    ahead_case *a = arg;
+    a->calls++;
+    if (a->give < 0)
+        return NULL;
+    const zp_fr *w = a->c->w[a->give];
+    if (!a->via_buf)
+        return w;
+    zp_fr *buf = zp__g16_slot_witness_buf(a->slot);
+    memcpy(buf, w, (size_t)a->c->pk.n_vars * sizeof(zp_fr));
+    return buf;
+}
+
+/* Proves w with zp__g16_slot_sums_next (sent, the hook giving a->give)
+ * and compares with witness i's proof from zp__prove. */
+static void ahead_step(ahead_case *a, const zp__g16_dkey *k, const zp_fr *w, bool sent, int i,
+                       bool took)
+{
+    const keycase *c = a->c;
+    zp__prove_opts o;
+    zp__prove_opts_default(&o);
+    o.threads = 1;
+    o.r = &c->r;
+    o.s = &c->s;
+    zp__ioerr why = {""};
+    zp__g16_sums sums;
+    zp__proof pr;
+    uint8_t got[ZP__PROOF_BYTES];
+    int calls = a->calls;
+    GPU_OK(zp__g16_slot_sums_next(a->slot, k, w, sent, give_next, a, &sums, NULL, &why));
+    CHECK_EQ_INT(a->calls, calls + 1);
+    /* A packed witness is never sent ahead (it goes up with its unpacking). */
+    CHECK_EQ_INT(zp__g16_slot_took_sent(a->slot), took && !zp__g16_slot_packs(a->slot));
+    CHECK_EQ_INT(zp__g16_finish_verify(&pr, &c->pk, &sums, c->w[i], &o, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__proof_encode(got, &pr), ZP_OK);
+    CHECK(memcmp(got, c->want[i], ZP__PROOF_BYTES) == 0);
+}
+
+/* The next witness sent ahead on the slot's copy stream: used when the
+ * next call says so (through the pinned buffer, as the engine, and from
+ * any host memory), overwritten when the next call brings another witness
+ * or says so about another pointer. A sent witness that were not copied
+ * would leave the last one's (converted) witness in w: a wrong proof. */
+static void test_ahead(void)
+{
+    keycase *c = xmalloc(sizeof *c);
+    keycase_make(c, "synth:porep:10", ZP_H_TAU);
+    zp__ioerr why = {""};
+    zp__g16_dkey k;
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    ahead_case a = {c, NULL, 1, true, 0};
+    GPU_OK(zp__g16_slot_open(&a.slot, T_gpu, &c->pk, &why));
+    if (a.slot) {
+        /* Taken now: asking for it after the send would forget the send. */
+        const zp_fr *hw = zp__g16_slot_witness_buf(a.slot);
+        ahead_step(&a, &k, c->w[0], false, 0, false); /* sends 1 through the buffer */
+        a.give = 2;
+        a.via_buf = false;
+        ahead_step(&a, &k, hw, true, 1, true);        /* 1 was sent: no upload */
+        a.give = 0;
+        ahead_step(&a, &k, c->w[2], true, 2, true);   /* 2 was sent (host memory) */
+        ahead_step(&a, &k, c->w[3], false, 3, false);  /* 0 was sent, 3 brought */
+        a.give = -1;
+        ahead_step(&a, &k, c->w[3], true, 3, false);   /* 0 was sent, said of 3 */
+        ahead_step(&a, &k, c->w[1], false, 1, false);  /* nothing was sent */
+    }
+    zp__g16_slot_close(a.slot);
+    zp__g16_dkey_free(&k);
+    keycase_free(c);
+    free(c);
+}
+
 /* --------------------------------------------------- fits and running out */
 
 static void test_fits(void)
@@ -491,6 +574,7 @@ int main(int argc, char **argv)
     RUN(test_kernels);
     RUN(test_fits);
     RUN(test_two_slots);
+    RUN(test_ahead);
     RUN(test_grow);
     RUN(test_oom);
     gpu_test_close();
