@@ -291,6 +291,11 @@ void zp__keys_free(zp_engine *e);
  * verification). The key reference taken for the partition passes with
  * the proof and is released by the pool. */
 bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part);
+/* zp__eng_take without waiting (false when none is ready now) and without
+ * marking w busy: a GPU slot takes its next partition while it still runs
+ * one (gpu_worker.c), and calls zp__eng_busy when it starts on it. */
+bool zp__eng_take_ahead(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part);
+void zp__eng_busy(zp_engine *e, zp__worker *w, const zp__job *job, uint32_t part);
 void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *job, uint32_t part, zp_err err,
                     const char *why, const zp__proof *proof, const uint8_t *bytes,
                     const zp_fr *pub, uint32_t n_public, bool key_held);

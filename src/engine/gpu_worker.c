@@ -368,6 +368,54 @@ typedef struct gpu_run {
     double t;            /* start of the current stage */
 } gpu_run;
 
+/*
+ * The partition a slot takes while it still runs one (DESIGN.md §3 rule 4):
+ * taken during that one's h stage, its witness loaded into the slot's
+ * pinned buffer then, and sent into the slot by the copy stream while that
+ * one's B1 and B2 MSMs run, so that its own eval stage finds it there.
+ * Only for the same key; a partition of another key is just taken early
+ * and runs the usual way.
+ */
+typedef struct ahead {
+    bool taken;              /* j, part: a partition taken from the queue */
+    zp__job *j;
+    uint32_t part;
+    bool sent;               /* its witness (wit) went to the slot */
+    const zp_fr *wit;
+    const zp__g16_slot *slot; /* the slot it went to */
+} ahead;
+
+typedef struct ahead_ctx {
+    zp_engine *e;
+    zp__worker *w;
+    zp__key *key;            /* the running partition's */
+    ahead *next;
+} ahead_ctx;
+
+/* zp__g16_next_fn: takes the next partition now if one is ready and loads
+ * its witness when it is of the same key (a reference of its own). */
+static const zp_fr *take_ahead(void *arg)
+{
+    ahead_ctx *c = arg;
+    ahead *a = c->next;
+    if (!zp__eng_take_ahead(c->e, c->w, &a->j, &a->part))
+        return NULL;
+    a->taken = true;
+    zp__ioerr why = {{0}};
+    if (a->j->key != c->key || zp__key_acquire(c->e, c->key, &why))
+        return NULL;
+    const zp_fr *wit = NULL;
+    if (zp__load_witness(c->e, zp__g16_slot_witness_buf(c->w->slot), &wit, a->j, a->part,
+                         c->key, c->key->pk.n_vars, &why)) {
+        zp__key_release(c->e, c->key); /* loaded again when it runs, failing there */
+        return NULL;
+    }
+    a->sent = true;
+    a->wit = wit;
+    a->slot = c->w->slot;
+    return wit;
+}
+
 static void stage(gpu_run *r, zp__stage st, double t1)
 {
     zp__eng_stage(r->e, (uint32_t)r->w->index, st, r->j, r->part, r->t, t1);
@@ -377,12 +425,13 @@ static void stage(gpu_run *r, zp__stage st, double t1)
 /* The device stages, recorded from the slot's own times (they run back to
  * back on the slot's stream); the msm stage ends now, its five MSMs traced
  * within it. */
-static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit,
-                            zp__g16_sums *sums, zp__ioerr *why)
+static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit, bool sent,
+                            ahead_ctx *next, zp__g16_sums *sums, zp__ioerr *why)
 {
     zp__prove_times pt;
     memset(&pt, 0, sizeof pt);
-    zp_err err = zp__g16_slot_sums(r->w->slot, dk, wit, sums, &pt, why);
+    zp_err err = zp__g16_slot_sums_next(r->w->slot, dk, wit, sent, next ? take_ahead : NULL,
+                                        next, sums, &pt, why);
     double end = zp__eng_now(r->e);
     if (err)
         return err;
@@ -391,20 +440,25 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
     stage(r, ZP__ST_H, t_h < end ? t_h : end);
     double at = t_h < end ? t_h : end;
     stage(r, ZP__ST_MSM, end);
-    /* Its parts, back to back as the slot ran them (each MSM's time
-     * includes the scalar gathers before it). */
-    const double part[5] = {pt.msm_h, pt.msm_a, pt.msm_b1, pt.msm_b2, pt.msm_l};
+    /* Its parts, back to back in the order the slot ran them (each MSM's
+     * time includes the scalar gathers before it). */
+    const double part[5] = {pt.msm_h, pt.msm_l, pt.msm_a, pt.msm_b1, pt.msm_b2};
+    const zp__stage st[5] = {ZP__ST_MSM_H, ZP__ST_MSM_L, ZP__ST_MSM_A, ZP__ST_MSM_B1,
+                             ZP__ST_MSM_B2};
     for (int i = 0; i < 5; i++) {
         double t1 = at + part[i] < end ? at + part[i] : end;
-        zp__eng_stage(r->e, (uint32_t)r->w->index, (zp__stage)(ZP__ST_MSM_H + i), r->j, r->part,
-                      at, t1);
+        zp__eng_stage(r->e, (uint32_t)r->w->index, st[i], r->j, r->part, at, t1);
         at = t1;
     }
     return ZP_OK;
 }
 
-static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+/* Runs partition cur (taken, perhaps ahead with its witness sent); takes
+ * the next one ahead into *next when one is ready while this one runs. */
+static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *next)
 {
+    zp__job *j = cur->j;
+    uint32_t part = cur->part;
     zp__gpudev *d = &e->gpus[w->gpu];
     gpu_run r = {e, w, j, part, zp__eng_now(e)};
     zp__ioerr why = {{0}};
@@ -414,7 +468,9 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
     zp__key *key = j->key;
     zp__g16_dkey *dk = NULL;
     const zp_fr *wit = NULL;
-    zp_err err = zp__key_acquire(e, key, &why);
+    zp_fr *pub = NULL; /* its own copy: the slot's buffer takes the next witness */
+    /* A witness sent ahead came with a key reference (take_ahead). */
+    zp_err err = cur->sent ? ZP_OK : zp__key_acquire(e, key, &why);
     bool held = !err;
     if (!err && (err = dkey_acquire(e, d, key, &dk, &why))) {
         char msg[sizeof why.msg];
@@ -438,17 +494,25 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
                  "to its resident keys (%s)", d->ordinal,
                  (unsigned long long)zp__g16_slot_bytes_min(pk), key->name, msg);
     }
-    if (!err) {
+    /* Sent ahead into this very slot, it is there; else loaded now. */
+    bool sent = !err && cur->sent && cur->slot == w->slot;
+    if (sent)
+        wit = cur->wit;
+    else if (!err)
         err = zp__load_witness(e, zp__g16_slot_witness_buf(w->slot), &wit, j, part, key,
                                pk->n_vars, &why);
-    }
+    uint32_t n_pub = held && pk ? pk->n_public : 0;
+    if (!err && !(pub = malloc(((size_t)n_pub + 1) * sizeof *pub)))
+        err = zp__fail(&why, ZP_E_NOMEM, "no memory for the public inputs");
     if (!err) {
+        memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
         stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));
         if (zp__eng_job_dead(e, j))
             err = ZP_E_CANCELLED;
     }
     zp__g16_sums sums;
-    if (!err && (err = device_stages(&r, dk, wit, &sums, &why)))
+    ahead_ctx nx = {e, w, key, next};
+    if (!err && (err = device_stages(&r, dk, wit, sent, &nx, &sums, &why)))
         gpu_failed(e, d, err);
     if (dk)
         dkey_release(e, d->ordinal, key);
@@ -456,18 +520,25 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
         err = ZP_E_CANCELLED;
     if (!err && !(err = zp__eng_finish(&proof, bytes, pk, &sums, &why)))
         stage(&r, ZP__ST_FINISH, zp__eng_now(e));
-    const zp_fr *pub = held && !err ? wit + 1 : NULL;
-    uint32_t n_pub = held && pk ? pk->n_public : 0;
-    zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, pub, n_pub, held);
+    zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, held && !err ? pub : NULL,
+                   n_pub, held);
+    free(pub);
 }
 
 void *zp__gpu_worker_main(void *arg)
 {
     zp__worker *w = arg;
-    zp__job *j;
-    uint32_t part;
-    while (zp__eng_take(w->e, w, &j, &part))
-        run_partition(w->e, w, j, part);
+    ahead cur, next;
+    memset(&next, 0, sizeof next);
+    for (;;) {
+        cur = next;
+        memset(&next, 0, sizeof next);
+        if (cur.taken)
+            zp__eng_busy(w->e, w, cur.j, cur.part);
+        else if (!zp__eng_take(w->e, w, &cur.j, &cur.part))
+            break;
+        run_partition(w->e, w, &cur, &next);
+    }
     slot_drop(w->e, w);
     return NULL;
 }

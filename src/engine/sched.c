@@ -39,15 +39,23 @@ static bool admitted(const zp_engine *e, const zp__worker *w)
     return w->gpu < 0 || (!e->gpus[w->gpu].failed && !w->dormant);
 }
 
-bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)
+/* A partition for w, waiting for one when `wait`; marks w busy with it
+ * when `busy`. */
+static bool take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part, bool wait,
+                 bool busy)
 {
     zp__qjob *q = NULL;
     bool retry;
     pthread_mutex_lock(&e->mu);
-    while (!e->stop && (e->paused || !admitted(e, w) ||
-                        !zp__queue_take(&e->queue, w->index, e->n_provers, &q, part, &retry)))
+    bool got = false;
+    while (!e->stop && !(got = !e->paused && admitted(e, w) &&
+                               zp__queue_take(&e->queue, w->index, e->n_provers, &q, part,
+                                              &retry))) {
+        if (!wait)
+            break;
         pthread_cond_wait(&e->work_cv, &e->mu);
-    if (e->stop) {
+    }
+    if (e->stop || !got) {
         pthread_mutex_unlock(&e->mu);
         return false;
     }
@@ -62,10 +70,28 @@ bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)
         j->state = ZP_JOB_RUNNING;
         j->t_start = zp__eng_now(e);
     }
-    worker_busy(e, w, j, *part);
+    if (busy)
+        worker_busy(e, w, j, *part);
     pthread_mutex_unlock(&e->mu);
     *job = j;
     return true;
+}
+
+bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)
+{
+    return take(e, w, job, part, true, true);
+}
+
+bool zp__eng_take_ahead(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)
+{
+    return take(e, w, job, part, false, false);
+}
+
+void zp__eng_busy(zp_engine *e, zp__worker *w, const zp__job *job, uint32_t part)
+{
+    pthread_mutex_lock(&e->mu);
+    worker_busy(e, w, job, part);
+    pthread_mutex_unlock(&e->mu);
 }
 
 bool zp__eng_job_dead(zp_engine *e, zp__job *job)
