@@ -218,6 +218,10 @@ uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2);
  * wherever the round may run (at every split of n scalars), else for
  * zp__gpu_msm_scratch_bytes_pass's; whatever ZKPIPE_MSM_AFFINE says. */
 uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows);
+/* zp__gpu_msm_scratch_bytes_affine's for an MSM without the 0/1 split
+ * (zp__gpu_msm_g1_nosplit): no room for the split's arrays, 24 bytes a
+ * scalar (at 2^27 about 3 of the ~4 GiB another window a pass takes). */
+uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows);
 
 /*
  * out = sum_i scalars[i] * points[i] for i < n, on stream s; waits for s.

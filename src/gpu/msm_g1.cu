@@ -63,6 +63,20 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsign
                        affine_from_g(g2));
 }
 
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows)
+{
+    const size_t xb = g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>);
+    msm_layout l;
+    plan(&l, n, n, xb, windows, false, false);
+    uint64_t best = l.total;
+    if (n >= affine_from_g(g2)) { /* the affine round's layout, where it fits a pass */
+        plan(&l, n, n, xb, windows, true, false);
+        if (!(l.N >> 32) && l.total > best)
+            best = l.total;
+    }
+    return best;
+}
+
 extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
                                        uint64_t *dense)
 {

@@ -231,9 +231,12 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
 /* G: windows per pass (0 or above the window count: all of them). Fewer
  * windows per pass need less sorting space (4 arrays of G * m words) and
  * fewer bucket bounds; the buckets of all windows stay. affine: the layout
- * of the batch-affine round as well (xyzz_bytes = 4 field elements). */
+ * of the batch-affine round as well (xyzz_bytes = 4 field elements).
+ * split: room for the 0/1 split's arrays (24 bytes a scalar: 3 GiB at 2^27);
+ * an MSM without the split (zp__gpu_msm_g1_nosplit) leaves them out, which
+ * at 2^27 is most of another window a pass. */
 static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G,
-                 bool affine = false)
+                 bool affine = false, bool split = true)
 {
     memset(l, 0, sizeof *l);
     l->n = n;
@@ -272,10 +275,12 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
         ones_parts *= 2;
     uint64_t parts = l->nw * l->T > ones_parts ? l->nw * l->T : ones_parts;
     size_t at = 0;
-    l->flags = take(&at, 8 * n);
-    l->pos = take(&at, 8 * n);
-    l->dense = take(&at, 4 * n);
-    l->ones = take(&at, 4 * n);
+    if (split) { /* else all four stay at offset 0, never read */
+        l->flags = take(&at, 8 * n);
+        l->pos = take(&at, 8 * n);
+        l->dense = take(&at, 4 * n);
+        l->ones = take(&at, 4 * n);
+    }
     l->counts = take(&at, 16);
     l->sort_grp = take(&at, 16 * (uint64_t)l->G);
     l->temp = take(&at, l->temp_bytes);
@@ -304,15 +309,15 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
  * fits `bytes`, with fewer than 2^32 entries a pass for the affine round;
  * false when none does. */
 static bool plan_fit(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, uint64_t bytes,
-                     bool affine)
+                     bool affine, bool split)
 {
-    plan(l, n, m, xyzz_bytes, 0, affine);
+    plan(l, n, m, xyzz_bytes, 0, affine, split);
     for (unsigned G = l->nw;; G--) {
         if (l->total <= bytes && !(affine && l->N >> 32))
             return true;
         if (G <= 1)
             return false;
-        plan(l, n, m, xyzz_bytes, G - 1, affine);
+        plan(l, n, m, xyzz_bytes, G - 1, affine, split);
     }
 }
 
@@ -638,7 +643,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     cudaStream_t st = s->st;
     char *base = (char *)scratch.ptr;
     msm_layout l;
-    plan(&l, n, n, sizeof(xyzz_t<F>), 0);
+    plan(&l, n, n, sizeof(xyzz_t<F>), 0, false, split);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
     ZP_CUDA(cudaSetDevice(g->device));
@@ -673,9 +678,9 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * windows in one pass when the scratch holds that, else as many per
      * pass as it holds. */
     const size_t xb = sizeof(xyzz_t<F>);
-    bool affine = use_affine<F>(g, m) && plan_fit(&l, n, m, xb, scratch.bytes, true) &&
+    bool affine = use_affine<F>(g, m) && plan_fit(&l, n, m, xb, scratch.bytes, true, split) &&
                   affine_pass_ok<F>(&l);
-    if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false))
+    if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false, split))
         return ZP_E_GPU_OOM;
     l.ident = !split;
     s->last_windows = l.nw;

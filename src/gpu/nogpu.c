@@ -184,6 +184,11 @@ uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
     return 0;
 }
 
+uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows)
+{
+    return zp__gpu_msm_scratch_bytes_affine(n, g2, windows);
+}
+
 uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
 {
     (void)n;
