@@ -63,6 +63,16 @@ static void test_within(void)
     printf("  porep:27-like slot within 200 GiB: %.2f GiB\n", (double)prev / (1u << 30));
     if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0)
         CHECK(prev > full + ((uint64_t)8 << 30)); /* all windows a pass */
+    /* An H200 engine slot beside a porep:27 key with its twist tables gets
+     * ~39.5 GiB: room for H, all dense and without the split's arrays, at
+     * 7 windows a pass (two passes of its 13), not the 6 that sizing it
+     * with the split's arrays gave (three passes). */
+    if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0) {
+        uint64_t b = zp__g16_slot_bytes_within(&pk, (uint64_t)79 << 29);
+        uint64_t fixed = (pk.n_vars + pk.domain_size) * sizeof(zp_fr);
+        CHECK(b >= fixed + zp__gpu_msm_scratch_bytes_nosplit(pk.n_h, false, 7));
+        CHECK(b < fixed + zp__gpu_msm_scratch_bytes_affine(pk.n_h, false, 7));
+    }
     zp__pk small = slot_shape(18, ((uint64_t)1 << 18) - 5);
     CHECK(zp__g16_slot_bytes_within(&small, (uint64_t)100 << 30) == zp__g16_slot_bytes(&small));
 }

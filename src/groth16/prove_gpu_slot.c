@@ -142,24 +142,43 @@ static unsigned affine_windows(void)
     return k == KNOB_UNSET ? ZP_G16_AFFINE_WINDOWS : k;
 }
 
+static bool h_nosplit(void);
+
 /* aw: G1 windows a pass of the affine round to make room for; 0 none (the
- * lean size, what a slot opens with when the arena has no more). */
-static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw)
+ * lean size, what a slot opens with when the arena has no more). split:
+ * with room for the 0/1 split's arrays. */
+static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
 {
     count = max_u64(count, 1);
     uint64_t chunk = min_u64(count, chunk_points(g2));
     uint64_t b = max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
                          zp__gpu_msm_scratch_bytes_pass(chunk, g2, 1));
     if (!g2 && aw)
-        b = max_u64(b, zp__gpu_msm_scratch_bytes_affine(chunk, false, aw));
+        b = max_u64(b, split ? zp__gpu_msm_scratch_bytes_affine(chunk, false, aw)
+                             : zp__gpu_msm_scratch_bytes_nosplit(chunk, false, aw));
     return b;
+}
+
+/* The G1 scratch. Without the split for H (the default), the windows a
+ * pass that a slot grows (aw) are sized for H, whose scalars are all dense,
+ * without the split's arrays (at 2^27 that makes room for 7 windows a pass
+ * instead of 6 in an H200 slot beside a porep:27 key and its twist tables:
+ * two passes instead of three); the split MSMs (A, B1, L) are sized for at
+ * most the default windows and take more where the scratch holds them (in
+ * porep-like circuits few of their scalars are dense). */
+static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
+{
+    uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
+    if (!h_nosplit())
+        return msm_bytes(max_u64(split, pk->n_h), false, aw, true);
+    unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
+    return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
 }
 
 static void plan(slot_plan *p, const zp__pk *pk, unsigned aw)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
-    uint64_t g1 = max_u64(max_u64(pk->n_a, pk->n_b), max_u64(pk->n_l, pk->n_h));
-    uint64_t sc = max_u64(msm_bytes(g1, false, aw), msm_bytes(pk->n_b, true, aw));
+    uint64_t sc = max_u64(g1_bytes(pk, aw), msm_bytes(pk->n_b, true, aw, true));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->w = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
