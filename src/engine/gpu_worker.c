@@ -17,9 +17,14 @@
  * time (zp__eng_take), so a partition is only ever dispatched into a free
  * slot. The thread loads the witness into the slot's pinned buffer,
  * enqueues eval, h and the MSMs on the slot's stream and waits on that
- * stream only (zp__g16_slot_sums); it finishes the proof (a few scalar
+ * stream only (zp__g16_slot_sums_next); it finishes the proof (a few scalar
  * multiplications) and hands it to the CPU pool, which verifies it. While
  * one slot waits or does host work, the others keep the device busy.
+ * During h it takes its next partition if one is ready (ahead, below):
+ * that witness is loaded then and goes up on the slot's copy stream while
+ * the last MSMs run, so the next eval does not wait for the upload
+ * (porep:27 on an H200: eval 101 -> 20 ms, 12.132 -> 12.073 s per proof).
+ * A job submitted meanwhile, however urgent, waits for that one partition.
  *
  * Admission: a slot's working set is carved from the arena the first time
  * the slot proves with a key of that shape and kept. When the arena
