@@ -195,6 +195,7 @@ typedef struct zp__worker {
     bool dormant;                 /* takes no more work (e->mu) */
     struct zp__g16_slot *slot;
     uint64_t slot_pinned;         /* its pinned witness buffer's bytes */
+    struct zp__loader *loader;    /* loads its next witness (loader.h), or NULL */
 } zp__worker;
 
 /* A proved partition on its way through the verify pool. */

@@ -39,8 +39,10 @@
 #include <string.h>
 
 #include "engine/engine_impl.h"
+#include "engine/loader.h"
 #include "engine/util.h"
 #include "gpu/gpu.h"
+#include "gpu/knob.h"
 #include "groth16/gpu_prover.h"
 
 /* ------------------------------------------------------------- devices */
@@ -379,16 +381,27 @@ typedef struct gpu_run {
  * pinned buffer then, and sent into the slot by the copy stream while that
  * one's B1 and B2 MSMs run, so that its own eval stage finds it there.
  * Only for the same key; a partition of another key is just taken early
- * and runs the usual way.
+ * and runs the usual way. With ZKPIPE_SLOT_LOADER=1 (read at each take;
+ * off by default until measured on a GPU) the witness loads on the
+ * worker's loader thread instead, through the MSMs as well as h, and goes
+ * to the slot if it is ready when the slot asks again before B1.
  */
 typedef struct ahead {
     bool taken;              /* j, part: a partition taken from the queue */
     zp__job *j;
     uint32_t part;
-    bool sent;               /* its witness (wit) went to the slot */
+    bool held;               /* a key reference taken for it */
+    bool loading;            /* its witness loads on the worker's loader */
+    bool loaded;             /* its witness is wit */
+    bool sent;               /* wit went to the slot */
     const zp_fr *wit;
-    const zp__g16_slot *slot; /* the slot it went to */
+    const zp__g16_slot *slot; /* the slot whose buffer it was loaded into */
 } ahead;
+
+static bool loader_wanted(void)
+{
+    return zp__env_knob("ZKPIPE_SLOT_LOADER", 0, 1, 0) == 1;
+}
 
 typedef struct ahead_ctx {
     zp_engine *e;
@@ -397,27 +410,39 @@ typedef struct ahead_ctx {
     ahead *next;
 } ahead_ctx;
 
-/* zp__g16_next_fn: takes the next partition now if one is ready and loads
- * its witness when it is of the same key (a reference of its own). */
-static const zp_fr *take_ahead(void *arg)
+/* zp__g16_next_fn. During h: takes the next partition now if one is ready
+ * and, when it is of the same key (a reference of its own), loads its
+ * witness or starts the loader on it. When asked again: the loader's
+ * witness if it is ready. */
+static const zp_fr *take_ahead(void *arg, int phase)
 {
     ahead_ctx *c = arg;
     ahead *a = c->next;
+    const zp_fr *wit = NULL;
+    if (phase == ZP_G16_NEXT_SEND) {
+        if (!a->loading || !zp__loader_ready(c->w->loader, &wit))
+            return NULL;
+        a->sent = true;
+        return wit;
+    }
     if (!zp__eng_take_ahead(c->e, c->w, &a->j, &a->part))
         return NULL;
     a->taken = true;
     zp__ioerr why = {{0}};
     if (a->j->key != c->key || zp__key_acquire(c->e, c->key, &why))
         return NULL;
-    const zp_fr *wit = NULL;
-    if (zp__load_witness(c->e, zp__g16_slot_witness_buf(c->w->slot), &wit, a->j, a->part,
-                         c->key, c->key->pk.n_vars, &why)) {
-        zp__key_release(c->e, c->key); /* loaded again when it runs, failing there */
+    a->held = true;
+    a->slot = c->w->slot;
+    zp_fr *buf = zp__g16_slot_witness_buf(c->w->slot);
+    if (loader_wanted() && (c->w->loader || !zp__loader_open(&c->w->loader))) {
+        zp__loader_start(c->w->loader, c->e, a->j, a->part, c->key, buf, c->key->pk.n_vars);
+        a->loading = true;
         return NULL;
     }
-    a->sent = true;
+    if (zp__load_witness(c->e, buf, &wit, a->j, a->part, c->key, c->key->pk.n_vars, &why))
+        return NULL; /* loaded again when it runs, failing there */
+    a->loaded = a->sent = true;
     a->wit = wit;
-    a->slot = c->w->slot;
     return wit;
 }
 
@@ -474,8 +499,16 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     zp__g16_dkey *dk = NULL;
     const zp_fr *wit = NULL;
     zp_fr *pub = NULL; /* its own copy: the slot's buffer takes the next witness */
-    /* A witness sent ahead came with a key reference (take_ahead). */
-    zp_err err = cur->sent ? ZP_OK : zp__key_acquire(e, key, &why);
+    /* Taken ahead: a key reference of its own (take_ahead), its witness
+     * perhaps loaded. The loader is waited for first: it writes into the
+     * slot's buffer, which slot_ready below could free. */
+    const zp_fr *pre = cur->loaded ? cur->wit : NULL;
+    if (cur->loading) {
+        zp__ioerr lw = {{0}};
+        if (zp__loader_wait(w->loader, &pre, &lw))
+            pre = NULL; /* loaded again below, failing there */
+    }
+    zp_err err = cur->held ? ZP_OK : zp__key_acquire(e, key, &why);
     bool held = !err;
     if (!err && (err = dkey_acquire(e, d, key, &dk, &why))) {
         char msg[sizeof why.msg];
@@ -499,10 +532,12 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
                  "to its resident keys (%s)", d->ordinal,
                  (unsigned long long)zp__g16_slot_bytes_min(pk), key->name, msg);
     }
-    /* Sent ahead into this very slot, it is there; else loaded now. */
-    bool sent = !err && cur->sent && cur->slot == w->slot;
-    if (sent)
-        wit = cur->wit;
+    /* Loaded ahead into this very slot, it is there (and perhaps sent);
+     * else loaded now. */
+    bool ready = !err && pre && cur->slot == w->slot;
+    bool sent = ready && cur->sent;
+    if (ready)
+        wit = pre;
     else if (!err)
         err = zp__load_witness(e, zp__g16_slot_witness_buf(w->slot), &wit, j, part, key,
                                pk->n_vars, &why);
@@ -544,6 +579,8 @@ void *zp__gpu_worker_main(void *arg)
             break;
         run_partition(w->e, w, &cur, &next);
     }
+    zp__loader_close(w->loader); /* idle: each load is waited for by its run */
+    w->loader = NULL;
     slot_drop(w->e, w);
     return NULL;
 }

@@ -135,17 +135,20 @@ zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
 
 /*
  * zp__g16_slot_sums with the next partition's witness sent ahead (DESIGN.md
- * §3 rule 4). next (may be NULL) runs on the calling thread while the
- * device runs h, after this witness went up (the slot's pinned buffer is
- * free again); it returns the next witness (same key, valid until that
- * partition's zp__g16_slot_sums_next returns), or NULL for none. That
- * witness goes up on the slot's copy stream once this partition's MSMs no
- * longer read the slot's witness (the MSMs run H, L, A, then B1 and B2 after
- * the copy starts). The next call then passes it again with w_sent = true
- * and waits for the copy instead of uploading; any other call uploads
- * (after that copy). The stage times cover the hook's time as h.
+ * §3 rule 4). next (may be NULL) runs on the calling thread with phase
+ * ZP_G16_NEXT_H while the device runs h, after this witness went up (the
+ * slot's pinned buffer is free again); it returns the next witness (same
+ * key, valid until that partition's zp__g16_slot_sums_next returns), or
+ * NULL for none. When it gave none it is asked again with ZP_G16_NEXT_SEND
+ * where the witness could go: once this partition's MSMs no longer read
+ * the slot's witness (the MSMs run H, L, A, then B1 and B2 after that
+ * point). The witness given goes up then on the slot's copy stream. The
+ * next call passes it again with w_sent = true and waits for the copy
+ * instead of uploading; any other call uploads (after that copy). The
+ * stage times cover the hook's time during h as h.
  */
-typedef const zp_fr *(*zp__g16_next_fn)(void *ctx);
+enum { ZP_G16_NEXT_H, ZP_G16_NEXT_SEND };
+typedef const zp_fr *(*zp__g16_next_fn)(void *ctx, int phase);
 zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                               bool w_sent, zp__g16_next_fn next, void *ctx,
                               zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);

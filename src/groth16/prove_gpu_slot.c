@@ -73,6 +73,8 @@ struct zp__g16_slot {
      * gave, sent the one whose copy into w is enqueued on cp (or NULL). */
     zp__gpu_stream *cp;
     const zp_fr *want, *sent;
+    zp__g16_next_fn next;                   /* the hook, while sums_next runs */
+    void *next_ctx;
     bool took_sent;                         /* the last eval's witness was sent */
     uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
     zp__gpu_buf w, big, sab;
@@ -546,6 +548,8 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
  * what the slot's stream has enqueued so far (the last reads of w). */
 static zp_err send_next(zp__g16_slot *s, const zp__g16_dkey *k)
 {
+    if (!s->want && s->next) /* none during h: perhaps now */
+        s->want = s->next(s->next_ctx, ZP_G16_NEXT_SEND);
     const zp_fr *w = s->want;
     s->want = NULL;
     if (!w || s->pack)
@@ -635,12 +639,16 @@ zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_f
         return stage_fail(why, e, "eval");
     e = h_enqueue(s, k);
     if (!e && next) /* host work while the device runs h */
-        s->want = next(ctx);
+        s->want = next(ctx, ZP_G16_NEXT_H);
     zp_err es = zp__gpu_stream_sync(s->st);
     e = e ? e : es;
     t->h = zp__g16_now() - t1;
     if (e)
         return stage_fail(why, e, "h");
+    s->next = next; /* asked again where the witness could go (send_next) */
+    s->next_ctx = ctx;
     e = zp__g16_slot_msm(s, k, out, t);
+    s->next = NULL;
+    s->next_ctx = NULL;
     return e ? stage_fail(why, e, "msm") : ZP_OK;
 }

@@ -330,18 +330,26 @@ static void test_two_slots(void)
 typedef struct ahead_case {
     const keycase *c;
     zp__g16_slot *slot;
-    int give;      /* the witness the hook gives (-1: none) */
+    int give;      /* the witness the hook gives during h (-1: none) */
+    int late;      /* the one it gives when asked again (-1: none) */
     bool via_buf;  /* through the slot's pinned buffer, as the engine does */
-    int calls;
+    int calls, again;
 } ahead_case;
 
-static const zp_fr *give_next(void *arg)
+static const zp_fr *give_next(void *arg, int phase)
 {
     ahead_case *a = arg;
-    a->calls++;
-    if (a->give < 0)
+    int i = a->give;
+    if (phase == ZP_G16_NEXT_SEND) { /* asked again: only when it gave none */
+        CHECK(a->give < 0);
+        a->again++;
+        i = a->late;
+    } else {
+        a->calls++;
+    }
+    if (i < 0)
         return NULL;
-    const zp_fr *w = a->c->w[a->give];
+    const zp_fr *w = a->c->w[i];
     if (!a->via_buf)
         return w;
     zp_fr *buf = zp__g16_slot_witness_buf(a->slot);
@@ -364,9 +372,10 @@ static void ahead_step(ahead_case *a, const zp__g16_dkey *k, const zp_fr *w, boo
     zp__g16_sums sums;
     zp__proof pr;
     uint8_t got[ZP__PROOF_BYTES];
-    int calls = a->calls;
+    int calls = a->calls, again = a->again;
     GPU_OK(zp__g16_slot_sums_next(a->slot, k, w, sent, give_next, a, &sums, NULL, &why));
     CHECK_EQ_INT(a->calls, calls + 1);
+    CHECK_EQ_INT(a->again, again + (a->give < 0));
     /* A packed witness is never sent ahead (it goes up with its unpacking). */
     CHECK_EQ_INT(zp__g16_slot_took_sent(a->slot), took && !zp__g16_slot_packs(a->slot));
     CHECK_EQ_INT(zp__g16_finish_verify(&pr, &c->pk, &sums, c->w[i], &o, NULL, &why), ZP_OK);
@@ -386,7 +395,7 @@ static void test_ahead(void)
     zp__ioerr why = {""};
     zp__g16_dkey k;
     GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
-    ahead_case a = {c, NULL, 1, true, 0};
+    ahead_case a = {c, NULL, 1, -1, true, 0, 0};
     GPU_OK(zp__g16_slot_open(&a.slot, T_gpu, &c->pk, &why));
     if (a.slot) {
         /* Taken now: asking for it after the send would forget the send. */
@@ -400,7 +409,11 @@ static void test_ahead(void)
         ahead_step(&a, &k, c->w[3], false, 3, false);  /* 0 was sent, 3 brought */
         a.give = -1;
         ahead_step(&a, &k, c->w[3], true, 3, false);   /* 0 was sent, said of 3 */
-        ahead_step(&a, &k, c->w[1], false, 1, false);  /* nothing was sent */
+        a.late = 2;
+        ahead_step(&a, &k, c->w[1], false, 1, false);  /* nothing was sent; 2 late */
+        a.late = -1;
+        ahead_step(&a, &k, c->w[2], true, 2, true);    /* 2 was sent */
+        ahead_step(&a, &k, c->w[0], false, 0, false);  /* nothing was sent */
     }
     zp__g16_slot_close(a.slot);
     zp__g16_dkey_free(&k);
