@@ -245,6 +245,7 @@ static void test_random_against_reference(void)
             for (unsigned p = 0; p < ZP_PRIO_COUNT; p++)
                 counted += q.parts[p];
             CHECK_EQ_INT(counted, waiting);
+            CHECK_EQ_INT(zp__queue_waiting(&q), waiting);
         }
         free_jobs(n);
     }

@@ -68,4 +68,7 @@ uint32_t zp__queue_remove(zp__queue *q, zp__qjob *j);
 /* Partitions of j still waiting. */
 uint32_t zp__qjob_waiting(const zp__qjob *j);
 
+/* Partitions waiting in all classes (retries included). */
+uint32_t zp__queue_waiting(const zp__queue *q);
+
 #endif

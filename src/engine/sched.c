@@ -40,7 +40,10 @@ static bool admitted(const zp_engine *e, const zp__worker *w)
 }
 
 /* A partition for w, waiting for one when `wait`; marks w busy with it
- * when `busy`. */
+ * when `busy`. Without waiting (a slot taking its next partition while it
+ * still runs one) only while at least as many partitions wait as there
+ * are proving workers: the last partitions of a queue go to whichever
+ * worker is free first, not to one that is still busy. */
 static bool take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part, bool wait,
                  bool busy)
 {
@@ -48,9 +51,10 @@ static bool take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part, boo
     bool retry;
     pthread_mutex_lock(&e->mu);
     bool got = false;
-    while (!e->stop && !(got = !e->paused && admitted(e, w) &&
-                               zp__queue_take(&e->queue, w->index, e->n_provers, &q, part,
-                                              &retry))) {
+    while (!e->stop &&
+           !(got = !e->paused && admitted(e, w) &&
+                   (wait || zp__queue_waiting(&e->queue) >= (uint32_t)e->n_provers) &&
+                   zp__queue_take(&e->queue, w->index, e->n_provers, &q, part, &retry))) {
         if (!wait)
             break;
         pthread_cond_wait(&e->work_cv, &e->mu);
