@@ -407,6 +407,7 @@ typedef struct ahead_ctx {
     zp_engine *e;
     zp__worker *w;
     zp__key *key;            /* the running partition's */
+    uint32_t n_vars;         /* its witness length (the device key's shape) */
     ahead *next;
 } ahead_ctx;
 
@@ -435,11 +436,11 @@ static const zp_fr *take_ahead(void *arg, int phase)
     a->slot = c->w->slot;
     zp_fr *buf = zp__g16_slot_witness_buf(c->w->slot);
     if (loader_wanted() && (c->w->loader || !zp__loader_open(&c->w->loader))) {
-        zp__loader_start(c->w->loader, c->e, a->j, a->part, c->key, buf, c->key->pk.n_vars);
+        zp__loader_start(c->w->loader, c->e, a->j, a->part, c->key, buf, c->n_vars);
         a->loading = true;
         return NULL;
     }
-    if (zp__load_witness(c->e, buf, &wit, a->j, a->part, c->key, c->key->pk.n_vars, &why))
+    if (zp__load_witness(c->e, buf, &wit, a->j, a->part, c->key, c->n_vars, &why))
         return NULL; /* loaded again when it runs, failing there */
     a->loaded = a->sent = true;
     a->wit = wit;
@@ -551,7 +552,7 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
             err = ZP_E_CANCELLED;
     }
     zp__g16_sums sums;
-    ahead_ctx nx = {e, w, key, next};
+    ahead_ctx nx = {e, w, key, pk ? (uint32_t)pk->n_vars : 0, next};
     if (!err && (err = device_stages(&r, dk, wit, sent, &nx, &sums, &why)))
         gpu_failed(e, d, err);
     if (dk)
