@@ -224,6 +224,29 @@ uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
 uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows);
 
 /*
+ * G1 MSMs over precomputed bases, for points that stay (a resident key, a
+ * benchmark's data): a table of copies = zp__gpu_msm_pre_copies(c) times n
+ * points, 2^(c j) P_i at j n + i, lets every c-bit window's digits go into
+ * one set of 2^(c-1) buckets, so c can grow (fewer digits a scalar) without
+ * more buckets to sum: at 2^24 points c = 22 makes 12 digits a scalar
+ * where the plain MSM's c = 17 makes 15. The table takes copies times the
+ * points' memory (12 x 1.5 GiB at 2^24, c = 22).
+ *
+ * zp__gpu_msm_pre_copies: 0 for c outside 2..22. zp__gpu_msm_g1_precompute
+ * fills d_table (copies * n points) from d_points on s and waits.
+ * zp__gpu_msm_g1_pre is zp__gpu_msm_g1_nosplit with the table and c it was
+ * made with, scratch of zp__gpu_msm_scratch_bytes_pre(n, c) bytes (0:
+ * invalid c or n); copies * n must stay within ZP_GPU_MSM_MAX
+ * (ZP_E_TOO_LARGE).
+ */
+unsigned zp__gpu_msm_pre_copies(unsigned c);
+zp_err zp__gpu_msm_g1_precompute(zp__gpu_stream *s, zp_g1_affine *d_table,
+                                 const zp_g1_affine *d_points, uint64_t n, unsigned c);
+uint64_t zp__gpu_msm_scratch_bytes_pre(uint64_t n, unsigned c);
+zp_err zp__gpu_msm_g1_pre(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_table,
+                          unsigned c, const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
+
+/*
  * out = sum_i scalars[i] * points[i] for i < n, on stream s; waits for s.
  * d_points: affine Montgomery (infinity all zero). d_scalars: STANDARD form,
  * each < r. The 0/1 split runs on the GPU: zero scalars are skipped, points

@@ -157,3 +157,101 @@ extern "C" zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out,
 {
     return msm_g1(s, out, d_points, d_scalars, n, scratch, false);
 }
+
+/* ------------------------------------------------- precomputed bases */
+
+extern "C" unsigned zp__gpu_msm_pre_copies(unsigned c)
+{
+    return c >= 2 && c <= MAX_C ? windows_of(c) : 0;
+}
+
+/* An XYZZ point made affine with one inversion: t = 1/ZZZ, y = Y t and,
+ * as ZZ^3 = ZZZ^2, x = X / ZZ = X ZZ^2 t^2 (infinity, ZZ = ZZZ = 0, gives
+ * t = 0 and the all-zero point). */
+static __device__ __forceinline__ aff_t<fp_t> pre_affine(const xyzz_t<fp_t> &p)
+{
+    fp_t t = f_inv(p.zzz);
+    aff_t<fp_t> r;
+    r.y = f_mul(p.y, t);
+    r.x = f_mul(f_mul(p.x, f_sqr(p.zz)), f_sqr(t));
+    return r;
+}
+
+/* table[j n + i] = 2^(c j) points[i] for j < copies: c doublings between
+ * copies, each copy made affine on its own (a one-time setup). */
+static __global__ void pre_table_kernel(aff_t<fp_t> *table, const aff_t<fp_t> *points,
+                                        uint64_t n, unsigned c, unsigned copies)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    aff_t<fp_t> p = aff_load(points + i);
+    aff_store(table + i, p);
+    if (copies < 2)
+        return;
+    xyzz_t<fp_t> acc = xyzz_dbl_aff(p); /* infinity stays infinity */
+    for (unsigned j = 1; j < copies; j++) {
+        for (unsigned b = j == 1 ? 1 : 0; b < c; b++)
+            xyzz_dbl(acc, acc);
+        aff_store(table + (uint64_t)j * n + i, pre_affine(acc));
+    }
+}
+
+extern "C" zp_err zp__gpu_msm_g1_precompute(zp__gpu_stream *s, zp_g1_affine *d_table,
+                                            const zp_g1_affine *d_points, uint64_t n, unsigned c)
+{
+    zp__gpu *g = s->g;
+    unsigned copies = zp__gpu_msm_pre_copies(c);
+    if (!copies)
+        return ZP_E_INVALID_ARG;
+    if (n > ZP_GPU_MSM_MAX / copies)
+        return ZP_E_TOO_LARGE;
+    if (n == 0)
+        return ZP_OK;
+    ZP_CUDA(cudaSetDevice(g->device));
+    pre_table_kernel<<<zp__ceil_div_u(n, 128), 128, 0, s->st>>>(
+        (aff_t<fp_t> *)d_table, (const aff_t<fp_t> *)d_points, n, c, copies);
+    ZP_CUDA_LAUNCHED();
+    ZP_CUDA(cudaStreamSynchronize(s->st));
+    return ZP_OK;
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_pre(uint64_t n, unsigned c)
+{
+    unsigned copies = zp__gpu_msm_pre_copies(c);
+    if (!copies || n == 0 || n > ZP_GPU_MSM_MAX / copies)
+        return 0;
+    const uint64_t t = n * copies;
+    msm_layout l;
+    plan(&l, t, t, sizeof(xyzz_t<fp_t>), 0, false, false, c);
+    uint64_t best = l.total;
+    plan(&l, t, t, sizeof(xyzz_t<fp_t>), 0, true, false, c);
+    if (!(l.N >> 32) && l.total > best)
+        best = l.total;
+    return best;
+}
+
+extern "C" zp_err zp__gpu_msm_g1_pre(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_table,
+                                     unsigned c, const zp_fr *d_scalars, uint64_t n,
+                                     zp__gpu_buf scratch)
+{
+    zp_g1_jac_inf(out);
+    unsigned copies = zp__gpu_msm_pre_copies(c);
+    if (!copies)
+        return ZP_E_INVALID_ARG;
+    if (n > ZP_GPU_MSM_MAX / copies)
+        return ZP_E_TOO_LARGE;
+    if (n == 0)
+        return ZP_OK;
+    xyzz_t<fp_t> *h = NULL;
+    unsigned nw = 0, cw = 0;
+    ZP_TRY(msm_device<fp_t>(s, &h, &nw, &cw, (const aff_t<fp_t> *)d_table,
+                            (const fr_t *)d_scalars, n * copies, scratch, false, c));
+    const zp_g1_xyzz *w = (const zp_g1_xyzz *)h; /* one window, and no ones */
+    zp_g1_xyzz acc;
+    zp_g1_xyzz_inf(&acc);
+    zp_g1_xyzz_add(&acc, &acc, &w[0]);
+    zp_g1_xyzz_add(&acc, &acc, &w[nw]);
+    zp_g1_xyzz_to_jac(out, &acc);
+    return ZP_OK;
+}

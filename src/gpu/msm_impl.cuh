@@ -73,6 +73,7 @@ struct msm_layout {
     size_t runs, parts3;    /* the two-level reduction's (0: none) */
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
     bool ident;             /* no split: dense scalar i is scalar i (msm_device) */
+    unsigned copies;        /* precomputed bases (msm_pre): m = copies * scalars, one window */
     size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
     size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
 };
@@ -236,13 +237,17 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
  * an MSM without the split (zp__gpu_msm_g1_nosplit) leaves them out, which
  * at 2^27 is most of another window a pass. */
 static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G,
-                 bool affine = false, bool split = true)
+                 bool affine = false, bool split = true, unsigned pre_c = 0)
 {
     memset(l, 0, sizeof *l);
     l->n = n;
     l->m = m;
-    l->c = forced_window() ? forced_window() : window_for(m, xyzz_bytes, affine);
+    l->c = pre_c ? pre_c : forced_window() ? forced_window() : window_for(m, xyzz_bytes, affine);
     l->nw = windows_of(l->c);
+    if (pre_c) { /* every window's digits into one bucket set (msm_pre) */
+        l->copies = l->nw;
+        l->nw = 1;
+    }
     l->B = 1u << (l->c - 1);
     l->G = G && G < l->nw ? G : l->nw;
     l->N = (uint64_t)l->G * m;
@@ -309,15 +314,15 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
  * fits `bytes`, with fewer than 2^32 entries a pass for the affine round;
  * false when none does. */
 static bool plan_fit(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, uint64_t bytes,
-                     bool affine, bool split)
+                     bool affine, bool split, unsigned pre_c = 0)
 {
-    plan(l, n, m, xyzz_bytes, 0, affine, split);
+    plan(l, n, m, xyzz_bytes, 0, affine, split, pre_c);
     for (unsigned G = l->nw;; G--) {
         if (l->total <= bytes && !(affine && l->N >> 32))
             return true;
         if (G <= 1)
             return false;
-        plan(l, n, m, xyzz_bytes, G - 1, affine, split);
+        plan(l, n, m, xyzz_bytes, G - 1, affine, split, pre_c);
     }
 }
 
@@ -422,6 +427,50 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
             keys[(uint64_t)(w - w0) * m + i] = d;
             vals[(uint64_t)(w - w0) * m + i] = idx | ((neg ^ flip) << 31);
         }
+    }
+}
+
+/*
+ * The digits for precomputed bases (msm_pre): the table holds
+ * 2^(c j) P_i at j n + i for the `copies` windows j, so every window's
+ * digit of scalar i goes into the one bucket set as an entry of the point
+ * j n + i: key the digit's size, sign in the index word, as digits_kernel
+ * writes them, one window of copies * n entries.
+ */
+static __global__ void pre_digits_kernel(const fr_t *sc, uint64_t n, unsigned c,
+                                         unsigned copies, bool halve, uint32_t *keys,
+                                         uint32_t *vals)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t s = fr_load(sc + i);
+    uint32_t flip = 0;
+    if (halve) {
+        fr_t t = fr_neg(s);
+        if (words_lt(t, s)) {
+            s = t;
+            flip = 1;
+        }
+    }
+    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+    uint32_t carry = 0;
+    for (unsigned w = 0; w < copies; w++) {
+        unsigned bit = w * c, k = bit >> 5, sh = bit & 31;
+        uint64_t two = ((uint64_t)word_at(s, k + 1) << 32) | word_at(s, k);
+        uint32_t d = (uint32_t)(two >> sh) & mask;
+        d += carry;
+        uint32_t neg = 0;
+        if (d > half) {
+            d = (1u << c) - d;
+            neg = 1;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        uint64_t e = (uint64_t)w * n + i;
+        keys[e] = d;
+        vals[e] = (uint32_t)e | ((neg ^ flip) << 31);
     }
 }
 
@@ -588,9 +637,16 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         const uint64_t N = (uint64_t)gw * m;
         const uint64_t nkeys = (uint64_t)gw << l->c;
         xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
-        (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256), 256,
-                                                                   0, st>>>(
-            scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin, vin);
+        if (l->copies) {
+            const uint64_t ns = m / l->copies;
+            pre_digits_kernel<<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
+                scalars, ns, l->c, l->copies, halve_scalars(), kin, vin);
+        } else {
+            (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256),
+                                                                       256, 0, st>>>(
+                scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin,
+                vin);
+        }
         ZP_CUDA_LAUNCHED();
         const unsigned sb = sort_bits(l->c);
         for (unsigned w = 0; w < gw; w++) {
@@ -637,13 +693,15 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
 template <class F>
 static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, unsigned *c_out,
                          const aff_t<F> *points, const fr_t *scalars, uint64_t n,
-                         zp__gpu_buf scratch, bool split = true)
+                         zp__gpu_buf scratch, bool split = true, unsigned pre_c = 0)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
     char *base = (char *)scratch.ptr;
     msm_layout l;
-    plan(&l, n, n, sizeof(xyzz_t<F>), 0, false, split);
+    if (pre_c)
+        split = false; /* n: the table's points (msm_pre), n / copies scalars */
+    plan(&l, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
     ZP_CUDA(cudaSetDevice(g->device));
@@ -678,9 +736,10 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * windows in one pass when the scratch holds that, else as many per
      * pass as it holds. */
     const size_t xb = sizeof(xyzz_t<F>);
-    bool affine = use_affine<F>(g, m) && plan_fit(&l, n, m, xb, scratch.bytes, true, split) &&
+    bool affine = use_affine<F>(g, m) &&
+                  plan_fit(&l, n, m, xb, scratch.bytes, true, split, pre_c) &&
                   affine_pass_ok<F>(&l);
-    if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false, split))
+    if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false, split, pre_c))
         return ZP_E_GPU_OOM;
     l.ident = !split;
     s->last_windows = l.nw;

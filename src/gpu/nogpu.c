@@ -184,6 +184,34 @@ uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
     return 0;
 }
 
+unsigned zp__gpu_msm_pre_copies(unsigned c)
+{
+    (void)c;
+    return 0;
+}
+
+zp_err zp__gpu_msm_g1_precompute(zp__gpu_stream *s, zp_g1_affine *d_table,
+                                 const zp_g1_affine *d_points, uint64_t n, unsigned c)
+{
+    (void)s; (void)d_table; (void)d_points; (void)n; (void)c;
+    return ZP_E_NO_GPU;
+}
+
+uint64_t zp__gpu_msm_scratch_bytes_pre(uint64_t n, unsigned c)
+{
+    (void)n;
+    (void)c;
+    return 0;
+}
+
+zp_err zp__gpu_msm_g1_pre(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_table,
+                          unsigned c, const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
+{
+    (void)s; (void)d_table; (void)c; (void)d_scalars; (void)n; (void)scratch;
+    zp_g1_jac_inf(out);
+    return ZP_E_NO_GPU;
+}
+
 uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows)
 {
     return zp__gpu_msm_scratch_bytes_affine(n, g2, windows);

@@ -337,6 +337,92 @@ static void test_g1_nosplit(void)
         g1_nosplit_case(1u << 20, S_RANDOM, P_DISTINCT);
 }
 
+/* One zp__gpu_msm_g1_pre case against the CPU; for small n also every
+ * entry of the table against 2^(c j) P_i made on the host. */
+static void g1_pre_case(size_t n, unsigned c, enum scal sk, enum pts pk)
+{
+    const unsigned copies = zp__gpu_msm_pre_copies(c);
+    CHECK(copies >= 2 && copies * c >= 255);
+    zp_g1_affine *p = xmalloc(n * sizeof *p);
+    zp_fr *s = xmalloc(n * sizeof *s);
+    zp__gpu_buf dp, ds;
+    g1_points(p, &dp, n, pk);
+    make_scalars(s, n, sk);
+    ds = gpu_test_alloc(n * sizeof *s);
+    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    zp__gpu_buf table = gpu_test_alloc(n * copies * sizeof(zp_g1_affine));
+    GPU_OK(zp__gpu_msm_g1_precompute(T_s, table.ptr, dp.ptr, n, c));
+    bool table_ok = true;
+    if (n <= 300) {
+        zp_g1_affine *t = xmalloc(n * copies * sizeof *t), *want = xmalloc(copies * sizeof *want);
+        zp_g1_jac *j = xmalloc(copies * sizeof *j);
+        GPU_OK(zp__gpu_download(T_s, t, table.ptr, n * copies * sizeof *t));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        for (size_t i = 0; i < n; i++) {
+            zp_g1_jac pi;
+            zp_g1_jac_from_affine(&pi, &p[i]);
+            for (unsigned k = 0; k < copies; k++) {
+                uint64_t e[4] = {0, 0, 0, 0};
+                e[(k * c) / 64] = (uint64_t)1 << ((k * c) % 64);
+                zp_g1_jac_mul_vartime(&j[k], &pi, e, 4);
+            }
+            zp_g1_batch_to_affine(want, j, copies);
+            for (unsigned k = 0; k < copies; k++)
+                table_ok &= memcmp(&t[k * n + i], &want[k], sizeof *want) == 0;
+        }
+        free(t);
+        free(want);
+        free(j);
+        CHECK(table_ok);
+    }
+    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes_pre(n, c));
+    zp_g1_jac got, want;
+    GPU_OK(zp__gpu_msm_g1_pre(T_s, &got, table.ptr, c, ds.ptr, n, scratch));
+    if (n <= 300)
+        zp__msm_g1_ref(&want, p, s, n);
+    else
+        CHECK_EQ_INT(zp__cpu_msm_g1(&want, p, s, n, 0), ZP_OK);
+    bool ok = zp_g1_jac_eq(&got, &want);
+    CHECK(ok);
+    printf("  pre c=%u n=%zu scalars=%s points=%s %s\n", c, n, scal_name[sk], pts_name[pk],
+           ok && table_ok ? "ok" : "WRONG");
+    zp__gpu_free(T_gpu, &scratch);
+    zp__gpu_free(T_gpu, &table);
+    zp__gpu_free(T_gpu, &ds);
+    zp__gpu_free(T_gpu, &dp);
+    free(p);
+    free(s);
+}
+
+/* Precomputed bases (zp__gpu_msm_g1_pre): windows of 9 and 17 bits (the
+ * sorts one bit short), 13 and 22 (the most), sizes from 1, scalars with
+ * zeros, ones, r - 1 and top digits, points at infinity; through the
+ * affine rounds at 2^18 (12 copies: 3 M entries) and in the msm:on mode;
+ * the sizes it refuses. */
+static void test_g1_pre(void)
+{
+    static const unsigned cs[] = {9, 13, 17, 22};
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+        g1_pre_case(1, cs[k], S_RANDOM, P_DISTINCT);
+        g1_pre_case(2, cs[k], S_MINUS1, P_DISTINCT);
+        g1_pre_case(257, cs[k], S_MIXED, P_WITH_INF);
+        g1_pre_case(4097, cs[k], S_DIGITS, P_DISTINCT);
+    }
+    g1_pre_case(3000, 22, S_SAME, P_SAME);
+    g1_pre_case(1000, 16, S_ZERO, P_DISTINCT);
+    if (!T_small)
+        g1_pre_case(1u << 18, 22, S_RANDOM, P_DISTINCT);
+    CHECK_EQ_INT(zp__gpu_msm_pre_copies(1), 0);
+    CHECK_EQ_INT(zp__gpu_msm_pre_copies(23), 0);
+    CHECK_EQ_INT(zp__gpu_msm_scratch_bytes_pre(1, 23), 0);
+    CHECK_EQ_INT(zp__gpu_msm_scratch_bytes_pre((uint64_t)1 << 28, 22), 0); /* 12 x 2^28 */
+    zp_g1_jac out;
+    zp__gpu_buf none = {NULL, 0};
+    CHECK_EQ_INT(zp__gpu_msm_g1_pre(T_s, &out, NULL, 23, NULL, 1, none), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_msm_g1_pre(T_s, &out, NULL, 22, NULL, (uint64_t)1 << 28, none),
+                 ZP_E_TOO_LARGE);
+}
+
 /* A scratch for fewer windows per pass: sorted and accumulated a few
  * windows at a time, the same sums. */
 static void test_passes(void)
@@ -399,6 +485,7 @@ int main(int argc, char **argv)
     RUN(test_g1_large);
     RUN(test_g2);
     RUN(test_g1_nosplit);
+    RUN(test_g1_pre);
     RUN(test_passes);
     RUN(test_args);
     RUN(test_short_sorts);
