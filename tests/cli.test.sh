@@ -244,6 +244,8 @@ if { [ $rc = 0 ] && grep -q '^RESULT,prove,gpu' out; } || { [ $rc = 2 ] && grep 
   ok "bench prove --backend gpu runs or says why not (exit $rc)"
 else bad "bench prove --backend gpu (exit $rc)"; fi
 refuse 2 'backend is cpu or gpu' "bench prove --backend nope" "$ZKPIPE" bench prove --circuit synth:chain:6 --backend nope
+refuse 2 "bad option '--precompute'" "bench msm refuses a precompute window beyond 22" "$ZKPIPE" bench msm --precompute 23
+refuse 2 'for G1 on the GPU' "bench msm --precompute refuses G2" "$ZKPIPE" bench msm --precompute 22 --g2
 refuse 2 "bad option '--a msm:99'" "bench corun refuses a size beyond its range" "$ZKPIPE" bench corun --a msm:99
 refuse 2 "bad option '--b fft:20'" "bench corun refuses unknown work" "$ZKPIPE" bench corun --b fft:20
 refuse 2 "bad option '--b g2:27'" "bench corun refuses a G2 size beyond its range" "$ZKPIPE" bench corun --b g2:27

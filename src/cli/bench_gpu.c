@@ -27,6 +27,7 @@ struct opts {
     zp_roots roots;
     int per_pass;    /* msm: windows per pass, 0 = all */
     int scratch_gib; /* msm: at least this much scratch, 0 = what the sizing asks */
+    int pre_c;       /* msm: precomputed bases with c-bit windows, 0 = none */
 };
 
 static const char ntt_help[] =
@@ -51,6 +52,9 @@ static const char msm_help[] =
     "                      at a time, XYZZ sizing (default: the fastest plan's,\n"
     "                      with the batch-affine round where it runs)\n"
     "  --scratch-gib G     at least G GiB of GPU scratch\n"
+    "  --precompute C      G1 over precomputed bases (zp__gpu_msm_g1_pre): a table\n"
+    "                      of ceil(255/C) copies of the points, made per size and\n"
+    "                      timed apart; C-bit windows into one bucket set (2..22)\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets (DESIGN.md §8), scaled by n;\n"
     "G2 three times G1 (an Fp2 product is three Fp products).\n";
 
@@ -92,6 +96,8 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             bad = zp__parse_int(argv[++i], 1, 256, &o->per_pass);
         else if (!strcmp(a, "--scratch-gib") && v)
             bad = zp__parse_int(argv[++i], 1, 128, &o->scratch_gib);
+        else if (!strcmp(a, "--precompute") && v)
+            bad = zp__parse_int(argv[++i], 2, 22, &o->pre_c);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
         else if (!strcmp(a, "--coset")) o->coset = true;
         else if (!strcmp(a, "--twist")) o->twist = true;
@@ -259,7 +265,7 @@ int zp__bench_ntt(int argc, char **argv)
 {
     if (wants_help(argc, argv, ntt_help))
         return 0;
-    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
+    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0};
     if (parse(&o, argc, argv, ntt_help))
         return 2;
     if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
@@ -368,7 +374,7 @@ static int msm_gpu(const struct opts *o)
     const uint64_t n = (uint64_t)1 << o->to;
     const size_t psz = o->g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
     zp__gpu_stream_profile(s, true);
-    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0};
+    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0}, table = {NULL, 0};
     zp_fr *hs = NULL;
     double t0 = zp__now();
     zp_err e = zp__gpu_alloc(g, &dp, n * psz);
@@ -376,6 +382,15 @@ static int msm_gpu(const struct opts *o)
         e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
     uint64_t sb = o->per_pass ? zp__gpu_msm_scratch_bytes_pass(n, o->g2, (unsigned)o->per_pass)
                               : zp__gpu_msm_scratch_bytes_best(n, o->g2);
+    const unsigned copies = o->pre_c ? zp__gpu_msm_pre_copies((unsigned)o->pre_c) : 0;
+    if (copies) {
+        uint64_t pb = zp__gpu_msm_scratch_bytes_pre(n, (unsigned)o->pre_c);
+        sb = pb > sb ? pb : sb;
+        if (!pb)
+            e = ZP_E_TOO_LARGE; /* copies * n above ZP_GPU_MSM_MAX */
+        if (!e)
+            e = zp__gpu_alloc(g, &table, n * copies * psz);
+    }
     if (sb < ((uint64_t)o->scratch_gib << 30))
         sb = (uint64_t)o->scratch_gib << 30;
     if (!e)
@@ -399,14 +414,27 @@ static int msm_gpu(const struct opts *o)
         printf("inputs: 2^%d %s points and scalars made in %.2f s; scratch %.2f GiB\n", o->to,
                o->g2 ? "G2" : "G1", zp__now() - t0, (double)scratch.bytes / (1 << 30));
     const char *what = o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+    if (copies)
+        what = "msm-g1pre";
     for (int lg = o->from; lg <= o->to && !e; lg++) {
         double ms[1000];
+        const uint64_t nl = (uint64_t)1 << lg;
+        if (copies) { /* the table's stride is the size */
+            double tp = zp__now();
+            e = zp__gpu_msm_g1_precompute(s, table.ptr, dp.ptr, nl, (unsigned)o->pre_c);
+            if (!e)
+                printf("table: 2^%d points, %u copies (c = %d), %.2f GiB, made in %.1f ms\n", lg,
+                       copies, o->pre_c, (double)(nl * copies * psz) / (1 << 30),
+                       (zp__now() - tp) * 1e3);
+        }
         for (int r = -o->warmup; r < o->reps && !e; r++) {
             zp_g1_jac r1;
             zp_g2_jac r2;
             double t = zp__now();
-            e = o->g2 ? zp__gpu_msm_g2(s, &r2, dp.ptr, ds.ptr, (uint64_t)1 << lg, scratch)
-                      : zp__gpu_msm_g1(s, &r1, dp.ptr, ds.ptr, (uint64_t)1 << lg, scratch);
+            e = copies  ? zp__gpu_msm_g1_pre(s, &r1, table.ptr, (unsigned)o->pre_c, ds.ptr, nl,
+                                             scratch)
+                : o->g2 ? zp__gpu_msm_g2(s, &r2, dp.ptr, ds.ptr, nl, scratch)
+                        : zp__gpu_msm_g1(s, &r1, dp.ptr, ds.ptr, nl, scratch);
             if (r >= 0)
                 ms[r] = (zp__now() - t) * 1e3;
         }
@@ -423,6 +451,17 @@ static int msm_gpu(const struct opts *o)
                    zp__gpu_msm_last_affine(s) ? "affine" : "xyzz",
                    zp__gpu_msm_last_affine_rounds(s) > 1 ? " (two rounds)" : "");
         }
+        if (!e && copies) { /* the same sum as the plain MSM's */
+            zp_g1_jac a, b;
+            e = zp__gpu_msm_g1_pre(s, &a, table.ptr, (unsigned)o->pre_c, ds.ptr, nl, scratch);
+            if (!e)
+                e = zp__gpu_msm_g1(s, &b, dp.ptr, ds.ptr, nl, scratch);
+            if (!e && !zp_g1_jac_eq(&a, &b)) {
+                fprintf(stderr, "zkpipe bench msm: the precomputed MSM differs from the plain one "
+                                "at 2^%d\n", lg);
+                e = ZP_E_GPU;
+            }
+        }
     }
     int rc = 0;
     if (e) {
@@ -431,6 +470,7 @@ static int msm_gpu(const struct opts *o)
     }
     free(hs);
     zp__gpu_free(g, &scratch);
+    zp__gpu_free(g, &table);
     zp__gpu_free(g, &ds);
     zp__gpu_free(g, &dp);
     zp__gpu_stream_close(s);
@@ -477,11 +517,15 @@ int zp__bench_msm(int argc, char **argv)
 {
     if (wants_help(argc, argv, msm_help))
         return 0;
-    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0};
+    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0};
     if (parse(&o, argc, argv, msm_help))
         return 2;
     if (o.to > 30) {
         fprintf(stderr, "zkpipe bench msm: --to is above 30\n");
+        return 2;
+    }
+    if (o.pre_c && (o.g2 || o.backend != BK_GPU)) {
+        fprintf(stderr, "zkpipe bench msm: --precompute is for G1 on the GPU\n");
         return 2;
     }
     return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);
