@@ -165,6 +165,15 @@ extern "C" unsigned zp__gpu_msm_pre_copies(unsigned c)
     return c >= 2 && c <= MAX_C ? windows_of(c) : 0;
 }
 
+/* The table's copies for c and n scalars, or why not. */
+static zp_err pre_copies(unsigned c, uint64_t n, unsigned *copies)
+{
+    *copies = zp__gpu_msm_pre_copies(c);
+    if (!*copies)
+        return ZP_E_INVALID_ARG;
+    return n > ZP_GPU_MSM_MAX / *copies ? ZP_E_TOO_LARGE : ZP_OK;
+}
+
 /* An XYZZ point made affine with one inversion: t = 1/ZZZ, y = Y t and,
  * as ZZ^3 = ZZZ^2, x = X / ZZ = X ZZ^2 t^2 (infinity, ZZ = ZZZ = 0, gives
  * t = 0 and the all-zero point). */
@@ -201,11 +210,8 @@ extern "C" zp_err zp__gpu_msm_g1_precompute(zp__gpu_stream *s, zp_g1_affine *d_t
                                             const zp_g1_affine *d_points, uint64_t n, unsigned c)
 {
     zp__gpu *g = s->g;
-    unsigned copies = zp__gpu_msm_pre_copies(c);
-    if (!copies)
-        return ZP_E_INVALID_ARG;
-    if (n > ZP_GPU_MSM_MAX / copies)
-        return ZP_E_TOO_LARGE;
+    unsigned copies;
+    ZP_TRY(pre_copies(c, n, &copies));
     if (n == 0)
         return ZP_OK;
     ZP_CUDA(cudaSetDevice(g->device));
@@ -218,8 +224,8 @@ extern "C" zp_err zp__gpu_msm_g1_precompute(zp__gpu_stream *s, zp_g1_affine *d_t
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_pre(uint64_t n, unsigned c)
 {
-    unsigned copies = zp__gpu_msm_pre_copies(c);
-    if (!copies || n == 0 || n > ZP_GPU_MSM_MAX / copies)
+    unsigned copies;
+    if (n == 0 || pre_copies(c, n, &copies))
         return 0;
     const uint64_t t = n * copies;
     msm_layout l;
@@ -236,11 +242,8 @@ extern "C" zp_err zp__gpu_msm_g1_pre(zp__gpu_stream *s, zp_g1_jac *out, const zp
                                      zp__gpu_buf scratch)
 {
     zp_g1_jac_inf(out);
-    unsigned copies = zp__gpu_msm_pre_copies(c);
-    if (!copies)
-        return ZP_E_INVALID_ARG;
-    if (n > ZP_GPU_MSM_MAX / copies)
-        return ZP_E_TOO_LARGE;
+    unsigned copies;
+    ZP_TRY(pre_copies(c, n, &copies));
     if (n == 0)
         return ZP_OK;
     xyzz_t<fp_t> *h = NULL;
