@@ -388,9 +388,12 @@ static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
  * 255; without, nw * c >= 256 > 255 bits: either way the top window never
  * carries out. Only windows w0 .. w0+g-1 are written (window w0 + k at
  * k * m), the ones below still run for their carries. IDENT: no dense
- * list, dense scalar i is scalar i (an MSM without the split).
+ * list, dense scalar i is scalar i (an MSM without the split). PRE: over
+ * precomputed bases (msm_pre), where the table holds 2^(c w) P_i at
+ * w m + i, so window w's entry names the point w m + i (IDENT, w0 = 0, g
+ * every window; the entries then form one window of g m).
  */
-template <bool IDENT>
+template <bool IDENT, bool PRE = false>
 static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
                                      unsigned c, unsigned w0, unsigned g, bool halve,
                                      uint32_t *keys, uint32_t *vals)
@@ -425,52 +428,9 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
         }
         if (w >= w0) {
             keys[(uint64_t)(w - w0) * m + i] = d;
-            vals[(uint64_t)(w - w0) * m + i] = idx | ((neg ^ flip) << 31);
+            vals[(uint64_t)(w - w0) * m + i] =
+                (PRE ? (uint32_t)((uint64_t)w * m + i) : idx) | ((neg ^ flip) << 31);
         }
-    }
-}
-
-/*
- * The digits for precomputed bases (msm_pre): the table holds
- * 2^(c j) P_i at j n + i for the `copies` windows j, so every window's
- * digit of scalar i goes into the one bucket set as an entry of the point
- * j n + i: key the digit's size, sign in the index word, as digits_kernel
- * writes them, one window of copies * n entries.
- */
-static __global__ void pre_digits_kernel(const fr_t *sc, uint64_t n, unsigned c,
-                                         unsigned copies, bool halve, uint32_t *keys,
-                                         uint32_t *vals)
-{
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    fr_t s = fr_load(sc + i);
-    uint32_t flip = 0;
-    if (halve) {
-        fr_t t = fr_neg(s);
-        if (words_lt(t, s)) {
-            s = t;
-            flip = 1;
-        }
-    }
-    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
-    uint32_t carry = 0;
-    for (unsigned w = 0; w < copies; w++) {
-        unsigned bit = w * c, k = bit >> 5, sh = bit & 31;
-        uint64_t two = ((uint64_t)word_at(s, k + 1) << 32) | word_at(s, k);
-        uint32_t d = (uint32_t)(two >> sh) & mask;
-        d += carry;
-        uint32_t neg = 0;
-        if (d > half) {
-            d = (1u << c) - d;
-            neg = 1;
-            carry = 1;
-        } else {
-            carry = 0;
-        }
-        uint64_t e = (uint64_t)w * n + i;
-        keys[e] = d;
-        vals[e] = (uint32_t)e | ((neg ^ flip) << 31);
     }
 }
 
@@ -637,10 +597,10 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         const uint64_t N = (uint64_t)gw * m;
         const uint64_t nkeys = (uint64_t)gw << l->c;
         xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
-        if (l->copies) {
+        if (l->copies) { /* the table's scalars: m / copies */
             const uint64_t ns = m / l->copies;
-            pre_digits_kernel<<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
-                scalars, ns, l->c, l->copies, halve_scalars(), kin, vin);
+            digits_kernel<true, true><<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
+                scalars, NULL, ns, l->c, 0, l->copies, halve_scalars(), kin, vin);
         } else {
             (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256),
                                                                        256, 0, st>>>(
