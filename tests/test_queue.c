@@ -246,6 +246,13 @@ static void test_random_against_reference(void)
                 counted += q.parts[p];
             CHECK_EQ_INT(counted, waiting);
             CHECK_EQ_INT(zp__queue_waiting(&q), waiting);
+            for (int p = 0; p <= ZP_PRIO_COUNT; p++) { /* the classes above p */
+                uint32_t above = 0;
+                for (int i = 0; i < n; i++)
+                    if (ref[i].prio < p)
+                        above += ref[i].nr + ref[i].parts - ref[i].next;
+                CHECK_EQ_INT(zp__queue_waiting_above(&q, (zp_priority)p), above);
+            }
         }
         free_jobs(n);
     }

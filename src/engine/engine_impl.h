@@ -297,6 +297,11 @@ bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part);
  * one (gpu_worker.c), and calls zp__eng_busy when it starts on it. */
 bool zp__eng_take_ahead(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part);
 void zp__eng_busy(zp_engine *e, zp__worker *w, const zp__job *job, uint32_t part);
+/* Whether partitions of a more urgent priority than job's wait now; then a
+ * partition taken ahead goes back (zp__eng_untake: before its job's fresh
+ * partitions, as if never taken) so that the urgent ones start first. */
+bool zp__eng_more_urgent(zp_engine *e, const zp__job *job);
+void zp__eng_untake(zp_engine *e, zp__job *job, uint32_t part);
 void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *job, uint32_t part, zp_err err,
                     const char *why, const zp__proof *proof, const uint8_t *bytes,
                     const zp_fr *pub, uint32_t n_public, bool key_held);

@@ -24,7 +24,8 @@
  * that witness is loaded then and goes up on the slot's copy stream while
  * the last MSMs run, so the next eval does not wait for the upload
  * (porep:27 on an H200: eval 101 -> 20 ms, 12.132 -> 12.073 s per proof).
- * A job submitted meanwhile, however urgent, waits for that one partition.
+ * When its turn comes and more urgent partitions wait, it goes back to
+ * the queue (put_back) and the urgent ones start first.
  *
  * Admission: a slot's working set is carved from the arena the first time
  * the slot proves with a key of that shape and kept. When the arena
@@ -566,6 +567,21 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     free(pub);
 }
 
+/* A partition taken ahead goes back untouched: its loader waited for, its
+ * key reference dropped (a witness it sent to the slot is overwritten by
+ * the next upload). */
+static void put_back(zp_engine *e, zp__worker *w, ahead *a)
+{
+    if (a->loading) {
+        const zp_fr *wit;
+        zp__loader_wait(w->loader, &wit, NULL);
+    }
+    if (a->held)
+        zp__key_release(e, a->j->key);
+    zp__eng_untake(e, a->j, a->part);
+    memset(a, 0, sizeof *a);
+}
+
 void *zp__gpu_worker_main(void *arg)
 {
     zp__worker *w = arg;
@@ -574,6 +590,9 @@ void *zp__gpu_worker_main(void *arg)
     for (;;) {
         cur = next;
         memset(&next, 0, sizeof next);
+        /* More urgent work came while it waited: that first. */
+        if (cur.taken && zp__eng_more_urgent(w->e, cur.j))
+            put_back(w->e, w, &cur);
         if (cur.taken)
             zp__eng_busy(w->e, w, cur.j, cur.part);
         else if (!zp__eng_take(w->e, w, &cur.j, &cur.part))

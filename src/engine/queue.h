@@ -68,7 +68,9 @@ uint32_t zp__queue_remove(zp__queue *q, zp__qjob *j);
 /* Partitions of j still waiting. */
 uint32_t zp__qjob_waiting(const zp__qjob *j);
 
-/* Partitions waiting in all classes (retries included). */
+/* Partitions waiting in all classes (retries included); in the classes
+ * more urgent than prio. */
 uint32_t zp__queue_waiting(const zp__queue *q);
+uint32_t zp__queue_waiting_above(const zp__queue *q, zp_priority prio);
 
 #endif

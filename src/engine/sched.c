@@ -194,10 +194,10 @@ void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part, zp_e
     pthread_mutex_unlock(&e->mu);
 }
 
-void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+/* A taken partition back to the queue, before its job's fresh ones, as if
+ * never taken (e->mu held). */
+static void give_back(zp_engine *e, zp__job *j, uint32_t part)
 {
-    pthread_mutex_lock(&e->mu);
-    worker_idle(e, w, false);
     zp__part *p = &j->parts[part];
     p->attempts--;
     p->state = ZP__PART_WAITING;
@@ -207,7 +207,29 @@ void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         pthread_cond_broadcast(&e->work_cv);
     }
     zp__job_unpin(e, j);
+}
+
+void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+{
+    pthread_mutex_lock(&e->mu);
+    worker_idle(e, w, false);
+    give_back(e, j, part);
     pthread_mutex_unlock(&e->mu);
+}
+
+void zp__eng_untake(zp_engine *e, zp__job *j, uint32_t part)
+{
+    pthread_mutex_lock(&e->mu);
+    give_back(e, j, part);
+    pthread_mutex_unlock(&e->mu);
+}
+
+bool zp__eng_more_urgent(zp_engine *e, const zp__job *j)
+{
+    pthread_mutex_lock(&e->mu);
+    bool more = zp__queue_waiting_above(&e->queue, j->prio) > 0;
+    pthread_mutex_unlock(&e->mu);
+    return more;
 }
 
 /* ------------------------------------------------------- the CPU pool */
