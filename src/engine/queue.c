@@ -140,20 +140,17 @@ void zp__queue_retry(zp__queue *q, zp__qjob *j, uint32_t part, int avoid)
         link_job(q, j);
 }
 
-uint32_t zp__queue_waiting(const zp__queue *q)
-{
-    uint32_t n = 0;
-    for (unsigned p = 0; p < ZP_PRIO_COUNT; p++)
-        n += q->parts[p];
-    return n;
-}
-
 uint32_t zp__queue_waiting_above(const zp__queue *q, zp_priority prio)
 {
     uint32_t n = 0;
     for (unsigned p = 0; p < (unsigned)prio && p < ZP_PRIO_COUNT; p++)
         n += q->parts[p];
     return n;
+}
+
+uint32_t zp__queue_waiting(const zp__queue *q)
+{
+    return zp__queue_waiting_above(q, (zp_priority)ZP_PRIO_COUNT);
 }
 
 uint32_t zp__queue_remove(zp__queue *q, zp__qjob *j)
