@@ -393,9 +393,8 @@ typedef struct ahead {
     uint32_t part;
     bool held;               /* a key reference taken for it */
     bool loading;            /* its witness loads on the worker's loader */
-    bool loaded;             /* its witness is wit */
-    bool sent;               /* wit went to the slot */
-    const zp_fr *wit;
+    bool sent;               /* its witness went to the slot */
+    const zp_fr *wit;        /* its witness, when loaded during h */
     const zp__g16_slot *slot; /* the slot whose buffer it was loaded into */
 } ahead;
 
@@ -443,7 +442,7 @@ static const zp_fr *take_ahead(void *arg, int phase)
     }
     if (zp__load_witness(c->e, buf, &wit, a->j, a->part, c->key, c->n_vars, &why))
         return NULL; /* loaded again when it runs, failing there */
-    a->loaded = a->sent = true;
+    a->sent = true;
     a->wit = wit;
     return wit;
 }
@@ -504,7 +503,7 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     /* Taken ahead: a key reference of its own (take_ahead), its witness
      * perhaps loaded. The loader is waited for first: it writes into the
      * slot's buffer, which slot_ready below could free. */
-    const zp_fr *pre = cur->loaded ? cur->wit : NULL;
+    const zp_fr *pre = cur->wit;
     if (cur->loading) {
         zp__ioerr lw = {{0}};
         if (zp__loader_wait(w->loader, &pre, &lw))
