@@ -120,8 +120,11 @@ extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_pha
     *out = s->phases;
 }
 
+/* pre_c: d_points is a table of precomputed bases made with c = pre_c
+ * (n its points, n / copies scalars; msm_device's one window). */
 static zp_err msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
-                     const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch, bool split)
+                     const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch, bool split,
+                     unsigned pre_c = 0)
 {
     zp_g1_jac_inf(out);
     if (n > ZP_GPU_MSM_MAX)
@@ -131,7 +134,7 @@ static zp_err msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_po
     xyzz_t<fp_t> *h = NULL;
     unsigned nw = 0, c = 0;
     ZP_TRY(msm_device<fp_t>(s, &h, &nw, &c, (const aff_t<fp_t> *)d_points,
-                            (const fr_t *)d_scalars, n, scratch, split));
+                            (const fr_t *)d_scalars, n, scratch, split, pre_c));
     const zp_g1_xyzz *w = (const zp_g1_xyzz *)h;
     zp_g1_xyzz acc;
     zp_g1_xyzz_inf(&acc);
@@ -244,17 +247,5 @@ extern "C" zp_err zp__gpu_msm_g1_pre(zp__gpu_stream *s, zp_g1_jac *out, const zp
     zp_g1_jac_inf(out);
     unsigned copies;
     ZP_TRY(pre_copies(c, n, &copies));
-    if (n == 0)
-        return ZP_OK;
-    xyzz_t<fp_t> *h = NULL;
-    unsigned nw = 0, cw = 0;
-    ZP_TRY(msm_device<fp_t>(s, &h, &nw, &cw, (const aff_t<fp_t> *)d_table,
-                            (const fr_t *)d_scalars, n * copies, scratch, false, c));
-    const zp_g1_xyzz *w = (const zp_g1_xyzz *)h; /* one window, and no ones */
-    zp_g1_xyzz acc;
-    zp_g1_xyzz_inf(&acc);
-    zp_g1_xyzz_add(&acc, &acc, &w[0]);
-    zp_g1_xyzz_add(&acc, &acc, &w[nw]);
-    zp_g1_xyzz_to_jac(out, &acc);
-    return ZP_OK;
+    return msm_g1(s, out, d_table, d_scalars, n * copies, scratch, false, c);
 }
