@@ -47,7 +47,7 @@
 #include "gpu/knob.h"
 
 #define ONE_FLAG ((uint64_t)1 << 32)
-#define SEG 32            /* buckets per reduction segment (seg_len) */
+#define SEG 32            /* buckets per reduction segment (seg_for) */
 #define TREE 256          /* fan-in of one tree-reduction block */
 /* Most partial sums of the ones, and the fewest points each sums. 2^18
  * sums of >= 32 points were tried against 2^16 of >= 64 on synth:porep:24
@@ -65,6 +65,7 @@ struct msm_layout {
     unsigned G;             /* windows sorted and accumulated per pass */
     uint64_t N;             /* G * m sorted entries (one pass) */
     uint64_t L, chunks;     /* accumulation chunk length and count (one pass) */
+    uint32_t seg;           /* buckets per reduction segment (seg_for) */
     uint64_t T;             /* reduction segments per window */
     uint64_t T2;            /* second-level segments (two_level_reduce; 0: one level) */
     size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
@@ -167,15 +168,14 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 #ifndef ZP_MSM_CHUNK_SHIFT
 #define ZP_MSM_CHUNK_SHIFT 18
 #endif
-/* Buckets per reduction segment: SEG, or ZKPIPE_MSM_SEG (a power of two,
- * 4 .. 1024, read once), for measurements. A segment costs its buckets'
- * two additions each and one product by its offset (~26 additions at
- * c = 20), and fewer, longer segments run fewer threads. */
-static unsigned seg_len(void)
+/* ZKPIPE_MSM_SEG (a power of two, 4 .. 1024, read once): every
+ * reduction's buckets per segment, for measurements; 0 (unset) lets
+ * seg_for choose. */
+static unsigned forced_seg(void)
 {
     static const unsigned s = [] { /* C++: initialized once, thread-safe */
-        unsigned v = zp__env_knob("ZKPIPE_MSM_SEG", 4, 1024, SEG);
-        return v & (v - 1) ? SEG : v;
+        unsigned v = zp__env_knob("ZKPIPE_MSM_SEG", 4, 1024, 0);
+        return v & (v - 1) ? 0 : v;
     }();
     return s;
 }
@@ -194,6 +194,28 @@ static bool two_level_reduce(uint32_t B)
 {
     static const unsigned mode = zp__env_knob("ZKPIPE_MSM_RED", 0, 2, 0);
     return mode == 2 || (mode == 0 && B >= RED2_MIN_B);
+}
+
+/*
+ * Buckets per reduction segment for nw windows of B buckets: SEG, or in
+ * two levels fewer, down to 8, while the windows would have fewer than
+ * RED_MIN_SEGS segments (threads) in all. A segment costs its buckets' two
+ * additions each (and, in one level, a product by its offset, ~26
+ * additions at c = 20, which is why one level keeps SEG), so shorter
+ * segments only add threads. Only a lone window (the precomputed bases)
+ * has that few: on the H200 (session 20, G1 2^24, c = 20, one window of
+ * 2^19 buckets), reduce 2.53 ms at 32, 1.84 at 16, 1.80 at 8; with 13
+ * windows (2^26) 8 lost, 9.79 -> 12.74 ms.
+ */
+#define RED_MIN_SEGS (1u << 16)
+static uint32_t seg_for(unsigned nw, uint32_t B)
+{
+    if (forced_seg())
+        return forced_seg();
+    uint32_t seg = SEG;
+    while (two_level_reduce(B) && seg > 8 && (uint64_t)nw * B / seg < RED_MIN_SEGS)
+        seg /= 2;
+    return seg;
 }
 
 static unsigned chunk_shift(void)
@@ -253,7 +275,8 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->N = (uint64_t)l->G * m;
     l->L = chunk_len(l->N);
     l->chunks = (l->N + l->L - 1) / l->L;
-    l->T = l->B > seg_len() ? l->B / seg_len() : 1;
+    l->seg = seg_for(l->nw, l->B);
+    l->T = l->B > l->seg ? l->B / l->seg : 1;
 
     size_t scan_b = 0, sort_b = 0;
     cub::DeviceScan::ExclusiveSum(NULL, scan_b, (const uint64_t *)NULL, (uint64_t *)NULL,
@@ -302,7 +325,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->parts = take(&at, xyzz_bytes * parts);
     l->parts2 = take(&at, xyzz_bytes * parts);
     if (two_level_reduce(l->B) && l->T > 1) {
-        l->T2 = l->T > seg_len() ? l->T / seg_len() : 1;
+        l->T2 = l->T > l->seg ? l->T / l->seg : 1;
         l->runs = take(&at, xyzz_bytes * l->nw * l->T);
         l->parts3 = take(&at, xyzz_bytes * l->nw * l->T2);
     }
@@ -635,7 +658,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     mark(s, 3);
     if (l->runs)
         return reduce_two_levels<F>(g, st, l, base, buckets, parts, parts2, res);
-    uint32_t seg = l->B < seg_len() ? l->B : seg_len();
+    uint32_t seg = l->B < l->seg ? l->B : l->seg;
     segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
                                                                         seg, l->T, parts);
     ZP_CUDA_LAUNCHED();

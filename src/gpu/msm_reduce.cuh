@@ -1,7 +1,7 @@
 /*
  * The bucket reduction of the GPU MSM, included by msm_impl.cuh only
- * (after its layout, seg_len and TREE): per window, the sum over b of
- * (b + 1) S_b, by segments of seg_len() buckets (running sums, then the
+ * (after its layout and TREE): per window, the sum over b of
+ * (b + 1) S_b, by segments of l->seg buckets (running sums, then the
  * segment's offset times its sum) and a tree of partial sums; or, from
  * 2^19 buckets a window (two_level_reduce), in two levels
  * (segments_split_kernel).
@@ -150,7 +150,7 @@ static zp_err reduce_two_levels(zp__gpu *g, cudaStream_t st, const msm_layout *l
                                 const xyzz_t<F> *buckets, xyzz_t<F> *parts, xyzz_t<F> *tmp,
                                 xyzz_t<F> *res)
 {
-    const uint32_t seg = seg_len();
+    const uint32_t seg = l->seg;
     const uint64_t T = l->T, T2 = l->T2;
     xyzz_t<F> *runs = (xyzz_t<F> *)(base + l->runs), *parts3 = (xyzz_t<F> *)(base + l->parts3);
     segments_split_kernel<F><<<zp__ceil_div_u(l->nw * T, 64), 64, 0, st>>>(buckets, l->nw, l->B,

@@ -401,7 +401,9 @@ static void g1_pre_case(size_t n, unsigned c, enum scal sk, enum pts pk)
  * the sizes it refuses. */
 static void test_g1_pre(void)
 {
-    static const unsigned cs[] = {9, 13, 17, 22};
+    /* 20 and 21: one window of 2^19 / 2^20 buckets, reduced in two levels
+     * with segments shorter than SEG (msm_impl.cuh seg_for) */
+    static const unsigned cs[] = {9, 13, 17, 20, 22};
     for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
         g1_pre_case(1, cs[k], S_RANDOM, P_DISTINCT);
         g1_pre_case(2, cs[k], S_MINUS1, P_DISTINCT);
@@ -410,6 +412,7 @@ static void test_g1_pre(void)
     }
     g1_pre_case(3000, 22, S_SAME, P_SAME);
     g1_pre_case(1000, 16, S_ZERO, P_DISTINCT);
+    g1_pre_case(20000, 21, S_RANDOM, P_WITH_INF);
     if (!T_small)
         g1_pre_case(1u << 18, 22, S_RANDOM, P_DISTINCT);
     CHECK_EQ_INT(zp__gpu_msm_pre_copies(1), 0);
