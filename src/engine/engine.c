@@ -71,6 +71,14 @@ void zp__engine_set_verify_hook(zp_engine *e, zp__verify_hook hook, void *ctx)
     pthread_mutex_unlock(&e->mu);
 }
 
+void zp__engine_set_ahead_hook(zp_engine *e, zp__ahead_hook hook, void *ctx)
+{
+    pthread_mutex_lock(&e->mu);
+    e->ahook = hook;
+    e->ahook_ctx = ctx;
+    pthread_mutex_unlock(&e->mu);
+}
+
 void zp__engine_pause(zp_engine *e, bool paused)
 {
     pthread_mutex_lock(&e->mu);

@@ -210,6 +210,9 @@ typedef struct zp__vtask {
  * the proof as if it did not verify. */
 typedef bool (*zp__verify_hook)(void *ctx, const char *job, uint32_t part, unsigned attempt,
                                 int worker);
+/* Test hook: called (e->mu released) when a slot has taken partition part
+ * of job ahead (zp__eng_take_ahead). */
+typedef void (*zp__ahead_hook)(void *ctx, const char *job, uint32_t part);
 
 struct zp_engine {
     zp_engine_config cfg;
@@ -254,6 +257,8 @@ struct zp_engine {
 
     zp__verify_hook vhook;
     void *vhook_ctx;
+    zp__ahead_hook ahook;
+    void *ahook_ctx;
 };
 
 /* Seconds since the engine opened. */
@@ -349,6 +354,7 @@ zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len);
 
 /* For tests. */
 void zp__engine_set_verify_hook(zp_engine *e, zp__verify_hook hook, void *ctx);
+void zp__engine_set_ahead_hook(zp_engine *e, zp__ahead_hook hook, void *ctx);
 /* While paused, proving workers finish what they hold but take nothing
  * new, so a test can line up a queue and then watch the order it runs in. */
 void zp__engine_pause(zp_engine *e, bool paused);

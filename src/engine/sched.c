@@ -88,7 +88,15 @@ bool zp__eng_take(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)
 
 bool zp__eng_take_ahead(zp_engine *e, zp__worker *w, zp__job **job, uint32_t *part)
 {
-    return take(e, w, job, part, false, false);
+    if (!take(e, w, job, part, false, false))
+        return false;
+    pthread_mutex_lock(&e->mu);
+    zp__ahead_hook hook = e->ahook;
+    void *ctx = e->ahook_ctx;
+    pthread_mutex_unlock(&e->mu);
+    if (hook)
+        hook(ctx, (*job)->id, *part);
+    return true;
 }
 
 void zp__eng_busy(zp_engine *e, zp__worker *w, const zp__job *job, uint32_t part)

@@ -12,6 +12,9 @@
  *    the GPU (and a preload with ZP_E_GPU_OOM and its reason), and the
  *    engine keeps serving other keys;
  *  - a job cancelled while running ends cancelled; the GPU goes on;
+ *  - a partition a slot took ahead goes back to the queue when a more
+ *    urgent job arrives before its turn: the urgent job's partitions run
+ *    first, and every partition still runs once;
  *  - with two or more GPUs, all of them set the key up and prove
  *    partitions of the same jobs.
  * Exit 77 without a GPU.
@@ -369,6 +372,93 @@ static void test_cancel(void)
     zp_engine_close(e);
 }
 
+/* The start (trace ts, microseconds) of stage st of partition part of
+ * job; -1 when it is not in the trace. */
+static double stage_start(zp_engine *e, const char *job, uint32_t part, zp__stage st)
+{
+    char *text;
+    size_t len;
+    double at = -1;
+    CHECK_EQ_INT(zp_engine_trace_json(e, &text, &len), ZP_OK);
+    zp__json doc;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__json_parse(&doc, text, len, NULL, &why), ZP_OK);
+    zp_free(text);
+    const zp__jval *ev = zp__json_get(doc.root, "traceEvents");
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const zp__jval *x = &ev->items[i], *args = zp__json_get(x, "args");
+        const zp__jval *name = zp__json_get(x, "name"), *j = zp__json_get(args, "job");
+        const zp__jval *p = zp__json_get(args, "partition"), *ts = zp__json_get(x, "ts");
+        if (name && j && p && ts && !strcmp(name->str, zp__stage_name(st)) &&
+            !strcmp(j->str, job) && (uint32_t)atoi(p->str) == part)
+            at = atof(ts->str);
+    }
+    zp__json_free(&doc);
+    return at;
+}
+
+/* The first partition taken ahead: its job and number; an urgent job of
+ * two partitions submitted then, from the worker's thread. */
+typedef struct ahead_probe {
+    zp_engine *e;
+    int calls;
+    char job[ZP_JOB_ID_MAX + 1];
+    uint32_t part;
+    zp_err submitted;
+    char urgent[ZP_JOB_ID_MAX + 1];
+} ahead_probe;
+
+static void on_ahead(void *ctx, const char *job, uint32_t part)
+{
+    ahead_probe *p = ctx;
+    if (p->calls++)
+        return;
+    snprintf(p->job, sizeof p->job, "%s", job);
+    p->part = part;
+    p->submitted = t_submit(p->e, NULL, "p", ZP_PRIO_CRITICAL, 2, 77, p->urgent);
+}
+
+/* One slot: during partition 0's h stage it takes partition 1 ahead (and
+ * starts loading its witness); a critical job arrives right then, so at
+ * partition 1's turn more urgent work waits and partition 1 goes back:
+ * the critical job's two partitions start before it, and every partition
+ * of both jobs runs once and verifies. */
+static void test_put_back(void)
+{
+    zp_engine *e = open_gpu_engine(0, 1, 0);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "p", small ? "synth:porep:9" : "synth:porep:12"), ZP_OK);
+    ahead_probe probe = {.e = e, .submitted = ZP_E_NOT_FOUND}; /* until the hook runs */
+    zp__engine_set_ahead_hook(e, on_ahead, &probe);
+    char id[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_NORMAL, 4, 5, id), ZP_OK);
+    t_await_ok(e, id, "p", 4);
+    CHECK(probe.calls >= 1);
+    CHECK_EQ_INT(probe.submitted, ZP_OK);
+    if (probe.calls < 1 || probe.submitted != ZP_OK) {
+        zp_engine_close(e);
+        return;
+    }
+    t_await_ok(e, probe.urgent, "p", 2);
+    CHECK(!strcmp(probe.job, id));
+    CHECK_EQ_INT(probe.part, 1);
+    double back = stage_start(e, id, probe.part, ZP__ST_ACQUIRE);
+    double u0 = stage_start(e, probe.urgent, 0, ZP__ST_ACQUIRE);
+    double u1 = stage_start(e, probe.urgent, 1, ZP__ST_ACQUIRE);
+    printf("put back: %s/%u acquired at %.0f us, the urgent job's at %.0f and %.0f\n", id,
+           probe.part, back, u0, u1);
+    CHECK(u0 >= 0 && u1 >= 0 && back >= 0);
+    CHECK(u0 < back && u1 < back);
+    check_lanes(e, id, 4, false, NULL);
+    check_lanes(e, probe.urgent, 2, false, NULL);
+    zp_engine_info st;
+    CHECK_EQ_INT(zp_engine_status(e, &st), ZP_OK);
+    CHECK_EQ_INT(st.proofs_verified, 6);
+    CHECK_EQ_INT(st.proofs_rejected, 0);
+    zp_engine_close(e);
+}
+
 /* Every GPU of the machine (run only with two or more): a preload sets the
  * key up on each from the same toxic waste, and all prove partitions of the
  * same jobs. */
@@ -435,6 +525,7 @@ int main(int argc, char **argv)
     RUN(test_pinned_tier);
     RUN(test_admission);
     RUN(test_cancel);
+    RUN(test_put_back);
     if (zp__gpu_count() >= 2)
         RUN(test_multi_gpu);
     else
