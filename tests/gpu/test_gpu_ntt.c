@@ -552,9 +552,11 @@ static void test_twist(void)
     zp_fr shift, scale;
     zp_fr_from_u64(&shift, 7);
     rand_fr_mont(&scale);
-    /* Only a first pass that takes r first reads the tables: none under
-     * ZKPIPE_NTT_RFIRST=0 (gpu.sh's ntt:last and ntt:plain modes). */
-    const int tables_read = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1) != 0;
+    /* Only a plain first pass that takes r first reads the tables: none
+     * under ZKPIPE_NTT_RFIRST=0 (gpu.sh's ntt:last and ntt:plain modes) or
+     * where every pass is pipelined, ZKPIPE_NTT_PIPE=1 (ntt:pipe). */
+    const int tables_read = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1) != 0 &&
+                            zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0) != 1;
     for (size_t si = 0; si < 2; si++) {
         unsigned lg = lgs[si];
         if (skip_size(lg))
