@@ -66,6 +66,25 @@ template <class F> static unsigned aff_k_max(void)
     return k;
 }
 
+/* Over precomputed bases (one window of ~13 digits a scalar, hundreds of
+ * entries a bucket) groups of 7 and at most 256 slots a thread, unless the
+ * knobs above say otherwise. On the H200 (session 20, G1 2^24, c = 20,
+ * alternating twice, through the knobs): 80.09 / 80.03 ms with 8 and 512,
+ * 79.51 / 79.56 with 7 and 256; each alone 79.80 (7) and 79.76 (256). */
+#define PRE_AFF_GROUP 7
+#define PRE_AFF_K 256
+static unsigned pre_aff_group(void)
+{
+    static const unsigned g = zp__env_knob("ZKPIPE_MSM_AFF_GROUP", 2, 64, PRE_AFF_GROUP);
+    return g;
+}
+
+static unsigned pre_aff_k(void)
+{
+    static const unsigned k = zp__env_knob("ZKPIPE_MSM_AFF_K", 16, 1024, PRE_AFF_K);
+    return k;
+}
+
 /* The entries: the pass's sorted digits (keys, windows of m) with the
  * point indices and signs (vals) into the key's points. */
 template <class F> struct aff_src {
@@ -369,15 +388,14 @@ template <class F, int MINB> static unsigned aff_resident_per_sm(void)
 }
 
 /*
- * Slots per thread for `slots` groups on `sms` SMs: at most aff_k_max<F>()
- * (>= 16), and as even a fill of whole waves of resident threads as that
+ * Slots per thread for `slots` groups on `sms` SMs: at most `most`
+ * (>= 16; aff_k_max<F>() or the layout's kmax), and as even a fill of whole waves of resident threads as that
  * allows. On the H200 (session 7, against always the most slots): G1 MSM
  * 2^24 117.3 -> 110.1 ms (0.85 of a wave -> one full wave), 2^26 in
  * passes of 5 windows 416.7 -> 386.0 ms, 2^26 in one pass 357.2 -> 360.5.
  */
-template <class F, int MINB> static unsigned aff_k(uint64_t slots, int sms)
+template <class F, int MINB> static unsigned aff_k(uint64_t slots, int sms, uint64_t most)
 {
-    uint64_t most = aff_k_max<F>();
     uint64_t wave = (uint64_t)aff_resident_per_sm<F, MINB>() * (uint64_t)(sms > 0 ? sms : 1);
     uint64_t threads = (slots + most - 1) / most;
     uint64_t waves = (threads + wave - 1) / wave;
@@ -388,9 +406,8 @@ template <class F, int MINB> static unsigned aff_k(uint64_t slots, int sms)
 /* The most groups N entries over nk keys make: a run of s >= 2 makes
  * ceil(s / gs) <= s / gs + 1 groups, and <= s / 2 of them for gs >= 3 but
  * up to 2 s / 3 for gs = 2 (s = 3: two groups). */
-static uint64_t aff_groups_bound(uint64_t N, uint64_t nk)
+static uint64_t aff_groups_bound(uint64_t N, uint64_t nk, unsigned gs)
 {
-    const unsigned gs = aff_group();
     uint64_t a = gs >= 3 ? N / 2 : N / 3 * 2 + N % 3, b = N / gs + nk;
     return a < b ? a : b;
 }
@@ -415,19 +432,21 @@ static size_t take_or_reuse(size_t *at, uint64_t need, size_t reuse, uint64_t ro
 static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
                      size_t f_bytes)
 {
-    uint64_t capx = aff_groups_bound(N, nk) + 1;
+    l->gs = l->copies ? pre_aff_group() : aff_group();
+    l->kmax = l->copies ? pre_aff_k() : 0;
+    uint64_t capx = aff_groups_bound(N, nk, l->gs) + 1;
     uint64_t pre_b = f_bytes * capx;
     l->cnt_a = take(at, 8 * nk);
     l->cnt_b = take(at, 8 * nk);
     l->smax = take(at, 8);
-    l->idx = take_or_reuse(at, 4 * (uint64_t)aff_group() * capx, l->kin, l->kout - l->kin);
+    l->idx = take_or_reuse(at, 4 * (uint64_t)l->gs * capx, l->kin, l->kout - l->kin);
     l->glen = take(at, capx);
     l->kx = take(at, 4 * capx);
     l->x = take(at, aff_bytes * capx);
     l->pre = pre_b <= l->bstart - l->kout ? l->kout
                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
     if (aff_rounds() > 1) { /* at most this many groups of the first round's sums */
-        uint64_t cap2 = aff_groups_bound(capx - 1, nk) + 1;
+        uint64_t cap2 = aff_groups_bound(capx - 1, nk, l->gs) + 1;
         l->kx2 = take(at, 4 * cap2);
         l->x2 = take(at, aff_bytes * cap2);
     }
@@ -444,12 +463,13 @@ template <class F> struct aff_arrays {
 
 /* The add kernel over the nsums groups the map kernel laid out in a. */
 template <class F, int MINB>
-static zp_err aff_add_launch(zp__gpu_stream *s, const aff_src<F> &in, const aff_arrays<F> &a,
-                             const uint64_t *ncnt, const uint64_t *gstart, uint64_t nk,
-                             uint64_t nsums)
+static zp_err aff_add_launch(zp__gpu_stream *s, const msm_layout *l, const aff_src<F> &in,
+                             const aff_arrays<F> &a, const uint64_t *ncnt, const uint64_t *gstart,
+                             uint64_t nk, uint64_t nsums)
 {
     zp__gpu *g = s->g;
-    unsigned K = aff_k<F, MINB>(nsums, g->prop.multiProcessorCount);
+    unsigned K = aff_k<F, MINB>(nsums, g->prop.multiProcessorCount,
+                                l->kmax ? l->kmax : aff_k_max<F>());
     uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F, MINB><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, s->st>>>(
         in, a.idx, a.glen, ncnt, gstart, nk, K, a.pre, a.sums);
@@ -474,7 +494,7 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
     uint64_t *cnt = (uint64_t *)(base + l->cnt_a), *ncnt = (uint64_t *)(base + l->cnt_b);
     uint32_t *smax = (uint32_t *)(base + l->smax);
     uint64_t *hv = (uint64_t *)s->host;
-    const unsigned gs = aff_group();
+    const unsigned gs = l->gs;
 
     /* Run lengths (runs of one go to their buckets here), next starts into
      * bend (after the lengths are read from it), the longest run. */
@@ -495,7 +515,7 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
     aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
                                                              *nsums, a.idx, a.glen, a.keys);
     ZP_CUDA_LAUNCHED();
-    return aff_add_launch<F, acc_cfg<F>::affine_min_blocks>(s, in, a, ncnt, bend, nk, *nsums);
+    return aff_add_launch<F, acc_cfg<F>::affine_min_blocks>(s, l, in, a, ncnt, bend, nk, *nsums);
 }
 
 /* Bounds of the n sums of a round (global keys) over nk keys. */
@@ -539,7 +559,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
                           const aff_src<F> &in, uint64_t N, uint64_t nk, uint64_t *bstart,
                           uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries, unsigned *rounds)
 {
-    const unsigned gs = aff_group();
+    const unsigned gs = l->gs;
     *rounds = 1;
     aff_arrays<F> a = aff_arrays_at<F>(l, base, l->kx, l->x);
     uint64_t nsums, longest;

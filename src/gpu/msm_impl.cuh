@@ -73,6 +73,7 @@ struct msm_layout {
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
     size_t runs, parts3;    /* the two-level reduction's (0: none) */
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
+    unsigned gs, kmax;      /* its group length; most slots a thread (0: aff_k_max) */
     bool ident;             /* no split: dense scalar i is scalar i (msm_device) */
     unsigned copies;        /* precomputed bases (msm_pre): m = copies * scalars, one window */
     size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
