@@ -177,10 +177,11 @@ if [ $DO_TEST = 1 ]; then
   # prover's a'b' in a pointwise pass of its own (ZKPIPE_NTT_FOLD=0; by
   # default a's forward last pass stores it); "split" its H MSM with the 0/1
   # split (ZKPIPE_MSM_H_NOSPLIT=0). "noloader" the engine's slots load their
-  # next witness on their own thread during h (ZKPIPE_SLOT_LOADER=0).
+  # next witness on their own thread during h (ZKPIPE_SLOT_LOADER=0). "hpre"
+  # keys carry an H table of 13-bit windows and H goes over it (ZKPIPE_H_PRE=13).
   for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:last ntt:150:plain ntt:150:rf2 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split slot:120 slot:120:on \
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split prove:120:hpre slot:120 slot:120:on \
            slot:120:r1 slot:120:pack engine:150 engine:150:noloader; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
@@ -212,6 +213,7 @@ if [ $DO_TEST = 1 ]; then
         nofold) export ZKPIPE_NTT_FOLD=0 ;;
         split) export ZKPIPE_MSM_H_NOSPLIT=0 ;;
         noloader) export ZKPIPE_SLOT_LOADER=0 ;;
+        hpre) export ZKPIPE_H_PRE=13 ;;
       esac
       # The NTT's options run --small (ZP_NTT_TEST_SMALL_TOP, every pass geometry); the default to 2^28.
       small=""; [ $name = ntt ] && [ $mode != default ] && small=--small

@@ -185,7 +185,9 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
     /* Arena bytes of the copy, from the matrices it was made from (the
      * host part's copies are dropped below). */
     uint64_t dkb =
-        err ? 0 : zp__g16_dkey_bytes(k->gpu_setup ? &tmp : &k->pk) + dk->twist.mem.bytes;
+        err ? 0
+            : zp__g16_dkey_bytes(k->gpu_setup ? &tmp : &k->pk) + dk->twist.mem.bytes +
+                  dk->h_pre.bytes;
     pthread_mutex_lock(&e->mu);
     if (!err) {
         if (k->gpu_setup) {

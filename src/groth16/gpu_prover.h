@@ -41,10 +41,14 @@ typedef struct zp__g16_dkey {
     zp__gpu_buf a_words, a_rank, b_words, b_rank;
     /* The domain's full NTT twist tables (gpu.h), or none (mem.ptr NULL). */
     zp__gpu_twist twist;
+    /* The H points' table for G1 MSMs over precomputed bases (gpu.h,
+     * zp__gpu_msm_g1_pre) with h_pre_c-bit windows, or none (ptr NULL). */
+    zp__gpu_buf h_pre;
+    unsigned h_pre_c;
 } zp__g16_dkey;
 
 /* Device bytes a resident copy of pk takes (arena rounding included), the
- * optional twist tables (zp__g16_dkey_twist) left out. */
+ * optional tables (zp__g16_dkey_tables) left out. */
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk);
 
 /*
@@ -73,11 +77,23 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
 
 /* Frees the arena regions (the device must be done with them). */
 void zp__g16_dkey_free(zp__g16_dkey *k);
-/* Builds k's twist tables (k->dev, k->pk set) and waits for s (upload and
- * setup call it), unless ZKPIPE_NTT_TWIST=0, its domain has none, or the
- * arena would not keep room for two working sets (zp__g16_slot_bytes_min)
- * beside them. Optional: k->twist.mem.bytes, not in zp__g16_dkey_bytes. */
-zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s);
+/* Builds k's optional tables (k->dev, k->pk set) and waits for s (upload
+ * and setup call it): the NTT twist tables unless ZKPIPE_NTT_TWIST=0 or
+ * its domain has none, then the H table where ZKPIPE_H_PRE=c asks for one
+ * (zp__g16_h_pre_c); each only where the arena keeps room for two working
+ * sets (zp__g16_slot_bytes_min) beside it. Neither is in
+ * zp__g16_dkey_bytes (k->twist.mem.bytes, k->h_pre.bytes). */
+zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s);
+/* Builds k's H table with c-bit windows (copies of the H points times
+ * 2^(c j), zp__gpu_msm_pre_copies(c) of them) from its resident H points
+ * and waits for s: ZP_E_INVALID_ARG for a c outside 2..22, ZP_E_TOO_LARGE
+ * when the copies exceed one MSM, ZP_E_GPU_OOM without room. A slot's H
+ * MSM goes over it where its scratch holds that MSM's layout. */
+zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c);
+/* ZKPIPE_H_PRE (2..22, read at each call; unset or 0: none): the windows
+ * of the H table that keys are made with, and that slots size their
+ * scratch for. Off by default until measured in the prover. */
+unsigned zp__g16_h_pre_c(void);
 
 /* Copies the resident points back to host arrays of pk's counts (tests:
  * compare with zp__setup). Any of the outputs may be NULL. Waits for s. */
@@ -154,6 +170,8 @@ zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_f
                               zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);
 /* Whether the slot's last eval took the witness sent ahead (no upload). */
 bool zp__g16_slot_took_sent(const zp__g16_slot *s);
+/* Whether the last partition's H MSM went over the key's H table. */
+bool zp__g16_slot_took_pre(const zp__g16_slot *s);
 
 /*
  * A whole proof on the slot as zp__prove makes one (same checks, errors

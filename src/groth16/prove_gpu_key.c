@@ -31,7 +31,7 @@ static uint64_t twist_bytes(const zp__pk *pk)
     return zp__gpu_ntt_twist_bytes((unsigned)__builtin_ctzll(pk->domain_size));
 }
 
-zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
+static zp_err dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
 {
     const zp__pk *pk = k->pk;
     const uint64_t tb = twist_bytes(pk);
@@ -54,6 +54,55 @@ zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
     if (e == ZP_E_GPU_OOM || e == ZP_E_UNSUPPORTED)
         e = ZP_OK;
     return e ? e : es;
+}
+
+unsigned zp__g16_h_pre_c(void)
+{
+    unsigned c = zp__env_knob("ZKPIPE_H_PRE", 0, 22, 0);
+    return zp__gpu_msm_pre_copies(c) ? c : 0;
+}
+
+zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c)
+{
+    const zp__pk *pk = k->pk;
+    const uint64_t copies = zp__gpu_msm_pre_copies(c);
+    if (!copies || k->h_pre.ptr || !k->p_h.ptr)
+        return ZP_E_INVALID_ARG;
+    if (!zp__gpu_msm_scratch_bytes_pre(pk->n_h, c))
+        return ZP_E_TOO_LARGE;
+    zp_err e = zp__gpu_alloc(k->dev, &k->h_pre, copies * pk->n_h * sizeof(zp_g1_affine));
+    if (!e)
+        e = zp__gpu_msm_g1_precompute(s, k->h_pre.ptr, k->p_h.ptr, pk->n_h, c);
+    if (e) {
+        zp__gpu_free(k->dev, &k->h_pre);
+        return e;
+    }
+    k->h_pre_c = c;
+    return ZP_OK;
+}
+
+/* The H table of zp__g16_h_pre_c's windows, where the arena keeps room
+ * for two working sets beside it (which zp__g16_slot_bytes_min sizes for
+ * that table's MSM); optional, as the twist tables. */
+static zp_err dkey_h_pre_opt(zp__g16_dkey *k, zp__gpu_stream *s)
+{
+    const zp__pk *pk = k->pk;
+    const unsigned c = zp__g16_h_pre_c();
+    if (!c || !zp__gpu_msm_scratch_bytes_pre(pk->n_h, c))
+        return ZP_OK;
+    zp__gpu_info info;
+    zp__gpu_get_info(k->dev, &info);
+    uint64_t table = zp__gpu_msm_pre_copies(c) * pk->n_h * sizeof(zp_g1_affine);
+    if (info.arena_largest_free < rnd(table) + 2 * zp__g16_slot_bytes_min(pk))
+        return ZP_OK;
+    zp_err e = zp__g16_dkey_h_pre(k, s, c);
+    return e == ZP_E_GPU_OOM || e == ZP_E_TOO_LARGE ? ZP_OK : e;
+}
+
+zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s)
+{
+    zp_err e = dkey_twist(k, s);
+    return e ? e : dkey_h_pre_opt(k, s);
 }
 
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk)
@@ -87,7 +136,7 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
     if (!k->dev)
         return;
     zp__gpu_buf *bufs[] = {&k->p_a,     &k->p_b1,   &k->p_b2,    &k->p_l,   &k->p_h,
-                           &k->a_words, &k->a_rank, &k->b_words, &k->b_rank};
+                           &k->a_words, &k->a_rank, &k->b_words, &k->b_rank, &k->h_pre};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         zp__gpu_free(k->dev, bufs[i]);
     if (k->ma.mem.ptr)
@@ -162,7 +211,7 @@ zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
     out->pk = pk;
     e = upload_all(out, s, ra, rb);
     if (!e)
-        e = zp__g16_dkey_twist(out, s);
+        e = zp__g16_dkey_tables(out, s);
     /* The copies read ra and rb until the stream is done with them. */
     zp_err es = zp__gpu_stream_sync(s);
     free(ra);

@@ -76,6 +76,7 @@ struct zp__g16_slot {
     zp__g16_next_fn next;                   /* the hook, while sums_next runs */
     void *next_ctx;
     bool took_sent;                         /* the last eval's witness was sent */
+    bool took_pre;                          /* the last H MSM went over the key's table */
     uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
     zp__gpu_buf w, big, sab;
     uint64_t scratch_off;                   /* of the MSM scratch in big */
@@ -177,10 +178,19 @@ static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
     return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
 }
 
+/* The scratch of the H MSM over a table of zp__g16_h_pre_c's windows
+ * (zp__g16_dkey_tables makes keys with one); 0 without. */
+static uint64_t h_pre_bytes(const zp__pk *pk)
+{
+    unsigned c = zp__g16_h_pre_c();
+    return c ? zp__gpu_msm_scratch_bytes_pre(max_u64(pk->n_h, 1), c) : 0;
+}
+
 static void plan(slot_plan *p, const zp__pk *pk, unsigned aw)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(pk, aw), msm_bytes(pk->n_b, true, aw, true));
+    sc = max_u64(sc, h_pre_bytes(pk));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->w = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
@@ -236,6 +246,8 @@ uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
 unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
 
 bool zp__g16_slot_took_sent(const zp__g16_slot *s) { return s->took_sent; }
+
+bool zp__g16_slot_took_pre(const zp__g16_slot *s) { return s->took_pre; }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 {
@@ -526,6 +538,20 @@ static zp_err msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p, cons
     return ZP_OK;
 }
 
+/* The H MSM (its scalars at the start of big): over the key's H table
+ * where it has one and the slot's scratch holds that MSM's layout, else
+ * over the points. */
+static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
+{
+    const zp__pk *pk = k->pk;
+    const zp__gpu_buf sc = msm_scratch(s);
+    const uint64_t need = k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre(pk->n_h, k->h_pre_c) : 0;
+    s->took_pre = need && need <= sc.bytes;
+    if (s->took_pre)
+        return zp__gpu_msm_g1_pre(s->st, out, k->h_pre.ptr, k->h_pre_c, s->big.ptr, pk->n_h, sc);
+    return msm_g1(s, out, &k->p_h, s->big.ptr, pk->n_h, !h_nosplit());
+}
+
 static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
                      uint64_t n)
 {
@@ -574,7 +600,7 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     /* H first: its scalars occupy a, where the gathers go next. Then L and
      * the gathers, the last reads of the witness, so that the next one can
      * go up into w during B1 and B2 (send_next). */
-    zp_err e = msm_g1(s, &out->h, &k->p_h, s->big.ptr, pk->n_h, !h_nosplit());
+    zp_err e = msm_h(s, k, &out->h);
     t1 = zp__g16_now();
     if (!e)
         e = zp__gpu_fr_from_mont(s->st, w, w, pk->n_vars);

@@ -12,7 +12,9 @@
  *  - a slot grown into a share of the arena, and one kept at its default
  *    size within a small share;
  *  - arena exhaustion: slot open and dkey upload fail with ZP_E_GPU_OOM
- *    and leave the arena as they found it.
+ *    and leave the arena as they found it;
+ *  - a key made with ZKPIPE_H_PRE=c has an H table, and a slot opened then
+ *    proves over it with zp__prove's bytes; zp__g16_dkey_h_pre's errors.
  * With ZKPIPE_WITNESS_PACK=1 the two slots must send their witnesses
  * packed (prove_gpu_pack.c), and their proofs are checked the same way.
  */
@@ -581,6 +583,98 @@ static void test_oom(void)
     free(c);
 }
 
+/* ------------------------------------------------------------ H table */
+
+/* Proves every witness of c on slot over k twice (worker_run); true when
+ * each proof had zp__prove's bytes. */
+static bool prove_all(const keycase *c, const zp__g16_dkey *k, zp__g16_slot *slot)
+{
+    bool ok = true;
+    for (int first = 0; first < 2; first++) {
+        worker x = {.c = c, .k = k, .slot = slot, .first = first, .rounds = 2};
+        worker_run(&x);
+        if (x.err)
+            fprintf(stderr, "  %s: %s\n", zp_errname(x.err), x.msg);
+        CHECK_EQ_INT(x.bad, 0);
+        CHECK_EQ_INT(x.good, 2 * ((N_WIT - first + 1) / 2));
+        ok = ok && !x.bad && x.good == 2 * ((N_WIT - first + 1) / 2);
+    }
+    return ok;
+}
+
+/* A key made with ZKPIPE_H_PRE=cbits has its H table; a slot opened then
+ * holds the scratch of the H MSM over it, takes it, and keeps zp__prove's
+ * bytes; freeing the key gives the arena back. */
+static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits)
+{
+    printf("  %s %s, H table c = %s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs",
+           cbits);
+    keycase *c = xmalloc(sizeof *c);
+    keycase_make(c, spec, conv);
+    zp__ioerr why = {""};
+    zp__g16_dkey k;
+    zp__g16_slot *slot = NULL;
+    uint64_t used0 = arena_used(T_gpu);
+    const unsigned want_c = (unsigned)atoi(cbits);
+    setenv("ZKPIPE_H_PRE", cbits, 1);
+    CHECK_EQ_INT(zp__g16_h_pre_c(), want_c);
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    CHECK(k.h_pre.ptr != NULL);
+    CHECK_EQ_INT(k.h_pre_c, want_c);
+    CHECK(k.h_pre.bytes >=
+          (uint64_t)zp__gpu_msm_pre_copies(want_c) * c->pk.n_h * sizeof(zp_g1_affine));
+    GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &why));
+    unsetenv("ZKPIPE_H_PRE");
+    if (slot && k.h_pre.ptr) {
+        prove_all(c, &k, slot);
+        CHECK(zp__g16_slot_took_pre(slot));
+    }
+    zp__g16_slot_close(slot);
+    zp__g16_dkey_free(&k);
+    CHECK(arena_used(T_gpu) == used0);
+    keycase_free(c);
+    free(c);
+}
+
+static void test_h_pre(void)
+{
+    h_pre_case("synth:porep:10", ZP_H_TAU, "9");
+    h_pre_case("synth:chain:8", ZP_H_COSET, "13");
+    if (!T_small)
+        h_pre_case("synth:porep:12", ZP_H_COSET, "16");
+
+    /* Without the knob no table; zp__g16_dkey_h_pre refuses a bad c and a
+     * second table; a table made after the slot opened is taken only where
+     * the slot's scratch holds its MSM, and the proofs are right either
+     * way. */
+    keycase *c = xmalloc(sizeof *c);
+    keycase_make(c, "synth:porep:10", ZP_H_COSET);
+    zp__ioerr why = {""};
+    zp__g16_dkey k;
+    zp__g16_slot *slot = NULL;
+    unsetenv("ZKPIPE_H_PRE");
+    CHECK_EQ_INT(zp__g16_h_pre_c(), 0);
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    CHECK(k.h_pre.ptr == NULL);
+    GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &why));
+    if (slot) {
+        prove_all(c, &k, slot);
+        CHECK(!zp__g16_slot_took_pre(slot));
+        CHECK_EQ_INT(zp__g16_dkey_h_pre(&k, T_s, 1), ZP_E_INVALID_ARG);
+        CHECK_EQ_INT(zp__g16_dkey_h_pre(&k, T_s, 23), ZP_E_INVALID_ARG);
+        CHECK(k.h_pre.ptr == NULL);
+        GPU_OK(zp__g16_dkey_h_pre(&k, T_s, 11));
+        CHECK_EQ_INT(zp__g16_dkey_h_pre(&k, T_s, 11), ZP_E_INVALID_ARG);
+        prove_all(c, &k, slot);
+        printf("  a table made after the slot: %s\n",
+               zp__g16_slot_took_pre(slot) ? "taken" : "not taken (scratch too small)");
+    }
+    zp__g16_slot_close(slot);
+    zp__g16_dkey_free(&k);
+    keycase_free(c);
+    free(c);
+}
+
 int main(int argc, char **argv)
 {
     gpu_test_open(argc, argv, 4);
@@ -590,6 +684,7 @@ int main(int argc, char **argv)
     RUN(test_ahead);
     RUN(test_grow);
     RUN(test_oom);
+    RUN(test_h_pre);
     gpu_test_close();
     return FINISH();
 }
