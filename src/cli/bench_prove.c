@@ -163,6 +163,9 @@ static void gpu_close(void *ctx)
     gpu_ctx *c = ctx;
     if (!c)
         return;
+    if (c->slot && c->key.h_pre.ptr)
+        printf("H MSM over the H table: %s\n",
+               zp__g16_slot_took_pre(c->slot) ? "yes" : "no (the slot's scratch lacks its layout)");
     zp__g16_slot_close(c->slot);
     zp__g16_dkey_free(&c->key);
     zp__gpu_stream_close(c->s);
@@ -200,9 +203,10 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
         return e;
     zp__gpu_get_info(c->dev, &info);
     printf("slot: room for %u G1 windows a pass; arena %.1f of %.1f GiB in use; NTT twist "
-           "tables %.1f GiB\n",
+           "tables %.1f GiB; H table %.1f GiB (c = %u)\n",
            zp__g16_slot_windows(c->slot), (double)info.arena_used / (1u << 30),
-           (double)info.arena_bytes / (1u << 30), (double)c->key.twist.mem.bytes / (1u << 30));
+           (double)info.arena_bytes / (1u << 30), (double)c->key.twist.mem.bytes / (1u << 30),
+           (double)c->key.h_pre.bytes / (1u << 30), c->key.h_pre_c);
     return ZP_OK;
 }
 
