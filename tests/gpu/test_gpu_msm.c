@@ -284,6 +284,15 @@ static void test_g2(void)
         g2_case((1u << 16) - 1, S_SPARSE, P_DISTINCT);
 }
 
+/* The CPU's sum: the reference MSM for small n, the CPU backend's above. */
+static void g1_want(zp_g1_jac *want, const zp_g1_affine *p, const zp_fr *s, size_t n)
+{
+    if (n <= 300)
+        zp__msm_g1_ref(want, p, s, n);
+    else
+        CHECK_EQ_INT(zp__cpu_msm_g1(want, p, s, n, 0), ZP_OK);
+}
+
 /* One zp__gpu_msm_g1_nosplit case against the CPU; the split it reports
  * is every scalar dense. */
 static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
@@ -298,10 +307,7 @@ static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
     zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes(n, false));
     zp_g1_jac got, want;
     GPU_OK(zp__gpu_msm_g1_nosplit(T_s, &got, dp.ptr, ds.ptr, n, scratch));
-    if (n <= 300)
-        zp__msm_g1_ref(&want, p, s, n);
-    else
-        CHECK_EQ_INT(zp__cpu_msm_g1(&want, p, s, n, 0), ZP_OK);
+    g1_want(&want, p, s, n);
     bool ok = zp_g1_jac_eq(&got, &want);
     CHECK(ok);
     uint64_t z, o, d;
@@ -378,10 +384,7 @@ static void g1_pre_case(size_t n, unsigned c, enum scal sk, enum pts pk)
     zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes_pre(n, c));
     zp_g1_jac got, want;
     GPU_OK(zp__gpu_msm_g1_pre(T_s, &got, table.ptr, c, ds.ptr, n, scratch));
-    if (n <= 300)
-        zp__msm_g1_ref(&want, p, s, n);
-    else
-        CHECK_EQ_INT(zp__cpu_msm_g1(&want, p, s, n, 0), ZP_OK);
+    g1_want(&want, p, s, n);
     bool ok = zp_g1_jac_eq(&got, &want);
     CHECK(ok);
     printf("  pre c=%u n=%zu scalars=%s points=%s %s\n", c, n, scal_name[sk], pts_name[pk],
