@@ -142,6 +142,15 @@ typedef struct keycase {
     zp_fr r, s;
 } keycase;
 
+/* Prove options with the keycase's fixed r, s. */
+static void fixed_opts(zp__prove_opts *o, const keycase *c, int threads)
+{
+    zp__prove_opts_default(o);
+    o->threads = threads;
+    o->r = &c->r;
+    o->s = &c->s;
+}
+
 static void keycase_make(keycase *c, const char *spec, zp_h_conv conv)
 {
     memset(c, 0, sizeof *c);
@@ -154,10 +163,7 @@ static void keycase_make(keycase *c, const char *spec, zp_h_conv conv)
     zp_fr_from_u64(&c->s, 0x89abcdefULL);
     zp_fr_mul(&c->r, &c->r, &c->s);
     zp__prove_opts o;
-    zp__prove_opts_default(&o);
-    o.threads = 2;
-    o.r = &c->r;
-    o.s = &c->s;
+    fixed_opts(&o, c, 2);
     for (int i = 0; i < N_WIT; i++) {
         c->w[i] = xmalloc((size_t)c->cs.n_vars * sizeof(zp_fr));
         CHECK_EQ_INT(zp__synth_witness(c->w[i], &c->cs, &c->sp, 11 + (uint64_t)i), ZP_OK);
@@ -195,10 +201,7 @@ static void *worker_run(void *p)
     worker *x = p;
     const keycase *c = x->c;
     zp__prove_opts o;
-    zp__prove_opts_default(&o);
-    o.threads = 1;
-    o.r = &c->r;
-    o.s = &c->s;
+    fixed_opts(&o, c, 1);
     for (int round = 0; round < x->rounds; round++)
         for (int i = x->first; i < N_WIT; i += 2) {
             const zp_fr *w = c->w[i];
@@ -366,10 +369,7 @@ static void ahead_step(ahead_case *a, const zp__g16_dkey *k, const zp_fr *w, boo
 {
     const keycase *c = a->c;
     zp__prove_opts o;
-    zp__prove_opts_default(&o);
-    o.threads = 1;
-    o.r = &c->r;
-    o.s = &c->s;
+    fixed_opts(&o, c, 1);
     zp__ioerr why = {""};
     zp__g16_sums sums;
     zp__proof pr;
