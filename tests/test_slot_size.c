@@ -4,26 +4,81 @@
  * batch-affine round) is never above its full size, equals it for shapes
  * below the round's 2^21 points, and for a synth:porep:27-like shape is
  * smaller by the round's extra scratch (about 2 GiB at two windows a
- * pass); the size within a share of the arena grows with the share. A
- * build without CUDA sizes no MSM scratch: there the last check is
- * skipped.
+ * pass); the size within a share of the arena grows with the share; the
+ * H table's automatic windows by size, and the room a slot makes for its
+ * MSM. A build without CUDA sizes no MSM scratch: there the checks that
+ * need one are skipped.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "groth16/gpu_prover.h"
 #include "slot_shape.h"
 
+static bool have_cuda(void) { return zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0; }
+
 static void test_small_shapes(void)
 {
+    setenv("ZKPIPE_H_PRE", "0", 1); /* no H table: its room is checked below */
     for (unsigned lg = 10; lg <= 20; lg += 2) {
         zp__pk pk = slot_shape(lg, ((uint64_t)1 << lg) - 5);
         uint64_t full = zp__g16_slot_bytes(&pk), lean = zp__g16_slot_bytes_min(&pk);
         CHECK(full == lean);
         /* w and a | b | c at least */
         CHECK(full >= (pk.n_vars + 3 * pk.domain_size) * sizeof(zp_fr));
+        CHECK(zp__g16_slot_bytes_pre(&pk) == lean);
     }
+    unsetenv("ZKPIPE_H_PRE");
+}
+
+/* ZKPIPE_H_PRE unset: 16-bit windows up to 2^16 H points, 17 up to 2^22,
+ * 20 up to 2^24, none at 2^13 or fewer or above 2^24; 0 none; c those windows where
+ * one MSM holds the copies. With a table the slot's default and least-
+ * with-table sizes hold its MSM's scratch; the least size never does. */
+static void test_h_pre_auto(void)
+{
+    static const struct { uint64_t n_h; unsigned c; } want[] = {
+        {1, 0}, {1u << 13, 0}, {(1u << 13) + 1, 16}, {(1u << 14) - 1, 16}, {1u << 14, 16}, {(1u << 16), 16}, {(1u << 16) + 1, 17},
+        {(1u << 20) - 1, 17}, {1u << 22, 17}, {(1u << 22) + 1, 20}, {1u << 24, 20},
+        {(1u << 24) + 1, 0}, {1u << 27, 0}};
+    const bool cuda = have_cuda();
+    unsetenv("ZKPIPE_H_PRE");
+    CHECK(zp__g16_h_pre_is_auto());
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        zp__pk pk = slot_shape(10, 1000);
+        pk.n_h = want[i].n_h;
+        CHECK_EQ_INT(zp__g16_h_pre_c(&pk), cuda ? want[i].c : 0);
+    }
+    zp__pk pk = slot_shape(27, 130170222);
+    setenv("ZKPIPE_H_PRE", "1", 1); /* 1 is automatic too */
+    CHECK(zp__g16_h_pre_is_auto());
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), 0);
+    setenv("ZKPIPE_H_PRE", "0", 1);
+    CHECK(!zp__g16_h_pre_is_auto());
+    pk.n_h = 1u << 20;
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), 0);
+    setenv("ZKPIPE_H_PRE", "13", 1);
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), cuda ? 13 : 0);
+    pk.n_h = 1u << 27; /* 20 copies of 2^27 exceed one MSM */
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), 0);
+    setenv("ZKPIPE_H_PRE", "23", 1); /* out of range: automatic */
+    CHECK(zp__g16_h_pre_is_auto());
+    unsetenv("ZKPIPE_H_PRE");
+
+    zp__pk p24 = slot_shape(24, ((uint64_t)1 << 24) - 5);
+    uint64_t pre = zp__g16_slot_bytes_pre(&p24), lean = zp__g16_slot_bytes_min(&p24);
+    printf("  porep:24-like slot: %.2f GiB least, %.2f GiB with the H table's room\n",
+           (double)lean / (1u << 30), (double)pre / (1u << 30));
+    if (!cuda)
+        return;
+    const uint64_t need = zp__gpu_msm_scratch_bytes_pre(p24.n_h, 20);
+    CHECK(need > 0);
+    CHECK(pre > lean);
+    CHECK(pre >= need + p24.domain_size * sizeof(zp_fr));
+    CHECK(zp__g16_slot_bytes(&p24) >= pre);
+    CHECK(lean < need + p24.domain_size * sizeof(zp_fr));
 }
 
 static void test_porep27(void)
@@ -35,7 +90,7 @@ static void test_porep27(void)
            (double)lean / gib);
     CHECK(lean <= full);
     CHECK(lean >= (pk.n_vars + 3 * pk.domain_size) * sizeof(zp_fr));
-    if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) == 0) {
+    if (!have_cuda()) {
         printf("  (no CUDA in this build: no MSM scratch to compare)\n");
         return;
     }
@@ -61,13 +116,13 @@ static void test_within(void)
         prev = b;
     }
     printf("  porep:27-like slot within 200 GiB: %.2f GiB\n", (double)prev / (1u << 30));
-    if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0)
+    if (have_cuda())
         CHECK(prev > full + ((uint64_t)8 << 30)); /* all windows a pass */
     /* An H200 engine slot beside a porep:27 key with its twist tables gets
      * ~39.5 GiB: room for H, all dense and without the split's arrays, at
      * 7 windows a pass (two passes of its 13), not the 6 that sizing it
      * with the split's arrays gave (three passes). */
-    if (zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0) {
+    if (have_cuda()) {
         uint64_t b = zp__g16_slot_bytes_within(&pk, (uint64_t)79 << 29);
         uint64_t fixed = (pk.n_vars + pk.domain_size) * sizeof(zp_fr);
         CHECK(b >= fixed + zp__gpu_msm_scratch_bytes_nosplit(pk.n_h, false, 7));
@@ -82,5 +137,6 @@ int main(void)
     RUN(test_within);
     RUN(test_small_shapes);
     RUN(test_porep27);
+    RUN(test_h_pre_auto);
     return FINISH();
 }

@@ -79,9 +79,11 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
 void zp__g16_dkey_free(zp__g16_dkey *k);
 /* Builds k's optional tables (k->dev, k->pk set) and waits for s (upload
  * and setup call it): the NTT twist tables unless ZKPIPE_NTT_TWIST=0 or
- * its domain has none, then the H table where ZKPIPE_H_PRE=c asks for one
- * (zp__g16_h_pre_c); each only where the arena keeps room for two working
- * sets (zp__g16_slot_bytes_min) beside it. Neither is in
+ * its domain has none, where the arena keeps room for two working sets
+ * (zp__g16_slot_bytes_min) beside them; then the H table of
+ * zp__g16_h_pre_c's windows where zp__g16_h_pre_on and the arena keeps
+ * room for two working sets that take its MSM (zp__g16_slot_bytes_pre).
+ * Neither is in
  * zp__g16_dkey_bytes (k->twist.mem.bytes, k->h_pre.bytes). */
 zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s);
 /* Builds k's H table with c-bit windows (copies of the H points times
@@ -90,10 +92,23 @@ zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s);
  * when the copies exceed one MSM, ZP_E_GPU_OOM without room. A slot's H
  * MSM goes over it where its scratch holds that MSM's layout. */
 zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c);
-/* ZKPIPE_H_PRE (2..22, read at each call; unset or 0: none): the windows
- * of the H table that keys are made with, and that slots size their
- * scratch for. Off by default until measured in the prover. */
-unsigned zp__g16_h_pre_c(void);
+/* Frees k's H table, if any (no slot may be using k): its H MSM goes over
+ * the points again. */
+void zp__g16_dkey_drop_h_pre(zp__g16_dkey *k);
+/* The windows of the H table that keys of pk's shape are made with, and
+ * that slots make room for, or 0 for none. ZKPIPE_H_PRE (read at each
+ * call): unset or 1, automatic (zp__g16_h_pre_is_auto): 16 to 20 bits by
+ * pk->n_h above 2^(ZP_H_PRE_AUTO_FROM - 1) and up to 2^ZP_H_PRE_AUTO_TO
+ * points, else none; 0 none; 2..22 those windows at any size the MSM
+ * takes. */
+#define ZP_H_PRE_AUTO_FROM 14
+#define ZP_H_PRE_AUTO_TO 24
+unsigned zp__g16_h_pre_c(const zp__pk *pk);
+bool zp__g16_h_pre_is_auto(void);
+/* Whether keys of pk's shape on dev get an H table and slots there make
+ * room for its MSM: zp__g16_h_pre_c(pk) is not 0 and, when automatic, the
+ * table is at most a quarter of the arena (the rest for other keys). */
+bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev);
 
 /* Copies the resident points back to host arrays of pk's counts (tests:
  * compare with zp__setup). Any of the outputs may be NULL. Waits for s. */
@@ -109,6 +124,10 @@ typedef struct zp__g16_slot zp__g16_slot;
  * points). */
 uint64_t zp__g16_slot_bytes(const zp__pk *pk);
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk);
+/* The least a slot of pk's shape takes with room for the MSM over an H
+ * table of zp__g16_h_pre_c(pk)'s windows (zp__g16_slot_bytes_min when
+ * there is none). */
+uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk);
 
 /* Opens a slot on dev for keys whose n_vars, domain_size, n_a, n_b, n_l and
  * n_h are at most pk's: a stream, the arena regions (zp__g16_slot_bytes, or

@@ -56,10 +56,40 @@ static zp_err dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
     return e ? e : es;
 }
 
-unsigned zp__g16_h_pre_c(void)
+void zp__g16_dkey_drop_h_pre(zp__g16_dkey *k)
 {
-    unsigned c = zp__env_knob("ZKPIPE_H_PRE", 0, 22, 0);
-    return zp__gpu_msm_pre_copies(c) ? c : 0;
+    zp__gpu_free(k->dev, &k->h_pre);
+    k->h_pre_c = 0;
+}
+
+/* The automatic H table's windows for n_h points, from the precomputed
+ * MSM against the plain one on the H200 (bench/RESULTS.md, session 21:
+ * 0.60-0.68 of the plain time at 2^14..2^17, 0.76 at 2^18..2^19, 0.84-0.90
+ * at 2^20..2^23, 0.86 at 2^24), or 0: none for 2^(ZP_H_PRE_AUTO_FROM - 1)
+ * points or fewer (under a millisecond to win) or above
+ * 2^ZP_H_PRE_AUTO_TO, whose tables (over 20 GiB) would crowd out other
+ * keys. */
+static unsigned h_pre_auto(uint64_t n_h)
+{
+    if (n_h < 2)
+        return 0;
+    unsigned lg = 64 - (unsigned)__builtin_clzll(n_h - 1); /* 2^(lg-1) < n_h <= 2^lg */
+    if (lg < ZP_H_PRE_AUTO_FROM || lg > ZP_H_PRE_AUTO_TO)
+        return 0;
+    return lg <= 16 ? 16 : lg <= 22 ? 17 : 20;
+}
+
+bool zp__g16_h_pre_is_auto(void)
+{
+    return zp__env_knob("ZKPIPE_H_PRE", 0, 22, 1) == 1;
+}
+
+unsigned zp__g16_h_pre_c(const zp__pk *pk)
+{
+    unsigned c = zp__env_knob("ZKPIPE_H_PRE", 0, 22, 1);
+    if (c == 1)
+        c = h_pre_auto(pk->n_h);
+    return zp__gpu_msm_pre_copies(c) && zp__gpu_msm_scratch_bytes_pre(pk->n_h, c) ? c : 0;
 }
 
 zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c)
@@ -81,19 +111,34 @@ zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c)
     return ZP_OK;
 }
 
+bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev)
+{
+    const unsigned c = zp__g16_h_pre_c(pk);
+    if (!c)
+        return false;
+    if (!zp__g16_h_pre_is_auto())
+        return true;
+    zp__gpu_info info;
+    zp__gpu_get_info(dev, &info);
+    return zp__gpu_msm_pre_copies(c) * pk->n_h * sizeof(zp_g1_affine) <= info.arena_bytes / 4;
+}
+
 /* The H table of zp__g16_h_pre_c's windows, where the arena keeps room
- * for two working sets beside it (which zp__g16_slot_bytes_min sizes for
- * that table's MSM); optional, as the twist tables. */
+ * for two working sets that take its MSM beside it and, when the choice
+ * is automatic, where it is at most a quarter of the arena (the rest for
+ * other keys); optional, as the twist tables. */
 static zp_err dkey_h_pre_opt(zp__g16_dkey *k, zp__gpu_stream *s)
 {
     const zp__pk *pk = k->pk;
-    const unsigned c = zp__g16_h_pre_c();
-    if (!c || !zp__gpu_msm_scratch_bytes_pre(pk->n_h, c))
+    const unsigned c = zp__g16_h_pre_c(pk);
+    if (!c)
+        return ZP_OK;
+    if (!zp__g16_h_pre_on(pk, k->dev))
         return ZP_OK;
     zp__gpu_info info;
     zp__gpu_get_info(k->dev, &info);
     uint64_t table = zp__gpu_msm_pre_copies(c) * pk->n_h * sizeof(zp_g1_affine);
-    if (info.arena_largest_free < rnd(table) + 2 * zp__g16_slot_bytes_min(pk))
+    if (info.arena_largest_free < rnd(table) + 2 * zp__g16_slot_bytes_pre(pk))
         return ZP_OK;
     zp_err e = zp__g16_dkey_h_pre(k, s, c);
     return e == ZP_E_GPU_OOM || e == ZP_E_TOO_LARGE ? ZP_OK : e;

@@ -178,19 +178,21 @@ static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
     return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
 }
 
-/* The scratch of the H MSM over a table of zp__g16_h_pre_c's windows
- * (zp__g16_dkey_tables makes keys with one); 0 without. */
+/* The scratch of the H MSM over a table of zp__g16_h_pre_c(pk)'s windows;
+ * 0 without one. */
 static uint64_t h_pre_bytes(const zp__pk *pk)
 {
-    unsigned c = zp__g16_h_pre_c();
+    unsigned c = zp__g16_h_pre_c(pk);
     return c ? zp__gpu_msm_scratch_bytes_pre(max_u64(pk->n_h, 1), c) : 0;
 }
 
-static void plan(slot_plan *p, const zp__pk *pk, unsigned aw)
+/* pre: with room for the MSM over the key's H table. */
+static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, bool pre)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(pk, aw), msm_bytes(pk->n_b, true, aw, true));
-    sc = max_u64(sc, h_pre_bytes(pk));
+    if (pre)
+        sc = max_u64(sc, h_pre_bytes(pk));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->w = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
@@ -198,16 +200,25 @@ static void plan(slot_plan *p, const zp__pk *pk, unsigned aw)
     p->sab = ab > n ? rnd(ab * fr) : 0;
 }
 
-static uint64_t plan_bytes(const zp__pk *pk, unsigned aw)
+static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, bool pre)
 {
     slot_plan p;
-    plan(&p, pk, aw);
+    plan(&p, pk, aw, pre);
     return p.w + p.big + p.sab + zp__g16_pack_own_bytes(pk->n_vars, p.big);
 }
 
-uint64_t zp__g16_slot_bytes(const zp__pk *pk) { return plan_bytes(pk, affine_windows()); }
+/* The size functions without a device assume one that takes the H table
+ * (zp__g16_h_pre_on); slots opened on a device that does not leave it out. */
+static bool pre_of(const zp__pk *pk) { return zp__g16_h_pre_c(pk) != 0; }
 
-uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0); }
+uint64_t zp__g16_slot_bytes(const zp__pk *pk)
+{
+    return plan_bytes(pk, affine_windows(), pre_of(pk));
+}
+
+uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0, false); }
+
+uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk) { return plan_bytes(pk, 0, pre_of(pk)); }
 
 /* The most G1 windows a pass worth room (beyond the window count a layout
  * stops growing; 256 / 16 bits is the most windows any size has). */
@@ -216,18 +227,18 @@ uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0); }
 /* The windows a pass a slot of pk's shape makes room for within `share`
  * bytes: the most whose size fits, and never fewer than the default
  * (zp__g16_slot_open falls back from there). The knob, when set, wins. */
-static unsigned grow_windows(const zp__pk *pk, uint64_t share)
+static unsigned grow_windows(const zp__pk *pk, uint64_t share, bool pre)
 {
     unsigned base = affine_windows();
     if (!base || knob_windows() != KNOB_UNSET)
         return base;
-    uint64_t fixed = plan_bytes(pk, base);
+    uint64_t fixed = plan_bytes(pk, base, pre);
     if (share <= fixed)
         return base;
     unsigned best = base;
     uint64_t best_bytes = fixed;
     for (unsigned aw = base + 1; aw <= ZP_G16_GROW_WINDOWS; aw++) {
-        uint64_t b = plan_bytes(pk, aw);
+        uint64_t b = plan_bytes(pk, aw, pre);
         if (b > share)
             break;
         if (b > best_bytes) { /* more windows that cost nothing more: no gain */
@@ -240,7 +251,8 @@ static unsigned grow_windows(const zp__pk *pk, uint64_t share)
 
 uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
 {
-    return plan_bytes(pk, grow_windows(pk, share));
+    const bool pre = pre_of(pk);
+    return plan_bytes(pk, grow_windows(pk, share, pre), pre);
 }
 
 unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
@@ -311,11 +323,13 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     s->n_b = pk->n_b;
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
-    unsigned grown = grow_windows(pk, share);
-    slot_plan g, p, lean; /* the same but smaller bigs */
-    plan(&g, pk, grown);
-    plan(&p, pk, affine_windows());
-    plan(&lean, pk, 0);
+    const bool pre = zp__g16_h_pre_on(pk, dev);
+    unsigned grown = grow_windows(pk, share, pre);
+    slot_plan g, p, lpre, lean; /* the same but smaller bigs */
+    plan(&g, pk, grown, pre);
+    plan(&p, pk, affine_windows(), pre);
+    plan(&lpre, pk, 0, pre);
+    plan(&lean, pk, 0, false);
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
@@ -326,13 +340,14 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
      * fragmented arena) the default; with no room for the affine round's
      * scratch the lean size (the MSMs take whatever scratch the slot has,
      * in more passes or with XYZZ buckets), so that a smaller GPU keeps as
-     * many slots as before. */
-    const uint64_t bigs[3] = {g.big, p.big, lean.big};
-    const unsigned wins[3] = {grown, affine_windows(), 0};
+     * many slots as before: first with the room for the H table's MSM
+     * (where the device takes tables), then without. */
+    const uint64_t bigs[4] = {g.big, p.big, lpre.big, lean.big};
+    const unsigned wins[4] = {grown, affine_windows(), 0, 0};
     if (!e) {
         uint64_t tried = UINT64_MAX;
         e = ZP_E_GPU_OOM;
-        for (int i = 0; i < 3 && e == ZP_E_GPU_OOM; i++) {
+        for (int i = 0; i < 4 && e == ZP_E_GPU_OOM; i++) {
             if (bigs[i] >= tried)
                 continue; /* no smaller than what did not fit */
             tried = bigs[i];

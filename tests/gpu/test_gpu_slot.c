@@ -479,8 +479,9 @@ static zp__gpu_buf fill_arena(zp__gpu *g, uint64_t leave)
 
 /* A slot grows its G1 MSM scratch into a large share (2^24 points: the
  * batch-affine round's room), keeps the default size within a small one,
- * and asks the arena for exactly zp__g16_slot_bytes_within's count. */
-static void test_grow(void)
+ * and asks the arena for exactly zp__g16_slot_bytes_within's count
+ * (without an H table, whose MSM's room test_h_pre checks). */
+static void grow_case(void)
 {
     zp__pk sh = slot_shape(24, ((uint64_t)1 << 24) - 7);
     const uint64_t dflt = zp__g16_slot_bytes(&sh), share = (uint64_t)48 << 30;
@@ -510,6 +511,13 @@ static void test_grow(void)
         s = NULL;
     }
     CHECK(wins[0] > wins[1] && wins[1] > 0);
+}
+
+static void test_grow(void)
+{
+    setenv("ZKPIPE_H_PRE", "0", 1);
+    grow_case();
+    unsetenv("ZKPIPE_H_PRE");
 }
 
 static void test_oom(void)
@@ -602,22 +610,26 @@ static bool prove_all(const keycase *c, const zp__g16_dkey *k, zp__g16_slot *slo
     return ok;
 }
 
-/* A key made with ZKPIPE_H_PRE=cbits has its H table; a slot opened then
- * holds the scratch of the H MSM over it, takes it, and keeps zp__prove's
- * bytes; freeing the key gives the arena back. */
-static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits)
+/* A key made with ZKPIPE_H_PRE=cbits (NULL: unset, the automatic choice)
+ * has its H table of want_c-bit windows; a slot opened then holds the
+ * scratch of the H MSM over it, takes it, and keeps zp__prove's bytes;
+ * freeing the key gives the arena back. */
+static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits, unsigned want_c)
 {
-    printf("  %s %s, H table c = %s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs",
-           cbits);
+    printf("  %s %s, H table c = %u%s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs",
+           want_c, cbits ? "" : " (automatic)");
     keycase *c = xmalloc(sizeof *c);
     keycase_make(c, spec, conv);
     zp__ioerr why = {""};
     zp__g16_dkey k;
     zp__g16_slot *slot = NULL;
     uint64_t used0 = arena_used(T_gpu);
-    const unsigned want_c = (unsigned)atoi(cbits);
-    setenv("ZKPIPE_H_PRE", cbits, 1);
-    CHECK_EQ_INT(zp__g16_h_pre_c(), want_c);
+    if (cbits)
+        setenv("ZKPIPE_H_PRE", cbits, 1);
+    else
+        unsetenv("ZKPIPE_H_PRE");
+    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), want_c);
+    CHECK(zp__g16_h_pre_on(&c->pk, T_gpu));
     GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
     CHECK(k.h_pre.ptr != NULL);
     CHECK_EQ_INT(k.h_pre_c, want_c);
@@ -638,23 +650,31 @@ static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits)
 
 static void test_h_pre(void)
 {
-    h_pre_case("synth:porep:10", ZP_H_TAU, "9");
-    h_pre_case("synth:chain:8", ZP_H_COSET, "13");
+    h_pre_case("synth:porep:10", ZP_H_TAU, "9", 9);
+    h_pre_case("synth:chain:8", ZP_H_COSET, "13", 13);
     if (!T_small)
-        h_pre_case("synth:porep:12", ZP_H_COSET, "16");
+        h_pre_case("synth:porep:12", ZP_H_COSET, "16", 16);
+    /* 2^14 H points (snarkjs: n_h = n) and 2^14 - 1 (bellperson: n - 1),
+     * both 16-bit windows unasked. */
+    h_pre_case("synth:chain:14", ZP_H_COSET, NULL, 16);
+    if (!T_small)
+        h_pre_case("synth:porep:15", ZP_H_TAU, NULL, 16);
 
-    /* Without the knob no table; zp__g16_dkey_h_pre refuses a bad c and a
-     * second table; a table made after the slot opened is taken only where
-     * the slot's scratch holds its MSM, and the proofs are right either
-     * way. */
+    /* With ZKPIPE_H_PRE=0 no table, nor below 2^14 H points unasked;
+     * zp__g16_dkey_h_pre refuses a bad c and a second table; a table made
+     * after the slot opened is taken only where the slot's scratch holds
+     * its MSM, and the proofs are right either way. */
     keycase *c = xmalloc(sizeof *c);
     keycase_make(c, "synth:porep:10", ZP_H_COSET);
     zp__ioerr why = {""};
     zp__g16_dkey k;
     zp__g16_slot *slot = NULL;
     unsetenv("ZKPIPE_H_PRE");
-    CHECK_EQ_INT(zp__g16_h_pre_c(), 0);
+    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), 0);
+    setenv("ZKPIPE_H_PRE", "0", 1);
+    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), 0);
     GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    unsetenv("ZKPIPE_H_PRE");
     CHECK(k.h_pre.ptr == NULL);
     GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &why));
     if (slot) {
