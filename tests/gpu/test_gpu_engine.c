@@ -11,6 +11,9 @@
  *  - an arena too small for the key fails the job with a message naming
  *    the GPU (and a preload with ZP_E_GPU_OOM and its reason), and the
  *    engine keeps serving other keys;
+ *  - a preloaded key with an H table and an arena with nothing else free:
+ *    a second key's load frees that table (not the key, which stays
+ *    preloaded and resident) and proves;
  *  - a job cancelled while running ends cancelled; the GPU goes on;
  *  - a partition a slot took ahead goes back to the queue when a more
  *    urgent job arrives before its turn: the urgent job's partitions run
@@ -353,6 +356,51 @@ static void test_admission(void)
     close_with_pad(e, &pad);
 }
 
+/* The H table of a preloaded key goes when another key needs its room:
+ * A (2^15 - 1 H points: a table unasked) is preloaded, the rest of the arena
+ * is carved away, and B's load, with nowhere else to go, frees A's table;
+ * A stays preloaded on the device, its bytes less the table's, and B's
+ * jobs prove. */
+static void test_table_first(void)
+{
+    unsetenv("ZKPIPE_H_PRE");
+    zp_engine *e = open_gpu_engine(0, 1, (uint64_t)1 << 30);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "a", "synth:porep:15"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_add_key(e, "b", "synth:chain:6"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_preload_key(e, "a"), ZP_OK);
+    const zp__key *a = key_of(e, "a");
+    const zp__g16_dkey *dk = a->dk[0];
+    CHECK(dk && dk->h_pre.ptr);
+    if (!dk || !dk->h_pre.ptr) {
+        zp_engine_close(e);
+        return;
+    }
+    const uint64_t table = dk->h_pre.bytes;
+    zp_key_info ki;
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    const uint64_t with_table = ki.device_bytes;
+    zp__gpu_info info;
+    zp__gpu_get_info(e->gpus[0].dev, &info);
+    zp__gpu_buf pad = {0};
+    CHECK_EQ_INT(zp__gpu_alloc(e->gpus[0].dev, &pad, info.arena_largest_free), ZP_OK);
+    printf("table first: A's table %llu bytes; the arena's free room carved away\n",
+           (unsigned long long)table);
+    CHECK_EQ_INT(zp_engine_preload_key(e, "b"), ZP_OK);
+    CHECK(a->dk[0] == dk && dk->h_pre.ptr == NULL);
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK(ki.preloaded);
+    CHECK(ki.device_bytes + table == with_table);
+    char id[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "b", ZP_PRIO_NORMAL, 2, 1, id), ZP_OK);
+    t_await_ok(e, id, "b", 2);
+    zp__gpu_free(e->gpus[0].dev, &pad);
+    CHECK_EQ_INT(t_submit(e, NULL, "a", ZP_PRIO_NORMAL, 2, 2, id), ZP_OK);
+    t_await_ok(e, id, "a", 2);
+    zp_engine_close(e);
+}
+
 static void test_cancel(void)
 {
     zp_engine *e = open_gpu_engine(0, 1, 0);
@@ -524,6 +572,7 @@ int main(int argc, char **argv)
     RUN(test_mixed);
     RUN(test_pinned_tier);
     RUN(test_admission);
+    RUN(test_table_first);
     RUN(test_cancel);
     RUN(test_put_back);
     if (zp__gpu_count() >= 2)
