@@ -160,8 +160,9 @@ static bool evict_for(zp_engine *e, int g, const zp__key *keep)
     return freed;
 }
 
-/* Makes k resident on d (e->mu NOT held; d->load_mu held). pk_tmp
- * receives the host part of a GPU setup. */
+/* Makes k resident on d (e->mu NOT held; d->load_mu held), with its H
+ * table where zp__g16_dkey_h_table makes one. pk_tmp receives the host
+ * part of a GPU setup. */
 static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *dk,
                         zp__pk *pk_tmp, zp__ioerr *why)
 {
@@ -173,6 +174,12 @@ static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *d
                                      e->threads_per_worker, &k->toxic, why);
         else
             err = zp__g16_dkey_upload(dk, d->dev, d->s, &k->pk, why);
+        if (!err && (err = zp__g16_dkey_h_table(dk, d->s)) != ZP_OK) {
+            zp__fail(why, err, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
+            zp__g16_dkey_free(dk);
+            if (k->gpu_setup)
+                zp__pk_free(pk_tmp);
+        }
         if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
             return err;
     }
@@ -242,9 +249,11 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
         k->dk_bytes[g] = dkb;
         *out = dk;
         if (getenv("ZKPIPE_LOG_KEYS"))
-            fprintf(stderr, "zkpipe: key %s resident on gpu%d in %.2f s (%s, %.2f GiB)\n",
+            fprintf(stderr,
+                    "zkpipe: key %s resident on gpu%d in %.2f s (%s, %.2f GiB, of which the H "
+                    "table %.2f GiB)\n",
                     k->name, g, zp__mono_now() - t0, k->gpu_setup ? "GPU setup" : "upload",
-                    (double)k->dk_bytes[g] / (1u << 30));
+                    (double)k->dk_bytes[g] / (1u << 30), (double)dk->h_pre.bytes / (1u << 30));
     } else {
         k->dk_state[g] = ZP__DK_NONE;
         free(dk);

@@ -77,15 +77,20 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
 
 /* Frees the arena regions (the device must be done with them). */
 void zp__g16_dkey_free(zp__g16_dkey *k);
-/* Builds k's optional tables (k->dev, k->pk set) and waits for s (upload
- * and setup call it): the NTT twist tables unless ZKPIPE_NTT_TWIST=0 or
- * its domain has none, where the arena keeps room for two working sets
- * (zp__g16_slot_bytes_min) beside them; then the H table of
- * zp__g16_h_pre_c's windows where zp__g16_h_pre_on and the arena keeps
- * room for two working sets that take its MSM (zp__g16_slot_bytes_pre).
- * Neither is in
- * zp__g16_dkey_bytes (k->twist.mem.bytes, k->h_pre.bytes). */
+/* Builds k's NTT twist tables (k->dev, k->pk set) and waits for s
+ * (upload and setup call it) unless ZKPIPE_NTT_TWIST=0 or its domain has
+ * none, where the arena keeps room for two working sets
+ * (zp__g16_slot_bytes_min) beside them. Not in zp__g16_dkey_bytes
+ * (k->twist.mem.bytes). */
 zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s);
+/* For a key kept for many proofs (an engine's, a benchmark's): builds its
+ * H table of zp__g16_h_pre_c's windows and waits for s, where
+ * zp__g16_h_pre_on and the arena keeps room for two working sets that take
+ * its MSM (zp__g16_slot_bytes_pre); nothing otherwise, and no room is no
+ * failure. A table takes ~1.8 s to make at 2^24 points and saves ~13 ms a
+ * proof, so a key made for one proof goes without. Not in
+ * zp__g16_dkey_bytes (k->h_pre.bytes). */
+zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s);
 /* Builds k's H table with c-bit windows (copies of the H points times
  * 2^(c j), zp__gpu_msm_pre_copies(c) of them) from its resident H points
  * and waits for s: ZP_E_INVALID_ARG for a c outside 2..22, ZP_E_TOO_LARGE

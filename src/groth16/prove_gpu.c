@@ -64,6 +64,11 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
         return e;
     }
     e = zp__g16_dkey_upload(&g->key, g->dev, g->s, pk, why);
+    /* A key uploaded for this prover's proofs: its H table only when
+     * ZKPIPE_H_PRE asks for one (made unasked, it costs more than it saves
+     * over a few proofs). */
+    if (!e && !zp__g16_h_pre_is_auto() && (e = zp__g16_dkey_h_table(&g->key, g->s)))
+        zp__fail(why, e, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
     if (!e) { /* the one slot takes what the key leaves */
         zp__gpu_info info;
         zp__gpu_get_info(g->dev, &info);

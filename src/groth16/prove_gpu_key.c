@@ -123,17 +123,11 @@ bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev)
     return zp__gpu_msm_pre_copies(c) * pk->n_h * sizeof(zp_g1_affine) <= info.arena_bytes / 4;
 }
 
-/* The H table of zp__g16_h_pre_c's windows, where the arena keeps room
- * for two working sets that take its MSM beside it and, when the choice
- * is automatic, where it is at most a quarter of the arena (the rest for
- * other keys); optional, as the twist tables. */
-static zp_err dkey_h_pre_opt(zp__g16_dkey *k, zp__gpu_stream *s)
+zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s)
 {
     const zp__pk *pk = k->pk;
     const unsigned c = zp__g16_h_pre_c(pk);
-    if (!c)
-        return ZP_OK;
-    if (!zp__g16_h_pre_on(pk, k->dev))
+    if (!c || k->h_pre.ptr || !zp__g16_h_pre_on(pk, k->dev))
         return ZP_OK;
     zp__gpu_info info;
     zp__gpu_get_info(k->dev, &info);
@@ -144,11 +138,7 @@ static zp_err dkey_h_pre_opt(zp__g16_dkey *k, zp__gpu_stream *s)
     return e == ZP_E_GPU_OOM || e == ZP_E_TOO_LARGE ? ZP_OK : e;
 }
 
-zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s)
-{
-    zp_err e = dkey_twist(k, s);
-    return e ? e : dkey_h_pre_opt(k, s);
-}
+zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s) { return dkey_twist(k, s); }
 
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk)
 {

@@ -13,7 +13,9 @@
  *    size within a small share;
  *  - arena exhaustion: slot open and dkey upload fail with ZP_E_GPU_OOM
  *    and leave the arena as they found it;
- *  - a key made with ZKPIPE_H_PRE=c has an H table, and a slot opened then
+ *  - zp__g16_dkey_h_table gives a key an H table of ZKPIPE_H_PRE=c's
+ *    windows, or of the automatic choice's (2^13 + 1 or more H points),
+ *    and none under ZKPIPE_H_PRE=0 or below that size; a slot opened then
  *    proves over it with zp__prove's bytes; zp__g16_dkey_h_pre's errors.
  * With ZKPIPE_WITNESS_PACK=1 the two slots must send their witnesses
  * packed (prove_gpu_pack.c), and their proofs are checked the same way.
@@ -610,8 +612,9 @@ static bool prove_all(const keycase *c, const zp__g16_dkey *k, zp__g16_slot *slo
     return ok;
 }
 
-/* A key made with ZKPIPE_H_PRE=cbits (NULL: unset, the automatic choice)
- * has its H table of want_c-bit windows; a slot opened then holds the
+/* A key uploaded with ZKPIPE_H_PRE=cbits (NULL: unset, the automatic
+ * choice) has no H table until zp__g16_dkey_h_table makes one of want_c-
+ * bit windows; a slot opened then holds the
  * scratch of the H MSM over it, takes it, and keeps zp__prove's bytes;
  * freeing the key gives the arena back. */
 static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits, unsigned want_c)
@@ -631,6 +634,8 @@ static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits, unsi
     CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), want_c);
     CHECK(zp__g16_h_pre_on(&c->pk, T_gpu));
     GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    CHECK(k.h_pre.ptr == NULL); /* an upload alone makes none */
+    GPU_OK(zp__g16_dkey_h_table(&k, T_s));
     CHECK(k.h_pre.ptr != NULL);
     CHECK_EQ_INT(k.h_pre_c, want_c);
     CHECK(k.h_pre.bytes >=
@@ -674,6 +679,7 @@ static void test_h_pre(void)
     setenv("ZKPIPE_H_PRE", "0", 1);
     CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), 0);
     GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    GPU_OK(zp__g16_dkey_h_table(&k, T_s));
     unsetenv("ZKPIPE_H_PRE");
     CHECK(k.h_pre.ptr == NULL);
     GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &why));
