@@ -453,6 +453,7 @@ typedef struct zp_key_info {
     uint32_t refs;              /* partitions using it now */
     uint64_t bytes;             /* host bytes while loaded, else 0 */
     uint64_t device_bytes;      /* GPU arena bytes of its resident copies */
+    uint64_t h_table_bytes;     /* of those, its H tables' (ZKPIPE_H_PRE) */
     uint64_t pinned_bytes;      /* host bytes page-locked (pinned tier) */
     uint32_t n_public;          /* 0 until first loaded */
     uint32_t n_vars;

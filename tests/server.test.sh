@@ -165,6 +165,9 @@ expect 200 "" POST /v1/keys/syn/evict
 check "evicted key is unloaded" test "$(key_tier "$(rq GET /v1/keys)" syn)" = unloaded
 expect 200 "" POST /v1/keys/syn/preload
 check "preloaded key is loaded" test "$(key_tier "$(rq GET /v1/keys)" syn)" = host
+rq GET /v1/keys >"$T/keys.json"
+check "a key on no GPU has no device or H table bytes" \
+  sh -c "grep -o '\"name\":\"syn\"[^}]*' '$T/keys.json' | grep -q '\"device_bytes\":0,\"h_table_bytes\":0,'"
 check "status prints workers and keys" sh -c "\"$Z\" status --addr unix://$T/d1.sock | grep -q '^workers' && \"$Z\" status --addr unix://$T/d1.sock | grep -q 'mul3'"
 rq GET /metrics >"$T/metrics.txt"
 check "/metrics parses as Prometheus text" prom_check "$T/metrics.txt"

@@ -368,9 +368,9 @@ static int bench(const batch_opts *o)
     }
     zp_engine_key_info(e, 0, &ki);
     printf("warm-up job (%d partition%s) %.2f s; key: %.2f GiB host, "
-           "%.2f GiB device\n", o->distinct ? o->distinct : 1, o->distinct > 1 ? "s" : "",
-           zp__now() - tw, (double)ki.bytes / (1u << 30),
-           (double)ki.device_bytes / (1u << 30));
+           "%.2f GiB device (H table %.2f GiB)\n", o->distinct ? o->distinct : 1,
+           o->distinct > 1 ? "s" : "", zp__now() - tw, (double)ki.bytes / (1u << 30),
+           (double)ki.device_bytes / (1u << 30), (double)ki.h_table_bytes / (1u << 30));
     double *lat = calloc((size_t)o->count, sizeof *lat);
     int failed = lat ? 0 : -1;
     double rss_before = rss_now();

@@ -100,12 +100,14 @@ typedef struct zp__key {
     uint64_t jobs[ZP_PRIO_COUNT][ZP__OUT_COUNT];
     uint64_t submitted[ZP_PRIO_COUNT];
     /* Device tier, per GPU (e->mu): the resident copy, its state, the
-     * slots proving with it, last use and arena bytes. */
+     * slots proving with it, last use and arena bytes (of which its H
+     * table's, dk_table_bytes). */
     struct zp__g16_dkey *dk[ZP__GPUS_MAX];
     uint8_t dk_state[ZP__GPUS_MAX];
     uint32_t dk_refs[ZP__GPUS_MAX];
     uint64_t dk_lru[ZP__GPUS_MAX];
     uint64_t dk_bytes[ZP__GPUS_MAX];
+    uint64_t dk_table_bytes[ZP__GPUS_MAX];
     /* SYNTH keys of an engine with GPUs and no CPU worker are set up on
      * each GPU (setup_gpu.c) and never have host points; the toxic waste
      * is kept while loaded so every GPU makes the same key. TEST-ONLY keys

@@ -168,6 +168,16 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
         zp__prom_label(sb, e->keys[i]->name);
         zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);
     }
+    zp__prom_head(sb, "zkpipe_key_h_table_bytes", "gauge",
+                  "Of those, the bytes of each key's H tables (precomputed H points).");
+    for (uint32_t i = 0; i < e->n_keys; i++) {
+        uint64_t b = 0;
+        for (int g = 0; g < e->n_gpus; g++)
+            b += e->keys[i]->dk_table_bytes[g];
+        zp__sb_puts(sb, "zkpipe_key_h_table_bytes{key=");
+        zp__prom_label(sb, e->keys[i]->name);
+        zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);
+    }
 }
 
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len)

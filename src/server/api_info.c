@@ -110,6 +110,7 @@ static cJSON *key_json(const zp_key_info *k)
               cJSON_AddNumberToObject(x, "refs", k->refs) &&
               cJSON_AddNumberToObject(x, "bytes", (double)k->bytes) &&
               cJSON_AddNumberToObject(x, "device_bytes", (double)k->device_bytes) &&
+              cJSON_AddNumberToObject(x, "h_table_bytes", (double)k->h_table_bytes) &&
               cJSON_AddNumberToObject(x, "n_public", k->n_public) &&
               cJSON_AddNumberToObject(x, "n_vars", k->n_vars) &&
               cJSON_AddNumberToObject(x, "domain_size", (double)k->domain_size) &&

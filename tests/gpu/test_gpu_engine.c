@@ -13,7 +13,8 @@
  *    engine keeps serving other keys;
  *  - a preloaded key with an H table and an arena with nothing else free:
  *    a second key's load frees that table (not the key, which stays
- *    preloaded and resident) and proves;
+ *    preloaded and resident) and proves; key info and metrics say the
+ *    table's bytes before and 0 after;
  *  - a job cancelled while running ends cancelled; the GPU goes on;
  *  - a partition a slot took ahead goes back to the queue when a more
  *    urgent job arrives before its turn: the urgent job's partitions run
@@ -356,6 +357,16 @@ static void test_admission(void)
     close_with_pad(e, &pad);
 }
 
+/* Whether the engine's metrics text has `line`. */
+static bool metrics_has(zp_engine *e, const char *line)
+{
+    char *m = NULL;
+    size_t len = 0;
+    bool has = zp__eng_metrics(e, &m, &len) == ZP_OK && m && strstr(m, line);
+    free(m);
+    return has;
+}
+
 /* The H table of a preloaded key goes when another key needs its room:
  * A (2^15 - 1 H points: a table unasked) is preloaded, the rest of the arena
  * is carved away, and B's load, with nowhere else to go, frees A's table;
@@ -381,6 +392,11 @@ static void test_table_first(void)
     zp_key_info ki;
     CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
     const uint64_t with_table = ki.device_bytes;
+    CHECK_EQ_INT(ki.h_table_bytes, table);
+    char want[96];
+    snprintf(want, sizeof want, "\nzkpipe_key_h_table_bytes{key=\"a\"} %llu\n",
+             (unsigned long long)table);
+    CHECK(metrics_has(e, want));
     /* Every free hole carved away, the largest first. */
     zp__gpu_buf pad[32];
     int npad = 0;
@@ -399,6 +415,8 @@ static void test_table_first(void)
     CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
     CHECK(ki.preloaded);
     CHECK(ki.device_bytes + table == with_table);
+    CHECK_EQ_INT(ki.h_table_bytes, 0);
+    CHECK(metrics_has(e, "\nzkpipe_key_h_table_bytes{key=\"a\"} 0\n"));
     char id[ZP_JOB_ID_MAX + 1];
     CHECK_EQ_INT(t_submit(e, NULL, "b", ZP_PRIO_NORMAL, 2, 1, id), ZP_OK);
     t_await_ok(e, id, "b", 2);
