@@ -101,13 +101,12 @@ typedef struct zp__key {
     uint64_t submitted[ZP_PRIO_COUNT];
     /* Device tier, per GPU (e->mu): the resident copy, its state, the
      * slots proving with it, last use and arena bytes (of which its H
-     * table's, dk_table_bytes). */
+     * table's: zp__key_table_bytes). */
     struct zp__g16_dkey *dk[ZP__GPUS_MAX];
     uint8_t dk_state[ZP__GPUS_MAX];
     uint32_t dk_refs[ZP__GPUS_MAX];
     uint64_t dk_lru[ZP__GPUS_MAX];
     uint64_t dk_bytes[ZP__GPUS_MAX];
-    uint64_t dk_table_bytes[ZP__GPUS_MAX];
     /* SYNTH keys of an engine with GPUs and no CPU worker are set up on
      * each GPU (setup_gpu.c) and never have host points; the toxic waste
      * is kept while loaded so every GPU makes the same key. TEST-ONLY keys
@@ -347,6 +346,9 @@ void zp__gpus_close(zp_engine *e);
 void *zp__gpu_worker_main(void *arg);
 /* Frees the resident copies of k on every GPU (e->mu held; no refs). */
 void zp__key_drop_device(zp_engine *e, zp__key *k);
+/* Arena bytes of the H table of k's copy on GPU g, 0 without one (e->mu
+ * held). */
+uint64_t zp__key_table_bytes(const zp__key *k, int g);
 /* Makes k (loaded and referenced by the caller) resident on every GPU of
  * the engine, in parallel; the first error, with *why. */
 zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why);

@@ -117,6 +117,23 @@ static void key_metrics(zp__sb *sb, zp_engine *e)
                   (unsigned long long)e->cfg.key_budget_bytes);
 }
 
+/* A gauge of each key's arena bytes over all GPUs: its resident copies,
+ * or only their H tables. */
+static void key_bytes(zp__sb *sb, zp_engine *e, const char *name, const char *help,
+                      bool tables)
+{
+    zp__prom_head(sb, name, "gauge", help);
+    for (uint32_t i = 0; i < e->n_keys; i++) {
+        const zp__key *k = e->keys[i];
+        uint64_t b = 0;
+        for (int g = 0; g < e->n_gpus; g++)
+            b += tables ? zp__key_table_bytes(k, g) : k->dk_bytes[g];
+        zp__sb_printf(sb, "%s{key=", name);
+        zp__prom_label(sb, k->name);
+        zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);
+    }
+}
+
 static void gpu_metrics(zp__sb *sb, zp_engine *e)
 {
     if (!e->n_gpus)
@@ -158,26 +175,10 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
         zp__sb_printf(sb, "zkpipe_gpu_busy_ratio{gpu=\"%d\"} %.6f\n", g,
                       now > 0 ? best / now : 0);
     }
-    zp__prom_head(sb, "zkpipe_key_device_bytes", "gauge",
-                  "GPU arena bytes of each key's resident copies.");
-    for (uint32_t i = 0; i < e->n_keys; i++) {
-        uint64_t b = 0;
-        for (int g = 0; g < e->n_gpus; g++)
-            b += e->keys[i]->dk_bytes[g];
-        zp__sb_puts(sb, "zkpipe_key_device_bytes{key=");
-        zp__prom_label(sb, e->keys[i]->name);
-        zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);
-    }
-    zp__prom_head(sb, "zkpipe_key_h_table_bytes", "gauge",
-                  "Of those, the bytes of each key's H tables (precomputed H points).");
-    for (uint32_t i = 0; i < e->n_keys; i++) {
-        uint64_t b = 0;
-        for (int g = 0; g < e->n_gpus; g++)
-            b += e->keys[i]->dk_table_bytes[g];
-        zp__sb_puts(sb, "zkpipe_key_h_table_bytes{key=");
-        zp__prom_label(sb, e->keys[i]->name);
-        zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);
-    }
+    key_bytes(sb, e, "zkpipe_key_device_bytes", "GPU arena bytes of each key's resident copies.",
+              false);
+    key_bytes(sb, e, "zkpipe_key_h_table_bytes",
+              "Of those, the bytes of each key's H tables (precomputed H points).", true);
 }
 
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len)

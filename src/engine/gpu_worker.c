@@ -101,7 +101,11 @@ static void drop_one(zp__key *k, int g)
     k->dk[g] = NULL;
     k->dk_state[g] = ZP__DK_NONE;
     k->dk_bytes[g] = 0;
-    k->dk_table_bytes[g] = 0;
+}
+
+uint64_t zp__key_table_bytes(const zp__key *k, int g)
+{
+    return k->dk_state[g] == ZP__DK_READY ? k->dk[g]->h_pre.bytes : 0;
 }
 
 void zp__key_drop_device(zp_engine *e, zp__key *k)
@@ -129,7 +133,6 @@ static bool drop_table(zp_engine *e, int g, const zp__key *keep)
     if (!victim)
         return false;
     victim->dk_bytes[g] -= victim->dk[g]->h_pre.bytes;
-    victim->dk_table_bytes[g] = 0;
     zp__g16_dkey_drop_h_pre(victim->dk[g]);
     return true;
 }
@@ -249,7 +252,6 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
         k->dk_refs[g] = 1;
         k->dk_lru[g] = ++e->lru_tick;
         k->dk_bytes[g] = dkb;
-        k->dk_table_bytes[g] = dk->h_pre.bytes;
         *out = dk;
         if (getenv("ZKPIPE_LOG_KEYS"))
             fprintf(stderr,

@@ -522,7 +522,7 @@ zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out)
         out->pinned_bytes = k->pin_bytes;
         for (int g = 0; g < ZP__GPUS_MAX; g++) {
             out->device_bytes += k->dk_bytes[g];
-            out->h_table_bytes += k->dk_table_bytes[g];
+            out->h_table_bytes += zp__key_table_bytes(k, g);
             if (k->dk_state[g] == ZP__DK_READY)
                 out->tier = ZP_KEY_DEVICE;
         }
