@@ -115,43 +115,35 @@ void zp__key_drop_device(zp_engine *e, zp__key *k)
             drop_one(k, g);
 }
 
-/* Frees the H table of the least recently used resident key of GPU g
- * that no slot uses, other than keep (e->mu held): tables go before any
- * key, a preloaded key's too (the key stays; its H MSM goes over the
- * points again). True when one was freed. */
-static bool drop_table(zp_engine *e, int g, const zp__key *keep)
+/* The least recently used resident key of GPU g that no slot uses, other
+ * than keep (e->mu held), or NULL: with tables, among those with an H
+ * table, preloaded ones included; else among those not preloaded. */
+static zp__key *lru_idle(zp_engine *e, int g, const zp__key *keep, bool tables)
 {
     zp__key *victim = NULL;
     for (uint32_t i = 0; i < e->n_keys; i++) {
         zp__key *k = e->keys[i];
         if (k == keep || k->dk_state[g] != ZP__DK_READY || k->dk_refs[g] ||
-            !k->dk[g]->h_pre.ptr)
+            (tables ? !k->dk[g]->h_pre.ptr : k->preloaded))
             continue;
         if (!victim || k->dk_lru[g] < victim->dk_lru[g])
             victim = k;
     }
-    if (!victim)
-        return false;
-    victim->dk_bytes[g] -= victim->dk[g]->h_pre.bytes;
-    zp__g16_dkey_drop_h_pre(victim->dk[g]);
-    return true;
+    return victim;
 }
 
-/* Frees an H table, else evicts the least recently used resident key of
- * GPU g that no slot uses, other than keep (e->mu held). True when
- * something was freed. */
+/* Frees the H table of lru_idle's key, else evicts lru_idle's key (e->mu
+ * held): tables go before any key, a preloaded key's too (the key stays;
+ * its H MSM goes over the points again). True when something was freed. */
 static bool evict_one(zp_engine *e, int g, const zp__key *keep)
 {
-    if (drop_table(e, g, keep))
+    zp__key *victim = lru_idle(e, g, keep, true);
+    if (victim) {
+        victim->dk_bytes[g] -= victim->dk[g]->h_pre.bytes;
+        zp__g16_dkey_drop_h_pre(victim->dk[g]);
         return true;
-    zp__key *victim = NULL;
-    for (uint32_t i = 0; i < e->n_keys; i++) {
-        zp__key *k = e->keys[i];
-        if (k == keep || k->dk_state[g] != ZP__DK_READY || k->dk_refs[g] || k->preloaded)
-            continue;
-        if (!victim || k->dk_lru[g] < victim->dk_lru[g])
-            victim = k;
     }
+    victim = lru_idle(e, g, keep, false);
     if (victim)
         drop_one(victim, g);
     return victim != NULL;
