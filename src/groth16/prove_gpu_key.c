@@ -92,15 +92,20 @@ unsigned zp__g16_h_pre_c(const zp__pk *pk)
     return zp__gpu_msm_pre_copies(c) && zp__gpu_msm_scratch_bytes_pre(pk->n_h, c) ? c : 0;
 }
 
+/* Bytes of an H table of c-bit windows for pk's H points. */
+static uint64_t table_bytes(const zp__pk *pk, unsigned c)
+{
+    return (uint64_t)zp__gpu_msm_pre_copies(c) * pk->n_h * sizeof(zp_g1_affine);
+}
+
 zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c)
 {
     const zp__pk *pk = k->pk;
-    const uint64_t copies = zp__gpu_msm_pre_copies(c);
-    if (!copies || k->h_pre.ptr || !k->p_h.ptr)
+    if (!zp__gpu_msm_pre_copies(c) || k->h_pre.ptr || !k->p_h.ptr)
         return ZP_E_INVALID_ARG;
     if (!zp__gpu_msm_scratch_bytes_pre(pk->n_h, c))
         return ZP_E_TOO_LARGE;
-    zp_err e = zp__gpu_alloc(k->dev, &k->h_pre, copies * pk->n_h * sizeof(zp_g1_affine));
+    zp_err e = zp__gpu_alloc(k->dev, &k->h_pre, table_bytes(pk, c));
     if (!e)
         e = zp__gpu_msm_g1_precompute(s, k->h_pre.ptr, k->p_h.ptr, pk->n_h, c);
     if (e) {
@@ -120,7 +125,7 @@ bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev)
         return true;
     zp__gpu_info info;
     zp__gpu_get_info(dev, &info);
-    return zp__gpu_msm_pre_copies(c) * pk->n_h * sizeof(zp_g1_affine) <= info.arena_bytes / 4;
+    return table_bytes(pk, c) <= info.arena_bytes / 4;
 }
 
 zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s)
@@ -131,8 +136,7 @@ zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s)
         return ZP_OK;
     zp__gpu_info info;
     zp__gpu_get_info(k->dev, &info);
-    uint64_t table = zp__gpu_msm_pre_copies(c) * pk->n_h * sizeof(zp_g1_affine);
-    if (info.arena_largest_free < rnd(table) + 2 * zp__g16_slot_bytes_pre(pk))
+    if (info.arena_largest_free < rnd(table_bytes(pk, c)) + 2 * zp__g16_slot_bytes_pre(pk))
         return ZP_OK;
     zp_err e = zp__g16_dkey_h_pre(k, s, c);
     return e == ZP_E_GPU_OOM || e == ZP_E_TOO_LARGE ? ZP_OK : e;
