@@ -67,6 +67,21 @@ zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s)
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_stream_mark(zp__gpu_stream *s, unsigned i)
+{
+    (void)s;
+    (void)i;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s, unsigned i)
+{
+    (void)waiter;
+    (void)s;
+    (void)i;
+    return ZP_E_NO_GPU;
+}
+
 zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes)
 {
     (void)s; (void)dev; (void)host; (void)bytes;
