@@ -33,6 +33,17 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
 
 double zp__g16_now(void);
 
+/* The witness parts' plan (prove_gpu_parts.c): of `parts` equal parts of
+ * a witness whose L MSMs took ms[j] each on their own and whose copies
+ * take up_ms each, the run [*from, *to) of parts (fewer than all) to send
+ * first and sum during the other parts' copies: the one that hides the
+ * most, min(the run's ms, the other parts' copies) less the cheapest
+ * part's ms (what an MSM more costs). Ties go to the run found first
+ * (earliest, then shortest). False when no run hides anything: the
+ * witness then goes in one copy. */
+bool zp__g16_parts_plan(const double *ms, unsigned parts, double up_ms, unsigned *from,
+                        unsigned *to);
+
 /* The witness sent packed (prove_gpu_pack.c): ZKPIPE_WITNESS_PACK=1 (read
  * at each slot open; off by default) makes a slot pack its witness, zeros
  * and ones as bits, on every CPU while the packed chunks cross. */
