@@ -179,10 +179,16 @@ if [ $DO_TEST = 1 ]; then
   # split (ZKPIPE_MSM_H_NOSPLIT=0). "noloader" the engine's slots load their
   # next witness on their own thread during h (ZKPIPE_SLOT_LOADER=0). "hpre"
   # keys carry an H table of 13-bit windows and H goes over it (ZKPIPE_H_PRE=13).
+  # "parts" the witness in three parts: a key's first witness in a slot
+  # summed part by part (learning the plan), then the middle part first and
+  # its L MSM while the other two cross (ZKPIPE_UPLOAD_PARTS=3
+  # ZKPIPE_UPLOAD_HEAD=1); "parts0" / "parts2" the first / last part first.
+  # By default eight parts from 2^23 values in a slot alone on its GPU,
+  # planned; one below or beside other slots.
   for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:last ntt:150:plain ntt:150:rf2 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
            msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split prove:120:hpre slot:120 slot:120:on \
-           slot:120:r1 slot:120:pack engine:150 engine:150:noloader; do
+           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split prove:120:hpre prove:120:parts slot:120 slot:120:on \
+           slot:120:r1 slot:120:pack slot:120:parts slot:120:parts0 slot:120:parts2 engine:150 engine:150:noloader engine:150:parts; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
     case $mode in
@@ -214,6 +220,9 @@ if [ $DO_TEST = 1 ]; then
         split) export ZKPIPE_MSM_H_NOSPLIT=0 ;;
         noloader) export ZKPIPE_SLOT_LOADER=0 ;;
         hpre) export ZKPIPE_H_PRE=13 ;;
+        parts) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=1 ;;
+        parts0) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=0 ;;
+        parts2) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=2 ;;
       esac
       # The NTT's options run --small (ZP_NTT_TEST_SMALL_TOP, every pass geometry); the default to 2^28.
       small=""; [ $name = ntt ] && [ $mode != default ] && small=--small

@@ -166,6 +166,12 @@ static void gpu_close(void *ctx)
     if (c->slot && c->key.h_pre.ptr)
         printf("H MSM over the H table: %s\n",
                zp__g16_slot_took_pre(c->slot) ? "yes" : "no (the slot's scratch lacks its layout)");
+    unsigned from, to, parts = c->slot ? zp__g16_slot_parts_run(c->slot, &from, &to) : 0;
+    if (parts && from < to)
+        printf("witness upload: %u parts, parts %u..%u first, their L MSM while the rest "
+               "crossed\n", parts, from, to - 1);
+    else if (parts)
+        printf("witness upload: %u parts planned, none worth sending first (one copy)\n", parts);
     zp__g16_slot_close(c->slot);
     zp__g16_dkey_free(&c->key);
     zp__gpu_stream_close(c->s);

@@ -196,6 +196,13 @@ zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_f
 bool zp__g16_slot_took_sent(const zp__g16_slot *s);
 /* Whether the last partition's H MSM went over the key's H table. */
 bool zp__g16_slot_took_pre(const zp__g16_slot *s);
+/* Whether the last eval sent the witness in parts and summed L over some
+ * (ZKPIPE_UPLOAD_PARTS; a key's first witness in a slot is summed part by
+ * part to learn the plan). */
+bool zp__g16_slot_took_parts(const zp__g16_slot *s);
+/* The parts the slot's last learned plan cut a witness in (0: none
+ * learned), and the run it sends first (*from == *to: none, one copy). */
+unsigned zp__g16_slot_parts_run(const zp__g16_slot *s, unsigned *from, unsigned *to);
 
 /*
  * A whole proof on the slot as zp__prove makes one (same checks, errors
