@@ -166,8 +166,9 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
  * (k->pk->n_vars values, Montgomery form; may be the slot's witness buffer),
  * evaluates a, b, c, the H scalars, converts and gathers the MSM scalars on
  * the device, and runs the five MSMs; the sums come back to the host. t
- * (may be NULL) receives eval, h and msm_a .. msm_h. Waits on the slot's
- * stream only. The caller checks the inputs (zp__g16_check_inputs) and
+ * (may be NULL) receives eval, h and msm_a .. msm_h; where the witness
+ * went in parts (ZKPIPE_UPLOAD_PARTS) eval includes the L MSM over the run
+ * sent first, and msm_l only the rest. Waits on the slot's stream only. The caller checks the inputs (zp__g16_check_inputs) and
  * finishes (zp__g16_finish_verify).
  */
 zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
