@@ -10,8 +10,11 @@
  * off. A witness whose dense scalars sit together (synth:porep keeps its
  * Poseidon-like tail in the last eighth) gets the part that holds them; one
  * whose dense scalars are spread gets a run of about half the parts.
+ *
+ * The slot side: the knobs and default, the learning upload, the upload
+ * with the run first, and L over the rest in the MSM stage.
  */
-#include "groth16/prove_gpu_stages.h"
+#include "groth16/prove_gpu_slot_impl.h"
 
 bool zp__g16_parts_plan(const double *ms, unsigned parts, double up_ms, unsigned *from,
                         unsigned *to)
@@ -38,4 +41,178 @@ bool zp__g16_parts_plan(const double *ms, unsigned parts, double up_ms, unsigned
         }
     }
     return found;
+}
+
+/* ------------------------------------------------------------- the slot */
+
+/* ZKPIPE_UPLOAD_PARTS (0..16, read once; 1: one copy; 0 or unset: the
+ * default): the parts eval plans a witness's upload in. By default
+ * ZP_G16_PARTS for a witness of at least ZP_G16_PARTS_FROM values in the
+ * slot's pinned buffer (from pageable memory a copy holds the host
+ * thread, and nothing would overlap) when the slot is alone on its
+ * device, else 1: beside other slots the copy overlaps their work anyway,
+ * and the split L MSM costs more device time than one (porep:27: ~117
+ * ms by the stage times, against ~98). Set, it applies to any witness.
+ * ZKPIPE_UPLOAD_HEAD=j (0..15, read once), for tests, sends part j first
+ * whatever the plan says. On the H200 a lone porep:27 partition took
+ * ~1286 ms in one copy and ~1230 ms in eight parts, the last (the dense
+ * tail) first; porep:24 ~194 against ~189 (bench/RESULTS.md, session 22). */
+#define ZP_G16_PARTS 8u
+#define ZP_G16_PARTS_FROM ((uint64_t)1 << 23)
+#define KNOB_AUTO 0u
+#define KNOB_HEAD_UNSET ZP_GPU_STREAM_MARKS
+
+unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
+{
+    static _Atomic unsigned cached;
+    unsigned v = knob_cached(&cached, "ZKPIPE_UPLOAD_PARTS", ZP_GPU_STREAM_MARKS, KNOB_AUTO);
+    if (v == KNOB_AUTO)
+        v = w == s->hw && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
+                ? ZP_G16_PARTS
+                : 1;
+    return pk->n_vars >= v ? v : 1;
+}
+
+static unsigned knob_head(void)
+{
+    static _Atomic unsigned cached;
+    return knob_cached(&cached, "ZKPIPE_UPLOAD_HEAD", KNOB_HEAD_UNSET, KNOB_HEAD_UNSET);
+}
+
+/* The L MSM over w[from, to) added to s->l_head. mont: w is still
+ * Montgomery (eval reads it next), so the scalars are converted into a
+ * (dead until eval writes it), s->n at a time; else w is in standard form
+ * already. */
+static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint64_t to,
+                     bool mont)
+{
+    const uint64_t lo = k->pk->n_public + 1; /* w's first L scalar */
+    for (from = max_u64(from, lo); from < to;) {
+        uint64_t len = mont ? min_u64(to - from, s->n) : to - from;
+        const zp__gpu_buf pts = {(zp_g1_affine *)k->p_l.ptr + (from - lo),
+                                 len * sizeof(zp_g1_affine)};
+        zp_fr *sc = (zp_fr *)s->w.ptr + from;
+        zp_g1_jac part, sum;
+        zp_err e = ZP_OK;
+        if (mont) {
+            e = zp__gpu_fr_from_mont(s->st, s->big.ptr, sc, len);
+            sc = s->big.ptr;
+        }
+        if (!e)
+            e = zp__g16_slot_msm_g1(s, &part, &pts, sc, len, true);
+        if (e)
+            return e;
+        zp_g1_jac_add(&sum, &s->l_head, &part);
+        s->l_head = sum;
+        from += len;
+    }
+    return ZP_OK;
+}
+
+/* The learning upload for k in `parts` parts: w in one copy (timed), then
+ * the L MSM over each part on its own (timed), all of L in eval; then the
+ * plan (zp__g16_parts_plan) for the next witnesses of k. */
+static zp_err learn_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                          unsigned parts)
+{
+    const uint64_t nv = k->pk->n_vars;
+    double t0 = zp__g16_now(), ms[ZP_GPU_STREAM_MARKS];
+    zp_err e = zp__g16_slot_put_w(s, k, w);
+    if (!e)
+        e = zp__gpu_stream_sync(s->st);
+    const double up_ms = 1e3 * (zp__g16_now() - t0) / parts;
+    s->l_split = true;
+    s->n_rest = 0;
+    for (unsigned j = 0; j < parts && !e; j++) {
+        double t = zp__g16_now();
+        e = l_part(s, k, nv * j / parts, nv * (j + 1) / parts, true);
+        ms[j] = 1e3 * (zp__g16_now() - t);
+    }
+    if (e)
+        return e;
+    s->took_parts = true;
+    s->plan_key = k;
+    s->plan_parts = parts;
+    s->has_run = zp__g16_parts_plan(ms, parts, up_ms, &s->run_from, &s->run_to);
+    return ZP_OK;
+}
+
+/* w up with the run of parts the plan chose first, then the rest (up to
+ * two copies), all enqueued at once on the copy stream; the slot's stream
+ * sums the L MSM over the run as soon as it is up, while the rest
+ * crosses, and leaves the rest of L to zp__g16_slot_msm. The first
+ * witness of a key in a slot goes as learn_parts says; one the plan
+ * keeps whole goes in one copy. On return the slot's stream waits for
+ * the whole copy. */
+zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                         unsigned parts)
+{
+    const uint64_t nv = k->pk->n_vars;
+    zp_g1_jac_inf(&s->l_head);
+    s->l_split = false;
+    if (s->plan_key != k || s->plan_parts != parts)
+        return learn_parts(s, k, w, parts);
+    unsigned head = knob_head();
+    if (head < parts) {
+        s->has_run = true;
+        s->run_from = head;
+        s->run_to = head + 1;
+    }
+    if (!s->has_run)
+        return zp__g16_slot_put_w(s, k, w);
+    const uint64_t from = nv * s->run_from / parts, to = nv * s->run_to / parts;
+    s->n_rest = 0;
+    if (from > 0) {
+        s->rest[s->n_rest][0] = 0;
+        s->rest[s->n_rest++][1] = from;
+    }
+    if (to < nv) {
+        s->rest[s->n_rest][0] = to;
+        s->rest[s->n_rest++][1] = nv;
+    }
+    zp_fr *dw = s->w.ptr;
+    zp_err e = zp__gpu_stream_after(s->cp, s->st); /* after the last reads of w */
+    if (!e)
+        e = zp__gpu_upload(s->cp, dw + from, w + from, (to - from) * sizeof(zp_fr));
+    if (!e)
+        e = zp__gpu_stream_mark(s->cp, 0);
+    for (unsigned i = 0; i < s->n_rest && !e; i++)
+        e = zp__gpu_upload(s->cp, dw + s->rest[i][0], w + s->rest[i][0],
+                           (s->rest[i][1] - s->rest[i][0]) * sizeof(zp_fr));
+    if (!e)
+        e = zp__gpu_stream_after_mark(s->st, s->cp, 0);
+    if (!e)
+        e = l_part(s, k, from, to, true);
+    zp_err ea = zp__gpu_stream_after(s->st, s->cp);
+    if (e || ea) {
+        zp__gpu_stream_sync(s->cp); /* no copy may still read w */
+        return e ? e : ea;
+    }
+    s->l_split = true;
+    s->took_parts = true;
+    return ZP_OK;
+}
+
+/* L over what zp__g16_parts_put left (w now in standard form), plus the
+ * sum it made. */
+zp_err zp__g16_parts_msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
+{
+    zp_err e = ZP_OK;
+    s->l_split = false;
+    for (unsigned i = 0; i < s->n_rest && !e; i++)
+        e = l_part(s, k, s->rest[i][0], s->rest[i][1], false);
+    if (!e)
+        *out = s->l_head;
+    return e;
+}
+
+bool zp__g16_slot_took_parts(const zp__g16_slot *s) { return s->took_parts; }
+
+unsigned zp__g16_slot_parts_run(const zp__g16_slot *s, unsigned *from, unsigned *to)
+{
+    if (!s->plan_key)
+        return 0;
+    *from = s->has_run ? s->run_from : 0;
+    *to = s->has_run ? s->run_to : 0;
+    return s->plan_parts;
 }

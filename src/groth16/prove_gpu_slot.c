@@ -32,9 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "groth16/gpu_prover.h"
-#include "groth16/prove_gpu_stages.h"
-#include "gpu/knob.h"
+#include "groth16/prove_gpu_slot_impl.h"
 
 /* MSMs longer than a chunk run chunk by chunk. G1: 2^ZP_G16_MSM_CHUNK_LOG2
  * points, or 2^ZKPIPE_MSM_CHUNK_LOG2 from the environment (20..31, read
@@ -64,39 +62,6 @@ static uint64_t chunk_points(bool g2)
     return (uint64_t)1 << v;
 }
 
-struct zp__g16_slot {
-    zp__gpu *dev;
-    unsigned windows;                       /* G1 windows a pass it has room for */
-    zp__gpu_stream *st;
-    /* The next partition's witness goes up on cp while this one's last
-     * MSMs run (zp__g16_slot_sums_next): want is the host witness the hook
-     * gave, sent the one whose copy into w is enqueued on cp (or NULL). */
-    zp__gpu_stream *cp;
-    const zp_fr *want, *sent;
-    zp__g16_next_fn next;                   /* the hook, while sums_next runs */
-    void *next_ctx;
-    bool took_sent;                         /* the last eval's witness was sent */
-    bool took_pre;                          /* the last H MSM went over the key's table */
-    /* The witness in parts (put_w_parts). l_split: the L MSM is l_head,
-     * the sum over the parts eval summed, plus the MSMs over the n_rest
-     * ranges rest[i] = [from, to) of w. plan_*: what the learning upload
-     * for plan_key in plan_parts parts measured, and the run of parts
-     * [run_from, run_to) it chose to send first (has_run false: none). */
-    bool l_split, took_parts;
-    zp_g1_jac l_head;
-    uint64_t rest[2][2];
-    unsigned n_rest;
-    const zp__g16_dkey *plan_key;
-    unsigned plan_parts, run_from, run_to;
-    bool has_run;
-    uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
-    zp__gpu_buf w, big, sab;
-    uint64_t scratch_off;                   /* of the MSM scratch in big */
-    zp_fr *hw;                              /* pinned, n_vars */
-    zp__g16_pack *pack;                     /* the witness sent packed, or NULL */
-    bool counted;                           /* in dev's count of slots */
-};
-
 double zp__g16_now(void)
 {
     struct timespec ts;
@@ -111,9 +76,6 @@ static uint64_t rnd(uint64_t bytes)
     bytes = bytes ? bytes : 32;
     return (bytes + 255) & ~(uint64_t)255;
 }
-
-static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 typedef struct slot_plan {
     uint64_t w, big, sab, scratch_off;
@@ -133,17 +95,6 @@ typedef struct slot_plan {
  * beyond the rest) fixes the windows instead of ZP_G16_AFFINE_WINDOWS and
  * the growth into a share, for measurements; KNOB_UNSET when not set. */
 #define KNOB_UNSET 17u
-
-/* Knob `name` (0..hi, dflt when unset) read once into *cache, which holds
- * the value plus one (0: not read yet). */
-static unsigned knob_cached(_Atomic unsigned *cache, const char *name, unsigned hi,
-                            unsigned dflt)
-{
-    unsigned v = *cache;
-    if (!v)
-        *cache = v = 1 + zp__env_knob(name, 0, hi, dflt);
-    return v - 1;
-}
 
 static unsigned knob_windows(void)
 {
@@ -272,17 +223,6 @@ unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
 bool zp__g16_slot_took_sent(const zp__g16_slot *s) { return s->took_sent; }
 
 bool zp__g16_slot_took_pre(const zp__g16_slot *s) { return s->took_pre; }
-
-bool zp__g16_slot_took_parts(const zp__g16_slot *s) { return s->took_parts; }
-
-unsigned zp__g16_slot_parts_run(const zp__g16_slot *s, unsigned *from, unsigned *to)
-{
-    if (!s->plan_key)
-        return 0;
-    *from = s->has_run ? s->run_from : 0;
-    *to = s->has_run ? s->run_to : 0;
-    return s->plan_parts;
-}
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 {
@@ -419,157 +359,6 @@ zp_err zp__g16_slot_put_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
     return zp__gpu_upload(s->st, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
 }
 
-/* ZKPIPE_UPLOAD_PARTS (0..16, read once; 1: one copy; 0 or unset: the
- * default): the parts eval plans a witness's upload in. By default
- * ZP_G16_PARTS for a witness of at least ZP_G16_PARTS_FROM values in the
- * slot's pinned buffer (from pageable memory a copy holds the host
- * thread, and nothing would overlap) when the slot is alone on its
- * device, else 1: beside other slots the copy overlaps their work anyway,
- * and the split L MSM costs more device time than one (porep:27: ~117
- * against ~98 ms). Set, it applies to any witness. ZKPIPE_UPLOAD_HEAD=j
- * (0..15, read once), for tests, sends part j first whatever the plan
- * says. On the H200 a lone porep:27 partition took 1286 ms in one copy
- * and 1230 ms in eight parts, the last (the dense tail) first; porep:24
- * 194.5 against 189.2 (bench/RESULTS.md, session 22). */
-#define ZP_G16_PARTS 8u
-#define ZP_G16_PARTS_FROM ((uint64_t)1 << 23)
-#define KNOB_AUTO 0u
-#define KNOB_HEAD_UNSET ZP_GPU_STREAM_MARKS
-
-static unsigned upload_parts(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
-{
-    static _Atomic unsigned cached;
-    unsigned v = knob_cached(&cached, "ZKPIPE_UPLOAD_PARTS", ZP_GPU_STREAM_MARKS, KNOB_AUTO);
-    if (v == KNOB_AUTO)
-        v = w == s->hw && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
-                ? ZP_G16_PARTS
-                : 1;
-    return pk->n_vars >= v ? v : 1;
-}
-
-static unsigned knob_head(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_UPLOAD_HEAD", KNOB_HEAD_UNSET, KNOB_HEAD_UNSET);
-}
-
-static zp_err msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
-                     uint64_t n, bool split);
-
-/* The L MSM over w[from, to) added to s->l_head. mont: w is still
- * Montgomery (eval reads it next), so the scalars are converted into a
- * (dead until eval writes it), s->n at a time; else w is in standard form
- * already. */
-static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint64_t to,
-                     bool mont)
-{
-    const uint64_t lo = k->pk->n_public + 1; /* w's first L scalar */
-    for (from = max_u64(from, lo); from < to;) {
-        uint64_t len = mont ? min_u64(to - from, s->n) : to - from;
-        const zp__gpu_buf pts = {(zp_g1_affine *)k->p_l.ptr + (from - lo),
-                                 len * sizeof(zp_g1_affine)};
-        zp_fr *sc = (zp_fr *)s->w.ptr + from;
-        zp_g1_jac part, sum;
-        zp_err e = ZP_OK;
-        if (mont) {
-            e = zp__gpu_fr_from_mont(s->st, s->big.ptr, sc, len);
-            sc = s->big.ptr;
-        }
-        if (!e)
-            e = msm_g1(s, &part, &pts, sc, len, true);
-        if (e)
-            return e;
-        zp_g1_jac_add(&sum, &s->l_head, &part);
-        s->l_head = sum;
-        from += len;
-    }
-    return ZP_OK;
-}
-
-/* The learning upload for k in `parts` parts: w in one copy (timed), then
- * the L MSM over each part on its own (timed), all of L in eval; then the
- * plan (zp__g16_parts_plan) for the next witnesses of k. */
-static zp_err learn_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
-                          unsigned parts)
-{
-    const uint64_t nv = k->pk->n_vars;
-    double t0 = zp__g16_now(), ms[ZP_GPU_STREAM_MARKS];
-    zp_err e = zp__g16_slot_put_w(s, k, w);
-    if (!e)
-        e = zp__gpu_stream_sync(s->st);
-    const double up_ms = 1e3 * (zp__g16_now() - t0) / parts;
-    s->l_split = true;
-    s->n_rest = 0;
-    for (unsigned j = 0; j < parts && !e; j++) {
-        double t = zp__g16_now();
-        e = l_part(s, k, nv * j / parts, nv * (j + 1) / parts, true);
-        ms[j] = 1e3 * (zp__g16_now() - t);
-    }
-    if (e)
-        return e;
-    s->took_parts = true;
-    s->plan_key = k;
-    s->plan_parts = parts;
-    s->has_run = zp__g16_parts_plan(ms, parts, up_ms, &s->run_from, &s->run_to);
-    return ZP_OK;
-}
-
-/* w up with the run of parts the plan chose first, then the rest (up to
- * two copies), all enqueued at once on the copy stream; the slot's stream
- * sums the L MSM over the run as soon as it is up, while the rest
- * crosses, and leaves the rest of L to zp__g16_slot_msm. The first
- * witness of a key in a slot goes as learn_parts says; one the plan
- * keeps whole goes in one copy. On return the slot's stream waits for
- * the whole copy. */
-static zp_err put_w_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
-                          unsigned parts)
-{
-    const uint64_t nv = k->pk->n_vars;
-    zp_g1_jac_inf(&s->l_head);
-    s->l_split = false;
-    if (s->plan_key != k || s->plan_parts != parts)
-        return learn_parts(s, k, w, parts);
-    unsigned head = knob_head();
-    if (head < parts) {
-        s->has_run = true;
-        s->run_from = head;
-        s->run_to = head + 1;
-    }
-    if (!s->has_run)
-        return zp__g16_slot_put_w(s, k, w);
-    const uint64_t from = nv * s->run_from / parts, to = nv * s->run_to / parts;
-    s->n_rest = 0;
-    if (from > 0) {
-        s->rest[s->n_rest][0] = 0;
-        s->rest[s->n_rest++][1] = from;
-    }
-    if (to < nv) {
-        s->rest[s->n_rest][0] = to;
-        s->rest[s->n_rest++][1] = nv;
-    }
-    zp_fr *dw = s->w.ptr;
-    zp_err e = zp__gpu_stream_after(s->cp, s->st); /* after the last reads of w */
-    if (!e)
-        e = zp__gpu_upload(s->cp, dw + from, w + from, (to - from) * sizeof(zp_fr));
-    if (!e)
-        e = zp__gpu_stream_mark(s->cp, 0);
-    for (unsigned i = 0; i < s->n_rest && !e; i++)
-        e = zp__gpu_upload(s->cp, dw + s->rest[i][0], w + s->rest[i][0],
-                           (s->rest[i][1] - s->rest[i][0]) * sizeof(zp_fr));
-    if (!e)
-        e = zp__gpu_stream_after_mark(s->st, s->cp, 0);
-    if (!e)
-        e = l_part(s, k, from, to, true);
-    zp_err ea = zp__gpu_stream_after(s->st, s->cp);
-    if (e || ea) {
-        zp__gpu_stream_sync(s->cp); /* no copy may still read w */
-        return e ? e : ea;
-    }
-    s->l_split = true;
-    s->took_parts = true;
-    return ZP_OK;
-}
-
 /* eval for w; sent: w is what the last zp__g16_slot_sums_next's hook gave,
  * so that its copy (when it went) stands for the upload. */
 static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, bool sent,
@@ -586,10 +375,10 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
         s->sent = NULL;
     }
     s->took_sent = !up;
-    unsigned np = parts && up && !s->pack ? upload_parts(s, pk, w) : 1;
+    unsigned np = parts && up && !s->pack ? zp__g16_parts_wanted(s, pk, w) : 1;
     if (!e && up)
         e = s->pack  ? zp__g16_pack_put(s->pack, s->st, s->w.ptr, w, pk->n_vars)
-            : np > 1 ? put_w_parts(s, k, w, np)
+            : np > 1 ? zp__g16_parts_put(s, k, w, np)
                      : zp__g16_slot_put_w(s, k, w);
     if (!e)
         e = zp__gpu_eval_abc(s->st, a, a + s->n, a + 2 * s->n, pk->domain_size, &k->ma, &k->mb,
@@ -715,8 +504,8 @@ static bool h_nosplit(void)
 
 /* Σ sc[i]·p[i] for i < n, chunk_points(false) points at a time; without
  * the 0/1 split unless `split`. */
-static zp_err msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
-                     uint64_t n, bool split)
+zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
+                           const zp_fr *sc, uint64_t n, bool split)
 {
     const zp_g1_affine *pts = p->ptr;
     const uint64_t chunk = chunk_points(false);
@@ -744,23 +533,18 @@ static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     s->took_pre = need && need <= sc.bytes;
     if (s->took_pre)
         return zp__gpu_msm_g1_pre(s->st, out, k->h_pre.ptr, k->h_pre_c, s->big.ptr, pk->n_h, sc);
-    return msm_g1(s, out, &k->p_h, s->big.ptr, pk->n_h, !h_nosplit());
+    return zp__g16_slot_msm_g1(s, out, &k->p_h, s->big.ptr, pk->n_h, !h_nosplit());
 }
 
-/* The L MSM: over all of w's L scalars, or what eval's put_w_parts left
- * plus the sum it made. */
+/* The L MSM: over all of w's L scalars, or what eval's zp__g16_parts_put
+ * left plus the sum it made. */
 static zp_err msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     const zp__pk *pk = k->pk;
-    zp_err e = ZP_OK;
-    if (!s->l_split)
-        return msm_g1(s, out, &k->p_l, (zp_fr *)s->w.ptr + pk->n_public + 1, pk->n_l, true);
-    s->l_split = false;
-    for (unsigned i = 0; i < s->n_rest && !e; i++)
-        e = l_part(s, k, s->rest[i][0], s->rest[i][1], false);
-    if (!e)
-        *out = s->l_head;
-    return e;
+    if (s->l_split)
+        return zp__g16_parts_msm_l(s, k, out);
+    return zp__g16_slot_msm_g1(s, out, &k->p_l, (zp_fr *)s->w.ptr + pk->n_public + 1, pk->n_l,
+                               true);
 }
 
 static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
@@ -821,7 +605,7 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     if (!e)
         e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
     if (!e)
-        e = msm_g1(s, &out->a, &k->p_a, sc, pk->n_a, true);
+        e = zp__g16_slot_msm_g1(s, &out->a, &k->p_a, sc, pk->n_a, true);
     t3 = zp__g16_now();
     /* The A MSM has waited for the stream: its scalars may be replaced. */
     if (!e)
@@ -829,7 +613,7 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     if (!e)
         e = send_next(s, k);
     if (!e)
-        e = msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
+        e = zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
     t4 = zp__g16_now();
     if (!e)
         e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);

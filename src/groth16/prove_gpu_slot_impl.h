@@ -1,0 +1,74 @@
+/*
+ * Internal to the GPU prover's slots (prove_gpu_slot.c, and the witness
+ * in parts, prove_gpu_parts.c): a slot's fields and the helpers both use.
+ */
+#ifndef ZP_G16_PROVE_GPU_SLOT_IMPL_H
+#define ZP_G16_PROVE_GPU_SLOT_IMPL_H
+
+#include "groth16/gpu_prover.h"
+#include "groth16/prove_gpu_stages.h"
+#include "gpu/knob.h"
+
+struct zp__g16_slot {
+    zp__gpu *dev;
+    unsigned windows;                       /* G1 windows a pass it has room for */
+    zp__gpu_stream *st;
+    /* The next partition's witness goes up on cp while this one's last
+     * MSMs run (zp__g16_slot_sums_next): want is the host witness the hook
+     * gave, sent the one whose copy into w is enqueued on cp (or NULL). */
+    zp__gpu_stream *cp;
+    const zp_fr *want, *sent;
+    zp__g16_next_fn next;                   /* the hook, while sums_next runs */
+    void *next_ctx;
+    bool took_sent;                         /* the last eval's witness was sent */
+    bool took_pre;                          /* the last H MSM went over the key's table */
+    /* The witness in parts (prove_gpu_parts.c). l_split: the L MSM is l_head,
+     * the sum over the parts eval summed, plus the MSMs over the n_rest
+     * ranges rest[i] = [from, to) of w. plan_*: what the learning upload
+     * for plan_key in plan_parts parts measured, and the run of parts
+     * [run_from, run_to) it chose to send first (has_run false: none). */
+    bool l_split, took_parts;
+    zp_g1_jac l_head;
+    uint64_t rest[2][2];
+    unsigned n_rest;
+    const zp__g16_dkey *plan_key;
+    unsigned plan_parts, run_from, run_to;
+    bool has_run;
+    uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
+    zp__gpu_buf w, big, sab;
+    uint64_t scratch_off;                   /* of the MSM scratch in big */
+    zp_fr *hw;                              /* pinned, n_vars */
+    zp__g16_pack *pack;                     /* the witness sent packed, or NULL */
+    bool counted;                           /* in dev's count of slots */
+};
+
+static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Knob `name` (0..hi, dflt when unset) read once into *cache, which holds
+ * the value plus one (0: not read yet). */
+static inline unsigned knob_cached(_Atomic unsigned *cache, const char *name, unsigned hi,
+                                   unsigned dflt)
+{
+    unsigned v = *cache;
+    if (!v)
+        *cache = v = 1 + zp__env_knob(name, 0, hi, dflt);
+    return v - 1;
+}
+
+/* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the slot's
+ * MSM scratch, chunk by chunk; without the 0/1 split unless `split`. */
+zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
+                           const zp_fr *sc, uint64_t n, bool split);
+
+/* The witness in parts (prove_gpu_parts.c). zp__g16_parts_wanted: the
+ * parts eval sends w in (1: one copy). zp__g16_parts_put: w up in that
+ * many parts (> 1), the L MSM over some of them summed meanwhile
+ * (s->l_split); the slot's stream then waits for the whole copy.
+ * zp__g16_parts_msm_l: L after that, once w is in standard form. */
+unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w);
+zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                         unsigned parts);
+zp_err zp__g16_parts_msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out);
+
+#endif
