@@ -48,7 +48,7 @@ typedef struct zp__g16_dkey {
 } zp__g16_dkey;
 
 /* Device bytes a resident copy of pk takes (arena rounding included), the
- * optional tables (zp__g16_dkey_tables) left out. */
+ * optional tables (zp__g16_dkey_twist, zp__g16_dkey_h_table) left out. */
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk);
 
 /*
@@ -82,7 +82,7 @@ void zp__g16_dkey_free(zp__g16_dkey *k);
  * none, where the arena keeps room for two working sets
  * (zp__g16_slot_bytes_min) beside them. Not in zp__g16_dkey_bytes
  * (k->twist.mem.bytes). */
-zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s);
+zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s);
 /* For a key kept for many proofs (an engine's, a benchmark's): builds its
  * H table of zp__g16_h_pre_c's windows and waits for s, where
  * zp__g16_h_pre_on and the arena keeps room for two working sets that take
@@ -168,8 +168,9 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
  * the device, and runs the five MSMs; the sums come back to the host. t
  * (may be NULL) receives eval, h and msm_a .. msm_h; where the witness
  * went in parts (ZKPIPE_UPLOAD_PARTS) eval includes the L MSM over the run
- * sent first, and msm_l only the rest. Waits on the slot's stream only. The caller checks the inputs (zp__g16_check_inputs) and
- * finishes (zp__g16_finish_verify).
+ * sent first, and msm_l only the rest. Waits on the slot's stream only.
+ * The caller checks the inputs (zp__g16_check_inputs) and finishes
+ * (zp__g16_finish_verify).
  */
 zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                          zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);

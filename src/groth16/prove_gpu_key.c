@@ -31,7 +31,7 @@ static uint64_t twist_bytes(const zp__pk *pk)
     return zp__gpu_ntt_twist_bytes((unsigned)__builtin_ctzll(pk->domain_size));
 }
 
-static zp_err dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
+zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
 {
     const zp__pk *pk = k->pk;
     const uint64_t tb = twist_bytes(pk);
@@ -142,8 +142,6 @@ zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s)
     return e == ZP_E_GPU_OOM || e == ZP_E_TOO_LARGE ? ZP_OK : e;
 }
 
-zp_err zp__g16_dkey_tables(zp__g16_dkey *k, zp__gpu_stream *s) { return dkey_twist(k, s); }
-
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk)
 {
     uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), nw = n_words(pk);
@@ -250,7 +248,7 @@ zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
     out->pk = pk;
     e = upload_all(out, s, ra, rb);
     if (!e)
-        e = zp__g16_dkey_tables(out, s);
+        e = zp__g16_dkey_twist(out, s);
     /* The copies read ra and rb until the stream is done with them. */
     zp_err es = zp__gpu_stream_sync(s);
     free(ra);

@@ -235,7 +235,7 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
     zp_err e = setup(&k, &pk, &x, cs, conv, toxic);
     if (!e) {
         k.pk = &pk;
-        e = zp__g16_dkey_tables(&k, s);
+        e = zp__g16_dkey_twist(&k, s);
     }
     if (e)
         zp__gpu_stream_sync(s); /* nothing may still use what is freed */
