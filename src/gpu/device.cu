@@ -232,8 +232,8 @@ static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy)
             e = cudaEventCreate(&s->ev[i]);
         if (e == cudaSuccess)
             e = cudaEventCreateWithFlags(&s->dep, cudaEventDisableTiming);
-        for (int i = 0; i < ZP_GPU_STREAM_MARKS && e == cudaSuccess; i++)
-            e = cudaEventCreateWithFlags(&s->marks[i], cudaEventDisableTiming);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&s->mark, cudaEventDisableTiming);
         if (e != cudaSuccess) {
             err = zp__gpu_fail(g, e, __FILE__, __LINE__, "stream setup");
             break;
@@ -275,9 +275,8 @@ extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)
             cudaEventDestroy(s->ev[i]);
     if (s->dep)
         cudaEventDestroy(s->dep);
-    for (int i = 0; i < ZP_GPU_STREAM_MARKS; i++)
-        if (s->marks[i])
-            cudaEventDestroy(s->marks[i]);
+    if (s->mark)
+        cudaEventDestroy(s->mark);
     zp__gpu_free(s->g, &s->dev);
     free(s);
 }
@@ -300,24 +299,19 @@ extern "C" zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s
     return ZP_OK;
 }
 
-extern "C" zp_err zp__gpu_stream_mark(zp__gpu_stream *s, unsigned i)
+extern "C" zp_err zp__gpu_stream_mark(zp__gpu_stream *s)
 {
     zp__gpu *g = s->g;
-    if (i >= ZP_GPU_STREAM_MARKS)
-        return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
-    ZP_CUDA(cudaEventRecord(s->marks[i], s->st));
+    ZP_CUDA(cudaEventRecord(s->mark, s->st));
     return ZP_OK;
 }
 
-extern "C" zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s,
-                                            unsigned i)
+extern "C" zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s)
 {
     zp__gpu *g = s->g;
-    if (i >= ZP_GPU_STREAM_MARKS)
-        return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
-    ZP_CUDA(cudaStreamWaitEvent(waiter->st, s->marks[i], 0));
+    ZP_CUDA(cudaStreamWaitEvent(waiter->st, s->mark, 0));
     return ZP_OK;
 }
 

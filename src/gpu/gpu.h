@@ -97,13 +97,12 @@ zp_err zp__gpu_stream_sync(zp__gpu_stream *s);
 /* What is enqueued on waiter from now on runs after what is enqueued on s
  * so far (an event; neither host thread waits). Same device. */
 zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s);
-/* Mark i (< ZP_GPU_STREAM_MARKS) of s: what is enqueued on s so far
- * (recorded again at each call); zp__gpu_stream_after_mark: what is
- * enqueued on waiter from now on runs after s's mark i as last recorded.
- * For a consumer that follows copies enqueued ahead, part by part. */
-#define ZP_GPU_STREAM_MARKS 16
-zp_err zp__gpu_stream_mark(zp__gpu_stream *s, unsigned i);
-zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s, unsigned i);
+/* The mark of s: what is enqueued on s so far (recorded again at each
+ * call); zp__gpu_stream_after_mark: what is enqueued on waiter from now on
+ * runs after s's mark as last recorded. For a consumer that waits for the
+ * first of several copies enqueued at once. */
+zp_err zp__gpu_stream_mark(zp__gpu_stream *s);
+zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s);
 /* Asynchronous copies on s; the host side must stay valid until a sync. */
 zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes);
 zp_err zp__gpu_download(zp__gpu_stream *s, void *host, const void *dev, uint64_t bytes);

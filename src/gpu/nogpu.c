@@ -67,18 +67,16 @@ zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s)
     return ZP_E_NO_GPU;
 }
 
-zp_err zp__gpu_stream_mark(zp__gpu_stream *s, unsigned i)
+zp_err zp__gpu_stream_mark(zp__gpu_stream *s)
 {
     (void)s;
-    (void)i;
     return ZP_E_NO_GPU;
 }
 
-zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s, unsigned i)
+zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s)
 {
     (void)waiter;
     (void)s;
-    (void)i;
     return ZP_E_NO_GPU;
 }
 

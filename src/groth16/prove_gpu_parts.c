@@ -58,14 +58,15 @@ bool zp__g16_parts_plan(const double *ms, unsigned parts, double up_ms, unsigned
  * ~1286 ms in one copy and ~1230 ms in eight parts, the last (the dense
  * tail) first; porep:24 ~194 against ~189 (bench/RESULTS.md, session 22). */
 #define ZP_G16_PARTS 8u
+#define ZP_G16_PARTS_MAX 16u
 #define ZP_G16_PARTS_FROM ((uint64_t)1 << 23)
 #define KNOB_AUTO 0u
-#define KNOB_HEAD_UNSET ZP_GPU_STREAM_MARKS
+#define KNOB_HEAD_UNSET ZP_G16_PARTS_MAX
 
 unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
 {
     static _Atomic unsigned cached;
-    unsigned v = knob_cached(&cached, "ZKPIPE_UPLOAD_PARTS", ZP_GPU_STREAM_MARKS, KNOB_AUTO);
+    unsigned v = knob_cached(&cached, "ZKPIPE_UPLOAD_PARTS", ZP_G16_PARTS_MAX, KNOB_AUTO);
     if (v == KNOB_AUTO)
         v = w == s->hw && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
                 ? ZP_G16_PARTS
@@ -116,7 +117,7 @@ static zp_err learn_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
                           unsigned parts)
 {
     const uint64_t nv = k->pk->n_vars;
-    double t0 = zp__g16_now(), ms[ZP_GPU_STREAM_MARKS];
+    double t0 = zp__g16_now(), ms[ZP_G16_PARTS_MAX];
     zp_err e = zp__g16_slot_put_w(s, k, w);
     if (!e)
         e = zp__gpu_stream_sync(s->st);
@@ -175,12 +176,12 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     if (!e)
         e = zp__gpu_upload(s->cp, dw + from, w + from, (to - from) * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_stream_mark(s->cp, 0);
+        e = zp__gpu_stream_mark(s->cp);
     for (unsigned i = 0; i < s->n_rest && !e; i++)
         e = zp__gpu_upload(s->cp, dw + s->rest[i][0], w + s->rest[i][0],
                            (s->rest[i][1] - s->rest[i][0]) * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_stream_after_mark(s->st, s->cp, 0);
+        e = zp__gpu_stream_after_mark(s->st, s->cp);
     if (!e)
         e = l_part(s, k, from, to, true);
     zp_err ea = zp__gpu_stream_after(s->st, s->cp);
