@@ -134,7 +134,8 @@ static zp_err learn_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
     s->took_parts = true;
     s->plan_key = k;
     s->plan_parts = parts;
-    s->has_run = zp__g16_parts_plan(ms, parts, up_ms, &s->run_from, &s->run_to);
+    if (!zp__g16_parts_plan(ms, parts, up_ms, &s->run_from, &s->run_to))
+        s->run_from = s->run_to = 0; /* none: one copy */
     return ZP_OK;
 }
 
@@ -155,11 +156,10 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
         return learn_parts(s, k, w, parts);
     unsigned head = knob_head();
     if (head < parts) {
-        s->has_run = true;
         s->run_from = head;
         s->run_to = head + 1;
     }
-    if (!s->has_run)
+    if (s->run_from == s->run_to)
         return zp__g16_slot_put_w(s, k, w);
     const uint64_t from = nv * s->run_from / parts, to = nv * s->run_to / parts;
     s->n_rest = 0;
@@ -213,7 +213,7 @@ unsigned zp__g16_slot_parts_run(const zp__g16_slot *s, unsigned *from, unsigned 
 {
     if (!s->plan_key)
         return 0;
-    *from = s->has_run ? s->run_from : 0;
-    *to = s->has_run ? s->run_to : 0;
+    *from = s->run_from;
+    *to = s->run_to;
     return s->plan_parts;
 }

@@ -26,14 +26,13 @@ struct zp__g16_slot {
      * the sum over the parts eval summed, plus the MSMs over the n_rest
      * ranges rest[i] = [from, to) of w. plan_*: what the learning upload
      * for plan_key in plan_parts parts measured, and the run of parts
-     * [run_from, run_to) it chose to send first (has_run false: none). */
+     * [run_from, run_to) it chose to send first (empty: none, one copy). */
     bool l_split, took_parts;
     zp_g1_jac l_head;
     uint64_t rest[2][2];
     unsigned n_rest;
     const zp__g16_dkey *plan_key;
     unsigned plan_parts, run_from, run_to;
-    bool has_run;
     uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
     zp__gpu_buf w, big, sab;
     uint64_t scratch_off;                   /* of the MSM scratch in big */
