@@ -1,8 +1,10 @@
 /* The optimal ate pairing: known answers from @noble/curves 2.4.0,
  * the final exponentiation against plain exponentiation, bilinearity,
- * non-degeneracy, inverses, multi-pairing products and GT membership. */
+ * non-degeneracy, inverses, multi-pairing products and GT membership; the
+ * Miller loop over lines made ahead against the plain one, bit for bit. */
 #include "check.h"
 #include "math/mont.h"
+#include "math/pairing.h"
 #include "math/tower.h"
 #include "zkpipe.h"
 
@@ -381,6 +383,68 @@ static void test_multi_pairing(void)
     CHECK(!zp_fp12_is_one(&got));
 }
 
+/*
+ * n plain pairs and m pairs with lines made ahead (random full-width
+ * multiples of the generators); the pair at index inf of all n + m gets an
+ * infinity on side inf_side (1: G1, 2: G2). The prepared loop must give the
+ * plain multi-pair Miller loop's Fp12 bytes exactly, and the product of the
+ * one-pair loops: the lines are the plain loop's, only made earlier.
+ */
+static void check_prepared(size_t n, size_t m, size_t inf, int inf_side)
+{
+    enum { MAX = 12 };
+    zp_g1_affine p[MAX], g1;
+    zp_g2_affine q[MAX], g2;
+    static zp__g2_lines lines[MAX];
+    const zp__g2_lines *r[MAX];
+    zp_g1_generator(&g1);
+    zp_g2_generator(&g2);
+    for (size_t i = 0; i < n + m; i++) {
+        uint64_t a[4], b[4];
+        rand_scalar(a);
+        rand_scalar(b);
+        g1_mul(&p[i], &g1, a, 4);
+        g2_mul(&q[i], &g2, b, 4);
+        if (i == inf)
+            memset(inf_side == 1 ? (void *)&p[i] : (void *)&q[i], 0,
+                   inf_side == 1 ? sizeof p[i] : sizeof q[i]);
+    }
+    for (size_t j = 0; j < m; j++) {
+        zp__g2_lines_make(&lines[j], &q[n + j]);
+        r[j] = &lines[j];
+    }
+    zp_fp12 got, plain, one_by_one, f, e_got, e_plain;
+    zp__miller_prepared(&got, p, q, n, p + n, r, m);
+    zp__miller_prepared(&plain, p, q, n + m, NULL, NULL, 0);
+    CHECK_MEM(&got, &plain, sizeof got);
+    zp_fp12_one(&one_by_one);
+    for (size_t i = 0; i < n + m; i++) {
+        zp_miller_loop(&f, &p[i], &q[i]);
+        zp_fp12_mul(&one_by_one, &one_by_one, &f);
+    }
+    CHECK_MEM(&got, &one_by_one, sizeof got);
+    zp_final_exp(&e_got, &got);
+    zp_multi_pairing(&e_plain, p, q, n + m);
+    CHECK_MEM(&e_got, &e_plain, sizeof e_got);
+}
+
+static void test_prepared_lines(void)
+{
+    check_prepared(1, 2, 99, 0); /* the Groth16 verifier's shape */
+    check_prepared(0, 1, 99, 0);
+    check_prepared(0, 3, 99, 0);
+    check_prepared(2, 0, 99, 0);
+    check_prepared(1, 2, 1, 1); /* a prepared pair's G1 point is infinity */
+    check_prepared(1, 2, 2, 2); /* lines of infinity */
+    check_prepared(1, 2, 0, 1); /* the plain pair's G1 point is infinity */
+    check_prepared(1, 2, 0, 2);
+    check_prepared(3, 9, 99, 0); /* crosses the 8-pair chunk */
+    check_prepared(9, 3, 11, 2);
+    check_prepared(0, 1, 0, 2);  /* nothing left: 1 */
+    for (int k = 0; k < 4; k++)
+        check_prepared(1 + (size_t)k % 2, 2 + (size_t)k, 99, 0);
+}
+
 int main(void)
 {
     RUN(test_kat_generators);
@@ -391,5 +455,6 @@ int main(void)
     RUN(test_inverse_and_gt);
     RUN(test_infinity);
     RUN(test_multi_pairing);
+    RUN(test_prepared_lines);
     return FINISH();
 }

@@ -12,6 +12,7 @@
  * (lambda' the slope on E', both up to the common Fp2 scale) and l0 the
  * constant term; zp__fp12_mul_014 multiplies by it.
  */
+#include "pairing.h"
 #include "tower.h"
 
 /* |x|; its top bit is handled by starting the loop at T = Q. */
@@ -25,6 +26,23 @@ typedef struct g2_proj { zp_fp2 x, y, z; } g2_proj;
 
 /* P prepared for line evaluation: x and -y. */
 typedef struct g1_prep { zp_fp x, neg_y; } g1_prep;
+
+static void g1_prep_of(g1_prep *out, const zp_g1_affine *p)
+{
+    out->x = p->x;
+    zp_fp_neg(&out->neg_y, &p->y);
+}
+
+/* f <- f (l0 + (lx xP) v + (ly (-yP)) v w): the line of one step at P.
+ * Both loops, plain and prepared, multiply by lines through here, so for
+ * the same step they multiply by the same Fp12 value. */
+static void line_mul(zp_fp12 *f, const zp__line *ln, const g1_prep *p)
+{
+    zp_fp2 l1, l4;
+    zp_fp2_mul_fp(&l1, &ln->lx, &p->x);
+    zp_fp2_mul_fp(&l4, &ln->ly, &p->neg_y);
+    zp__fp12_mul_014(f, f, &ln->l0, &l1, &l4);
+}
 
 /* out = 3 b' a = 12 xi a, by additions (b' = 4 xi). */
 static void mul_3b(zp_fp2 *out, const zp_fp2 *a)
@@ -44,9 +62,9 @@ static void mul_3b(zp_fp2 *out, const zp_fp2 *a)
  * Doubling (Costello-Lange-Naehrig, times 4), with B = Y^2, C = 3b'Z^2:
  *   X3 = 2XY(B - 3C), Y3 = (B + 3C)^2 - 12 C^2, Z3 = 4B * 2YZ.
  */
-static void dbl_step(g2_proj *t, zp_fp12 *f, const g1_prep *p)
+static void dbl_step(g2_proj *t, zp__line *ln)
 {
-    zp_fp2 a, b, z2, c, d, e, x2, l0, l1, l4, s;
+    zp_fp2 a, b, z2, c, d, e, x2, s;
     zp_fp2_mul(&a, &t->x, &t->y);
     zp_fp2_sqr(&b, &t->y);
     zp_fp2_sqr(&z2, &t->z);
@@ -57,11 +75,10 @@ static void dbl_step(g2_proj *t, zp_fp12 *f, const g1_prep *p)
     zp_fp2_sub(&e, &e, &z2);
     zp_fp2_sqr(&x2, &t->x);
 
-    zp_fp2_sub(&l0, &c, &b);
-    zp_fp2_dbl(&l1, &x2);
-    zp_fp2_add(&l1, &l1, &x2);
-    zp_fp2_mul_fp(&l1, &l1, &p->x);
-    zp_fp2_mul_fp(&l4, &e, &p->neg_y);
+    zp_fp2_sub(&ln->l0, &c, &b);
+    zp_fp2_dbl(&ln->lx, &x2);
+    zp_fp2_add(&ln->lx, &ln->lx, &x2);
+    ln->ly = e;
 
     zp_fp2_dbl(&d, &c); /* d = 3C */
     zp_fp2_add(&d, &d, &c);
@@ -79,8 +96,6 @@ static void dbl_step(g2_proj *t, zp_fp12 *f, const g1_prep *p)
     zp_fp2_mul(&t->z, &b, &e);
     zp_fp2_dbl(&t->z, &t->z);
     zp_fp2_dbl(&t->z, &t->z);
-
-    zp__fp12_mul_014(f, f, &l0, &l1, &l4);
 }
 
 /*
@@ -89,19 +104,19 @@ static void dbl_step(g2_proj *t, zp_fp12 *f, const g1_prep *p)
  * slope is t/s. Addition in projective coordinates:
  *   E = t^2 Z - s^3 - 2 s^2 X, X3 = s E, Y3 = t(s^2 X - E) - s^3 Y, Z3 = s^3 Z.
  */
-static void add_step(g2_proj *t, zp_fp12 *f, const zp_g2_affine *q, const g1_prep *p)
+static void add_step(g2_proj *t, zp__line *ln, const zp_g2_affine *q)
 {
-    zp_fp2 tt, s, s2, s3, fx, e, u, l0, l1, l4;
+    zp_fp2 tt, s, s2, s3, fx, e, u;
     zp_fp2_mul(&tt, &q->y, &t->z);
     zp_fp2_sub(&tt, &tt, &t->y);
     zp_fp2_mul(&s, &q->x, &t->z);
     zp_fp2_sub(&s, &s, &t->x);
 
-    zp_fp2_mul(&l0, &s, &q->y); /* l0 = s y2 - t x2 */
+    zp_fp2_mul(&ln->l0, &s, &q->y); /* l0 = s y2 - t x2 */
     zp_fp2_mul(&u, &tt, &q->x);
-    zp_fp2_sub(&l0, &l0, &u);
-    zp_fp2_mul_fp(&l1, &tt, &p->x);
-    zp_fp2_mul_fp(&l4, &s, &p->neg_y);
+    zp_fp2_sub(&ln->l0, &ln->l0, &u);
+    ln->lx = tt;
+    ln->ly = s;
 
     zp_fp2_sqr(&s2, &s);
     zp_fp2_mul(&s3, &s2, &s);
@@ -118,15 +133,18 @@ static void add_step(g2_proj *t, zp_fp12 *f, const zp_g2_affine *q, const g1_pre
     zp_fp2_mul(&fx, &s3, &t->y);
     zp_fp2_sub(&t->y, &u, &fx);
     zp_fp2_mul(&t->z, &s3, &t->z);
-
-    zp__fp12_mul_014(f, f, &l0, &l1, &l4);
 }
 
-/* out = prod f_{|x|,Q_i}(P_i), conjugated for the negative x; n <= chunk,
- * pairs with an infinity already removed. */
-static void miller_chunk(zp_fp12 *out, const g1_prep *p, const zp_g2_affine *q, size_t n)
+/*
+ * out = prod f_{|x|,Q_i}(P_i) * prod f_{|x|,R_j}(S_j), conjugated for the
+ * negative x: n plain pairs and m pairs whose lines r[j] were made ahead;
+ * n, m <= chunk, pairs with an infinity already removed.
+ */
+static void miller_chunk(zp_fp12 *out, const g1_prep *p, const zp_g2_affine *q, size_t n,
+                         const g1_prep *s, const zp__line *const *r, size_t m)
 {
     g2_proj t[MILLER_CHUNK];
+    zp__line ln;
     zp_fp12 f;
     zp_fp12_one(&f);
     for (size_t i = 0; i < n; i++) {
@@ -134,43 +152,81 @@ static void miller_chunk(zp_fp12 *out, const g1_prep *p, const zp_g2_affine *q, 
         t[i].y = q[i].y;
         zp_fp2_one(&t[i].z);
     }
+    size_t k = 0; /* the step, indexing the lines made ahead */
     for (int bit = 62; bit >= 0; bit--) {
         zp_fp12_sqr(&f, &f);
-        for (size_t i = 0; i < n; i++)
-            dbl_step(&t[i], &f, &p[i]);
+        for (size_t i = 0; i < n; i++) {
+            dbl_step(&t[i], &ln);
+            line_mul(&f, &ln, &p[i]);
+        }
+        for (size_t j = 0; j < m; j++)
+            line_mul(&f, &r[j][k], &s[j]);
+        k++;
         if ((BLS_X_ABS >> bit) & 1) {
-            for (size_t i = 0; i < n; i++)
-                add_step(&t[i], &f, &q[i], &p[i]);
+            for (size_t i = 0; i < n; i++) {
+                add_step(&t[i], &ln, &q[i]);
+                line_mul(&f, &ln, &p[i]);
+            }
+            for (size_t j = 0; j < m; j++)
+                line_mul(&f, &r[j][k], &s[j]);
+            k++;
         }
     }
     zp_fp12_conj(out, &f);
 }
 
-/* The product of the Miller loops of all pairs without an infinity. */
-static void miller_multi(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q, size_t n)
+void zp__g2_lines_make(zp__g2_lines *out, const zp_g2_affine *q)
 {
-    g1_prep pp[MILLER_CHUNK];
+    out->inf = zp_g2_affine_is_inf(q);
+    if (out->inf)
+        return;
+    g2_proj t;
+    t.x = q->x;
+    t.y = q->y;
+    zp_fp2_one(&t.z);
+    size_t k = 0;
+    for (int bit = 62; bit >= 0; bit--) {
+        dbl_step(&t, &out->l[k++]);
+        if ((BLS_X_ABS >> bit) & 1)
+            add_step(&t, &out->l[k++], q);
+    }
+}
+
+void zp__miller_prepared(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q, size_t n,
+                         const zp_g1_affine *s, const zp__g2_lines *const *r, size_t m)
+{
+    g1_prep pp[MILLER_CHUNK], sp[MILLER_CHUNK];
     zp_g2_affine qq[MILLER_CHUNK];
+    const zp__line *rr[MILLER_CHUNK];
     zp_fp12 acc, f;
     zp_fp12_one(&acc);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (zp_g1_affine_is_inf(&p[i]) || zp_g2_affine_is_inf(&q[i]))
-            continue;
-        pp[k].x = p[i].x;
-        zp_fp_neg(&pp[k].neg_y, &p[i].y);
-        qq[k] = q[i];
-        if (++k == MILLER_CHUNK) {
-            miller_chunk(&f, pp, qq, k);
-            zp_fp12_mul(&acc, &acc, &f);
-            k = 0;
+    size_t i = 0, j = 0;
+    for (;;) {
+        size_t a = 0, b = 0;
+        for (; i < n && a < MILLER_CHUNK; i++) {
+            if (zp_g1_affine_is_inf(&p[i]) || zp_g2_affine_is_inf(&q[i]))
+                continue;
+            g1_prep_of(&pp[a], &p[i]);
+            qq[a++] = q[i];
         }
-    }
-    if (k > 0) {
-        miller_chunk(&f, pp, qq, k);
+        for (; j < m && b < MILLER_CHUNK; j++) {
+            if (zp_g1_affine_is_inf(&s[j]) || r[j]->inf)
+                continue;
+            g1_prep_of(&sp[b], &s[j]);
+            rr[b++] = r[j]->l;
+        }
+        if (a == 0 && b == 0)
+            break;
+        miller_chunk(&f, pp, qq, a, sp, rr, b);
         zp_fp12_mul(&acc, &acc, &f);
     }
     *out = acc;
+}
+
+/* The product of the Miller loops of all pairs without an infinity. */
+static void miller_multi(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q, size_t n)
+{
+    zp__miller_prepared(out, p, q, n, NULL, NULL, 0);
 }
 
 void zp_miller_loop(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q)
