@@ -354,6 +354,7 @@ static void make_big(zp__pk *big, const zp__pk *small)
     big->n_public = small->n_public;
     big->domain_size = BIG_DOMAIN;
     big->vk = small->vk;
+    big->vk.prep = NULL; /* small's own, like its ic */
     big->vk.ic = malloc(small->vk.n_ic * sizeof *big->vk.ic);
     memcpy(big->vk.ic, small->vk.ic, small->vk.n_ic * sizeof *big->vk.ic);
     zp__bitmap_alloc(&big->a_density, BIG_VARS);

@@ -144,6 +144,30 @@ zp_err zp__prove(zp__proof *out, const zp__pk *pk, const zp_fr *w, uint64_t n_w,
  */
 zp_err zp__verify(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const zp__proof *proof);
 
+/*
+ * zp__verify takes the prepared way (zp__verify_prepared) with vk's
+ * zp__vk_prep, made by its second call for vk and kept in vk->prep for the
+ * key's life; the first call, and any when it cannot be made or no longer
+ * fits vk, take the plain way. Both ways give the same Fp12 value before
+ * the final exponentiation, so the same verdict, and the same errors.
+ */
+
+/* The reference: four Miller loops of the plain points. */
+zp_err zp__verify_plain(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const zp__proof *proof);
+
+/* What verification needs of vk's fixed points, made once (~40 KB): the
+ * Miller loop of (α₁, β₂) and the lines of γ₂'s and δ₂'s. ZP_E_NOMEM. */
+zp_err zp__vk_prep_make(zp__vk_prep **out, const zp__vk *vk);
+/* True when p was made from vk's α₁, β₂, γ₂, δ₂ as they are now. */
+bool zp__vk_prep_fits(const zp__vk_prep *p, const zp__vk *vk);
+/* vk->prep, made on the second call for vk (thread-safe); NULL before
+ * that, when it cannot be made or when it no longer fits vk. */
+const zp__vk_prep *zp__vk_prep_get(const zp__vk *vk);
+/* zp__verify with the work of prep done ahead; ZP_E_INVALID_ARG when prep
+ * does not fit vk. */
+zp_err zp__verify_prepared(const zp__vk_prep *prep, const zp__vk *vk, const zp_fr *pub,
+                           size_t n_pub, const zp__proof *proof);
+
 /* ------------------------------------------------------------- test keys */
 
 /* The toxic waste of a setup (Montgomery form), all nonzero. */

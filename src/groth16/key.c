@@ -8,6 +8,7 @@
 void zp__vk_free(zp__vk *vk)
 {
     free(vk->ic);
+    zp__vk_prep_free(atomic_load(&vk->prep));
     memset(vk, 0, sizeof *vk);
 }
 

@@ -16,6 +16,7 @@
 #ifndef ZP_G16_KEY_H
 #define ZP_G16_KEY_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "r1cs/r1cs.h"
@@ -23,11 +24,20 @@
 
 typedef enum zp_h_conv { ZP_H_COSET = 1, ZP_H_TAU = 2 } zp_h_conv;
 
+/* What the verifier computes once per key (groth16.h). */
+typedef struct zp__vk_prep zp__vk_prep;
+
 typedef struct zp__vk {
     zp_g1_affine alpha1, beta1, delta1;
     zp_g2_affine beta2, gamma2, delta2;
     uint32_t n_ic;     /* n_public + 1 */
     zp_g1_affine *ic;
+    /* NULL until the second zp__verify against this vk makes it
+     * (atomically: verifiers share keys); used says a first one ran.
+     * Owned like ic: zp__vk_free frees it, and a copy by value must drop
+     * it (set NULL) just as it must copy ic, or both copies free it. */
+    _Atomic(zp__vk_prep *) prep;
+    atomic_bool used;
 } zp__vk;
 
 typedef struct zp__pk {
@@ -61,5 +71,6 @@ typedef struct zp__pk {
 /* Frees every array of pk (or its mapping) and zeroes it. */
 void zp__pk_free(zp__pk *pk);
 void zp__vk_free(zp__vk *vk);
+void zp__vk_prep_free(zp__vk_prep *p);
 
 #endif
