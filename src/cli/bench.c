@@ -1,4 +1,4 @@
-/* zkpipe bench: math primitives here; msm, ntt, prove and batch elsewhere. */
+/* zkpipe bench: math primitives here; msm, ntt, prove, verify and batch elsewhere. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +17,7 @@ static const char bench_help[] =
     "  field   product rates of the GPU field code and the floors they imply\n"
     "  batch   jobs through the proving engine: throughput, stages, busy %\n"
     "  prove   whole proofs of a synthetic circuit, median time of every stage\n"
+    "  verify  one proof's verification: plain, prepared key, preparing (CPU)\n"
     "  corun   two kinds of prover work sharing one GPU (rates alone and together)\n"
     "\n"
     "Run 'zkpipe bench <what> --help' for the options of each.\n";
@@ -244,6 +245,8 @@ int zp__cmd_bench(int argc, char **argv)
         return zp__bench_batch(argc - 1, argv + 1);
     if (!strcmp(argv[1], "prove"))
         return zp__bench_prove(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "verify"))
+        return zp__bench_verify(argc - 1, argv + 1);
     if (!strcmp(argv[1], "corun"))
         return zp__bench_corun(argc - 1, argv + 1);
     fprintf(stderr, "zkpipe bench: unknown benchmark '%s'\n%s", argv[1], bench_help);

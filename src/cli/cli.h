@@ -42,5 +42,7 @@ int zp__cmd_setup(int argc, char **argv);
 int zp__cmd_witness(int argc, char **argv);
 /* The whole-proof benchmark (bench_prove.c). */
 int zp__bench_prove(int argc, char **argv);
+/* The verifier's plain and prepared ways (bench_verify.c). */
+int zp__bench_verify(int argc, char **argv);
 
 #endif

@@ -6,7 +6,7 @@
 
 const struct zp__cli_cmd zp__cli_cmds[] = {
     {"selftest", "check arithmetic, encodings and pairing against known answers", zp__cmd_selftest},
-    {"bench", "measure: bench math | ntt | msm | field | batch | prove | corun", zp__cmd_bench},
+    {"bench", "measure: bench math | ntt | msm | field | batch | prove | verify | corun", zp__cmd_bench},
     {"prove", "make a Groth16 proof: .zkey/.zpk + .wtns -> proof.json, public.json, proof.bin", zp__cmd_prove},
     {"verify", "check a proof: KEY (vk.json, .vk, .zpk) public.json PROOF (json or 192 bytes)", zp__cmd_verify},
     {"setup", "make a TEST-ONLY key for a .r1cs or synth: circuit (.zkey, .zpk, .params)", zp__cmd_setup},
