@@ -80,7 +80,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-TARGETS="zkpipe_static test_gpu_arena test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_eval test_gpu_setup test_gpu_prove test_gpu_slot test_gpu_engine zkpipe"
+TARGETS="zkpipe_static test_gpu_arena test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_msm_w test_gpu_eval test_gpu_setup test_gpu_prove test_gpu_slot test_gpu_engine zkpipe"
 build() {
   cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
     cmake --build $B -j16 --target $TARGETS >> "$OUT/build.log" 2>&1
@@ -184,11 +184,13 @@ if [ $DO_TEST = 1 ]; then
   # its L MSM while the other two cross (ZKPIPE_UPLOAD_PARTS=3
   # ZKPIPE_UPLOAD_HEAD=1); "parts0" / "parts2" the first / last part first.
   # By default eight parts from 2^23 values in a slot alone on its GPU,
-  # planned; one below or beside other slots.
+  # planned; one below or beside other slots. "mw0" converts the witness
+  # and gathers A's scalars before their MSMs (ZKPIPE_MSM_W=0), the path
+  # before the MSMs read it in Montgomery form where it lies.
   for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:last ntt:150:plain ntt:150:rf2 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
-           msm:150:c17 msm:150:full \
-           setup:120 prove:120 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split prove:120:hpre prove:120:parts slot:120 slot:120:on \
-           slot:120:r1 slot:120:pack slot:120:parts slot:120:parts0 slot:120:parts2 engine:150 engine:150:noloader engine:150:parts; do
+           msm:150:c17 msm:150:full msm_w:120 msm_w:120:on \
+           setup:120 prove:120 prove:120:mw0 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split prove:120:hpre prove:120:parts slot:120 slot:120:on \
+           slot:120:r1 slot:120:mw0 slot:120:pack slot:120:parts slot:120:parts0 slot:120:parts2 engine:150 engine:150:noloader engine:150:parts; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
     case $mode in
@@ -220,6 +222,7 @@ if [ $DO_TEST = 1 ]; then
         split) export ZKPIPE_MSM_H_NOSPLIT=0 ;;
         noloader) export ZKPIPE_SLOT_LOADER=0 ;;
         hpre) export ZKPIPE_H_PRE=13 ;;
+        mw0) export ZKPIPE_MSM_W=0 ;;
         parts) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=1 ;;
         parts0) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=0 ;;
         parts2) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=2 ;;

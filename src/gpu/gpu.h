@@ -273,6 +273,28 @@ zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_p
 zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
                               const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
 
+/*
+ * The MSMs over witness values where they lie, in Montgomery form, so the
+ * prover needs no conversion pass or density gather first: scalar j (j < n)
+ * is w[v], v the j-th index of [off, off + nv) whose bit is set in words
+ * (words and rank as zp__gpu_fr_gather's, over w from index 0), or off + j
+ * without words. The split compares with zero and R mod r, the digits
+ * convert the dense scalars as they read them. With words, off is 0 and n
+ * the set bits below nv; without, n = nv; off + nv <= 2^32. Scratch, limits
+ * and the sum as zp__gpu_msm_g1 / _g2 for the same scalars in standard form;
+ * ZP_E_INVALID_ARG for a selection that breaks these rules.
+ */
+typedef struct zp__gpu_wsc {
+    const zp_fr *w;        /* device */
+    const uint64_t *words; /* device, or NULL: every index of the range */
+    const uint32_t *rank;  /* device (with words) */
+    uint64_t off, nv;
+} zp__gpu_wsc;
+zp_err zp__gpu_msm_g1_w(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                        const zp__gpu_wsc *sc, uint64_t n, zp__gpu_buf scratch);
+zp_err zp__gpu_msm_g2_w(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
+                        const zp__gpu_wsc *sc, uint64_t n, zp__gpu_buf scratch);
+
 /* Split counts of the last MSM run on s (for benchmarks and traces). */
 void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
                             uint64_t *dense);

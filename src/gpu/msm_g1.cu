@@ -124,7 +124,7 @@ extern "C" void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_pha
  * (n its points, n / copies scalars; msm_device's one window). */
 static zp_err msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
                      const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch, bool split,
-                     unsigned pre_c = 0)
+                     unsigned pre_c = 0, const wsel_t *ws = NULL)
 {
     zp_g1_jac_inf(out);
     if (n > ZP_GPU_MSM_MAX)
@@ -134,7 +134,7 @@ static zp_err msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_po
     xyzz_t<fp_t> *h = NULL;
     unsigned nw = 0, c = 0;
     ZP_TRY(msm_device<fp_t>(s, &h, &nw, &c, (const aff_t<fp_t> *)d_points,
-                            (const fr_t *)d_scalars, n, scratch, split, pre_c));
+                            (const fr_t *)d_scalars, n, scratch, split, pre_c, ws));
     const zp_g1_xyzz *w = (const zp_g1_xyzz *)h;
     zp_g1_xyzz acc;
     zp_g1_xyzz_inf(&acc);
@@ -152,6 +152,18 @@ extern "C" zp_err zp__gpu_msm_g1(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_
                                  const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
 {
     return msm_g1(s, out, d_points, d_scalars, n, scratch, true);
+}
+
+extern "C" zp_err zp__gpu_msm_g1_w(zp__gpu_stream *s, zp_g1_jac *out,
+                                   const zp_g1_affine *d_points, const zp__gpu_wsc *sc,
+                                   uint64_t n, zp__gpu_buf scratch)
+{
+    wsel_t ws;
+    zp_g1_jac_inf(out);
+    if (n > ZP_GPU_MSM_MAX)
+        return ZP_E_TOO_LARGE;
+    ZP_TRY(wsel_of(&ws, sc, n));
+    return msm_g1(s, out, d_points, NULL, n, scratch, true, 0, &ws);
 }
 
 extern "C" zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out,

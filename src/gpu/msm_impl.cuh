@@ -24,6 +24,12 @@
  *     (running sums, then the segment offset times the segment total), a
  *     tree of partial sums, and on the host the windows by Horner.
  *
+ * Witness scalars (zp__gpu_msm_g1_w, wsel_t): the prover's L, A and B
+ * MSMs read the witness where it lies, in Montgomery form, through a
+ * density bitmap or a range: the split runs over the witness indices and
+ * compares with zero and R mod r, and the digits convert each dense scalar
+ * as they read it, so no conversion pass or gather comes first.
+ *
  * All scratch comes from the caller's buffer (the arena); the stream is
  * synchronized once after the split (the counts size the sorts) and once at
  * the end. Element positions are 64-bit; point indices are 31-bit. A
@@ -385,6 +391,87 @@ static __global__ void scatter_kernel(const uint64_t *flags, const uint64_t *pos
     }
 }
 
+/* Witness scalars (zp__gpu_msm_g1_w): scalar j is w[v], v the j-th index
+ * of [off, off + nv) whose bit is set in words (every index without
+ * words), in Montgomery form. The split runs over v, the dense list holds v
+ * (the digits read w[v] and turn it into j), the ones list j. */
+struct wsel_t {
+    const fr_t *w;
+    const uint64_t *words; /* NULL: every index of the range */
+    const uint32_t *rank;  /* set bits in words before word k */
+    uint64_t off, nv;
+};
+
+/* j of witness index v, or false where v is not selected. */
+static __device__ __forceinline__ bool wsel_j(const wsel_t &ws, uint64_t v, uint64_t *j)
+{
+    if (!ws.words) {
+        *j = v - ws.off;
+        return true;
+    }
+    const uint64_t word = ws.words[v >> 6];
+    const unsigned bit = (unsigned)(v & 63);
+    if (!((word >> bit) & 1))
+        return false;
+    const uint64_t below = bit ? word & ((~(uint64_t)0) >> (64 - bit)) : 0;
+    *j = (uint64_t)ws.rank[v >> 6] + (uint64_t)__popcll(below);
+    return true;
+}
+
+/* x in Montgomery form to standard: x 1 R^-1 with 1 as raw limbs. */
+static __device__ __forceinline__ fr_t fr_from_mont_dev(const fr_t &x)
+{
+    fr_t one_raw;
+    one_raw.v[0] = 1;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        one_raw.v[k] = 0;
+    return fr_mul(x, one_raw);
+}
+
+/* classify_kernel over witness scalars: zero is all-zero limbs, one is R
+ * mod r (fr_one). j >= n is never written (a density with more bits than
+ * the caller's n). */
+static __global__ void classify_w_kernel(wsel_t ws, uint64_t n, uint64_t *flags)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, v = ws.off + t;
+    uint64_t j;
+    if (t >= ws.nv || !wsel_j(ws, v, &j) || j >= n)
+        return;
+    const fr_t s = fr_load(ws.w + v);
+    flags[j] = fr_is_zero(s) ? 0 : fr_is_one(s) ? ONE_FLAG : 1;
+}
+
+/* scatter_kernel over witness scalars: dense gets v, ones gets j. */
+static __global__ void scatter_w_kernel(wsel_t ws, const uint64_t *flags, const uint64_t *pos,
+                                        uint64_t n, uint32_t *dense, uint32_t *ones,
+                                        uint32_t *counts)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, v = ws.off + t;
+    uint64_t j;
+    if (t >= ws.nv || !wsel_j(ws, v, &j) || j >= n)
+        return;
+    const uint64_t f = flags[j], p = pos[j];
+    if (f == 1)
+        dense[(uint32_t)p] = (uint32_t)v;
+    else if (f == ONE_FLAG)
+        ones[(uint32_t)(p >> 32)] = (uint32_t)j;
+    if (j == n - 1) {
+        counts[0] = (uint32_t)(p + f);
+        counts[1] = (uint32_t)((p + f) >> 32);
+    }
+}
+
+/* sc as a wsel_t for n scalars, or ZP_E_INVALID_ARG (gpu.h's rules). */
+static zp_err wsel_of(wsel_t *ws, const zp__gpu_wsc *sc, uint64_t n)
+{
+    if (!sc || !sc->w || sc->off + sc->nv > ((uint64_t)1 << 32) || sc->off + sc->nv < sc->off ||
+        (sc->words ? !sc->rank || sc->off != 0 || n > sc->nv : n != sc->nv))
+        return ZP_E_INVALID_ARG;
+    *ws = wsel_t{(const fr_t *)sc->w, sc->words, sc->rank, sc->off, sc->nv};
+    return ZP_OK;
+}
+
 /* Word k of s, without indexing a register array at run time. */
 static __device__ __forceinline__ uint32_t word_at(const fr_t &s, unsigned k)
 {
@@ -417,16 +504,24 @@ static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
  * w m + i, so window w's entry names the point w m + i (IDENT, w0 = 0, g
  * every window; the entries then form one window of g m).
  */
-template <bool IDENT, bool PRE = false>
+template <bool IDENT, bool PRE = false, bool WS = false>
 static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
                                      unsigned c, unsigned w0, unsigned g, bool halve,
-                                     uint32_t *keys, uint32_t *vals)
+                                     uint32_t *keys, uint32_t *vals, wsel_t ws = wsel_t{})
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
         return;
     uint32_t idx = IDENT ? (uint32_t)i : dense[i];
-    fr_t s = fr_load(sc + idx);
+    fr_t s;
+    if (WS) { /* idx is the witness index v: the scalar is w[v], the point j */
+        uint64_t j = 0;
+        wsel_j(ws, idx, &j);
+        s = fr_from_mont_dev(fr_load(ws.w + idx));
+        idx = (uint32_t)j;
+    } else {
+        s = fr_load(sc + idx);
+    }
     uint32_t flip = 0;
     if (halve) {
         fr_t t = fr_neg(s);
@@ -602,7 +697,7 @@ static inline void mark(zp__gpu_stream *s, int i)
  * own buckets); the bucket reduction then runs over all of them. */
 template <class F>
 static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
-                         const aff_t<F> *points, const fr_t *scalars)
+                         const aff_t<F> *points, const fr_t *scalars, const wsel_t *ws)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
@@ -625,11 +720,15 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
             const uint64_t ns = m / l->copies;
             digits_kernel<true, true><<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
                 scalars, NULL, ns, l->c, 0, l->copies, halve_scalars(), kin, vin);
+        } else if (ws) {
+            digits_kernel<false, false, true><<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
+                NULL, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin, vin,
+                *ws);
         } else {
             (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256),
                                                                        256, 0, st>>>(
                 scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin,
-                vin);
+                vin, wsel_t{});
         }
         ZP_CUDA_LAUNCHED();
         const unsigned sb = sort_bits(l->c);
@@ -672,12 +771,14 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
  * Without `split` every scalar is dense: no classification, scan, scatter
  * or wait for the counts (for random scalars, where the split finds
  * nothing to skip); zeros and ones then cost what any digit costs, and
- * the sum is the same.
+ * the sum is the same. With ws the scalars are witness values (wsel_t;
+ * scalars unused), always split.
  */
 template <class F>
 static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, unsigned *c_out,
                          const aff_t<F> *points, const fr_t *scalars, uint64_t n,
-                         zp__gpu_buf scratch, bool split = true, unsigned pre_c = 0)
+                         zp__gpu_buf scratch, bool split = true, unsigned pre_c = 0,
+                         const wsel_t *ws = NULL)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
@@ -685,6 +786,8 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     msm_layout l;
     if (pre_c)
         split = false; /* n: the table's points (msm_pre), n / copies scalars */
+    if (ws)
+        split = true;
     plan(&l, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
@@ -695,12 +798,20 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     if (split) {
         uint64_t *flags = (uint64_t *)(base + l.flags), *pos = (uint64_t *)(base + l.pos);
         uint32_t *counts = (uint32_t *)(base + l.counts);
-        classify_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(scalars, n, flags);
+        uint32_t *dense = (uint32_t *)(base + l.dense), *ones_l = (uint32_t *)(base + l.ones);
+        if (ws)
+            classify_w_kernel<<<zp__ceil_div_u(ws->nv, 256), 256, 0, st>>>(*ws, n, flags);
+        else
+            classify_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(scalars, n, flags);
         ZP_CUDA_LAUNCHED();
         size_t tb = l.temp_bytes;
         ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l.temp, tb, flags, pos, (int)n, st));
-        scatter_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(
-            flags, pos, n, (uint32_t *)(base + l.dense), (uint32_t *)(base + l.ones), counts);
+        if (ws)
+            scatter_w_kernel<<<zp__ceil_div_u(ws->nv, 256), 256, 0, st>>>(*ws, flags, pos, n,
+                                                                          dense, ones_l, counts);
+        else
+            scatter_kernel<<<zp__ceil_div_u(n, 256), 256, 0, st>>>(flags, pos, n, dense, ones_l,
+                                                                   counts);
         ZP_CUDA_LAUNCHED();
         uint32_t *hc = (uint32_t *)s->host;
         ZP_CUDA(cudaMemcpyAsync(hc, counts, 8, cudaMemcpyDeviceToHost, st));
@@ -732,7 +843,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     s->last_c = m ? l.c : 0;
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
     if (m) {
-        ZP_TRY(dense_part<F>(s, &l, base, points, scalars));
+        ZP_TRY(dense_part<F>(s, &l, base, points, scalars, ws));
     } else {
         mark(s, 2);
         mark(s, 3);

@@ -269,6 +269,22 @@ zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_p
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_msm_g1_w(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
+                        const zp__gpu_wsc *sc, uint64_t n, zp__gpu_buf scratch)
+{
+    (void)s; (void)d_points; (void)sc; (void)n; (void)scratch;
+    zp_g1_jac_inf(out);
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_msm_g2_w(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
+                        const zp__gpu_wsc *sc, uint64_t n, zp__gpu_buf scratch)
+{
+    (void)s; (void)d_points; (void)sc; (void)n; (void)scratch;
+    zp_g2_jac_inf(out);
+    return ZP_E_NO_GPU;
+}
+
 void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,
                             uint64_t *dense)
 {
