@@ -80,15 +80,26 @@ static unsigned knob_head(void)
     return knob_cached(&cached, "ZKPIPE_UPLOAD_HEAD", KNOB_HEAD_UNSET, KNOB_HEAD_UNSET);
 }
 
-/* The L MSM over w[from, to) added to s->l_head. mont: w is still
- * Montgomery (eval reads it next), so the scalars are converted into a
- * (dead until eval writes it), s->n at a time; else w is in standard form
- * already. */
+/* The L MSM over w[from, to) added to s->l_head. With zp__g16_msm_w it
+ * reads w as it is (Montgomery). Else, mont: w is still Montgomery (eval
+ * reads it next), so the scalars are converted into a (dead until eval
+ * writes it), s->n at a time; !mont: w is in standard form already. */
 static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint64_t to,
                      bool mont)
 {
     const uint64_t lo = k->pk->n_public + 1; /* w's first L scalar */
-    for (from = max_u64(from, lo); from < to;) {
+    from = max_u64(from, lo);
+    if (zp__g16_msm_w() && from < to) {
+        zp_g1_jac part, sum;
+        zp_err e = zp__g16_slot_msm_g1_w(s, &part, (const zp_g1_affine *)k->p_l.ptr + (from - lo),
+                                         s->w.ptr, from, to);
+        if (e)
+            return e;
+        zp_g1_jac_add(&sum, &s->l_head, &part);
+        s->l_head = sum;
+        return ZP_OK;
+    }
+    while (from < to) {
         uint64_t len = mont ? min_u64(to - from, s->n) : to - from;
         const zp__gpu_buf pts = {(zp_g1_affine *)k->p_l.ptr + (from - lo),
                                  len * sizeof(zp_g1_affine)};

@@ -522,6 +522,30 @@ zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p
     return ZP_OK;
 }
 
+bool zp__g16_msm_w(void)
+{
+    static _Atomic unsigned cached;
+    return knob_cached(&cached, "ZKPIPE_MSM_W", 1, 1) == 1;
+}
+
+zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine *p,
+                             const zp_fr *w, uint64_t from, uint64_t to)
+{
+    const uint64_t chunk = chunk_points(false);
+    zp_g1_jac_inf(out);
+    for (uint64_t off = from; off < to; off += chunk) {
+        const uint64_t len = min_u64(to - off, chunk);
+        const zp__gpu_wsc sc = {w, NULL, NULL, off, len};
+        zp_g1_jac part, sum;
+        zp_err e = zp__gpu_msm_g1_w(s->st, &part, p + (off - from), &sc, len, msm_scratch(s));
+        if (e)
+            return e;
+        zp_g1_jac_add(&sum, out, &part);
+        *out = sum;
+    }
+    return ZP_OK;
+}
+
 /* The H MSM (its scalars at the start of big): over the key's H table
  * where it has one and the slot's scratch holds that MSM's layout, else
  * over the points. */
@@ -543,20 +567,43 @@ static zp_err msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     const zp__pk *pk = k->pk;
     if (s->l_split)
         return zp__g16_parts_msm_l(s, k, out);
+    if (zp__g16_msm_w())
+        return zp__g16_slot_msm_g1_w(s, out, k->p_l.ptr, s->w.ptr, pk->n_public + 1, pk->n_vars);
     return zp__g16_slot_msm_g1(s, out, &k->p_l, (zp_fr *)s->w.ptr + pk->n_public + 1, pk->n_l,
                                true);
 }
 
+/* The A MSM: over w through A's density where one MSM takes all of A;
+ * else, or without zp__g16_msm_w, over A's scalars gathered into sc. */
+static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *sc, zp_g1_jac *out)
+{
+    const zp__pk *pk = k->pk;
+    const bool mw = zp__g16_msm_w();
+    if (mw && pk->n_a <= chunk_points(false)) {
+        const zp__gpu_wsc ws = {s->w.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
+        return zp__gpu_msm_g1_w(s->st, out, k->p_a.ptr, &ws, pk->n_a, msm_scratch(s));
+    }
+    zp_err e = zp__gpu_fr_gather(s->st, sc, s->w.ptr, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
+    if (e)
+        return e;
+    return mw ? zp__g16_slot_msm_g1_w(s, out, k->p_a.ptr, sc, 0, pk->n_a)
+              : zp__g16_slot_msm_g1(s, out, &k->p_a, sc, pk->n_a, true);
+}
+
+/* The B2 MSM over sc[0, n) (Montgomery with zp__g16_msm_w, else standard). */
 static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
                      uint64_t n)
 {
     const zp_g2_affine *pts = p->ptr;
     const uint64_t chunk = chunk_points(true);
+    const bool mw = zp__g16_msm_w();
     zp_g2_jac_inf(out);
     for (uint64_t off = 0; off < n; off += chunk) {
         zp_g2_jac part, sum;
-        zp_err e = zp__gpu_msm_g2(s->st, &part, pts + off, sc + off,
-                                  min_u64(n - off, chunk), msm_scratch(s));
+        const uint64_t len = min_u64(n - off, chunk);
+        const zp__gpu_wsc ws = {sc, NULL, NULL, off, len};
+        zp_err e = mw ? zp__gpu_msm_g2_w(s->st, &part, pts + off, &ws, len, msm_scratch(s))
+                      : zp__gpu_msm_g2(s->st, &part, pts + off, sc + off, len, msm_scratch(s));
         if (e)
             return e;
         zp_g2_jac_add(&sum, out, &part);
@@ -592,20 +639,24 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         t = &dummy;
     zp_fr *w = s->w.ptr, *sc = s->sab.ptr ? s->sab.ptr : s->big.ptr;
     double t0 = zp__g16_now(), t1, t2, t3, t4, t5;
-    /* H first: its scalars occupy a, where the gathers go next. Then L and
-     * the gathers, the last reads of the witness, so that the next one can
-     * go up into w during B1 and B2 (send_next). */
+    /* H first: its scalars occupy a, where the gathers go next. Then L, A
+     * and B's gather, the last reads of the witness, so that the next one
+     * can go up into w during B1 and B2 (send_next). With zp__g16_msm_w the
+     * witness stays Montgomery: L and A read it where it lies, B1 and B2
+     * read B's gathered copy in that form. On the H200 that took a lone
+     * porep:27 partition from 1231.7 / 1233.1 to 1228.7 / 1227.1 ms (A 1.6
+     * and L 2.1 ms shorter: no gather of A, no conversion pass;
+     * bench/RESULTS.md, session 23). */
+    const bool mw = zp__g16_msm_w();
     zp_err e = msm_h(s, k, &out->h);
     t1 = zp__g16_now();
-    if (!e)
+    if (!e && !mw)
         e = zp__gpu_fr_from_mont(s->st, w, w, pk->n_vars);
     if (!e)
         e = msm_l(s, k, &out->l);
     t2 = zp__g16_now();
     if (!e)
-        e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
-    if (!e)
-        e = zp__g16_slot_msm_g1(s, &out->a, &k->p_a, sc, pk->n_a, true);
+        e = msm_a(s, k, sc, &out->a);
     t3 = zp__g16_now();
     /* The A MSM has waited for the stream: its scalars may be replaced. */
     if (!e)
@@ -613,7 +664,8 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     if (!e)
         e = send_next(s, k);
     if (!e)
-        e = zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
+        e = mw ? zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b)
+               : zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
     t4 = zp__g16_now();
     if (!e)
         e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
