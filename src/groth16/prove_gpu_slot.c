@@ -28,6 +28,7 @@
  * (the TAU convention's inverse coset NTT) are linear with Montgomery
  * constants, so they keep standard limbs standard.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,6 +61,31 @@ static uint64_t chunk_points(bool g2)
     if (!v)
         cached = v = zp__env_knob("ZKPIPE_MSM_CHUNK_LOG2", 20, 31, ZP_G16_MSM_CHUNK_LOG2);
     return (uint64_t)1 << v;
+}
+
+/* ZKPIPE_SLOT_PHASES=1 (read once): every MSM of a slot timed by phase
+ * (zp__gpu_stream_profile) and printed to stderr, for measurements. */
+static bool phases_wanted(void)
+{
+    static _Atomic unsigned cached;
+    return knob_cached(&cached, "ZKPIPE_SLOT_PHASES", 1, 0) == 1;
+}
+
+static void phases_print(const zp__g16_slot *s, const char *what, uint64_t n)
+{
+    if (!phases_wanted())
+        return;
+    zp__gpu_msm_phases ph;
+    uint64_t z, o, d;
+    zp__gpu_msm_last_phases(s->st, &ph);
+    zp__gpu_msm_last_split(s->st, &z, &o, &d);
+    fprintf(stderr,
+            "msm %s n=%llu zeros=%llu ones=%llu dense=%llu: split %.2f sort %.2f accumulate "
+            "%.2f reduce %.2f ones %.2f total %.2f ms (affine rounds %u, ones %s)\n",
+            what, (unsigned long long)n, (unsigned long long)z, (unsigned long long)o,
+            (unsigned long long)d, ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones,
+            ph.total, zp__gpu_msm_last_affine_rounds(s->st),
+            zp__gpu_msm_last_ones_affine(s->st) ? "affine" : "XYZZ");
 }
 
 double zp__g16_now(void)
@@ -324,6 +350,8 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     }
     if (!e)
         e = zp__gpu_stream_open(dev, &s->st);
+    if (!e && phases_wanted())
+        zp__gpu_stream_profile(s->st, true);
     if (!e)
         e = zp__gpu_stream_open_copy(dev, &s->cp);
     if (!e)
@@ -516,6 +544,7 @@ zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p
             s->st, &part, pts + off, sc + off, min_u64(n - off, chunk), msm_scratch(s));
         if (e)
             return e;
+        phases_print(s, "G1", min_u64(n - off, chunk));
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
@@ -540,6 +569,7 @@ zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine
         zp_err e = zp__gpu_msm_g1_w(s->st, &part, p + (off - from), &sc, len, msm_scratch(s));
         if (e)
             return e;
+        phases_print(s, "G1 w", len);
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
@@ -581,7 +611,10 @@ static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *sc, zp_g1_jac
     const bool mw = zp__g16_msm_w();
     if (mw && pk->n_a <= chunk_points(false)) {
         const zp__gpu_wsc ws = {s->w.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
-        return zp__gpu_msm_g1_w(s->st, out, k->p_a.ptr, &ws, pk->n_a, msm_scratch(s));
+        zp_err e = zp__gpu_msm_g1_w(s->st, out, k->p_a.ptr, &ws, pk->n_a, msm_scratch(s));
+        if (!e)
+            phases_print(s, "G1 w density", pk->n_a);
+        return e;
     }
     zp_err e = zp__gpu_fr_gather(s->st, sc, s->w.ptr, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
     if (e)
@@ -606,6 +639,7 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
                       : zp__gpu_msm_g2(s->st, &part, pts + off, sc + off, len, msm_scratch(s));
         if (e)
             return e;
+        phases_print(s, "G2", len);
         zp_g2_jac_add(&sum, out, &part);
         *out = sum;
     }
