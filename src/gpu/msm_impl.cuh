@@ -647,16 +647,30 @@ template <class F> static bool affine_pass_ok(const msm_layout *l)
 
 /* Whether `count` ones are summed by ones_affine (msm_affine.cuh): where
  * the dense part ran the affine rounds in a layout that holds them (l->N >=
- * count), from ONES_AFF_MIN of them (any count >= 2 with ZKPIPE_MSM_AFFINE=on).
- * ZKPIPE_MSM_ONES_AFF=0 (read once) keeps the strided XYZZ sum, for
- * measurements. */
-#define ONES_AFF_MIN (1u << 18)
-static bool ones_affine_ok(const msm_layout *l, uint64_t count)
+ * count), from ones_aff_min<F>() of them (any count >= 2 with
+ * ZKPIPE_MSM_AFFINE=on). ZKPIPE_MSM_ONES_AFF=0 (read once) keeps the
+ * strided XYZZ sum, for measurements.
+ * The least count: 2^18 in G2; 2^25 in G1, where the round's fixed work
+ * outweighs its cheaper additions below tens of millions of points. On the
+ * H200 (session 23, a porep:27 partition's per-MSM phases, affine against
+ * XYZZ): G1 1.86 M ones 2.96 / 1.06 ms, 13.4 M 6.55 / 6.12, 58 M 21.2 /
+ * 25.3; G2 13.4 M 16.1 / 19.0. ZKPIPE_MSM_ONES_AFF_FROM=lg (10..31, read
+ * once) sets G1's least count to 2^lg (18 was the default before). */
+#define ONES_AFF_MIN_G2 (1u << 18)
+#define ONES_AFF_MIN_G1_LOG2 25
+template <class F> static uint64_t ones_aff_min(void)
+{
+    static const unsigned lg =
+        zp__env_knob("ZKPIPE_MSM_ONES_AFF_FROM", 10, 31, ONES_AFF_MIN_G1_LOG2);
+    return sizeof(F) == sizeof(fp_t) ? (uint64_t)1 << lg : ONES_AFF_MIN_G2;
+}
+
+template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t count)
 {
     static const unsigned on = zp__env_knob("ZKPIPE_MSM_ONES_AFF", 0, 1, 1);
     if (!on || !l->affine || count < 2 || count > l->N)
         return false;
-    return affine_mode() > 0 || count >= ONES_AFF_MIN;
+    return affine_mode() > 0 || count >= ones_aff_min<F>();
 }
 
 #include "gpu/msm_reduce.cuh"
@@ -850,7 +864,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
     }
     mark(s, 4);
-    s->last_ones_affine = ones_affine_ok(&l, ones);
+    s->last_ones_affine = ones_affine_ok<F>(&l, ones);
     if (s->last_ones_affine) {
         ZP_TRY(ones_affine<F>(s, &l, base, points, (uint32_t *)(base + l.ones), ones,
                               res + l.nw));
