@@ -53,6 +53,27 @@ static inline void fr_pow_u64(zp_fr *out, const zp_fr *x, uint64_t e)
     zp_fr_pow(out, x, &e, 1);
 }
 
+/* p <- p + the generator (a valid point other than p, for changed proofs). */
+static inline void g1_add_gen(zp_g1_affine *p)
+{
+    zp_g1_affine g;
+    zp_g1_jac j;
+    zp_g1_generator(&g);
+    zp_g1_jac_from_affine(&j, p);
+    zp_g1_jac_add_affine(&j, &j, &g);
+    zp_g1_jac_to_affine(p, &j);
+}
+
+static inline void g2_add_gen(zp_g2_affine *p)
+{
+    zp_g2_affine g;
+    zp_g2_jac j;
+    zp_g2_generator(&g);
+    zp_g2_jac_from_affine(&j, p);
+    zp_g2_jac_add_affine(&j, &j, &g);
+    zp_g2_jac_to_affine(p, &j);
+}
+
 /* A synthetic circuit, a test key for it and a satisfying witness. */
 typedef struct g16_fix {
     zp__synth_spec sp;

@@ -88,16 +88,6 @@ static void test_fixed_rs_bit_exact(void)
     }
 }
 
-static void g1_add_gen(zp_g1_affine *p)
-{
-    zp_g1_affine g;
-    zp_g1_jac j;
-    zp_g1_generator(&g);
-    zp_g1_jac_from_affine(&j, p);
-    zp_g1_jac_add_affine(&j, &j, &g);
-    zp_g1_jac_to_affine(p, &j);
-}
-
 static void test_tampered_refused(void)
 {
     for (int c = 0; c < 2; c++) {

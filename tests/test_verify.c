@@ -27,26 +27,6 @@ static zp_err both(const zp__vk *vk, const zp__vk_prep *prep, const zp_fr *pub, 
     return plain;
 }
 
-static void g1_add_gen(zp_g1_affine *p)
-{
-    zp_g1_affine g;
-    zp_g1_jac j;
-    zp_g1_generator(&g);
-    zp_g1_jac_from_affine(&j, p);
-    zp_g1_jac_add_affine(&j, &j, &g);
-    zp_g1_jac_to_affine(p, &j);
-}
-
-static void g2_add_gen(zp_g2_affine *p)
-{
-    zp_g2_affine g;
-    zp_g2_jac j;
-    zp_g2_generator(&g);
-    zp_g2_jac_from_affine(&j, p);
-    zp_g2_jac_add_affine(&j, &j, &g);
-    zp_g2_jac_to_affine(p, &j);
-}
-
 /* A random point of G1 (a random multiple of the generator). */
 static void rand_g1(zp_g1_affine *out)
 {
