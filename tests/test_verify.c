@@ -27,17 +27,35 @@ static zp_err both(const zp__vk *vk, const zp__vk_prep *prep, const zp_fr *pub, 
     return plain;
 }
 
+/* k·G1 and k·G2 for k in Montgomery form; k = 0 gives infinity. */
+static void g1_of(zp_g1_affine *out, const zp_fr *k)
+{
+    zp_fr plain;
+    zp_fr_from_mont(&plain, k);
+    zp_g1_jac j;
+    zp_g1_generator(out);
+    zp_g1_jac_from_affine(&j, out);
+    zp_g1_jac_mul_vartime(&j, &j, plain.l, 4);
+    zp_g1_jac_to_affine(out, &j);
+}
+
+static void g2_of(zp_g2_affine *out, const zp_fr *k)
+{
+    zp_fr plain;
+    zp_fr_from_mont(&plain, k);
+    zp_g2_jac j;
+    zp_g2_generator(out);
+    zp_g2_jac_from_affine(&j, out);
+    zp_g2_jac_mul_vartime(&j, &j, plain.l, 4);
+    zp_g2_jac_to_affine(out, &j);
+}
+
 /* A random point of G1 (a random multiple of the generator). */
 static void rand_g1(zp_g1_affine *out)
 {
     zp_fr k;
     rand_fr(&k);
-    zp_fr_from_mont(&k, &k);
-    zp_g1_jac j;
-    zp_g1_generator(out);
-    zp_g1_jac_from_affine(&j, out);
-    zp_g1_jac_mul_vartime(&j, &j, k.l, 4);
-    zp_g1_jac_to_affine(out, &j);
+    g1_of(out, &k);
 }
 
 /* Every change to one valid proof p for (vk, pub): none may verify, and
@@ -110,29 +128,6 @@ static void test_prepared_matches_plain(void)
             fix_free(&f);
         }
     }
-}
-
-/* k·G1 and k·G2 for k in Montgomery form; k = 0 gives infinity. */
-static void g1_of(zp_g1_affine *out, const zp_fr *k)
-{
-    zp_fr plain;
-    zp_fr_from_mont(&plain, k);
-    zp_g1_jac j;
-    zp_g1_generator(out);
-    zp_g1_jac_from_affine(&j, out);
-    zp_g1_jac_mul_vartime(&j, &j, plain.l, 4);
-    zp_g1_jac_to_affine(out, &j);
-}
-
-static void g2_of(zp_g2_affine *out, const zp_fr *k)
-{
-    zp_fr plain;
-    zp_fr_from_mont(&plain, k);
-    zp_g2_jac j;
-    zp_g2_generator(out);
-    zp_g2_jac_from_affine(&j, out);
-    zp_g2_jac_mul_vartime(&j, &j, plain.l, 4);
-    zp_g2_jac_to_affine(out, &j);
 }
 
 /*
