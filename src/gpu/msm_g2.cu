@@ -38,8 +38,6 @@ extern "C" zp_err zp__gpu_msm_g2_w(zp__gpu_stream *s, zp_g2_jac *out,
 {
     wsel_t ws;
     zp_g2_jac_inf(out);
-    if (n > ZP_GPU_MSM_MAX)
-        return ZP_E_TOO_LARGE;
     ZP_TRY(wsel_of(&ws, sc, n));
     return msm_g2(s, out, d_points, NULL, n, scratch, &ws);
 }

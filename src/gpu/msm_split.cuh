@@ -116,9 +116,12 @@ static __global__ void scatter_w_kernel(wsel_t ws, const uint64_t *flags, const 
     }
 }
 
-/* sc as a wsel_t for n scalars, or ZP_E_INVALID_ARG (gpu.h's rules). */
+/* sc as a wsel_t for n scalars, or ZP_E_TOO_LARGE / ZP_E_INVALID_ARG
+ * (gpu.h's rules). */
 static zp_err wsel_of(wsel_t *ws, const zp__gpu_wsc *sc, uint64_t n)
 {
+    if (n > ZP_GPU_MSM_MAX)
+        return ZP_E_TOO_LARGE;
     if (!sc || !sc->w || sc->off + sc->nv > ((uint64_t)1 << 32) || sc->off + sc->nv < sc->off ||
         (sc->words ? !sc->rank || sc->off != 0 || n > sc->nv : n != sc->nv))
         return ZP_E_INVALID_ARG;
