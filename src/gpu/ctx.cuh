@@ -44,6 +44,7 @@ struct zp__gpu_stream {
     cudaEvent_t ev[ZP__STREAM_EVENTS];  /* phase marks */
     cudaEvent_t dep;                    /* zp__gpu_stream_after's mark */
     cudaEvent_t mark;                   /* zp__gpu_stream_mark's */
+    cudaEvent_t clk[2];                 /* zp__gpu_stream_clock's (compute streams) */
     zp__gpu_msm_phases phases;          /* of the last profiled MSM */
     unsigned ntt_marks;                 /* events recorded by the last NTT (0: none) */
     zp__gpu_ntt_paths ntt_paths;        /* the kernels of the last NTT */

@@ -214,7 +214,7 @@ extern "C" void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf)
 
 /* copy: a stream for copies and waits only, without the scratch that
  * kernels use (zp__gpu_stream_open_copy). */
-static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy)
+static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy, bool high)
 {
     *out = NULL;
     zp__gpu_stream *s = (zp__gpu_stream *)calloc(1, sizeof *s);
@@ -224,12 +224,18 @@ static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy)
     zp_err err = ZP_OK;
     do {
         cudaError_t e = cudaSetDevice(g->device);
+        int least = 0, greatest = 0;
+        if (e == cudaSuccess && high)
+            e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
         if (e == cudaSuccess)
-            e = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking);
+            e = cudaStreamCreateWithPriority(&s->st, cudaStreamNonBlocking,
+                                             high ? greatest : least);
         if (e == cudaSuccess && !copy)
             e = cudaMallocHost(&s->host, ZP__STREAM_HOST_BYTES);
         for (int i = 0; i < ZP__STREAM_EVENTS && e == cudaSuccess && !copy; i++)
             e = cudaEventCreate(&s->ev[i]);
+        for (int i = 0; i < 2 && e == cudaSuccess && !copy; i++)
+            e = cudaEventCreate(&s->clk[i]);
         if (e == cudaSuccess)
             e = cudaEventCreateWithFlags(&s->dep, cudaEventDisableTiming);
         if (e == cudaSuccess)
@@ -251,12 +257,17 @@ static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy)
 
 extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
 {
-    return stream_open(g, out, false);
+    return stream_open(g, out, false, false);
+}
+
+extern "C" zp_err zp__gpu_stream_open_high(zp__gpu *g, zp__gpu_stream **out)
+{
+    return stream_open(g, out, false, true);
 }
 
 extern "C" zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out)
 {
-    return stream_open(g, out, true);
+    return stream_open(g, out, true, false);
 }
 
 extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)
@@ -277,6 +288,9 @@ extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)
         cudaEventDestroy(s->dep);
     if (s->mark)
         cudaEventDestroy(s->mark);
+    for (int i = 0; i < 2; i++)
+        if (s->clk[i])
+            cudaEventDestroy(s->clk[i]);
     zp__gpu_free(s->g, &s->dev);
     free(s);
 }
@@ -312,6 +326,30 @@ extern "C" zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stre
     zp__gpu *g = s->g;
     ZP_CUDA(cudaSetDevice(g->device));
     ZP_CUDA(cudaStreamWaitEvent(waiter->st, s->mark, 0));
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_stream_clock(zp__gpu_stream *s, unsigned which)
+{
+    zp__gpu *g = s->g;
+    if (which > 1 || !s->clk[which])
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaEventRecord(s->clk[which], s->st));
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_stream_clock_ms(zp__gpu_stream *s, double *ms)
+{
+    zp__gpu *g = s->g;
+    float f = 0;
+    *ms = 0;
+    if (!s->clk[0])
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaEventSynchronize(s->clk[1]));
+    ZP_CUDA(cudaEventElapsedTime(&f, s->clk[0], s->clk[1]));
+    *ms = f;
     return ZP_OK;
 }
 

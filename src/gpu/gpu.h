@@ -88,6 +88,11 @@ void zp__gpu_slots_add(zp__gpu *g, int d);
 int zp__gpu_slots(zp__gpu *g);
 
 zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out);
+/* A stream whose kernels' blocks go first where both it and others have
+ * blocks waiting for an SM (the device's greatest priority; others take
+ * the least). For work that should run at nearly its own rate while a
+ * stream of long kernels queued earlier fills what it leaves. */
+zp_err zp__gpu_stream_open_high(zp__gpu *g, zp__gpu_stream **out);
 /* A stream for copies, zp__gpu_stream_after and syncs only: no kernels run
  * on it, so it takes none of the arena. */
 zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out);
@@ -103,6 +108,13 @@ zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s);
  * first of several copies enqueued at once. */
 zp_err zp__gpu_stream_mark(zp__gpu_stream *s);
 zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s);
+/* A clock of two marks on a compute stream: zp__gpu_stream_clock(s, 0)
+ * and (s, 1) record them where the stream's work has reached (no host
+ * wait); zp__gpu_stream_clock_ms waits for mark 1 and gives the device
+ * milliseconds between the two. For a stage timed while the host drives
+ * another stream. */
+zp_err zp__gpu_stream_clock(zp__gpu_stream *s, unsigned which);
+zp_err zp__gpu_stream_clock_ms(zp__gpu_stream *s, double *ms);
 /* Asynchronous copies on s; the host side must stay valid until a sync. */
 zp_err zp__gpu_upload(zp__gpu_stream *s, void *dev, const void *host, uint64_t bytes);
 zp_err zp__gpu_download(zp__gpu_stream *s, void *host, const void *dev, uint64_t bytes);

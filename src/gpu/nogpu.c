@@ -53,6 +53,11 @@ zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_stream_open_high(zp__gpu *g, zp__gpu_stream **out)
+{
+    return zp__gpu_stream_open(g, out);
+}
+
 zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out)
 {
     return zp__gpu_stream_open(g, out);
@@ -77,6 +82,20 @@ zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s)
 {
     (void)waiter;
     (void)s;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_stream_clock(zp__gpu_stream *s, unsigned which)
+{
+    (void)s;
+    (void)which;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_stream_clock_ms(zp__gpu_stream *s, double *ms)
+{
+    (void)s;
+    *ms = 0;
     return ZP_E_NO_GPU;
 }
 
