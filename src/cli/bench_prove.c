@@ -218,6 +218,10 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
            zp__g16_slot_windows(c->slot), (double)info.arena_used / (1u << 30),
            (double)info.arena_bytes / (1u << 30), (double)c->key.twist.mem.bytes / (1u << 30),
            (double)c->key.h_pre.bytes / (1u << 30), c->key.h_pre_c, table_s);
+    printf("slot: L, A, B1 and B2 MSMs %s\n",
+           zp__g16_slot_beside(c->slot) ? "beside h, on a stream of their own"
+                                        : "after h (no room for them beside it, or "
+                                          "ZKPIPE_SLOT_BESIDE_H=0)");
     return ZP_OK;
 }
 
@@ -266,22 +270,24 @@ static const bench_backend *find_backend(const char *name)
 
 /* --------------------------------------------------------------- stages */
 
+/* total: the stages' times, h and the MSMs beside it overlapping
+ * (zp__prove_times_total); wall: the prove call as the caller sees it. */
 enum { ST_EVAL, ST_H, ST_MSM_A, ST_MSM_B1, ST_MSM_B2, ST_MSM_L, ST_MSM_H, ST_FINISH,
-       ST_VERIFY, ST_TOTAL, ST_COUNT };
+       ST_VERIFY, ST_TOTAL, ST_WALL, ST_COUNT };
 
 static const char *const stage_names[ST_COUNT] = {
     "eval", "h", "msm_a", "msm_b1", "msm_b2", "msm_l", "msm_h", "finish", "verify", "total",
+    "wall",
 };
 
-static void stage_values(double v[ST_COUNT], const zp__prove_times *t)
+static void stage_values(double v[ST_COUNT], const zp__prove_times *t, double wall)
 {
     const double s[ST_TOTAL] = {t->eval,   t->h,      t->msm_a,  t->msm_b1, t->msm_b2,
                                 t->msm_l,  t->msm_h,  t->finish, t->verify};
-    v[ST_TOTAL] = 0;
-    for (int i = 0; i < ST_TOTAL; i++) {
+    for (int i = 0; i < ST_TOTAL; i++)
         v[i] = s[i];
-        v[ST_TOTAL] += s[i];
-    }
+    v[ST_TOTAL] = zp__prove_times_total(t);
+    v[ST_WALL] = wall;
 }
 
 /* --------------------------------------------------------------- driver */
@@ -396,12 +402,14 @@ static int one_proof(bench_run *r, const bench_backend *b, void *ctx, int i)
         return zp__cli_fail("bench prove", "witness", e, NULL);
     zp__proof p;
     zp__prove_times t;
+    t0 = zp__now();
     if ((e = b->prove(ctx, &p, w, r->cs.n_vars, &t, &why)))
         return zp__cli_fail("bench prove", "proving", e, &why);
+    const double wall = zp__now() - t0;
     if (i == 0)
         return 0;
     double v[ST_COUNT];
-    stage_values(v, &t);
+    stage_values(v, &t, wall);
     for (int s = 0; s < ST_COUNT; s++)
         r->stage[s * r->a.reps + i - 1] = v[s];
     r->wit[i - 1] = tw;

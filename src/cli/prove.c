@@ -262,11 +262,12 @@ static int load_files(prove_in *in, const prove_args *a)
 static void print_times(const zp__prove_times *t, double load, bool verbose)
 {
     double msm = t->msm_a + t->msm_b1 + t->msm_b2 + t->msm_l + t->msm_h;
-    double total = t->eval + t->h + msm + t->finish + t->verify;
     fprintf(stderr,
-            "zkpipe prove: proof verified; %.3f s (eval %.3f, h %.3f, msm %.3f, finish %.3f, "
+            "zkpipe prove: proof verified; %.3f s (eval %.3f, h %.3f, msm %.3f%s, finish %.3f, "
             "verify %.3f; loading %.3f)\n",
-            total, t->eval, t->h, msm, t->finish, t->verify, load);
+            zp__prove_times_total(t), t->eval, t->h, msm,
+            t->msm_beside_h ? " of which L, A, B1, B2 beside h" : "", t->finish, t->verify,
+            load);
     if (!verbose)
         return;
     const struct {

@@ -489,9 +489,11 @@ static void stage(gpu_run *r, zp__stage st, double t1)
     r->t = t1;
 }
 
-/* The device stages, recorded from the slot's own times (they run back to
- * back on the slot's stream); the msm stage ends now, its five MSMs traced
- * within it. */
+/* The device stages, recorded from the slot's own times: eval, then h,
+ * then the msm stage, which ends now, its five MSMs traced within it back
+ * to back (each MSM's time includes the scalar gathers before it): H
+ * first; or, where the slot ran L, A, B1 and B2 beside h, those from h's
+ * start (the msm stage starts there then) and H after h and them. */
 static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit, bool sent,
                             ahead_ctx *next, zp__g16_sums *sums, zp__ioerr *why)
 {
@@ -502,19 +504,22 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
     double end = zp__eng_now(r->e);
     if (err)
         return err;
-    double t_eval = r->t + pt.eval, t_h = t_eval + pt.h;
-    stage(r, ZP__ST_EVAL, t_eval < end ? t_eval : end);
-    stage(r, ZP__ST_H, t_h < end ? t_h : end);
-    double at = t_h < end ? t_h : end;
+    const double t_eval = r->t + pt.eval < end ? r->t + pt.eval : end;
+    const double t_h = t_eval + pt.h < end ? t_eval + pt.h : end;
+    stage(r, ZP__ST_EVAL, t_eval);
+    zp__eng_stage(r->e, (uint32_t)r->w->index, ZP__ST_H, r->j, r->part, t_eval, t_h);
+    r->t = pt.msm_beside_h ? t_eval : t_h;
+    double at = r->t;
     stage(r, ZP__ST_MSM, end);
-    /* Its parts, back to back in the order the slot ran them (each MSM's
-     * time includes the scalar gathers before it). */
-    const double part[5] = {pt.msm_h, pt.msm_l, pt.msm_a, pt.msm_b1, pt.msm_b2};
-    const zp__stage st[5] = {ZP__ST_MSM_H, ZP__ST_MSM_L, ZP__ST_MSM_A, ZP__ST_MSM_B1,
-                             ZP__ST_MSM_B2};
+    const double part[5] = {pt.msm_l, pt.msm_a, pt.msm_b1, pt.msm_b2, pt.msm_h};
+    const zp__stage st[5] = {ZP__ST_MSM_L, ZP__ST_MSM_A, ZP__ST_MSM_B1, ZP__ST_MSM_B2,
+                             ZP__ST_MSM_H};
     for (int i = 0; i < 5; i++) {
-        double t1 = at + part[i] < end ? at + part[i] : end;
-        zp__eng_stage(r->e, (uint32_t)r->w->index, st[i], r->j, r->part, at, t1);
+        const int m = pt.msm_beside_h ? i : (i + 4) % 5; /* else H first */
+        if (m == 4 && at < t_h) /* H waits for h too */
+            at = t_h;
+        double t1 = at + part[m] < end ? at + part[m] : end;
+        zp__eng_stage(r->e, (uint32_t)r->w->index, st[m], r->j, r->part, at, t1);
         at = t1;
     }
     return ZP_OK;

@@ -165,10 +165,13 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
  * Stages eval, h and msm of one proof on the slot with key k: uploads w
  * (k->pk->n_vars values, Montgomery form; may be the slot's witness buffer),
  * evaluates a, b, c, the H scalars, converts and gathers the MSM scalars on
- * the device, and runs the five MSMs; the sums come back to the host. t
- * (may be NULL) receives eval, h and msm_a .. msm_h; where the witness
- * went in parts (ZKPIPE_UPLOAD_PARTS) eval includes the L MSM over the run
- * sent first, and msm_l only the rest. Waits on the slot's stream only.
+ * the device, and runs the five MSMs; the sums come back to the host.
+ * Where the slot has the room (zp__g16_slot_beside) L, A, B1 and B2 run on
+ * a stream of their own while h runs, and H after both; else all five
+ * after h. t (may be NULL) receives eval, h (its device time when MSMs
+ * ran beside it), msm_a .. msm_h and msm_beside_h;
+ * where the witness went in parts (ZKPIPE_UPLOAD_PARTS) eval includes the
+ * L MSM over the run sent first, and msm_l only the rest. Waits on the slot's stream only.
  * The caller checks the inputs (zp__g16_check_inputs) and finishes
  * (zp__g16_finish_verify).
  */
@@ -183,11 +186,12 @@ zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
  * key, valid until that partition's zp__g16_slot_sums_next returns), or
  * NULL for none. When it gave none it is asked again with ZP_G16_NEXT_SEND
  * where the witness could go: once this partition's MSMs no longer read
- * the slot's witness (the MSMs run H, L, A, then B1 and B2 after that
- * point). The witness given goes up then on the slot's copy stream. The
+ * the slot's witness (L, A and B's gather read it; B1 and B2 run after
+ * that point). The witness given goes up then on the slot's copy stream. The
  * next call passes it again with w_sent = true and waits for the copy
  * instead of uploading; any other call uploads (after that copy). The
- * stage times cover the hook's time during h as h.
+ * stage times cover the hook's time during h as h, except beside h (h
+ * is then its device time).
  */
 enum { ZP_G16_NEXT_H, ZP_G16_NEXT_SEND };
 typedef const zp_fr *(*zp__g16_next_fn)(void *ctx, int phase);
@@ -198,6 +202,9 @@ zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_f
 bool zp__g16_slot_took_sent(const zp__g16_slot *s);
 /* Whether the last partition's H MSM went over the key's H table. */
 bool zp__g16_slot_took_pre(const zp__g16_slot *s);
+/* Whether the slot runs the MSMs over the witness beside h (its room
+ * above a, b and c holds them; ZKPIPE_SLOT_BESIDE_H). */
+bool zp__g16_slot_beside(const zp__g16_slot *s);
 /* Whether the last eval sent the witness in parts and summed L over some
  * (ZKPIPE_UPLOAD_PARTS; a key's first witness in a slot is summed part by
  * part to learn the plan). */

@@ -32,9 +32,20 @@
 /* Wall time of each stage of one proof, in seconds (monotonic clock). */
 typedef struct zp__prove_times {
     double eval, h, msm_a, msm_b1, msm_b2, msm_l, msm_h, finish, verify;
+    /* The GPU slot ran L, A, B1 and B2 (in that order) beside h, from its
+     * start, and H after both; else every stage after the one before. */
+    bool msm_beside_h;
 } zp__prove_times;
 
-/* The sums of the MSM stage, before blinding. */
+/* The time from eval's start to the proof verified: the stages one after
+ * another, except that h and the four MSMs beside it overlap (the longer
+ * counts). */
+static inline double zp__prove_times_total(const zp__prove_times *t)
+{
+    double w = t->msm_l + t->msm_a + t->msm_b1 + t->msm_b2;
+    double hw = t->msm_beside_h ? (t->h > w ? t->h : w) : t->h + w;
+    return t->eval + hw + t->msm_h + t->finish + t->verify;
+}/* The sums of the MSM stage, before blinding. */
 typedef struct zp__g16_sums {
     zp_g1_jac a;   /* Σ w_i A_i over a_density */
     zp_g1_jac b1;  /* Σ w_i B1_i over b_density */

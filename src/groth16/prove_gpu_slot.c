@@ -10,10 +10,12 @@
  *        MSM scratch (grown past 3n when the scratch needs more).
  *   sab  only when n_a or n_b exceeds n: the gathered A / B scalars;
  *        otherwise they go to a once the H MSM is done with it.
- * So a slot holds w, 3n scalars and one MSM scratch, no more.
+ * So a slot holds w, 3n scalars and one MSM scratch, no more. Where big
+ * also holds, above a, b and c, the gathers and the scratch of the MSMs
+ * over the witness, those run there beside h (prove_gpu_msm.c).
  *
  * The MSM scratch is that of a full MSM of 2^25 points (~11 GB), or of
- * one window per pass for a chunk (chunk_points), or for G1 of the
+ * one window per pass for a chunk (zp__g16_chunk_points), or for G1 of the
  * batch-affine round two windows a pass (msm_bytes), whichever is most;
  * more windows when the slot's share of the arena holds them. An MSM
  * longer than 2^25 points sorts as many windows per pass as fit: sorting
@@ -52,7 +54,7 @@
 #define ZP_G16_MSM_CHUNK_G2 ((uint64_t)1 << 25)
 #define ZP_G16_MSM_BUDGET ((uint64_t)1 << 25) /* points whose full scratch is the budget */
 
-static uint64_t chunk_points(bool g2)
+uint64_t zp__g16_chunk_points(bool g2)
 {
     static _Atomic unsigned cached; /* the log2 once read (never 0) */
     if (g2)
@@ -61,31 +63,6 @@ static uint64_t chunk_points(bool g2)
     if (!v)
         cached = v = zp__env_knob("ZKPIPE_MSM_CHUNK_LOG2", 20, 31, ZP_G16_MSM_CHUNK_LOG2);
     return (uint64_t)1 << v;
-}
-
-/* ZKPIPE_SLOT_PHASES=1 (read once): every MSM of a slot timed by phase
- * (zp__gpu_stream_profile) and printed to stderr, for measurements. */
-static bool phases_wanted(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_SLOT_PHASES", 1, 0) == 1;
-}
-
-static void phases_print(const zp__g16_slot *s, const char *what, uint64_t n)
-{
-    if (!phases_wanted())
-        return;
-    zp__gpu_msm_phases ph;
-    uint64_t z, o, d;
-    zp__gpu_msm_last_phases(s->st, &ph);
-    zp__gpu_msm_last_split(s->st, &z, &o, &d);
-    fprintf(stderr,
-            "msm %s n=%llu zeros=%llu ones=%llu dense=%llu: split %.2f sort %.2f accumulate "
-            "%.2f reduce %.2f ones %.2f total %.2f ms (affine rounds %u, ones %s)\n",
-            what, (unsigned long long)n, (unsigned long long)z, (unsigned long long)o,
-            (unsigned long long)d, ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones,
-            ph.total, zp__gpu_msm_last_affine_rounds(s->st),
-            zp__gpu_msm_last_ones_affine(s->st) ? "affine" : "XYZZ");
 }
 
 double zp__g16_now(void)
@@ -107,9 +84,9 @@ typedef struct slot_plan {
     uint64_t w, big, sab, scratch_off;
 } slot_plan;
 
-/* Scratch for MSMs of up to `count` points taken chunk_points(g2) at a time:
- * all windows at once up to ZP_G16_MSM_BUDGET points, and at least one
- * window per pass for a whole chunk; for G1 also the batch-affine round
+/* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
+ * at a time: all windows at once up to ZP_G16_MSM_BUDGET points, and at
+ * least one window per pass for a whole chunk; for G1 also the batch-affine round
  * with ZP_G16_AFFINE_WINDOWS windows a pass over a whole chunk. On the
  * H200 (bench/RESULTS.md, session 8) a lone G1 MSM of 2^27 points took
  * 815 ms with XYZZ buckets one window a pass, 759 ms with the round one
@@ -134,15 +111,13 @@ static unsigned affine_windows(void)
     return k == KNOB_UNSET ? ZP_G16_AFFINE_WINDOWS : k;
 }
 
-static bool h_nosplit(void);
-
 /* aw: G1 windows a pass of the affine round to make room for; 0 none (the
  * lean size, what a slot opens with when the arena has no more). split:
  * with room for the 0/1 split's arrays. */
 static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
 {
     count = max_u64(count, 1);
-    uint64_t chunk = min_u64(count, chunk_points(g2));
+    uint64_t chunk = min_u64(count, zp__g16_chunk_points(g2));
     uint64_t b = max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
                          zp__gpu_msm_scratch_bytes_pass(chunk, g2, 1));
     if (!g2 && aw)
@@ -161,7 +136,7 @@ static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
 static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
 {
     uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
-    if (!h_nosplit())
+    if (!zp__g16_h_nosplit())
         return msm_bytes(max_u64(split, pk->n_h), false, aw, true);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
     return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
@@ -189,11 +164,61 @@ static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, bool pre)
     p->sab = ab > n ? rnd(ab * fr) : 0;
 }
 
+static uint64_t plan_total(const zp__pk *pk, const slot_plan *p)
+{
+    return p->w + p->big + p->sab + zp__g16_pack_own_bytes(pk->n_vars, p->big);
+}
+
 static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, bool pre)
 {
     slot_plan p;
     plan(&p, pk, aw, pre);
-    return p.w + p.big + p.sab + zp__g16_pack_own_bytes(pk->n_vars, p.big);
+    return plan_total(pk, &p);
+}
+
+/* The least scratch the MSMs over the witness take beside h: what a slot
+ * of `aw` grown windows sizes them for after h (g1_bytes' split MSMs at
+ * most the default windows, and B2). */
+static uint64_t beside_scratch_bytes(const zp__pk *pk, unsigned aw)
+{
+    uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
+    unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
+    return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_b, true, sw, true));
+}
+
+/* B's (or a chunked A's) scalars gathered beside h, at the start of the
+ * room above a, b and c: none where sab holds them (plan's p->sab). */
+static uint64_t beside_gather_bytes(uint64_t n_a, uint64_t n_b, uint64_t sab)
+{
+    return sab ? 0 : rnd(max_u64(n_a, n_b) * sizeof(zp_fr));
+}
+
+/* The big a slot of pk's shape needs for the MSMs beside h (with plan p
+ * and `aw` windows): a, b and c, then the gathers and the scratch. */
+static uint64_t beside_big(const zp__pk *pk, const slot_plan *p, unsigned aw)
+{
+    return rnd(3 * pk->domain_size * sizeof(zp_fr)) +
+           beside_gather_bytes(pk->n_a, pk->n_b, p->sab) + beside_scratch_bytes(pk, aw);
+}
+
+/*
+ * ZKPIPE_SLOT_BESIDE_H (read at each slot open; default 1): the MSMs over
+ * the witness (L, A, B1, B2) run on a stream of their own while h runs,
+ * in big above a, b and c, where big holds them there with the scratch
+ * they take after h (a slot grows big for that room where its share
+ * allows; a grown porep:27 slot's H scratch holds it anyway: ~25 of ~34
+ * GiB); H runs after both. The NTTs of h share the SMs with an MSM well
+ * (bench corun, session 19: ntt:27 + msm:27 keep 0.768 + 0.513 of their
+ * rates), where two MSMs do not (1.038). That stream has the greater
+ * priority: at the same priority h's kernels, queued first, took the SMs
+ * and the MSMs waited for all of h (H200, porep:27, session 24: L 30 ->
+ * 255 ms, the partition unchanged). 2: beside h at the same priority; 0:
+ * every MSM after h, as before.
+ */
+enum { BESIDE_OFF, BESIDE_HIGH, BESIDE_SAME };
+static unsigned beside_wanted(void)
+{
+    return zp__env_knob("ZKPIPE_SLOT_BESIDE_H", 0, 2, BESIDE_HIGH);
 }
 
 /* The size functions without a device assume one that takes the H table
@@ -238,10 +263,23 @@ static unsigned grow_windows(const zp__pk *pk, uint64_t share, bool pre)
     return best;
 }
 
+/* The plan of a slot grown into `share` (*aw windows, grow_windows), its
+ * big grown for the room beside h where the share holds that too. */
+static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t share, bool pre)
+{
+    *aw = grow_windows(pk, share, pre);
+    plan(g, pk, *aw, pre);
+    const uint64_t bb = beside_big(pk, g, *aw);
+    if (beside_wanted() && share && bb > g->big && plan_total(pk, g) - g->big + bb <= share)
+        g->big = bb;
+}
+
 uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
 {
-    const bool pre = pre_of(pk);
-    return plan_bytes(pk, grow_windows(pk, share, pre), pre);
+    slot_plan g;
+    unsigned aw;
+    plan_within(&g, &aw, pk, share, pre_of(pk));
+    return plan_total(pk, &g);
 }
 
 unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
@@ -249,6 +287,8 @@ unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
 bool zp__g16_slot_took_sent(const zp__g16_slot *s) { return s->took_sent; }
 
 bool zp__g16_slot_took_pre(const zp__g16_slot *s) { return s->took_pre; }
+
+bool zp__g16_slot_beside(const zp__g16_slot *s) { return s->co != NULL; }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 {
@@ -278,12 +318,15 @@ void zp__g16_slot_close(zp__g16_slot *s)
         zp__gpu_stream_sync(s->st); /* nothing may still use the regions */
     if (s->cp)
         zp__gpu_stream_sync(s->cp);
+    if (s->co)
+        zp__gpu_stream_sync(s->co);
     zp__gpu_free(s->dev, &s->w);
     zp__gpu_free(s->dev, &s->big);
     zp__gpu_free(s->dev, &s->sab);
     zp__gpu_host_free(s->hw);
     zp__g16_pack_close(s->pack);
     zp__gpu_stream_close(s->cp);
+    zp__gpu_stream_close(s->co);
     zp__gpu_stream_close(s->st);
     if (s->counted)
         zp__gpu_slots_add(s->dev, -1);
@@ -313,10 +356,11 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
     const bool pre = zp__g16_h_pre_on(pk, dev);
-    unsigned grown = grow_windows(pk, share, pre);
+    unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller bigs */
-    plan(&g, pk, grown, pre);
+    plan_within(&g, &grown, pk, share, pre);
     plan(&p, pk, affine_windows(), pre);
+    const unsigned beside = beside_wanted();
     plan(&lpre, pk, 0, pre);
     plan(&lean, pk, 0, false);
     s->scratch_off = p.scratch_off;
@@ -350,7 +394,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     }
     if (!e)
         e = zp__gpu_stream_open(dev, &s->st);
-    if (!e && phases_wanted())
+    if (!e && zp__g16_phases_wanted())
         zp__gpu_stream_profile(s->st, true);
     if (!e)
         e = zp__gpu_stream_open_copy(dev, &s->cp);
@@ -363,6 +407,22 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
         zp__g16_slot_close(s);
         return e;
     }
+    /* The stream beside h is an option too: without it (no room above a,
+     * b and c, or none left for its stream) every MSM runs after h. */
+    if (beside && s->big.bytes >= beside_big(pk, &p, s->windows)) {
+        if ((beside == BESIDE_HIGH ? zp__gpu_stream_open_high : zp__gpu_stream_open)(dev, &s->co))
+            s->co = NULL;
+        else if (zp__g16_phases_wanted())
+            zp__gpu_stream_profile(s->co, true);
+        /* The room above a, b and c: the gathers (unless sab holds them),
+         * then the scratch. */
+        const uint64_t off = rnd(3 * n * sizeof(zp_fr));
+        const uint64_t g = beside_gather_bytes(pk->n_a, pk->n_b, p.sab);
+        char *room = (char *)s->big.ptr + off;
+        s->side_gat = s->sab.ptr ? s->sab.ptr : (zp_fr *)room;
+        s->side_msc = (zp__gpu_buf){room + g, s->big.bytes - off - g};
+    }
+    zp__g16_slot_msm_on(s, false);
     /* Packing is an option: without its room the witness goes as it is. */
     if (zp__g16_pack_wanted() && zp__g16_pack_open(&s->pack, dev, pk->n_vars, s->big))
         s->pack = NULL;
@@ -432,7 +492,7 @@ static bool fold_ab(void)
 }
 
 /* The h stage enqueued on the slot's stream (zp__g16_slot_h waits). */
-static zp_err h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
+zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     const zp__pk *pk = k->pk;
     uint64_t n = pk->domain_size;
@@ -491,7 +551,7 @@ static zp_err h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
 
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
 {
-    zp_err e = h_enqueue(s, k);
+    zp_err e = zp__g16_slot_h_enqueue(s, k);
     zp_err es = zp__gpu_stream_sync(s->st);
     return e ? e : es;
 }
@@ -511,208 +571,6 @@ zp_err zp__g16_slot_read(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *out,
     zp_err e = zp__gpu_download(s->st, out, d, len * sizeof(zp_fr));
     zp_err es = zp__gpu_stream_sync(s->st);
     return e ? e : es;
-}
-
-/* ------------------------------------------------------------------ msm */
-
-static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
-{
-    zp__gpu_buf b = {(char *)s->big.ptr + s->scratch_off, s->big.bytes - s->scratch_off};
-    return b;
-}
-
-/* The H MSM without the 0/1 split (zp__gpu_msm_g1_nosplit): its scalars
- * are random, so the split and its wait find nothing to skip (porep:27 on
- * the H200: 601.4 -> 598.7 ms). ZKPIPE_MSM_H_NOSPLIT=0 (read once) splits. */
-static bool h_nosplit(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_H_NOSPLIT", 1, 1) == 1;
-}
-
-/* Σ sc[i]·p[i] for i < n, chunk_points(false) points at a time; without
- * the 0/1 split unless `split`. */
-zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
-                           const zp_fr *sc, uint64_t n, bool split)
-{
-    const zp_g1_affine *pts = p->ptr;
-    const uint64_t chunk = chunk_points(false);
-    zp_g1_jac_inf(out);
-    for (uint64_t off = 0; off < n; off += chunk) {
-        zp_g1_jac part, sum;
-        zp_err e = (split ? zp__gpu_msm_g1 : zp__gpu_msm_g1_nosplit)(
-            s->st, &part, pts + off, sc + off, min_u64(n - off, chunk), msm_scratch(s));
-        if (e)
-            return e;
-        phases_print(s, "G1", min_u64(n - off, chunk));
-        zp_g1_jac_add(&sum, out, &part);
-        *out = sum;
-    }
-    return ZP_OK;
-}
-
-bool zp__g16_msm_w(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_W", 1, 1) == 1;
-}
-
-zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine *p,
-                             const zp_fr *w, uint64_t from, uint64_t to)
-{
-    const uint64_t chunk = chunk_points(false);
-    zp_g1_jac_inf(out);
-    for (uint64_t off = from; off < to; off += chunk) {
-        const uint64_t len = min_u64(to - off, chunk);
-        const zp__gpu_wsc sc = {w, NULL, NULL, off, len};
-        zp_g1_jac part, sum;
-        zp_err e = zp__gpu_msm_g1_w(s->st, &part, p + (off - from), &sc, len, msm_scratch(s));
-        if (e)
-            return e;
-        phases_print(s, "G1 w", len);
-        zp_g1_jac_add(&sum, out, &part);
-        *out = sum;
-    }
-    return ZP_OK;
-}
-
-/* The H MSM (its scalars at the start of big): over the key's H table
- * where it has one and the slot's scratch holds that MSM's layout, else
- * over the points. */
-static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
-{
-    const zp__pk *pk = k->pk;
-    const zp__gpu_buf sc = msm_scratch(s);
-    const uint64_t need = k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre(pk->n_h, k->h_pre_c) : 0;
-    s->took_pre = need && need <= sc.bytes;
-    if (s->took_pre)
-        return zp__gpu_msm_g1_pre(s->st, out, k->h_pre.ptr, k->h_pre_c, s->big.ptr, pk->n_h, sc);
-    return zp__g16_slot_msm_g1(s, out, &k->p_h, s->big.ptr, pk->n_h, !h_nosplit());
-}
-
-/* The L MSM: over all of w's L scalars, or what eval's zp__g16_parts_put
- * left plus the sum it made. */
-static zp_err msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
-{
-    const zp__pk *pk = k->pk;
-    if (s->l_split)
-        return zp__g16_parts_msm_l(s, k, out);
-    if (zp__g16_msm_w())
-        return zp__g16_slot_msm_g1_w(s, out, k->p_l.ptr, s->w.ptr, pk->n_public + 1, pk->n_vars);
-    return zp__g16_slot_msm_g1(s, out, &k->p_l, (zp_fr *)s->w.ptr + pk->n_public + 1, pk->n_l,
-                               true);
-}
-
-/* The A MSM: over w through A's density where one MSM takes all of A;
- * else, or without zp__g16_msm_w, over A's scalars gathered into sc. */
-static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *sc, zp_g1_jac *out)
-{
-    const zp__pk *pk = k->pk;
-    const bool mw = zp__g16_msm_w();
-    if (mw && pk->n_a <= chunk_points(false)) {
-        const zp__gpu_wsc ws = {s->w.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
-        zp_err e = zp__gpu_msm_g1_w(s->st, out, k->p_a.ptr, &ws, pk->n_a, msm_scratch(s));
-        if (!e)
-            phases_print(s, "G1 w density", pk->n_a);
-        return e;
-    }
-    zp_err e = zp__gpu_fr_gather(s->st, sc, s->w.ptr, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
-    if (e)
-        return e;
-    return mw ? zp__g16_slot_msm_g1_w(s, out, k->p_a.ptr, sc, 0, pk->n_a)
-              : zp__g16_slot_msm_g1(s, out, &k->p_a, sc, pk->n_a, true);
-}
-
-/* The B2 MSM over sc[0, n) (Montgomery with zp__g16_msm_w, else standard). */
-static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
-                     uint64_t n)
-{
-    const zp_g2_affine *pts = p->ptr;
-    const uint64_t chunk = chunk_points(true);
-    const bool mw = zp__g16_msm_w();
-    zp_g2_jac_inf(out);
-    for (uint64_t off = 0; off < n; off += chunk) {
-        zp_g2_jac part, sum;
-        const uint64_t len = min_u64(n - off, chunk);
-        const zp__gpu_wsc ws = {sc, NULL, NULL, off, len};
-        zp_err e = mw ? zp__gpu_msm_g2_w(s->st, &part, pts + off, &ws, len, msm_scratch(s))
-                      : zp__gpu_msm_g2(s->st, &part, pts + off, sc + off, len, msm_scratch(s));
-        if (e)
-            return e;
-        phases_print(s, "G2", len);
-        zp_g2_jac_add(&sum, out, &part);
-        *out = sum;
-    }
-    return ZP_OK;
-}
-
-/* The witness the hook gave (s->want) up into w on the copy stream, after
- * what the slot's stream has enqueued so far (the last reads of w). */
-static zp_err send_next(zp__g16_slot *s, const zp__g16_dkey *k)
-{
-    if (!s->want && s->next) /* none during h: perhaps now */
-        s->want = s->next(s->next_ctx, ZP_G16_NEXT_SEND);
-    const zp_fr *w = s->want;
-    s->want = NULL;
-    if (!w || s->pack)
-        return ZP_OK; /* a packed witness goes up in eval, with its unpacking */
-    zp_err e = zp__gpu_stream_after(s->cp, s->st);
-    if (!e)
-        e = zp__gpu_upload(s->cp, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
-    if (!e)
-        s->sent = w;
-    return e;
-}
-
-zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
-                        zp__prove_times *t)
-{
-    const zp__pk *pk = k->pk;
-    zp__prove_times dummy;
-    if (!t)
-        t = &dummy;
-    zp_fr *w = s->w.ptr, *sc = s->sab.ptr ? s->sab.ptr : s->big.ptr;
-    double t0 = zp__g16_now(), t1, t2, t3, t4, t5;
-    /* H first: its scalars occupy a, where the gathers go next. Then L, A
-     * and B's gather, the last reads of the witness, so that the next one
-     * can go up into w during B1 and B2 (send_next). With zp__g16_msm_w the
-     * witness stays Montgomery: L and A read it where it lies, B1 and B2
-     * read B's gathered copy in that form. On the H200 that took a lone
-     * porep:27 partition from 1231.7 / 1233.1 to 1228.7 / 1227.1 ms (A 1.6
-     * and L 2.1 ms shorter: no gather of A, no conversion pass;
-     * bench/RESULTS.md, session 23). */
-    const bool mw = zp__g16_msm_w();
-    zp_err e = msm_h(s, k, &out->h);
-    t1 = zp__g16_now();
-    if (!e && !mw)
-        e = zp__gpu_fr_from_mont(s->st, w, w, pk->n_vars);
-    if (!e)
-        e = msm_l(s, k, &out->l);
-    t2 = zp__g16_now();
-    if (!e)
-        e = msm_a(s, k, sc, &out->a);
-    t3 = zp__g16_now();
-    /* The A MSM has waited for the stream: its scalars may be replaced. */
-    if (!e)
-        e = zp__gpu_fr_gather(s->st, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
-    if (!e)
-        e = send_next(s, k);
-    if (!e)
-        e = mw ? zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b)
-               : zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
-    t4 = zp__g16_now();
-    if (!e)
-        e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
-    t5 = zp__g16_now();
-    t->msm_h = t1 - t0;
-    t->msm_l = t2 - t1;
-    t->msm_a = t3 - t2;
-    t->msm_b1 = t4 - t3;
-    t->msm_b2 = t5 - t4;
-    s->want = NULL;
-    if (e)
-        zp__gpu_stream_sync(s->st); /* leave nothing running on failure */
-    return e;
 }
 
 static zp_err stage_fail(zp__ioerr *why, zp_err e, const char *stage)
@@ -744,18 +602,9 @@ zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_f
     t->eval = t1 - t0;
     if (e)
         return stage_fail(why, e, "eval");
-    e = h_enqueue(s, k);
-    if (!e && next) /* host work while the device runs h */
-        s->want = next(ctx, ZP_G16_NEXT_H);
-    zp_err es = zp__gpu_stream_sync(s->st);
-    e = e ? e : es;
-    t->h = zp__g16_now() - t1;
-    if (e)
-        return stage_fail(why, e, "h");
-    s->next = next; /* asked again where the witness could go (send_next) */
-    s->next_ctx = ctx;
-    e = zp__g16_slot_msm(s, k, out, t);
-    s->next = NULL;
-    s->next_ctx = NULL;
+    zp_err eh;
+    e = zp__g16_slot_h_msms(s, k, next, ctx, out, t, &eh);
+    if (eh)
+        return stage_fail(why, eh, "h");
     return e ? stage_fail(why, e, "msm") : ZP_OK;
 }

@@ -36,6 +36,19 @@ struct zp__g16_slot {
     uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
     zp__gpu_buf w, big, sab;
     uint64_t scratch_off;                   /* of the MSM scratch in big */
+    /* The MSMs over the witness beside h (prove_gpu_msm.c): co, a stream
+     * of their own (NULL: the slot has no room for them above a, b and c,
+     * or they are off), and in that room side_gat, where they gather
+     * scalars (or sab), and side_msc, their scratch. The MSM helpers run
+     * on mst, in the scratch msc, and gather into gat: the slot's stream,
+     * its MSM scratch and a (or sab) after h; co, side_msc and side_gat
+     * beside it (zp__g16_slot_msm_on). */
+    zp__gpu_stream *co;
+    zp_fr *side_gat;
+    zp__gpu_buf side_msc;
+    zp__gpu_stream *mst;
+    zp__gpu_buf msc;
+    zp_fr *gat;
     zp_fr *hw;                              /* pinned, n_vars */
     zp__g16_pack *pack;                     /* the witness sent packed, or NULL */
     bool counted;                           /* in dev's count of slots */
@@ -54,6 +67,28 @@ static inline unsigned knob_cached(_Atomic unsigned *cache, const char *name, un
         *cache = v = 1 + zp__env_knob(name, 0, hi, dflt);
     return v - 1;
 }
+
+/* MSMs longer than a chunk run chunk by chunk (prove_gpu_slot.c). */
+uint64_t zp__g16_chunk_points(bool g2);
+
+/* ZKPIPE_SLOT_PHASES=1: every MSM of a slot timed by phase (prove_gpu_msm.c). */
+bool zp__g16_phases_wanted(void);
+
+/* ZKPIPE_MSM_H_NOSPLIT (default 1): the H MSM without the 0/1 split. */
+bool zp__g16_h_nosplit(void);
+
+/* The h stage enqueued on the slot's stream (prove_gpu_slot.c). */
+zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);
+
+/* Where the next MSMs run (mst, msc, gat): after h, or beside it. */
+void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside);
+
+/* h, then the five MSMs (prove_gpu_msm.c): where the slot has co, L, A,
+ * B1 and B2 beside h and H after both, else all after h; the hook next
+ * asked for the next witness while h runs (zp__g16_slot_sums_next). h's
+ * failure in *h_err, the MSMs' returned. */
+zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
+                           void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err);
 
 /* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the slot's
  * MSM scratch, chunk by chunk; without the 0/1 split unless `split`. */

@@ -7,6 +7,8 @@
  *    of zp__prove's for the same fixed r, s (synthetic porep and chain
  *    circuits, both H conventions, keys made by zp__setup); one slot has
  *    the key's shape, the other is larger and gathers into its own region;
+ *  - the MSMs over the witness beside h, and after it (the knob at 0):
+ *    the same proofs, with and without the next witness sent ahead;
  *  - zp__g16_dkey_read gives the host key's points back;
  *  - zp__g16_slot_fits, and the byte counts the arena actually gives;
  *  - a slot grown into a share of the arena, and one kept at its default
@@ -288,9 +290,10 @@ static void two_slots(const char *spec, zp_h_conv conv)
     for (int i = 0; i < 2; i++) {
         uint64_t u = arena_used(T_gpu);
         GPU_OK(zp__g16_slot_open(&slot[i], T_gpu, &shape[i], &why));
-        /* The slot's regions plus its stream's own scratch (a few MiB). */
+        /* The slot's regions plus its streams' own scratch (2 MiB each,
+         * two with the stream beside h). */
         uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&shape[i]);
-        CHECK(d >= want && d - want <= ((uint64_t)4 << 20));
+        CHECK(d >= want && d - want <= ((uint64_t)6 << 20));
         if (zp__g16_pack_wanted())
             CHECK(slot[i] && zp__g16_slot_packs(slot[i]));
     }
@@ -428,6 +431,63 @@ static void test_ahead(void)
     free(c);
 }
 
+/* ------------------------------------------------------------ beside h */
+
+/* The MSMs over the witness beside h (ZKPIPE_SLOT_BESIDE_H): a slot with
+ * the room runs them there unless the knob says 0, and either way every
+ * proof has zp__prove's bytes, with the next witness sent ahead (its copy
+ * waits for the last reads of w on the stream beside h) and without. */
+static void beside_case(zp_h_conv conv, const char *knob, bool want)
+{
+    keycase *c = xmalloc(sizeof *c);
+    keycase_make(c, "synth:porep:10", conv);
+    zp__ioerr why = {""};
+    zp__g16_dkey k;
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    if (knob)
+        setenv("ZKPIPE_SLOT_BESIDE_H", knob, 1);
+    ahead_case a = {c, NULL, 1, -1, false, 0, 0};
+    GPU_OK(zp__g16_slot_open_within(&a.slot, T_gpu, &c->pk, (uint64_t)1 << 30, &why));
+    unsetenv("ZKPIPE_SLOT_BESIDE_H");
+    printf("  %s, ZKPIPE_SLOT_BESIDE_H=%s: %s\n", conv == ZP_H_TAU ? "bellperson" : "snarkjs",
+           knob ? knob : "(unset)", a.slot && zp__g16_slot_beside(a.slot) ? "beside" : "after");
+    if (a.slot) {
+        CHECK_EQ_INT(zp__g16_slot_beside(a.slot), want);
+        zp__prove_times t;
+        memset(&t, 0, sizeof t);
+        zp__g16_sums sums;
+        GPU_OK(zp__g16_slot_sums_next(a.slot, &k, c->w[3], false, NULL, NULL, &sums, &t, &why));
+        CHECK_EQ_INT(t.msm_beside_h, want);
+        CHECK(t.h > 0 && t.msm_h > 0 && t.msm_l > 0 && t.msm_b2 > 0);
+        ahead_step(&a, &k, c->w[0], false, 0, false); /* sends 1 */
+        a.give = -1;
+        a.late = 2;
+        ahead_step(&a, &k, c->w[1], true, 1, true);   /* 1 was sent; 2 late */
+        a.late = -1;
+        ahead_step(&a, &k, c->w[2], true, 2, true);   /* 2 was sent */
+        /* A whole proof through the slot, and the stage by stage path. */
+        zp__prove_opts o;
+        fixed_opts(&o, c, 1);
+        zp__proof pr;
+        uint8_t got[ZP__PROOF_BYTES];
+        GPU_OK(zp__g16_slot_prove(a.slot, &k, &pr, c->w[3], c->cs.n_vars, &o, NULL, &why));
+        CHECK_EQ_INT(zp__proof_encode(got, &pr), ZP_OK);
+        CHECK(memcmp(got, c->want[3], ZP__PROOF_BYTES) == 0);
+    }
+    zp__g16_slot_close(a.slot);
+    zp__g16_dkey_free(&k);
+    keycase_free(c);
+    free(c);
+}
+
+static void test_beside(void)
+{
+    beside_case(ZP_H_TAU, NULL, true);
+    beside_case(ZP_H_TAU, "0", false);
+    beside_case(ZP_H_COSET, NULL, true);
+    beside_case(ZP_H_COSET, "0", false);
+}
+
 /* --------------------------------------------------- fits and running out */
 
 static void test_fits(void)
@@ -509,7 +569,7 @@ static void grow_case(void)
         uint64_t u = arena_used(T_gpu);
         GPU_OK(zp__g16_slot_open_within(&s, T_gpu, &sh, shares[i], &why));
         uint64_t d = arena_used(T_gpu) - u;
-        CHECK(d >= want[i] && d - want[i] <= ((uint64_t)4 << 20));
+        CHECK(d >= want[i] && d - want[i] <= ((uint64_t)6 << 20)); /* + streams */
         if (s)
             wins[i] = zp__g16_slot_windows(s);
         zp__g16_slot_close(s);
@@ -711,6 +771,7 @@ int main(int argc, char **argv)
     RUN(test_fits);
     RUN(test_two_slots);
     RUN(test_ahead);
+    RUN(test_beside);
     RUN(test_grow);
     RUN(test_oom);
     RUN(test_h_pre);
