@@ -199,11 +199,12 @@ void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside)
 /*
  * The MSMs over the witness, on s->mst (zp__g16_slot_msm_on): L, A and
  * B's gather, the last reads of w, so that the next witness can go up
- * into w during B1 and B2 (send_next). With zp__g16_msm_w the witness stays Montgomery: L
- * and A read it where it lies, B1 and B2 read B's gathered copy in that
- * form. On the H200 that took a lone porep:27 partition from 1231.7 /
- * 1233.1 to 1228.7 / 1227.1 ms (A 1.6 and L 2.1 ms shorter: no gather of
- * A, no conversion pass; bench/RESULTS.md, session 23).
+ * into w during B1 and B2 (send_next). With zp__g16_msm_w the witness
+ * stays Montgomery: L and A read it where it lies, B1 and B2 read B's
+ * gathered copy in that form. On the H200 that took a lone porep:27
+ * partition from 1231.7 / 1233.1 to 1228.7 / 1227.1 ms (A 1.6 and L 2.1
+ * ms shorter: no gather of A, no conversion pass; bench/RESULTS.md,
+ * session 23).
  */
 static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                         zp__prove_times *t)
