@@ -128,6 +128,11 @@ zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
 zp_err zp__g16_finish_verify(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                              const zp_fr *w, const zp__prove_opts *o, zp__prove_times *t,
                              zp__ioerr *why);
+/* The same with vk_x (may be NULL: made here) made ahead by
+ * zp__verify_vk_x from w's public inputs, w + 1. */
+zp_err zp__g16_finish_verify_x(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
+                               const zp_fr *w, const zp_g1_affine *vk_x,
+                               const zp__prove_opts *o, zp__prove_times *t, zp__ioerr *why);
 
 /*
  * All stages, then the verification of the proof against pk->vk; only a
@@ -154,6 +159,14 @@ zp_err zp__prove(zp__proof *out, const zp__pk *pk, const zp_fr *w, uint64_t n_w,
  * is trusted (its readers check it). ZP_OK or ZP_E_VERIFY_FAILED.
  */
 zp_err zp__verify(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const zp__proof *proof);
+
+/* zp__verify in two parts, for a prover that knows the public inputs
+ * before its proof: zp__verify_vk_x makes vk_x = IC₀ + Σ pub_i·IC_{i+1}
+ * (ZP_E_BAD_LENGTH as zp__verify), and zp__verify_with_vk_x checks the
+ * proof's points and the pairing equation with it; the same verdicts and
+ * errors as zp__verify, given a vk_x that zp__verify_vk_x made for vk. */
+zp_err zp__verify_vk_x(zp_g1_affine *vk_x, const zp__vk *vk, const zp_fr *pub, size_t n_pub);
+zp_err zp__verify_with_vk_x(const zp__vk *vk, const zp_g1_affine *vk_x, const zp__proof *proof);
 
 /*
  * zp__verify takes the prepared way (zp__verify_prepared) with vk's

@@ -45,28 +45,43 @@ static zp_err public_sum(zp_g1_affine *out, const zp__vk *vk, const zp_fr *pub, 
     return ZP_OK;
 }
 
-/* The checks both ways share, then vk_x. */
-static zp_err check_inputs(zp_g1_affine *vk_x, const zp__vk *vk, const zp_fr *pub, size_t n_pub,
-                           const zp__proof *proof)
+static bool ic_fits(const zp__vk *vk, size_t n_pub)
 {
-    if (vk->n_ic == 0 || !vk->ic || n_pub != (size_t)vk->n_ic - 1)
-        return ZP_E_BAD_LENGTH;
-    /* Pairing inputs must lie in their subgroups; a proof from a reader is
-     * checked already, but one built in memory might not be. */
+    return vk->n_ic != 0 && vk->ic && n_pub == (size_t)vk->n_ic - 1;
+}
+
+zp_err zp__verify_vk_x(zp_g1_affine *vk_x, const zp__vk *vk, const zp_fr *pub, size_t n_pub)
+{
+    return ic_fits(vk, n_pub) ? public_sum(vk_x, vk, pub, n_pub) : ZP_E_BAD_LENGTH;
+}
+
+/* Pairing inputs must lie in their subgroups; a proof from a reader is
+ * checked already, but one built in memory might not be. */
+static zp_err check_proof(const zp__proof *proof)
+{
     zp_err e;
     if ((e = zp__g1_check(&proof->a)) || (e = zp__g2_check(&proof->b)) ||
         (e = zp__g1_check(&proof->c)))
         return e;
-    return public_sum(vk_x, vk, pub, n_pub);
+    return ZP_OK;
 }
 
-zp_err zp__verify_plain(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const zp__proof *proof)
+/* The checks both ways share, then vk_x. */
+static zp_err check_inputs(zp_g1_affine *vk_x, const zp__vk *vk, const zp_fr *pub, size_t n_pub,
+                           const zp__proof *proof)
+{
+    if (!ic_fits(vk, n_pub))
+        return ZP_E_BAD_LENGTH;
+    zp_err e = check_proof(proof);
+    return e ? e : public_sum(vk_x, vk, pub, n_pub);
+}
+
+/* The four Miller loops, given vk_x. */
+static zp_err pairing_plain(const zp__vk *vk, const zp_g1_affine *vk_x, const zp__proof *proof)
 {
     zp_g1_affine p[4];
     zp_g2_affine q[4];
-    zp_err e = check_inputs(&p[2], vk, pub, n_pub, proof);
-    if (e)
-        return e;
+    p[2] = *vk_x;
     zp_g1_affine_neg(&p[0], &proof->a);
     q[0] = proof->b;
     p[1] = vk->alpha1;
@@ -77,6 +92,13 @@ zp_err zp__verify_plain(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const 
     zp_fp12 f;
     zp_multi_pairing(&f, p, q, 4);
     return zp_fp12_is_one(&f) ? ZP_OK : ZP_E_VERIFY_FAILED;
+}
+
+zp_err zp__verify_plain(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const zp__proof *proof)
+{
+    zp_g1_affine vk_x;
+    zp_err e = check_inputs(&vk_x, vk, pub, n_pub, proof);
+    return e ? e : pairing_plain(vk, &vk_x, proof);
 }
 
 zp_err zp__vk_prep_make(zp__vk_prep **out, const zp__vk *vk)
@@ -114,15 +136,11 @@ bool zp__vk_prep_fits(const zp__vk_prep *p, const zp__vk *vk)
  * under load it would slow the proofs behind it. A lone proof gains ~0.2 ms
  * on the GPU host, too little against that.
  */
-zp_err zp__verify_prepared(const zp__vk_prep *prep, const zp__vk *vk, const zp_fr *pub,
-                           size_t n_pub, const zp__proof *proof)
+static zp_err pairing_prepared(const zp__vk_prep *prep, const zp_g1_affine *vk_x,
+                               const zp__proof *proof)
 {
-    if (!zp__vk_prep_fits(prep, vk))
-        return ZP_E_INVALID_ARG;
     zp_g1_affine s[2], neg_a;
-    zp_err e = check_inputs(&s[0], vk, pub, n_pub, proof);
-    if (e)
-        return e;
+    s[0] = *vk_x;
     zp_g1_affine_neg(&neg_a, &proof->a);
     s[1] = proof->c;
     const zp__g2_lines *r[2] = {&prep->gamma2_lines, &prep->delta2_lines};
@@ -131,6 +149,16 @@ zp_err zp__verify_prepared(const zp__vk_prep *prep, const zp__vk *vk, const zp_f
     zp_fp12_mul(&f, &f, &prep->alpha_beta);
     zp_final_exp(&f, &f);
     return zp_fp12_is_one(&f) ? ZP_OK : ZP_E_VERIFY_FAILED;
+}
+
+zp_err zp__verify_prepared(const zp__vk_prep *prep, const zp__vk *vk, const zp_fr *pub,
+                           size_t n_pub, const zp__proof *proof)
+{
+    if (!zp__vk_prep_fits(prep, vk))
+        return ZP_E_INVALID_ARG;
+    zp_g1_affine vk_x;
+    zp_err e = check_inputs(&vk_x, vk, pub, n_pub, proof);
+    return e ? e : pairing_prepared(prep, &vk_x, proof);
 }
 
 const zp__vk_prep *zp__vk_prep_get(const zp__vk *vk)
@@ -167,4 +195,13 @@ zp_err zp__verify(const zp__vk *vk, const zp_fr *pub, size_t n_pub, const zp__pr
      * the same verdict, only slower. */
     return prep ? zp__verify_prepared(prep, vk, pub, n_pub, proof)
                 : zp__verify_plain(vk, pub, n_pub, proof);
+}
+
+zp_err zp__verify_with_vk_x(const zp__vk *vk, const zp_g1_affine *vk_x, const zp__proof *proof)
+{
+    zp_err e = check_proof(proof);
+    if (e)
+        return e;
+    const zp__vk_prep *prep = zp__vk_prep_get(vk);
+    return prep ? pairing_prepared(prep, vk_x, proof) : pairing_plain(vk, vk_x, proof);
 }
