@@ -113,6 +113,28 @@ zp_err zp__g16_msm(zp__g16_sums *out, const zp__pk *pk, const zp_fr *w, const zp
 void zp__g16_finish(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                     const zp_fr *r, const zp_fr *s);
 
+/*
+ * What a prover can make before its sums exist (while its device works):
+ * r, s and the finish's terms that depend on them and the key only, and
+ * the verifier's vk_x from the public inputs. With them
+ *   π_A = ΣA + pa,  π_B = ΣB2 + pb,  π_C = ΣL + ΣH + s·ΣA + r·ΣB1 + pc,
+ * since s·π_A + r·B′ − rs·δ₁ = s·ΣA + r·ΣB1 + sα₁ + rβ₁ + rsδ₁: two scalar
+ * multiplications after the sums instead of five and one in G2.
+ */
+typedef struct zp__g16_ahead {
+    zp_fr r, s;
+    zp_g1_jac pa, pc; /* α₁ + rδ₁;  sα₁ + rβ₁ + rsδ₁ */
+    zp_g2_jac pb;     /* β₂ + sδ₂ */
+    zp_g1_affine vk_x;
+} zp__g16_ahead;
+/* r, s fixed from o or fresh from the OS (ZP_E_RANDOM), the terms, and
+ * vk_x from w + 1 (zp__verify_vk_x: ZP_E_BAD_LENGTH). */
+zp_err zp__g16_ahead_make(zp__g16_ahead *a, const zp__pk *pk, const zp_fr *w,
+                          const zp__prove_opts *o);
+/* zp__g16_finish with a's terms: the same proof as zp__g16_finish with
+ * a's r and s. */
+void zp__g16_finish_ahead(zp__proof *out, const zp__g16_sums *sums, const zp__g16_ahead *a);
+
 /* The input checks both provers share: r and s fixed together or not at
  * all, a consistent key (zp__pk_counts_ok: its points may live on a device
  * only), a witness of n_vars values starting with 1
@@ -128,11 +150,12 @@ zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
 zp_err zp__g16_finish_verify(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                              const zp_fr *w, const zp__prove_opts *o, zp__prove_times *t,
                              zp__ioerr *why);
-/* The same with vk_x (may be NULL: made here) made ahead by
- * zp__verify_vk_x from w's public inputs, w + 1. */
-zp_err zp__g16_finish_verify_x(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
-                               const zp_fr *w, const zp_g1_affine *vk_x,
-                               const zp__prove_opts *o, zp__prove_times *t, zp__ioerr *why);
+/* The same with what zp__g16_ahead_make made for (pk, w, o) ahead: its
+ * r, s, finish terms and vk_x (ahead NULL: all made here). */
+zp_err zp__g16_finish_verify_ahead(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
+                                   const zp_fr *w, const zp__g16_ahead *ahead,
+                                   const zp__prove_opts *o, zp__prove_times *t,
+                                   zp__ioerr *why);
 
 /*
  * All stages, then the verification of the proof against pk->vk; only a

@@ -237,18 +237,22 @@ zp_err zp__g16_finish_verify(zp__proof *out, const zp__pk *pk, const zp__g16_sum
                              const zp_fr *w, const zp__prove_opts *o, zp__prove_times *t,
                              zp__ioerr *why)
 {
-    return zp__g16_finish_verify_x(out, pk, sums, w, NULL, o, t, why);
+    return zp__g16_finish_verify_ahead(out, pk, sums, w, NULL, o, t, why);
 }
 
-zp_err zp__g16_finish_verify_x(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
-                               const zp_fr *w, const zp_g1_affine *vk_x,
-                               const zp__prove_opts *o, zp__prove_times *t, zp__ioerr *why)
+zp_err zp__g16_finish_verify_ahead(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
+                                   const zp_fr *w, const zp__g16_ahead *ahead,
+                                   const zp__prove_opts *o, zp__prove_times *t,
+                                   zp__ioerr *why)
 {
     zp_fr r, s;
     zp__prove_times dummy;
     if (!t)
         t = &dummy;
-    if (o->r) {
+    if (ahead) {
+        r = ahead->r;
+        s = ahead->s;
+    } else if (o->r) {
         r = *o->r;
         s = *o->s;
     } else if (zp_fr_random(&r) || zp_fr_random(&s)) {
@@ -256,11 +260,14 @@ zp_err zp__g16_finish_verify_x(zp__proof *out, const zp__pk *pk, const zp__g16_s
     }
     double t2 = now();
     zp__proof p;
-    zp__g16_finish(&p, pk, sums, &r, &s);
+    if (ahead)
+        zp__g16_finish_ahead(&p, sums, ahead);
+    else
+        zp__g16_finish(&p, pk, sums, &r, &s);
     double t3 = now();
     t->finish = t3 - t2;
-    zp_err e = vk_x ? zp__verify_with_vk_x(&pk->vk, vk_x, &p)
-                    : zp__verify(&pk->vk, w + 1, pk->n_public, &p);
+    zp_err e = ahead ? zp__verify_with_vk_x(&pk->vk, &ahead->vk_x, &p)
+                     : zp__verify(&pk->vk, w + 1, pk->n_public, &p);
     t->verify = now() - t3;
     if (e == ZP_E_VERIFY_FAILED)
         return zp__fail(why, ZP_E_UNSATISFIED,

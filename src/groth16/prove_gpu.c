@@ -108,22 +108,26 @@ zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
 
 /* --------------------------------------------------------------- driver */
 
-/* vk_x made on the host while the device runs h (the slot's hook at
- * ZP_G16_NEXT_H; it never gives a next witness), so that the proof's
- * verification after the MSMs skips the public inputs' sum (at porep's 328
- * inputs ~0.9 of the 2.3 ms a verify takes on the H200 host). */
-typedef struct vk_x_ahead {
+/* What the finish and verify need before the sums (zp__g16_ahead: r, s,
+ * the blinding terms, vk_x), made on the host while the device runs h
+ * (the slot's hook at ZP_G16_NEXT_H; it never gives a next witness), so
+ * that after the MSMs the finish takes two scalar multiplications instead
+ * of five and one in G2, and the verify skips the public inputs' sum (at
+ * porep's 328 inputs ~0.7 of the 1.7 ms a prepared verify takes on the dev
+ * VM). */
+typedef struct ahead_hook {
     const zp__pk *pk;
     const zp_fr *w;
-    zp_g1_affine vk_x;
+    const zp__prove_opts *o;
+    zp__g16_ahead a;
     bool made;
-} vk_x_ahead;
+} ahead_hook;
 
-static const zp_fr *make_vk_x(void *arg, int phase)
+static const zp_fr *make_ahead(void *arg, int phase)
 {
-    vk_x_ahead *v = arg;
-    if (phase == ZP_G16_NEXT_H && !v->made)
-        v->made = !zp__verify_vk_x(&v->vk_x, &v->pk->vk, v->w + 1, v->pk->n_public);
+    ahead_hook *h = arg;
+    if (phase == ZP_G16_NEXT_H && !h->made)
+        h->made = !zp__g16_ahead_make(&h->a, h->pk, h->w, h->o);
     return NULL;
 }
 
@@ -139,13 +143,13 @@ zp_err zp__g16_slot_prove(zp__g16_slot *s, const zp__g16_dkey *k, zp__proof *out
         opt = &def;
     }
     zp__g16_sums sums;
-    vk_x_ahead v = {k->pk, w, {{{0}}, {{0}}}, false};
+    ahead_hook h = {.pk = k->pk, .w = w, .o = opt, .made = false};
     zp_err e = zp__g16_check_inputs(k->pk, w, n_w, opt, why);
     if (!e)
-        e = zp__g16_slot_sums_next(s, k, w, false, make_vk_x, &v, &sums, &t, why);
-    if (!e)
-        e = zp__g16_finish_verify_x(out, k->pk, &sums, w, v.made ? &v.vk_x : NULL, opt, &t,
-                                    why);
+        e = zp__g16_slot_sums_next(s, k, w, false, make_ahead, &h, &sums, &t, why);
+    if (!e) /* without it (no OS randomness then) the tail makes all */
+        e = zp__g16_finish_verify_ahead(out, k->pk, &sums, w, h.made ? &h.a : NULL, opt, &t,
+                                        why);
     if (times)
         *times = t;
     return e;

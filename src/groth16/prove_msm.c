@@ -164,3 +164,48 @@ void zp__g16_finish(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
     zp_g2_jac_to_affine(&out->b, &pb);
     zp_g1_jac_to_affine(&out->c, &pc);
 }
+
+zp_err zp__g16_ahead_make(zp__g16_ahead *a, const zp__pk *pk, const zp_fr *w,
+                          const zp__prove_opts *o)
+{
+    const zp__vk *vk = &pk->vk;
+    if (o && o->r) {
+        a->r = *o->r;
+        a->s = *o->s;
+    } else if (zp_fr_random(&a->r) || zp_fr_random(&a->s)) {
+        return ZP_E_RANDOM;
+    }
+    zp_g1_jac t;
+    g1_mul(&a->pa, &vk->delta1, &a->r); /* α₁ + rδ₁ */
+    zp_g1_jac_add_affine(&a->pa, &a->pa, &vk->alpha1);
+    g2_mul(&a->pb, &vk->delta2, &a->s); /* β₂ + sδ₂ */
+    zp_g2_jac_add_affine(&a->pb, &a->pb, &vk->beta2);
+    zp_fr rs;                           /* sα₁ + rβ₁ + rsδ₁ */
+    zp_fr_mul(&rs, &a->r, &a->s);
+    g1_mul(&a->pc, &vk->delta1, &rs);
+    g1_mul(&t, &vk->alpha1, &a->s);
+    zp_g1_jac_add(&a->pc, &a->pc, &t);
+    g1_mul(&t, &vk->beta1, &a->r);
+    zp_g1_jac_add(&a->pc, &a->pc, &t);
+    return zp__verify_vk_x(&a->vk_x, vk, w + 1, pk->n_public);
+}
+
+void zp__g16_finish_ahead(zp__proof *out, const zp__g16_sums *sums, const zp__g16_ahead *a)
+{
+    zp_g1_jac pa, pc, t;
+    zp_g2_jac pb;
+    zp_g1_jac_add(&pa, &sums->a, &a->pa);
+    zp_g2_jac_add(&pb, &sums->b2, &a->pb);
+    zp_fr splain, rplain;
+    zp_fr_from_mont(&splain, &a->s);
+    zp_fr_from_mont(&rplain, &a->r);
+    zp_g1_jac_add(&pc, &sums->l, &sums->h);
+    zp_g1_jac_mul_vartime(&t, &sums->a, splain.l, ZP_FR_LIMBS);
+    zp_g1_jac_add(&pc, &pc, &t);
+    zp_g1_jac_mul_vartime(&t, &sums->b1, rplain.l, ZP_FR_LIMBS);
+    zp_g1_jac_add(&pc, &pc, &t);
+    zp_g1_jac_add(&pc, &pc, &a->pc);
+    zp_g1_jac_to_affine(&out->a, &pa);
+    zp_g2_jac_to_affine(&out->b, &pb);
+    zp_g1_jac_to_affine(&out->c, &pc);
+}
