@@ -187,6 +187,19 @@ static void test_bad_witness(void)
         o.cs = NULL;
         o.r = &r;
         CHECK_EQ_INT(zp__prove(&p, &f.pk, f.w, nv, &o, NULL, NULL), ZP_E_INVALID_ARG);
+        /* The GPU slot's checks (the key's counts left to its upload):
+         * the same errors. */
+        zp__ioerr why = {""};
+        CHECK_EQ_INT(zp__g16_check_witness(&f.pk, f.w, nv, &o, &why), ZP_E_INVALID_ARG);
+        o.r = NULL;
+        CHECK_EQ_INT(zp__g16_check_witness(&f.pk, f.w, nv, &o, &why), ZP_OK);
+        CHECK_EQ_INT(zp__g16_check_witness(&f.pk, f.w, nv - 1, &o, &why), ZP_E_WITNESS);
+        CHECK_EQ_INT(zp__g16_check_witness(&f.pk, w, nv, &o, &why), ZP_E_WITNESS);
+        o.cs = &f.cs;
+        CHECK_EQ_INT(zp__g16_check_witness(&f.pk, f.w, nv, &o, &why), ZP_OK);
+        memcpy(w, f.w, (size_t)nv * sizeof *w);
+        zp_fr_add(&w[nv - 1], &w[nv - 1], &one);
+        CHECK_EQ_INT(zp__g16_check_witness(&f.pk, w, nv, &o, &why), ZP_E_UNSATISFIED);
         free(w);
         fix_free(&f);
     }

@@ -215,8 +215,10 @@ unsigned zp__g16_slot_parts_run(const zp__g16_slot *s, unsigned *from, unsigned 
 
 /*
  * A whole proof on the slot as zp__prove makes one (same checks, errors
- * and times; opt may be NULL): zp__g16_check_inputs, zp__g16_slot_sums,
- * then zp__g16_finish_verify against k's verifying key.
+ * and times; opt may be NULL): zp__g16_check_witness (k's key counts were
+ * checked when it was made resident), zp__g16_slot_sums_next with r, s,
+ * the finish's terms and vk_x made during h (zp__g16_ahead), then
+ * zp__g16_finish_verify_ahead against k's verifying key.
  */
 zp_err zp__g16_slot_prove(zp__g16_slot *s, const zp__g16_dkey *k, zp__proof *out,
                           const zp_fr *w, uint64_t n_w, const zp__prove_opts *opt,

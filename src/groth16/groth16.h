@@ -142,6 +142,11 @@ void zp__g16_finish_ahead(zp__proof *out, const zp__g16_sums *sums, const zp__g1
  * witness satisfies it (ZP_E_UNSATISFIED naming the first failing row). */
 zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
                             const zp__prove_opts *o, zp__ioerr *why);
+/* The same without the key's counts (zp__pk_counts_ok counts both
+ * density bitmaps: ~1–4 ms a proof at porep:27), for a key checked once
+ * when it was made resident (zp__g16_gpu_key_ok). */
+zp_err zp__g16_check_witness(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
+                             const zp__prove_opts *o, zp__ioerr *why);
 
 /* The tail both provers share: r, s (fixed from o or fresh from the OS),
  * finish, then verify against pk's vk; times go to t->finish and

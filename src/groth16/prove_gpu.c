@@ -144,7 +144,9 @@ zp_err zp__g16_slot_prove(zp__g16_slot *s, const zp__g16_dkey *k, zp__proof *out
     }
     zp__g16_sums sums;
     ahead_hook h = {.pk = k->pk, .w = w, .o = opt, .made = false};
-    zp_err e = zp__g16_check_inputs(k->pk, w, n_w, opt, why);
+    /* k's key counts were checked when it was made resident
+     * (zp__g16_dkey_upload, zp__g16_dkey_setup). */
+    zp_err e = zp__g16_check_witness(k->pk, w, n_w, opt, why);
     if (!e)
         e = zp__g16_slot_sums_next(s, k, w, false, make_ahead, &h, &sums, &t, why);
     if (!e) /* without it (no OS randomness then) the tail makes all */

@@ -233,6 +233,10 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
     x.s = s;
     x.threads = threads;
     zp_err e = setup(&k, &pk, &x, cs, conv, toxic);
+    /* Checked once here, as an upload checks its key, so that proofs on
+     * it need not count the density bitmaps again (zp__g16_check_witness). */
+    if (!e && !zp__pk_counts_ok(&pk))
+        e = ZP_E_INVALID_ARG;
     if (!e) {
         k.pk = &pk;
         e = zp__g16_dkey_twist(&k, s);
