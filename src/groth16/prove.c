@@ -179,8 +179,6 @@ zp_err zp__g16_h(zp_fr *h, zp_fr *a, zp_fr *b, zp_fr *c, const zp__pk *pk, int t
 zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
                             const zp__prove_opts *o, zp__ioerr *why)
 {
-    if ((o->r == NULL) != (o->s == NULL))
-        return zp__fail(why, ZP_E_INVALID_ARG, "fix both blinding factors r and s, or neither");
     if (!zp__pk_counts_ok(pk))
         return zp__fail(why, ZP_E_INVALID_ARG, "the proving key's counts disagree with each other");
     return zp__g16_check_witness(pk, w, n_w, o, why);

@@ -314,9 +314,10 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
     }
     zp_err es = zp__gpu_stream_sync(s->st);
     e = e ? e : es;
+    double h_ms = 0;
     if (!e && beside)
-        e = zp__gpu_stream_clock_ms(s->st, &t->h);
-    t->h = beside ? t->h / 1e3 : zp__g16_now() - t0;
+        e = zp__gpu_stream_clock_ms(s->st, &h_ms);
+    t->h = beside ? h_ms / 1e3 : zp__g16_now() - t0;
     *h_err = e;
     if (!e && !em) {
         if (beside) { /* co's MSMs have waited for co: their region is free */
