@@ -558,9 +558,9 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
         zp__fail(&why, err, "key %s cannot be made resident on gpu%d: %s", key->name,
                  d->ordinal, msg);
     }
+    /* Its counts were checked when it was made resident (zp__g16_dkey_upload,
+     * zp__g16_dkey_setup), not again for each partition. */
     const zp__pk *pk = dk ? dk->pk : NULL;
-    if (!err && !zp__pk_counts_ok(pk))
-        err = zp__fail(&why, ZP_E_INVALID_ARG, "the key's counts disagree with each other");
     if (!err && (err = slot_ready(e, w, d, pk, key, &why)) == ZP_E_GPU_OOM) {
         if (go_dormant(e, w, d, pk)) {
             dkey_release(e, d->ordinal, key);
