@@ -8,7 +8,6 @@
  * both. The next partition's witness goes up once the last MSM that reads
  * w has run (send_next).
  */
-#include <pthread.h>
 #include <stdio.h>
 
 #include "groth16/prove_gpu_slot_impl.h"
@@ -261,23 +260,6 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     return e;
 }
 
-/* h paced from a helper thread (s->pace): its transforms enqueued one at
- * a time, each waited for; the clock's second mark after the last. */
-typedef struct h_job {
-    zp__g16_slot *s;
-    const zp__g16_dkey *k;
-    zp_err e;
-} h_job;
-
-static void *h_paced(void *arg)
-{
-    h_job *j = arg;
-    j->e = zp__g16_slot_h_enqueue(j->s, j->k, true);
-    if (!j->e)
-        j->e = zp__gpu_stream_clock(j->s->st, 1);
-    return NULL;
-}
-
 /* h enqueued on the slot's stream and timed there; the hook asked for
  * the next witness meanwhile; then, where the slot has co, the MSMs over
  * the witness run on it beside h, and H on the slot's stream after both.
@@ -289,13 +271,9 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
     const double t0 = zp__g16_now();
     const bool beside = s->co != NULL;
     zp_err e = beside ? zp__gpu_stream_clock(s->st, 0) : ZP_OK;
-    /* Paced, the slot's stream is the helper's until it is joined. */
-    h_job hj = {s, k, ZP_OK};
-    pthread_t th;
-    const bool helper = !e && beside && s->pace && !pthread_create(&th, NULL, h_paced, &hj);
-    if (!e && !helper)
-        e = zp__g16_slot_h_enqueue(s, k, false);
-    if (!e && !helper && beside)
+    if (!e)
+        e = zp__g16_slot_h_enqueue(s, k);
+    if (!e && beside)
         e = zp__gpu_stream_clock(s->st, 1);
     if (!e && next) /* host work while the device runs h */
         s->want = next(ctx, ZP_G16_NEXT_H);
@@ -307,10 +285,6 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
         em = msms_of_w(s, k, out, t);
         if (em)
             zp__gpu_stream_sync(s->co); /* leave nothing running on failure */
-    }
-    if (helper) {
-        pthread_join(th, NULL);
-        e = hj.e;
     }
     zp_err es = zp__gpu_stream_sync(s->st);
     e = e ? e : es;

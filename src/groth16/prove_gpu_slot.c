@@ -221,18 +221,6 @@ static unsigned beside_wanted(void)
     return zp__env_knob("ZKPIPE_SLOT_BESIDE_H", 0, 2, BESIDE_HIGH);
 }
 
-/* ZKPIPE_SLOT_H_PACE=1 (read at each slot open; default 0), for
- * measurements: beside the MSMs, h is enqueued by a helper thread one
- * transform at a time, each waited for, so that the MSMs' kernels queue
- * between h's as when session 19's bench corun shared the SMs (there an
- * NTT and an MSM kept 0.768 + 0.513 of their rates; beside h at the
- * greater priority they keep ~0.2 + 0.86). Not measured yet in the
- * prover. */
-static bool pace_wanted(void)
-{
-    return zp__env_knob("ZKPIPE_SLOT_H_PACE", 0, 1, 0) == 1;
-}
-
 /* The size functions without a device assume one that takes the H table
  * (zp__g16_h_pre_on); slots opened on a device that does not leave it out. */
 static bool pre_of(const zp__pk *pk) { return zp__g16_h_pre_c(pk) != 0; }
@@ -426,7 +414,6 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
             s->co = NULL;
         else if (zp__g16_phases_wanted())
             zp__gpu_stream_profile(s->co, true);
-        s->pace = pace_wanted();
         /* The room above a, b and c: the gathers (unless sab holds them),
          * then the scratch. */
         const uint64_t off = rnd(3 * n * sizeof(zp_fr));
@@ -505,13 +492,7 @@ static bool fold_ab(void)
 }
 
 /* The h stage enqueued on the slot's stream (zp__g16_slot_h waits). */
-/* e, or with `pace` (and no error) the wait for what s's stream holds. */
-static zp_err paced(zp__g16_slot *s, zp_err e, bool pace)
-{
-    return !e && pace ? zp__gpu_stream_sync(s->st) : e;
-}
-
-zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k, bool pace)
+zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     const zp__pk *pk = k->pk;
     uint64_t n = pk->domain_size;
@@ -543,11 +524,11 @@ zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k, bool pace)
     zp__gpu_stream_set_twist(s->st, k->twist.mem.ptr ? &k->twist : NULL);
     zp_err e;
     if (coset) {
-        e = paced(s, zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift), pace);
+        e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
         if (!e)
-            e = paced(s, zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift), pace);
+            e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
         if (!e)
-            e = paced(s, zp__gpu_ntt_to_coset(s->st, c, log2n, pk->roots, &shift), pace);
+            e = zp__gpu_ntt_to_coset(s->st, c, log2n, pk->roots, &shift);
         if (!e)
             e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, c, &raw, n);
     } else {
@@ -555,11 +536,10 @@ zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k, bool pace)
          * first n − 1 coefficients the H scalars; c' is not made. a <- a'b':
          * with the fold, b first, then a's forward stores a'b' itself. */
         const bool fold = fold_ab();
-        e = paced(s, zp__gpu_ntt_to_coset(s->st, fold ? b : a, log2n, pk->roots, &shift), pace);
+        e = zp__gpu_ntt_to_coset(s->st, fold ? b : a, log2n, pk->roots, &shift);
         if (!e)
             e = fold ? zp__gpu_ntt_to_coset_mul(s->st, a, log2n, pk->roots, &shift, b)
                      : zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
-        e = paced(s, e, pace);
         if (!e && !fold)
             e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, NULL, NULL, n);
         if (!e)
@@ -571,7 +551,7 @@ zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k, bool pace)
 
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
 {
-    zp_err e = zp__g16_slot_h_enqueue(s, k, false);
+    zp_err e = zp__g16_slot_h_enqueue(s, k);
     zp_err es = zp__gpu_stream_sync(s->st);
     return e ? e : es;
 }

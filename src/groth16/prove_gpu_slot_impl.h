@@ -44,7 +44,6 @@ struct zp__g16_slot {
      * its MSM scratch and a (or sab) after h; co, side_msc and side_gat
      * beside it (zp__g16_slot_msm_on). */
     zp__gpu_stream *co;
-    bool pace;                              /* h from a helper thread, paced */
     zp_fr *side_gat;
     zp__gpu_buf side_msc;
     zp__gpu_stream *mst;
@@ -78,9 +77,8 @@ bool zp__g16_phases_wanted(void);
 /* ZKPIPE_MSM_H_NOSPLIT (default 1): the H MSM without the 0/1 split. */
 bool zp__g16_h_nosplit(void);
 
-/* The h stage enqueued on the slot's stream (prove_gpu_slot.c); with
- * `pace` each transform is waited for before the next is enqueued. */
-zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k, bool pace);
+/* The h stage enqueued on the slot's stream (prove_gpu_slot.c). */
+zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);
 
 /* Where the next MSMs run (mst, msc, gat): after h, or beside it. */
 void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside);
