@@ -431,7 +431,8 @@ static void finish_both(const zp__pk *pk, const zp__g16_sums *sums, const zp_fr 
 /* The finish with its r, s terms made ahead (zp__g16_ahead) gives
  * zp__g16_finish's bytes: real sums with random and edge r, s (1, −1),
  * sums at infinity, and random sums; and through the tail with verify,
- * the same proof as zp__prove's; a wrong vk_x made ahead is refused. */
+ * the same proof as zp__prove's, also split at ΣH (zp__g16_early); a
+ * wrong vk_x made ahead, or a wrong ΣH or other sums, is refused. */
 static void test_finish_ahead(void)
 {
     for (int c = 0; c < 2; c++) {
@@ -480,6 +481,25 @@ static void test_finish_ahead(void)
         zp_g1_affine_neg(&bad.vk_x, &bad.vk_x);
         CHECK_EQ_INT(zp__g16_finish_verify_ahead(&got, pk, &sums, f.w, &bad, &o, NULL, &why),
                      ZP_E_UNSATISFIED);
+        /* Split at ΣH (zp__g16_early_make during H, then the rest): the
+         * same proof; a wrong ΣH or vk_x is refused. */
+        zp__g16_early early;
+        zp__g16_early_make(&early, pk, &sums, &ah);
+        CHECK_EQ_INT(early.e, ZP_OK);
+        memset(&got, 0, sizeof got);
+        CHECK_EQ_INT(zp__g16_finish_verify_early(&got, pk, &sums.h, &early, NULL, &why), ZP_OK);
+        CHECK(memcmp(&want, &got, sizeof want) == 0);
+        zp__g16_sums qh = sums;
+        zp_g1_jac_add(&qh.h, &qh.h, &qh.l);
+        CHECK_EQ_INT(zp__g16_finish_verify_early(&got, pk, &qh.h, &early, NULL, &why),
+                     ZP_E_UNSATISFIED);
+        zp__g16_early_make(&early, pk, &sums, &bad);
+        CHECK_EQ_INT(zp__g16_finish_verify_early(&got, pk, &sums.h, &early, NULL, &why),
+                     ZP_E_UNSATISFIED);
+        zp__g16_early_make(&early, pk, &q, &ah); /* other sums over w */
+        CHECK_EQ_INT(zp__g16_finish_verify_early(&got, pk, &sums.h, &early, NULL, &why),
+                     ZP_E_UNSATISFIED);
+        CHECK(memcmp(&want, &got, sizeof want) == 0); /* untouched when refused */
         /* Without r, s the OS gives them; the proof still verifies. */
         CHECK_EQ_INT(zp__g16_ahead_make(&ah, pk, f.w, NULL), ZP_OK);
         CHECK_EQ_INT(zp__g16_finish_verify_ahead(&got, pk, &sums, f.w, &ah, &o, NULL, &why),

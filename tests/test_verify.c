@@ -7,7 +7,8 @@
  * infinity where the prepared form special-cases it. Also when zp__verify makes the prepared form, that
  * a changed key falls back to the plain way, and that verifiers racing to
  * make it agree. zp__verify in two parts (zp__verify_vk_x, then
- * zp__verify_with_vk_x) agrees with both everywhere.
+ * zp__verify_with_vk_x), and in three (zp__verify_early on π_A, π_B, then
+ * zp__verify_late) agrees with both everywhere.
  */
 #include <pthread.h>
 
@@ -29,9 +30,18 @@ static zp_err both(const zp__vk *vk, const zp__vk_prep *prep, const zp_fr *pub, 
     CHECK_EQ_INT(prepared, plain);
     zp_g1_affine vk_x;
     zp_err split = zp__verify_vk_x(&vk_x, vk, pub, n);
+    zp_err parts = split;
     if (!split)
         split = zp__verify_with_vk_x(vk, &vk_x, p);
     CHECK_EQ_INT(split, plain);
+    /* And split at π_C, as a prover whose H sum still runs. */
+    if (!parts) {
+        zp__verify_part v;
+        parts = zp__verify_early(&v, vk, &vk_x, &p->a, &p->b);
+        if (!parts)
+            parts = zp__verify_late(&v, vk, p);
+    }
+    CHECK_EQ_INT(parts, plain);
     return plain;
 }
 
@@ -113,6 +123,64 @@ static void check_changed(const zp__vk *vk, const zp__vk_prep *prep, const zp_fr
     if (n > 0)
         CHECK_EQ_INT(both(vk, prep, bad, n - 1, p), ZP_E_BAD_LENGTH);
     free(bad);
+}
+
+/* The verify split at π_C (zp__verify_early, zp__verify_late): on a vk's
+ * first use (no prepared form yet: the late part verifies it all) and
+ * after; a π_C not of the proof, a vk_x of other inputs, and a late part
+ * given other π_A, π_B (it verifies that proof whole) all get the
+ * verdicts zp__verify gives. */
+static void test_early_late(void)
+{
+    for (int c = 0; c < 2; c++) {
+        g16_fix f;
+        CHECK(fix_make(&f, "porep:8", CONVS[c], 77) == 0);
+        const zp__vk *vk = &f.pk.vk;
+        zp__proof p, p2, mix;
+        CHECK_EQ_INT(zp__prove(&p, &f.pk, f.w, f.pk.n_vars, NULL, NULL, NULL), ZP_OK);
+        CHECK_EQ_INT(zp__prove(&p2, &f.pk, f.w, f.pk.n_vars, NULL, NULL, NULL), ZP_OK);
+        zp_g1_affine vk_x, bad_x;
+        CHECK_EQ_INT(zp__verify_vk_x(&vk_x, vk, f.w + 1, f.pk.n_public), ZP_OK);
+        zp_g1_affine_neg(&bad_x, &vk_x);
+        /* A copy of the vk never used: its first early part has no
+         * prepared form, its second one has. */
+        zp__vk fresh;
+        memcpy(&fresh, vk, sizeof fresh);
+        atomic_store(&fresh.prep, NULL);
+        atomic_store(&fresh.used, false);
+        zp__verify_part v;
+        CHECK_EQ_INT(zp__verify_early(&v, &fresh, &vk_x, &p.a, &p.b), ZP_OK);
+        CHECK(v.prep == NULL);
+        CHECK_EQ_INT(zp__verify_late(&v, &fresh, &p), ZP_OK);
+        CHECK_EQ_INT(zp__verify_early(&v, &fresh, &vk_x, &p.a, &p.b), ZP_OK);
+        CHECK(v.prep != NULL);
+        CHECK_EQ_INT(zp__verify_late(&v, &fresh, &p), ZP_OK);
+        zp__vk_prep_free(atomic_load(&fresh.prep));
+        /* The key itself (prepared by now): the right π_C only. */
+        CHECK_EQ_INT(zp__verify_early(&v, vk, &vk_x, &p.a, &p.b), ZP_OK);
+        CHECK(v.prep != NULL);
+        CHECK_EQ_INT(zp__verify_late(&v, vk, &p), ZP_OK);
+        mix = p;
+        mix.c = p2.c;
+        CHECK_EQ_INT(zp__verify_late(&v, vk, &mix), ZP_E_VERIFY_FAILED);
+        CHECK_EQ_INT(zp__verify_late(&v, vk, &p2), ZP_OK); /* whole: p2 is valid */
+        mix = p;
+        mix.a = p2.a;
+        CHECK_EQ_INT(zp__verify_late(&v, vk, &mix), ZP_E_VERIFY_FAILED);
+        mix = p;
+        zp_g1_affine_neg(&mix.c, &mix.c);
+        CHECK_EQ_INT(zp__verify_late(&v, vk, &mix), ZP_E_VERIFY_FAILED);
+        zp_fp one;
+        zp_fp_one(&one);
+        zp_fp_add(&mix.c.y, &mix.c.y, &one); /* off the curve */
+        CHECK_EQ_INT(zp__verify_late(&v, vk, &mix), ZP_E_NOT_ON_CURVE);
+        CHECK_EQ_INT(zp__verify_early(&v, vk, &bad_x, &p.a, &p.b), ZP_OK);
+        CHECK_EQ_INT(zp__verify_late(&v, vk, &p), ZP_E_VERIFY_FAILED);
+        mix = p;
+        zp_fp_add(&mix.a.y, &mix.a.y, &one);
+        CHECK_EQ_INT(zp__verify_early(&v, vk, &vk_x, &mix.a, &mix.b), ZP_E_NOT_ON_CURVE);
+        fix_free(&f);
+    }
 }
 
 static void test_prepared_matches_plain(void)
@@ -307,6 +375,7 @@ static void test_racing_verifiers(void)
 int main(void)
 {
     RUN(test_prepared_matches_plain);
+    RUN(test_early_late);
     RUN(test_infinity_by_hand);
     RUN(test_snarkjs_proof);
     RUN(test_made_on_second_use);

@@ -456,6 +456,8 @@ static const zp_fr *take_ahead(void *arg, int phase)
     ahead_ctx *c = arg;
     ahead *a = c->next;
     const zp_fr *wit = NULL;
+    if (phase == ZP_G16_NEXT_W_SUMS)
+        return NULL; /* the engine's CPU workers finish and verify */
     if (phase == ZP_G16_NEXT_SEND) {
         if (!a->loading || !zp__loader_ready(c->w->loader, &wit))
             return NULL;

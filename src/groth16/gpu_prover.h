@@ -191,9 +191,13 @@ zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
  * next call passes it again with w_sent = true and waits for the copy
  * instead of uploading; any other call uploads (after that copy). The
  * stage times cover the hook's time during h as h, except beside h (h
- * is then its device time).
+ * is then its device time). Where the MSMs over the witness ran beside h,
+ * next is also called with ZP_G16_NEXT_W_SUMS once out's sums over the
+ * witness (a, b1, b2, l) are made and before H's is enqueued (its return
+ * ignored): a prover can start its tail there (zp__g16_early_make), on
+ * a thread of its own so that H is not held up.
  */
-enum { ZP_G16_NEXT_H, ZP_G16_NEXT_SEND };
+enum { ZP_G16_NEXT_H, ZP_G16_NEXT_SEND, ZP_G16_NEXT_W_SUMS };
 typedef const zp_fr *(*zp__g16_next_fn)(void *ctx, int phase);
 zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                               bool w_sent, zp__g16_next_fn next, void *ctx,

@@ -197,6 +197,49 @@ zp_err zp__verify_vk_x(zp_g1_affine *vk_x, const zp__vk *vk, const zp_fr *pub, s
 zp_err zp__verify_with_vk_x(const zp__vk *vk, const zp_g1_affine *vk_x, const zp__proof *proof);
 
 /*
+ * zp__verify_with_vk_x in two parts, for a prover that has π_A and π_B
+ * before π_C (its H sum still running): zp__verify_early checks π_A and π_B
+ * (on curve, in subgroup) and, where vk has its prepared form, runs the
+ * Miller loops that need no π_C, (−π_A, π_B) and (vk_x, γ₂), times (α₁,
+ * β₂)'s; zp__verify_late checks π_C and runs (π_C, δ₂)'s loop and the
+ * final exponentiation. The loops' product is the one multi-pairing's, so
+ * the verdicts and errors are zp__verify_with_vk_x's. zp__verify_late
+ * given a proof whose π_A, π_B are not the early part's, or an early part
+ * made without the prepared form, verifies the whole proof instead.
+ */
+typedef struct zp__verify_part {
+    zp_g1_affine a, vk_x;
+    zp_g2_affine b;
+    zp_fp12 f;                  /* the loops so far, when prep is set */
+    const zp__vk_prep *prep;    /* vk's, or NULL */
+} zp__verify_part;
+zp_err zp__verify_early(zp__verify_part *v, const zp__vk *vk, const zp_g1_affine *vk_x,
+                        const zp_g1_affine *a, const zp_g2_affine *b);
+zp_err zp__verify_late(const zp__verify_part *v, const zp__vk *vk, const zp__proof *proof);
+
+/*
+ * The tail split at ΣH, for a prover whose sums over the witness (ΣA, ΣB1,
+ * ΣB2, ΣL) exist while its device still sums H: zp__g16_early_make makes
+ * from them and a's terms π_A, π_B and π_C less ΣH, and the verify's part
+ * that needs no π_C (zp__verify_early: its error in e);
+ * zp__g16_finish_verify_early adds ΣH and does the rest. The same proof
+ * and verdict as zp__g16_finish_verify_ahead with a.
+ */
+typedef struct zp__g16_early {
+    zp_g1_affine a;
+    zp_g2_affine b;
+    zp_g1_jac c_less_h;
+    zp__verify_part v;
+    zp_err e;
+} zp__g16_early;
+void zp__g16_early_make(zp__g16_early *out, const zp__pk *pk, const zp__g16_sums *sums,
+                        const zp__g16_ahead *a);
+/* zp__g16_finish_verify_ahead's proof and verdict from e and ΣH; times go
+ * to t->finish and t->verify (t may be NULL). */
+zp_err zp__g16_finish_verify_early(zp__proof *out, const zp__pk *pk, const zp_g1_jac *sum_h,
+                                   const zp__g16_early *e, zp__prove_times *t, zp__ioerr *why);
+
+/*
  * zp__verify takes the prepared way (zp__verify_prepared) with vk's
  * zp__vk_prep, made by its second call for vk and kept in vk->prep for the
  * key's life; the first call, and any when it cannot be made or no longer

@@ -246,6 +246,19 @@ zp_err zp__g16_finish_verify(zp__proof *out, const zp__pk *pk, const zp__g16_sum
     return zp__g16_finish_verify_ahead(out, pk, sums, w, NULL, o, t, why);
 }
 
+/* The tail's end: a proof that verified goes to *out, else the error. */
+static zp_err verdict(zp__proof *out, const zp__proof *p, zp_err e, zp__ioerr *why)
+{
+    if (e == ZP_E_VERIFY_FAILED)
+        return zp__fail(why, ZP_E_UNSATISFIED,
+                        "the proof does not verify: the witness does not satisfy the circuit "
+                        "of this key");
+    if (e)
+        return zp__fail(why, e, "verifying the new proof failed: %s", zp_strerror(e));
+    *out = *p;
+    return ZP_OK;
+}
+
 zp_err zp__g16_finish_verify_ahead(zp__proof *out, const zp__pk *pk, const zp__g16_sums *sums,
                                    const zp_fr *w, const zp__g16_ahead *ahead,
                                    const zp__prove_opts *o, zp__prove_times *t,
@@ -275,14 +288,28 @@ zp_err zp__g16_finish_verify_ahead(zp__proof *out, const zp__pk *pk, const zp__g
     zp_err e = ahead ? zp__verify_with_vk_x(&pk->vk, &ahead->vk_x, &p)
                      : zp__verify(&pk->vk, w + 1, pk->n_public, &p);
     t->verify = now() - t3;
-    if (e == ZP_E_VERIFY_FAILED)
-        return zp__fail(why, ZP_E_UNSATISFIED,
-                        "the proof does not verify: the witness does not satisfy the circuit "
-                        "of this key");
-    if (e)
-        return zp__fail(why, e, "verifying the new proof failed: %s", zp_strerror(e));
-    *out = p;
-    return ZP_OK;
+    return verdict(out, &p, e, why);
+}
+
+zp_err zp__g16_finish_verify_early(zp__proof *out, const zp__pk *pk, const zp_g1_jac *sum_h,
+                                   const zp__g16_early *early, zp__prove_times *t,
+                                   zp__ioerr *why)
+{
+    zp__prove_times dummy;
+    if (!t)
+        t = &dummy;
+    double t2 = now();
+    zp__proof p;
+    zp_g1_jac pc;
+    p.a = early->a;
+    p.b = early->b;
+    zp_g1_jac_add(&pc, &early->c_less_h, sum_h);
+    zp_g1_jac_to_affine(&p.c, &pc);
+    double t3 = now();
+    t->finish = t3 - t2;
+    zp_err e = early->e ? early->e : zp__verify_late(&early->v, &pk->vk, &p);
+    t->verify = now() - t3;
+    return verdict(out, &p, e, why);
 }
 
 zp_err zp__prove(zp__proof *out, const zp__pk *pk, const zp_fr *w, uint64_t n_w,

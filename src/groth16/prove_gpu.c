@@ -6,6 +6,7 @@
  * Compiled in every build: without CUDA the gpu.h stubs answer ZP_E_NO_GPU
  * and so does zp__g16_gpu_open.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,20 +115,37 @@ zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
  * that after the MSMs the finish takes two scalar multiplications instead
  * of five and one in G2, and the verify skips the public inputs' sum (at
  * porep's 328 inputs ~0.7 of the 1.7 ms a prepared verify takes on the dev
- * VM). */
+ * VM). Where the MSMs over the witness ran beside h, the hook is called
+ * again (ZP_G16_NEXT_W_SUMS) before H's MSM, and a thread of its own makes
+ * the tail's part that needs no ΣH (zp__g16_early_make: those two scalar
+ * multiplications, π_A's and π_B's checks and two of the verify's three
+ * Miller loops) while the device sums H; after it, only ΣH's addition, π_C's
+ * check, one loop and the final exponentiation remain. */
 typedef struct ahead_hook {
     const zp__pk *pk;
     const zp_fr *w;
     const zp__prove_opts *o;
+    const zp__g16_sums *sums; /* a, b1, b2, l read by the thread; h written meanwhile */
     zp__g16_ahead a;
-    bool made;
+    zp__g16_early early;
+    pthread_t th;
+    bool made, started;
 } ahead_hook;
+
+static void *early_run(void *arg)
+{
+    ahead_hook *h = arg;
+    zp__g16_early_make(&h->early, h->pk, h->sums, &h->a);
+    return NULL;
+}
 
 static const zp_fr *make_ahead(void *arg, int phase)
 {
     ahead_hook *h = arg;
     if (phase == ZP_G16_NEXT_H && !h->made)
         h->made = !zp__g16_ahead_make(&h->a, h->pk, h->w, h->o);
+    else if (phase == ZP_G16_NEXT_W_SUMS && h->made && !h->started)
+        h->started = !pthread_create(&h->th, NULL, early_run, h);
     return NULL;
 }
 
@@ -143,13 +161,17 @@ zp_err zp__g16_slot_prove(zp__g16_slot *s, const zp__g16_dkey *k, zp__proof *out
         opt = &def;
     }
     zp__g16_sums sums;
-    ahead_hook h = {.pk = k->pk, .w = w, .o = opt, .made = false};
+    ahead_hook h = {.pk = k->pk, .w = w, .o = opt, .sums = &sums};
     /* k's key counts were checked when it was made resident
      * (zp__g16_dkey_upload, zp__g16_dkey_setup). */
     zp_err e = zp__g16_check_witness(k->pk, w, n_w, opt, why);
     if (!e)
         e = zp__g16_slot_sums_next(s, k, w, false, make_ahead, &h, &sums, &t, why);
-    if (!e) /* without it (no OS randomness then) the tail makes all */
+    if (h.started) /* also on failure: the thread reads sums */
+        pthread_join(h.th, NULL);
+    if (!e && h.started)
+        e = zp__g16_finish_verify_early(out, k->pk, &sums.h, &h.early, &t, why);
+    else if (!e) /* without it (no OS randomness then) the tail makes all */
         e = zp__g16_finish_verify_ahead(out, k->pk, &sums, w, h.made ? &h.a : NULL, opt, &t,
                                         why);
     if (times)

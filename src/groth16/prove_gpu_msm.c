@@ -340,7 +340,9 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
     if (!e && !em) {
         if (beside) { /* co's MSMs have waited for co: their region is free */
             zp__g16_slot_msm_on(s, false);
-            double t1 = zp__g16_now();
+            double t1 = zp__g16_now(); /* the hook's time counts as H's */
+            if (next)
+                (void)next(ctx, ZP_G16_NEXT_W_SUMS);
             em = msm_h(s, k, &out->h);
             t->msm_h = zp__g16_now() - t1;
             t->msm_beside_h = true;

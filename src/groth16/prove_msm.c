@@ -190,22 +190,41 @@ zp_err zp__g16_ahead_make(zp__g16_ahead *a, const zp__pk *pk, const zp_fr *w,
     return zp__verify_vk_x(&a->vk_x, vk, w + 1, pk->n_public);
 }
 
-void zp__g16_finish_ahead(zp__proof *out, const zp__g16_sums *sums, const zp__g16_ahead *a)
+/* π_A, π_B and π_C less ΣH from the sums over the witness and a's terms. */
+static void points_less_h(zp_g1_jac *pa, zp_g2_jac *pb, zp_g1_jac *pc, const zp__g16_sums *sums,
+                          const zp__g16_ahead *a)
 {
-    zp_g1_jac pa, pc, t;
-    zp_g2_jac pb;
-    zp_g1_jac_add(&pa, &sums->a, &a->pa);
-    zp_g2_jac_add(&pb, &sums->b2, &a->pb);
+    zp_g1_jac t;
+    zp_g1_jac_add(pa, &sums->a, &a->pa);
+    zp_g2_jac_add(pb, &sums->b2, &a->pb);
     zp_fr splain, rplain;
     zp_fr_from_mont(&splain, &a->s);
     zp_fr_from_mont(&rplain, &a->r);
-    zp_g1_jac_add(&pc, &sums->l, &sums->h);
     zp_g1_jac_mul_vartime(&t, &sums->a, splain.l, ZP_FR_LIMBS);
-    zp_g1_jac_add(&pc, &pc, &t);
+    zp_g1_jac_add(pc, &sums->l, &t);
     zp_g1_jac_mul_vartime(&t, &sums->b1, rplain.l, ZP_FR_LIMBS);
-    zp_g1_jac_add(&pc, &pc, &t);
-    zp_g1_jac_add(&pc, &pc, &a->pc);
+    zp_g1_jac_add(pc, pc, &t);
+    zp_g1_jac_add(pc, pc, &a->pc);
+}
+
+void zp__g16_finish_ahead(zp__proof *out, const zp__g16_sums *sums, const zp__g16_ahead *a)
+{
+    zp_g1_jac pa, pc;
+    zp_g2_jac pb;
+    points_less_h(&pa, &pb, &pc, sums, a);
+    zp_g1_jac_add(&pc, &pc, &sums->h);
     zp_g1_jac_to_affine(&out->a, &pa);
     zp_g2_jac_to_affine(&out->b, &pb);
     zp_g1_jac_to_affine(&out->c, &pc);
+}
+
+void zp__g16_early_make(zp__g16_early *out, const zp__pk *pk, const zp__g16_sums *sums,
+                        const zp__g16_ahead *a)
+{
+    zp_g1_jac pa;
+    zp_g2_jac pb;
+    points_less_h(&pa, &pb, &out->c_less_h, sums, a);
+    zp_g1_jac_to_affine(&out->a, &pa);
+    zp_g2_jac_to_affine(&out->b, &pb);
+    out->e = zp__verify_early(&out->v, &pk->vk, &a->vk_x, &out->a, &out->b);
 }

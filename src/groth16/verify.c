@@ -205,3 +205,41 @@ zp_err zp__verify_with_vk_x(const zp__vk *vk, const zp_g1_affine *vk_x, const zp
     const zp__vk_prep *prep = zp__vk_prep_get(vk);
     return prep ? pairing_prepared(prep, vk_x, proof) : pairing_plain(vk, vk_x, proof);
 }
+
+zp_err zp__verify_early(zp__verify_part *v, const zp__vk *vk, const zp_g1_affine *vk_x,
+                        const zp_g1_affine *a, const zp_g2_affine *b)
+{
+    v->a = *a;
+    v->b = *b;
+    v->vk_x = *vk_x;
+    v->prep = NULL;
+    zp_err e;
+    if ((e = zp__g1_check(a)) || (e = zp__g2_check(b)))
+        return e;
+    const zp__vk_prep *prep = zp__vk_prep_get(vk);
+    if (!prep)
+        return ZP_OK; /* zp__verify_late verifies it all */
+    zp_g1_affine neg_a;
+    zp_g1_affine_neg(&neg_a, a);
+    const zp__g2_lines *r[1] = {&prep->gamma2_lines};
+    zp__miller_prepared(&v->f, &neg_a, b, 1, vk_x, r, 1);
+    zp_fp12_mul(&v->f, &v->f, &prep->alpha_beta);
+    v->prep = prep;
+    return ZP_OK;
+}
+
+zp_err zp__verify_late(const zp__verify_part *v, const zp__vk *vk, const zp__proof *proof)
+{
+    if (!v->prep || !zp__vk_prep_fits(v->prep, vk) || !zp_g1_affine_eq(&v->a, &proof->a) ||
+        !zp_g2_affine_eq(&v->b, &proof->b))
+        return zp__verify_with_vk_x(vk, &v->vk_x, proof);
+    zp_err e = zp__g1_check(&proof->c);
+    if (e)
+        return e;
+    const zp__g2_lines *r[1] = {&v->prep->delta2_lines};
+    zp_fp12 f;
+    zp__miller_prepared(&f, NULL, NULL, 0, &proof->c, r, 1);
+    zp_fp12_mul(&f, &f, &v->f);
+    zp_final_exp(&f, &f);
+    return zp_fp12_is_one(&f) ? ZP_OK : ZP_E_VERIFY_FAILED;
+}
