@@ -169,41 +169,6 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
     return ZP_OK;
 }
 
-/* ZKPIPE_MSM_B_DENSITY=0 (read once) gathers B's scalars for B1 and B2
- * even where each could read w through B's density (b_density). */
-static bool b_density_wanted(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_B_DENSITY", 1, 1) == 1;
-}
-
-/* Whether B1 and B2 read w through B's density, as A does (msm_a): each
- * in one MSM, so no gather of B's scalars and no pass writing them. Then
- * w's last reads are B2's, not the gather's (send_next waits for B2). */
-static bool b_density(const zp__pk *pk)
-{
-    return zp__g16_msm_w() && b_density_wanted() && pk->n_b <= zp__g16_chunk_points(false) &&
-           pk->n_b <= zp__g16_chunk_points(true);
-}
-
-/* B1 and B2 over w through B's density (b_density). */
-static zp_err msm_b_density(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
-                            double *t_b1)
-{
-    const zp__pk *pk = k->pk;
-    const zp__gpu_wsc ws = {s->w.ptr, k->b_words.ptr, k->b_rank.ptr, 0, pk->n_vars};
-    zp_err e = zp__gpu_msm_g1_w(s->mst, &out->b1, k->p_b1.ptr, &ws, pk->n_b, s->msc);
-    if (e)
-        return e;
-    phases_print(s, "G1 w density", pk->n_b);
-    *t_b1 = zp__g16_now();
-    zp_g2_jac_inf(&out->b2);
-    e = zp__gpu_msm_g2_w(s->mst, &out->b2, k->p_b2.ptr, &ws, pk->n_b, s->msc);
-    if (!e)
-        phases_print(s, "G2 w density", pk->n_b);
-    return e;
-}
-
 /* The witness the hook gave (s->want) up into w on the copy stream, after
  * what the MSMs' stream has enqueued so far (the last reads of w). */
 static zp_err send_next(zp__g16_slot *s, const zp__g16_dkey *k)
@@ -232,12 +197,11 @@ void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside)
 }
 
 /*
- * The MSMs over the witness, on s->mst (zp__g16_slot_msm_on): L, A, B1
- * and B2. The next witness goes up into w after the last reads of w
- * (send_next): B2's where B1 and B2 read w through B's density
- * (b_density), else B's gather, so during B1 and B2. With zp__g16_msm_w
- * the witness stays Montgomery: L and A read it where it lies, B1 and B2
- * through B's density or B's gathered copy. On the H200 that took a lone porep:27
+ * The MSMs over the witness, on s->mst (zp__g16_slot_msm_on): L, A and
+ * B's gather, the last reads of w, so that the next witness can go up
+ * into w during B1 and B2 (send_next). With zp__g16_msm_w the witness
+ * stays Montgomery: L and A read it where it lies, B1 and B2 read B's
+ * gathered copy in that form. On the H200 that took a lone porep:27
  * partition from 1231.7 / 1233.1 to 1228.7 / 1227.1 ms (A 1.6 and L 2.1
  * ms shorter: no gather of A, no conversion pass; bench/RESULTS.md,
  * session 23).
@@ -256,26 +220,18 @@ static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     if (!e)
         e = msm_a(s, k, &out->a);
     t2 = zp__g16_now();
-    if (!e && b_density(pk)) {
-        t3 = t2;
-        e = msm_b_density(s, k, out, &t3);
-        t4 = zp__g16_now();
-        if (!e)
-            e = send_next(s, k);
-    } else {
-        /* The A MSM has waited for the stream: its scalars may be replaced. */
-        if (!e)
-            e = zp__gpu_fr_gather(s->mst, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
-        if (!e)
-            e = send_next(s, k);
-        if (!e)
-            e = mw ? zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b)
-                   : zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
-        t3 = zp__g16_now();
-        if (!e)
-            e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
-        t4 = zp__g16_now();
-    }
+    /* The A MSM has waited for the stream: its scalars may be replaced. */
+    if (!e)
+        e = zp__gpu_fr_gather(s->mst, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
+    if (!e)
+        e = send_next(s, k);
+    if (!e)
+        e = mw ? zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b)
+               : zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
+    t3 = zp__g16_now();
+    if (!e)
+        e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
+    t4 = zp__g16_now();
     t->msm_l = t1 - t0;
     t->msm_a = t2 - t1;
     t->msm_b1 = t3 - t2;
