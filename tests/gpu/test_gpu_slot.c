@@ -346,13 +346,19 @@ typedef struct ahead_case {
     int give;      /* the witness the hook gives during h (-1: none) */
     int late;      /* the one it gives when asked again (-1: none) */
     bool via_buf;  /* through the slot's pinned buffer, as the engine does */
-    int calls, again;
+    int calls, again, w_sums;
+    zp__g16_sums *sums; /* the call's, checked at ZP_G16_NEXT_W_SUMS */
 } ahead_case;
 
 static const zp_fr *give_next(void *arg, int phase)
 {
     ahead_case *a = arg;
     int i = a->give;
+    if (phase == ZP_G16_NEXT_W_SUMS) { /* the sums over w made, H's not yet */
+        a->w_sums++;
+        CHECK(a->sums && !zp_g1_jac_is_inf(&a->sums->a));
+        return NULL;
+    }
     if (phase == ZP_G16_NEXT_SEND) { /* asked again: only when it gave none */
         CHECK(a->give < 0);
         a->again++;
@@ -382,10 +388,15 @@ static void ahead_step(ahead_case *a, const zp__g16_dkey *k, const zp_fr *w, boo
     zp__g16_sums sums;
     zp__proof pr;
     uint8_t got[ZP__PROOF_BYTES];
-    int calls = a->calls, again = a->again;
+    int calls = a->calls, again = a->again, w_sums = a->w_sums;
+    zp_g1_jac_inf(&sums.a);
+    a->sums = &sums;
     GPU_OK(zp__g16_slot_sums_next(a->slot, k, w, sent, give_next, a, &sums, NULL, &why));
+    a->sums = NULL;
     CHECK_EQ_INT(a->calls, calls + 1);
     CHECK_EQ_INT(a->again, again + (a->give < 0));
+    /* Asked once more, with the sums over w made, where they ran beside h. */
+    CHECK_EQ_INT(a->w_sums, w_sums + zp__g16_slot_beside(a->slot));
     /* A packed witness is never sent ahead (it goes up with its unpacking). */
     CHECK_EQ_INT(zp__g16_slot_took_sent(a->slot), took && !zp__g16_slot_packs(a->slot));
     CHECK_EQ_INT(zp__g16_finish_verify(&pr, &c->pk, &sums, c->w[i], &o, NULL, &why), ZP_OK);
@@ -405,7 +416,7 @@ static void test_ahead(void)
     zp__ioerr why = {""};
     zp__g16_dkey k;
     GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
-    ahead_case a = {c, NULL, 1, -1, true, 0, 0};
+    ahead_case a = {c, NULL, 1, -1, true, 0, 0, 0, NULL};
     GPU_OK(zp__g16_slot_open(&a.slot, T_gpu, &c->pk, &why));
     if (a.slot) {
         /* Taken now: asking for it after the send would forget the send. */
@@ -446,7 +457,7 @@ static void beside_case(zp_h_conv conv, const char *knob, bool want)
     GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
     if (knob)
         setenv("ZKPIPE_SLOT_BESIDE_H", knob, 1);
-    ahead_case a = {c, NULL, 1, -1, false, 0, 0};
+    ahead_case a = {c, NULL, 1, -1, false, 0, 0, 0, NULL};
     GPU_OK(zp__g16_slot_open_within(&a.slot, T_gpu, &c->pk, (uint64_t)1 << 30, &why));
     unsetenv("ZKPIPE_SLOT_BESIDE_H");
     printf("  %s, ZKPIPE_SLOT_BESIDE_H=%s: %s\n", conv == ZP_H_TAU ? "bellperson" : "snarkjs",
