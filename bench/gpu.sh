@@ -189,10 +189,13 @@ if [ $DO_TEST = 1 ]; then
   # before the MSMs read it in Montgomery form where it lies. "beside0"
   # runs every MSM after h (ZKPIPE_SLOT_BESIDE_H=0): by default a slot
   # with the room runs L, A, B1 and B2 beside h on a stream of their own.
+  # "first" lowers G1's ones threshold to 2^10 (ZKPIPE_MSM_ONES_AFF_FROM=10),
+  # so that at the tests' sizes the ones beside an XYZZ dense part go first
+  # through the affine rounds, as a porep:27 partition's rest of L does.
   for t in arena:30 field:60 eval:60 ntt:150 ntt:150:pipe ntt:150:last ntt:150:plain ntt:150:rf2 msm:150 msm:150:on msm:150:r1 msm:150:g2 msm:150:red2 \
-           msm:150:c17 msm:150:full msm_w:120 msm_w:120:on \
-           setup:120 prove:120 prove:120:mw0 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split prove:120:hpre prove:120:parts prove:120:beside0 slot:120 slot:120:on \
-           slot:120:r1 slot:120:mw0 slot:120:pack slot:120:parts slot:120:parts0 slot:120:parts2 engine:150 engine:150:noloader engine:150:parts engine:150:beside0; do
+           msm:150:c17 msm:150:full msm:150:first msm_w:120 msm_w:120:on \
+           setup:120 prove:120 prove:120:mw0 prove:120:on prove:120:g2 prove:120:pack prove:120:pipe prove:120:last prove:120:plain prove:120:nofold prove:120:split prove:120:hpre prove:120:parts prove:120:beside0 prove:120:first slot:120 slot:120:on \
+           slot:120:r1 slot:120:mw0 slot:120:pack slot:120:parts slot:120:parts0 slot:120:parts2 slot:120:first engine:150 engine:150:noloader engine:150:parts engine:150:beside0; do
     name=${t%%:*} rest=${t#*:} lim=${rest%%:*} mode=default key=$name
     [ "$rest" != "$lim" ] && mode=${rest#*:}
     case $mode in
@@ -226,6 +229,7 @@ if [ $DO_TEST = 1 ]; then
         hpre) export ZKPIPE_H_PRE=13 ;;
         mw0) export ZKPIPE_MSM_W=0 ;;
         beside0) export ZKPIPE_SLOT_BESIDE_H=0 ;;
+        first) export ZKPIPE_MSM_ONES_AFF_FROM=10 ;;
         parts) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=1 ;;
         parts0) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=0 ;;
         parts2) export ZKPIPE_UPLOAD_PARTS=3 ZKPIPE_UPLOAD_HEAD=2 ;;

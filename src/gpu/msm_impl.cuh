@@ -6,7 +6,9 @@
  *     every index its slot; a scatter builds the ones and dense index lists.
  *  2. ones: strided per-thread sums of the points whose scalar is 1, then a
  *     tree reduction; or, after a dense part summed by affine rounds, those
- *     rounds over the ones as one run (ones_affine, see ones_affine_ok).
+ *     rounds over the ones as one run (ones_affine, see ones_affine_ok);
+ *     or, many G1 ones beside few dense scalars, those rounds before the
+ *     dense part, in a layout of their own (ones_first_ok).
  *  3. dense: Pippenger. Signed c-bit digits (|d| <= 2^(c-1)) turn each
  *     (window, scalar) into a bucket key and a point index with a sign bit;
  *     a radix sort per window groups equal keys (one bit short where that
@@ -561,6 +563,29 @@ template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t coun
     return affine_mode() > 0 || count >= ones_aff_min<F>();
 }
 
+/*
+ * Whether `count` G1 ones of an MSM whose dense part runs by XYZZ (too few
+ * dense scalars for the affine rounds) are summed first, by ones_affine in
+ * a layout of their own (*lo: one window of count entries, planned over n
+ * with the split, so its split arrays lie where the MSM's do and the
+ * dense list survives it): from ones_aff_min<F>() of them (2^25 by
+ * default), where that layout fits `bytes`. A porep:27 partition's rest of
+ * L has 0.63 M dense values and 56.5 M ones, which XYZZ sums in 24.5 ms
+ * where A's 58 M take 21.2 ms by affine rounds (session 23). G2 keeps the
+ * strided sum there (unmeasured). ZKPIPE_MSM_ONES_FIRST=0 (read once) keeps
+ * the strided XYZZ sum.
+ */
+template <class F>
+static bool ones_first_ok(msm_layout *lo, uint64_t n, uint64_t count, uint64_t bytes)
+{
+    static const unsigned on = zp__env_knob("ZKPIPE_MSM_ONES_FIRST", 0, 1, 1);
+    if (!on || sizeof(F) != sizeof(fp_t) || count < 2 || count < ones_aff_min<F>() ||
+        count >> 32)
+        return false;
+    plan(lo, n, count, sizeof(xyzz_t<F>), 1, true, true);
+    return lo->total <= bytes;
+}
+
 #include "gpu/msm_reduce.cuh"
 
 /* The same register cap and accumulator place as the accumulation (blocks
@@ -739,6 +764,17 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false, split, pre_c))
         return ZP_E_GPU_OOM;
     l.ident = !split;
+    /* Ones first (ones_first_ok): their sum straight to the host's slot nw,
+     * before the dense part reuses the room; the profile counts their time
+     * in the sort phase. */
+    msm_layout lo;
+    const bool first = !affine && split && ones_first_ok<F>(&lo, n, ones, scratch.bytes);
+    if (first) {
+        xyzz_t<F> *sum = (xyzz_t<F> *)(base + lo.res);
+        ZP_TRY(ones_affine<F>(s, &lo, base, points, (uint32_t *)(base + lo.ones), ones, sum));
+        ZP_CUDA(cudaMemcpyAsync((xyzz_t<F> *)s->host + l.nw, sum, sizeof *sum,
+                                cudaMemcpyDeviceToHost, st));
+    }
     s->last_windows = l.nw;
     s->last_per_pass = l.G;
     s->last_aff_rounds = 0; /* dense_part keeps the most rounds of its passes */
@@ -752,8 +788,10 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
     }
     mark(s, 4);
-    s->last_ones_affine = ones_affine_ok<F>(&l, ones);
-    if (s->last_ones_affine) {
+    s->last_ones_affine = first || ones_affine_ok<F>(&l, ones);
+    if (first) {
+        /* summed already */
+    } else if (s->last_ones_affine) {
         ZP_TRY(ones_affine<F>(s, &l, base, points, (uint32_t *)(base + l.ones), ones,
                               res + l.nw));
     } else if (ones) {
@@ -771,8 +809,8 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     mark(s, 5);
     if (sizeof(xyzz_t<F>) * (l.nw + 1) > ZP__STREAM_HOST_BYTES)
         return ZP_E_INVALID_ARG; /* cannot happen: nw <= 128 */
-    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.nw + 1), cudaMemcpyDeviceToHost,
-                            st));
+    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.nw + !first),
+                            cudaMemcpyDeviceToHost, st));
     mark(s, 6);
     ZP_CUDA(cudaStreamSynchronize(st));
     if (s->profile) {

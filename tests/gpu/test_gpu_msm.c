@@ -23,6 +23,11 @@ static bool T_affine_on, T_affine_off;
 static bool T_rounds2, T_rounds2_g2;
 /* ZKPIPE_MSM_ONES_AFF=0: the ones always by XYZZ additions. */
 static bool T_ones_xyzz;
+/* G1's least ones for the affine rounds (2^ZKPIPE_MSM_ONES_AFF_FROM, 2^25
+ * unset), from which ones beside an XYZZ dense part may go first
+ * (ZKPIPE_MSM_ONES_FIRST=0: never). */
+static uint64_t T_ones_min;
+static bool T_ones_first;
 
 enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE, S_DIGITS };
 enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
@@ -33,6 +38,8 @@ static const char *scal_name[] = {"random", "mixed", "zero", "one",
  * window forced. Cases whose sort ran one bit short (msm_sort.cuh). */
 static bool T_sort_full, T_c_forced;
 static unsigned T_short;
+/* Cases whose ones went first (ones_first_ok). */
+static unsigned T_first;
 
 /* Random bits at c - 1, 2c - 1, ... below 2^250: signed c-bit digits of
  * 2^(c-1) (the top digit, sorted with the zeros by a short sort) or 0. */
@@ -198,8 +205,12 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         bool ofit_ = aff_ && o >= 2 && o <= (uint64_t)per_ * d;                            \
         if (T_affine_on && !T_ones_xyzz && ofit_)                                          \
             CHECK(oaff_);                                                                  \
-        if (!ofit_)                                                                        \
+        /* Or first, in G1, beside an XYZZ dense part (where their layout fits). */     \
+        bool first_ = sizeof(AFF) == sizeof(zp_g1_affine) && !aff_ && T_ones_first &&      \
+                      !T_ones_xyzz && o >= 2 && o >= T_ones_min;                           \
+        if (!ofit_ && !first_)                                                             \
             CHECK(!oaff_);                                                                 \
+        T_first += first_ && oaff_;                                                        \
         /* The sort one bit short wherever that saves a radix pass. */                  \
         unsigned c_, kb_ = zp__gpu_msm_last_sort_bits(T_s, &c_);                           \
         if (d)                                                                             \
@@ -472,6 +483,18 @@ static void test_short_sorts(void)
         CHECK(T_short > 0);
 }
 
+/* After the cases: with G1's ones threshold lowered to the tests' sizes
+ * (the msm:first mode, ZKPIPE_MSM_ONES_AFF_FROM=10), some ones went first
+ * beside an XYZZ dense part, and every such sum was right (above). */
+static void test_ones_first(void)
+{
+    printf("  ones summed first: %u cases\n", T_first);
+    if (T_ones_first && !T_ones_xyzz && !T_affine_on && T_ones_min <= 1024)
+        CHECK(T_first > 0);
+    if (!T_ones_first)
+        CHECK(T_first == 0);
+}
+
 int main(int argc, char **argv)
 {
     gpu_test_open(argc, argv, 12); /* GiB: 2^22 with two rounds in groups of 2 takes 8.4 */
@@ -483,6 +506,9 @@ int main(int argc, char **argv)
     T_rounds2_g2 = T_rounds2 && group && !strcmp(group, "2");
     const char *ones = getenv("ZKPIPE_MSM_ONES_AFF");
     T_ones_xyzz = ones && !strcmp(ones, "0");
+    const char *from = getenv("ZKPIPE_MSM_ONES_AFF_FROM"), *first = getenv("ZKPIPE_MSM_ONES_FIRST");
+    T_ones_min = (uint64_t)1 << (from ? atoi(from) : 25);
+    T_ones_first = !(first && !strcmp(first, "0"));
     const char *ss = getenv("ZKPIPE_MSM_SORT_SHORT"), *fc = getenv("ZKPIPE_MSM_C");
     T_sort_full = ss && !strcmp(ss, "0");
     T_c_forced = fc && *fc;
@@ -495,6 +521,7 @@ int main(int argc, char **argv)
     RUN(test_passes);
     RUN(test_args);
     RUN(test_short_sorts);
+    RUN(test_ones_first);
     gpu_test_close();
     return FINISH();
 }
