@@ -208,7 +208,7 @@ zp_err zp__verify_with_vk_x(const zp__vk *vk, const zp_g1_affine *vk_x, const zp
  * made without the prepared form, verifies the whole proof instead.
  */
 typedef struct zp__verify_part {
-    zp_g1_affine a, vk_x;
+    zp_g1_affine a, vk_x;       /* with b, what zp__verify_early was given */
     zp_g2_affine b;
     zp_fp12 f;                  /* the loops so far, when prep is set */
     const zp__vk_prep *prep;    /* vk's, or NULL */
@@ -226,10 +226,8 @@ zp_err zp__verify_late(const zp__verify_part *v, const zp__vk *vk, const zp__pro
  * and verdict as zp__g16_finish_verify_ahead with a.
  */
 typedef struct zp__g16_early {
-    zp_g1_affine a;
-    zp_g2_affine b;
+    zp__verify_part v; /* with π_A, π_B (v.a, v.b) */
     zp_g1_jac c_less_h;
-    zp__verify_part v;
     zp_err e;
 } zp__g16_early;
 void zp__g16_early_make(zp__g16_early *out, const zp__pk *pk, const zp__g16_sums *sums,

@@ -301,8 +301,8 @@ zp_err zp__g16_finish_verify_early(zp__proof *out, const zp__pk *pk, const zp_g1
     double t2 = now();
     zp__proof p;
     zp_g1_jac pc;
-    p.a = early->a;
-    p.b = early->b;
+    p.a = early->v.a;
+    p.b = early->v.b;
     zp_g1_jac_add(&pc, &early->c_less_h, sum_h);
     zp_g1_jac_to_affine(&p.c, &pc);
     double t3 = now();

@@ -223,8 +223,10 @@ void zp__g16_early_make(zp__g16_early *out, const zp__pk *pk, const zp__g16_sums
 {
     zp_g1_jac pa;
     zp_g2_jac pb;
+    zp_g1_affine pa_aff;
+    zp_g2_affine pb_aff;
     points_less_h(&pa, &pb, &out->c_less_h, sums, a);
-    zp_g1_jac_to_affine(&out->a, &pa);
-    zp_g2_jac_to_affine(&out->b, &pb);
-    out->e = zp__verify_early(&out->v, &pk->vk, &a->vk_x, &out->a, &out->b);
+    zp_g1_jac_to_affine(&pa_aff, &pa);
+    zp_g2_jac_to_affine(&pb_aff, &pb);
+    out->e = zp__verify_early(&out->v, &pk->vk, &a->vk_x, &pa_aff, &pb_aff);
 }
