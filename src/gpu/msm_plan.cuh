@@ -1,0 +1,301 @@
+/*
+ * The MSM's planning (msm_impl.cuh): the window c for a count of
+ * dense scalars, the reduction's segments, the accumulation's chunks, and
+ * the layout of every array in the caller's scratch (plan, plan_fit).
+ * Included by msm_impl.cuh only, after its constants.
+ */
+#ifndef ZP_GPU_MSM_PLAN_CUH
+#define ZP_GPU_MSM_PLAN_CUH
+
+struct msm_layout {
+    uint64_t n, m;          /* points; dense scalars */
+    unsigned c, nw, B;      /* window bits, windows, buckets per window */
+    unsigned G;             /* windows sorted and accumulated per pass */
+    uint64_t N;             /* G * m sorted entries (one pass) */
+    uint64_t L, chunks;     /* accumulation chunk length and count (one pass) */
+    uint32_t seg;           /* buckets per reduction segment (seg_for) */
+    uint64_t T;             /* reduction segments per window */
+    uint64_t T2;            /* second-level segments (two_level_reduce; 0: one level) */
+    size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
+    size_t sort_grp;        /* sort_fix's group lengths and counts (msm_sort.cuh) */
+    size_t bstart, bend, buckets, carries, parts, parts2, res, total;
+    size_t runs, parts3;    /* the two-level reduction's (0: none) */
+    bool affine;            /* the batch-affine round (msm_affine.cuh) first */
+    unsigned gs, kmax;      /* its group length; most slots a thread (0: aff_k_max) */
+    bool ident;             /* no split: dense scalar i is scalar i (msm_device) */
+    unsigned copies;        /* precomputed bases (msm_pre): m = copies * scalars, one window */
+    size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
+    size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
+};
+
+/*
+ * Scalars above (r - 1) / 2 enter the digits as r - s with the point
+ * negated (r P = 0 in the prime-order groups), so every scalar is below
+ * 2^254 and nw signed c-bit windows need c nw >= 255 bits instead of 256:
+ * 15 windows instead of 16 at c = 17, where the top window of 16 held
+ * only the carries (about half the scalars, all in one bucket). On the
+ * H200 (session 14, alternating, medians of 5, with/without): G1 2^23
+ * 51.49 / 51.92 ms, 2^24 94.43 / 94.47 (a tie: that bucket's long runs
+ * were cheap), porep-like sparse 2^27 96.25 / 96.61. ZKPIPE_MSM_HALF=0
+ * (read once) keeps the scalars as they are, for measurements.
+ */
+static bool halve_scalars(void)
+{
+    static const bool on = zp__env_knob("ZKPIPE_MSM_HALF", 0, 1, 1);
+    return on;
+}
+
+static unsigned windows_of(unsigned c)
+{
+    return ((halve_scalars() ? 255 : 256) + c - 1) / c;
+}
+
+/* Cost model: nw windows of m mixed additions (~10 products each) plus the
+ * bucket reduction: two full additions per bucket and the segment offsets
+ * (~40 products per bucket), in kernels about half as efficient: 80.
+ * halve_scalars' 255 bits moved its choices; two gained on the H200
+ * (session 14: G1 2^22 to c = 17, 32.2 -> 31.8 ms; G2 2^23 to 17, 141.3
+ * -> 140.0), the two that lost are undone at the end.
+ * ZP_MSM_RED_COST overrides the 80 (a build variant: the phase times of
+ * bench/RESULTS.md put a bucket's reduction at ~3.6 additions, i.e. ~36). */
+#ifndef ZP_MSM_RED_COST
+#define ZP_MSM_RED_COST 80.0
+#endif
+static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
+{
+    unsigned best = 2;
+    double best_cost = 1e300;
+    for (unsigned c = 2; c <= MAX_C; c++) {
+        double nw = windows_of(c);
+        double cost = nw * (10.0 * (double)m + ZP_MSM_RED_COST * (double)(1u << (c - 1)));
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = c;
+        }
+    }
+    /* With halved scalars (255 bits) the model asks for 15 at 2^20, 17
+     * windows, where 16 with 16 windows is faster (H200, session 14: G1
+     * 10.02 against 10.37 ms), and for 17 in G2 below 2^23, where 16 is
+     * (2^22: 76.6 against 78.7 ms; at 2^23 17 wins, 140.0 against 141.3).
+     * The choice stays non-decreasing in m (msm_g1.cu's scratch_for). */
+    if (best == 15)
+        best = 16;
+    if (xyzz_bytes == sizeof(xyzz_t<fp2_t>) && m < ((uint64_t)1 << 23) && best > 16)
+        best = 16;
+    return best;
+}
+
+/* The window for m dense scalars: pick_window's, except that G1's affine
+ * round (xyzz_bytes of G1) runs best at c = 17 from 2^23 to 2^25 dense
+ * scalars, where the model asked for 18 or 19. On the H200 (bench/RESULTS.md,
+ * `ZKPIPE_MSM_C`), sessions 9 and 10: 2^24 dense 100.8 ms at 17 against
+ * 103.7 at 19; 2^27 points with 13.4 M dense (porep's A and L) 103.2
+ * against 106.7 at 18; session 14, two rounds: 2^24 97.1 at 17, 98.8 at
+ * 16, 101.4 at 18. Smaller buckets make longer runs for the affine groups
+ * and a cheaper reduction. At 2^26 dense the model's 20 stays best (19:
+ * 336.0, 21: 347.0 ms). */
+static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
+{
+    unsigned c = pick_window(m, xyzz_bytes);
+    if (affine && xyzz_bytes == sizeof(xyzz_t<fp_t>) && m >= ((uint64_t)1 << 23) &&
+        m < ((uint64_t)1 << 25) && c > 17)
+        c = 17;
+    return c;
+}
+
+/*
+ * Accumulation chunks: L = N >> shift entries each (16 .. 1024), i.e. about
+ * 2^shift chunks (one thread each) per pass. More chunks leave less of the
+ * last wave of blocks idle at the end of a launch, for more carries. On the
+ * H200 (bench/RESULTS.md, session 6, alternating) 2^21 chunks instead of
+ * 2^18 took a lone G1 MSM 2^24 113.7 -> 110.6 ms, 2^25 206.6 -> 201.4 ms
+ * and a porep:27 partition 1683 -> 1669 ms, but the engine, whose four
+ * slots fill each other's tails, 15.61 -> 16.07 s per proof (and G2 2^22
+ * 99.0 -> 109.8 ms): 2^18 stays. ZKPIPE_MSM_CHUNK_SHIFT
+ * (14 .. 24, read once) overrides it, for measurements.
+ */
+#ifndef ZP_MSM_CHUNK_SHIFT
+#define ZP_MSM_CHUNK_SHIFT 18
+#endif
+/* ZKPIPE_MSM_SEG (a power of two, 4 .. 1024, read once): every
+ * reduction's buckets per segment, for measurements; 0 (unset) lets
+ * seg_for choose. */
+static unsigned forced_seg(void)
+{
+    static const unsigned s = [] { /* C++: initialized once, thread-safe */
+        unsigned v = zp__env_knob("ZKPIPE_MSM_SEG", 4, 1024, 0);
+        return v & (v - 1) ? 0 : v;
+    }();
+    return s;
+}
+
+/* Whether a window of B buckets is reduced in two levels (msm_reduce.cuh).
+ * The second level saves each segment its product by its offset but costs
+ * a pass over the runs; on the H200 (bench/RESULTS.md, session 15, two
+ * alternating rounds) it gained only at c = 20 (B = 2^19): G1 2^25 178.05
+ * -> 177.39 / 177.59 ms, 2^26 321.52 -> 320.88 / 321.09, 2^27 601.88 ->
+ * 601.04 / 601.06 (reduce 10.5 -> 9.8), and lost below (2^24, c = 17:
+ * reduce 1.85 -> 2.71; G2 2^22, c = 16: 4.59 -> 7.83). So from B = 2^19.
+ * ZKPIPE_MSM_RED (read once): 1 one level always, 2 two levels always
+ * (where there are several segments), unset or 0 that rule. */
+#define RED2_MIN_B (1u << 19)
+static bool two_level_reduce(uint32_t B)
+{
+    static const unsigned mode = zp__env_knob("ZKPIPE_MSM_RED", 0, 2, 0);
+    return mode == 2 || (mode == 0 && B >= RED2_MIN_B);
+}
+
+/*
+ * Buckets per reduction segment for nw windows of B buckets: SEG, or in
+ * two levels fewer, down to 8, while the windows would have fewer than
+ * RED_MIN_SEGS segments (threads) in all. A segment costs its buckets' two
+ * additions each (and, in one level, a product by its offset, ~26
+ * additions at c = 20, which is why one level keeps SEG), so shorter
+ * segments only add threads. Only a lone window (the precomputed bases)
+ * has that few: on the H200 (session 20, G1 2^24, c = 20, one window of
+ * 2^19 buckets), reduce 2.53 ms at 32, 1.84 at 16, 1.80 at 8; with 13
+ * windows (2^26) 8 lost, 9.79 -> 12.74 ms.
+ */
+#define RED_MIN_SEGS (1u << 16)
+static uint32_t seg_for(unsigned nw, uint32_t B)
+{
+    if (forced_seg())
+        return forced_seg();
+    uint32_t seg = SEG;
+    while (two_level_reduce(B) && seg > 8 && (uint64_t)nw * B / seg < RED_MIN_SEGS)
+        seg /= 2;
+    return seg;
+}
+
+static unsigned chunk_shift(void)
+{
+    /* C++: initialized once, thread-safe */
+    static const unsigned shift =
+        zp__env_knob("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, ZP_MSM_CHUNK_SHIFT);
+    return shift;
+}
+
+/* ZKPIPE_MSM_C (2 .. MAX_C, read once): every MSM's window, for
+ * measurements; 0 (unset) lets pick_window choose. */
+static unsigned forced_window(void)
+{
+    static const unsigned c = zp__env_knob("ZKPIPE_MSM_C", 2, MAX_C, 0);
+    return c;
+}
+
+/* The chunk length for N sorted entries. */
+static uint64_t chunk_len(uint64_t N)
+{
+    uint64_t L = N >> chunk_shift();
+    return L < 16 ? 16 : L > 1024 ? 1024 : L;
+}
+
+static size_t take(size_t *at, uint64_t bytes)
+{
+    size_t off = *at;
+    *at += (bytes + 255) & ~(uint64_t)255;
+    return off;
+}
+
+static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
+                     size_t f_bytes);
+
+/* G: windows per pass (0 or above the window count: all of them). Fewer
+ * windows per pass need less sorting space (4 arrays of G * m words) and
+ * fewer bucket bounds; the buckets of all windows stay. affine: the layout
+ * of the batch-affine round as well (xyzz_bytes = 4 field elements).
+ * split: room for the 0/1 split's arrays (24 bytes a scalar: 3 GiB at 2^27);
+ * an MSM without the split (zp__gpu_msm_g1_nosplit) leaves them out, which
+ * at 2^27 is most of another window a pass. */
+static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G,
+                 bool affine = false, bool split = true, unsigned pre_c = 0)
+{
+    memset(l, 0, sizeof *l);
+    l->n = n;
+    l->m = m;
+    l->c = pre_c ? pre_c : forced_window() ? forced_window() : window_for(m, xyzz_bytes, affine);
+    l->nw = windows_of(l->c);
+    if (pre_c) { /* every window's digits into one bucket set (msm_pre) */
+        l->copies = l->nw;
+        l->nw = 1;
+    }
+    l->B = 1u << (l->c - 1);
+    l->G = G && G < l->nw ? G : l->nw;
+    l->N = (uint64_t)l->G * m;
+    l->L = chunk_len(l->N);
+    l->chunks = (l->N + l->L - 1) / l->L;
+    l->seg = seg_for(l->nw, l->B);
+    l->T = l->B > l->seg ? l->B / l->seg : 1;
+
+    size_t scan_b = 0, sort_b = 0;
+    cub::DeviceScan::ExclusiveSum(NULL, scan_b, (const uint64_t *)NULL, (uint64_t *)NULL,
+                                  (int)(n ? n : 1));
+    cub::DeviceRadixSort::SortPairs(NULL, sort_b, (const uint32_t *)NULL, (uint32_t *)NULL,
+                                    (const uint32_t *)NULL, (uint32_t *)NULL, (int)(m ? m : 1), 0,
+                                    (int)l->c);
+    cudaGetLastError();
+    l->temp_bytes = scan_b > sort_b ? scan_b : sort_b;
+    l->affine = affine;
+    if (affine) {
+        size_t key_b = 0;
+        cub::DeviceScan::ExclusiveSum(NULL, key_b, (const uint64_t *)NULL, (uint64_t *)NULL,
+                                      (int)((uint64_t)l->G << l->c));
+        cudaGetLastError();
+        l->temp_bytes = key_b > l->temp_bytes ? key_b : l->temp_bytes;
+    }
+
+    /* The ones' partial sums: as many as the launch below can ask for with
+     * n points (a power of two, >= ONES_MIN_PER_PART points each), so a
+     * small MSM does not carry the room of a large one. */
+    uint64_t ones_parts = 1;
+    while (ones_parts < ONES_PARTS && ones_parts * ONES_MIN_PER_PART < n)
+        ones_parts *= 2;
+    uint64_t parts = l->nw * l->T > ones_parts ? l->nw * l->T : ones_parts;
+    size_t at = 0;
+    if (split) { /* else all four stay at offset 0, never read */
+        l->flags = take(&at, 8 * n);
+        l->pos = take(&at, 8 * n);
+        l->dense = take(&at, 4 * n);
+        l->ones = take(&at, 4 * n);
+    }
+    l->counts = take(&at, 16);
+    l->sort_grp = take(&at, 16 * (uint64_t)l->G);
+    l->temp = take(&at, l->temp_bytes);
+    l->kin = take(&at, 4 * l->N);
+    l->vin = take(&at, 4 * l->N);
+    l->kout = take(&at, 4 * l->N);
+    l->vout = take(&at, 4 * l->N);
+    l->bstart = take(&at, 8 * ((uint64_t)l->G << l->c));
+    l->bend = take(&at, 8 * ((uint64_t)l->G << l->c));
+    l->buckets = take(&at, xyzz_bytes * l->nw * l->B);
+    l->carries = take(&at, xyzz_bytes * l->chunks);
+    if (affine)
+        aff_plan(l, &at, l->N, (uint64_t)l->G << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
+    l->parts = take(&at, xyzz_bytes * parts);
+    l->parts2 = take(&at, xyzz_bytes * parts);
+    if (two_level_reduce(l->B) && l->T > 1) {
+        l->T2 = l->T > l->seg ? l->T / l->seg : 1;
+        l->runs = take(&at, xyzz_bytes * l->nw * l->T);
+        l->parts3 = take(&at, xyzz_bytes * l->nw * l->T2);
+    }
+    l->res = take(&at, xyzz_bytes * (l->nw + 1));
+    l->total = at;
+}
+
+/* The layout with the most windows a pass (all of them down to one) that
+ * fits `bytes`, with fewer than 2^32 entries a pass for the affine round;
+ * false when none does. */
+static bool plan_fit(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, uint64_t bytes,
+                     bool affine, bool split, unsigned pre_c = 0)
+{
+    plan(l, n, m, xyzz_bytes, 0, affine, split, pre_c);
+    for (unsigned G = l->nw;; G--) {
+        if (l->total <= bytes && !(affine && l->N >> 32))
+            return true;
+        if (G <= 1)
+            return false;
+        plan(l, n, m, xyzz_bytes, G - 1, affine, split, pre_c);
+    }
+}
+
+#endif
