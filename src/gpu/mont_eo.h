@@ -72,6 +72,10 @@ ZP__EO_FN uint32_t zp__eo_madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, uint32_
 {
     ZP__EO_ASM3("madc.lo.cc.u32");
 }
+ZP__EO_FN uint32_t zp__eo_mad_hi_cc(uint32_t a, uint32_t b, uint32_t c, uint32_t *cf)
+{
+    ZP__EO_ASM3("mad.hi.cc.u32");
+}
 ZP__EO_FN uint32_t zp__eo_madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, uint32_t *cf)
 {
     ZP__EO_ASM3("madc.hi.cc.u32");
@@ -119,6 +123,10 @@ ZP__EO_FN uint32_t zp__eo_mad_lo_cc(uint32_t a, uint32_t b, uint32_t c, uint32_t
 ZP__EO_FN uint32_t zp__eo_madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, uint32_t *cf)
 {
     return zp__eo_keep((uint64_t)(uint32_t)((uint64_t)a * b) + c + *cf, cf);
+}
+ZP__EO_FN uint32_t zp__eo_mad_hi_cc(uint32_t a, uint32_t b, uint32_t c, uint32_t *cf)
+{
+    return zp__eo_keep((((uint64_t)a * b) >> 32) + c, cf);
 }
 ZP__EO_FN uint32_t zp__eo_madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, uint32_t *cf)
 {
