@@ -24,8 +24,8 @@
  * transposed, bit-reversed in): no bit reversal at all, and the coset scale
  * g^i (with n^-1 and a constant) one product as the DIT's first pass loads.
  * zp__gpu_ntt_coset_diff, the TAU h step's end, runs two inverses and one
- * bit reversal that also scales and subtracts. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW;
- * bench/ntt_variants.sh builds them) are described where they act.
+ * bit reversal that also scales and subtracts. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW,
+ * ZP_NTT_SHOUP; bench/ntt_variants.sh builds them) are described where they act.
  */
 #include "gpu/ctx.cuh"
 
@@ -66,6 +66,44 @@ static __device__ __forceinline__ fr_t ntt_mul(const fr_t &a, const fr_t &b)
 }
 #else
 #define ntt_mul fr_mul
+#endif
+
+/* ZP_NTT_SHOUP (on by default; ZP_NTT_NOSHOUP turns it off): the stage
+ * twiddles' products by Shoup's method (fr_shoup.h: 179 32-bit multiply
+ * halves an Fr product instead of 264), from a table of the plain
+ * roots w_1024^i and their companions per root and direction (32 KiB). The
+ * twists and scales keep the Montgomery product. On the H200 (bench/
+ * RESULTS.md, session 26, alternating): 2^27 40.16 -> 37.66 ms, with the
+ * twist tables 37.75 -> 35.47. */
+#ifndef ZP_NTT_NOSHOUP
+#define ZP_NTT_SHOUP 1
+#endif
+#define SHOUP_N 512 /* w_1024^i, i < 512: the stage roots of any pass */
+#ifdef ZP_NTT_SHOUP
+#include "gpu/fr_shoup.h"
+static __device__ __forceinline__ fr_t fr_shoup(const fr_t &a, const fr_t &w, const fr_t &wp)
+{
+    uint32_t m[8], nm[8];
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        m[j] = zp__fr_params::m(j);
+        nm[j] = j ? ~m[j] : 0u - m[0]; /* 2^256 - m: m[0] = 1, so no borrow past word 0 */
+    }
+    fr_t r;
+    zp__shoup_mul(r.v, a.v, w.v, wp.v, m, nm);
+    return r;
+}
+#define SHOUP_TABLES ((uint64_t)8 * SHOUP_N)
+/* A read-only load through the non-coherent cache. */
+static __device__ __forceinline__ fr_t fr_ldg(const fr_t *p)
+{
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    uint4 a = __ldg(q), b = __ldg(q + 1);
+    fr_t r = {{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w}};
+    return r;
+}
+#else
+#define SHOUP_TABLES 0
 #endif
 
 #define PASS_MAX_BITS 10
@@ -194,7 +232,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
                                                        unsigned cs, const fr_t *slo,
                                                        const fr_t *shi, const fr_t *nlo,
                                                        const fr_t *tw, unsigned lg,
-                                                       const fr_t *mul)
+                                                       const fr_t *mul, const fr_t *sp)
 {
     extern __shared__ uint4 sh_raw[];
     fr_t *sh = reinterpret_cast<fr_t *>(sh_raw);
@@ -238,22 +276,20 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
      * took the gain away). */
 #ifdef ZP_NTT_SHTW
     if (k <= SHTW_MAX_K) {
-        fr_t *stw = sh + tile;
-        for (unsigned i = threadIdx.x; i < (1u << (k - 1)); i += blockDim.x)
-            fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
+        const stage_tw sw = stage_roots_shared(sh + tile, k, whi, sp, blockDim.x);
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, stage_tw{stw, k - 1}, k, j, tile, RF);
+            ntt_stages_dit(sh, sw, k, j, tile, RF);
         else
-            ntt_stages(sh, stage_tw{stw, k - 1}, k, j, tile, RF);
+            ntt_stages(sh, sw, k, j, tile, RF);
     } else
 #endif
     {
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile, RF);
+            ntt_stages_dit(sh, stage_roots_global(whi, sp), k, j, tile, RF);
         else
-            ntt_stages(sh, stage_tw{whi, ZP__TAB_LOG - 1}, k, j, tile, RF);
+            ntt_stages(sh, stage_roots_global(whi, sp), k, j, tile, RF);
     }
 
     ZP_UNROLL(ZP_NTT_BF_UNROLL)
@@ -286,7 +322,7 @@ static size_t pass_shared(unsigned k, unsigned tile)
  * whose twist is one load (rf only, not batch). */
 typedef void (*pass_fn)(fr_t *, const fr_t *, const fr_t *, unsigned, unsigned, unsigned,
                         unsigned, const fr_t *, const fr_t *, const fr_t *, const fr_t *,
-                        unsigned, const fr_t *);
+                        unsigned, const fr_t *, const fr_t *);
 static pass_fn pass_kernel(bool dit, bool rf, bool batch, bool mul, bool big = false)
 {
     if (big)
@@ -378,9 +414,55 @@ static const fr_t *tw_table(const zp__gpu *g, int c, int d)
 #endif
 }
 
+/* The plain roots w_1024^i and their companions, i < SHOUP_N, for roots c
+ * in direction d (after the TW tables); NULL without ZP_NTT_SHOUP. */
+static const fr_t *shoup_table(const zp__gpu *g, int c, int d)
+{
+#ifdef ZP_NTT_SHOUP
+    return (const fr_t *)g->tables.ptr + 8 * (size_t)ZP__TAB_N + TW_EXTRA +
+           (size_t)(2 * c + d) * 2 * SHOUP_N;
+#else
+    (void)g, (void)c, (void)d;
+    return NULL;
+#endif
+}
+
+#ifdef ZP_NTT_SHOUP
+/* Fills the four Shoup tables on the host (w of order 2^28 per c, d) and
+ * sends them on st; *host is freed by the caller after st syncs. */
+static zp_err shoup_tables(zp__gpu *g, cudaStream_t st, zp_fr w[2][2], zp_fr **host)
+{
+    zp_fr *h = (zp_fr *)malloc(SHOUP_TABLES * sizeof(zp_fr));
+    if (!h)
+        return ZP_E_NOMEM;
+    uint32_t m[8];
+    memcpy(m, ZP_FR_MODULUS.l, sizeof m);
+    for (int c = 0; c < 2; c++)
+        for (int d = 0; d < 2; d++) {
+            zp_fr *t = h + (2 * c + d) * 2 * SHOUP_N, w10 = w[c][d], p;
+            for (int i = 0; i < 18; i++)
+                zp_fr_sqr(&w10, &w10);
+            zp_fr_one(&p);
+            for (unsigned i = 0; i < SHOUP_N; i++) {
+                zp_fr_from_mont(&t[i], &p);
+                uint32_t pl[8], cp[8];
+                memcpy(pl, t[i].l, sizeof pl);
+                zp__shoup_companion(cp, pl, m);
+                memcpy(t[SHOUP_N + i].l, cp, sizeof cp);
+                zp_fr_mul(&p, &p, &w10);
+            }
+        }
+    *host = h;
+    ZP_CUDA(cudaMemcpyAsync((void *)shoup_table(g, 0, 0), h, SHOUP_TABLES * sizeof(fr_t),
+                            cudaMemcpyHostToDevice, st));
+    return ZP_OK;
+}
+#endif
+
 zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
-    ZP_TRY(zp__gpu_alloc(g, &g->tables, (8 * (uint64_t)ZP__TAB_N + TW_EXTRA) * sizeof(fr_t)));
+    ZP_TRY(zp__gpu_alloc(g, &g->tables,
+                         (8 * (uint64_t)ZP__TAB_N + TW_EXTRA + SHOUP_TABLES) * sizeof(fr_t)));
     const int most = (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG);
     const int piped = (int)pipe_shared(SHTW_MAX_K);
     for (int v = 0; v < 13; v++) { /* 8, 9: the two MUL instances; 10..12 the BIG ones */
@@ -398,8 +480,9 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
     fr_t *t = (fr_t *)g->tables.ptr;
     zp_fr one;
     zp_fr_one(&one);
+    zp_fr roots[2][2], *host = NULL;
     for (int c = 0; c < 2 && !err; c++) {
-        zp_fr w[2];
+        zp_fr *w = roots[c];
         zp_fr_root_of_unity(&w[0], 28, c ? ZP_ROOTS_BELLPERSON : ZP_ROOTS_SNARKJS);
         zp_fr_inv(&w[1], &w[0]);
         for (int d = 0; d < 2 && !err; d++) {
@@ -419,8 +502,13 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 #endif
         }
     }
+#ifdef ZP_NTT_SHOUP
+    if (!err)
+        err = shoup_tables(g, st, roots, &host);
+#endif
     cudaError_t e = cudaStreamSynchronize(st);
     cudaStreamDestroy(st);
+    free(host);
     if (!err && e != cudaSuccess)
         err = zp__gpu_fail(g, e, __FILE__, __LINE__, "ntt tables");
     return err;
@@ -481,7 +569,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
 {
     zp__gpu *g = s->g;
     const fr_t *wlo = g->root_lo[ci][di], *whi = g->root_hi[ci][di];
-    const fr_t *tw = tw_table(g, ci, di);
+    const fr_t *tw = tw_table(g, ci, di), *sp = shoup_table(g, ci, di);
     const bool dit = pl->order == ORDER_DIT;
     unsigned ks[4], ms[4];
     const unsigned passes = pass_geometry(log2n, ks, ms);
@@ -512,7 +600,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             const uint64_t most = (uint64_t)PIPE_BLOCKS_PER_SM * g->prop.multiProcessorCount;
             const unsigned grid = (unsigned)(ntiles < most ? ntiles : most);
             pipe_kernel(dit, rf)<<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
-                a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n);
+                a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n, sp);
             s->ntt_paths.piped++;
         } else {
             s->ntt_paths.batched += cs && j;
@@ -524,7 +612,7 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
             s->ntt_paths.big += big != NULL;
             const pass_fn fn = pass_kernel(dit, rf, cs != 0, mul != NULL, big != NULL);
             fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-                a, wlo, whi, k, m, j, cs, slo, shi, nlo, big ? big : ptw, log2n, mul);
+                a, wlo, whi, k, m, j, cs, slo, shi, nlo, big ? big : ptw, log2n, mul, sp);
         }
         ZP_CUDA_LAUNCHED();
         if (s->profile)

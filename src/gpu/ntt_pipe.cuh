@@ -118,7 +118,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo,
                                                        pipe_geom p, uint64_t ntiles,
                                                        const fr_t *slo, const fr_t *shi,
                                                        const fr_t *nlo, const fr_t *tw,
-                                                       unsigned lg)
+                                                       unsigned lg, const fr_t *sp)
 {
     extern __shared__ uint4 sh_raw[];
     const unsigned tile = 1u << (p.k + p.j);
@@ -130,8 +130,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo,
     if (t < ntiles)
         pipe_fetch(buf, a, p, t);
     cp_async_commit();
-    for (unsigned i = threadIdx.x; i < (1u << (p.k - 1)); i += PIPE_THREADS)
-        fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - p.k))));
+    const stage_tw sw = stage_roots_shared(stw, p.k, whi, sp, PIPE_THREADS);
 
     for (unsigned b = 0; t < ntiles; t += gridDim.x, b ^= 1) {
         fr_t *sh = buf + b * tile;
@@ -159,9 +158,9 @@ static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo,
             __syncthreads();
         }
         if (DIT)
-            ntt_stages_dit(sh, stage_tw{stw, p.k - 1}, p.k, p.j, tile, RF);
+            ntt_stages_dit(sh, sw, p.k, p.j, tile, RF);
         else
-            ntt_stages(sh, stage_tw{stw, p.k - 1}, p.k, p.j, tile, RF);
+            ntt_stages(sh, sw, p.k, p.j, tile, RF);
         ZP_UNROLL(ZP_NTT_BF_UNROLL)
         for (unsigned e = threadIdx.x; e < tile; e += PIPE_THREADS) {
             fr_t x = fr_load(sh + e);
@@ -175,7 +174,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo,
 
 /* The pipelined kernel's instance for (dit, rf). */
 typedef void (*pipe_fn)(fr_t *, const fr_t *, const fr_t *, pipe_geom, uint64_t, const fr_t *,
-                        const fr_t *, const fr_t *, const fr_t *, unsigned);
+                        const fr_t *, const fr_t *, const fr_t *, unsigned, const fr_t *);
 static pipe_fn pipe_kernel(bool dit, bool rf)
 {
     if (dit)

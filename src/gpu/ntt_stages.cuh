@@ -14,14 +14,64 @@
  * the global hi table (w_(2^k)^i = hi[i << (14 - k)]).
  */
 struct stage_tw {
-    const fr_t *t;  /* stw, or the hi table */
-    unsigned base;  /* k - 1, or 13 for the hi table */
+    const fr_t *t;  /* stw, or the hi table (ZP_NTT_SHOUP: the plain roots) */
+    unsigned base;  /* k - 1, or 13 for the hi table (ZP_NTT_SHOUP: 9) */
+    const fr_t *cp; /* ZP_NTT_SHOUP: the companions of w_1024^i, i < 512 */
 };
 
+#ifdef ZP_NTT_SHOUP
+/* A stage twiddle for Shoup's product: the plain root and its companion,
+ * w_(2^(lhs+1))^r = w_1024^(r << (9 - lhs)). */
+struct tw_t {
+    fr_t w, p;
+};
+static __device__ __forceinline__ tw_t stage_w(const stage_tw &w, unsigned lhs, unsigned r)
+{
+    return tw_t{fr_load(w.t + (r << (w.base - lhs))),
+                fr_ldg(w.cp + (r << (9 - lhs)))};
+}
+static __device__ __forceinline__ fr_t tw_mul(const fr_t &x, const tw_t &w)
+{
+    return fr_shoup(x, w.w, w.p);
+}
+#else
+typedef fr_t tw_t;
 /* w_(2^(lhs+1))^r */
 static __device__ __forceinline__ fr_t stage_w(const stage_tw &w, unsigned lhs, unsigned r)
 {
     return fr_load(w.t + (r << (w.base - lhs)));
+}
+static __device__ __forceinline__ fr_t tw_mul(const fr_t &x, const fr_t &w) { return ntt_mul(x, w); }
+#endif
+
+/* Copies a pass's 2^(k-1) stage roots (k <= SHTW_MAX_K) into stw from the
+ * hi table (ZP_NTT_SHOUP: the plain roots sp); the stages' twiddles then. */
+static __device__ __forceinline__ stage_tw stage_roots_shared(fr_t *stw, unsigned k,
+                                                              const fr_t *whi, const fr_t *sp,
+                                                              unsigned threads)
+{
+    for (unsigned i = threadIdx.x; i < (1u << (k - 1)); i += threads)
+#ifdef ZP_NTT_SHOUP
+        fr_store(stw + i, fr_load(sp + (i << (10 - k))));
+    (void)whi;
+    return stage_tw{stw, k - 1, sp + SHOUP_N};
+#else
+        fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
+    (void)sp;
+    return stage_tw{stw, k - 1, NULL};
+#endif
+}
+
+/* The stages' twiddles straight from the global tables. */
+static __device__ __forceinline__ stage_tw stage_roots_global(const fr_t *whi, const fr_t *sp)
+{
+#ifdef ZP_NTT_SHOUP
+    (void)whi;
+    return stage_tw{sp, 9, sp + SHOUP_N};
+#else
+    (void)sp;
+    return stage_tw{whi, ZP__TAB_LOG - 1, NULL};
+#endif
 }
 
 /* One radix-2 DIF stage over the tile: rows q and q + 2^lhs of each of the
@@ -39,7 +89,7 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw
         fr_store(sh + i0, fr_add(x, y));
         fr_t d = fr_sub(x, y);
         if (r)
-            d = ntt_mul(d, stage_w(sw, lhs, r));
+            d = tw_mul(d, stage_w(sw, lhs, r));
         fr_store(sh + i1, d);
     }
 }
@@ -72,11 +122,11 @@ static __device__ __forceinline__ unsigned r4_rows(unsigned e, unsigned k, unsig
 }
 
 /* x, y <- x + y, (x - y) * w (w skipped when trivial). */
-static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const fr_t &w, bool trivial)
+static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const tw_t &w, bool trivial)
 {
     fr_t d = fr_sub(x, y);
     x = fr_add(x, y);
-    y = trivial ? d : ntt_mul(d, w);
+    y = trivial ? d : tw_mul(d, w);
 }
 
 /*
@@ -106,11 +156,13 @@ static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &s
             fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
             fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
             /* w_(4h)^r, w_(4h)^(r + h), w_(2h)^r */
-            fr_t wa = stage_w(sw, lhs, r);
-            fr_t wb = stage_w(sw, lhs, r + h);
+            /* wb after the first butterfly: with Shoup's twiddle pairs
+             * (16 words each) both live at once spilled under the cap. */
+            tw_t wa = stage_w(sw, lhs, r);
             bfly(x0, x2, wa, r == 0);
+            tw_t wb = stage_w(sw, lhs, r + h);
             bfly(x1, x3, wb, false);
-            fr_t wc = stage_w(sw, lhs - 1, r);
+            tw_t wc = stage_w(sw, lhs - 1, r);
             bfly(x0, x1, wc, r == 0);
             bfly(x2, x3, wc, r == 0);
             fr_store(sh + i0, x0);
@@ -147,9 +199,9 @@ static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, 
  * the passes transposed and run last to first make F x from B x: bit-
  * reversed in, natural out, no bit reversal pass.
  */
-static __device__ __forceinline__ void bfly_dit(fr_t &x, fr_t &y, const fr_t &w, bool trivial)
+static __device__ __forceinline__ void bfly_dit(fr_t &x, fr_t &y, const tw_t &w, bool trivial)
 {
-    fr_t t = trivial ? y : ntt_mul(y, w);
+    fr_t t = trivial ? y : tw_mul(y, w);
     y = fr_sub(x, t);
     x = fr_add(x, t);
 }
@@ -165,7 +217,7 @@ static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw
         unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
         fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
         if (r)
-            y = ntt_mul(y, stage_w(sw, lhs, r));
+            y = tw_mul(y, stage_w(sw, lhs, r));
         fr_store(sh + i0, fr_add(x, y));
         fr_store(sh + i1, fr_sub(x, y));
     }
@@ -187,12 +239,12 @@ static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &
             unsigned i0 = (g0 << j) + l, hj = h << j;
             fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
             fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
-            fr_t wc = stage_w(sw, lhs - 1, r);
+            tw_t wc = stage_w(sw, lhs - 1, r);
             bfly_dit(x0, x1, wc, r == 0);
             bfly_dit(x2, x3, wc, r == 0);
-            fr_t wa = stage_w(sw, lhs, r);
-            fr_t wb = stage_w(sw, lhs, r + h);
+            tw_t wa = stage_w(sw, lhs, r);
             bfly_dit(x0, x2, wa, r == 0);
+            tw_t wb = stage_w(sw, lhs, r + h);
             bfly_dit(x1, x3, wb, false);
             fr_store(sh + i0, x0);
             fr_store(sh + i0 + hj, x1);
