@@ -4,8 +4,9 @@
  * w' = floor(w 2^256 / m) checked exactly, then a w mod m for edge and
  * random a (below m, in [m, 2m) and at the top of the contract,
  * 2^256 - 2^229) and w (edges, random, the 512 roots w_1024^i of both
- * conventions and directions). No carry may drop (zp__eo_dropped). No GPU
- * needed.
+ * conventions and directions). Also the lazy forms the NTT's stages use
+ * (values in [0, 2m)): the product without its last subtraction, and the
+ * sum and difference. No carry may drop (zp__eo_dropped). No GPU needed.
  */
 #include <string.h>
 
@@ -202,6 +203,88 @@ static void test_roots(void)
     CHECK_EQ_INT((int)zp__eo_dropped, 0);
 }
 
+/* x mod m for x < 2^256 (at most two subtractions: 2^256 < 3m). */
+static void reduce(uint32_t *out, const uint32_t *x)
+{
+    memcpy(out, x, 32);
+    for (int n = 0; n < 2; n++) {
+        int ge = 1;
+        for (int k = 7; k >= 0; k--)
+            if (out[k] != M[k]) {
+                ge = out[k] > M[k];
+                break;
+            }
+        if (!ge)
+            return;
+        uint32_t t[8];
+        add8(t, out, NM);
+        memcpy(out, t, 32);
+    }
+}
+
+/* x < 2m */
+static int below_2m(const uint32_t *x)
+{
+    uint32_t m2[8];
+    add8(m2, M, M);
+    for (int k = 7; k >= 0; k--)
+        if (x[k] != m2[k])
+            return x[k] < m2[k];
+    return 0;
+}
+
+/* A lazy operand in [0, 2m): edges (0, 1, m - 1, m, m + 1, 2m - 1), or
+ * random below m, or m plus random below m. */
+static void operand_lazy(uint32_t *x, int i)
+{
+    uint32_t r[8];
+    memset(x, 0, 32);
+    switch (i % 8) {
+    case 0: x[0] = (uint32_t)(i / 8 % 2); break;
+    case 1: memcpy(x, M, 32); x[0] += (uint32_t)(i / 8 % 3) - 1; break; /* m - 1, m, m + 1 */
+    case 2: add8(x, M, M); x[0] -= 1; break;
+    case 3: random_below_m(r); add8(x, M, r); break;
+    default: random_below_m(x); break;
+    }
+}
+
+/* The lazy stage forms: results below 2m and equal mod m to the CPU's. */
+static void test_lazy(void)
+{
+    setup();
+    zp__eo_dropped = 0;
+    uint32_t m2[8];
+    add8(m2, M, M);
+    int bad = 0;
+    for (int i = 0; i < COUNT; i++) {
+        uint32_t a[8], b[8], ra[8], rb[8], got[8], red[8];
+        operand_lazy(a, i);
+        operand_lazy(b, i / 8 + 3 * i);
+        reduce(ra, a);
+        reduce(rb, b);
+        zp_fr x, y, sum, dif;
+        memcpy(x.l, ra, 32);
+        memcpy(y.l, rb, 32);
+        zp_fr_add(&sum, &x, &y);
+        zp_fr_sub(&dif, &x, &y);
+        zp__lazy_add(got, a, b, m2);
+        reduce(red, got);
+        bad += !below_2m(got) || memcmp(red, sum.l, 32) != 0;
+        zp__lazy_sub(got, a, b, m2);
+        reduce(red, got);
+        bad += !below_2m(got) || memcmp(red, dif.l, 32) != 0;
+        uint32_t w[8], wp[8], want[8];
+        operand_w(w, i);
+        zp__shoup_companion(wp, w, M);
+        reference(want, a, w);
+        zp__shoup_mul_lazy(got, a, w, wp, NM);
+        reduce(red, got);
+        bad += !below_2m(got) || memcmp(red, want, 32) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT((int)zp__eo_dropped, 0);
+}
+
 /* The checks can fail: a companion one too large is refused, and a
  * product with w' + 2^200 (far off) differs from the reference. */
 static void test_checks_bite(void)
@@ -227,6 +310,7 @@ int main(void)
 {
     RUN(test_random_and_edges);
     RUN(test_roots);
+    RUN(test_lazy);
     RUN(test_checks_bite);
     return FINISH();
 }

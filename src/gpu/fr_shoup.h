@@ -13,11 +13,11 @@
  * not a Montgomery product: w is a plain value, and a's form is kept (a R
  * times w is (a w) R), so data in Montgomery form stays in it.
  *
- * Cost in 32-bit multiply halves (the multiplier's unit): the low half of
- * a w (64), the top of a w' (79: only the words from 7 up; the words below
- * are dropped, see zp__shoup_q) and the low half of q (2^256 - m) (36: its
- * word 0 is 2^32 - 1 and word 1 is 0, taken as adds), 179 against the
- * 264 of the Montgomery product (mont_eo.h) that the device's fr_mul runs.
+ * Cost in 32-bit multiply halves: the low half of a w (64), the top of
+ * a w' (79: only the words from 7 up; the words below are dropped, see
+ * zp__shoup_q) and the low half of q (2^256 - m) (51: its word 1 is zero),
+ * 194 against the 264 of the Montgomery product (mont_eo.h) that the
+ * device's fr_mul runs.
  * ptxas fuses each product's two halves into one wide multiply-add where
  * they fall on an aligned word pair of one chain (zp__sh_row keeps them
  * so); without that the product took more instructions than Montgomery's
@@ -38,9 +38,10 @@
  * and high halves land on T's words i + j and i + j + 1, kept to the words
  * lo..hi, into acc (acc[v] is T's word v + off). With carry (the top of a
  * product) the chain's carry goes into the word above its last product.
- * nm: a is 2^256 - m, whose word 0 (2^32 - 1) is taken as adds,
- * bi (2^32 - 1) = (bi - 1) 2^32 + (2^32 - bi) for bi > 0, and whose word 1,
- * zero, is skipped (both begin their chains, so no carry passes them).
+ * nm: a is 2^256 - m, whose word 1, zero, is skipped (it begins its
+ * chain, so no carry passes it). (Word 0, 2^32 - 1, could be taken as
+ * adds, bi (2^32 - 1) = (bi - 1) 2^32 + (2^32 - bi); on the H200 the
+ * multiply was faster: the NTT is short of ALU issue, not of multiplies.)
  */
 ZP__EO_FN void zp__sh_chain(uint32_t *acc, int off, uint32_t bi, const uint32_t *a, int i,
                             int j0, int lo, int hi, int carry, int nm)
@@ -56,11 +57,7 @@ ZP__EO_FN void zp__sh_chain(uint32_t *acc, int off, uint32_t bi, const uint32_t 
             const int t = i + j + h, v = t - off;
             if (t < lo || t > hi)
                 continue;
-            if (nm && j == 0) {
-                const uint32_t add = h ? bi - (bi != 0) : 0u - bi;
-                acc[v] = first ? zp__eo_add_cc(acc[v], add, &cf)
-                               : zp__eo_addc_cc(acc[v], add, &cf);
-            } else if (h) {
+            if (h) {
                 acc[v] = first ? zp__eo_mad_hi_cc(a[j], bi, acc[v], &cf)
                                : zp__eo_madc_hi_cc(a[j], bi, acc[v], &cf);
             } else {
@@ -122,12 +119,13 @@ ZP__EO_FN void zp__shoup_q(uint32_t *q, const uint32_t *a, const uint32_t *wp)
 #endif
 }
 
-/* r = a w mod m, r < m, for a <= 2^256 - 2^229, w < m, wp = w's companion
+/* r = a w mod m, r < 2m (not reduced: the lazy form below), for
+ * a <= 2^256 - 2^229 (so any a < 2m), w < m, wp = w's companion
  * (zp__shoup_companion) and nm = 2^256 - m; r may alias a. */
-ZP__EO_FN void zp__shoup_mul(uint32_t *r, const uint32_t *a, const uint32_t *w,
-                             const uint32_t *wp, const uint32_t *m, const uint32_t *nm)
+ZP__EO_FN void zp__shoup_mul_lazy(uint32_t *r, const uint32_t *a, const uint32_t *w,
+                                  const uint32_t *wp, const uint32_t *nm)
 {
-    uint32_t q[8], x[8], y[8], t[8], cf = 0;
+    uint32_t q[8], x[8], y[8], cf = 0;
     zp__shoup_q(q, a, wp);
     ZP__EO_UNROLL
     for (int k = 0; k < 8; k++)
@@ -138,12 +136,65 @@ ZP__EO_FN void zp__shoup_mul(uint32_t *r, const uint32_t *a, const uint32_t *w,
     ZP__EO_UNROLL
     for (int i = 0; i < 8; i++) /* a w - q m mod 2^256, in [0, 2m) */
         zp__sh_row(x, y, q[i], nm, i, 0, 7, 0, 1);
-    t[0] = x[0];
-    t[1] = zp__eo_add_cc(x[1], y[0], &cf);
+    r[0] = x[0];
+    r[1] = zp__eo_add_cc(x[1], y[0], &cf);
     ZP__EO_UNROLL
     for (int k = 2; k < 8; k++) /* mod 2^256: the last carry is dropped */
-        t[k] = zp__eo_addc_cc(x[k], y[k - 1], &cf);
+        r[k] = zp__eo_addc_cc(x[k], y[k - 1], &cf);
+}
+
+/* The same, reduced: r < m. */
+ZP__EO_FN void zp__shoup_mul(uint32_t *r, const uint32_t *a, const uint32_t *w,
+                             const uint32_t *wp, const uint32_t *m, const uint32_t *nm)
+{
+    uint32_t t[8];
+    zp__shoup_mul_lazy(t, a, w, wp, nm);
     zp__eo_sub_p_once(r, t, m, 8);
+}
+
+/*
+ * The lazy form of the NTT's stages: values in [0, 2m), which 256 bits
+ * hold (m < 2^255), so that Shoup's product skips its last subtraction;
+ * m2 = 2m. r = a + b mod m in [0, 2m): the sum (below 4m, so it may carry
+ * out of 256 bits) less 2m unless that borrows without the carry.
+ */
+ZP__EO_FN void zp__lazy_add(uint32_t *r, const uint32_t *a, const uint32_t *b,
+                            const uint32_t *m2)
+{
+    uint32_t t[8], u[8], cf = 0;
+    t[0] = zp__eo_add_cc(a[0], b[0], &cf);
+    ZP__EO_UNROLL
+    for (int j = 1; j < 8; j++)
+        t[j] = zp__eo_addc_cc(a[j], b[j], &cf);
+    const uint32_t c = zp__eo_addc(0, 0, &cf); /* the sum's bit 256 */
+    u[0] = zp__eo_sub_cc(t[0], m2[0], &cf);
+    ZP__EO_UNROLL
+    for (int j = 1; j < 8; j++)
+        u[j] = zp__eo_subc_cc(t[j], m2[j], &cf);
+    /* all ones if the sum is below 2m (no carry and a borrow), else 0: a
+     * carry with no borrow would need a sum of 2^256 + 2m > 4m */
+    const uint32_t keep = zp__eo_subc(c, 0, &cf);
+    ZP__EO_UNROLL
+    for (int j = 0; j < 8; j++)
+        r[j] = (t[j] & keep) | (u[j] & ~keep);
+}
+
+/* r = a - b mod m in [0, 2m) for a, b < 2m: the difference, plus 2m where
+ * it borrows. */
+ZP__EO_FN void zp__lazy_sub(uint32_t *r, const uint32_t *a, const uint32_t *b,
+                            const uint32_t *m2)
+{
+    uint32_t t[8], cf = 0;
+    t[0] = zp__eo_sub_cc(a[0], b[0], &cf);
+    ZP__EO_UNROLL
+    for (int j = 1; j < 8; j++)
+        t[j] = zp__eo_subc_cc(a[j], b[j], &cf);
+    const uint32_t br = zp__eo_subc(0, 0, &cf);
+    r[0] = zp__eo_add_cc(t[0], m2[0] & br, &cf);
+    ZP__EO_UNROLL
+    for (int j = 1; j < 7; j++)
+        r[j] = zp__eo_addc_cc(t[j], m2[j] & br, &cf);
+    r[7] = zp__eo_addc_cc(t[7], m2[7] & br, &cf); /* its carry cancels the borrow */
 }
 
 /* Host only. w' = floor(w 2^256 / m) for w < m < 2^255, by shift and subtract. */
