@@ -5,7 +5,8 @@
 #   bash bench/ntt_variants.sh DIR [NAME...]      (default: plain twr4frw; the default build is twr4)
 #   bash bench/gpu.sh --variants DIR [--no-sanitize] ...
 #
-# (Shoup's stage products are on in every variant but noshoup.)
+# (Shoup's stage products and the lazy stages are on in every variant but
+# noshoup and nolazy.)
 # For each NAME: a Release build in build-nttv-NAME with the variant's CUDA
 # flags, then DIR/test_gpu_ntt_NAME (that build's test_gpu_ntt; gpu.sh runs
 # it with --small, which these copies take up to 2^22 so that three passes
@@ -19,6 +20,7 @@
 #   frw   ZP_NTT_FRW: the Fr product of src/gpu/ntt_frw.h (64-bit products)
 #   twr4frw  all three
 #   noshoup  the default without ZP_NTT_SHOUP (stage products by Montgomery)
+#   nolazy   the default without ZP_NTT_LAZY (stage values reduced below m)
 # J (default 16) is the build parallelism.
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,7 +30,7 @@ shift
 # The default build has TW and R4 on (ntt.cu); ZP_NTT_PLAIN turns both off.
 declare -A FLAGS=([plain]="-DZP_NTT_PLAIN" [tw]="-DZP_NTT_PLAIN -DZP_NTT_TW"
   [r4]="-DZP_NTT_PLAIN -DZP_NTT_R4" [frw]="-DZP_NTT_PLAIN -DZP_NTT_FRW"
-  [twr4frw]="-DZP_NTT_FRW" [noshoup]="-DZP_NTT_NOSHOUP")
+  [twr4frw]="-DZP_NTT_FRW" [noshoup]="-DZP_NTT_NOSHOUP" [nolazy]="-DZP_NTT_NOLAZY")
 names=${*:-plain twr4frw}
 J=${J:-16}
 mkdir -p "$DIR"

@@ -19,8 +19,8 @@
  * instructions of these, the two that store times a product array
  * (to_coset_mul) ~200 more, the three whose first-pass twist is one load
  * (BIG, ntt_twist.cuh) fewer, and all are checked alike. With Shoup's
- * stage products (fr_shoup.h, session 26) the pass kernels are ~5,730 and
- * ~5,750, the pipelined ones ~3,630: still within the limits.
+ * stage products and the lazy stages (fr_shoup.h, session 26) the pass
+ * kernels are ~5,250 and ~5,270, the pipelined ones ~3,400.
  * Skipped (77) in builds without CUDA.
  */
 #include <stdbool.h>

@@ -163,7 +163,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pipe_kernel(fr_t *a, const fr_t *wlo,
             ntt_stages(sh, sw, p.k, p.j, tile, RF);
         ZP_UNROLL(ZP_NTT_BF_UNROLL)
         for (unsigned e = threadIdx.x; e < tile; e += PIPE_THREADS) {
-            fr_t x = fr_load(sh + e);
+            fr_t x = st_norm(fr_load(sh + e));
             if (!DIT && p.m > 0)
                 x = twist(x, twist_exp(e, p.j, p.k, shift, L0), wlo, whi, nlo, tw);
             fr_store(a + pipe_idx(p, base, e), x);

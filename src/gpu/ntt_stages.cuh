@@ -1,8 +1,10 @@
 /*
  * The stages of an NTT pass over a tile in shared memory, included by
- * ntt.cu only (after its ntt_mul, ZP_UNROLL, ZP_NTT_BF_UNROLL and
- * ZP_NTT_R4): the radix-2 and radix-4 DIF stages, and their transposes
- * (DIT) for the passes that take bit-reversed input.
+ * ntt.cu only (after its ntt_mul, st_add, st_sub, fr_shoup, ZP_UNROLL,
+ * ZP_NTT_BF_UNROLL and ZP_NTT_R4): the radix-2 and radix-4 DIF stages, and
+ * their transposes (DIT) for the passes that take bit-reversed input. With
+ * ZP_NTT_LAZY their values lie in [0, 2m) and st_add, st_sub and tw_mul
+ * keep them there; the passes reduce them as they store.
  */
 #ifndef ZP_GPU_NTT_STAGES_CUH
 #define ZP_GPU_NTT_STAGES_CUH
@@ -86,8 +88,8 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw
         unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
         unsigned i0 = (g0 << j) + l, i1 = i0 + (hs << j);
         fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
-        fr_store(sh + i0, fr_add(x, y));
-        fr_t d = fr_sub(x, y);
+        fr_store(sh + i0, st_add(x, y));
+        fr_t d = st_sub(x, y);
         if (r)
             d = tw_mul(d, stage_w(sw, lhs, r));
         fr_store(sh + i1, d);
@@ -124,8 +126,8 @@ static __device__ __forceinline__ unsigned r4_rows(unsigned e, unsigned k, unsig
 /* x, y <- x + y, (x - y) * w (w skipped when trivial). */
 static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const tw_t &w, bool trivial)
 {
-    fr_t d = fr_sub(x, y);
-    x = fr_add(x, y);
+    fr_t d = st_sub(x, y);
+    x = st_add(x, y);
     y = trivial ? d : tw_mul(d, w);
 }
 
@@ -202,8 +204,8 @@ static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, 
 static __device__ __forceinline__ void bfly_dit(fr_t &x, fr_t &y, const tw_t &w, bool trivial)
 {
     fr_t t = trivial ? y : tw_mul(y, w);
-    y = fr_sub(x, t);
-    x = fr_add(x, t);
+    y = st_sub(x, t);
+    x = st_add(x, t);
 }
 
 static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw &sw,
@@ -218,8 +220,8 @@ static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw
         fr_t x = fr_load(sh + i0), y = fr_load(sh + i1);
         if (r)
             y = tw_mul(y, stage_w(sw, lhs, r));
-        fr_store(sh + i0, fr_add(x, y));
-        fr_store(sh + i1, fr_sub(x, y));
+        fr_store(sh + i0, st_add(x, y));
+        fr_store(sh + i1, st_sub(x, y));
     }
 }
 
