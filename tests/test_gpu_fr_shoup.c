@@ -40,25 +40,31 @@ static uint32_t add8(uint32_t *t, const uint32_t *a, const uint32_t *b)
     return (uint32_t)c;
 }
 
+/* x mod m for x < 2^256 (at most two subtractions: 2^256 < 3m). */
+static void reduce(uint32_t *out, const uint32_t *x)
+{
+    memcpy(out, x, 32);
+    for (int n = 0; n < 2; n++) {
+        int ge = 1;
+        for (int k = 7; k >= 0; k--)
+            if (out[k] != M[k]) {
+                ge = out[k] > M[k];
+                break;
+            }
+        if (!ge)
+            return;
+        uint32_t t[8];
+        add8(t, out, NM);
+        memcpy(out, t, 32);
+    }
+}
+
 /* The reference: a w mod m from the CPU's Montgomery product (a reduced
  * first), as plain words. */
 static void reference(uint32_t *out, const uint32_t *a, const uint32_t *w)
 {
     uint32_t ar[8];
-    memcpy(ar, a, 32);
-    for (int n = 0; n < 3; n++) { /* a < 2^256 < 3m: at most two subtractions */
-        int ge = 1;
-        for (int k = 7; k >= 0; k--)
-            if (ar[k] != M[k]) {
-                ge = ar[k] > M[k];
-                break;
-            }
-        if (!ge)
-            break;
-        uint32_t t[8];
-        add8(t, ar, NM); /* ar - m mod 2^256 */
-        memcpy(ar, t, 32);
-    }
+    reduce(ar, a);
     zp_fr x, y, p;
     memcpy(x.l, ar, 32);
     memcpy(y.l, w, 32);
@@ -201,25 +207,6 @@ static void test_roots(void)
         }
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT((int)zp__eo_dropped, 0);
-}
-
-/* x mod m for x < 2^256 (at most two subtractions: 2^256 < 3m). */
-static void reduce(uint32_t *out, const uint32_t *x)
-{
-    memcpy(out, x, 32);
-    for (int n = 0; n < 2; n++) {
-        int ge = 1;
-        for (int k = 7; k >= 0; k--)
-            if (out[k] != M[k]) {
-                ge = out[k] > M[k];
-                break;
-            }
-        if (!ge)
-            return;
-        uint32_t t[8];
-        add8(t, out, NM);
-        memcpy(out, t, 32);
-    }
 }
 
 /* x < 2m */
