@@ -123,7 +123,7 @@ if [ -n "$PRE" ]; then
   log "prebuilt zkpipe from $PRE"
 else
   build || exit 1
-  ZK=$PWD/$B/zkpipe
+  ZK=$(cd "$B" && pwd)/zkpipe
 fi
 "$ZK" version | tee -a "$OUT/env.txt"
 
