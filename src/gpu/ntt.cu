@@ -9,9 +9,8 @@
  * w_M^(L * rev_k(p)), and writes it back where it came from. Columns are
  * loaded 2^j at a time so that global accesses are runs of 2^j elements.
  * The pass with m = 0 (the DIF's last, the DIT's first) puts several
- * transforms in a tile by default (BATCH), so that its radix-4 stages keep
- * every thread busy; the radix-4 stages take r first (RF). ntt_pipe.cuh's
- * pipelined pass, measured slower, stays as an option.
+ * whole transforms in a tile (BATCH), so that its radix-4 stages keep
+ * every thread busy; the radix-4 stages take r first (r4_rows).
  * After the passes the array is in bit-reversed order; a tiled bit-reversal
  * pass (ntt_bitrev.cuh: through shared memory, both sides as runs of 16
  * elements) puts it in natural order and applies the scale of the inverse
@@ -178,19 +177,17 @@ static __device__ __forceinline__ uint64_t pass_col(unsigned l, unsigned cs, boo
  * (the passes run last to first): load (times slo/shi at the index's bit
  * reversal over lg bits when slo: the natural index of a bit-reversed
  * input), the twist, the transposed stages, store. A tile is 2^j
- * columns of the pass or, with BATCH (a pass with m = 0 and
- * ZKPIPE_NTT_BATCH, the default), 2^j whole transforms side by side,
- * column l at l << cs (cs = k). RF: see r4_rows (ntt_stages.cuh). Both
- * are template arguments; the instance without them is the code measured
- * before them (session 16). MUL (a DIT pass with m > 0, the forward's last
- * of to_coset_mul): each element is stored times mul at its index, the
+ * columns of the pass or, with BATCH (a pass with m = 0), 2^j whole
+ * transforms side by side, column l at l << cs (cs = k). MUL (a DIT pass
+ * with m > 0, the forward's last of to_coset_mul): each element is stored
+ * times mul at its index, the
  * pointwise product folded into the store; mul is not read otherwise.
  * BIG (the first pass of a transform, m > 0, not BATCH): the twist factor
  * of each element is one load from the full table tw at the element's
  * index (ntt_twist.cuh) instead of a product of two table entries; nlo is
  * not read (the inverse's table holds n^-1).
  */
-template <bool DIT, bool RF, bool BATCH, bool MUL = false, bool BIG = false>
+template <bool DIT, bool BATCH, bool MUL = false, bool BIG = false>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
                                                        unsigned k, unsigned m, unsigned j,
                                                        unsigned cs, const fr_t *slo,
@@ -243,17 +240,17 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         const stage_tw sw = stage_roots_shared(sh + tile, k, whi, sp, blockDim.x);
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, sw, k, j, tile, RF);
+            ntt_stages_dit(sh, sw, k, j, tile);
         else
-            ntt_stages(sh, sw, k, j, tile, RF);
+            ntt_stages(sh, sw, k, j, tile);
     } else
 #endif
     {
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, stage_roots_global(whi, sp), k, j, tile, RF);
+            ntt_stages_dit(sh, stage_roots_global(whi, sp), k, j, tile);
         else
-            ntt_stages(sh, stage_roots_global(whi, sp), k, j, tile, RF);
+            ntt_stages(sh, stage_roots_global(whi, sp), k, j, tile);
     }
 
     ZP_UNROLL(ZP_NTT_BF_UNROLL)
@@ -281,57 +278,34 @@ static size_t pass_shared(unsigned k, unsigned tile)
 #endif
 }
 
-/* The plain pass kernel's instance for (dit, rf, batch), or with mul the
- * DIT one that stores times mul (batch is for m = 0); with big the one
- * whose twist is one load (rf only, not batch). */
+/* The pass kernel's instance for (dit, batch), or with mul the DIT one
+ * that stores times mul (a pass with m > 0, so not batch); with big the
+ * one whose twist is one load (not batch). */
 typedef void (*pass_fn)(fr_t *, const fr_t *, const fr_t *, unsigned, unsigned, unsigned,
                         unsigned, const fr_t *, const fr_t *, const fr_t *, const fr_t *,
                         unsigned, const fr_t *, const fr_t *);
-static pass_fn pass_kernel(bool dit, bool rf, bool batch, bool mul, bool big = false)
+#define NTT_PASS_INSTANCES 8 /* zp__gpu_ntt_tables_build sets each one's shared memory */
+static pass_fn pass_kernel(bool dit, bool batch, bool mul, bool big)
 {
     if (big)
-        return mul ? ntt_pass_kernel<true, true, false, true, true>
-                   : dit ? ntt_pass_kernel<true, true, false, false, true>
-                         : ntt_pass_kernel<false, true, false, false, true>;
-    static const pass_fn fn[8] = {
-        ntt_pass_kernel<false, false, false>, ntt_pass_kernel<true, false, false>,
-        ntt_pass_kernel<false, true, false>,  ntt_pass_kernel<true, true, false>,
-        ntt_pass_kernel<false, false, true>,  ntt_pass_kernel<true, false, true>,
-        ntt_pass_kernel<false, true, true>,   ntt_pass_kernel<true, true, true>,
-    };
+        return mul ? ntt_pass_kernel<true, false, true, true>
+                   : dit ? ntt_pass_kernel<true, false, false, true>
+                         : ntt_pass_kernel<false, false, false, true>;
     if (mul)
-        return rf ? ntt_pass_kernel<true, true, false, true>
-                  : ntt_pass_kernel<true, false, false, true>;
-    return fn[dit + 2 * rf + 4 * batch];
+        return ntt_pass_kernel<true, false, true>;
+    static const pass_fn fn[4] = {
+        ntt_pass_kernel<false, false>, ntt_pass_kernel<true, false>,
+        ntt_pass_kernel<false, true>, ntt_pass_kernel<true, true>,
+    };
+    return fn[dit + 2 * batch];
 }
 
-#include "gpu/ntt_pipe.cuh"
-
-/* ZKPIPE_NTT_RFIRST: the radix-4 stages map a warp's threads to groups
- * that share r (r4_rows in ntt_stages.cuh), so that the groups of trivial
- * twiddles skip their products together and the twiddle loads become
- * broadcasts; 1 (the default) in every pass, 2 in the passes with m > 0
- * only, 0 in none. On the H200 (bench/RESULTS.md, session 17, bench ntt
- * alternating twice, medians of 5, 2^27): the passes with m > 0 14.90 /
- * 12.64 -> 14.33 / 12.12 ms; the batched pass with m = 0 10.60 -> 10.09. */
-static unsigned rfirst_mode(void)
+/* Instance v < NTT_PASS_INSTANCES of pass_kernel. */
+static pass_fn pass_kernel_at(unsigned v)
 {
-    static const unsigned mode = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1);
-    return mode;
-}
-
-/* ZKPIPE_NTT_BATCH (1, the default; 0 off): a pass with m = 0 that the
- * pipelined kernel does not take runs the plain kernel on tiles of
- * 2^TILE_LOG elements, several transforms a tile, instead of one transform
- * (2^k elements) a block, whose radix-4 stages leave half of 256 threads
- * idle at k = 9. On the H200 (session 17, as above) that pass at 2^27
- * took 10.61 ms against 11.81 pipelined (ntt_pipe.cuh) and 12.42 plain;
- * with r first as well the transform 42.27 -> 39.43 ms, 2^26 20.40 ->
- * 19.05, 2^28 87.14 -> 81.82. */
-static bool batch_on(void)
-{
-    static const unsigned on = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 1);
-    return on == 1;
+    return v < 4 ? pass_kernel(v & 1, v & 2, false, false)
+                 : v == 4 ? pass_kernel(true, false, true, false)
+                          : pass_kernel(v != 5, false, v == 7, true);
 }
 
 #include "gpu/ntt_bitrev.cuh"
@@ -413,46 +387,31 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     unsigned ks[4], ms[4];
     const unsigned passes = pass_geometry(log2n, ks, ms);
     s->ntt_marks = 0;
-    const unsigned piped = pipe_mode();
-    const bool batch = batch_on();
-    const unsigned rf_mode = rfirst_mode();
-    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0, 0, 0};
+    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0};
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
         const unsigned p = dit ? passes - 1 - i : i, k = ks[p], m = ms[p];
-        const bool rf = rf_mode == 1 || (rf_mode == 2 && m > 0);
-        s->ntt_paths.rfirst += rf;
         unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k, cs = 0;
-        if (m == 0 && batch) { /* k <= PASS_MAX_BITS < TILE_LOG */
+        if (m == 0) { /* whole transforms side by side; k <= PASS_MAX_BITS < TILE_LOG */
             j = log2n - k < TILE_LOG - k ? log2n - k : TILE_LOG - k;
             cs = k;
         }
+        s->ntt_paths.batched += cs && j;
         unsigned tile = 1u << (k + j);
         unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
         const fr_t *ptw = tw && k + m <= TW_LOG ? tw : NULL;
         const fr_t *slo = i == 0 ? pl->load_lo : NULL, *shi = i == 0 ? pl->load_hi : NULL;
         const fr_t *nlo = !dit && p == 0 && m > 0 ? pl->nlo : NULL;
-        pipe_geom pg;
-        if ((piped == 1 || (piped == 2 && m == 0)) && pipe_plan(k, m, log2n, &pg)) {
-            const uint64_t ntiles = (uint64_t)1 << (log2n - k - pg.j);
-            const uint64_t most = (uint64_t)PIPE_BLOCKS_PER_SM * g->prop.multiProcessorCount;
-            const unsigned grid = (unsigned)(ntiles < most ? ntiles : most);
-            pipe_kernel(dit, rf)<<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
-                a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n, sp);
-            s->ntt_paths.piped++;
-        } else {
-            s->ntt_paths.batched += cs && j;
-            /* The product folds into the last pass where it has m > 0. */
-            const fr_t *mul = dit && i == passes - 1 && m > 0 ? pl->mul : NULL;
-            s->ntt_paths.folded += mul != NULL;
-            /* The first pass's twist from a full table where s has one. */
-            const fr_t *big = p == 0 && m > 0 && rf ? twist_of(s, log2n, ci, di, nlo) : NULL;
-            s->ntt_paths.big += big != NULL;
-            const pass_fn fn = pass_kernel(dit, rf, cs != 0, mul != NULL, big != NULL);
-            fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-                a, wlo, whi, k, m, j, cs, slo, shi, nlo, big ? big : ptw, log2n, mul, sp);
-        }
+        /* The product folds into the last pass where it has m > 0. */
+        const fr_t *mul = dit && i == passes - 1 && m > 0 ? pl->mul : NULL;
+        s->ntt_paths.folded += mul != NULL;
+        /* The first pass's twist from a full table where s has one. */
+        const fr_t *big = p == 0 && m > 0 ? twist_of(s, log2n, ci, di, nlo) : NULL;
+        s->ntt_paths.big += big != NULL;
+        const pass_fn fn = pass_kernel(dit, cs != 0, mul != NULL, big != NULL);
+        fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
+            a, wlo, whi, k, m, j, cs, slo, shi, nlo, big ? big : ptw, log2n, mul, sp);
         ZP_CUDA_LAUNCHED();
         if (s->profile)
             ZP_CUDA(cudaEventRecord(s->ev[i + 1], s->st));
@@ -586,8 +545,8 @@ static zp_err inverse_pre(zp__gpu_stream *s, const struct ntt_scratch &sc, unsig
 }
 
 /* to_coset_scaled, and with mul (not NULL) times mul pointwise: folded
- * into the forward's last pass where that pass has m > 0 (and is not
- * pipelined), else one pointwise pass after. */
+ * into the forward's last pass where that pass has m > 0, else one
+ * pointwise pass after. */
 static zp_err to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
                        const zp_fr *shift, const zp_fr *scale, const zp_fr *mul)
 {

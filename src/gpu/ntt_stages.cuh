@@ -100,27 +100,19 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw
 /*
  * Where group e of a radix-4 stage pair at lhs lies: its column l is the
  * low j bits of e, its rows start at g0 = (G << (lhs + 1)) + r (returned;
- * r < h = 2^(lhs-1) in *r, G < 2^a, a = k - 1 - lhs). Without rf r takes
- * the bits of e above l and G the top ones; with rf (ZKPIPE_NTT_RFIRST, a
- * constant of the kernel, on by default) r takes the top bits, so that
- * where 2^(a+j) >= 32 a warp's groups share r: those with r = 0, whose
- * twiddles are one, skip their products together (a warp skips only when
- * all its threads do), and a warp's twiddle loads are broadcasts. The shared-
- * memory banks see the same pattern either way (rows apart by multiples of
- * four, columns side by side).
+ * r < 2^(lhs-1) in *r, G < 2^a, a = k - 1 - lhs). r takes the top bits of
+ * e ("r first") and G the bits above l, so that where 2^(a+j) >= 32 a
+ * warp's groups share r: those with r = 0, whose twiddles are one, skip
+ * their products together (a warp skips only when all its threads do), and
+ * a warp's twiddle loads are broadcasts. The shared-memory banks see rows
+ * apart by multiples of four, columns side by side.
  */
 static __device__ __forceinline__ unsigned r4_rows(unsigned e, unsigned k, unsigned j,
-                                                   unsigned lhs, unsigned h, bool rf,
-                                                   unsigned *r)
+                                                   unsigned lhs, unsigned *r)
 {
-    if (rf) {
-        const unsigned a = k - 1 - lhs;
-        *r = e >> (j + a); /* e < 2^(k+j-2) = 2^(j+a+lhs-1) */
-        return (((e >> j) & ((1u << a) - 1)) << (lhs + 1)) + *r;
-    }
-    const unsigned q = e >> j;
-    *r = q & (h - 1);
-    return ((q >> (lhs - 1)) << (lhs + 1)) + *r;
+    const unsigned a = k - 1 - lhs;
+    *r = e >> (j + a); /* e < 2^(k+j-2) = 2^(j+a+lhs-1) */
+    return (((e >> j) & ((1u << a) - 1)) << (lhs + 1)) + *r;
 }
 
 /* x, y <- x + y, (x - y) * w (w skipped when trivial). */
@@ -141,7 +133,7 @@ static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const tw_t &w, boo
  * with one radix-2 stage.
  */
 static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &sw, unsigned k,
-                                                     unsigned j, unsigned tile, bool rf)
+                                                     unsigned j, unsigned tile)
 {
     const unsigned cmask = (1u << j) - 1;
     unsigned st = 0;
@@ -153,7 +145,7 @@ static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &s
     for (; st < k; st += 2) {
         const unsigned lhs = k - 1 - st, h = 1u << (lhs - 1);
         for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
-            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, h, rf, &r);
+            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, &r);
             unsigned i0 = (g0 << j) + l, hj = h << j;
             fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
             fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
@@ -177,15 +169,13 @@ static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &s
 }
 #endif
 
-/* The k stages of a pass over the tile (ends with a barrier); rf: see
- * r4_rows. */
+/* The k stages of a pass over the tile (ends with a barrier). */
 static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, unsigned k,
-                                                  unsigned j, unsigned tile, bool rf)
+                                                  unsigned j, unsigned tile)
 {
 #ifdef ZP_NTT_R4
-    ntt_stages_r4(sh, sw, k, j, tile, rf);
+    ntt_stages_r4(sh, sw, k, j, tile);
 #else
-    (void)rf;
     for (unsigned st = 0; st < k; st++) {
         radix2_stage(sh, sw, k - 1 - st, j, tile);
         __syncthreads();
@@ -230,14 +220,14 @@ static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw
  * 3, ..., their four butterflies transposed and reversed, then an odd k's
  * radix-2 stage k - 1. */
 static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &sw, unsigned k,
-                                                      unsigned j, unsigned tile, bool rf)
+                                                      unsigned j, unsigned tile)
 {
 #ifdef ZP_NTT_R4
     const unsigned cmask = (1u << j) - 1, top = k & ~1u;
     for (unsigned lhs = 1; lhs < top; lhs += 2) {
         const unsigned h = 1u << (lhs - 1);
         for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
-            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, h, rf, &r);
+            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, &r);
             unsigned i0 = (g0 << j) + l, hj = h << j;
             fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
             fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
@@ -260,7 +250,6 @@ static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &
         __syncthreads();
     }
 #else
-    (void)rf;
     for (unsigned lhs = 0; lhs < k; lhs++) {
         radix2_stage_dit(sh, sw, lhs, j, tile);
         __syncthreads();

@@ -84,16 +84,9 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
     ZP_TRY(zp__gpu_alloc(g, &g->tables,
                          (8 * (uint64_t)ZP__TAB_N + TW_EXTRA + SHOUP_TABLES) * sizeof(fr_t)));
     const int most = (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG);
-    const int piped = (int)pipe_shared(SHTW_MAX_K);
-    for (int v = 0; v < 13; v++) { /* 8, 9: the two MUL instances; 10..12 the BIG ones */
-        const pass_fn fn = v < 8    ? pass_kernel(v & 1, v & 2, v & 4, false)
-                           : v < 10 ? pass_kernel(true, v & 1, false, true)
-                                    : pass_kernel(v != 10, true, false, v == 12, true);
-        ZP_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-        if (v < 4)
-            ZP_CUDA(cudaFuncSetAttribute(pipe_kernel(v & 1, v & 2),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
-    }
+    for (unsigned v = 0; v < NTT_PASS_INSTANCES; v++)
+        ZP_CUDA(cudaFuncSetAttribute(pass_kernel_at(v), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     most));
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     zp_err err = ZP_OK;

@@ -6,7 +6,6 @@
  * w^k on all CPU threads, and the inverse by a round trip.
  */
 #include "cpu/cpu.h"
-#include "gpu/knob.h"
 #include "gpu_test.h"
 
 /* The largest size of the --small run. bench/ntt_variants.sh builds its
@@ -261,12 +260,11 @@ static void test_to_coset(void)
 
 /* zp__gpu_ntt_to_coset_mul against to_coset then a pointwise product on
  * the host, sizes of one, two and three passes, both root conventions; the
- * product folds into the forward's last pass from 2^11 (two passes) unless
- * ZKPIPE_NTT_PIPE=1 pipelines that pass, and is a pass of its own below. */
+ * product folds into the forward's last pass from 2^11 (two passes), and
+ * is a pass of its own below. */
 static void test_to_coset_mul(void)
 {
     static const unsigned sizes[] = {1, 2, 9, 10, 11, 12, 16, 20, 21, 22, 25};
-    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0);
     zp_fr shift;
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
@@ -294,9 +292,7 @@ static void test_to_coset_mul(void)
         for (size_t i = 0; i < n; i++)
             zp_fr_mul(&u[i], &u[i], &mul[i]);
         CHECK_EQ_INT(report_diff(f, u, n, "to_coset_mul", lg), 0);
-        if (pipe != 1)
-            CHECK_EQ_INT((int)paths.folded, lg > 10);
-        CHECK((int)paths.folded <= 1);
+        CHECK_EQ_INT((int)paths.folded, lg > 10);
         zp__gpu_free(T_gpu, &dm);
         zp__gpu_free(T_gpu, &d);
         free(a);
@@ -431,51 +427,33 @@ static void test_mul_sub(void)
     free(got);
 }
 
-/* Which passes ran which kernel, by ZKPIPE_NTT_PIPE: unset (0) none
- * pipelined (ntt_pipe.cuh); 1 (bench/gpu.sh's ntt:pipe mode) those of at
- * most 9 bits with a full tile of 2^10 elements: 2^12 (6 + 6 bits, the
- * last pass four transforms a tile) both, 2^21 (7 + 7 + 7) all three, 2^9
- * (one pass, one transform) and 2^20 (10 + 10) none; 2 (the ntt:last mode)
- * only the pass with m = 0 of those. With ZKPIPE_NTT_BATCH unset (1) a
- * pass with m = 0 left to the plain kernel takes several transforms a
- * tile: 2^12, 2^20 and 2^21 one each unless pipelined, 2^9 none (one
- * transform in all); 0 (the ntt:plain mode) none. The forward DIT passes
- * of to_coset count as the forward's. ZKPIPE_NTT_RFIRST is reported in
- * every pass (unset: 1), in those with m > 0 (2, the ntt:rf2 mode: none at
- * 2^9, one of two at 2^12 and 2^20, two of three at 2^21) or in none (0).
- * The results are checked against the CPU by the tests above in the same
- * mode. */
+/* Which passes ran which kernel: the pass with m = 0 takes several whole
+ * transforms a tile where the transform has more than one pass (2^12: 6 +
+ * 6 bits, four a tile; 2^20: 10 + 10, two; 2^21: 7 + 7 + 7, sixteen) and
+ * one where it has one (2^9); the forward DIT passes of to_coset count as
+ * the forward's. No pass stores times a product or reads full twist tables
+ * here. The results are checked against the CPU by the tests above. */
 static void test_ntt_paths(void)
 {
-    /* Read as the library reads them (gpu/knob.h). */
-    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0);
-    const int batch = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 1) == 1;
-    const int rf = (int)zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1);
-    static const int passes[4] = {1, 2, 2, 3};
     zp__gpu_ntt_paths got;
     static const unsigned lgs[] = {9, 12, 20, 21};
-    static const int piped[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
     zp__gpu_buf d = gpu_test_alloc((size_t)32 << 21);
     GPU_OK(zp__gpu_fill_random_fr(T_s, d.ptr, (size_t)1 << 21, 77));
     zp_fr shift;
     zp_fr_from_u64(&shift, 7);
     for (int i = 0; i < 4; i++) {
-        const int want = piped[pipe][i], want_b = batch && i > 0 && !(pipe && i != 2);
         for (int to_coset = 0; to_coset < 2; to_coset++) {
             if (to_coset)
                 GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lgs[i], ZP_ROOTS_BELLPERSON, &shift));
             else
                 GPU_OK(zp__gpu_ntt(T_s, d.ptr, lgs[i], false, ZP_ROOTS_SNARKJS, NULL));
             zp__gpu_ntt_last_paths(T_s, &got);
-            CHECK_EQ_INT((int)got.piped, want);
-            CHECK_EQ_INT((int)got.batched, want_b);
-            CHECK_EQ_INT((int)got.rfirst, rf == 1 ? passes[i] : rf == 2 ? passes[i] - 1 : 0);
+            CHECK_EQ_INT((int)got.batched, i > 0);
+            CHECK_EQ_INT((int)got.folded, 0);
+            CHECK_EQ_INT((int)got.big, 0);
         }
     }
     GPU_OK(zp__gpu_stream_sync(T_s));
-    printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d); batched m = 0 passes: %s; "
-           "r first: mode %d\n",
-           pipe, piped[pipe][1], piped[pipe][3], batch ? "on" : "off", rf);
     zp__gpu_free(T_gpu, &d);
 }
 
@@ -552,11 +530,6 @@ static void test_twist(void)
     zp_fr shift, scale;
     zp_fr_from_u64(&shift, 7);
     rand_fr_mont(&scale);
-    /* Only a plain first pass that takes r first reads the tables: none
-     * under ZKPIPE_NTT_RFIRST=0 (gpu.sh's ntt:last and ntt:plain modes) or
-     * where every pass is pipelined, ZKPIPE_NTT_PIPE=1 (ntt:pipe). */
-    const int tables_read = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1) != 0 &&
-                            zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0) != 1;
     for (size_t si = 0; si < 2; si++) {
         unsigned lg = lgs[si];
         if (skip_size(lg))
@@ -579,7 +552,7 @@ static void test_twist(void)
                 char what[40];
                 snprintf(what, sizeof what, "twist op %d roots %d", op, r);
                 CHECK_EQ_INT(report_diff(got, want, n, what, lg), 0);
-                CHECK_EQ_INT(big, tables_read);
+                CHECK_EQ_INT(big, 1);
                 /* Tables for other roots: not read. */
                 big = twist_op(got, a, m, c, lg, r ? ZP_ROOTS_SNARKJS : ZP_ROOTS_BELLPERSON, op,
                                &shift, &scale);
