@@ -50,8 +50,8 @@ static zp_err twist_fill(zp__gpu_stream *s, fr_t *fwd, unsigned log2n, zp_roots 
     fr_t *nlo = scratch_of(s).nlo;
     bool folded;
     ZP_TRY(fold_ninv(s, nlo, log2n, roots, &ninv, &folded));
-    if (!folded)
-        return ZP_E_UNSUPPORTED; /* a build without ZP_NTT_TW: no pass would read it */
+    if (!folded) /* cannot happen: the tables start above PASS_MAX_BITS */
+        return ZP_E_UNSUPPORTED;
     twist_table_kernel<<<blocks, 256, 0, s->st>>>(fwd + n, nlo, g->root_hi[ci][1], ks[0],
                                                   ms[0]);
     ZP_CUDA_LAUNCHED();

@@ -1,20 +1,19 @@
 /*
  * GPU NTT against the CPU: the O(n^2) reference up to 2^8, the CPU NTT up
- * to 2^20 (2^24 in the full run), forward, inverse and coset, both root
- * conventions. Beyond that the CPU NTT is slow, so the largest sizes check
- * a few outputs of the forward transform by evaluating the polynomial at
- * w^k on all CPU threads, and the inverse by a round trip.
+ * to 2^24, forward, inverse and coset, both root conventions. Beyond that
+ * the CPU NTT is slow, so the largest sizes check a few outputs of the
+ * forward transform by evaluating the polynomial at w^k on all CPU
+ * threads, and the inverse by a round trip.
+ *
+ * Options: --small (for compute-sanitizer) runs the sizes up to 2^12 (2^N
+ * with --small-top N) and 2^21, the first size of three passes, so that
+ * every kernel instance and pass geometry still runs.
  */
 #include "cpu/cpu.h"
 #include "gpu_test.h"
 
-/* The largest size of the --small run. bench/ntt_variants.sh builds its
- * copies with 22 so that --small (all bench/gpu.sh --variants passes to an
- * NTT test) still reaches three passes: the variants change the
- * pass boundaries. */
-#ifndef ZP_NTT_TEST_SMALL_TOP
-#define ZP_NTT_TEST_SMALL_TOP 12
-#endif
+/* The largest size of the --small run besides 2^21 (--small-top). */
+static unsigned small_top = 12;
 
 static void fill_host(zp_fr *a, size_t n)
 {
@@ -100,12 +99,11 @@ static void vs_cpu_at(unsigned lg, const zp_fr *coset)
     free(c);
 }
 
-/* Sizes 2^1 ... 2^24 (--small: to ZP_NTT_TEST_SMALL_TOP, then 2^21, the
- * first size of three passes, so that every pass geometry of the knobs'
- * kernels is checked in a --small run too). */
+/* Sizes 2^1 ... 2^24 (--small: to small_top, then 2^21, the first size
+ * of three passes). */
 static void test_vs_cpu(void)
 {
-    unsigned top = T_small ? ZP_NTT_TEST_SMALL_TOP : 24;
+    unsigned top = T_small ? small_top : 24;
     zp_fr coset;
     zp_fr_from_u64(&coset, 7);
     for (unsigned lg = 1; lg <= top; lg += (lg < 20 ? 1 : 2))
@@ -197,18 +195,18 @@ static void test_large(void)
     }
 }
 
+/* Whether a --small run leaves out 2^lg: it runs the sizes up to
+ * small_top and 2^21, the first size of three passes. */
+static bool skip_size(unsigned lg)
+{
+    return T_small && lg > small_top && lg != 21;
+}
+
 /* zp__gpu_ntt_to_coset (DIF inverse passes, then DIT forward passes, no bit
  * reversal) against its unfused composition (inverse, then the forward
  * coset transform, each natural in and out), both on the GPU; the
  * composition itself is checked against the CPU above. Sizes of one, two
  * and three passes, both root conventions. */
-/* Whether a --small run leaves out 2^lg: it runs the sizes up to
- * ZP_NTT_TEST_SMALL_TOP and 2^21, the first size of three passes. */
-static bool skip_size(unsigned lg)
-{
-    return T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21;
-}
-
 static void test_to_coset(void)
 {
     static const unsigned full[] = {1, 2, 5, 8, 9, 10, 11, 12, 16, 19, 20, 21, 22, 25};
@@ -591,6 +589,15 @@ static void test_args(void)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--small-top")) {
+            int v = atoi(argv[i + 1]);
+            if (v < 1 || v > 24) {
+                fprintf(stderr, "--small-top: 1 to 24\n");
+                return 2;
+            }
+            small_top = (unsigned)v;
+        }
     gpu_test_open(argc, argv, 0);
     RUN(test_vs_reference);
     RUN(test_vs_cpu);
