@@ -119,7 +119,8 @@ ZP__EO_FN void zp__shoup_q(uint32_t *q, const uint32_t *a, const uint32_t *wp)
 #endif
 }
 
-/* r = a w mod m, r < 2m (not reduced: the lazy form below), for
+/* r = a w mod m, r < 2m (not reduced: the lazy form below; the NTT
+ * reduces once as a pass stores, zp__eo_sub_p_once), for
  * a <= 2^256 - 2^229 (so any a < 2m), w < m, wp = w's companion
  * (zp__shoup_companion) and nm = 2^256 - m; r may alias a. */
 ZP__EO_FN void zp__shoup_mul_lazy(uint32_t *r, const uint32_t *a, const uint32_t *w,
@@ -141,15 +142,6 @@ ZP__EO_FN void zp__shoup_mul_lazy(uint32_t *r, const uint32_t *a, const uint32_t
     ZP__EO_UNROLL
     for (int k = 2; k < 8; k++) /* mod 2^256: the last carry is dropped */
         r[k] = zp__eo_addc_cc(x[k], y[k - 1], &cf);
-}
-
-/* The same, reduced: r < m. */
-ZP__EO_FN void zp__shoup_mul(uint32_t *r, const uint32_t *a, const uint32_t *w,
-                             const uint32_t *wp, const uint32_t *m, const uint32_t *nm)
-{
-    uint32_t t[8];
-    zp__shoup_mul_lazy(t, a, w, wp, nm);
-    zp__eo_sub_p_once(r, t, m, 8);
 }
 
 /*
