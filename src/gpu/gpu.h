@@ -472,19 +472,12 @@ zp_err zp__gpu_gen_points_g2(zp__gpu_stream *s, zp_g2_affine *d_out, uint64_t n,
 
 /* The product rate of the device field code: independent products per
  * second over the whole GPU (field_rate.cu), the ceiling of the MSM and NTT
- * kernels. op: one of the ZP_GPU_RATE_ values (an Fp2 product counts once;
- * _DP is the experimental Fp product on the FP64 pipe, field_dp.cuh, _MIX
- * every other warp on it, the rest on the integer one, _BOTH the two as
- * concurrent kernels). scratch: at
- * least zp__gpu_field_rate_bytes(). zp__gpu_field_dp_check counts the
- * pairs of n where the FP64 product differs from the integer one. */
+ * kernels. op: one of the ZP_GPU_RATE_ values (an Fp2 product counts
+ * once). scratch: at least zp__gpu_field_rate_bytes(). */
 enum { ZP_GPU_RATE_FP_MUL, ZP_GPU_RATE_FP_SQR, ZP_GPU_RATE_FR_MUL, ZP_GPU_RATE_FP2_MUL,
-       ZP_GPU_RATE_FP_MUL_DP, ZP_GPU_RATE_FP_MUL_MIX, ZP_GPU_RATE_FP_MUL_BOTH,
        ZP_GPU_RATE_COUNT };
 uint64_t zp__gpu_field_rate_bytes(void);
 zp_err zp__gpu_field_rate(zp__gpu_stream *s, zp__gpu_buf scratch, int op, double *per_s);
-zp_err zp__gpu_field_dp_check(zp__gpu_stream *s, zp__gpu_buf scratch, uint64_t n,
-                              uint64_t *mismatches);
 
 /* ------------------------------------------------------- pinned host tier */
 
