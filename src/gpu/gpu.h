@@ -3,7 +3,7 @@
  * zkpipe calls only what this header declares. Without nvcc, nogpu.c
  * provides the same functions: they report ZP_E_NO_GPU (or 0 / false).
  *
- * Model (DESIGN.md §3):
+ * Model:
  *  - zp__gpu is one device: one arena taken with a single cudaMalloc at
  *    open, carved by a host-side allocator; the NTT root tables live there.
  *  - zp__gpu_stream is one CUDA stream with a small device scratch and a

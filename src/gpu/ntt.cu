@@ -131,8 +131,8 @@ static __device__ __forceinline__ uint64_t pass_col(unsigned l, unsigned cs, boo
  * columns of the pass or, with BATCH (a pass with m = 0), 2^j whole
  * transforms side by side, column l at l << cs (cs = k). MUL (a DIT pass
  * with m > 0, the forward's last of to_coset_mul): each element is stored
- * times mul at its index, the
- * pointwise product folded into the store; mul is not read otherwise.
+ * times mul at its index, the pointwise product folded into the store; mul
+ * is not read otherwise.
  * BIG (the first pass of a transform, m > 0, not BATCH): the twist factor
  * of each element is one load from the full table tw at the element's
  * index (ntt_twist.cuh) instead of a product of two table entries; nlo is
@@ -173,8 +173,8 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         fr_store(sh + e, x);
     }
     /* The DIT twist: a loop of its own (in the unrolled load loop it grew
-     * the kernel by half); each thread's own elements, so no barrier. Not
-     * unrolled, like the stages' loops: unrolled twice they were slower. */
+     * the kernel by half); each thread's own elements, so no barrier. Rolled,
+     * like the stages' loops: unrolling them twice makes the pass slower. */
     if (DIT && m > 0) {
 #pragma unroll 1
         for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
@@ -186,7 +186,7 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
     }
     /* Two inlined copies of the stages, so that each knows where its roots
      * are (a pointer that may be either compiles to generic loads, which
-     * took the gain away). */
+     * cost what the shared copy saves). */
     if (k <= SHTW_MAX_K) {
         const stage_tw sw = stage_roots_shared(sh + tile, k, sp, blockDim.x);
         __syncthreads();

@@ -6,8 +6,7 @@
  * (row p = i >> m, column L = i mod 2^m) by w^E, E = L * rev_k(p) scaled to
  * w of order 2^28. For log2n <= TW_LOG that is one load from the 2^18-entry
  * table; beyond it the pass forms w^E as lo[E mod 2^14] * hi[E >> 14], one
- * product an element more (at 2^27 the first pass took ~2.2 ms longer than
- * the second, bench/RESULTS.md). These tables hold w^E at index i itself:
+ * product an element more. These tables hold w^E at index i itself:
  * 2^log2n values for the forward root, then 2^log2n for the inverse times
  * n^-1 (the factor the inverse folds into that twist), so the pass reads
  * its factors in the order it reads its data. 8 GiB at 2^27: resident with
