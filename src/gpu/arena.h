@@ -1,5 +1,5 @@
 /*
- * The host-side allocator that carves one GPU arena (DESIGN.md §3 rule 1).
+ * The host-side allocator that carves one GPU arena.
  * The device memory is taken once with a single cudaMalloc; this allocator
  * only hands out offsets into it, so allocating and freeing never touch the
  * device and never synchronize it.

@@ -135,13 +135,8 @@ static __device__ __forceinline__ void xyzz_add_aff_at(xyzz_t<F> &p, const aff_t
         return; /* q is infinity */
     if (neg)
         qy = f_neg(qy);
-#if ZP_FP_PAIR
-    F u2, s2;
-    f_mul2(u2, s2, qx, p.zz, qy, p.zzz);
-#else
     F u2 = f_mul(qx, p.zz);
     F s2 = f_mul(qy, p.zzz);
-#endif
     F P = f_sub(u2, p.x);
     F R = f_sub(s2, p.y);
     if (f_is_zero(P)) {
@@ -155,18 +150,6 @@ static __device__ __forceinline__ void xyzz_add_aff_at(xyzz_t<F> &p, const aff_t
         }
         return;
     }
-#if ZP_FP_PAIR
-    F pp, rr, ppp, Q, ry, yp, zz, zzz;
-    f_mul2(pp, rr, P, P, R, R);
-    f_mul2(ppp, Q, P, pp, p.x, pp);
-    F x3 = f_sub(f_sub(rr, ppp), f_dbl(Q));
-    f_mul2(ry, yp, R, f_sub(Q, x3), p.y, ppp);
-    f_mul2(zz, zzz, p.zz, pp, p.zzz, ppp);
-    p.y = f_sub(ry, yp);
-    p.x = x3;
-    p.zz = zz;
-    p.zzz = zzz;
-#else
     F pp = f_sqr(P);
     F ppp = f_mul(P, pp);
     F Q = f_mul(p.x, pp);
@@ -175,7 +158,6 @@ static __device__ __forceinline__ void xyzz_add_aff_at(xyzz_t<F> &p, const aff_t
     p.x = x3;
     p.zz = f_mul(p.zz, pp);
     p.zzz = f_mul(p.zzz, ppp);
-#endif
 }
 
 template <class F>

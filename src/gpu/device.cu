@@ -1,7 +1,7 @@
 /*
  * Device discovery, the error boundary, the arena and streams. The arena is
- * the only cudaMalloc of a device's life (DESIGN.md §3 rule 1); streams take
- * their scratch from it.
+ * the only cudaMalloc of a device's life; streams take their scratch from
+ * it.
  */
 #include <stdio.h>
 #include <string.h>

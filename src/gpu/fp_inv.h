@@ -37,21 +37,14 @@
 #define ZP__FPI_UNROLL
 #endif
 /*
- * The batch loop stays a loop on the device (ZP_FPI_BATCH_UNROLL, a build
- * variant, sets its unroll factor): fully unrolled, its 37 batches were
- * 49.6k of the MSM's affine add kernel's 52.5k SASS instructions, so the
- * one inversion a step missed the instruction cache throughout (ncu,
- * session 11: 9.6 % of the kernel's warp time, mostly "no instruction",
- * for 2.4 % of its instructions). Rolled, the kernel is 5.1k instructions;
- * unrolled twice it ran no faster.
+ * The batch loop stays a loop on the device: fully unrolled, its 37
+ * batches make the inversion ~50k SASS instructions, ten times the rest of
+ * the MSM's affine add kernel, so the one inversion a step misses the
+ * instruction cache throughout (tests/test_kernel_size.c checks the
+ * kernel's size). Unrolled twice it runs no faster.
  */
-#ifndef ZP_FPI_BATCH_UNROLL
-#define ZP_FPI_BATCH_UNROLL 1
-#endif
-#define ZP__FPI_PRAGMA_(x) _Pragma(#x)
-#define ZP__FPI_PRAGMA(x) ZP__FPI_PRAGMA_(x)
 #ifdef __CUDA_ARCH__
-#define ZP__FPI_BATCH_LOOP ZP__FPI_PRAGMA(unroll ZP_FPI_BATCH_UNROLL)
+#define ZP__FPI_BATCH_LOOP _Pragma("unroll 1")
 #else
 #define ZP__FPI_BATCH_LOOP
 #endif

@@ -20,8 +20,8 @@
  * device's fr_mul runs.
  * ptxas fuses each product's two halves into one wide multiply-add where
  * they fall on an aligned word pair of one chain (zp__sh_row keeps them
- * so); without that the product took more instructions than Montgomery's
- * and the NTT was 20 % slower.
+ * so); without that the product takes more instructions than Montgomery's
+ * and the NTT loses more than the multiplies save.
  *
  * Compiles for the device (PTX carry chains, mont_eo.h's steps) and the
  * host (tests/test_gpu_fr_shoup.c compares it with the CPU field and counts
@@ -39,9 +39,9 @@
  * lo..hi, into acc (acc[v] is T's word v + off). With carry (the top of a
  * product) the chain's carry goes into the word above its last product.
  * nm: a is 2^256 - m, whose word 1, zero, is skipped (it begins its
- * chain, so no carry passes it). (Word 0, 2^32 - 1, could be taken as
- * adds, bi (2^32 - 1) = (bi - 1) 2^32 + (2^32 - bi); on the H200 the
- * multiply was faster: the NTT is short of ALU issue, not of multiplies.)
+ * chain, so no carry passes it). (Word 0, 2^32 - 1, is multiplied rather
+ * than taken as adds, bi (2^32 - 1) = (bi - 1) 2^32 + (2^32 - bi): the
+ * NTT is short of ALU issue, not of multiplies.)
  */
 ZP__EO_FN void zp__sh_chain(uint32_t *acc, int off, uint32_t bi, const uint32_t *a, int i,
                             int j0, int lo, int hi, int carry, int nm)
@@ -119,7 +119,8 @@ ZP__EO_FN void zp__shoup_q(uint32_t *q, const uint32_t *a, const uint32_t *wp)
 #endif
 }
 
-/* r = a w mod m, r < 2m (not reduced: the lazy form below), for
+/* r = a w mod m, r < 2m (not reduced: the lazy form below; the NTT
+ * reduces once as a pass stores, zp__eo_sub_p_once), for
  * a <= 2^256 - 2^229 (so any a < 2m), w < m, wp = w's companion
  * (zp__shoup_companion) and nm = 2^256 - m; r may alias a. */
 ZP__EO_FN void zp__shoup_mul_lazy(uint32_t *r, const uint32_t *a, const uint32_t *w,
@@ -141,15 +142,6 @@ ZP__EO_FN void zp__shoup_mul_lazy(uint32_t *r, const uint32_t *a, const uint32_t
     ZP__EO_UNROLL
     for (int k = 2; k < 8; k++) /* mod 2^256: the last carry is dropped */
         r[k] = zp__eo_addc_cc(x[k], y[k - 1], &cf);
-}
-
-/* The same, reduced: r < m. */
-ZP__EO_FN void zp__shoup_mul(uint32_t *r, const uint32_t *a, const uint32_t *w,
-                             const uint32_t *wp, const uint32_t *m, const uint32_t *nm)
-{
-    uint32_t t[8];
-    zp__shoup_mul_lazy(t, a, w, wp, nm);
-    zp__eo_sub_p_once(r, t, m, 8);
 }
 
 /*

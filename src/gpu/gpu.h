@@ -3,7 +3,7 @@
  * zkpipe calls only what this header declares. Without nvcc, nogpu.c
  * provides the same functions: they report ZP_E_NO_GPU (or 0 / false).
  *
- * Model (DESIGN.md §3):
+ * Model:
  *  - zp__gpu is one device: one arena taken with a single cudaMalloc at
  *    open, carved by a host-side allocator; the NTT root tables live there.
  *  - zp__gpu_stream is one CUDA stream with a small device scratch and a
@@ -153,8 +153,8 @@ zp_err zp__gpu_ntt_to_coset_scaled(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n
                                    zp_roots roots, const zp_fr *shift, const zp_fr *scale);
 /* d_a <- to_coset(d_a) * d_mul pointwise (d_mul: 2^log2n values on the
  * device, not d_a, not changed): the product folds into the forward's last
- * pass where that pass has m > 0 and runs the plain kernel (2^11 and up
- * unless ZKPIPE_NTT_PIPE=1 pipelines it), else a pointwise pass follows.
+ * pass where that pass has m > 0 (2^11 and up), else a pointwise pass
+ * follows.
  * The H step's a'b' without a pass of its own. Asynchronous. */
 zp_err zp__gpu_ntt_to_coset_mul(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
                                 const zp_fr *shift, const zp_fr *d_mul);
@@ -178,8 +178,7 @@ zp_err zp__gpu_ntt_coset_diff(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_c, unsigne
  * 2^ZP_GPU_NTT_TWIST_FROM (whose twists are one load already); 8 GiB at
  * 2^27. A stream's transforms of that size and roots use them while they
  * are set on it (zp__gpu_stream_set_twist; NULL unsets): a forward, and an
- * inverse that folds n^-1 into its first twist (every inverse here); only
- * a first pass that takes r first reads them (none at ZKPIPE_NTT_RFIRST=0).
+ * inverse that folds n^-1 into its first twist (every inverse here).
  */
 #define ZP_GPU_NTT_TWIST_FROM 19
 typedef struct zp__gpu_twist {
@@ -355,15 +354,10 @@ typedef struct zp__gpu_ntt_phases {
     float bitrev;
 } zp__gpu_ntt_phases;
 void zp__gpu_ntt_last_phases(zp__gpu_stream *s, zp__gpu_ntt_phases *out);
-/* Which kernels the last NTT transform on s ran: how many passes the
- * pipelined one (ntt_pipe.cuh: none by default; ZKPIPE_NTT_PIPE), how many
- * the plain one on several whole transforms a tile (m = 0; by default,
- * ZKPIPE_NTT_BATCH), and in how many passes the radix-4 stages took r
- * from the top bits of the group index (every pass by default;
- * ZKPIPE_NTT_RFIRST). */
+/* Which kernels the last NTT transform on s ran. */
 typedef struct zp__gpu_ntt_paths {
-    unsigned piped, batched, rfirst;
-    unsigned folded; /* passes that stored times a product array (to_coset_mul) */
+    unsigned batched; /* passes with m = 0 that took several whole transforms a tile */
+    unsigned folded;  /* passes that stored times a product array (to_coset_mul) */
     unsigned big;    /* passes whose twist came from full tables (zp__gpu_stream_set_twist) */
 } zp__gpu_ntt_paths;
 void zp__gpu_ntt_last_paths(const zp__gpu_stream *s, zp__gpu_ntt_paths *out);
@@ -478,19 +472,12 @@ zp_err zp__gpu_gen_points_g2(zp__gpu_stream *s, zp_g2_affine *d_out, uint64_t n,
 
 /* The product rate of the device field code: independent products per
  * second over the whole GPU (field_rate.cu), the ceiling of the MSM and NTT
- * kernels. op: one of the ZP_GPU_RATE_ values (an Fp2 product counts once;
- * _DP is the experimental Fp product on the FP64 pipe, field_dp.cuh, _MIX
- * every other warp on it, the rest on the integer one, _BOTH the two as
- * concurrent kernels). scratch: at
- * least zp__gpu_field_rate_bytes(). zp__gpu_field_dp_check counts the
- * pairs of n where the FP64 product differs from the integer one. */
+ * kernels. op: one of the ZP_GPU_RATE_ values (an Fp2 product counts
+ * once). scratch: at least zp__gpu_field_rate_bytes(). */
 enum { ZP_GPU_RATE_FP_MUL, ZP_GPU_RATE_FP_SQR, ZP_GPU_RATE_FR_MUL, ZP_GPU_RATE_FP2_MUL,
-       ZP_GPU_RATE_FP_MUL_DP, ZP_GPU_RATE_FP_MUL_MIX, ZP_GPU_RATE_FP_MUL_BOTH,
        ZP_GPU_RATE_COUNT };
 uint64_t zp__gpu_field_rate_bytes(void);
 zp_err zp__gpu_field_rate(zp__gpu_stream *s, zp__gpu_buf scratch, int op, double *per_s);
-zp_err zp__gpu_field_dp_check(zp__gpu_stream *s, zp__gpu_buf scratch, uint64_t n,
-                              uint64_t *mismatches);
 
 /* ------------------------------------------------------- pinned host tier */
 

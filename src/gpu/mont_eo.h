@@ -2,7 +2,7 @@
  * Montgomery product over n 32-bit words (n even: 12 for Fp, 8 for Fr) with
  * two independent carry chains per step instead of one.
  *
- * field.cuh's mont_mul_n adds the low halves of a*b[i] in one chain and the
+ * A plain CIOS product adds the low halves of a*b[i] in one chain and the
  * high halves in a second chain over the same words, so every instruction
  * of a step waits for the one before it. Here the running value is kept as
  *
@@ -180,9 +180,8 @@ ZP__EO_FN uint32_t zp__eo_shl1(uint32_t hi, uint32_t lo) { return (hi << 1) | (l
  * every q * p[j] of the reduction into IMAD.X + IMAD.HI.U32.X (two issues)
  * instead of one IMAD.WIDE.U32.X. Read from constant memory, which it cannot
  * see through, the products fuse: 264 instructions an Fr product instead of
- * 312 (field.cuh's default; 312 instead of 344 with low1), the NTT pass
- * kernel 5,512 instead of 6,640 (tests/test_kernel_size.c checks it).
- * Other moduli keep the literal.
+ * 312, and ~1,100 fewer in each NTT pass kernel (tests/test_kernel_size.c
+ * checks it). Other moduli keep the literal.
  */
 #if defined(__CUDACC__)
 static __constant__ uint32_t zp__eo_inv_m1 = 0xffffffffu;
@@ -233,24 +232,13 @@ ZP__EO_FN void zp__eo_row(uint32_t *x, uint32_t *y, const uint32_t *a, uint32_t 
     x[n - 1] = zp__eo_addc(x[n - 1], 0, &cf); /* x' carries into word n */
 }
 
-/*
- * Second half: x += p_even * q and y += p_odd * q with q clearing x[0].
- * low1 (Fr's modulus: p[0] = 1, p[1] = 2^32 - 1) takes the products of those
- * two words as adds, off the multiplier: q * 1 is (q, 0), and
- * q * (2^32 - 1) = (q - 1) * 2^32 + (2^32 - q) for q > 0, (0, 0) for q = 0.
- */
-ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t inv, int n,
-                           int low1)
+/* Second half: x += p_even * q and y += p_odd * q with q clearing x[0]. */
+ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t inv, int n)
 {
     uint32_t cf = 0;
     uint32_t q = zp__eo_q(x[0], inv);
-    if (low1) {
-        y[0] = zp__eo_add_cc(y[0], 0u - q, &cf);
-        y[1] = zp__eo_addc_cc(y[1], q - (q != 0), &cf);
-    } else {
-        y[0] = zp__eo_mad_lo_cc(p[1], q, y[0], &cf);
-        y[1] = zp__eo_madc_hi_cc(p[1], q, y[1], &cf);
-    }
+    y[0] = zp__eo_mad_lo_cc(p[1], q, y[0], &cf);
+    y[1] = zp__eo_madc_hi_cc(p[1], q, y[1], &cf);
     ZP__EO_UNROLL
     for (int j = 2; j < n - 2; j += 2) {
         y[j] = zp__eo_madc_lo_cc(p[j + 1], q, y[j], &cf);
@@ -258,13 +246,8 @@ ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t
     }
     y[n - 2] = zp__eo_madc_lo_cc(p[n - 1], q, y[n - 2], &cf);
     y[n - 1] = zp__eo_madc_hi(p[n - 1], q, y[n - 1], &cf);
-    if (low1) {
-        x[0] = zp__eo_add_cc(x[0], q, &cf);
-        x[1] = zp__eo_addc_cc(x[1], 0, &cf);
-    } else {
-        x[0] = zp__eo_mad_lo_cc(p[0], q, x[0], &cf);
-        x[1] = zp__eo_madc_hi_cc(p[0], q, x[1], &cf);
-    }
+    x[0] = zp__eo_mad_lo_cc(p[0], q, x[0], &cf);
+    x[1] = zp__eo_madc_hi_cc(p[0], q, x[1], &cf);
     ZP__EO_UNROLL
     for (int j = 2; j < n; j += 2) {
         x[j] = zp__eo_madc_lo_cc(p[j], q, x[j], &cf);
@@ -273,10 +256,9 @@ ZP__EO_FN void zp__eo_redc(uint32_t *x, uint32_t *y, const uint32_t *p, uint32_t
     y[n - 1] = zp__eo_addc(y[n - 1], 0, &cf);
 }
 
-/* r = a * b / 2^(32n) mod p for a, b < p; r may alias a or b. low1: p[0]
- * is 1 and p[1] is 2^32 - 1 (Fr), see zp__eo_redc. */
+/* r = a * b / 2^(32n) mod p for a, b < p; r may alias a or b. */
 ZP__EO_FN void zp__eo_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p,
-                          uint32_t inv, int n, int low1)
+                          uint32_t inv, int n)
 {
     uint32_t e[ZP__EO_MAXN], o[ZP__EO_MAXN], cf = 0;
     ZP__EO_UNROLL
@@ -286,15 +268,15 @@ ZP__EO_FN void zp__eo_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, con
         o[j] = a[j + 1] * b[0];
         o[j + 1] = zp__eo_mul_hi(a[j + 1], b[0]);
     }
-    zp__eo_redc(e, o, p, inv, n, low1);
+    zp__eo_redc(e, o, p, inv, n);
     ZP__EO_UNROLL
     for (int i = 1; i < n; i++) {
         if (i & 1) { /* x in e, y in o before the row; swapped after */
             zp__eo_row(e, o, a, b[i], n);
-            zp__eo_redc(o, e, p, inv, n, low1);
+            zp__eo_redc(o, e, p, inv, n);
         } else {
             zp__eo_row(o, e, a, b[i], n);
-            zp__eo_redc(e, o, p, inv, n, low1);
+            zp__eo_redc(e, o, p, inv, n);
         }
     }
     /* n even: the last step left x in o, y in e. t = o[1..] + e < 2p. */

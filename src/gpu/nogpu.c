@@ -192,14 +192,6 @@ zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_
 
 uint64_t zp__gpu_field_rate_bytes(void) { return 0; }
 
-zp_err zp__gpu_field_dp_check(zp__gpu_stream *s, zp__gpu_buf scratch, uint64_t n,
-                              uint64_t *mismatches)
-{
-    (void)s; (void)scratch; (void)n;
-    *mismatches = UINT64_MAX;
-    return ZP_E_NO_GPU;
-}
-
 zp_err zp__gpu_field_rate(zp__gpu_stream *s, zp__gpu_buf scratch, int op, double *per_s)
 {
     (void)s; (void)scratch; (void)op;

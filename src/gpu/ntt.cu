@@ -9,90 +9,48 @@
  * w_M^(L * rev_k(p)), and writes it back where it came from. Columns are
  * loaded 2^j at a time so that global accesses are runs of 2^j elements.
  * The pass with m = 0 (the DIF's last, the DIT's first) puts several
- * transforms in a tile by default (BATCH), so that its radix-4 stages keep
- * every thread busy; the radix-4 stages take r first (RF). ntt_pipe.cuh's
- * pipelined pass, measured slower, stays as an option.
+ * whole transforms in a tile (BATCH), so that its radix-4 stages keep
+ * every thread busy; the radix-4 stages take r first (r4_rows). The stage
+ * products are Shoup's and the stages lazy (ntt_shoup.cuh).
  * After the passes the array is in bit-reversed order; a tiled bit-reversal
  * pass (ntt_bitrev.cuh: through shared memory, both sides as runs of 16
  * elements) puts it in natural order and applies the scale of the inverse
  * (n^-1) and of an inverse coset (g^-j). A forward coset's g^j is applied
- * as the first pass loads. Every power of the root comes from two 2^14-entry tables of the
- * root of order 2^28 (w^e = lo[e mod 2^14] * hi[e >> 14]), built at open.
+ * as the first pass loads. Every power of the root comes from two
+ * 2^14-entry tables of the root of order 2^28 (w^e = lo[e mod 2^14] *
+ * hi[e >> 14]), built at open, or from the one-load tables below.
  *
  * zp__gpu_ntt_to_coset(_scaled) runs the inverse's DIF passes (bit-
  * reversed out) then the forward transform as DIT passes (the DIF passes
  * transposed, bit-reversed in): no bit reversal at all, and the coset scale
  * g^i (with n^-1 and a constant) one product as the DIT's first pass loads.
  * zp__gpu_ntt_coset_diff, the TAU h step's end, runs two inverses and one
- * bit reversal that also scales and subtracts. Build variants (ZP_NTT_TW, ZP_NTT_R4, ZP_NTT_FRW,
- * ZP_NTT_SHOUP; bench/ntt_variants.sh builds them) are described where they act.
+ * bit reversal that also scales and subtracts.
  */
 #include "gpu/ctx.cuh"
 
-/* TW and R4 are on by default: on the H200 (bench/RESULTS.md, 2026-11-29,
- * alternating runs) they take 2^27 from 68.7 to 62.6 ms and 2^24 from 7.78
- * to 7.44 ms, and test_gpu_ntt passes with them. ZP_NTT_PLAIN builds the
- * plain kernels (for comparisons); FRW was slower than TW + R4 alone. */
-#ifndef ZP_NTT_PLAIN
-#ifndef ZP_NTT_TW
-#define ZP_NTT_TW 1
-#endif
-#ifndef ZP_NTT_R4
-#define ZP_NTT_R4 1
-#endif
-#endif
-
 /* The stage twiddles of a pass of k <= SHTW_MAX_K bits come from a copy of
  * its 2^(k-1) roots in shared memory (loaded once per block) instead of the
- * global hi table, whose strided reads mostly miss L1 (the tile takes most
- * of it): 2^27 45.04 -> 44.46 ms on the H200. A 10-bit pass keeps the
- * global table: its 16 KiB of roots would cost the SM its third block
- * (2^28 went 92.7 -> 95.0 ms with them). ZP_NTT_NOSHTW reads the global
- * table always (for comparisons). */
-#ifndef ZP_NTT_NOSHTW
-#define ZP_NTT_SHTW 1
-#endif
+ * global table, whose strided reads mostly miss L1 (the tile takes most of
+ * it). A 10-bit pass keeps the global table: its 16 KiB of roots would
+ * cost the SM its third block. */
 #define SHTW_MAX_K 9 /* also the largest shared size: below 10 bits */
-
-/* ZP_NTT_FRW (a variant): every Fr product of this file from ntt_frw.h
- * (portable 64-bit products) instead of field.cuh's PTX carry chains. */
-#ifdef ZP_NTT_FRW
-#include "gpu/ntt_frw.h"
-static __device__ __forceinline__ fr_t ntt_mul(const fr_t &a, const fr_t &b)
-{
-    fr_t r;
-    zp__frw_mul(r.v, a.v, b.v);
-    return r;
-}
-#else
-#define ntt_mul fr_mul
-#endif
 
 #include "gpu/ntt_shoup.cuh"
 
 #define PASS_MAX_BITS 10
-/* log2 of the elements one block holds in shared memory (2^11: 64 KiB) and
- * how many butterflies a thread interleaves; tuned on an H200. */
-#ifndef ZP_NTT_TILE_LOG
-#define ZP_NTT_TILE_LOG 11
-#endif
-#ifndef ZP_NTT_BF_UNROLL
-#define ZP_NTT_BF_UNROLL 1
-#endif
-#define TILE_LOG ZP_NTT_TILE_LOG
-#define ZP_PRAGMA_(x) _Pragma(#x)
-#define ZP_UNROLL(n) ZP_PRAGMA_(unroll n)
-#define BR_B 4      /* bit-reversal tiles: 2^4 x 2^4 elements */
+/* log2 of the elements one block holds in shared memory (2^11: 64 KiB). */
+#define TILE_LOG 11
+#define BR_B 4 /* bit-reversal tiles: 2^4 x 2^4 elements */
 
 /*
- * ZP_NTT_TW (a variant, off by default): a third table per root, W[x] =
- * w^(x * 2^10) for x < 2^18 (8 MiB each, after the 2^14-entry tables), gives
- * the twist of a pass spanning M <= 2^18 elements in one load instead of
- * lo * hi (one product less per element at that boundary); and the inverse
- * folds n^-1 into the first pass's twist (a per-call lo table pre-scaled by
- * n^-1) instead of a product in the bit reversal. At 2^27 (passes 9/9/9)
- * that is 2 of ~14.5 products per element fewer for the inverse, 1 for the
- * forward.
+ * A third table per root, W[x] = w^(x * 2^10) for x < 2^18 (8 MiB each,
+ * after the 2^14-entry tables), gives the twist of a pass spanning
+ * M <= 2^18 elements in one load instead of lo * hi (one product less per
+ * element at that boundary); and the inverse folds n^-1 into the first
+ * pass's twist (a per-call lo table pre-scaled by n^-1) instead of a
+ * product in the bit reversal. At 2^27 (passes 9/9/9) that is 2 of ~14.5
+ * products per element fewer for the inverse, 1 for the forward.
  */
 #define TW_LOG 18
 #define TW_N (1u << TW_LOG)
@@ -105,13 +63,13 @@ static __device__ __forceinline__ fr_t pow_tab(const fr_t *lo, const fr_t *hi, u
         return fr_load(lo + a);
     if (a == 0)
         return fr_load(hi + b);
-    return ntt_mul(fr_load(lo + a), fr_load(hi + b));
+    return fr_mul(fr_load(lo + a), fr_load(hi + b));
 }
 
 /* lo[e mod 2^14] * hi[e >> 14] always: lo may carry a constant factor. */
 static __device__ __forceinline__ fr_t pow_tab_full(const fr_t *lo, const fr_t *hi, uint32_t e)
 {
-    return ntt_mul(fr_load(lo + (e & ZP__TAB_MASK)), fr_load(hi + (e >> ZP__TAB_LOG)));
+    return fr_mul(fr_load(lo + (e & ZP__TAB_MASK)), fr_load(hi + (e >> ZP__TAB_LOG)));
 }
 
 /* out[i] = pre * base^i for i < n. */
@@ -123,8 +81,8 @@ static __global__ void pow_table_kernel(fr_t *out, fr_t base, fr_t pre, uint32_t
     fr_t acc = pre, b = base;
     for (uint32_t e = i; e; e >>= 1) {
         if (e & 1)
-            acc = ntt_mul(acc, b);
-        b = ntt_mul(b, b);
+            acc = fr_mul(acc, b);
+        b = fr_mul(b, b);
     }
     fr_store(out + i, acc);
 }
@@ -138,23 +96,15 @@ static __device__ __forceinline__ fr_t twist(fr_t x, uint32_t E, const fr_t *wlo
                                              const fr_t *whi, const fr_t *nlo, const fr_t *tw)
 {
     if (nlo)
-        return ntt_mul(x, pow_tab_full(nlo, whi, E));
-#ifdef ZP_NTT_TW
+        return fr_mul(x, pow_tab_full(nlo, whi, E));
     if (tw)
-        return E ? ntt_mul(x, fr_load(tw + (E >> (28 - TW_LOG)))) : x;
-#else
-    (void)tw;
-#endif
-    return E ? ntt_mul(x, pow_tab(wlo, whi, E)) : x;
+        return E ? fr_mul(x, fr_load(tw + (E >> (28 - TW_LOG)))) : x;
+    return E ? fr_mul(x, pow_tab(wlo, whi, E)) : x;
 }
 
 /* Radix 4 holds four elements and three twiddles: without a cap it takes
  * ~95 registers, 2 blocks of 256 per SM where shared memory allows 3. */
-#ifdef ZP_NTT_R4
 #define NTT_PASS_BOUNDS __launch_bounds__(256, 3)
-#else
-#define NTT_PASS_BOUNDS
-#endif
 
 /* The twist exponent of element e of a pass's tile (column L0 * 2^j + l,
  * row p). */
@@ -178,19 +128,17 @@ static __device__ __forceinline__ uint64_t pass_col(unsigned l, unsigned cs, boo
  * (the passes run last to first): load (times slo/shi at the index's bit
  * reversal over lg bits when slo: the natural index of a bit-reversed
  * input), the twist, the transposed stages, store. A tile is 2^j
- * columns of the pass or, with BATCH (a pass with m = 0 and
- * ZKPIPE_NTT_BATCH, the default), 2^j whole transforms side by side,
- * column l at l << cs (cs = k). RF: see r4_rows (ntt_stages.cuh). Both
- * are template arguments; the instance without them is the code measured
- * before them (session 16). MUL (a DIT pass with m > 0, the forward's last
- * of to_coset_mul): each element is stored times mul at its index, the
- * pointwise product folded into the store; mul is not read otherwise.
+ * columns of the pass or, with BATCH (a pass with m = 0), 2^j whole
+ * transforms side by side, column l at l << cs (cs = k). MUL (a DIT pass
+ * with m > 0, the forward's last of to_coset_mul): each element is stored
+ * times mul at its index, the pointwise product folded into the store; mul
+ * is not read otherwise.
  * BIG (the first pass of a transform, m > 0, not BATCH): the twist factor
  * of each element is one load from the full table tw at the element's
  * index (ntt_twist.cuh) instead of a product of two table entries; nlo is
  * not read (the inverse's table holds n^-1).
  */
-template <bool DIT, bool RF, bool BATCH, bool MUL = false, bool BIG = false>
+template <bool DIT, bool BATCH, bool MUL = false, bool BIG = false>
 static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo, const fr_t *whi,
                                                        unsigned k, unsigned m, unsigned j,
                                                        unsigned cs, const fr_t *slo,
@@ -220,118 +168,88 @@ static __global__ void NTT_PASS_BOUNDS ntt_pass_kernel(fr_t *a, const fr_t *wlo,
         fr_t x = fr_load(a + idx);
         if (slo) {
             uint32_t at = DIT ? __brev((uint32_t)idx) >> (32 - lg) : (uint32_t)idx;
-            x = ntt_mul(x, pow_tab_full(slo, shi, at));
+            x = fr_mul(x, pow_tab_full(slo, shi, at));
         }
         fr_store(sh + e, x);
     }
     /* The DIT twist: a loop of its own (in the unrolled load loop it grew
-     * the kernel by half); each thread's own elements, so no barrier. */
+     * the kernel by half); each thread's own elements, so no barrier. Rolled,
+     * like the stages' loops: unrolling them twice makes the pass slower. */
     if (DIT && m > 0) {
-        ZP_UNROLL(ZP_NTT_BF_UNROLL)
+#pragma unroll 1
         for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
             const fr_t x = fr_load(sh + e);
-            fr_store(sh + e, BIG ? ntt_mul(x, fr_load(tw + base + ((uint64_t)(e >> j) << m) +
+            fr_store(sh + e, BIG ? fr_mul(x, fr_load(tw + base + ((uint64_t)(e >> j) << m) +
                                                       (e & cmask)))
                                  : twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw));
         }
     }
     /* Two inlined copies of the stages, so that each knows where its roots
      * are (a pointer that may be either compiles to generic loads, which
-     * took the gain away). */
-#ifdef ZP_NTT_SHTW
+     * cost what the shared copy saves). */
     if (k <= SHTW_MAX_K) {
-        const stage_tw sw = stage_roots_shared(sh + tile, k, whi, sp, blockDim.x);
+        const stage_tw sw = stage_roots_shared(sh + tile, k, sp, blockDim.x);
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, sw, k, j, tile, RF);
+            ntt_stages_dit(sh, sw, k, j, tile);
         else
-            ntt_stages(sh, sw, k, j, tile, RF);
-    } else
-#endif
-    {
+            ntt_stages(sh, sw, k, j, tile);
+    } else {
         __syncthreads();
         if (DIT)
-            ntt_stages_dit(sh, stage_roots_global(whi, sp), k, j, tile, RF);
+            ntt_stages_dit(sh, stage_roots_global(sp), k, j, tile);
         else
-            ntt_stages(sh, stage_roots_global(whi, sp), k, j, tile, RF);
+            ntt_stages(sh, stage_roots_global(sp), k, j, tile);
     }
 
-    ZP_UNROLL(ZP_NTT_BF_UNROLL)
+#pragma unroll 1
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
         uint64_t idx = base + ((uint64_t)(e >> j) << m) + pass_col(e & cmask, cs, BATCH);
         fr_t x = st_norm(fr_load(sh + e));
         if (!DIT && m > 0)
-            x = BIG ? ntt_mul(x, fr_load(tw + idx))
+            x = BIG ? fr_mul(x, fr_load(tw + idx))
                     : twist(x, twist_exp(e, j, k, shift, L0), wlo, whi, nlo, tw);
         if (MUL)
-            x = ntt_mul(x, fr_load(mul + idx));
+            x = fr_mul(x, fr_load(mul + idx));
         fr_store(a + idx, x);
     }
 }
 
-/* Shared memory of a pass of k bits over a tile: the tile, and with
- * ZP_NTT_SHTW (k <= SHTW_MAX_K) the pass's 2^(k-1) stage roots after it. */
+/* Shared memory of a pass of k bits over a tile: the tile, and for
+ * k <= SHTW_MAX_K the pass's 2^(k-1) stage roots after it. */
 static size_t pass_shared(unsigned k, unsigned tile)
 {
-#ifdef ZP_NTT_SHTW
     return ((size_t)tile + (k <= SHTW_MAX_K ? 1u << (k - 1) : 0)) * sizeof(fr_t);
-#else
-    (void)k;
-    return (size_t)tile * sizeof(fr_t);
-#endif
 }
 
-/* The plain pass kernel's instance for (dit, rf, batch), or with mul the
- * DIT one that stores times mul (batch is for m = 0); with big the one
- * whose twist is one load (rf only, not batch). */
+/* The pass kernel's instance for (dit, batch), or with mul the DIT one
+ * that stores times mul (a pass with m > 0, so not batch); with big the
+ * one whose twist is one load (not batch). */
 typedef void (*pass_fn)(fr_t *, const fr_t *, const fr_t *, unsigned, unsigned, unsigned,
                         unsigned, const fr_t *, const fr_t *, const fr_t *, const fr_t *,
                         unsigned, const fr_t *, const fr_t *);
-static pass_fn pass_kernel(bool dit, bool rf, bool batch, bool mul, bool big = false)
+#define NTT_PASS_INSTANCES 8 /* zp__gpu_ntt_tables_build sets each one's shared memory */
+static pass_fn pass_kernel(bool dit, bool batch, bool mul, bool big)
 {
     if (big)
-        return mul ? ntt_pass_kernel<true, true, false, true, true>
-                   : dit ? ntt_pass_kernel<true, true, false, false, true>
-                         : ntt_pass_kernel<false, true, false, false, true>;
-    static const pass_fn fn[8] = {
-        ntt_pass_kernel<false, false, false>, ntt_pass_kernel<true, false, false>,
-        ntt_pass_kernel<false, true, false>,  ntt_pass_kernel<true, true, false>,
-        ntt_pass_kernel<false, false, true>,  ntt_pass_kernel<true, false, true>,
-        ntt_pass_kernel<false, true, true>,   ntt_pass_kernel<true, true, true>,
-    };
+        return mul ? ntt_pass_kernel<true, false, true, true>
+                   : dit ? ntt_pass_kernel<true, false, false, true>
+                         : ntt_pass_kernel<false, false, false, true>;
     if (mul)
-        return rf ? ntt_pass_kernel<true, true, false, true>
-                  : ntt_pass_kernel<true, false, false, true>;
-    return fn[dit + 2 * rf + 4 * batch];
+        return ntt_pass_kernel<true, false, true>;
+    static const pass_fn fn[4] = {
+        ntt_pass_kernel<false, false>, ntt_pass_kernel<true, false>,
+        ntt_pass_kernel<false, true>, ntt_pass_kernel<true, true>,
+    };
+    return fn[dit + 2 * batch];
 }
 
-#include "gpu/ntt_pipe.cuh"
-
-/* ZKPIPE_NTT_RFIRST: the radix-4 stages map a warp's threads to groups
- * that share r (r4_rows in ntt_stages.cuh), so that the groups of trivial
- * twiddles skip their products together and the twiddle loads become
- * broadcasts; 1 (the default) in every pass, 2 in the passes with m > 0
- * only, 0 in none. On the H200 (bench/RESULTS.md, session 17, bench ntt
- * alternating twice, medians of 5, 2^27): the passes with m > 0 14.90 /
- * 12.64 -> 14.33 / 12.12 ms; the batched pass with m = 0 10.60 -> 10.09. */
-static unsigned rfirst_mode(void)
+/* Instance v < NTT_PASS_INSTANCES of pass_kernel. */
+static pass_fn pass_kernel_at(unsigned v)
 {
-    static const unsigned mode = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1);
-    return mode;
-}
-
-/* ZKPIPE_NTT_BATCH (1, the default; 0 off): a pass with m = 0 that the
- * pipelined kernel does not take runs the plain kernel on tiles of
- * 2^TILE_LOG elements, several transforms a tile, instead of one transform
- * (2^k elements) a block, whose radix-4 stages leave half of 256 threads
- * idle at k = 9. On the H200 (session 17, as above) that pass at 2^27
- * took 10.61 ms against 11.81 pipelined (ntt_pipe.cuh) and 12.42 plain;
- * with r first as well the transform 42.27 -> 39.43 ms, 2^26 20.40 ->
- * 19.05, 2^28 87.14 -> 81.82. */
-static bool batch_on(void)
-{
-    static const unsigned on = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 1);
-    return on == 1;
+    return v < 4 ? pass_kernel(v & 1, v & 2, false, false)
+                 : v == 4 ? pass_kernel(true, false, true, false)
+                          : pass_kernel(v != 5, false, v == 7, true);
 }
 
 #include "gpu/ntt_bitrev.cuh"
@@ -343,13 +261,7 @@ static fr_t to_dev(const zp_fr *x)
     return r;
 }
 
-#ifdef ZP_NTT_TW
-#define TW_EXTRA ((uint64_t)4 * TW_N)
-#define FOLD_NINV 1
-#else
-#define TW_EXTRA 0
-#define FOLD_NINV 0
-#endif
+#define TW_EXTRA ((uint64_t)4 * TW_N) /* the four one-load tables */
 
 #include "gpu/ntt_tables.cuh"
 
@@ -413,46 +325,31 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     unsigned ks[4], ms[4];
     const unsigned passes = pass_geometry(log2n, ks, ms);
     s->ntt_marks = 0;
-    const unsigned piped = pipe_mode();
-    const bool batch = batch_on();
-    const unsigned rf_mode = rfirst_mode();
-    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0, 0, 0};
+    s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0};
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
         const unsigned p = dit ? passes - 1 - i : i, k = ks[p], m = ms[p];
-        const bool rf = rf_mode == 1 || (rf_mode == 2 && m > 0);
-        s->ntt_paths.rfirst += rf;
         unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k, cs = 0;
-        if (m == 0 && batch) { /* k <= PASS_MAX_BITS < TILE_LOG */
+        if (m == 0) { /* whole transforms side by side; k <= PASS_MAX_BITS < TILE_LOG */
             j = log2n - k < TILE_LOG - k ? log2n - k : TILE_LOG - k;
             cs = k;
         }
+        s->ntt_paths.batched += cs && j;
         unsigned tile = 1u << (k + j);
         unsigned threads = tile / 2 < 256 ? tile / 2 : 256;
         const fr_t *ptw = tw && k + m <= TW_LOG ? tw : NULL;
         const fr_t *slo = i == 0 ? pl->load_lo : NULL, *shi = i == 0 ? pl->load_hi : NULL;
         const fr_t *nlo = !dit && p == 0 && m > 0 ? pl->nlo : NULL;
-        pipe_geom pg;
-        if ((piped == 1 || (piped == 2 && m == 0)) && pipe_plan(k, m, log2n, &pg)) {
-            const uint64_t ntiles = (uint64_t)1 << (log2n - k - pg.j);
-            const uint64_t most = (uint64_t)PIPE_BLOCKS_PER_SM * g->prop.multiProcessorCount;
-            const unsigned grid = (unsigned)(ntiles < most ? ntiles : most);
-            pipe_kernel(dit, rf)<<<grid, PIPE_THREADS, pipe_shared(k), s->st>>>(
-                a, wlo, whi, pg, ntiles, slo, shi, nlo, ptw, log2n, sp);
-            s->ntt_paths.piped++;
-        } else {
-            s->ntt_paths.batched += cs && j;
-            /* The product folds into the last pass where it has m > 0. */
-            const fr_t *mul = dit && i == passes - 1 && m > 0 ? pl->mul : NULL;
-            s->ntt_paths.folded += mul != NULL;
-            /* The first pass's twist from a full table where s has one. */
-            const fr_t *big = p == 0 && m > 0 && rf ? twist_of(s, log2n, ci, di, nlo) : NULL;
-            s->ntt_paths.big += big != NULL;
-            const pass_fn fn = pass_kernel(dit, rf, cs != 0, mul != NULL, big != NULL);
-            fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
-                a, wlo, whi, k, m, j, cs, slo, shi, nlo, big ? big : ptw, log2n, mul, sp);
-        }
+        /* The product folds into the last pass where it has m > 0. */
+        const fr_t *mul = dit && i == passes - 1 && m > 0 ? pl->mul : NULL;
+        s->ntt_paths.folded += mul != NULL;
+        /* The first pass's twist from a full table where s has one. */
+        const fr_t *big = p == 0 && m > 0 ? twist_of(s, log2n, ci, di, nlo) : NULL;
+        s->ntt_paths.big += big != NULL;
+        const pass_fn fn = pass_kernel(dit, cs != 0, mul != NULL, big != NULL);
+        fn<<<1u << (log2n - k - j), threads, pass_shared(k, tile), s->st>>>(
+            a, wlo, whi, k, m, j, cs, slo, shi, nlo, big ? big : ptw, log2n, mul, sp);
         ZP_CUDA_LAUNCHED();
         if (s->profile)
             ZP_CUDA(cudaEventRecord(s->ev[i + 1], s->st));
@@ -504,13 +401,13 @@ static struct ntt_scratch scratch_of(zp__gpu_stream *s)
     return ntt_scratch{t, t + ZP__TAB_N, t + 2 * ZP__TAB_N};
 }
 
-/* Inverse transforms of more than one pass may fold n^-1 into the first
- * twist (ZP_NTT_TW): builds nlo[i] = n^-1 w^-i and says whether it did. */
+/* Inverse transforms of more than one pass fold n^-1 into the first
+ * twist: builds nlo[i] = n^-1 w^-i and says whether it did. */
 static zp_err fold_ninv(zp__gpu_stream *s, fr_t *nlo, unsigned log2n, zp_roots roots,
                         const zp_fr *ninv, bool *folded)
 {
     zp__gpu *g = s->g;
-    *folded = FOLD_NINV && log2n > PASS_MAX_BITS;
+    *folded = log2n > PASS_MAX_BITS;
     if (!*folded)
         return ZP_OK;
     zp_fr w;
@@ -586,8 +483,8 @@ static zp_err inverse_pre(zp__gpu_stream *s, const struct ntt_scratch &sc, unsig
 }
 
 /* to_coset_scaled, and with mul (not NULL) times mul pointwise: folded
- * into the forward's last pass where that pass has m > 0 (and is not
- * pipelined), else one pointwise pass after. */
+ * into the forward's last pass where that pass has m > 0, else one
+ * pointwise pass after. */
 static zp_err to_coset(zp__gpu_stream *s, zp_fr *d_a, unsigned log2n, zp_roots roots,
                        const zp_fr *shift, const zp_fr *scale, const zp_fr *mul)
 {
@@ -676,10 +573,10 @@ static __global__ void mul_sub_scale_kernel(fr_t *out, const fr_t *a, const fr_t
         return;
     fr_t x = fr_load(a + i);
     if (b)
-        x = ntt_mul(x, fr_load(b + i));
+        x = fr_mul(x, fr_load(b + i));
     if (c)
         x = fr_sub(x, fr_load(c + i));
-    fr_store(out + i, scaled ? ntt_mul(x, s) : x);
+    fr_store(out + i, scaled ? fr_mul(x, s) : x);
 }
 
 extern "C" zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,

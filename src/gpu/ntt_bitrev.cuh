@@ -1,5 +1,5 @@
 /*
- * The NTT's bit-reversal pass, included by ntt.cu only (after ntt_mul,
+ * The NTT's bit-reversal pass, included by ntt.cu only (after
  * pow_tab_full and BR_B): the permutation that puts a transform's
  * bit-reversed output in natural order, with the scale of an inverse
  * (n^-1, a coset's g^-j: br_scale's modes) and, for coset_diff, the
@@ -16,9 +16,9 @@ static __device__ __forceinline__ fr_t br_scale(fr_t x, uint64_t dest, int mode,
                                                 const fr_t *slo, const fr_t *shi)
 {
     if (mode == 1)
-        return ntt_mul(x, s);
+        return fr_mul(x, s);
     if (mode == 2)
-        return ntt_mul(x, pow_tab_full(slo, shi, (uint32_t)dest));
+        return fr_mul(x, pow_tab_full(slo, shi, (uint32_t)dest));
     return x;
 }
 
@@ -32,7 +32,7 @@ static __device__ __forceinline__ fr_t br_load(const fr_t *a, const fr_t *c, uin
     if (mode != 3)
         return x;
     uint32_t dest = __brev((uint32_t)src) >> (32 - logn);
-    return fr_sub(ntt_mul(x, pow_tab_full(slo, shi, dest)), ntt_mul(fr_load(c + src), s));
+    return fr_sub(fr_mul(x, pow_tab_full(slo, shi, dest)), fr_mul(fr_load(c + src), s));
 }
 
 static __global__ void bitrev_small_kernel(fr_t *a, unsigned logn, int mode, fr_t s,

@@ -1,32 +1,25 @@
 /*
  * The Fr NTT's stage products by Shoup's method and its lazy stages,
- * included by ntt.cu only (after its ntt_mul): the build switches, the
- * device wrappers of fr_shoup.h over Fr's constants, and st_add, st_sub,
- * st_norm, the stages' sum, difference and final reduction.
+ * included by ntt.cu only: the device wrappers of fr_shoup.h over Fr's
+ * constants, and st_add, st_sub, st_norm, the stages' sum, difference and
+ * final reduction.
+ *
+ * The stage twiddles' products are Shoup's (fr_shoup.h: 194 32-bit
+ * multiply halves an Fr product instead of the Montgomery product's 264),
+ * from a table of the plain roots w_1024^i and their companions per root
+ * and direction (32 KiB). The twists and scales keep the Montgomery
+ * product. The stages keep values in [0, 2m) (fr_shoup.h's lazy forms), so
+ * the stage products skip their last subtraction; each element is reduced
+ * once as its pass stores it.
  */
 #ifndef ZP_GPU_NTT_SHOUP_CUH
 #define ZP_GPU_NTT_SHOUP_CUH
 
-/* ZP_NTT_SHOUP (on by default; ZP_NTT_NOSHOUP turns it off): the stage
- * twiddles' products by Shoup's method (fr_shoup.h: 194 32-bit multiply
- * halves an Fr product instead of 264), from a table of the plain
- * roots w_1024^i and their companions per root and direction (32 KiB). The
- * twists and scales keep the Montgomery product. ZP_NTT_LAZY (on with it;
- * ZP_NTT_NOLAZY turns it off): the stages keep values in [0, 2m)
- * (fr_shoup.h's lazy forms), so the stage products skip their last
- * subtraction; each element is reduced once as its pass stores it. On the
- * H200 (bench/RESULTS.md, session 26, alternating), 2^27 with the twist
- * tables: Montgomery 37.75, Shoup 35.44 (its word-0 product by adds),
- * Shoup 33.40, lazy 32.56 ms. */
-#ifndef ZP_NTT_NOSHOUP
-#define ZP_NTT_SHOUP 1
-#ifndef ZP_NTT_NOLAZY
-#define ZP_NTT_LAZY 1
-#endif
-#endif
-#define SHOUP_N 512 /* w_1024^i, i < 512: the stage roots of any pass */
-#ifdef ZP_NTT_SHOUP
 #include "gpu/fr_shoup.h"
+
+#define SHOUP_N 512 /* w_1024^i, i < 512: the stage roots of any pass */
+#define SHOUP_TABLES ((uint64_t)8 * SHOUP_N)
+
 /* m, 2m and 2^256 - m (m[0] = 1, so no borrow past word 0), as literals. */
 struct fr_consts {
     uint32_t m[8], m2[8], nm[8];
@@ -42,41 +35,36 @@ static __device__ __forceinline__ fr_consts fr_consts_make(void)
     }
     return c;
 }
+/* a w mod m in [0, 2m), w's companion wp. */
 static __device__ __forceinline__ fr_t fr_shoup(const fr_t &a, const fr_t &w, const fr_t &wp)
 {
     const fr_consts c = fr_consts_make();
     fr_t r;
-#ifdef ZP_NTT_LAZY
     zp__shoup_mul_lazy(r.v, a.v, w.v, wp.v, c.nm);
-#else
-    zp__shoup_mul(r.v, a.v, w.v, wp.v, c.m, c.nm);
-#endif
     return r;
 }
-#ifdef ZP_NTT_LAZY
-static __device__ __forceinline__ fr_t fr_add_lazy(const fr_t &a, const fr_t &b)
+static __device__ __forceinline__ fr_t st_add(const fr_t &a, const fr_t &b)
 {
     const fr_consts c = fr_consts_make();
     fr_t r;
     zp__lazy_add(r.v, a.v, b.v, c.m2);
     return r;
 }
-static __device__ __forceinline__ fr_t fr_sub_lazy(const fr_t &a, const fr_t &b)
+static __device__ __forceinline__ fr_t st_sub(const fr_t &a, const fr_t &b)
 {
     const fr_consts c = fr_consts_make();
     fr_t r;
     zp__lazy_sub(r.v, a.v, b.v, c.m2);
     return r;
 }
-static __device__ __forceinline__ fr_t fr_norm(const fr_t &a)
+/* A stage value in [0, 2m) reduced below m. */
+static __device__ __forceinline__ fr_t st_norm(const fr_t &a)
 {
     const fr_consts c = fr_consts_make();
     fr_t r;
     zp__eo_sub_p_once(r.v, a.v, c.m, 8);
     return r;
 }
-#endif
-#define SHOUP_TABLES ((uint64_t)8 * SHOUP_N)
 /* A read-only load through the non-coherent cache. */
 static __device__ __forceinline__ fr_t fr_ldg(const fr_t *p)
 {
@@ -85,21 +73,5 @@ static __device__ __forceinline__ fr_t fr_ldg(const fr_t *p)
     fr_t r = {{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w}};
     return r;
 }
-#else
-#define SHOUP_TABLES 0
-#ifdef ZP_NTT_LAZY
-#error "ZP_NTT_LAZY needs ZP_NTT_SHOUP (the Montgomery product takes inputs below m)"
-#endif
-#endif
-/* The stages' sum and difference, and the reduction of a value they made. */
-#ifdef ZP_NTT_LAZY
-#define st_add fr_add_lazy
-#define st_sub fr_sub_lazy
-#define st_norm fr_norm
-#else
-#define st_add fr_add
-#define st_sub fr_sub
-#define st_norm(x) (x)
-#endif
 
 #endif

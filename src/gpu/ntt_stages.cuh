@@ -1,27 +1,25 @@
 /*
  * The stages of an NTT pass over a tile in shared memory, included by
- * ntt.cu only (after its ntt_mul, st_add, st_sub, fr_shoup, ZP_UNROLL,
- * ZP_NTT_BF_UNROLL and ZP_NTT_R4): the radix-2 and radix-4 DIF stages, and
- * their transposes (DIT) for the passes that take bit-reversed input. With
- * ZP_NTT_LAZY their values lie in [0, 2m) and st_add, st_sub and tw_mul
- * keep them there; the passes reduce them as they store.
+ * ntt.cu only (after ntt_shoup.cuh): the radix-4 DIF stages (with one
+ * radix-2 stage for an odd k), and their transposes (DIT) for the passes
+ * that take bit-reversed input. Their values lie in [0, 2m) and st_add,
+ * st_sub and tw_mul keep them there; the passes reduce them as they store.
  */
 #ifndef ZP_GPU_NTT_STAGES_CUH
 #define ZP_GPU_NTT_STAGES_CUH
 
 /*
  * The stage twiddles of a pass of k bits: w_(2^(lhs+1))^r for r < 2^lhs is
- * entry r << (k - 1 - lhs) of the pass's roots w_(2^k)^i, i < 2^(k-1):
- * in shared memory (stw) with ZP_NTT_SHTW, else entry r << (13 - lhs) of
- * the global hi table (w_(2^k)^i = hi[i << (14 - k)]).
+ * entry r << (k - 1 - lhs) of the pass's roots w_(2^k)^i, i < 2^(k-1), in
+ * shared memory (stw), or entry r << (9 - lhs) of the plain roots w_1024^i
+ * in global memory (sp, ntt_tables.cuh); their companions always from sp.
  */
 struct stage_tw {
-    const fr_t *t;  /* stw, or the hi table (ZP_NTT_SHOUP: the plain roots) */
-    unsigned base;  /* k - 1, or 13 for the hi table (ZP_NTT_SHOUP: 9) */
-    const fr_t *cp; /* ZP_NTT_SHOUP: the companions of w_1024^i, i < 512 */
+    const fr_t *t;  /* stw, or the plain roots */
+    unsigned base;  /* k - 1, or 9 for the plain roots */
+    const fr_t *cp; /* the companions of w_1024^i, i < 512 */
 };
 
-#ifdef ZP_NTT_SHOUP
 /* A stage twiddle for Shoup's product: the plain root and its companion,
  * w_(2^(lhs+1))^r = w_1024^(r << (9 - lhs)). */
 struct tw_t {
@@ -36,44 +34,21 @@ static __device__ __forceinline__ fr_t tw_mul(const fr_t &x, const tw_t &w)
 {
     return fr_shoup(x, w.w, w.p);
 }
-#else
-typedef fr_t tw_t;
-/* w_(2^(lhs+1))^r */
-static __device__ __forceinline__ fr_t stage_w(const stage_tw &w, unsigned lhs, unsigned r)
-{
-    return fr_load(w.t + (r << (w.base - lhs)));
-}
-static __device__ __forceinline__ fr_t tw_mul(const fr_t &x, const fr_t &w) { return ntt_mul(x, w); }
-#endif
 
 /* Copies a pass's 2^(k-1) stage roots (k <= SHTW_MAX_K) into stw from the
- * hi table (ZP_NTT_SHOUP: the plain roots sp); the stages' twiddles then. */
+ * plain roots sp; the stages' twiddles then. */
 static __device__ __forceinline__ stage_tw stage_roots_shared(fr_t *stw, unsigned k,
-                                                              const fr_t *whi, const fr_t *sp,
-                                                              unsigned threads)
+                                                              const fr_t *sp, unsigned threads)
 {
     for (unsigned i = threadIdx.x; i < (1u << (k - 1)); i += threads)
-#ifdef ZP_NTT_SHOUP
         fr_store(stw + i, fr_load(sp + (i << (10 - k))));
-    (void)whi;
     return stage_tw{stw, k - 1, sp + SHOUP_N};
-#else
-        fr_store(stw + i, fr_load(whi + (i << (ZP__TAB_LOG - k))));
-    (void)sp;
-    return stage_tw{stw, k - 1, NULL};
-#endif
 }
 
-/* The stages' twiddles straight from the global tables. */
-static __device__ __forceinline__ stage_tw stage_roots_global(const fr_t *whi, const fr_t *sp)
+/* The stages' twiddles straight from the plain roots in global memory. */
+static __device__ __forceinline__ stage_tw stage_roots_global(const fr_t *sp)
 {
-#ifdef ZP_NTT_SHOUP
-    (void)whi;
     return stage_tw{sp, 9, sp + SHOUP_N};
-#else
-    (void)sp;
-    return stage_tw{whi, ZP__TAB_LOG - 1, NULL};
-#endif
 }
 
 /* One radix-2 DIF stage over the tile: rows q and q + 2^lhs of each of the
@@ -82,7 +57,7 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw
                                                     unsigned j, unsigned tile)
 {
     const unsigned hs = 1u << lhs, cmask = (1u << j) - 1;
-    ZP_UNROLL(ZP_NTT_BF_UNROLL)
+#pragma unroll 1
     for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
         unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
         unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
@@ -96,31 +71,22 @@ static __device__ __forceinline__ void radix2_stage(fr_t *sh, const stage_tw &sw
     }
 }
 
-#ifdef ZP_NTT_R4
 /*
  * Where group e of a radix-4 stage pair at lhs lies: its column l is the
  * low j bits of e, its rows start at g0 = (G << (lhs + 1)) + r (returned;
- * r < h = 2^(lhs-1) in *r, G < 2^a, a = k - 1 - lhs). Without rf r takes
- * the bits of e above l and G the top ones; with rf (ZKPIPE_NTT_RFIRST, a
- * constant of the kernel, on by default) r takes the top bits, so that
- * where 2^(a+j) >= 32 a warp's groups share r: those with r = 0, whose
- * twiddles are one, skip their products together (a warp skips only when
- * all its threads do), and a warp's twiddle loads are broadcasts. The shared-
- * memory banks see the same pattern either way (rows apart by multiples of
- * four, columns side by side).
+ * r < 2^(lhs-1) in *r, G < 2^a, a = k - 1 - lhs). r takes the top bits of
+ * e ("r first") and G the bits above l, so that where 2^(a+j) >= 32 a
+ * warp's groups share r: those with r = 0, whose twiddles are one, skip
+ * their products together (a warp skips only when all its threads do), and
+ * a warp's twiddle loads are broadcasts. The shared-memory banks see rows
+ * apart by multiples of four, columns side by side.
  */
 static __device__ __forceinline__ unsigned r4_rows(unsigned e, unsigned k, unsigned j,
-                                                   unsigned lhs, unsigned h, bool rf,
-                                                   unsigned *r)
+                                                   unsigned lhs, unsigned *r)
 {
-    if (rf) {
-        const unsigned a = k - 1 - lhs;
-        *r = e >> (j + a); /* e < 2^(k+j-2) = 2^(j+a+lhs-1) */
-        return (((e >> j) & ((1u << a) - 1)) << (lhs + 1)) + *r;
-    }
-    const unsigned q = e >> j;
-    *r = q & (h - 1);
-    return ((q >> (lhs - 1)) << (lhs + 1)) + *r;
+    const unsigned a = k - 1 - lhs;
+    *r = e >> (j + a); /* e < 2^(k+j-2) = 2^(j+a+lhs-1) */
+    return (((e >> j) & ((1u << a) - 1)) << (lhs + 1)) + *r;
 }
 
 /* x, y <- x + y, (x - y) * w (w skipped when trivial). */
@@ -132,16 +98,16 @@ static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const tw_t &w, boo
 }
 
 /*
- * The variant ZP_NTT_R4: the stages two at a time in registers (radix 4),
- * so each pair of stages costs one shared-memory round trip and one
- * barrier instead of two; the same products. Stages lhs and lhs - 1 on
+ * The stages two at a time in registers (radix 4), so each pair of stages
+ * costs one shared-memory round trip and one barrier instead of two. Stages lhs and lhs - 1 on
  * rows g, g + h, g + 2h, g + 3h (h = 2^(lhs-1), r = g mod h): the first
  * pairs (g, g+2h) and (g+h, g+3h) with w_(4h)^r and w_(4h)^(r+h), the
  * second (g, g+h) and (g+2h, g+3h), both with w_(2h)^r. An odd k starts
  * with one radix-2 stage.
  */
-static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &sw, unsigned k,
-                                                     unsigned j, unsigned tile, bool rf)
+/* The k stages of a pass over the tile (ends with a barrier). */
+static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, unsigned k,
+                                                     unsigned j, unsigned tile)
 {
     const unsigned cmask = (1u << j) - 1;
     unsigned st = 0;
@@ -153,7 +119,7 @@ static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &s
     for (; st < k; st += 2) {
         const unsigned lhs = k - 1 - st, h = 1u << (lhs - 1);
         for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
-            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, h, rf, &r);
+            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, &r);
             unsigned i0 = (g0 << j) + l, hj = h << j;
             fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
             fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
@@ -175,23 +141,6 @@ static __device__ __forceinline__ void ntt_stages_r4(fr_t *sh, const stage_tw &s
         __syncthreads();
     }
 }
-#endif
-
-/* The k stages of a pass over the tile (ends with a barrier); rf: see
- * r4_rows. */
-static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, unsigned k,
-                                                  unsigned j, unsigned tile, bool rf)
-{
-#ifdef ZP_NTT_R4
-    ntt_stages_r4(sh, sw, k, j, tile, rf);
-#else
-    (void)rf;
-    for (unsigned st = 0; st < k; st++) {
-        radix2_stage(sh, sw, k - 1 - st, j, tile);
-        __syncthreads();
-    }
-#endif
-}
 
 /*
  * The transposed stages (decimation in time): the transform with every
@@ -212,7 +161,7 @@ static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw
                                                         unsigned lhs, unsigned j, unsigned tile)
 {
     const unsigned hs = 1u << lhs, cmask = (1u << j) - 1;
-    ZP_UNROLL(ZP_NTT_BF_UNROLL)
+#pragma unroll 1
     for (unsigned e = threadIdx.x; e < tile / 2; e += blockDim.x) {
         unsigned l = e & cmask, q = e >> j, r = q & (hs - 1);
         unsigned g0 = ((q >> lhs) << (lhs + 1)) + r;
@@ -226,18 +175,17 @@ static __device__ __forceinline__ void radix2_stage_dit(fr_t *sh, const stage_tw
 }
 
 /* The k stages of ntt_stages transposed, in reverse order (ends with a
- * barrier): with ZP_NTT_R4 the pairs of stages (lhs, lhs - 1) for lhs = 1,
- * 3, ..., their four butterflies transposed and reversed, then an odd k's
- * radix-2 stage k - 1. */
+ * barrier): the pairs of stages (lhs, lhs - 1) for lhs = 1, 3, ..., their
+ * four butterflies transposed and reversed, then an odd k's radix-2 stage
+ * k - 1. */
 static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &sw, unsigned k,
-                                                      unsigned j, unsigned tile, bool rf)
+                                                      unsigned j, unsigned tile)
 {
-#ifdef ZP_NTT_R4
     const unsigned cmask = (1u << j) - 1, top = k & ~1u;
     for (unsigned lhs = 1; lhs < top; lhs += 2) {
         const unsigned h = 1u << (lhs - 1);
         for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
-            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, h, rf, &r);
+            unsigned l = e & cmask, r, g0 = r4_rows(e, k, j, lhs, &r);
             unsigned i0 = (g0 << j) + l, hj = h << j;
             fr_t x0 = fr_load(sh + i0), x1 = fr_load(sh + i0 + hj);
             fr_t x2 = fr_load(sh + i0 + 2 * hj), x3 = fr_load(sh + i0 + 3 * hj);
@@ -259,13 +207,6 @@ static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &
         radix2_stage_dit(sh, sw, k - 1, j, tile);
         __syncthreads();
     }
-#else
-    (void)rf;
-    for (unsigned lhs = 0; lhs < k; lhs++) {
-        radix2_stage_dit(sh, sw, lhs, j, tile);
-        __syncthreads();
-    }
-#endif
 }
 
 #endif

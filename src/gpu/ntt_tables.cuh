@@ -1,8 +1,8 @@
 /*
  * The NTT's root tables, built once when a GPU opens: the two 2^14-entry
- * power tables per root and direction, ZP_NTT_TW's one-load twist tables
- * and ZP_NTT_SHOUP's stage roots with their companions. Included by ntt.cu
- * only (after its kernels, TW_EXTRA and SHOUP_TABLES).
+ * power tables per root and direction, the one-load twist tables (TW_LOG)
+ * and the stage roots with their Shoup companions. Included by ntt.cu only
+ * (after its kernels, TW_EXTRA and SHOUP_TABLES).
  */
 #ifndef ZP_GPU_NTT_TABLES_CUH
 #define ZP_GPU_NTT_TABLES_CUH
@@ -22,32 +22,20 @@ static zp_err pow_tables(zp__gpu *g, cudaStream_t st, fr_t *lo, fr_t *hi, const 
     return ZP_OK;
 }
 
-/* The one-load twist table of roots (c, d) after the 8 small tables, or
- * NULL without ZP_NTT_TW. */
+/* The one-load twist table of roots (c, d) after the 8 small tables. */
 static const fr_t *tw_table(const zp__gpu *g, int c, int d)
 {
-#ifdef ZP_NTT_TW
     return (const fr_t *)g->tables.ptr + 8 * (size_t)ZP__TAB_N + (size_t)(2 * c + d) * TW_N;
-#else
-    (void)g, (void)c, (void)d;
-    return NULL;
-#endif
 }
 
 /* The plain roots w_1024^i and their companions, i < SHOUP_N, for roots c
- * in direction d (after the TW tables); NULL without ZP_NTT_SHOUP. */
+ * in direction d (after the one-load tables). */
 static const fr_t *shoup_table(const zp__gpu *g, int c, int d)
 {
-#ifdef ZP_NTT_SHOUP
     return (const fr_t *)g->tables.ptr + 8 * (size_t)ZP__TAB_N + TW_EXTRA +
            (size_t)(2 * c + d) * 2 * SHOUP_N;
-#else
-    (void)g, (void)c, (void)d;
-    return NULL;
-#endif
 }
 
-#ifdef ZP_NTT_SHOUP
 /* Fills the four Shoup tables on the host (w of order 2^28 per c, d) and
  * sends them on st; *host is freed by the caller after st syncs. */
 static zp_err shoup_tables(zp__gpu *g, cudaStream_t st, zp_fr w[2][2], zp_fr **host)
@@ -77,23 +65,15 @@ static zp_err shoup_tables(zp__gpu *g, cudaStream_t st, zp_fr w[2][2], zp_fr **h
                             cudaMemcpyHostToDevice, st));
     return ZP_OK;
 }
-#endif
 
 zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
     ZP_TRY(zp__gpu_alloc(g, &g->tables,
                          (8 * (uint64_t)ZP__TAB_N + TW_EXTRA + SHOUP_TABLES) * sizeof(fr_t)));
     const int most = (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG);
-    const int piped = (int)pipe_shared(SHTW_MAX_K);
-    for (int v = 0; v < 13; v++) { /* 8, 9: the two MUL instances; 10..12 the BIG ones */
-        const pass_fn fn = v < 8    ? pass_kernel(v & 1, v & 2, v & 4, false)
-                           : v < 10 ? pass_kernel(true, v & 1, false, true)
-                                    : pass_kernel(v != 10, true, false, v == 12, true);
-        ZP_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-        if (v < 4)
-            ZP_CUDA(cudaFuncSetAttribute(pipe_kernel(v & 1, v & 2),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, piped));
-    }
+    for (unsigned v = 0; v < NTT_PASS_INSTANCES; v++)
+        ZP_CUDA(cudaFuncSetAttribute(pass_kernel_at(v), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     most));
     cudaStream_t st;
     ZP_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     zp_err err = ZP_OK;
@@ -110,7 +90,6 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
             g->root_lo[c][d] = lo;
             g->root_hi[c][d] = hi;
             err = pow_tables(g, st, lo, hi, &w[d], &one);
-#ifdef ZP_NTT_TW
             zp_fr w10 = w[d];
             for (int i = 0; i < 28 - TW_LOG; i++)
                 zp_fr_sqr(&w10, &w10);
@@ -119,13 +98,10 @@ zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
                                                              to_dev(&w10), to_dev(&one), TW_N);
                 ZP_CUDA_LAUNCHED();
             }
-#endif
         }
     }
-#ifdef ZP_NTT_SHOUP
     if (!err)
         err = shoup_tables(g, st, roots, &host);
-#endif
     cudaError_t e = cudaStreamSynchronize(st);
     cudaStreamDestroy(st);
     free(host);

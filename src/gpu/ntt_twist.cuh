@@ -6,8 +6,7 @@
  * (row p = i >> m, column L = i mod 2^m) by w^E, E = L * rev_k(p) scaled to
  * w of order 2^28. For log2n <= TW_LOG that is one load from the 2^18-entry
  * table; beyond it the pass forms w^E as lo[E mod 2^14] * hi[E >> 14], one
- * product an element more (at 2^27 the first pass took ~2.2 ms longer than
- * the second, bench/RESULTS.md). These tables hold w^E at index i itself:
+ * product an element more. These tables hold w^E at index i itself:
  * 2^log2n values for the forward root, then 2^log2n for the inverse times
  * n^-1 (the factor the inverse folds into that twist), so the pass reads
  * its factors in the order it reads its data. 8 GiB at 2^27: resident with
@@ -50,8 +49,8 @@ static zp_err twist_fill(zp__gpu_stream *s, fr_t *fwd, unsigned log2n, zp_roots 
     fr_t *nlo = scratch_of(s).nlo;
     bool folded;
     ZP_TRY(fold_ninv(s, nlo, log2n, roots, &ninv, &folded));
-    if (!folded)
-        return ZP_E_UNSUPPORTED; /* a build without ZP_NTT_TW: no pass would read it */
+    if (!folded) /* cannot happen: the tables start above PASS_MAX_BITS */
+        return ZP_E_UNSUPPORTED;
     twist_table_kernel<<<blocks, 256, 0, s->st>>>(fwd + n, nlo, g->root_hi[ci][1], ks[0],
                                                   ms[0]);
     ZP_CUDA_LAUNCHED();

@@ -1,21 +1,19 @@
 /*
  * GPU NTT against the CPU: the O(n^2) reference up to 2^8, the CPU NTT up
- * to 2^20 (2^24 in the full run), forward, inverse and coset, both root
- * conventions. Beyond that the CPU NTT is slow, so the largest sizes check
- * a few outputs of the forward transform by evaluating the polynomial at
- * w^k on all CPU threads, and the inverse by a round trip.
+ * to 2^24, forward, inverse and coset, both root conventions. Beyond that
+ * the CPU NTT is slow, so the largest sizes check a few outputs of the
+ * forward transform by evaluating the polynomial at w^k on all CPU
+ * threads, and the inverse by a round trip.
+ *
+ * Options: --small (for compute-sanitizer) runs the sizes up to 2^12 (2^N
+ * with --small-top N) and 2^21, the first size of three passes, so that
+ * every kernel instance and pass geometry still runs.
  */
 #include "cpu/cpu.h"
-#include "gpu/knob.h"
 #include "gpu_test.h"
 
-/* The largest size of the --small run. bench/ntt_variants.sh builds its
- * copies with 22 so that --small (all bench/gpu.sh --variants passes to an
- * NTT test) still reaches three passes: the variants change the
- * pass boundaries. */
-#ifndef ZP_NTT_TEST_SMALL_TOP
-#define ZP_NTT_TEST_SMALL_TOP 12
-#endif
+/* The largest size of the --small run besides 2^21 (--small-top). */
+static unsigned small_top = 12;
 
 static void fill_host(zp_fr *a, size_t n)
 {
@@ -101,12 +99,11 @@ static void vs_cpu_at(unsigned lg, const zp_fr *coset)
     free(c);
 }
 
-/* Sizes 2^1 ... 2^24 (--small: to ZP_NTT_TEST_SMALL_TOP, then 2^21, the
- * first size of three passes, so that every pass geometry of the knobs'
- * kernels is checked in a --small run too). */
+/* Sizes 2^1 ... 2^24 (--small: to small_top, then 2^21, the first size
+ * of three passes). */
 static void test_vs_cpu(void)
 {
-    unsigned top = T_small ? ZP_NTT_TEST_SMALL_TOP : 24;
+    unsigned top = T_small ? small_top : 24;
     zp_fr coset;
     zp_fr_from_u64(&coset, 7);
     for (unsigned lg = 1; lg <= top; lg += (lg < 20 ? 1 : 2))
@@ -198,18 +195,18 @@ static void test_large(void)
     }
 }
 
+/* Whether a --small run leaves out 2^lg: it runs the sizes up to
+ * small_top and 2^21, the first size of three passes. */
+static bool skip_size(unsigned lg)
+{
+    return T_small && lg > small_top && lg != 21;
+}
+
 /* zp__gpu_ntt_to_coset (DIF inverse passes, then DIT forward passes, no bit
  * reversal) against its unfused composition (inverse, then the forward
  * coset transform, each natural in and out), both on the GPU; the
  * composition itself is checked against the CPU above. Sizes of one, two
  * and three passes, both root conventions. */
-/* Whether a --small run leaves out 2^lg: it runs the sizes up to
- * ZP_NTT_TEST_SMALL_TOP and 2^21, the first size of three passes. */
-static bool skip_size(unsigned lg)
-{
-    return T_small && lg > ZP_NTT_TEST_SMALL_TOP && lg != 21;
-}
-
 static void test_to_coset(void)
 {
     static const unsigned full[] = {1, 2, 5, 8, 9, 10, 11, 12, 16, 19, 20, 21, 22, 25};
@@ -261,12 +258,11 @@ static void test_to_coset(void)
 
 /* zp__gpu_ntt_to_coset_mul against to_coset then a pointwise product on
  * the host, sizes of one, two and three passes, both root conventions; the
- * product folds into the forward's last pass from 2^11 (two passes) unless
- * ZKPIPE_NTT_PIPE=1 pipelines that pass, and is a pass of its own below. */
+ * product folds into the forward's last pass from 2^11 (two passes), and
+ * is a pass of its own below. */
 static void test_to_coset_mul(void)
 {
     static const unsigned sizes[] = {1, 2, 9, 10, 11, 12, 16, 20, 21, 22, 25};
-    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0);
     zp_fr shift;
     zp_fr_from_u64(&shift, 7);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
@@ -294,9 +290,7 @@ static void test_to_coset_mul(void)
         for (size_t i = 0; i < n; i++)
             zp_fr_mul(&u[i], &u[i], &mul[i]);
         CHECK_EQ_INT(report_diff(f, u, n, "to_coset_mul", lg), 0);
-        if (pipe != 1)
-            CHECK_EQ_INT((int)paths.folded, lg > 10);
-        CHECK((int)paths.folded <= 1);
+        CHECK_EQ_INT((int)paths.folded, lg > 10);
         zp__gpu_free(T_gpu, &dm);
         zp__gpu_free(T_gpu, &d);
         free(a);
@@ -431,51 +425,33 @@ static void test_mul_sub(void)
     free(got);
 }
 
-/* Which passes ran which kernel, by ZKPIPE_NTT_PIPE: unset (0) none
- * pipelined (ntt_pipe.cuh); 1 (bench/gpu.sh's ntt:pipe mode) those of at
- * most 9 bits with a full tile of 2^10 elements: 2^12 (6 + 6 bits, the
- * last pass four transforms a tile) both, 2^21 (7 + 7 + 7) all three, 2^9
- * (one pass, one transform) and 2^20 (10 + 10) none; 2 (the ntt:last mode)
- * only the pass with m = 0 of those. With ZKPIPE_NTT_BATCH unset (1) a
- * pass with m = 0 left to the plain kernel takes several transforms a
- * tile: 2^12, 2^20 and 2^21 one each unless pipelined, 2^9 none (one
- * transform in all); 0 (the ntt:plain mode) none. The forward DIT passes
- * of to_coset count as the forward's. ZKPIPE_NTT_RFIRST is reported in
- * every pass (unset: 1), in those with m > 0 (2, the ntt:rf2 mode: none at
- * 2^9, one of two at 2^12 and 2^20, two of three at 2^21) or in none (0).
- * The results are checked against the CPU by the tests above in the same
- * mode. */
+/* Which passes ran which kernel: the pass with m = 0 takes several whole
+ * transforms a tile where the transform has more than one pass (2^12: 6 +
+ * 6 bits, four a tile; 2^20: 10 + 10, two; 2^21: 7 + 7 + 7, sixteen) and
+ * one where it has one (2^9); the forward DIT passes of to_coset count as
+ * the forward's. No pass stores times a product or reads full twist tables
+ * here. The results are checked against the CPU by the tests above. */
 static void test_ntt_paths(void)
 {
-    /* Read as the library reads them (gpu/knob.h). */
-    const int pipe = (int)zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0);
-    const int batch = zp__env_knob("ZKPIPE_NTT_BATCH", 0, 1, 1) == 1;
-    const int rf = (int)zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1);
-    static const int passes[4] = {1, 2, 2, 3};
     zp__gpu_ntt_paths got;
     static const unsigned lgs[] = {9, 12, 20, 21};
-    static const int piped[3][4] = {{0, 0, 0, 0}, {0, 2, 0, 3}, {0, 1, 0, 1}};
     zp__gpu_buf d = gpu_test_alloc((size_t)32 << 21);
     GPU_OK(zp__gpu_fill_random_fr(T_s, d.ptr, (size_t)1 << 21, 77));
     zp_fr shift;
     zp_fr_from_u64(&shift, 7);
     for (int i = 0; i < 4; i++) {
-        const int want = piped[pipe][i], want_b = batch && i > 0 && !(pipe && i != 2);
         for (int to_coset = 0; to_coset < 2; to_coset++) {
             if (to_coset)
                 GPU_OK(zp__gpu_ntt_to_coset(T_s, d.ptr, lgs[i], ZP_ROOTS_BELLPERSON, &shift));
             else
                 GPU_OK(zp__gpu_ntt(T_s, d.ptr, lgs[i], false, ZP_ROOTS_SNARKJS, NULL));
             zp__gpu_ntt_last_paths(T_s, &got);
-            CHECK_EQ_INT((int)got.piped, want);
-            CHECK_EQ_INT((int)got.batched, want_b);
-            CHECK_EQ_INT((int)got.rfirst, rf == 1 ? passes[i] : rf == 2 ? passes[i] - 1 : 0);
+            CHECK_EQ_INT((int)got.batched, i > 0);
+            CHECK_EQ_INT((int)got.folded, 0);
+            CHECK_EQ_INT((int)got.big, 0);
         }
     }
     GPU_OK(zp__gpu_stream_sync(T_s));
-    printf("  pipelined passes: mode %d (2^12: %d, 2^21: %d); batched m = 0 passes: %s; "
-           "r first: mode %d\n",
-           pipe, piped[pipe][1], piped[pipe][3], batch ? "on" : "off", rf);
     zp__gpu_free(T_gpu, &d);
 }
 
@@ -552,11 +528,6 @@ static void test_twist(void)
     zp_fr shift, scale;
     zp_fr_from_u64(&shift, 7);
     rand_fr_mont(&scale);
-    /* Only a plain first pass that takes r first reads the tables: none
-     * under ZKPIPE_NTT_RFIRST=0 (gpu.sh's ntt:last and ntt:plain modes) or
-     * where every pass is pipelined, ZKPIPE_NTT_PIPE=1 (ntt:pipe). */
-    const int tables_read = zp__env_knob("ZKPIPE_NTT_RFIRST", 0, 2, 1) != 0 &&
-                            zp__env_knob("ZKPIPE_NTT_PIPE", 0, 2, 0) != 1;
     for (size_t si = 0; si < 2; si++) {
         unsigned lg = lgs[si];
         if (skip_size(lg))
@@ -579,7 +550,7 @@ static void test_twist(void)
                 char what[40];
                 snprintf(what, sizeof what, "twist op %d roots %d", op, r);
                 CHECK_EQ_INT(report_diff(got, want, n, what, lg), 0);
-                CHECK_EQ_INT(big, tables_read);
+                CHECK_EQ_INT(big, 1);
                 /* Tables for other roots: not read. */
                 big = twist_op(got, a, m, c, lg, r ? ZP_ROOTS_SNARKJS : ZP_ROOTS_BELLPERSON, op,
                                &shift, &scale);
@@ -618,6 +589,15 @@ static void test_args(void)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--small-top")) {
+            int v = atoi(argv[i + 1]);
+            if (v < 1 || v > 24) {
+                fprintf(stderr, "--small-top: 1 to 24\n");
+                return 2;
+            }
+            small_top = (unsigned)v;
+        }
     gpu_test_open(argc, argv, 0);
     RUN(test_vs_reference);
     RUN(test_vs_cpu);
