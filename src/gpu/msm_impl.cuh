@@ -308,9 +308,8 @@ ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count, uint64
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= parts)
         return;
-    __shared__ xyzz_t<F> sh_acc[acc_cfg<F>::shared ? ONES_THREADS : 1];
-    xyzz_t<F> reg_acc;
-    xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
+    __shared__ xyzz_t<F> sh_acc[ONES_THREADS];
+    xyzz_t<F> &acc = sh_acc[threadIdx.x];
     xyzz_set_inf(acc);
     for (uint64_t i = t; i < count; i += parts)
         xyzz_add_aff_at(acc, points + ones[i], false);

@@ -55,19 +55,15 @@ static unsigned windows_of(unsigned c)
  * (~40 products per bucket), in kernels about half as efficient: 80.
  * halve_scalars' 255 bits moved its choices; two gained on the H200
  * (session 14: G1 2^22 to c = 17, 32.2 -> 31.8 ms; G2 2^23 to 17, 141.3
- * -> 140.0), the two that lost are undone at the end.
- * ZP_MSM_RED_COST overrides the 80 (a build variant: the phase times of
- * bench/RESULTS.md put a bucket's reduction at ~3.6 additions, i.e. ~36). */
-#ifndef ZP_MSM_RED_COST
-#define ZP_MSM_RED_COST 80.0
-#endif
+ * -> 140.0), the two that lost are undone at the end. */
 static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
 {
+    const double red_cost = 80.0; /* products a bucket of the reduction */
     unsigned best = 2;
     double best_cost = 1e300;
     for (unsigned c = 2; c <= MAX_C; c++) {
         double nw = windows_of(c);
-        double cost = nw * (10.0 * (double)m + ZP_MSM_RED_COST * (double)(1u << (c - 1)));
+        double cost = nw * (10.0 * (double)m + red_cost * (double)(1u << (c - 1)));
         if (cost < best_cost) {
             best_cost = cost;
             best = c;
@@ -114,9 +110,7 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
  * 99.0 -> 109.8 ms): 2^18 stays. ZKPIPE_MSM_CHUNK_SHIFT
  * (14 .. 24, read once) overrides it, for measurements.
  */
-#ifndef ZP_MSM_CHUNK_SHIFT
-#define ZP_MSM_CHUNK_SHIFT 18
-#endif
+#define CHUNK_SHIFT 18
 /* ZKPIPE_MSM_SEG (a power of two, 4 .. 1024, read once): every
  * reduction's buckets per segment, for measurements; 0 (unset) lets
  * seg_for choose. */
@@ -171,7 +165,7 @@ static unsigned chunk_shift(void)
 {
     /* C++: initialized once, thread-safe */
     static const unsigned shift =
-        zp__env_knob("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, ZP_MSM_CHUNK_SHIFT);
+        zp__env_knob("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, CHUNK_SHIFT);
     return shift;
 }
 
