@@ -45,45 +45,17 @@
 
 #define AFF_THREADS 128
 
-/* ZKPIPE_MSM_AFF_GROUP (2..64) and ZKPIPE_MSM_AFF_K (16..1024): the group
- * length and the most slots a thread takes (one inversion per step serves
- * them; default acc_cfg<F>::affine_k), read once; for measurements. */
-static unsigned aff_group(void)
-{
-    static const unsigned g = zp__env_knob("ZKPIPE_MSM_AFF_GROUP", 2, 64, 8);
-    return g;
-}
-
-static unsigned aff_rounds(void)
-{
-    static const unsigned r = zp__env_knob("ZKPIPE_MSM_AFF_ROUNDS", 1, 2, 2);
-    return r;
-}
-
-template <class F> static unsigned aff_k_max(void)
-{
-    static const unsigned k = zp__env_knob("ZKPIPE_MSM_AFF_K", 16, 1024, acc_cfg<F>::affine_k);
-    return k;
-}
+/* The group length; the most slots a thread takes (one inversion per step
+ * serves them) is acc_cfg<F>::affine_k. */
+#define AFF_GROUP 8
 
 /* Over precomputed bases (one window of ~13 digits a scalar, hundreds of
- * entries a bucket) groups of 7 and at most 256 slots a thread, unless the
- * knobs above say otherwise. On the H200 (session 20, G1 2^24, c = 20,
- * alternating twice, through the knobs): 80.09 / 80.03 ms with 8 and 512,
- * 79.51 / 79.56 with 7 and 256; each alone 79.80 (7) and 79.76 (256). */
+ * entries a bucket) groups of 7 and at most 256 slots a thread. On the
+ * H200 (session 20, G1 2^24, c = 20, alternating twice): 80.09 / 80.03 ms
+ * with 8 and 512, 79.51 / 79.56 with 7 and 256; each alone 79.80 (7) and
+ * 79.76 (256). */
 #define PRE_AFF_GROUP 7
 #define PRE_AFF_K 256
-static unsigned pre_aff_group(void)
-{
-    static const unsigned g = zp__env_knob("ZKPIPE_MSM_AFF_GROUP", 2, 64, PRE_AFF_GROUP);
-    return g;
-}
-
-static unsigned pre_aff_k(void)
-{
-    static const unsigned k = zp__env_knob("ZKPIPE_MSM_AFF_K", 16, 1024, PRE_AFF_K);
-    return k;
-}
 
 /* The entries: the pass's sorted digits (keys, windows of m) with the
  * point indices and signs (vals) into the key's points. */
@@ -389,7 +361,7 @@ template <class F, int MINB> static unsigned aff_resident_per_sm(void)
 
 /*
  * Slots per thread for `slots` groups on `sms` SMs: at most `most`
- * (>= 16; aff_k_max<F>() or the layout's kmax), and as even a fill of whole waves of resident threads as that
+ * (>= 16; acc_cfg<F>::affine_k or the layout's kmax), and as even a fill of whole waves of resident threads as that
  * allows. On the H200 (session 7, against always the most slots): G1 MSM
  * 2^24 117.3 -> 110.1 ms (0.85 of a wave -> one full wave), 2^26 in
  * passes of 5 windows 416.7 -> 386.0 ms, 2^26 in one pass 357.2 -> 360.5.
@@ -432,8 +404,8 @@ static size_t take_or_reuse(size_t *at, uint64_t need, size_t reuse, uint64_t ro
 static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
                      size_t f_bytes)
 {
-    l->gs = l->copies ? pre_aff_group() : aff_group();
-    l->kmax = l->copies ? pre_aff_k() : 0;
+    l->gs = l->copies ? PRE_AFF_GROUP : AFF_GROUP;
+    l->kmax = l->copies ? PRE_AFF_K : 0;
     uint64_t capx = aff_groups_bound(N, nk, l->gs) + 1;
     uint64_t pre_b = f_bytes * capx;
     l->cnt_a = take(at, 8 * nk);
@@ -445,11 +417,10 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
     l->x = take(at, aff_bytes * capx);
     l->pre = pre_b <= l->bstart - l->kout ? l->kout
                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
-    if (aff_rounds() > 1) { /* at most this many groups of the first round's sums */
-        uint64_t cap2 = aff_groups_bound(capx - 1, nk, l->gs) + 1;
-        l->kx2 = take(at, 4 * cap2);
-        l->x2 = take(at, aff_bytes * cap2);
-    }
+    /* at most this many groups of the first round's sums */
+    uint64_t cap2 = aff_groups_bound(capx - 1, nk, l->gs) + 1;
+    l->kx2 = take(at, 4 * cap2);
+    l->x2 = take(at, aff_bytes * cap2);
 }
 
 /* The arrays one affine round writes: the index table, the group
@@ -469,7 +440,7 @@ static zp_err aff_add_launch(zp__gpu_stream *s, const msm_layout *l, const aff_s
 {
     zp__gpu *g = s->g;
     unsigned K = aff_k<F, MINB>(nsums, g->prop.multiProcessorCount,
-                                l->kmax ? l->kmax : aff_k_max<F>());
+                                l->kmax ? l->kmax : acc_cfg<F>::affine_k);
     uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F, MINB><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, s->st>>>(
         in, a.idx, a.glen, ncnt, gstart, nk, K, a.pre, a.sums);

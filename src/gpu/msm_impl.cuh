@@ -266,8 +266,7 @@ template <class F> static uint64_t ones_aff_min(void)
 
 template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t count)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_MSM_ONES_AFF", 0, 1, 1);
-    if (!on || !l->affine || count < 2 || count > l->N)
+    if (!l->affine || count < 2 || count > l->N)
         return false;
     return affine_mode() > 0 || count >= ones_aff_min<F>();
 }
@@ -287,8 +286,7 @@ template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t coun
 template <class F>
 static bool ones_first_ok(msm_layout *lo, uint64_t n, uint64_t count, uint64_t bytes)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_MSM_ONES_FIRST", 0, 1, 1);
-    if (!on || sizeof(F) != sizeof(fp_t) || count < 2 || count < ones_aff_min<F>() ||
+    if (sizeof(F) != sizeof(fp_t) || count < 2 || count < ones_aff_min<F>() ||
         count >> 32)
         return false;
     plan(lo, n, count, sizeof(xyzz_t<F>), 1, true, true);
@@ -354,15 +352,15 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         if (l->copies) { /* the table's scalars: m / copies */
             const uint64_t ns = m / l->copies;
             digits_kernel<true, true><<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
-                scalars, NULL, ns, l->c, 0, l->copies, halve_scalars(), kin, vin);
+                scalars, NULL, ns, l->c, 0, l->copies, true, kin, vin);
         } else if (ws) {
             digits_kernel<false, false, true><<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
-                NULL, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin, vin,
+                NULL, (uint32_t *)(base + l->dense), m, l->c, w0, gw, true, kin, vin,
                 *ws);
         } else {
             (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256),
                                                                        256, 0, st>>>(
-                scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin,
+                scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, true, kin,
                 vin, wsel_t{});
         }
         ZP_CUDA_LAUNCHED();

@@ -21,7 +21,7 @@ struct msm_layout {
     size_t bstart, bend, buckets, carries, parts, parts2, res, total;
     size_t runs, parts3;    /* the two-level reduction's (0: none) */
     bool affine;            /* the batch-affine round (msm_affine.cuh) first */
-    unsigned gs, kmax;      /* its group length; most slots a thread (0: aff_k_max) */
+    unsigned gs, kmax;      /* its group length; most slots a thread (0: acc_cfg<F>::affine_k) */
     bool ident;             /* no split: dense scalar i is scalar i (msm_device) */
     unsigned copies;        /* precomputed bases (msm_pre): m = copies * scalars, one window */
     size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
@@ -36,18 +36,11 @@ struct msm_layout {
  * only the carries (about half the scalars, all in one bucket). On the
  * H200 (session 14, alternating, medians of 5, with/without): G1 2^23
  * 51.49 / 51.92 ms, 2^24 94.43 / 94.47 (a tie: that bucket's long runs
- * were cheap), porep-like sparse 2^27 96.25 / 96.61. ZKPIPE_MSM_HALF=0
- * (read once) keeps the scalars as they are, for measurements.
+ * were cheap), porep-like sparse 2^27 96.25 / 96.61.
  */
-static bool halve_scalars(void)
-{
-    static const bool on = zp__env_knob("ZKPIPE_MSM_HALF", 0, 1, 1);
-    return on;
-}
-
 static unsigned windows_of(unsigned c)
 {
-    return ((halve_scalars() ? 255 : 256) + c - 1) / c;
+    return (255 + c - 1) / c;
 }
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
@@ -107,21 +100,9 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
  * 2^18 took a lone G1 MSM 2^24 113.7 -> 110.6 ms, 2^25 206.6 -> 201.4 ms
  * and a porep:27 partition 1683 -> 1669 ms, but the engine, whose four
  * slots fill each other's tails, 15.61 -> 16.07 s per proof (and G2 2^22
- * 99.0 -> 109.8 ms): 2^18 stays. ZKPIPE_MSM_CHUNK_SHIFT
- * (14 .. 24, read once) overrides it, for measurements.
+ * 99.0 -> 109.8 ms): 2^18 stays.
  */
 #define CHUNK_SHIFT 18
-/* ZKPIPE_MSM_SEG (a power of two, 4 .. 1024, read once): every
- * reduction's buckets per segment, for measurements; 0 (unset) lets
- * seg_for choose. */
-static unsigned forced_seg(void)
-{
-    static const unsigned s = [] { /* C++: initialized once, thread-safe */
-        unsigned v = zp__env_knob("ZKPIPE_MSM_SEG", 4, 1024, 0);
-        return v & (v - 1) ? 0 : v;
-    }();
-    return s;
-}
 
 /* Whether a window of B buckets is reduced in two levels (msm_reduce.cuh).
  * The second level saves each segment its product by its offset but costs
@@ -153,20 +134,10 @@ static bool two_level_reduce(uint32_t B)
 #define RED_MIN_SEGS (1u << 16)
 static uint32_t seg_for(unsigned nw, uint32_t B)
 {
-    if (forced_seg())
-        return forced_seg();
     uint32_t seg = SEG;
     while (two_level_reduce(B) && seg > 8 && (uint64_t)nw * B / seg < RED_MIN_SEGS)
         seg /= 2;
     return seg;
-}
-
-static unsigned chunk_shift(void)
-{
-    /* C++: initialized once, thread-safe */
-    static const unsigned shift =
-        zp__env_knob("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, CHUNK_SHIFT);
-    return shift;
 }
 
 /* ZKPIPE_MSM_C (2 .. MAX_C, read once): every MSM's window, for
@@ -180,7 +151,7 @@ static unsigned forced_window(void)
 /* The chunk length for N sorted entries. */
 static uint64_t chunk_len(uint64_t N)
 {
-    uint64_t L = N >> chunk_shift();
+    uint64_t L = N >> CHUNK_SHIFT;
     return L < 16 ? 16 : L > 1024 ? 1024 : L;
 }
 

@@ -32,12 +32,10 @@
 #define SORT_FIX_BLOCKS 64 /* blocks a window for gather and write */
 
 /* Key bits the sort of c-bit digits takes: c - 1 where that saves a pass
- * (then sort_fix must follow), else c. ZKPIPE_MSM_SORT_SHORT=0 (read once)
- * sorts all c bits always, for measurements. */
+ * (then sort_fix must follow), else c. */
 static unsigned sort_bits(unsigned c)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_MSM_SORT_SHORT", 0, 1, 1);
-    return on && c > 1 && (c - 1) % SORT_RADIX_BITS == 0 ? c - 1 : c;
+    return c > 1 && (c - 1) % SORT_RADIX_BITS == 0 ? c - 1 : c;
 }
 
 /* Per window w of the pass: glen[w] = the length of the group of entries
