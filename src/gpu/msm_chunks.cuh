@@ -29,24 +29,15 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
  * batch-affine add kernel (msm_affine.cuh): G1 3 blocks of AFF_THREADS (168
  * registers, no spills), G2 1; affine_k is the most slots one of its
  * threads takes. The alternatives measured slower (bench/RESULTS.md).
- * Also the batch-affine round's sizes (see use_affine): the fewest dense
- * scalars; the fewest entries a pass must hold (windows per pass times
- * dense count).
  */
 template <class F> struct acc_cfg {
     static constexpr int min_blocks = 4;
     static constexpr int affine_min_blocks = 3;
-    static constexpr uint64_t affine_min = (uint64_t)1 << 21;
-    static constexpr uint64_t affine_min_shared = (uint64_t)1 << 23;
-    static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
     static constexpr unsigned affine_k = 512;
 };
 template <> struct acc_cfg<fp2_t> {
     static constexpr int min_blocks = 1;
     static constexpr int affine_min_blocks = 1;
-    static constexpr uint64_t affine_min = (uint64_t)1 << 21;
-    static constexpr uint64_t affine_min_shared = (uint64_t)1 << 21;
-    static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
     static constexpr unsigned affine_k = 256;
 };
 /* Threads per accumulation block. */

@@ -52,7 +52,6 @@
 
 #include "gpu/ctx.cuh"
 #include "gpu/curve.cuh"
-#include "gpu/knob.h"
 
 #define ONE_FLAG ((uint64_t)1 << 32)
 #define SEG 32            /* buckets per reduction segment (seg_for) */
@@ -187,7 +186,7 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
 /*
  * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
  * the dense count m is at least affine_from<F>(shared) and the layout with
- * the round that fits the scratch holds at least acc_cfg<F>::affine_entries
+ * the round that fits the scratch holds at least o->affine_min_entries
  * entries a pass (windows a pass times m). On the H200 (bench/RESULTS.md):
  *   session 7, all windows a pass: G2 2^21 52.9 -> 47.8 ms, 2^22 98.9 ->
  *      81.6 ms, 2^23 190.3 -> 154.0 ms (2^20 30.1 -> 31.9: not there); G1
@@ -205,70 +204,47 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
  *      12.79 s per proof with B1 affine, so G1 where slots share the GPU
  *      stays from 2^23 (affine_from).
  * zp__gpu_msm_scratch_bytes_best sizes a scratch for all windows a pass.
- * ZKPIPE_MSM_AFFINE (read once): "off" never, "on" at any size whenever
- * the layout fits at all (the tests), otherwise that rule.
+ * The sizes are options of the device (zp__gpu_msm_opts, gpu.h).
  */
-static int affine_mode(void)
+/* The fewest dense scalars the round runs from: where one prover slot has
+ * the device, or several share it (shared). */
+template <class F> static uint64_t affine_from(const zp__gpu_msm_opts *o, bool shared)
 {
-    static const int mode = [] { /* C++: initialized once, thread-safe */
-        const char *e = getenv("ZKPIPE_MSM_AFFINE");
-        return !e ? 0 : !strcmp(e, "off") ? -1 : !strcmp(e, "on") ? 1 : 0;
-    }();
-    return mode;
-}
-
-/* The fewest dense scalars the round runs from by default: affine_min, or
- * affine_min_shared where several prover slots share the GPU (shared);
- * 2^ZKPIPE_MSM_G1_AFF_FROM or 2^ZKPIPE_MSM_G2_AFF_FROM (10 .. 31, read
- * once) instead, for measurements. */
-template <class F> static uint64_t affine_from(bool shared)
-{
-    static const unsigned lg = zp__env_knob(
-        sizeof(F) == sizeof(fp_t) ? "ZKPIPE_MSM_G1_AFF_FROM" : "ZKPIPE_MSM_G2_AFF_FROM", 10, 31, 0);
-    if (lg)
-        return (uint64_t)1 << lg;
-    return shared ? acc_cfg<F>::affine_min_shared : acc_cfg<F>::affine_min;
+    if (sizeof(F) != sizeof(fp_t))
+        return o->g2_affine_from;
+    return shared ? o->g1_affine_from_shared : o->g1_affine_from;
 }
 
 template <class F> static bool use_affine(zp__gpu *g, uint64_t m)
 {
-    return affine_mode() > 0 ||
-           (affine_mode() == 0 && m >= affine_from<F>(zp__gpu_slots(g) > 1));
+    return m >= affine_from<F>(&g->msm, zp__gpu_slots(g) > 1);
 }
 
 /* Whether an affine layout l (of the most windows a pass that fit) may run. */
-template <class F> static bool affine_pass_ok(const msm_layout *l)
+static bool affine_pass_ok(const zp__gpu_msm_opts *o, const msm_layout *l)
 {
-    if (affine_mode() > 0)
-        return true;
-    return l->N >= acc_cfg<F>::affine_entries;
+    return l->N >= o->affine_min_entries;
 }
 
 /* Whether `count` ones are summed by ones_affine (msm_affine.cuh): where
  * the dense part ran the affine rounds in a layout that holds them (l->N >=
- * count), from ones_aff_min<F>() of them (any count >= 2 with
- * ZKPIPE_MSM_AFFINE=on). ZKPIPE_MSM_ONES_AFF=0 (read once) keeps the
- * strided XYZZ sum, for measurements.
+ * count), from ones_aff_min<F>(o) of them (and at least 2).
  * The least count: 2^18 in G2; 2^25 in G1, where the round's fixed work
  * outweighs its cheaper additions below tens of millions of points. On the
  * H200 (session 23, a porep:27 partition's per-MSM phases, affine against
  * XYZZ): G1 1.86 M ones 2.96 / 1.06 ms, 13.4 M 6.55 / 6.12, 58 M 21.2 /
- * 25.3; G2 13.4 M 16.1 / 19.0. ZKPIPE_MSM_ONES_AFF_FROM=lg (10..31, read
- * once) sets G1's least count to 2^lg (18 was the default before). */
-#define ONES_AFF_MIN_G2 (1u << 18)
-#define ONES_AFF_MIN_G1_LOG2 25
-template <class F> static uint64_t ones_aff_min(void)
+ * 25.3; G2 13.4 M 16.1 / 19.0. */
+template <class F> static uint64_t ones_aff_min(const zp__gpu_msm_opts *o)
 {
-    static const unsigned lg =
-        zp__env_knob("ZKPIPE_MSM_ONES_AFF_FROM", 10, 31, ONES_AFF_MIN_G1_LOG2);
-    return sizeof(F) == sizeof(fp_t) ? (uint64_t)1 << lg : ONES_AFF_MIN_G2;
+    return sizeof(F) == sizeof(fp_t) ? o->g1_ones_affine_from : o->g2_ones_affine_from;
 }
 
-template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t count)
+template <class F>
+static bool ones_affine_ok(const zp__gpu_msm_opts *o, const msm_layout *l, uint64_t count)
 {
     if (!l->affine || count < 2 || count > l->N)
         return false;
-    return affine_mode() > 0 || count >= ones_aff_min<F>();
+    return count >= ones_aff_min<F>(o);
 }
 
 /*
@@ -276,20 +252,19 @@ template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t coun
  * dense scalars for the affine rounds) are summed first, by ones_affine in
  * a layout of their own (*lo: one window of count entries, planned over n
  * with the split, so its split arrays lie where the MSM's do and the
- * dense list survives it): from ones_aff_min<F>() of them (2^25 by
+ * dense list survives it): from ones_aff_min<F>(o) of them (2^25 by
  * default), where that layout fits `bytes`. A porep:27 partition's rest of
  * L has 0.63 M dense values and 56.5 M ones, which XYZZ sums in 24.5 ms
  * where A's 58 M take 21.2 ms by affine rounds (session 23). G2 keeps the
- * strided sum there (unmeasured). ZKPIPE_MSM_ONES_FIRST=0 (read once) keeps
- * the strided XYZZ sum.
+ * strided sum there (unmeasured).
  */
 template <class F>
-static bool ones_first_ok(msm_layout *lo, uint64_t n, uint64_t count, uint64_t bytes)
+static bool ones_first_ok(const zp__gpu_msm_opts *o, msm_layout *lo, uint64_t n, uint64_t count,
+                          uint64_t bytes)
 {
-    if (sizeof(F) != sizeof(fp_t) || count < 2 || count < ones_aff_min<F>() ||
-        count >> 32)
+    if (sizeof(F) != sizeof(fp_t) || count < 2 || count < ones_aff_min<F>(o) || count >> 32)
         return false;
-    plan(lo, n, count, sizeof(xyzz_t<F>), 1, true, true);
+    plan(lo, o, n, count, sizeof(xyzz_t<F>), 1, true, true);
     return lo->total <= bytes;
 }
 
@@ -414,6 +389,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
                          const wsel_t *ws = NULL)
 {
     zp__gpu *g = s->g;
+    const zp__gpu_msm_opts *o = &g->msm;
     cudaStream_t st = s->st;
     char *base = (char *)scratch.ptr;
     msm_layout l;
@@ -421,7 +397,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         split = false; /* n: the table's points (msm_pre), n / copies scalars */
     if (ws)
         split = true;
-    plan(&l, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
+    plan(&l, o, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
     ZP_CUDA(cudaSetDevice(g->device));
@@ -465,16 +441,16 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * pass as it holds. */
     const size_t xb = sizeof(xyzz_t<F>);
     bool affine = use_affine<F>(g, m) &&
-                  plan_fit(&l, n, m, xb, scratch.bytes, true, split, pre_c) &&
-                  affine_pass_ok<F>(&l);
-    if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false, split, pre_c))
+                  plan_fit(&l, o, n, m, xb, scratch.bytes, true, split, pre_c) &&
+                  affine_pass_ok(o, &l);
+    if (!affine && !plan_fit(&l, o, n, m, xb, scratch.bytes, false, split, pre_c))
         return ZP_E_GPU_OOM;
     l.ident = !split;
     /* Ones first (ones_first_ok): their sum straight to the host's slot nw,
      * before the dense part reuses the room; the profile counts their time
      * in the sort phase. */
     msm_layout lo;
-    const bool first = !affine && split && ones_first_ok<F>(&lo, n, ones, scratch.bytes);
+    const bool first = !affine && split && ones_first_ok<F>(o, &lo, n, ones, scratch.bytes);
     if (first) {
         xyzz_t<F> *sum = (xyzz_t<F> *)(base + lo.res);
         ZP_TRY(ones_affine<F>(s, &lo, base, points, (uint32_t *)(base + lo.ones), ones, sum));
@@ -494,7 +470,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
     }
     mark(s, 4);
-    s->last_ones_affine = first || ones_affine_ok<F>(&l, ones);
+    s->last_ones_affine = first || ones_affine_ok<F>(o, &l, ones);
     if (first) {
         /* summed already */
     } else if (s->last_ones_affine) {

@@ -110,14 +110,11 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
  * alternating rounds) it gained only at c = 20 (B = 2^19): G1 2^25 178.05
  * -> 177.39 / 177.59 ms, 2^26 321.52 -> 320.88 / 321.09, 2^27 601.88 ->
  * 601.04 / 601.06 (reduce 10.5 -> 9.8), and lost below (2^24, c = 17:
- * reduce 1.85 -> 2.71; G2 2^22, c = 16: 4.59 -> 7.83). So from B = 2^19.
- * ZKPIPE_MSM_RED (read once): 1 one level always, 2 two levels always
- * (where there are several segments), unset or 0 that rule. */
-#define RED2_MIN_B (1u << 19)
-static bool two_level_reduce(uint32_t B)
+ * reduce 1.85 -> 2.71; G2 2^22, c = 16: 4.59 -> 7.83). So from B = 2^19
+ * (o->two_level_from), where there are several segments. */
+static bool two_level_reduce(const zp__gpu_msm_opts *o, uint32_t B)
 {
-    static const unsigned mode = zp__env_knob("ZKPIPE_MSM_RED", 0, 2, 0);
-    return mode == 2 || (mode == 0 && B >= RED2_MIN_B);
+    return B >= o->two_level_from;
 }
 
 /*
@@ -132,20 +129,18 @@ static bool two_level_reduce(uint32_t B)
  * windows (2^26) 8 lost, 9.79 -> 12.74 ms.
  */
 #define RED_MIN_SEGS (1u << 16)
-static uint32_t seg_for(unsigned nw, uint32_t B)
+static uint32_t seg_for(const zp__gpu_msm_opts *o, unsigned nw, uint32_t B)
 {
     uint32_t seg = SEG;
-    while (two_level_reduce(B) && seg > 8 && (uint64_t)nw * B / seg < RED_MIN_SEGS)
+    while (two_level_reduce(o, B) && seg > 8 && (uint64_t)nw * B / seg < RED_MIN_SEGS)
         seg /= 2;
     return seg;
 }
 
-/* ZKPIPE_MSM_C (2 .. MAX_C, read once): every MSM's window, for
- * measurements; 0 (unset) lets pick_window choose. */
-static unsigned forced_window(void)
+/* o->window where it is one (2 .. MAX_C), else 0: window_for chooses. */
+static unsigned forced_window(const zp__gpu_msm_opts *o)
 {
-    static const unsigned c = zp__env_knob("ZKPIPE_MSM_C", 2, MAX_C, 0);
-    return c;
+    return o->window >= 2 && o->window <= MAX_C ? o->window : 0;
 }
 
 /* The chunk length for N sorted entries. */
@@ -172,13 +167,16 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
  * split: room for the 0/1 split's arrays (24 bytes a scalar: 3 GiB at 2^27);
  * an MSM without the split (zp__gpu_msm_g1_nosplit) leaves them out, which
  * at 2^27 is most of another window a pass. */
-static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G,
-                 bool affine = false, bool split = true, unsigned pre_c = 0)
+static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t m,
+                 size_t xyzz_bytes, unsigned G, bool affine = false, bool split = true,
+                 unsigned pre_c = 0)
 {
     memset(l, 0, sizeof *l);
     l->n = n;
     l->m = m;
-    l->c = pre_c ? pre_c : forced_window() ? forced_window() : window_for(m, xyzz_bytes, affine);
+    l->c = pre_c ? pre_c : forced_window(o);
+    if (!l->c)
+        l->c = window_for(m, xyzz_bytes, affine);
     l->nw = windows_of(l->c);
     if (pre_c) { /* every window's digits into one bucket set (msm_pre) */
         l->copies = l->nw;
@@ -189,7 +187,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     l->N = (uint64_t)l->G * m;
     l->L = chunk_len(l->N);
     l->chunks = (l->N + l->L - 1) / l->L;
-    l->seg = seg_for(l->nw, l->B);
+    l->seg = seg_for(o, l->nw, l->B);
     l->T = l->B > l->seg ? l->B / l->seg : 1;
 
     size_t scan_b = 0, sort_b = 0;
@@ -238,7 +236,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
         aff_plan(l, &at, l->N, (uint64_t)l->G << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
     l->parts = take(&at, xyzz_bytes * parts);
     l->parts2 = take(&at, xyzz_bytes * parts);
-    if (two_level_reduce(l->B) && l->T > 1) {
+    if (two_level_reduce(o, l->B) && l->T > 1) {
         l->T2 = l->T > l->seg ? l->T / l->seg : 1;
         l->runs = take(&at, xyzz_bytes * l->nw * l->T);
         l->parts3 = take(&at, xyzz_bytes * l->nw * l->T2);
@@ -250,16 +248,17 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
 /* The layout with the most windows a pass (all of them down to one) that
  * fits `bytes`, with fewer than 2^32 entries a pass for the affine round;
  * false when none does. */
-static bool plan_fit(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, uint64_t bytes,
-                     bool affine, bool split, unsigned pre_c = 0)
+static bool plan_fit(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t m,
+                     size_t xyzz_bytes, uint64_t bytes, bool affine, bool split,
+                     unsigned pre_c = 0)
 {
-    plan(l, n, m, xyzz_bytes, 0, affine, split, pre_c);
+    plan(l, o, n, m, xyzz_bytes, 0, affine, split, pre_c);
     for (unsigned G = l->nw;; G--) {
         if (l->total <= bytes && !(affine && l->N >> 32))
             return true;
         if (G <= 1)
             return false;
-        plan(l, n, m, xyzz_bytes, G - 1, affine, split, pre_c);
+        plan(l, o, n, m, xyzz_bytes, G - 1, affine, split, pre_c);
     }
 }
 
