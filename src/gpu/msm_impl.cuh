@@ -92,10 +92,9 @@ static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
 
 /*
  * Signed digits: d = bits + carry; above 2^(c-1) it becomes d - 2^c with a
- * carry into the next window. With `halve`, s > r - s becomes r - s with
- * every digit's sign flipped (halve_scalars), so s < 2^254 and nw * c >=
- * 255; without, nw * c >= 256 > 255 bits: either way the top window never
- * carries out. Only windows w0 .. w0+g-1 are written (window w0 + k at
+ * carry into the next window. s > r - s becomes r - s with every digit's
+ * sign flipped (windows_of), so s < 2^254 and with nw * c >= 255 the top
+ * window never carries out. Only windows w0 .. w0+g-1 are written (window w0 + k at
  * k * m), the ones below still run for their carries. IDENT: no dense
  * list, dense scalar i is scalar i (an MSM without the split). PRE: over
  * precomputed bases (msm_pre), where the table holds 2^(c w) P_i at
@@ -104,8 +103,8 @@ static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
  */
 template <bool IDENT, bool PRE = false, bool WS = false>
 static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
-                                     unsigned c, unsigned w0, unsigned g, bool halve,
-                                     uint32_t *keys, uint32_t *vals, wsel_t ws = wsel_t{})
+                                     unsigned c, unsigned w0, unsigned g, uint32_t *keys,
+                                     uint32_t *vals, wsel_t ws = wsel_t{})
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
@@ -121,12 +120,10 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
         s = fr_load(sc + idx);
     }
     uint32_t flip = 0;
-    if (halve) {
-        fr_t t = fr_neg(s);
-        if (words_lt(t, s)) {
-            s = t;
-            flip = 1;
-        }
+    fr_t t = fr_neg(s);
+    if (words_lt(t, s)) {
+        s = t;
+        flip = 1;
     }
     const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
     uint32_t carry = 0;
@@ -327,16 +324,15 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         if (l->copies) { /* the table's scalars: m / copies */
             const uint64_t ns = m / l->copies;
             digits_kernel<true, true><<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
-                scalars, NULL, ns, l->c, 0, l->copies, true, kin, vin);
+                scalars, NULL, ns, l->c, 0, l->copies, kin, vin);
         } else if (ws) {
             digits_kernel<false, false, true><<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
-                NULL, (uint32_t *)(base + l->dense), m, l->c, w0, gw, true, kin, vin,
-                *ws);
+                NULL, (uint32_t *)(base + l->dense), m, l->c, w0, gw, kin, vin, *ws);
         } else {
             (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256),
                                                                        256, 0, st>>>(
-                scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, true, kin,
-                vin, wsel_t{});
+                scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, kin, vin,
+                wsel_t{});
         }
         ZP_CUDA_LAUNCHED();
         const unsigned sb = sort_bits(l->c);
