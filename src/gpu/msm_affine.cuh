@@ -404,32 +404,33 @@ static size_t take_or_reuse(size_t *at, uint64_t need, size_t reuse, uint64_t ro
 static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
                      size_t f_bytes)
 {
-    l->gs = l->copies ? PRE_AFF_GROUP : AFF_GROUP;
-    l->kmax = l->copies ? PRE_AFF_K : 0;
-    uint64_t capx = aff_groups_bound(N, nk, l->gs) + 1;
+    l->group_len = l->copies ? PRE_AFF_GROUP : AFF_GROUP;
+    l->slots_max = l->copies ? PRE_AFF_K : 0;
+    uint64_t capx = aff_groups_bound(N, nk, l->group_len) + 1;
     uint64_t pre_b = f_bytes * capx;
-    l->cnt_a = take(at, 8 * nk);
-    l->cnt_b = take(at, 8 * nk);
-    l->smax = take(at, 8);
-    l->idx = take_or_reuse(at, 4 * (uint64_t)l->gs * capx, l->kin, l->kout - l->kin);
-    l->glen = take(at, capx);
-    l->kx = take(at, 4 * capx);
-    l->x = take(at, aff_bytes * capx);
-    l->pre = pre_b <= l->bstart - l->kout ? l->kout
+    l->run_lens = take(at, 8 * nk);
+    l->run_groups = take(at, 8 * nk);
+    l->longest = take(at, 8);
+    l->group_idx =
+        take_or_reuse(at, 4 * (uint64_t)l->group_len * capx, l->keys_in, l->keys_out - l->keys_in);
+    l->group_lens = take(at, capx);
+    l->sum_keys = take(at, 4 * capx);
+    l->sums = take(at, aff_bytes * capx);
+    l->prefix = pre_b <= l->bucket_start - l->keys_out ? l->keys_out
                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
     /* at most this many groups of the first round's sums */
-    uint64_t cap2 = aff_groups_bound(capx - 1, nk, l->gs) + 1;
-    l->kx2 = take(at, 4 * cap2);
-    l->x2 = take(at, aff_bytes * cap2);
+    uint64_t cap2 = aff_groups_bound(capx - 1, nk, l->group_len) + 1;
+    l->sum_keys2 = take(at, 4 * cap2);
+    l->sums2 = take(at, aff_bytes * cap2);
 }
 
 /* The arrays one affine round writes: the index table, the group
  * lengths, the walk-up products, and the sums with their keys. */
 template <class F> struct aff_arrays {
-    uint32_t *idx, *keys;
-    uint8_t *glen;
+    uint32_t *group_idx, *keys;
+    uint8_t *group_lens;
     aff_t<F> *sums;
-    F *pre;
+    F *prefix;
 };
 
 /* The add kernel over the nsums groups the map kernel laid out in a. */
@@ -440,10 +441,10 @@ static zp_err aff_add_launch(zp__gpu_stream *s, const msm_layout *l, const aff_s
 {
     zp__gpu *g = s->g;
     unsigned K = aff_k<F, MINB>(nsums, g->prop.multiProcessorCount,
-                                l->kmax ? l->kmax : acc_cfg<F>::affine_k);
+                                l->slots_max ? l->slots_max : acc_cfg<F>::affine_k);
     uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F, MINB><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, s->st>>>(
-        in, a.idx, a.glen, ncnt, gstart, nk, K, a.pre, a.sums);
+        in, a.group_idx, a.group_lens, ncnt, gstart, nk, K, a.prefix, a.sums);
     ZP_CUDA_LAUNCHED();
     return ZP_OK;
 }
@@ -462,10 +463,10 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
-    uint64_t *cnt = (uint64_t *)(base + l->cnt_a), *ncnt = (uint64_t *)(base + l->cnt_b);
-    uint32_t *smax = (uint32_t *)(base + l->smax);
+    uint64_t *cnt = (uint64_t *)(base + l->run_lens), *ncnt = (uint64_t *)(base + l->run_groups);
+    uint32_t *smax = (uint32_t *)(base + l->longest);
     uint64_t *hv = (uint64_t *)s->host;
-    const unsigned gs = l->gs;
+    const unsigned gs = l->group_len;
 
     /* Run lengths (runs of one go to their buckets here), next starts into
      * bend (after the lengths are read from it), the longest run. */
@@ -483,8 +484,8 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
     *longest = (uint32_t)hv[2];
     if (!*nsums)
         return ZP_OK;
-    aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
-                                                             *nsums, a.idx, a.glen, a.keys);
+    aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(
+        in, N, cnt, bstart, bend, gs, *nsums, a.group_idx, a.group_lens, a.keys);
     ZP_CUDA_LAUNCHED();
     return aff_add_launch<F, acc_cfg<F>::affine_min_blocks>(s, l, in, a, ncnt, bend, nk, *nsums);
 }
@@ -504,7 +505,7 @@ static zp_err sum_bounds(zp__gpu_stream *s, const msm_layout *l, const uint32_t 
 
 /*
  * The arrays of a round with its sums at `sums` and their keys at `keys`
- * (l->x and l->kx for the first, l->x2 and l->kx2 for a second). Both
+ * (l->sums and l->sum_keys for the first, l->sums2 and l->sum_keys2 for a second). Both
  * rounds share the index table, group lengths and walk-up products: the
  * first round's are dead once its add kernel has run, and large enough
  * (the second round's groups are fewer than the first's).
@@ -512,9 +513,9 @@ static zp_err sum_bounds(zp__gpu_stream *s, const msm_layout *l, const uint32_t 
 template <class F>
 static aff_arrays<F> aff_arrays_at(const msm_layout *l, char *base, size_t keys, size_t sums)
 {
-    return aff_arrays<F>{(uint32_t *)(base + l->idx), (uint32_t *)(base + keys),
-                         (uint8_t *)(base + l->glen), (aff_t<F> *)(base + sums),
-                         (F *)(base + l->pre)};
+    return aff_arrays<F>{(uint32_t *)(base + l->group_idx), (uint32_t *)(base + keys),
+                         (uint8_t *)(base + l->group_lens), (aff_t<F> *)(base + sums),
+                         (F *)(base + l->prefix)};
 }
 
 /*
@@ -530,17 +531,17 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
                           const aff_src<F> &in, uint64_t N, uint64_t nk, uint64_t *bstart,
                           uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries, unsigned *rounds)
 {
-    const unsigned gs = l->gs;
+    const unsigned gs = l->group_len;
     *rounds = 1;
-    aff_arrays<F> a = aff_arrays_at<F>(l, base, l->kx, l->x);
+    aff_arrays<F> a = aff_arrays_at<F>(l, base, l->sum_keys, l->sums);
     uint64_t nsums, longest;
     ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest));
     if (!nsums)
         return ZP_OK;
     ZP_TRY(sum_bounds(s, l, a.keys, nsums, nk, bstart, bend));
     uint64_t run = (longest + gs - 1) / gs; /* the longest run of sums */
-    if (l->x2 && run >= 2) {
-        const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->kx2, l->x2);
+    if (run >= 2) {
+        const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->sum_keys2, l->sums2);
         aff_src<F> in2 = {a.sums, a.keys, NULL, 0, l->c};
         *rounds = 2;
         ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest));
@@ -574,7 +575,7 @@ static __global__ void fill_one_kernel(uint32_t *keys, uint64_t n)
  * a strided XYZZ sum pays ~10 products a point. It runs after the dense
  * part, in that part's arrays (dead by then): the keys in kout, the bounds,
  * bucket 0, the carries and the round's own arrays, which an affine layout
- * sizes for l->N >= count entries over more keys (the caller checks). On
+ * sizes for l->entries >= count entries over more keys (the caller checks). On
  * the H200 (session 14, alternating): the ones of a porep-like sparse G1
  * MSM of 2^27 (40 M) 17.6 -> 15.6 ms; in the porep:27 partition, with
  * halve_scalars, msm A 108.0 -> 101.5, L 103.9 -> 97.2, B2 128.6 -> 125.6.
@@ -586,8 +587,9 @@ static zp_err ones_affine(zp__gpu_stream *s, const msm_layout *l, char *base,
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
-    uint32_t *keys = (uint32_t *)(base + l->kout);
-    uint64_t *bstart = (uint64_t *)(base + l->bstart), *bend = (uint64_t *)(base + l->bend);
+    uint32_t *keys = (uint32_t *)(base + l->keys_out);
+    uint64_t *bstart = (uint64_t *)(base + l->bucket_start);
+    uint64_t *bend = (uint64_t *)(base + l->bucket_end);
     xyzz_t<F> *bk = (xyzz_t<F> *)(base + l->buckets);
     fill_one_kernel<<<zp__ceil_div_u(count, 256), 256, 0, st>>>(keys, count);
     ZP_CUDA_LAUNCHED();

@@ -18,7 +18,7 @@ static uint64_t scratch_for(const zp__gpu_msm_opts *o, uint64_t n, size_t xyzz_b
             best = l.total;
         if (top >= aff_from) { /* the affine round's layout, where it fits a pass */
             plan(&l, o, n, top, xyzz_bytes, G, true);
-            if (!(l.N >> 32) && l.total > best)
+            if (!(l.entries >> 32) && l.total > best)
                 best = l.total;
         }
         unsigned c = pick_window(top, xyzz_bytes);
@@ -100,7 +100,7 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsig
     uint64_t best = l.total;
     if (n >= affine_from_g(o, g2)) { /* the affine round's layout, where it fits a pass */
         plan(&l, o, n, n, xb, windows, true, false);
-        if (!(l.N >> 32) && l.total > best)
+        if (!(l.entries >> 32) && l.total > best)
             best = l.total;
     }
     return best;
@@ -275,7 +275,7 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_pre_opts(const zp__gpu_msm_opts *o
     plan(&l, o, t, t, sizeof(xyzz_t<fp_t>), 0, false, false, c);
     uint64_t best = l.total;
     plan(&l, o, t, t, sizeof(xyzz_t<fp_t>), 0, true, false, c);
-    if (!(l.N >> 32) && l.total > best)
+    if (!(l.entries >> 32) && l.total > best)
         best = l.total;
     return best;
 }

@@ -220,11 +220,11 @@ template <class F> static bool use_affine(zp__gpu *g, uint64_t m)
 /* Whether an affine layout l (of the most windows a pass that fit) may run. */
 static bool affine_pass_ok(const zp__gpu_msm_opts *o, const msm_layout *l)
 {
-    return l->N >= o->affine_min_entries;
+    return l->entries >= o->affine_min_entries;
 }
 
 /* Whether `count` ones are summed by ones_affine (msm_affine.cuh): where
- * the dense part ran the affine rounds in a layout that holds them (l->N >=
+ * the dense part ran the affine rounds in a layout that holds them (l->entries >=
  * count), from ones_aff_min<F>(o) of them (and at least 2).
  * The least count: 2^18 in G2; 2^25 in G1, where the round's fixed work
  * outweighs its cheaper additions below tens of millions of points. On the
@@ -239,7 +239,7 @@ template <class F> static uint64_t ones_aff_min(const zp__gpu_msm_opts *o)
 template <class F>
 static bool ones_affine_ok(const zp__gpu_msm_opts *o, const msm_layout *l, uint64_t count)
 {
-    if (!l->affine || count < 2 || count > l->N)
+    if (!l->affine || count < 2 || count > l->entries)
         return false;
     return count >= ones_aff_min<F>(o);
 }
@@ -307,20 +307,21 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
     const uint64_t m = l->m;
-    uint32_t *kin = (uint32_t *)(base + l->kin), *vin = (uint32_t *)(base + l->vin);
-    uint32_t *kout = (uint32_t *)(base + l->kout), *vout = (uint32_t *)(base + l->vout);
-    uint64_t *bstart = (uint64_t *)(base + l->bstart), *bend = (uint64_t *)(base + l->bend);
+    uint32_t *kin = (uint32_t *)(base + l->keys_in), *vin = (uint32_t *)(base + l->vals_in);
+    uint32_t *kout = (uint32_t *)(base + l->keys_out), *vout = (uint32_t *)(base + l->vals_out);
+    uint64_t *bstart = (uint64_t *)(base + l->bucket_start);
+    uint64_t *bend = (uint64_t *)(base + l->bucket_end);
     xyzz_t<F> *buckets = (xyzz_t<F> *)(base + l->buckets);
     xyzz_t<F> *carries = (xyzz_t<F> *)(base + l->carries);
-    xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts2);
-    xyzz_t<F> *res = (xyzz_t<F> *)(base + l->res);
+    xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts_tmp);
+    xyzz_t<F> *res = (xyzz_t<F> *)(base + l->window_sums);
 
-    ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->nw * l->B, st));
-    for (unsigned w0 = 0; w0 < l->nw; w0 += l->G) {
-        const unsigned gw = l->nw - w0 < l->G ? l->nw - w0 : l->G;
+    ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->windows * l->window_buckets, st));
+    for (unsigned w0 = 0; w0 < l->windows; w0 += l->per_pass) {
+        const unsigned gw = l->windows - w0 < l->per_pass ? l->windows - w0 : l->per_pass;
         const uint64_t N = (uint64_t)gw * m;
         const uint64_t nkeys = (uint64_t)gw << l->c;
-        xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
+        xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->window_buckets;
         if (l->copies) { /* the table's scalars: m / copies */
             const uint64_t ns = m / l->copies;
             digits_kernel<true, true><<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
@@ -343,7 +344,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                                                     vin + o, vout + o, (int)m, 0, (int)sb, st));
         }
         if (sb < l->c)
-            ZP_TRY(sort_fix(g, st, kout, vout, vin, base + l->sort_grp, m, gw, l->c));
+            ZP_TRY(sort_fix(g, st, kout, vout, vin, base + l->sort_groups, m, gw, l->c));
         if (w0 == 0)
             mark(s, 2); /* later passes' sorts count as accumulation */
         ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
@@ -356,17 +357,17 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                                   bstart, bend, bk, carries, &rounds));
             s->last_aff_rounds = rounds > s->last_aff_rounds ? rounds : s->last_aff_rounds;
         } else
-            ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->L, nkeys, bstart, bend,
-                                 bk, carries));
+            ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->chunk_len, nkeys, bstart,
+                                 bend, bk, carries));
     }
     mark(s, 3);
     if (l->runs)
         return reduce_two_levels<F>(g, st, l, base, buckets, parts, parts2, res);
-    uint32_t seg = l->B < l->seg ? l->B : l->seg;
-    segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
-                                                                        seg, l->T, parts);
+    uint32_t seg = l->window_buckets < l->seg ? l->window_buckets : l->seg;
+    segments_kernel<F><<<zp__ceil_div_u(l->windows * l->segs, 64), 64, 0, st>>>(
+        buckets, l->windows, l->window_buckets, seg, l->segs, parts);
     ZP_CUDA_LAUNCHED();
-    return reduce_groups<F>(g, st, parts, parts2, l->nw, l->T, res);
+    return reduce_groups<F>(g, st, parts, parts2, l->windows, l->segs, res);
 }
 
 /*
@@ -448,22 +449,22 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     msm_layout lo;
     const bool first = !affine && split && ones_first_ok<F>(o, &lo, n, ones, scratch.bytes);
     if (first) {
-        xyzz_t<F> *sum = (xyzz_t<F> *)(base + lo.res);
+        xyzz_t<F> *sum = (xyzz_t<F> *)(base + lo.window_sums);
         ZP_TRY(ones_affine<F>(s, &lo, base, points, (uint32_t *)(base + lo.ones), ones, sum));
-        ZP_CUDA(cudaMemcpyAsync((xyzz_t<F> *)s->host + l.nw, sum, sizeof *sum,
+        ZP_CUDA(cudaMemcpyAsync((xyzz_t<F> *)s->host + l.windows, sum, sizeof *sum,
                                 cudaMemcpyDeviceToHost, st));
     }
-    s->last_windows = l.nw;
-    s->last_per_pass = l.G;
+    s->last_windows = l.windows;
+    s->last_per_pass = l.per_pass;
     s->last_aff_rounds = 0; /* dense_part keeps the most rounds of its passes */
     s->last_c = m ? l.c : 0;
-    xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
+    xyzz_t<F> *res = (xyzz_t<F> *)(base + l.window_sums);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars, ws));
     } else {
         mark(s, 2);
         mark(s, 3);
-        ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
+        ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.windows, st));
     }
     mark(s, 4);
     s->last_ones_affine = first || ones_affine_ok<F>(o, &l, ones);
@@ -471,23 +472,23 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         /* summed already */
     } else if (s->last_ones_affine) {
         ZP_TRY(ones_affine<F>(s, &l, base, points, (uint32_t *)(base + l.ones), ones,
-                              res + l.nw));
+                              res + l.windows));
     } else if (ones) {
         uint64_t parts = 1;
         while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < ones)
             parts *= 2;
-        xyzz_t<F> *pp = (xyzz_t<F> *)(base + l.parts), *p2 = (xyzz_t<F> *)(base + l.parts2);
+        xyzz_t<F> *pp = (xyzz_t<F> *)(base + l.parts), *p2 = (xyzz_t<F> *)(base + l.parts_tmp);
         ones_kernel<F><<<zp__ceil_div_u(parts, ONES_THREADS), ONES_THREADS, 0, st>>>(
             points, (uint32_t *)(base + l.ones), ones, parts, pp);
         ZP_CUDA_LAUNCHED();
-        ZP_TRY(reduce_groups<F>(g, st, pp, p2, 1, parts, res + l.nw));
+        ZP_TRY(reduce_groups<F>(g, st, pp, p2, 1, parts, res + l.windows));
     } else {
-        ZP_CUDA(cudaMemsetAsync(res + l.nw, 0, sizeof(xyzz_t<F>), st));
+        ZP_CUDA(cudaMemsetAsync(res + l.windows, 0, sizeof(xyzz_t<F>), st));
     }
     mark(s, 5);
-    if (sizeof(xyzz_t<F>) * (l.nw + 1) > ZP__STREAM_HOST_BYTES)
+    if (sizeof(xyzz_t<F>) * (l.windows + 1) > ZP__STREAM_HOST_BYTES)
         return ZP_E_INVALID_ARG; /* cannot happen: nw <= 128 */
-    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.nw + !first),
+    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.windows + !first),
                             cudaMemcpyDeviceToHost, st));
     mark(s, 6);
     ZP_CUDA(cudaStreamSynchronize(st));
@@ -499,7 +500,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaEventElapsedTime(ph[5], s->ev[0], s->ev[6]));
     }
     *host = (xyzz_t<F> *)s->host;
-    *nw_out = l.nw;
+    *nw_out = l.windows;
     *c_out = l.c;
     return ZP_OK;
 }

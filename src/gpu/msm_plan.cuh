@@ -8,24 +8,37 @@
 #define ZP_GPU_MSM_PLAN_CUH
 
 struct msm_layout {
-    uint64_t n, m;          /* points; dense scalars */
-    unsigned c, nw, B;      /* window bits, windows, buckets per window */
-    unsigned G;             /* windows sorted and accumulated per pass */
-    uint64_t N;             /* G * m sorted entries (one pass) */
-    uint64_t L, chunks;     /* accumulation chunk length and count (one pass) */
-    uint32_t seg;           /* buckets per reduction segment (seg_for) */
-    uint64_t T;             /* reduction segments per window */
-    uint64_t T2;            /* second-level segments (two_level_reduce; 0: one level) */
-    size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
-    size_t sort_grp;        /* sort_fix's group lengths and counts (msm_sort.cuh) */
-    size_t bstart, bend, buckets, carries, parts, parts2, res, total;
-    size_t runs, parts3;    /* the two-level reduction's (0: none) */
-    bool affine;            /* the batch-affine round (msm_affine.cuh) first */
-    unsigned gs, kmax;      /* its group length; most slots a thread (0: acc_cfg<F>::affine_k) */
-    bool ident;             /* no split: dense scalar i is scalar i (msm_device) */
-    unsigned copies;        /* precomputed bases (msm_pre): m = copies * scalars, one window */
-    size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
-    size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
+    uint64_t n, m;           /* points; dense scalars */
+    unsigned c, windows;     /* window bits; windows */
+    unsigned window_buckets; /* buckets per window, 2^(c-1) */
+    unsigned per_pass;       /* windows sorted and accumulated per pass */
+    uint64_t entries;        /* per_pass * m sorted entries (one pass) */
+    uint64_t chunk_len, chunks; /* accumulation chunk length and count (one pass) */
+    uint32_t seg;            /* buckets per reduction segment (seg_for) */
+    uint64_t segs;           /* reduction segments per window */
+    uint64_t segs2;          /* second-level segments (two_level_reduce; 0: one level) */
+    bool affine;             /* the batch-affine rounds (msm_affine.cuh) first */
+    unsigned group_len;      /* their group length */
+    unsigned slots_max;      /* their most slots a thread (0: acc_cfg<F>::affine_k) */
+    bool ident;              /* no split: dense scalar i is scalar i (msm_device) */
+    unsigned copies;         /* precomputed bases (msm_pre): m = copies * scalars, one window */
+
+    /* Byte offsets in the scratch. The split: */
+    size_t flags, pos, dense, ones, counts;
+    /* the sort's input and output, its temporary storage, sort_fix's group
+     * lengths and counts (msm_sort.cuh): */
+    size_t keys_in, vals_in, keys_out, vals_out, temp, temp_bytes, sort_groups;
+    /* each key's run of sorted entries, the buckets, the chunks' carries: */
+    size_t bucket_start, bucket_end, buckets, carries;
+    /* the reduction's partial sums (and a second array for its tree), the
+     * two-level reduction's (0: none), the window sums: */
+    size_t parts, parts_tmp, runs, run_parts, window_sums;
+    /* the affine rounds' run lengths and groups per key, the longest run,
+     * index table, group lengths, sums and their keys, walk-up products;
+     * the second round's sums and keys: */
+    size_t run_lens, run_groups, longest, group_idx, group_lens, sums, sum_keys, prefix;
+    size_t sums2, sum_keys2;
+    size_t total; /* bytes in all */
 };
 
 /*
@@ -177,18 +190,18 @@ static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t 
     l->c = pre_c ? pre_c : forced_window(o);
     if (!l->c)
         l->c = window_for(m, xyzz_bytes, affine);
-    l->nw = windows_of(l->c);
+    l->windows = windows_of(l->c);
     if (pre_c) { /* every window's digits into one bucket set (msm_pre) */
-        l->copies = l->nw;
-        l->nw = 1;
+        l->copies = l->windows;
+        l->windows = 1;
     }
-    l->B = 1u << (l->c - 1);
-    l->G = G && G < l->nw ? G : l->nw;
-    l->N = (uint64_t)l->G * m;
-    l->L = chunk_len(l->N);
-    l->chunks = (l->N + l->L - 1) / l->L;
-    l->seg = seg_for(o, l->nw, l->B);
-    l->T = l->B > l->seg ? l->B / l->seg : 1;
+    l->window_buckets = 1u << (l->c - 1);
+    l->per_pass = G && G < l->windows ? G : l->windows;
+    l->entries = (uint64_t)l->per_pass * m;
+    l->chunk_len = chunk_len(l->entries);
+    l->chunks = (l->entries + l->chunk_len - 1) / l->chunk_len;
+    l->seg = seg_for(o, l->windows, l->window_buckets);
+    l->segs = l->window_buckets > l->seg ? l->window_buckets / l->seg : 1;
 
     size_t scan_b = 0, sort_b = 0;
     cub::DeviceScan::ExclusiveSum(NULL, scan_b, (const uint64_t *)NULL, (uint64_t *)NULL,
@@ -202,7 +215,7 @@ static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t 
     if (affine) {
         size_t key_b = 0;
         cub::DeviceScan::ExclusiveSum(NULL, key_b, (const uint64_t *)NULL, (uint64_t *)NULL,
-                                      (int)((uint64_t)l->G << l->c));
+                                      (int)((uint64_t)l->per_pass << l->c));
         cudaGetLastError();
         l->temp_bytes = key_b > l->temp_bytes ? key_b : l->temp_bytes;
     }
@@ -213,7 +226,7 @@ static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t 
     uint64_t ones_parts = 1;
     while (ones_parts < ONES_PARTS && ones_parts * ONES_MIN_PER_PART < n)
         ones_parts *= 2;
-    uint64_t parts = l->nw * l->T > ones_parts ? l->nw * l->T : ones_parts;
+    uint64_t parts = l->windows * l->segs > ones_parts ? l->windows * l->segs : ones_parts;
     size_t at = 0;
     if (split) { /* else all four stay at offset 0, never read */
         l->flags = take(&at, 8 * n);
@@ -222,26 +235,26 @@ static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t 
         l->ones = take(&at, 4 * n);
     }
     l->counts = take(&at, 16);
-    l->sort_grp = take(&at, 16 * (uint64_t)l->G);
+    l->sort_groups = take(&at, 16 * (uint64_t)l->per_pass);
     l->temp = take(&at, l->temp_bytes);
-    l->kin = take(&at, 4 * l->N);
-    l->vin = take(&at, 4 * l->N);
-    l->kout = take(&at, 4 * l->N);
-    l->vout = take(&at, 4 * l->N);
-    l->bstart = take(&at, 8 * ((uint64_t)l->G << l->c));
-    l->bend = take(&at, 8 * ((uint64_t)l->G << l->c));
-    l->buckets = take(&at, xyzz_bytes * l->nw * l->B);
+    l->keys_in = take(&at, 4 * l->entries);
+    l->vals_in = take(&at, 4 * l->entries);
+    l->keys_out = take(&at, 4 * l->entries);
+    l->vals_out = take(&at, 4 * l->entries);
+    l->bucket_start = take(&at, 8 * ((uint64_t)l->per_pass << l->c));
+    l->bucket_end = take(&at, 8 * ((uint64_t)l->per_pass << l->c));
+    l->buckets = take(&at, xyzz_bytes * l->windows * l->window_buckets);
     l->carries = take(&at, xyzz_bytes * l->chunks);
     if (affine)
-        aff_plan(l, &at, l->N, (uint64_t)l->G << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
+        aff_plan(l, &at, l->entries, (uint64_t)l->per_pass << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
     l->parts = take(&at, xyzz_bytes * parts);
-    l->parts2 = take(&at, xyzz_bytes * parts);
-    if (two_level_reduce(o, l->B) && l->T > 1) {
-        l->T2 = l->T > l->seg ? l->T / l->seg : 1;
-        l->runs = take(&at, xyzz_bytes * l->nw * l->T);
-        l->parts3 = take(&at, xyzz_bytes * l->nw * l->T2);
+    l->parts_tmp = take(&at, xyzz_bytes * parts);
+    if (two_level_reduce(o, l->window_buckets) && l->segs > 1) {
+        l->segs2 = l->segs > l->seg ? l->segs / l->seg : 1;
+        l->runs = take(&at, xyzz_bytes * l->windows * l->segs);
+        l->run_parts = take(&at, xyzz_bytes * l->windows * l->segs2);
     }
-    l->res = take(&at, xyzz_bytes * (l->nw + 1));
+    l->window_sums = take(&at, xyzz_bytes * (l->windows + 1));
     l->total = at;
 }
 
@@ -253,8 +266,8 @@ static bool plan_fit(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint6
                      unsigned pre_c = 0)
 {
     plan(l, o, n, m, xyzz_bytes, 0, affine, split, pre_c);
-    for (unsigned G = l->nw;; G--) {
-        if (l->total <= bytes && !(affine && l->N >> 32))
+    for (unsigned G = l->windows;; G--) {
+        if (l->total <= bytes && !(affine && l->entries >> 32))
             return true;
         if (G <= 1)
             return false;
