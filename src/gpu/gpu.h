@@ -118,8 +118,8 @@ zp_err zp__gpu_alloc_high(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes);
 void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf);
 
 /* Counts the prover slots open on g (d = +1 at open, -1 at close). With
- * more than one the MSMs take the kernels that share the SMs better (the
- * G1 affine add kernel at 4 blocks an SM instead of 3). */
+ * more than one, G1 MSMs take the batch-affine rounds from a larger size
+ * (zp__gpu_msm_opts.g1_affine_from_shared). */
 void zp__gpu_slots_add(zp__gpu *g, int d);
 int zp__gpu_slots(zp__gpu *g);
 

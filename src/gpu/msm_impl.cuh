@@ -56,10 +56,8 @@
 #define ONE_FLAG ((uint64_t)1 << 32)
 #define SEG 32            /* buckets per reduction segment (seg_for) */
 #define TREE 256          /* fan-in of one tree-reduction block */
-/* Most partial sums of the ones, and the fewest points each sums. 2^18
- * sums of >= 32 points were tried against 2^16 of >= 64 on synth:porep:24
- * (H200, alternating): no difference (msm A 36.4 / 36.8 ms, B2 184.4 /
- * 184.8 ms), so the smaller scratch stays. */
+/* Most partial sums of the ones, and the fewest points each sums: more and
+ * shorter sums were no faster, and these take less scratch. */
 #define ONES_PARTS (1u << 16)
 #define ONES_MIN_PER_PART 64
 #define MAX_C 22
@@ -181,29 +179,19 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
 #include "gpu/msm_sort.cuh"
 
 /*
- * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
+ * The batch-affine rounds (msm_affine.cuh) run before the XYZZ chunks when
  * the dense count m is at least affine_from<F>(shared) and the layout with
- * the round that fits the scratch holds at least o->affine_min_entries
- * entries a pass (windows a pass times m). On the H200 (bench/RESULTS.md):
- *   session 7, all windows a pass: G2 2^21 52.9 -> 47.8 ms, 2^22 98.9 ->
- *      81.6 ms, 2^23 190.3 -> 154.0 ms (2^20 30.1 -> 31.9: not there); G1
- *      2^24 113.9 -> 110.1 ms, 2^26 387.7 -> 360.5 ms, 2^27 749.1 -> 681.9
- *      ms. With the Fermat inverse of then, G1 in several passes did not
- *      pay (2^27 one window a pass in 12 GiB: 827.4 against XYZZ's 791.6);
- *   session 8, divsteps inverse: that case 760.9 against 791.7 ms; G1
- *      2^23 (one pass) 61.45 -> 56.83 ms, but 2^22 32.29 -> 34.61 (so from
- *      2^23); 2^27 PoRep-like scalars (10 % dense, 15 windows a pass)
- *      116.4 -> 107.1 ms;
- *   session 15, two rounds, the lone add kernel: G1 2^21 17.40 / 17.35 ->
- *      17.09 / 17.09 ms, 2^22 31.25 / 31.15 -> 29.07 / 29.16 (the porep:27
- *      partition's B1, 6.3 M dense, 52.6 -> 47.5 ms), so a lone G1 from
- *      2^21; but the engine (two slots, the shared add kernel) went 12.62 ->
- *      12.79 s per proof with B1 affine, so G1 where slots share the GPU
- *      stays from 2^23 (affine_from).
+ * them that fits the scratch holds at least o->affine_min_entries entries a
+ * pass (windows a pass times m); the sizes are options of the device
+ * (zp__gpu_msm_opts, gpu.h). The rounds' additions are cheaper, but each
+ * round has fixed work (key scans, a host wait), which below ~2^21 dense
+ * scalars, or in passes of few entries, costs more than they save. Where
+ * several prover slots share the device, a G1 MSM takes them from 2^23
+ * only: the other slot's kernels run beside them, and the engine's time per
+ * proof was longer with its B1 MSM (6.3 M dense) through them.
  * zp__gpu_msm_scratch_bytes_best sizes a scratch for all windows a pass.
- * The sizes are options of the device (zp__gpu_msm_opts, gpu.h).
  */
-/* The fewest dense scalars the round runs from: where one prover slot has
+/* The fewest dense scalars the rounds run from: where one prover slot has
  * the device, or several share it (shared). */
 template <class F> static uint64_t affine_from(const zp__gpu_msm_opts *o, bool shared)
 {
@@ -224,13 +212,11 @@ static bool affine_pass_ok(const zp__gpu_msm_opts *o, const msm_layout *l)
 }
 
 /* Whether `count` ones are summed by ones_affine (msm_affine.cuh): where
- * the dense part ran the affine rounds in a layout that holds them (l->entries >=
- * count), from ones_aff_min<F>(o) of them (and at least 2).
- * The least count: 2^18 in G2; 2^25 in G1, where the round's fixed work
- * outweighs its cheaper additions below tens of millions of points. On the
- * H200 (session 23, a porep:27 partition's per-MSM phases, affine against
- * XYZZ): G1 1.86 M ones 2.96 / 1.06 ms, 13.4 M 6.55 / 6.12, 58 M 21.2 /
- * 25.3; G2 13.4 M 16.1 / 19.0. */
+ * the dense part ran the affine rounds in a layout that holds them
+ * (l->entries >= count), from ones_aff_min<F>(o) of them (and at least 2).
+ * The least count is 2^18 in G2 but 2^25 in G1, where the rounds' fixed
+ * work outweighs their cheaper additions below tens of millions of points
+ * (as measured on an H200, bench/RESULTS.md). */
 template <class F> static uint64_t ones_aff_min(const zp__gpu_msm_opts *o)
 {
     return sizeof(F) == sizeof(fp_t) ? o->g1_ones_affine_from : o->g2_ones_affine_from;
@@ -251,9 +237,8 @@ static bool ones_affine_ok(const zp__gpu_msm_opts *o, const msm_layout *l, uint6
  * with the split, so its split arrays lie where the MSM's do and the
  * dense list survives it): from ones_aff_min<F>(o) of them (2^25 by
  * default), where that layout fits `bytes`. A porep:27 partition's rest of
- * L has 0.63 M dense values and 56.5 M ones, which XYZZ sums in 24.5 ms
- * where A's 58 M take 21.2 ms by affine rounds (session 23). G2 keeps the
- * strided sum there (unmeasured).
+ * L (0.63 M dense values, 56.5 M ones) is such an MSM. G2 keeps the
+ * strided sum there (not measured).
  */
 template <class F>
 static bool ones_first_ok(const zp__gpu_msm_opts *o, msm_layout *lo, uint64_t n, uint64_t count,
@@ -297,9 +282,10 @@ static inline void mark(zp__gpu_stream *s, int i)
 
 #include "gpu/msm_affine.cuh"
 
-/* Pippenger over the dense list; window sums to res[0 .. nw). The windows
- * go G at a time through digits, sort, bounds and accumulation (into their
- * own buckets); the bucket reduction then runs over all of them. */
+/* Pippenger over the dense list; window sums to res[0 .. windows). The
+ * windows go per_pass at a time through digits, sort, bounds and
+ * accumulation (into their own buckets); the bucket reduction then runs
+ * over all of them. */
 template <class F>
 static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                          const aff_t<F> *points, const fr_t *scalars, const wsel_t *ws)

@@ -46,10 +46,7 @@ struct msm_layout {
  * negated (r P = 0 in the prime-order groups), so every scalar is below
  * 2^254 and nw signed c-bit windows need c nw >= 255 bits instead of 256:
  * 15 windows instead of 16 at c = 17, where the top window of 16 held
- * only the carries (about half the scalars, all in one bucket). On the
- * H200 (session 14, alternating, medians of 5, with/without): G1 2^23
- * 51.49 / 51.92 ms, 2^24 94.43 / 94.47 (a tie: that bucket's long runs
- * were cheap), porep-like sparse 2^27 96.25 / 96.61.
+ * only the carries (about half the scalars, all in one bucket).
  */
 static unsigned windows_of(unsigned c)
 {
@@ -58,10 +55,9 @@ static unsigned windows_of(unsigned c)
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
  * bucket reduction: two full additions per bucket and the segment offsets
- * (~40 products per bucket), in kernels about half as efficient: 80.
- * halve_scalars' 255 bits moved its choices; two gained on the H200
- * (session 14: G1 2^22 to c = 17, 32.2 -> 31.8 ms; G2 2^23 to 17, 141.3
- * -> 140.0), the two that lost are undone at the end. */
+ * (~40 products per bucket), in kernels about half as efficient: 80. Two of
+ * its choices measure slower than their neighbours and are corrected at
+ * the end. */
 static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
 {
     const double red_cost = 80.0; /* products a bucket of the reduction */
@@ -75,11 +71,10 @@ static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
             best = c;
         }
     }
-    /* With halved scalars (255 bits) the model asks for 15 at 2^20, 17
-     * windows, where 16 with 16 windows is faster (H200, session 14: G1
-     * 10.02 against 10.37 ms), and for 17 in G2 below 2^23, where 16 is
-     * (2^22: 76.6 against 78.7 ms; at 2^23 17 wins, 140.0 against 141.3).
-     * The choice stays non-decreasing in m (msm_g1.cu's scratch_for). */
+    /* The model asks for 15 at 2^20 (17 windows), where 16 with 16 windows
+     * is faster, and for 17 in G2 below 2^23, where 16 is (from 2^23 17
+     * wins). The choice stays non-decreasing in m (msm_g1.cu's
+     * scratch_for). */
     if (best == 15)
         best = 16;
     if (xyzz_bytes == sizeof(xyzz_t<fp2_t>) && m < ((uint64_t)1 << 23) && best > 16)
@@ -88,14 +83,10 @@ static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
 }
 
 /* The window for m dense scalars: pick_window's, except that G1's affine
- * round (xyzz_bytes of G1) runs best at c = 17 from 2^23 to 2^25 dense
- * scalars, where the model asked for 18 or 19. On the H200 (bench/RESULTS.md,
- * `ZKPIPE_MSM_C`), sessions 9 and 10: 2^24 dense 100.8 ms at 17 against
- * 103.7 at 19; 2^27 points with 13.4 M dense (porep's A and L) 103.2
- * against 106.7 at 18; session 14, two rounds: 2^24 97.1 at 17, 98.8 at
- * 16, 101.4 at 18. Smaller buckets make longer runs for the affine groups
- * and a cheaper reduction. At 2^26 dense the model's 20 stays best (19:
- * 336.0, 21: 347.0 ms). */
+ * rounds (xyzz_bytes of G1) run best at c = 17 from 2^23 to 2^25 dense
+ * scalars, where the model asks for 18 or 19: smaller buckets make longer
+ * runs for the affine groups and a cheaper reduction. From 2^26 dense the
+ * model's 20 is best. */
 static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 {
     unsigned c = pick_window(m, xyzz_bytes);
@@ -106,25 +97,19 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 }
 
 /*
- * Accumulation chunks: L = N >> shift entries each (16 .. 1024), i.e. about
- * 2^shift chunks (one thread each) per pass. More chunks leave less of the
- * last wave of blocks idle at the end of a launch, for more carries. On the
- * H200 (bench/RESULTS.md, session 6, alternating) 2^21 chunks instead of
- * 2^18 took a lone G1 MSM 2^24 113.7 -> 110.6 ms, 2^25 206.6 -> 201.4 ms
- * and a porep:27 partition 1683 -> 1669 ms, but the engine, whose four
- * slots fill each other's tails, 15.61 -> 16.07 s per proof (and G2 2^22
- * 99.0 -> 109.8 ms): 2^18 stays.
+ * Accumulation chunks: chunk_len = entries >> CHUNK_SHIFT entries each
+ * (16 .. 1024), i.e. about 2^CHUNK_SHIFT chunks (one thread each) per pass.
+ * More chunks leave less of the last wave of blocks idle at the end of a
+ * launch, for more carries: a lone G1 MSM gains from 2^21, but the engine,
+ * whose slots fill each other's tails, and G2 lose, so 2^18.
  */
 #define CHUNK_SHIFT 18
 
 /* Whether a window of B buckets is reduced in two levels (msm_reduce.cuh).
  * The second level saves each segment its product by its offset but costs
- * a pass over the runs; on the H200 (bench/RESULTS.md, session 15, two
- * alternating rounds) it gained only at c = 20 (B = 2^19): G1 2^25 178.05
- * -> 177.39 / 177.59 ms, 2^26 321.52 -> 320.88 / 321.09, 2^27 601.88 ->
- * 601.04 / 601.06 (reduce 10.5 -> 9.8), and lost below (2^24, c = 17:
- * reduce 1.85 -> 2.71; G2 2^22, c = 16: 4.59 -> 7.83). So from B = 2^19
- * (o->two_level_from), where there are several segments. */
+ * a pass over the runs: it gains at c = 20 (B = 2^19) and loses below, so
+ * from o->two_level_from buckets (2^19 by default), where there are
+ * several segments. */
 static bool two_level_reduce(const zp__gpu_msm_opts *o, uint32_t B)
 {
     return B >= o->two_level_from;
@@ -136,10 +121,9 @@ static bool two_level_reduce(const zp__gpu_msm_opts *o, uint32_t B)
  * RED_MIN_SEGS segments (threads) in all. A segment costs its buckets' two
  * additions each (and, in one level, a product by its offset, ~26
  * additions at c = 20, which is why one level keeps SEG), so shorter
- * segments only add threads. Only a lone window (the precomputed bases)
- * has that few: on the H200 (session 20, G1 2^24, c = 20, one window of
- * 2^19 buckets), reduce 2.53 ms at 32, 1.84 at 16, 1.80 at 8; with 13
- * windows (2^26) 8 lost, 9.79 -> 12.74 ms.
+ * segments only add threads: they pay where a lone window (the
+ * precomputed bases) has too few segments to fill the GPU, and lose with
+ * many windows.
  */
 #define RED_MIN_SEGS (1u << 16)
 static uint32_t seg_for(const zp__gpu_msm_opts *o, unsigned nw, uint32_t B)

@@ -3,7 +3,7 @@
  * (after its layout and TREE): per window, the sum over b of
  * (b + 1) S_b, by segments of l->seg buckets (running sums, then the
  * segment's offset times its sum) and a tree of partial sums; or, from
- * 2^19 buckets a window (two_level_reduce), in two levels
+ * 2^19 buckets a window by default (two_level_reduce), in two levels
  * (segments_split_kernel).
  */
 #ifndef ZP_GPU_MSM_REDUCE_CUH
@@ -142,8 +142,9 @@ static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_
     return ZP_OK;
 }
 
-/* The window sums res[0 .. nw) from the buckets in two levels
- * (segments_split_kernel; l->runs set, so l->segs > 1 and B > seg). The two
+/* The window sums res[0 .. l->windows) from the buckets in two levels
+ * (segments_split_kernel; l->runs set, so l->segs > 1 and
+ * l->window_buckets > seg). The two
  * levels' sums go to the runs array, dead by then. */
 template <class F>
 static zp_err reduce_two_levels(zp__gpu *g, cudaStream_t st, const msm_layout *l, char *base,
