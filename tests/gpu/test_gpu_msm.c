@@ -511,7 +511,7 @@ int main(int argc, char **argv)
     gpu_test_msm_opts(argc, argv, &cfg.msm);
     T_opts = cfg.msm;
     T_affine_forced = gpu_test_msm_affine_forced(&T_opts);
-    gpu_test_open_cfg(argc, argv, 12, &cfg); /* GiB: 2^22 with two rounds takes ~8 */
+    gpu_test_open_cfg(argc, argv, 12, &cfg); /* GiB: the 2^22 cases with the affine rounds */
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
     RUN(test_g1_large);
