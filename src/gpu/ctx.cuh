@@ -29,6 +29,7 @@ struct zp__gpu {
     /* [snarkjs=0 / bellperson=1][forward=0 / inverse=1] */
     const fr_t *root_lo[2][2], *root_hi[2][2];
     int slots; /* prover slots open on it (zp__gpu_slots_add; atomic) */
+    zp__gpu_msm_opts msm; /* from its zp__gpu_config */
 };
 
 /* Per-stream scratch: power tables of coset NTTs, MSM results, counts. */

@@ -68,6 +68,7 @@ extern "C" void zp__gpu_config_default(zp__gpu_config *c)
     c->device = 0;
     c->arena_bytes = 0;
     c->reserve_bytes = (uint64_t)1 << 30;
+    zp__gpu_msm_opts_default(&c->msm);
 }
 
 /* The largest request the driver grants, from `want` down in 1/16 steps. */
@@ -103,6 +104,7 @@ extern "C" zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
     if (!g)
         return ZP_E_NOMEM;
     g->device = cfg->device;
+    g->msm = cfg->msm;
     pthread_mutex_init(&g->lock, NULL);
     zp_err err = ZP_OK;
     do {

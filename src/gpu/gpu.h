@@ -50,10 +50,46 @@ typedef struct zp__gpu_buf {
     uint64_t bytes;
 } zp__gpu_buf;
 
+/*
+ * The sizes from which an MSM takes its paths (msm_impl.cuh says why each
+ * default is where it is): the defaults are the crossovers measured on an
+ * H200; tests lower them to run every path at small sizes.
+ */
+typedef struct zp__gpu_msm_opts {
+    /* The batch-affine rounds sum the buckets of a dense part of at least
+     * this many scalars: G1 with one prover slot on the device (2^21), G1
+     * where several share it (2^23), G2 either way (2^21) ... */
+    uint64_t g1_affine_from, g1_affine_from_shared, g2_affine_from;
+    /* ... where a pass holds at least this many entries (2^24). */
+    uint64_t affine_min_entries;
+    /* The points of the scalars equal to one go through those rounds as
+     * one run from this many of them (G1 2^25, G2 2^18): after an affine
+     * dense part, or in G1 first, beside a dense part without them. */
+    uint64_t g1_ones_affine_from, g2_ones_affine_from;
+    /* The bucket reduction runs in two levels from this many buckets a
+     * window (2^19, c = 20). */
+    uint64_t two_level_from;
+    /* Every MSM's window bits (2..22); 0: chosen by size (the default). */
+    unsigned window;
+} zp__gpu_msm_opts;
+
+static inline void zp__gpu_msm_opts_default(zp__gpu_msm_opts *o)
+{
+    o->g1_affine_from = (uint64_t)1 << 21;
+    o->g1_affine_from_shared = (uint64_t)1 << 23;
+    o->g2_affine_from = (uint64_t)1 << 21;
+    o->affine_min_entries = (uint64_t)1 << 24;
+    o->g1_ones_affine_from = (uint64_t)1 << 25;
+    o->g2_ones_affine_from = (uint64_t)1 << 18;
+    o->two_level_from = (uint64_t)1 << 19;
+    o->window = 0;
+}
+
 typedef struct zp__gpu_config {
     int device;             /* CUDA ordinal */
     uint64_t arena_bytes;   /* 0: the device's free memory less reserve_bytes */
     uint64_t reserve_bytes; /* left to the driver and other users when sizing */
+    zp__gpu_msm_opts msm;   /* zp__gpu_msm_opts_default */
 } zp__gpu_config;
 
 void zp__gpu_config_default(zp__gpu_config *c);
@@ -82,8 +118,8 @@ zp_err zp__gpu_alloc_high(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes);
 void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf);
 
 /* Counts the prover slots open on g (d = +1 at open, -1 at close). With
- * more than one the MSMs take the kernels that share the SMs better (the
- * G1 affine add kernel at 4 blocks an SM instead of 3). */
+ * more than one, G1 MSMs take the batch-affine rounds from a larger size
+ * (zp__gpu_msm_opts.g1_affine_from_shared). */
 void zp__gpu_slots_add(zp__gpu *g, int d);
 int zp__gpu_slots(zp__gpu *g);
 
@@ -233,12 +269,23 @@ uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2);
 
 /* Scratch for the batch-affine round's layout with `windows` windows a pass
  * wherever the round may run (at every split of n scalars), else for
- * zp__gpu_msm_scratch_bytes_pass's; whatever ZKPIPE_MSM_AFFINE says. */
+ * zp__gpu_msm_scratch_bytes_pass's. */
 uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows);
 /* zp__gpu_msm_scratch_bytes_affine's for an MSM without the 0/1 split
  * (zp__gpu_msm_g1_nosplit): no room for the split's arrays, 24 bytes a
  * scalar (at 2^27 about 3 of the ~4 GiB another window a pass takes). */
 uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows);
+
+/* The sizes above assume a device opened with the default MSM options.
+ * These take the options o instead, for a device whose thresholds are moved
+ * (tests): a forced window, a two-level reduction or an affine round at
+ * smaller sizes change the layout. _opts is zp__gpu_msm_scratch_bytes_pass
+ * (windows >= 1; 0: zp__gpu_msm_scratch_bytes), or with best
+ * zp__gpu_msm_scratch_bytes_best (windows unused); _pre_opts is
+ * zp__gpu_msm_scratch_bytes_pre. */
+uint64_t zp__gpu_msm_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
+                                        unsigned windows, bool best);
+uint64_t zp__gpu_msm_scratch_bytes_pre_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c);
 
 /*
  * G1 MSMs over precomputed bases, for points that stay (a resident key, a
@@ -315,8 +362,8 @@ void zp__gpu_msm_last_passes(const zp__gpu_stream *s, unsigned *windows, unsigne
 
 /* Whether the last MSM on s summed its buckets by batch-affine rounds. */
 bool zp__gpu_msm_last_affine(const zp__gpu_stream *s);
-/* How many (2 where a second round had runs to sum, 1 with ZKPIPE_MSM_AFF_ROUNDS=1)
- * in its busiest pass; 0: none. */
+/* How many in its busiest pass (2 where a second round had runs to sum,
+ * else 1); 0: none. */
 unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s);
 /* Whether the last MSM on s summed the points of its scalars equal to one
  * by batch-affine rounds (else by XYZZ additions). */
@@ -327,8 +374,8 @@ bool zp__gpu_msm_last_ones_affine(const zp__gpu_stream *s);
 unsigned zp__gpu_msm_last_sort_bits(const zp__gpu_stream *s, unsigned *c);
 
 /* The window bits an MSM with m dense scalars takes (G2 or G1; with the
- * batch-affine round's layout or not), ZKPIPE_MSM_C aside; host code, no
- * device needed. 0 in builds without CUDA. */
+ * batch-affine round's layout or not) under the default options; host
+ * code, no device needed. 0 in builds without CUDA. */
 unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine);
 
 /* Device milliseconds of the phases of the last MSM on s, recorded with

@@ -5,8 +5,8 @@
  * each, instead of the ~10 products of an XYZZ mixed addition.
  *
  * An affine round, then the XYZZ chunks. A run of s >= 2 entries of one
- * bucket (key) is cut into groups of `gs` consecutive entries (8 unless
- * ZKPIPE_MSM_AFF_GROUP says otherwise); each group's sum becomes one entry
+ * bucket (key) is cut into groups of `group_len` consecutive entries
+ * (AFF_GROUP, PRE_AFF_GROUP); each group's sum becomes one entry
  * of a shorter sorted array (ceil(s / gs) entries for the run), which the
  * XYZZ chunks, carries and fix-up of msm_impl.cuh then sum, so a huge
  * bucket costs no more rounds (latency) here. A run of one entry is its
@@ -30,60 +30,28 @@
  * is handled (either side infinity, equal points, opposite points). Entries
  * of a pass are fewer than 2^32 (the plan keeps them so).
  *
- * A second round (ZKPIPE_MSM_AFF_ROUNDS, 1 or 2, default 2) runs over the
- * first one's sums (in key order, global keys, entry i is sum i) before
+ * A second round runs over the first one's sums (in key order, global
+ * keys, entry i is sum i) wherever they leave runs of two or more, before
  * the XYZZ chunks, so that ~1/64 of the entries instead of ~1/8 pay an
  * XYZZ addition (~10 products against ~6.5). It reuses the first round's
  * index table, group lengths and walk-up products (dead by then); its sums
- * and keys take room of their own (~7 % more for the round at groups of
- * 8), so it can change how many windows fit a pass. On the H200 (session
- * 13, rounds 1 -> 2): G1 2^27 621 -> 617 ms, G2 2^23 144.2 -> 140.7 ms,
- * the porep:27 partition 1379 -> 1370 ms (its H MSM 621.8 -> 611.5).
+ * and keys take room of their own (~7 % more for the rounds at groups of
+ * 8), so it can change how many windows fit a pass.
  */
 #ifndef ZP_GPU_MSM_AFFINE_CUH
 #define ZP_GPU_MSM_AFFINE_CUH
 
 #define AFF_THREADS 128
 
-/* ZKPIPE_MSM_AFF_GROUP (2..64) and ZKPIPE_MSM_AFF_K (16..1024): the group
- * length and the most slots a thread takes (one inversion per step serves
- * them; default acc_cfg<F>::affine_k), read once; for measurements. */
-static unsigned aff_group(void)
-{
-    static const unsigned g = zp__env_knob("ZKPIPE_MSM_AFF_GROUP", 2, 64, 8);
-    return g;
-}
-
-static unsigned aff_rounds(void)
-{
-    static const unsigned r = zp__env_knob("ZKPIPE_MSM_AFF_ROUNDS", 1, 2, 2);
-    return r;
-}
-
-template <class F> static unsigned aff_k_max(void)
-{
-    static const unsigned k = zp__env_knob("ZKPIPE_MSM_AFF_K", 16, 1024, acc_cfg<F>::affine_k);
-    return k;
-}
+/* The group length; the most slots a thread takes (one inversion per step
+ * serves them) is acc_cfg<F>::affine_k. */
+#define AFF_GROUP 8
 
 /* Over precomputed bases (one window of ~13 digits a scalar, hundreds of
- * entries a bucket) groups of 7 and at most 256 slots a thread, unless the
- * knobs above say otherwise. On the H200 (session 20, G1 2^24, c = 20,
- * alternating twice, through the knobs): 80.09 / 80.03 ms with 8 and 512,
- * 79.51 / 79.56 with 7 and 256; each alone 79.80 (7) and 79.76 (256). */
+ * entries a bucket) groups of 7 and at most 256 slots a thread, which
+ * measured faster there than 8 and 512. */
 #define PRE_AFF_GROUP 7
 #define PRE_AFF_K 256
-static unsigned pre_aff_group(void)
-{
-    static const unsigned g = zp__env_knob("ZKPIPE_MSM_AFF_GROUP", 2, 64, PRE_AFF_GROUP);
-    return g;
-}
-
-static unsigned pre_aff_k(void)
-{
-    static const unsigned k = zp__env_knob("ZKPIPE_MSM_AFF_K", 16, 1024, PRE_AFF_K);
-    return k;
-}
 
 /* The entries: the pass's sorted digits (keys, windows of m) with the
  * point indices and signs (vals) into the key's points. */
@@ -295,15 +263,13 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * registers, into the next product. So the walks alternate direction, each
  * sum is loaded and stored once a step, and the products are those of the
  * textbook trick. The register cap is MINB blocks an SM (acc_cfg<F>'s
- * affine_min_blocks, see msm_chunks.cuh). Tried
- * on the H200 and slower (bench/RESULTS.md, session 7): separate up and
- * back walks per step, loading each sum twice (G1 2^24 ~4 %); the next
- * slot's sum and point loaded one slot ahead (G2 2^22 81.8 -> 87.2 ms);
- * later (sessions 9 to 11) prefetches, cp.async staging, inline products,
- * and step 0's loads batched two or four slots at a time; in session 13
- * the step's independent products as out-of-line pairs (G1 2^27 626 -> 648
- * ms, and 706 ms with a second pair; fewer spills, but the pair calls cost
- * more than they hid).
+ * affine_min_blocks, see msm_chunks.cuh). Measured slower on an H200
+ * (bench/RESULTS.md): separate up and back walks per step, loading each
+ * sum twice; the next slot's sum and point loaded one slot ahead;
+ * prefetches, cp.async staging, inline products, and step 0's loads
+ * batched two or four slots at a time; the step's independent products as
+ * out-of-line pairs (fewer spills, but the pair calls cost more than they
+ * hid).
  */
 /* One slot's step in a walk: its sum a + p (the inverse from the running
  * inverse and the product before it in walk-up order), then its next
@@ -388,11 +354,11 @@ template <class F, int MINB> static unsigned aff_resident_per_sm(void)
 }
 
 /*
- * Slots per thread for `slots` groups on `sms` SMs: at most `most`
- * (>= 16; aff_k_max<F>() or the layout's kmax), and as even a fill of whole waves of resident threads as that
- * allows. On the H200 (session 7, against always the most slots): G1 MSM
- * 2^24 117.3 -> 110.1 ms (0.85 of a wave -> one full wave), 2^26 in
- * passes of 5 windows 416.7 -> 386.0 ms, 2^26 in one pass 357.2 -> 360.5.
+ * Slots per thread for `slots` groups on `sms` SMs: at most `most` (>= 16;
+ * acc_cfg<F>::affine_k or the layout's slots_max), and as even a fill of
+ * whole waves of resident threads as that allows: a launch of 0.85 of a
+ * wave leaves SMs idle that one full wave of fewer slots a thread keeps
+ * busy.
  */
 template <class F, int MINB> static unsigned aff_k(uint64_t slots, int sms, uint64_t most)
 {
@@ -403,12 +369,11 @@ template <class F, int MINB> static unsigned aff_k(uint64_t slots, int sms, uint
     return k >= most ? (unsigned)most : k < 16 ? 16 : (unsigned)k;
 }
 
-/* The most groups N entries over nk keys make: a run of s >= 2 makes
- * ceil(s / gs) <= s / gs + 1 groups, and <= s / 2 of them for gs >= 3 but
- * up to 2 s / 3 for gs = 2 (s = 3: two groups). */
+/* The most groups N entries over nk keys make in groups of gs >= 3: a run
+ * of s >= 2 makes ceil(s / gs) <= s / gs + 1 groups, and <= s / 2 of them. */
 static uint64_t aff_groups_bound(uint64_t N, uint64_t nk, unsigned gs)
 {
-    uint64_t a = gs >= 3 ? N / 2 : N / 3 * 2 + N % 3, b = N / gs + nk;
+    uint64_t a = N / 2, b = N / gs + nk;
     return a < b ? a : b;
 }
 
@@ -422,43 +387,44 @@ static size_t take_or_reuse(size_t *at, uint64_t need, size_t reuse, uint64_t ro
 /*
  * Scratch layout of the affine round for N entries over nk keys, from *at
  * (after the rest of l). Two of its arrays go where the pass has dead
- * space when they fit: the index table in the sort's inputs (kin, vin:
- * read by the sort only), the walk-up products in the sort's outputs
- * (kout, vout: read by the keys and map kernels, which run before the
- * add kernel writes them) or else in the split's flags and positions (read
- * before the first pass only). At 2^27 points and one window a pass that
- * is ~1.4 GB less, so the round fits a prover slot's scratch.
+ * space when they fit: the index table in the sort's inputs (keys_in,
+ * vals_in: read by the sort only), the walk-up products in the sort's
+ * outputs (keys_out, vals_out: read by the keys and map kernels, which run
+ * before the add kernel writes them) or else in the split's flags and
+ * positions (read before the first pass only). At 2^27 points and one
+ * window a pass that is ~1.4 GB less, so the rounds fit a prover slot's
+ * scratch.
  */
 static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
                      size_t f_bytes)
 {
-    l->gs = l->copies ? pre_aff_group() : aff_group();
-    l->kmax = l->copies ? pre_aff_k() : 0;
-    uint64_t capx = aff_groups_bound(N, nk, l->gs) + 1;
+    l->group_len = l->copies ? PRE_AFF_GROUP : AFF_GROUP;
+    l->slots_max = l->copies ? PRE_AFF_K : 0;
+    uint64_t capx = aff_groups_bound(N, nk, l->group_len) + 1;
     uint64_t pre_b = f_bytes * capx;
-    l->cnt_a = take(at, 8 * nk);
-    l->cnt_b = take(at, 8 * nk);
-    l->smax = take(at, 8);
-    l->idx = take_or_reuse(at, 4 * (uint64_t)l->gs * capx, l->kin, l->kout - l->kin);
-    l->glen = take(at, capx);
-    l->kx = take(at, 4 * capx);
-    l->x = take(at, aff_bytes * capx);
-    l->pre = pre_b <= l->bstart - l->kout ? l->kout
+    l->run_lens = take(at, 8 * nk);
+    l->run_groups = take(at, 8 * nk);
+    l->longest = take(at, 8);
+    l->group_idx =
+        take_or_reuse(at, 4 * (uint64_t)l->group_len * capx, l->keys_in, l->keys_out - l->keys_in);
+    l->group_lens = take(at, capx);
+    l->sum_keys = take(at, 4 * capx);
+    l->sums = take(at, aff_bytes * capx);
+    l->prefix = pre_b <= l->bucket_start - l->keys_out ? l->keys_out
                                           : take_or_reuse(at, pre_b, l->flags, l->dense - l->flags);
-    if (aff_rounds() > 1) { /* at most this many groups of the first round's sums */
-        uint64_t cap2 = aff_groups_bound(capx - 1, nk, l->gs) + 1;
-        l->kx2 = take(at, 4 * cap2);
-        l->x2 = take(at, aff_bytes * cap2);
-    }
+    /* at most this many groups of the first round's sums */
+    uint64_t cap2 = aff_groups_bound(capx - 1, nk, l->group_len) + 1;
+    l->sum_keys2 = take(at, 4 * cap2);
+    l->sums2 = take(at, aff_bytes * cap2);
 }
 
 /* The arrays one affine round writes: the index table, the group
  * lengths, the walk-up products, and the sums with their keys. */
 template <class F> struct aff_arrays {
-    uint32_t *idx, *keys;
-    uint8_t *glen;
+    uint32_t *group_idx, *keys;
+    uint8_t *group_lens;
     aff_t<F> *sums;
-    F *pre;
+    F *prefix;
 };
 
 /* The add kernel over the nsums groups the map kernel laid out in a. */
@@ -469,10 +435,10 @@ static zp_err aff_add_launch(zp__gpu_stream *s, const msm_layout *l, const aff_s
 {
     zp__gpu *g = s->g;
     unsigned K = aff_k<F, MINB>(nsums, g->prop.multiProcessorCount,
-                                l->kmax ? l->kmax : aff_k_max<F>());
+                                l->slots_max ? l->slots_max : acc_cfg<F>::affine_k);
     uint64_t T = (nsums + 32 * K - 1) / (32 * K) * 32; /* whole warps */
     aff_add_kernel<F, MINB><<<zp__ceil_div_u(T, AFF_THREADS), AFF_THREADS, 0, s->st>>>(
-        in, a.idx, a.glen, ncnt, gstart, nk, K, a.pre, a.sums);
+        in, a.group_idx, a.group_lens, ncnt, gstart, nk, K, a.prefix, a.sums);
     ZP_CUDA_LAUNCHED();
     return ZP_OK;
 }
@@ -491,10 +457,10 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
-    uint64_t *cnt = (uint64_t *)(base + l->cnt_a), *ncnt = (uint64_t *)(base + l->cnt_b);
-    uint32_t *smax = (uint32_t *)(base + l->smax);
+    uint64_t *cnt = (uint64_t *)(base + l->run_lens), *ncnt = (uint64_t *)(base + l->run_groups);
+    uint32_t *smax = (uint32_t *)(base + l->longest);
     uint64_t *hv = (uint64_t *)s->host;
-    const unsigned gs = l->gs;
+    const unsigned gs = l->group_len;
 
     /* Run lengths (runs of one go to their buckets here), next starts into
      * bend (after the lengths are read from it), the longest run. */
@@ -512,8 +478,8 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
     *longest = (uint32_t)hv[2];
     if (!*nsums)
         return ZP_OK;
-    aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(in, N, cnt, bstart, bend, gs,
-                                                             *nsums, a.idx, a.glen, a.keys);
+    aff_map_kernel<F><<<zp__ceil_div_u(N, 256), 256, 0, st>>>(
+        in, N, cnt, bstart, bend, gs, *nsums, a.group_idx, a.group_lens, a.keys);
     ZP_CUDA_LAUNCHED();
     return aff_add_launch<F, acc_cfg<F>::affine_min_blocks>(s, l, in, a, ncnt, bend, nk, *nsums);
 }
@@ -533,7 +499,7 @@ static zp_err sum_bounds(zp__gpu_stream *s, const msm_layout *l, const uint32_t 
 
 /*
  * The arrays of a round with its sums at `sums` and their keys at `keys`
- * (l->x and l->kx for the first, l->x2 and l->kx2 for a second). Both
+ * (l->sums and l->sum_keys for the first, l->sums2 and l->sum_keys2 for a second). Both
  * rounds share the index table, group lengths and walk-up products: the
  * first round's are dead once its add kernel has run, and large enough
  * (the second round's groups are fewer than the first's).
@@ -541,16 +507,16 @@ static zp_err sum_bounds(zp__gpu_stream *s, const msm_layout *l, const uint32_t 
 template <class F>
 static aff_arrays<F> aff_arrays_at(const msm_layout *l, char *base, size_t keys, size_t sums)
 {
-    return aff_arrays<F>{(uint32_t *)(base + l->idx), (uint32_t *)(base + keys),
-                         (uint8_t *)(base + l->glen), (aff_t<F> *)(base + sums),
-                         (F *)(base + l->pre)};
+    return aff_arrays<F>{(uint32_t *)(base + l->group_idx), (uint32_t *)(base + keys),
+                         (uint8_t *)(base + l->group_lens), (aff_t<F> *)(base + sums),
+                         (F *)(base + l->prefix)};
 }
 
 /*
  * One pass over N sorted entries `in` (a pass's digits, point indices and
- * signs) into the pass's buckets bk: the affine rounds (one with
- * ZKPIPE_MSM_AFF_ROUNDS=1), then the XYZZ chunks over the sums (runs
- * ceil(s / gs) long) with fresh bounds. Synchronizes the stream once a
+ * signs) into the pass's buckets bk: the affine rounds (a second one where
+ * the first leaves runs of two sums or more), then the XYZZ chunks over the
+ * sums with fresh bounds. Synchronizes the stream once a
  * round (the count of sums and the longest run size what follows). *rounds:
  * how many affine rounds ran (1 or 2).
  */
@@ -559,17 +525,17 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
                           const aff_src<F> &in, uint64_t N, uint64_t nk, uint64_t *bstart,
                           uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries, unsigned *rounds)
 {
-    const unsigned gs = l->gs;
+    const unsigned gs = l->group_len;
     *rounds = 1;
-    aff_arrays<F> a = aff_arrays_at<F>(l, base, l->kx, l->x);
+    aff_arrays<F> a = aff_arrays_at<F>(l, base, l->sum_keys, l->sums);
     uint64_t nsums, longest;
     ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest));
     if (!nsums)
         return ZP_OK;
     ZP_TRY(sum_bounds(s, l, a.keys, nsums, nk, bstart, bend));
     uint64_t run = (longest + gs - 1) / gs; /* the longest run of sums */
-    if (l->x2 && run >= 2) {
-        const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->kx2, l->x2);
+    if (run >= 2) {
+        const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->sum_keys2, l->sums2);
         aff_src<F> in2 = {a.sums, a.keys, NULL, 0, l->c};
         *rounds = 2;
         ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest));
@@ -601,12 +567,10 @@ static __global__ void fill_one_kernel(uint32_t *keys, uint64_t n)
  * *out, as one run through the affine rounds: digit 1 of a window of count
  * entries, so groups of 8, then of their sums, then the XYZZ chunks, where
  * a strided XYZZ sum pays ~10 products a point. It runs after the dense
- * part, in that part's arrays (dead by then): the keys in kout, the bounds,
- * bucket 0, the carries and the round's own arrays, which an affine layout
- * sizes for l->N >= count entries over more keys (the caller checks). On
- * the H200 (session 14, alternating): the ones of a porep-like sparse G1
- * MSM of 2^27 (40 M) 17.6 -> 15.6 ms; in the porep:27 partition, with
- * halve_scalars, msm A 108.0 -> 101.5, L 103.9 -> 97.2, B2 128.6 -> 125.6.
+ * part, in that part's arrays (dead by then): the keys in keys_out, the
+ * bounds, bucket 0, the carries and the rounds' own arrays, which an affine
+ * layout sizes for l->entries >= count entries over more keys (the caller
+ * checks); or first, in a layout of its own (ones_first_ok).
  */
 template <class F>
 static zp_err ones_affine(zp__gpu_stream *s, const msm_layout *l, char *base,
@@ -615,8 +579,9 @@ static zp_err ones_affine(zp__gpu_stream *s, const msm_layout *l, char *base,
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
-    uint32_t *keys = (uint32_t *)(base + l->kout);
-    uint64_t *bstart = (uint64_t *)(base + l->bstart), *bend = (uint64_t *)(base + l->bend);
+    uint32_t *keys = (uint32_t *)(base + l->keys_out);
+    uint64_t *bstart = (uint64_t *)(base + l->bucket_start);
+    uint64_t *bend = (uint64_t *)(base + l->bucket_end);
     xyzz_t<F> *bk = (xyzz_t<F> *)(base + l->buckets);
     fill_one_kernel<<<zp__ceil_div_u(count, 256), 256, 0, st>>>(keys, count);
     ZP_CUDA_LAUNCHED();

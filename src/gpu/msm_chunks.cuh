@@ -20,80 +20,28 @@ static __device__ __forceinline__ void flush_bucket(xyzz_t<F> *buckets, uint64_t
 }
 
 /*
- * Minimum resident blocks of the accumulation kernel per SM, per group: a
- * register cap that trades spills for occupancy (the kernel is latency
- * bound on the carry chains). Tuned on an H200, see bench/RESULTS.md.
+ * The register caps of the MSM kernels (__launch_bounds__'s fewest resident
+ * blocks an SM) per group, which trade spills for occupancy: the kernels
+ * are latency bound on their carry chains. The XYZZ accumulation and the
+ * ones' sums: G1 4 blocks of ACC_THREADS (at most 128 registers, no
+ * spills), G2 1 block (250 registers, no spills), with the accumulator in
+ * shared memory (192 / 384 bytes a thread) rather than registers. The
+ * batch-affine add kernel (msm_affine.cuh): G1 3 blocks of AFF_THREADS (168
+ * registers, no spills), G2 1; affine_k is the most slots one of its
+ * threads takes. The alternatives measured slower (bench/RESULTS.md).
  */
-/* G1: 4 blocks, i.e. at most 128 registers, with the accumulator in
- * shared memory (below). With it in registers, a cap of 170 (3 blocks: 168
- * registers, no spills, against 180 uncapped) took G1 MSM 2^24 122.4 ->
- * 116.3 ms and 2^26 425.2 -> 397.2 ms on the H200 (2026-11-29, alternating,
- * medians of 5); smaller blocks at 180 registers (ZP_MSM_ACC_THREADS 32 or
- * 64) changed nothing. */
-#ifndef ZP_MSM_G1_MINBLOCKS
-#define ZP_MSM_G1_MINBLOCKS 4
-#endif
-#ifndef ZP_MSM_G2_MINBLOCKS
-#define ZP_MSM_G2_MINBLOCKS 1
-#endif
-/* The batch-affine add kernel's own cap (msm_affine.cuh), G1: 3 blocks of
- * 128 (168 registers, no spills). 4 blocks (128 registers, 220 bytes of
- * spills) were the engine's until session 16: a lone MSM was faster with 3
- * since fp_inv's batch loop stopped filling the instruction cache (session
- * 11: G1 2^24 96.9 -> 94.9 ms, 2^27 623.9 -> 611.4 ms), but the engine,
- * whose two slots' kernels share the SMs, was slower with them (session 12:
- * porep:27, 13.03 / 13.05 against 12.95 / 12.95 s per proof). After the two
- * affine rounds, the ones' rounds and the shorter sort, 3 blocks won there
- * too (session 16, alternating, 4 runs each: 12.391 / 12.368 / 12.385 /
- * 12.381 against 12.546 / 12.519 s per proof), so both take 3. Lone, with
- * two rounds (session 14, 3 / 4 blocks): G1 2^24 94.43 / 96.89 ms, 2^26
- * 321.7 / 326.7, 2^27 601.9 / 612.8. G2 keeps its accumulation's cap (3
- * blocks lost: 2^22 77.0 -> 85.1 ms). */
-#ifndef ZP_MSM_G1_AFF_MINBLOCKS
-#define ZP_MSM_G1_AFF_MINBLOCKS 3
-#endif
-#ifndef ZP_MSM_G2_AFF_MINBLOCKS
-#define ZP_MSM_G2_AFF_MINBLOCKS ZP_MSM_G2_MINBLOCKS
-#endif
-/* ZP_MSM_G1_SHACC, ZP_MSM_G2_SHACC: the accumulator in shared memory (192
- * / 384 bytes a thread) instead of registers. On the H200 (2026-11-29,
- * alternating, medians of 5): G1 with it and 4 blocks (128 registers, no
- * spills, 16 warps) 2^24 116.4 -> 113.8 ms, 2^26 397.2 -> 387.3 ms; G2
- * (250 registers and no spills instead of 255 and 28 bytes of spills)
- * 2^22 107.3 -> 99.1 ms, and 104.2 ms with 3 blocks (168 registers,
- * spills). */
-#ifndef ZP_MSM_G1_SHACC
-#define ZP_MSM_G1_SHACC 1
-#endif
-#ifndef ZP_MSM_G2_SHACC
-#define ZP_MSM_G2_SHACC 1
-#endif
-/* The batch-affine round (see use_affine): the fewest dense scalars; the
- * fewest entries a pass must hold (windows per pass times dense count);
- * the most slots a thread takes. */
 template <class F> struct acc_cfg {
-    static constexpr int min_blocks = ZP_MSM_G1_MINBLOCKS;
-    static constexpr int affine_min_blocks = ZP_MSM_G1_AFF_MINBLOCKS;
-    static constexpr bool shared = ZP_MSM_G1_SHACC;
-    static constexpr uint64_t affine_min = (uint64_t)1 << 21;
-    static constexpr uint64_t affine_min_shared = (uint64_t)1 << 23;
-    static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
+    static constexpr int min_blocks = 4;
+    static constexpr int affine_min_blocks = 3;
     static constexpr unsigned affine_k = 512;
 };
 template <> struct acc_cfg<fp2_t> {
-    static constexpr int min_blocks = ZP_MSM_G2_MINBLOCKS;
-    static constexpr int affine_min_blocks = ZP_MSM_G2_AFF_MINBLOCKS;
-    static constexpr bool shared = ZP_MSM_G2_SHACC;
-    static constexpr uint64_t affine_min = (uint64_t)1 << 21;
-    static constexpr uint64_t affine_min_shared = (uint64_t)1 << 21;
-    static constexpr uint64_t affine_entries = (uint64_t)1 << 24;
+    static constexpr int min_blocks = 1;
+    static constexpr int affine_min_blocks = 1;
     static constexpr unsigned affine_k = 256;
 };
-/* Threads per accumulation block (a build variant, ZP_MSM_ACC_THREADS). */
-#ifndef ZP_MSM_ACC_THREADS
-#define ZP_MSM_ACC_THREADS 128
-#endif
-#define ACC_THREADS ZP_MSM_ACC_THREADS
+/* Threads per accumulation block. */
+#define ACC_THREADS 128
 
 template <class F>
 static __global__ void __launch_bounds__(ACC_THREADS, acc_cfg<F>::min_blocks)
@@ -111,9 +59,8 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
     /* m = 0: global keys, entry i is point i (vals unused) */
     uint64_t w = m ? begin / m : 0, wend = m ? (w + 1) * m : N;
     uint64_t cur = gkey(keys, begin, m, c);
-    __shared__ xyzz_t<F> sh_acc[acc_cfg<F>::shared ? ACC_THREADS : 1];
-    xyzz_t<F> reg_acc;
-    xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
+    __shared__ xyzz_t<F> sh_acc[ACC_THREADS];
+    xyzz_t<F> &acc = sh_acc[threadIdx.x];
     xyzz_set_inf(acc);
     for (uint64_t i = begin; i < end; i++) {
         if (i == wend) {

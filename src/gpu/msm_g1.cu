@@ -7,17 +7,18 @@
  * maximum is at the top of each window's range of m. pick_window does not
  * decrease with m, so binary search finds where each range starts.
  */
-static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G, uint64_t aff_from)
+static uint64_t scratch_for(const zp__gpu_msm_opts *o, uint64_t n, size_t xyzz_bytes, unsigned G,
+                            uint64_t aff_from)
 {
     msm_layout l;
     uint64_t best = 0;
     for (uint64_t top = n; top >= 1;) {
-        plan(&l, n, top, xyzz_bytes, G);
+        plan(&l, o, n, top, xyzz_bytes, G);
         if (l.total > best)
             best = l.total;
         if (top >= aff_from) { /* the affine round's layout, where it fits a pass */
-            plan(&l, n, top, xyzz_bytes, G, true);
-            if (!(l.N >> 32) && l.total > best)
+            plan(&l, o, n, top, xyzz_bytes, G, true);
+            if (!(l.entries >> 32) && l.total > best)
                 best = l.total;
         }
         unsigned c = pick_window(top, xyzz_bytes);
@@ -34,44 +35,72 @@ static uint64_t scratch_for(uint64_t n, size_t xyzz_bytes, unsigned G, uint64_t 
     return best;
 }
 
-extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
+/* The options every sizing below assumes: the defaults. */
+static const zp__gpu_msm_opts *default_opts(void)
 {
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, UINT64_MAX);
+    static const zp__gpu_msm_opts o = [] { /* C++: initialized once, thread-safe */
+        zp__gpu_msm_opts d;
+        zp__gpu_msm_opts_default(&d);
+        return d;
+    }();
+    return &o;
 }
 
-/* The fewest dense scalars the affine round runs from by default (a lone
- * slot's: the lower, so a scratch sized by it holds either). */
-static uint64_t affine_from_g(bool g2)
+static size_t xyzz_bytes_of(bool g2)
 {
-    return g2 ? affine_from<fp2_t>(false) : affine_from<fp_t>(false);
+    return g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>);
+}
+
+/* The fewest dense scalars the affine round runs from under o, with one
+ * prover slot or several (the lower, so a scratch sized by it holds
+ * either). */
+static uint64_t affine_from_g(const zp__gpu_msm_opts *o, bool g2)
+{
+    if (g2)
+        return affine_from<fp2_t>(o, false);
+    uint64_t lone = affine_from<fp_t>(o, false), shared = affine_from<fp_t>(o, true);
+    return lone < shared ? lone : shared;
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2)
+{
+    return scratch_for(default_opts(), n, xyzz_bytes_of(g2), 0, UINT64_MAX);
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)
 {
-    uint64_t from = affine_mode() < 0 ? UINT64_MAX : affine_mode() > 0 ? 1 : affine_from_g(g2);
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), 0, from);
+    const zp__gpu_msm_opts *o = default_opts();
+    return scratch_for(o, n, xyzz_bytes_of(g2), 0, affine_from_g(o, g2));
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
 {
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows, UINT64_MAX);
+    return scratch_for(default_opts(), n, xyzz_bytes_of(g2), windows, UINT64_MAX);
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
 {
-    return scratch_for(n, g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>), windows,
-                       affine_from_g(g2));
+    const zp__gpu_msm_opts *o = default_opts();
+    return scratch_for(o, n, xyzz_bytes_of(g2), windows, affine_from_g(o, g2));
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
+                                                   unsigned windows, bool best)
+{
+    return scratch_for(o, n, xyzz_bytes_of(g2), best ? 0 : windows,
+                       best ? affine_from_g(o, g2) : UINT64_MAX);
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows)
 {
-    const size_t xb = g2 ? sizeof(xyzz_t<fp2_t>) : sizeof(xyzz_t<fp_t>);
+    const zp__gpu_msm_opts *o = default_opts();
+    const size_t xb = xyzz_bytes_of(g2);
     msm_layout l;
-    plan(&l, n, n, xb, windows, false, false);
+    plan(&l, o, n, n, xb, windows, false, false);
     uint64_t best = l.total;
-    if (n >= affine_from_g(g2)) { /* the affine round's layout, where it fits a pass */
-        plan(&l, n, n, xb, windows, true, false);
-        if (!(l.N >> 32) && l.total > best)
+    if (n >= affine_from_g(o, g2)) { /* the affine round's layout, where it fits a pass */
+        plan(&l, o, n, n, xb, windows, true, false);
+        if (!(l.entries >> 32) && l.total > best)
             best = l.total;
     }
     return best;
@@ -235,19 +264,25 @@ extern "C" zp_err zp__gpu_msm_g1_precompute(zp__gpu_stream *s, zp_g1_affine *d_t
     return ZP_OK;
 }
 
-extern "C" uint64_t zp__gpu_msm_scratch_bytes_pre(uint64_t n, unsigned c)
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_pre_opts(const zp__gpu_msm_opts *o, uint64_t n,
+                                                       unsigned c)
 {
     unsigned copies;
     if (n == 0 || pre_copies(c, n, &copies))
         return 0;
     const uint64_t t = n * copies;
     msm_layout l;
-    plan(&l, t, t, sizeof(xyzz_t<fp_t>), 0, false, false, c);
+    plan(&l, o, t, t, sizeof(xyzz_t<fp_t>), 0, false, false, c);
     uint64_t best = l.total;
-    plan(&l, t, t, sizeof(xyzz_t<fp_t>), 0, true, false, c);
-    if (!(l.N >> 32) && l.total > best)
+    plan(&l, o, t, t, sizeof(xyzz_t<fp_t>), 0, true, false, c);
+    if (!(l.entries >> 32) && l.total > best)
         best = l.total;
     return best;
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_pre(uint64_t n, unsigned c)
+{
+    return zp__gpu_msm_scratch_bytes_pre_opts(default_opts(), n, c);
 }
 
 extern "C" zp_err zp__gpu_msm_g1_pre(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_table,

@@ -52,15 +52,12 @@
 
 #include "gpu/ctx.cuh"
 #include "gpu/curve.cuh"
-#include "gpu/knob.h"
 
 #define ONE_FLAG ((uint64_t)1 << 32)
 #define SEG 32            /* buckets per reduction segment (seg_for) */
 #define TREE 256          /* fan-in of one tree-reduction block */
-/* Most partial sums of the ones, and the fewest points each sums. 2^18
- * sums of >= 32 points were tried against 2^16 of >= 64 on synth:porep:24
- * (H200, alternating): no difference (msm A 36.4 / 36.8 ms, B2 184.4 /
- * 184.8 ms), so the smaller scratch stays. */
+/* Most partial sums of the ones, and the fewest points each sums: more and
+ * shorter sums were no faster, and these take less scratch. */
 #define ONES_PARTS (1u << 16)
 #define ONES_MIN_PER_PART 64
 #define MAX_C 22
@@ -93,10 +90,9 @@ static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
 
 /*
  * Signed digits: d = bits + carry; above 2^(c-1) it becomes d - 2^c with a
- * carry into the next window. With `halve`, s > r - s becomes r - s with
- * every digit's sign flipped (halve_scalars), so s < 2^254 and nw * c >=
- * 255; without, nw * c >= 256 > 255 bits: either way the top window never
- * carries out. Only windows w0 .. w0+g-1 are written (window w0 + k at
+ * carry into the next window. s > r - s becomes r - s with every digit's
+ * sign flipped (windows_of), so s < 2^254 and with nw * c >= 255 the top
+ * window never carries out. Only windows w0 .. w0+g-1 are written (window w0 + k at
  * k * m), the ones below still run for their carries. IDENT: no dense
  * list, dense scalar i is scalar i (an MSM without the split). PRE: over
  * precomputed bases (msm_pre), where the table holds 2^(c w) P_i at
@@ -105,8 +101,8 @@ static __device__ __forceinline__ bool words_lt(const fr_t &a, const fr_t &b)
  */
 template <bool IDENT, bool PRE = false, bool WS = false>
 static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint64_t m,
-                                     unsigned c, unsigned w0, unsigned g, bool halve,
-                                     uint32_t *keys, uint32_t *vals, wsel_t ws = wsel_t{})
+                                     unsigned c, unsigned w0, unsigned g, uint32_t *keys,
+                                     uint32_t *vals, wsel_t ws = wsel_t{})
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
@@ -122,12 +118,10 @@ static __global__ void digits_kernel(const fr_t *sc, const uint32_t *dense, uint
         s = fr_load(sc + idx);
     }
     uint32_t flip = 0;
-    if (halve) {
-        fr_t t = fr_neg(s);
-        if (words_lt(t, s)) {
-            s = t;
-            flip = 1;
-        }
+    fr_t t = fr_neg(s);
+    if (words_lt(t, s)) {
+        s = t;
+        flip = 1;
     }
     const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
     uint32_t carry = 0;
@@ -185,91 +179,55 @@ static __global__ void bounds_kernel(const uint32_t *keys, uint64_t N, uint64_t 
 #include "gpu/msm_sort.cuh"
 
 /*
- * The batch-affine round (msm_affine.cuh) runs before the XYZZ chunks when
+ * The batch-affine rounds (msm_affine.cuh) run before the XYZZ chunks when
  * the dense count m is at least affine_from<F>(shared) and the layout with
- * the round that fits the scratch holds at least acc_cfg<F>::affine_entries
- * entries a pass (windows a pass times m). On the H200 (bench/RESULTS.md):
- *   session 7, all windows a pass: G2 2^21 52.9 -> 47.8 ms, 2^22 98.9 ->
- *      81.6 ms, 2^23 190.3 -> 154.0 ms (2^20 30.1 -> 31.9: not there); G1
- *      2^24 113.9 -> 110.1 ms, 2^26 387.7 -> 360.5 ms, 2^27 749.1 -> 681.9
- *      ms. With the Fermat inverse of then, G1 in several passes did not
- *      pay (2^27 one window a pass in 12 GiB: 827.4 against XYZZ's 791.6);
- *   session 8, divsteps inverse: that case 760.9 against 791.7 ms; G1
- *      2^23 (one pass) 61.45 -> 56.83 ms, but 2^22 32.29 -> 34.61 (so from
- *      2^23); 2^27 PoRep-like scalars (10 % dense, 15 windows a pass)
- *      116.4 -> 107.1 ms;
- *   session 15, two rounds, the lone add kernel: G1 2^21 17.40 / 17.35 ->
- *      17.09 / 17.09 ms, 2^22 31.25 / 31.15 -> 29.07 / 29.16 (the porep:27
- *      partition's B1, 6.3 M dense, 52.6 -> 47.5 ms), so a lone G1 from
- *      2^21; but the engine (two slots, the shared add kernel) went 12.62 ->
- *      12.79 s per proof with B1 affine, so G1 where slots share the GPU
- *      stays from 2^23 (affine_from).
+ * them that fits the scratch holds at least o->affine_min_entries entries a
+ * pass (windows a pass times m); the sizes are options of the device
+ * (zp__gpu_msm_opts, gpu.h). The rounds' additions are cheaper, but each
+ * round has fixed work (key scans, a host wait), which below ~2^21 dense
+ * scalars, or in passes of few entries, costs more than they save. Where
+ * several prover slots share the device, a G1 MSM takes them from 2^23
+ * only: the other slot's kernels run beside them, and the engine's time per
+ * proof was longer with its B1 MSM (6.3 M dense) through them.
  * zp__gpu_msm_scratch_bytes_best sizes a scratch for all windows a pass.
- * ZKPIPE_MSM_AFFINE (read once): "off" never, "on" at any size whenever
- * the layout fits at all (the tests), otherwise that rule.
  */
-static int affine_mode(void)
+/* The fewest dense scalars the rounds run from: where one prover slot has
+ * the device, or several share it (shared). */
+template <class F> static uint64_t affine_from(const zp__gpu_msm_opts *o, bool shared)
 {
-    static const int mode = [] { /* C++: initialized once, thread-safe */
-        const char *e = getenv("ZKPIPE_MSM_AFFINE");
-        return !e ? 0 : !strcmp(e, "off") ? -1 : !strcmp(e, "on") ? 1 : 0;
-    }();
-    return mode;
-}
-
-/* The fewest dense scalars the round runs from by default: affine_min, or
- * affine_min_shared where several prover slots share the GPU (shared);
- * 2^ZKPIPE_MSM_G1_AFF_FROM or 2^ZKPIPE_MSM_G2_AFF_FROM (10 .. 31, read
- * once) instead, for measurements. */
-template <class F> static uint64_t affine_from(bool shared)
-{
-    static const unsigned lg = zp__env_knob(
-        sizeof(F) == sizeof(fp_t) ? "ZKPIPE_MSM_G1_AFF_FROM" : "ZKPIPE_MSM_G2_AFF_FROM", 10, 31, 0);
-    if (lg)
-        return (uint64_t)1 << lg;
-    return shared ? acc_cfg<F>::affine_min_shared : acc_cfg<F>::affine_min;
+    if (sizeof(F) != sizeof(fp_t))
+        return o->g2_affine_from;
+    return shared ? o->g1_affine_from_shared : o->g1_affine_from;
 }
 
 template <class F> static bool use_affine(zp__gpu *g, uint64_t m)
 {
-    return affine_mode() > 0 ||
-           (affine_mode() == 0 && m >= affine_from<F>(zp__gpu_slots(g) > 1));
+    return m >= affine_from<F>(&g->msm, zp__gpu_slots(g) > 1);
 }
 
 /* Whether an affine layout l (of the most windows a pass that fit) may run. */
-template <class F> static bool affine_pass_ok(const msm_layout *l)
+static bool affine_pass_ok(const zp__gpu_msm_opts *o, const msm_layout *l)
 {
-    if (affine_mode() > 0)
-        return true;
-    return l->N >= acc_cfg<F>::affine_entries;
+    return l->entries >= o->affine_min_entries;
 }
 
 /* Whether `count` ones are summed by ones_affine (msm_affine.cuh): where
- * the dense part ran the affine rounds in a layout that holds them (l->N >=
- * count), from ones_aff_min<F>() of them (any count >= 2 with
- * ZKPIPE_MSM_AFFINE=on). ZKPIPE_MSM_ONES_AFF=0 (read once) keeps the
- * strided XYZZ sum, for measurements.
- * The least count: 2^18 in G2; 2^25 in G1, where the round's fixed work
- * outweighs its cheaper additions below tens of millions of points. On the
- * H200 (session 23, a porep:27 partition's per-MSM phases, affine against
- * XYZZ): G1 1.86 M ones 2.96 / 1.06 ms, 13.4 M 6.55 / 6.12, 58 M 21.2 /
- * 25.3; G2 13.4 M 16.1 / 19.0. ZKPIPE_MSM_ONES_AFF_FROM=lg (10..31, read
- * once) sets G1's least count to 2^lg (18 was the default before). */
-#define ONES_AFF_MIN_G2 (1u << 18)
-#define ONES_AFF_MIN_G1_LOG2 25
-template <class F> static uint64_t ones_aff_min(void)
+ * the dense part ran the affine rounds in a layout that holds them
+ * (l->entries >= count), from ones_aff_min<F>(o) of them (and at least 2).
+ * The least count is 2^18 in G2 but 2^25 in G1, where the rounds' fixed
+ * work outweighs their cheaper additions below tens of millions of points
+ * (as measured on an H200, bench/RESULTS.md). */
+template <class F> static uint64_t ones_aff_min(const zp__gpu_msm_opts *o)
 {
-    static const unsigned lg =
-        zp__env_knob("ZKPIPE_MSM_ONES_AFF_FROM", 10, 31, ONES_AFF_MIN_G1_LOG2);
-    return sizeof(F) == sizeof(fp_t) ? (uint64_t)1 << lg : ONES_AFF_MIN_G2;
+    return sizeof(F) == sizeof(fp_t) ? o->g1_ones_affine_from : o->g2_ones_affine_from;
 }
 
-template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t count)
+template <class F>
+static bool ones_affine_ok(const zp__gpu_msm_opts *o, const msm_layout *l, uint64_t count)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_MSM_ONES_AFF", 0, 1, 1);
-    if (!on || !l->affine || count < 2 || count > l->N)
+    if (!l->affine || count < 2 || count > l->entries)
         return false;
-    return affine_mode() > 0 || count >= ones_aff_min<F>();
+    return count >= ones_aff_min<F>(o);
 }
 
 /*
@@ -277,21 +235,18 @@ template <class F> static bool ones_affine_ok(const msm_layout *l, uint64_t coun
  * dense scalars for the affine rounds) are summed first, by ones_affine in
  * a layout of their own (*lo: one window of count entries, planned over n
  * with the split, so its split arrays lie where the MSM's do and the
- * dense list survives it): from ones_aff_min<F>() of them (2^25 by
+ * dense list survives it): from ones_aff_min<F>(o) of them (2^25 by
  * default), where that layout fits `bytes`. A porep:27 partition's rest of
- * L has 0.63 M dense values and 56.5 M ones, which XYZZ sums in 24.5 ms
- * where A's 58 M take 21.2 ms by affine rounds (session 23). G2 keeps the
- * strided sum there (unmeasured). ZKPIPE_MSM_ONES_FIRST=0 (read once) keeps
- * the strided XYZZ sum.
+ * L (0.63 M dense values, 56.5 M ones) is such an MSM. G2 keeps the
+ * strided sum there (not measured).
  */
 template <class F>
-static bool ones_first_ok(msm_layout *lo, uint64_t n, uint64_t count, uint64_t bytes)
+static bool ones_first_ok(const zp__gpu_msm_opts *o, msm_layout *lo, uint64_t n, uint64_t count,
+                          uint64_t bytes)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_MSM_ONES_FIRST", 0, 1, 1);
-    if (!on || sizeof(F) != sizeof(fp_t) || count < 2 || count < ones_aff_min<F>() ||
-        count >> 32)
+    if (sizeof(F) != sizeof(fp_t) || count < 2 || count < ones_aff_min<F>(o) || count >> 32)
         return false;
-    plan(lo, n, count, sizeof(xyzz_t<F>), 1, true, true);
+    plan(lo, o, n, count, sizeof(xyzz_t<F>), 1, true, true);
     return lo->total <= bytes;
 }
 
@@ -308,9 +263,8 @@ ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count, uint64
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= parts)
         return;
-    __shared__ xyzz_t<F> sh_acc[acc_cfg<F>::shared ? ONES_THREADS : 1];
-    xyzz_t<F> reg_acc;
-    xyzz_t<F> &acc = acc_cfg<F>::shared ? sh_acc[threadIdx.x] : reg_acc;
+    __shared__ xyzz_t<F> sh_acc[ONES_THREADS];
+    xyzz_t<F> &acc = sh_acc[threadIdx.x];
     xyzz_set_inf(acc);
     for (uint64_t i = t; i < count; i += parts)
         xyzz_add_aff_at(acc, points + ones[i], false);
@@ -328,9 +282,10 @@ static inline void mark(zp__gpu_stream *s, int i)
 
 #include "gpu/msm_affine.cuh"
 
-/* Pippenger over the dense list; window sums to res[0 .. nw). The windows
- * go G at a time through digits, sort, bounds and accumulation (into their
- * own buckets); the bucket reduction then runs over all of them. */
+/* Pippenger over the dense list; window sums to res[0 .. windows). The
+ * windows go per_pass at a time through digits, sort, bounds and
+ * accumulation (into their own buckets); the bucket reduction then runs
+ * over all of them. */
 template <class F>
 static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                          const aff_t<F> *points, const fr_t *scalars, const wsel_t *ws)
@@ -338,33 +293,33 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
     const uint64_t m = l->m;
-    uint32_t *kin = (uint32_t *)(base + l->kin), *vin = (uint32_t *)(base + l->vin);
-    uint32_t *kout = (uint32_t *)(base + l->kout), *vout = (uint32_t *)(base + l->vout);
-    uint64_t *bstart = (uint64_t *)(base + l->bstart), *bend = (uint64_t *)(base + l->bend);
+    uint32_t *kin = (uint32_t *)(base + l->keys_in), *vin = (uint32_t *)(base + l->vals_in);
+    uint32_t *kout = (uint32_t *)(base + l->keys_out), *vout = (uint32_t *)(base + l->vals_out);
+    uint64_t *bstart = (uint64_t *)(base + l->bucket_start);
+    uint64_t *bend = (uint64_t *)(base + l->bucket_end);
     xyzz_t<F> *buckets = (xyzz_t<F> *)(base + l->buckets);
     xyzz_t<F> *carries = (xyzz_t<F> *)(base + l->carries);
-    xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts2);
-    xyzz_t<F> *res = (xyzz_t<F> *)(base + l->res);
+    xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts_tmp);
+    xyzz_t<F> *res = (xyzz_t<F> *)(base + l->window_sums);
 
-    ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->nw * l->B, st));
-    for (unsigned w0 = 0; w0 < l->nw; w0 += l->G) {
-        const unsigned gw = l->nw - w0 < l->G ? l->nw - w0 : l->G;
+    ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->windows * l->window_buckets, st));
+    for (unsigned w0 = 0; w0 < l->windows; w0 += l->per_pass) {
+        const unsigned gw = l->windows - w0 < l->per_pass ? l->windows - w0 : l->per_pass;
         const uint64_t N = (uint64_t)gw * m;
         const uint64_t nkeys = (uint64_t)gw << l->c;
-        xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->B;
+        xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->window_buckets;
         if (l->copies) { /* the table's scalars: m / copies */
             const uint64_t ns = m / l->copies;
             digits_kernel<true, true><<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
-                scalars, NULL, ns, l->c, 0, l->copies, halve_scalars(), kin, vin);
+                scalars, NULL, ns, l->c, 0, l->copies, kin, vin);
         } else if (ws) {
             digits_kernel<false, false, true><<<zp__ceil_div_u(m, 256), 256, 0, st>>>(
-                NULL, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin, vin,
-                *ws);
+                NULL, (uint32_t *)(base + l->dense), m, l->c, w0, gw, kin, vin, *ws);
         } else {
             (l->ident ? digits_kernel<true> : digits_kernel<false>)<<<zp__ceil_div_u(m, 256),
                                                                        256, 0, st>>>(
-                scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, halve_scalars(), kin,
-                vin, wsel_t{});
+                scalars, (uint32_t *)(base + l->dense), m, l->c, w0, gw, kin, vin,
+                wsel_t{});
         }
         ZP_CUDA_LAUNCHED();
         const unsigned sb = sort_bits(l->c);
@@ -375,7 +330,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                                                     vin + o, vout + o, (int)m, 0, (int)sb, st));
         }
         if (sb < l->c)
-            ZP_TRY(sort_fix(g, st, kout, vout, vin, base + l->sort_grp, m, gw, l->c));
+            ZP_TRY(sort_fix(g, st, kout, vout, vin, base + l->sort_groups, m, gw, l->c));
         if (w0 == 0)
             mark(s, 2); /* later passes' sorts count as accumulation */
         ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
@@ -388,17 +343,17 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
                                   bstart, bend, bk, carries, &rounds));
             s->last_aff_rounds = rounds > s->last_aff_rounds ? rounds : s->last_aff_rounds;
         } else
-            ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->L, nkeys, bstart, bend,
-                                 bk, carries));
+            ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->chunk_len, nkeys, bstart,
+                                 bend, bk, carries));
     }
     mark(s, 3);
     if (l->runs)
         return reduce_two_levels<F>(g, st, l, base, buckets, parts, parts2, res);
-    uint32_t seg = l->B < l->seg ? l->B : l->seg;
-    segments_kernel<F><<<zp__ceil_div_u(l->nw * l->T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
-                                                                        seg, l->T, parts);
+    uint32_t seg = l->window_buckets < l->seg ? l->window_buckets : l->seg;
+    segments_kernel<F><<<zp__ceil_div_u(l->windows * l->segs, 64), 64, 0, st>>>(
+        buckets, l->windows, l->window_buckets, seg, l->segs, parts);
     ZP_CUDA_LAUNCHED();
-    return reduce_groups<F>(g, st, parts, parts2, l->nw, l->T, res);
+    return reduce_groups<F>(g, st, parts, parts2, l->windows, l->segs, res);
 }
 
 /*
@@ -417,6 +372,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
                          const wsel_t *ws = NULL)
 {
     zp__gpu *g = s->g;
+    const zp__gpu_msm_opts *o = &g->msm;
     cudaStream_t st = s->st;
     char *base = (char *)scratch.ptr;
     msm_layout l;
@@ -424,7 +380,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         split = false; /* n: the table's points (msm_pre), n / copies scalars */
     if (ws)
         split = true;
-    plan(&l, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
+    plan(&l, o, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
     ZP_CUDA(cudaSetDevice(g->device));
@@ -468,57 +424,57 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * pass as it holds. */
     const size_t xb = sizeof(xyzz_t<F>);
     bool affine = use_affine<F>(g, m) &&
-                  plan_fit(&l, n, m, xb, scratch.bytes, true, split, pre_c) &&
-                  affine_pass_ok<F>(&l);
-    if (!affine && !plan_fit(&l, n, m, xb, scratch.bytes, false, split, pre_c))
+                  plan_fit(&l, o, n, m, xb, scratch.bytes, true, split, pre_c) &&
+                  affine_pass_ok(o, &l);
+    if (!affine && !plan_fit(&l, o, n, m, xb, scratch.bytes, false, split, pre_c))
         return ZP_E_GPU_OOM;
     l.ident = !split;
     /* Ones first (ones_first_ok): their sum straight to the host's slot nw,
      * before the dense part reuses the room; the profile counts their time
      * in the sort phase. */
     msm_layout lo;
-    const bool first = !affine && split && ones_first_ok<F>(&lo, n, ones, scratch.bytes);
+    const bool first = !affine && split && ones_first_ok<F>(o, &lo, n, ones, scratch.bytes);
     if (first) {
-        xyzz_t<F> *sum = (xyzz_t<F> *)(base + lo.res);
+        xyzz_t<F> *sum = (xyzz_t<F> *)(base + lo.window_sums);
         ZP_TRY(ones_affine<F>(s, &lo, base, points, (uint32_t *)(base + lo.ones), ones, sum));
-        ZP_CUDA(cudaMemcpyAsync((xyzz_t<F> *)s->host + l.nw, sum, sizeof *sum,
+        ZP_CUDA(cudaMemcpyAsync((xyzz_t<F> *)s->host + l.windows, sum, sizeof *sum,
                                 cudaMemcpyDeviceToHost, st));
     }
-    s->last_windows = l.nw;
-    s->last_per_pass = l.G;
+    s->last_windows = l.windows;
+    s->last_per_pass = l.per_pass;
     s->last_aff_rounds = 0; /* dense_part keeps the most rounds of its passes */
     s->last_c = m ? l.c : 0;
-    xyzz_t<F> *res = (xyzz_t<F> *)(base + l.res);
+    xyzz_t<F> *res = (xyzz_t<F> *)(base + l.window_sums);
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars, ws));
     } else {
         mark(s, 2);
         mark(s, 3);
-        ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.nw, st));
+        ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.windows, st));
     }
     mark(s, 4);
-    s->last_ones_affine = first || ones_affine_ok<F>(&l, ones);
+    s->last_ones_affine = first || ones_affine_ok<F>(o, &l, ones);
     if (first) {
         /* summed already */
     } else if (s->last_ones_affine) {
         ZP_TRY(ones_affine<F>(s, &l, base, points, (uint32_t *)(base + l.ones), ones,
-                              res + l.nw));
+                              res + l.windows));
     } else if (ones) {
         uint64_t parts = 1;
         while (parts < ONES_PARTS && parts * ONES_MIN_PER_PART < ones)
             parts *= 2;
-        xyzz_t<F> *pp = (xyzz_t<F> *)(base + l.parts), *p2 = (xyzz_t<F> *)(base + l.parts2);
+        xyzz_t<F> *pp = (xyzz_t<F> *)(base + l.parts), *p2 = (xyzz_t<F> *)(base + l.parts_tmp);
         ones_kernel<F><<<zp__ceil_div_u(parts, ONES_THREADS), ONES_THREADS, 0, st>>>(
             points, (uint32_t *)(base + l.ones), ones, parts, pp);
         ZP_CUDA_LAUNCHED();
-        ZP_TRY(reduce_groups<F>(g, st, pp, p2, 1, parts, res + l.nw));
+        ZP_TRY(reduce_groups<F>(g, st, pp, p2, 1, parts, res + l.windows));
     } else {
-        ZP_CUDA(cudaMemsetAsync(res + l.nw, 0, sizeof(xyzz_t<F>), st));
+        ZP_CUDA(cudaMemsetAsync(res + l.windows, 0, sizeof(xyzz_t<F>), st));
     }
     mark(s, 5);
-    if (sizeof(xyzz_t<F>) * (l.nw + 1) > ZP__STREAM_HOST_BYTES)
+    if (sizeof(xyzz_t<F>) * (l.windows + 1) > ZP__STREAM_HOST_BYTES)
         return ZP_E_INVALID_ARG; /* cannot happen: nw <= 128 */
-    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.nw + !first),
+    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.windows + !first),
                             cudaMemcpyDeviceToHost, st));
     mark(s, 6);
     ZP_CUDA(cudaStreamSynchronize(st));
@@ -530,7 +486,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         ZP_CUDA(cudaEventElapsedTime(ph[5], s->ev[0], s->ev[6]));
     }
     *host = (xyzz_t<F> *)s->host;
-    *nw_out = l.nw;
+    *nw_out = l.windows;
     *c_out = l.c;
     return ZP_OK;
 }

@@ -8,24 +8,37 @@
 #define ZP_GPU_MSM_PLAN_CUH
 
 struct msm_layout {
-    uint64_t n, m;          /* points; dense scalars */
-    unsigned c, nw, B;      /* window bits, windows, buckets per window */
-    unsigned G;             /* windows sorted and accumulated per pass */
-    uint64_t N;             /* G * m sorted entries (one pass) */
-    uint64_t L, chunks;     /* accumulation chunk length and count (one pass) */
-    uint32_t seg;           /* buckets per reduction segment (seg_for) */
-    uint64_t T;             /* reduction segments per window */
-    uint64_t T2;            /* second-level segments (two_level_reduce; 0: one level) */
-    size_t flags, pos, dense, ones, counts, kin, vin, kout, vout, temp, temp_bytes;
-    size_t sort_grp;        /* sort_fix's group lengths and counts (msm_sort.cuh) */
-    size_t bstart, bend, buckets, carries, parts, parts2, res, total;
-    size_t runs, parts3;    /* the two-level reduction's (0: none) */
-    bool affine;            /* the batch-affine round (msm_affine.cuh) first */
-    unsigned gs, kmax;      /* its group length; most slots a thread (0: aff_k_max) */
-    bool ident;             /* no split: dense scalar i is scalar i (msm_device) */
-    unsigned copies;        /* precomputed bases (msm_pre): m = copies * scalars, one window */
-    size_t cnt_a, cnt_b, smax, idx, glen, kx, x, pre;
-    size_t kx2, x2;         /* a second affine round's sums and keys (0: none) */
+    uint64_t n, m;           /* points; dense scalars */
+    unsigned c, windows;     /* window bits; windows */
+    unsigned window_buckets; /* buckets per window, 2^(c-1) */
+    unsigned per_pass;       /* windows sorted and accumulated per pass */
+    uint64_t entries;        /* per_pass * m sorted entries (one pass) */
+    uint64_t chunk_len, chunks; /* accumulation chunk length and count (one pass) */
+    uint32_t seg;            /* buckets per reduction segment (seg_for) */
+    uint64_t segs;           /* reduction segments per window */
+    uint64_t segs2;          /* second-level segments (two_level_reduce; 0: one level) */
+    bool affine;             /* the batch-affine rounds (msm_affine.cuh) first */
+    unsigned group_len;      /* their group length */
+    unsigned slots_max;      /* their most slots a thread (0: acc_cfg<F>::affine_k) */
+    bool ident;              /* no split: dense scalar i is scalar i (msm_device) */
+    unsigned copies;         /* precomputed bases (msm_pre): m = copies * scalars, one window */
+
+    /* Byte offsets in the scratch. The split: */
+    size_t flags, pos, dense, ones, counts;
+    /* the sort's input and output, its temporary storage, sort_fix's group
+     * lengths and counts (msm_sort.cuh): */
+    size_t keys_in, vals_in, keys_out, vals_out, temp, temp_bytes, sort_groups;
+    /* each key's run of sorted entries, the buckets, the chunks' carries: */
+    size_t bucket_start, bucket_end, buckets, carries;
+    /* the reduction's partial sums (and a second array for its tree), the
+     * two-level reduction's (0: none), the window sums: */
+    size_t parts, parts_tmp, runs, run_parts, window_sums;
+    /* the affine rounds' run lengths and groups per key, the longest run,
+     * index table, group lengths, sums and their keys, walk-up products;
+     * the second round's sums and keys: */
+    size_t run_lens, run_groups, longest, group_idx, group_lens, sums, sum_keys, prefix;
+    size_t sums2, sum_keys2;
+    size_t total; /* bytes in all */
 };
 
 /*
@@ -33,51 +46,35 @@ struct msm_layout {
  * negated (r P = 0 in the prime-order groups), so every scalar is below
  * 2^254 and nw signed c-bit windows need c nw >= 255 bits instead of 256:
  * 15 windows instead of 16 at c = 17, where the top window of 16 held
- * only the carries (about half the scalars, all in one bucket). On the
- * H200 (session 14, alternating, medians of 5, with/without): G1 2^23
- * 51.49 / 51.92 ms, 2^24 94.43 / 94.47 (a tie: that bucket's long runs
- * were cheap), porep-like sparse 2^27 96.25 / 96.61. ZKPIPE_MSM_HALF=0
- * (read once) keeps the scalars as they are, for measurements.
+ * only the carries (about half the scalars, all in one bucket).
  */
-static bool halve_scalars(void)
-{
-    static const bool on = zp__env_knob("ZKPIPE_MSM_HALF", 0, 1, 1);
-    return on;
-}
-
 static unsigned windows_of(unsigned c)
 {
-    return ((halve_scalars() ? 255 : 256) + c - 1) / c;
+    return (255 + c - 1) / c;
 }
 
 /* Cost model: nw windows of m mixed additions (~10 products each) plus the
  * bucket reduction: two full additions per bucket and the segment offsets
- * (~40 products per bucket), in kernels about half as efficient: 80.
- * halve_scalars' 255 bits moved its choices; two gained on the H200
- * (session 14: G1 2^22 to c = 17, 32.2 -> 31.8 ms; G2 2^23 to 17, 141.3
- * -> 140.0), the two that lost are undone at the end.
- * ZP_MSM_RED_COST overrides the 80 (a build variant: the phase times of
- * bench/RESULTS.md put a bucket's reduction at ~3.6 additions, i.e. ~36). */
-#ifndef ZP_MSM_RED_COST
-#define ZP_MSM_RED_COST 80.0
-#endif
+ * (~40 products per bucket), in kernels about half as efficient: 80. Two of
+ * its choices measure slower than their neighbours and are corrected at
+ * the end. */
 static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
 {
+    const double red_cost = 80.0; /* products a bucket of the reduction */
     unsigned best = 2;
     double best_cost = 1e300;
     for (unsigned c = 2; c <= MAX_C; c++) {
         double nw = windows_of(c);
-        double cost = nw * (10.0 * (double)m + ZP_MSM_RED_COST * (double)(1u << (c - 1)));
+        double cost = nw * (10.0 * (double)m + red_cost * (double)(1u << (c - 1)));
         if (cost < best_cost) {
             best_cost = cost;
             best = c;
         }
     }
-    /* With halved scalars (255 bits) the model asks for 15 at 2^20, 17
-     * windows, where 16 with 16 windows is faster (H200, session 14: G1
-     * 10.02 against 10.37 ms), and for 17 in G2 below 2^23, where 16 is
-     * (2^22: 76.6 against 78.7 ms; at 2^23 17 wins, 140.0 against 141.3).
-     * The choice stays non-decreasing in m (msm_g1.cu's scratch_for). */
+    /* The model asks for 15 at 2^20 (17 windows), where 16 with 16 windows
+     * is faster, and for 17 in G2 below 2^23, where 16 is (from 2^23 17
+     * wins). The choice stays non-decreasing in m (msm_g1.cu's
+     * scratch_for). */
     if (best == 15)
         best = 16;
     if (xyzz_bytes == sizeof(xyzz_t<fp2_t>) && m < ((uint64_t)1 << 23) && best > 16)
@@ -86,14 +83,10 @@ static unsigned pick_window(uint64_t m, size_t xyzz_bytes)
 }
 
 /* The window for m dense scalars: pick_window's, except that G1's affine
- * round (xyzz_bytes of G1) runs best at c = 17 from 2^23 to 2^25 dense
- * scalars, where the model asked for 18 or 19. On the H200 (bench/RESULTS.md,
- * `ZKPIPE_MSM_C`), sessions 9 and 10: 2^24 dense 100.8 ms at 17 against
- * 103.7 at 19; 2^27 points with 13.4 M dense (porep's A and L) 103.2
- * against 106.7 at 18; session 14, two rounds: 2^24 97.1 at 17, 98.8 at
- * 16, 101.4 at 18. Smaller buckets make longer runs for the affine groups
- * and a cheaper reduction. At 2^26 dense the model's 20 stays best (19:
- * 336.0, 21: 347.0 ms). */
+ * rounds (xyzz_bytes of G1) run best at c = 17 from 2^23 to 2^25 dense
+ * scalars, where the model asks for 18 or 19: smaller buckets make longer
+ * runs for the affine groups and a cheaper reduction. From 2^26 dense the
+ * model's 20 is best. */
 static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 {
     unsigned c = pick_window(m, xyzz_bytes);
@@ -104,45 +97,22 @@ static unsigned window_for(uint64_t m, size_t xyzz_bytes, bool affine)
 }
 
 /*
- * Accumulation chunks: L = N >> shift entries each (16 .. 1024), i.e. about
- * 2^shift chunks (one thread each) per pass. More chunks leave less of the
- * last wave of blocks idle at the end of a launch, for more carries. On the
- * H200 (bench/RESULTS.md, session 6, alternating) 2^21 chunks instead of
- * 2^18 took a lone G1 MSM 2^24 113.7 -> 110.6 ms, 2^25 206.6 -> 201.4 ms
- * and a porep:27 partition 1683 -> 1669 ms, but the engine, whose four
- * slots fill each other's tails, 15.61 -> 16.07 s per proof (and G2 2^22
- * 99.0 -> 109.8 ms): 2^18 stays. ZKPIPE_MSM_CHUNK_SHIFT
- * (14 .. 24, read once) overrides it, for measurements.
+ * Accumulation chunks: chunk_len = entries >> CHUNK_SHIFT entries each
+ * (16 .. 1024), i.e. about 2^CHUNK_SHIFT chunks (one thread each) per pass.
+ * More chunks leave less of the last wave of blocks idle at the end of a
+ * launch, for more carries: a lone G1 MSM gains from 2^21, but the engine,
+ * whose slots fill each other's tails, and G2 lose, so 2^18.
  */
-#ifndef ZP_MSM_CHUNK_SHIFT
-#define ZP_MSM_CHUNK_SHIFT 18
-#endif
-/* ZKPIPE_MSM_SEG (a power of two, 4 .. 1024, read once): every
- * reduction's buckets per segment, for measurements; 0 (unset) lets
- * seg_for choose. */
-static unsigned forced_seg(void)
-{
-    static const unsigned s = [] { /* C++: initialized once, thread-safe */
-        unsigned v = zp__env_knob("ZKPIPE_MSM_SEG", 4, 1024, 0);
-        return v & (v - 1) ? 0 : v;
-    }();
-    return s;
-}
+#define CHUNK_SHIFT 18
 
 /* Whether a window of B buckets is reduced in two levels (msm_reduce.cuh).
  * The second level saves each segment its product by its offset but costs
- * a pass over the runs; on the H200 (bench/RESULTS.md, session 15, two
- * alternating rounds) it gained only at c = 20 (B = 2^19): G1 2^25 178.05
- * -> 177.39 / 177.59 ms, 2^26 321.52 -> 320.88 / 321.09, 2^27 601.88 ->
- * 601.04 / 601.06 (reduce 10.5 -> 9.8), and lost below (2^24, c = 17:
- * reduce 1.85 -> 2.71; G2 2^22, c = 16: 4.59 -> 7.83). So from B = 2^19.
- * ZKPIPE_MSM_RED (read once): 1 one level always, 2 two levels always
- * (where there are several segments), unset or 0 that rule. */
-#define RED2_MIN_B (1u << 19)
-static bool two_level_reduce(uint32_t B)
+ * a pass over the runs: it gains at c = 20 (B = 2^19) and loses below, so
+ * from o->two_level_from buckets (2^19 by default), where there are
+ * several segments. */
+static bool two_level_reduce(const zp__gpu_msm_opts *o, uint32_t B)
 {
-    static const unsigned mode = zp__env_knob("ZKPIPE_MSM_RED", 0, 2, 0);
-    return mode == 2 || (mode == 0 && B >= RED2_MIN_B);
+    return B >= o->two_level_from;
 }
 
 /*
@@ -151,42 +121,29 @@ static bool two_level_reduce(uint32_t B)
  * RED_MIN_SEGS segments (threads) in all. A segment costs its buckets' two
  * additions each (and, in one level, a product by its offset, ~26
  * additions at c = 20, which is why one level keeps SEG), so shorter
- * segments only add threads. Only a lone window (the precomputed bases)
- * has that few: on the H200 (session 20, G1 2^24, c = 20, one window of
- * 2^19 buckets), reduce 2.53 ms at 32, 1.84 at 16, 1.80 at 8; with 13
- * windows (2^26) 8 lost, 9.79 -> 12.74 ms.
+ * segments only add threads: they pay where a lone window (the
+ * precomputed bases) has too few segments to fill the GPU, and lose with
+ * many windows.
  */
 #define RED_MIN_SEGS (1u << 16)
-static uint32_t seg_for(unsigned nw, uint32_t B)
+static uint32_t seg_for(const zp__gpu_msm_opts *o, unsigned nw, uint32_t B)
 {
-    if (forced_seg())
-        return forced_seg();
     uint32_t seg = SEG;
-    while (two_level_reduce(B) && seg > 8 && (uint64_t)nw * B / seg < RED_MIN_SEGS)
+    while (two_level_reduce(o, B) && seg > 8 && (uint64_t)nw * B / seg < RED_MIN_SEGS)
         seg /= 2;
     return seg;
 }
 
-static unsigned chunk_shift(void)
+/* o->window where it is one (2 .. MAX_C), else 0: window_for chooses. */
+static unsigned forced_window(const zp__gpu_msm_opts *o)
 {
-    /* C++: initialized once, thread-safe */
-    static const unsigned shift =
-        zp__env_knob("ZKPIPE_MSM_CHUNK_SHIFT", 14, 24, ZP_MSM_CHUNK_SHIFT);
-    return shift;
-}
-
-/* ZKPIPE_MSM_C (2 .. MAX_C, read once): every MSM's window, for
- * measurements; 0 (unset) lets pick_window choose. */
-static unsigned forced_window(void)
-{
-    static const unsigned c = zp__env_knob("ZKPIPE_MSM_C", 2, MAX_C, 0);
-    return c;
+    return o->window >= 2 && o->window <= MAX_C ? o->window : 0;
 }
 
 /* The chunk length for N sorted entries. */
 static uint64_t chunk_len(uint64_t N)
 {
-    uint64_t L = N >> chunk_shift();
+    uint64_t L = N >> CHUNK_SHIFT;
     return L < 16 ? 16 : L > 1024 ? 1024 : L;
 }
 
@@ -207,25 +164,28 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
  * split: room for the 0/1 split's arrays (24 bytes a scalar: 3 GiB at 2^27);
  * an MSM without the split (zp__gpu_msm_g1_nosplit) leaves them out, which
  * at 2^27 is most of another window a pass. */
-static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsigned G,
-                 bool affine = false, bool split = true, unsigned pre_c = 0)
+static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t m,
+                 size_t xyzz_bytes, unsigned G, bool affine = false, bool split = true,
+                 unsigned pre_c = 0)
 {
     memset(l, 0, sizeof *l);
     l->n = n;
     l->m = m;
-    l->c = pre_c ? pre_c : forced_window() ? forced_window() : window_for(m, xyzz_bytes, affine);
-    l->nw = windows_of(l->c);
+    l->c = pre_c ? pre_c : forced_window(o);
+    if (!l->c)
+        l->c = window_for(m, xyzz_bytes, affine);
+    l->windows = windows_of(l->c);
     if (pre_c) { /* every window's digits into one bucket set (msm_pre) */
-        l->copies = l->nw;
-        l->nw = 1;
+        l->copies = l->windows;
+        l->windows = 1;
     }
-    l->B = 1u << (l->c - 1);
-    l->G = G && G < l->nw ? G : l->nw;
-    l->N = (uint64_t)l->G * m;
-    l->L = chunk_len(l->N);
-    l->chunks = (l->N + l->L - 1) / l->L;
-    l->seg = seg_for(l->nw, l->B);
-    l->T = l->B > l->seg ? l->B / l->seg : 1;
+    l->window_buckets = 1u << (l->c - 1);
+    l->per_pass = G && G < l->windows ? G : l->windows;
+    l->entries = (uint64_t)l->per_pass * m;
+    l->chunk_len = chunk_len(l->entries);
+    l->chunks = (l->entries + l->chunk_len - 1) / l->chunk_len;
+    l->seg = seg_for(o, l->windows, l->window_buckets);
+    l->segs = l->window_buckets > l->seg ? l->window_buckets / l->seg : 1;
 
     size_t scan_b = 0, sort_b = 0;
     cub::DeviceScan::ExclusiveSum(NULL, scan_b, (const uint64_t *)NULL, (uint64_t *)NULL,
@@ -239,7 +199,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     if (affine) {
         size_t key_b = 0;
         cub::DeviceScan::ExclusiveSum(NULL, key_b, (const uint64_t *)NULL, (uint64_t *)NULL,
-                                      (int)((uint64_t)l->G << l->c));
+                                      (int)((uint64_t)l->per_pass << l->c));
         cudaGetLastError();
         l->temp_bytes = key_b > l->temp_bytes ? key_b : l->temp_bytes;
     }
@@ -250,7 +210,7 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
     uint64_t ones_parts = 1;
     while (ones_parts < ONES_PARTS && ones_parts * ONES_MIN_PER_PART < n)
         ones_parts *= 2;
-    uint64_t parts = l->nw * l->T > ones_parts ? l->nw * l->T : ones_parts;
+    uint64_t parts = l->windows * l->segs > ones_parts ? l->windows * l->segs : ones_parts;
     size_t at = 0;
     if (split) { /* else all four stay at offset 0, never read */
         l->flags = take(&at, 8 * n);
@@ -259,42 +219,43 @@ static void plan(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, unsig
         l->ones = take(&at, 4 * n);
     }
     l->counts = take(&at, 16);
-    l->sort_grp = take(&at, 16 * (uint64_t)l->G);
+    l->sort_groups = take(&at, 16 * (uint64_t)l->per_pass);
     l->temp = take(&at, l->temp_bytes);
-    l->kin = take(&at, 4 * l->N);
-    l->vin = take(&at, 4 * l->N);
-    l->kout = take(&at, 4 * l->N);
-    l->vout = take(&at, 4 * l->N);
-    l->bstart = take(&at, 8 * ((uint64_t)l->G << l->c));
-    l->bend = take(&at, 8 * ((uint64_t)l->G << l->c));
-    l->buckets = take(&at, xyzz_bytes * l->nw * l->B);
+    l->keys_in = take(&at, 4 * l->entries);
+    l->vals_in = take(&at, 4 * l->entries);
+    l->keys_out = take(&at, 4 * l->entries);
+    l->vals_out = take(&at, 4 * l->entries);
+    l->bucket_start = take(&at, 8 * ((uint64_t)l->per_pass << l->c));
+    l->bucket_end = take(&at, 8 * ((uint64_t)l->per_pass << l->c));
+    l->buckets = take(&at, xyzz_bytes * l->windows * l->window_buckets);
     l->carries = take(&at, xyzz_bytes * l->chunks);
     if (affine)
-        aff_plan(l, &at, l->N, (uint64_t)l->G << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
+        aff_plan(l, &at, l->entries, (uint64_t)l->per_pass << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
     l->parts = take(&at, xyzz_bytes * parts);
-    l->parts2 = take(&at, xyzz_bytes * parts);
-    if (two_level_reduce(l->B) && l->T > 1) {
-        l->T2 = l->T > l->seg ? l->T / l->seg : 1;
-        l->runs = take(&at, xyzz_bytes * l->nw * l->T);
-        l->parts3 = take(&at, xyzz_bytes * l->nw * l->T2);
+    l->parts_tmp = take(&at, xyzz_bytes * parts);
+    if (two_level_reduce(o, l->window_buckets) && l->segs > 1) {
+        l->segs2 = l->segs > l->seg ? l->segs / l->seg : 1;
+        l->runs = take(&at, xyzz_bytes * l->windows * l->segs);
+        l->run_parts = take(&at, xyzz_bytes * l->windows * l->segs2);
     }
-    l->res = take(&at, xyzz_bytes * (l->nw + 1));
+    l->window_sums = take(&at, xyzz_bytes * (l->windows + 1));
     l->total = at;
 }
 
 /* The layout with the most windows a pass (all of them down to one) that
  * fits `bytes`, with fewer than 2^32 entries a pass for the affine round;
  * false when none does. */
-static bool plan_fit(msm_layout *l, uint64_t n, uint64_t m, size_t xyzz_bytes, uint64_t bytes,
-                     bool affine, bool split, unsigned pre_c = 0)
+static bool plan_fit(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t m,
+                     size_t xyzz_bytes, uint64_t bytes, bool affine, bool split,
+                     unsigned pre_c = 0)
 {
-    plan(l, n, m, xyzz_bytes, 0, affine, split, pre_c);
-    for (unsigned G = l->nw;; G--) {
-        if (l->total <= bytes && !(affine && l->N >> 32))
+    plan(l, o, n, m, xyzz_bytes, 0, affine, split, pre_c);
+    for (unsigned G = l->windows;; G--) {
+        if (l->total <= bytes && !(affine && l->entries >> 32))
             return true;
         if (G <= 1)
             return false;
-        plan(l, n, m, xyzz_bytes, G - 1, affine, split, pre_c);
+        plan(l, o, n, m, xyzz_bytes, G - 1, affine, split, pre_c);
     }
 }
 

@@ -3,7 +3,7 @@
  * (after its layout and TREE): per window, the sum over b of
  * (b + 1) S_b, by segments of l->seg buckets (running sums, then the
  * segment's offset times its sum) and a tree of partial sums; or, from
- * 2^19 buckets a window (two_level_reduce), in two levels
+ * 2^19 buckets a window by default (two_level_reduce), in two levels
  * (segments_split_kernel).
  */
 #ifndef ZP_GPU_MSM_REDUCE_CUH
@@ -142,8 +142,9 @@ static zp_err reduce_groups(zp__gpu *g, cudaStream_t st, xyzz_t<F> *parts, xyzz_
     return ZP_OK;
 }
 
-/* The window sums res[0 .. nw) from the buckets in two levels
- * (segments_split_kernel; l->runs set, so l->T > 1 and B > seg). The two
+/* The window sums res[0 .. l->windows) from the buckets in two levels
+ * (segments_split_kernel; l->runs set, so l->segs > 1 and
+ * l->window_buckets > seg). The two
  * levels' sums go to the runs array, dead by then. */
 template <class F>
 static zp_err reduce_two_levels(zp__gpu *g, cudaStream_t st, const msm_layout *l, char *base,
@@ -151,18 +152,18 @@ static zp_err reduce_two_levels(zp__gpu *g, cudaStream_t st, const msm_layout *l
                                 xyzz_t<F> *res)
 {
     const uint32_t seg = l->seg;
-    const uint64_t T = l->T, T2 = l->T2;
-    xyzz_t<F> *runs = (xyzz_t<F> *)(base + l->runs), *parts3 = (xyzz_t<F> *)(base + l->parts3);
-    segments_split_kernel<F><<<zp__ceil_div_u(l->nw * T, 64), 64, 0, st>>>(buckets, l->nw, l->B,
-                                                                           seg, T, parts, runs);
+    const uint64_t T = l->segs, T2 = l->segs2;
+    xyzz_t<F> *runs = (xyzz_t<F> *)(base + l->runs), *parts3 = (xyzz_t<F> *)(base + l->run_parts);
+    segments_split_kernel<F><<<zp__ceil_div_u(l->windows * T, 64), 64, 0, st>>>(
+        buckets, l->windows, l->window_buckets, seg, T, parts, runs);
     ZP_CUDA_LAUNCHED();
-    segments_kernel<F><<<zp__ceil_div_u(l->nw * T2, 64), 64, 0, st>>>(
-        runs, l->nw, (uint32_t)T, T < seg ? (uint32_t)T : seg, T2, parts3);
+    segments_kernel<F><<<zp__ceil_div_u(l->windows * T2, 64), 64, 0, st>>>(
+        runs, l->windows, (uint32_t)T, T < seg ? (uint32_t)T : seg, T2, parts3);
     ZP_CUDA_LAUNCHED();
-    ZP_TRY(reduce_groups<F>(g, st, parts, tmp, l->nw, T, runs));
-    ZP_TRY(reduce_groups<F>(g, st, parts3, tmp, l->nw, T2, runs + l->nw));
-    combine_kernel<F><<<zp__ceil_div_u(l->nw, 64), 64, 0, st>>>(
-        runs, runs + l->nw, (unsigned)__builtin_ctz(seg), l->nw, res);
+    ZP_TRY(reduce_groups<F>(g, st, parts, tmp, l->windows, T, runs));
+    ZP_TRY(reduce_groups<F>(g, st, parts3, tmp, l->windows, T2, runs + l->windows));
+    combine_kernel<F><<<zp__ceil_div_u(l->windows, 64), 64, 0, st>>>(
+        runs, runs + l->windows, (unsigned)__builtin_ctz(seg), l->windows, res);
     ZP_CUDA_LAUNCHED();
     return ZP_OK;
 }

@@ -20,10 +20,8 @@
  *                        zeros. Zero digits are never summed, so their
  *                        values may stay whatever valid index they hold.
  *
- * On the H200 (bench/RESULTS.md, session 15, against ZKPIPE_MSM_SORT_SHORT=0,
- * alternating twice): G1 2^24 93.65 -> 92.41 ms (digits and sort 6.66 ->
- * 5.30), 2^23 51.20 -> 50.50, PoRep-like sparse 2^27 95.9 -> 94.7, G2 2^24
- * 260.3 -> 258.9.
+ * The fix-up costs a fraction of the radix pass it saves (a pass moves
+ * every key and value; the fix-up touches the zero digits' group only).
  */
 #ifndef ZP_GPU_MSM_SORT_CUH
 #define ZP_GPU_MSM_SORT_CUH
@@ -32,12 +30,10 @@
 #define SORT_FIX_BLOCKS 64 /* blocks a window for gather and write */
 
 /* Key bits the sort of c-bit digits takes: c - 1 where that saves a pass
- * (then sort_fix must follow), else c. ZKPIPE_MSM_SORT_SHORT=0 (read once)
- * sorts all c bits always, for measurements. */
+ * (then sort_fix must follow), else c. */
 static unsigned sort_bits(unsigned c)
 {
-    static const unsigned on = zp__env_knob("ZKPIPE_MSM_SORT_SHORT", 0, 1, 1);
-    return on && c > 1 && (c - 1) % SORT_RADIX_BITS == 0 ? c - 1 : c;
+    return c > 1 && (c - 1) % SORT_RADIX_BITS == 0 ? c - 1 : c;
 }
 
 /* Per window w of the pass: glen[w] = the length of the group of entries

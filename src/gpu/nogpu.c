@@ -16,6 +16,7 @@ void zp__gpu_config_default(zp__gpu_config *c)
     c->device = 0;
     c->arena_bytes = 0;
     c->reserve_bytes = (uint64_t)1 << 30;
+    zp__gpu_msm_opts_default(&c->msm);
 }
 
 zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
@@ -253,6 +254,19 @@ uint64_t zp__gpu_msm_scratch_bytes_best(uint64_t n, bool g2)
 {
     (void)n;
     (void)g2;
+    return 0;
+}
+
+uint64_t zp__gpu_msm_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
+                                        unsigned windows, bool best)
+{
+    (void)o; (void)n; (void)g2; (void)windows; (void)best;
+    return 0;
+}
+
+uint64_t zp__gpu_msm_scratch_bytes_pre_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c)
+{
+    (void)o; (void)n; (void)c;
     return 0;
 }
 

@@ -29,8 +29,10 @@ static int T_small;
         }                                                                        \
     } while (0)
 
-/* Opens the GPU or exits 77; arena_gib 0 takes the default (free memory). */
-static inline void gpu_test_open(int argc, char **argv, unsigned arena_gib)
+/* Opens the GPU with cfg (its arena_bytes set from arena_gib) or exits 77;
+ * arena_gib 0 takes the default (free memory). */
+static inline void gpu_test_open_cfg(int argc, char **argv, unsigned arena_gib,
+                                     zp__gpu_config *cfg)
 {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--small"))
@@ -39,10 +41,8 @@ static inline void gpu_test_open(int argc, char **argv, unsigned arena_gib)
         printf("no GPU: skipped\n");
         exit(77);
     }
-    zp__gpu_config cfg;
-    zp__gpu_config_default(&cfg);
-    cfg.arena_bytes = (uint64_t)arena_gib << 30;
-    zp_err e = zp__gpu_open(&T_gpu, &cfg);
+    cfg->arena_bytes = (uint64_t)arena_gib << 30;
+    zp_err e = zp__gpu_open(&T_gpu, cfg);
     if (e == ZP_OK)
         e = zp__gpu_stream_open(T_gpu, &T_s);
     if (e != ZP_OK) {
@@ -53,6 +53,14 @@ static inline void gpu_test_open(int argc, char **argv, unsigned arena_gib)
     zp__gpu_get_info(T_gpu, &info);
     printf("GPU: %s, %d SMs, arena %.1f GiB\n", info.name, info.sm_count,
            (double)info.arena_bytes / (1 << 30));
+}
+
+/* gpu_test_open_cfg with the default configuration. */
+static inline void gpu_test_open(int argc, char **argv, unsigned arena_gib)
+{
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    gpu_test_open_cfg(argc, argv, arena_gib, &cfg);
 }
 
 static inline void gpu_test_close(void)

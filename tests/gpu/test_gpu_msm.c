@@ -4,39 +4,30 @@
  * for large n. Sizes 1, 2, 2^k - 1, 2^k, 2^k + 1; scalars 0, 1, r - 1,
  * random, mixed, all zero, all equal (one bucket per window: exercises the
  * chunk carries); points distinct, all equal, with infinities; and scratch
- * sized for 1 to 3 windows per pass. With ZKPIPE_MSM_AFFINE=on, the dense
- * parts go through the batch-affine rounds (from 512 dense scalars, must).
+ * sized for 1 to 3 windows per pass. The MSM's size thresholds come from
+ * the command line (gpu_msm_opts.h): with --affine-from 0 the dense parts
+ * go through the batch-affine rounds wherever their layout fits.
  */
 #include "cpu/cpu.h"
+#include "gpu_msm_opts.h"
 #include "gpu_test.h"
 
 /* windows argument of the cases: the scratch of zp__gpu_msm_scratch_bytes_best */
 #define BEST 0xffffffffu
 
-/* From ZKPIPE_MSM_AFFINE: "on", every dense part must take the affine round;
- * "off", none may. */
-static bool T_affine_on, T_affine_off;
-/* Two affine rounds (the default; ZKPIPE_MSM_AFF_ROUNDS=1: one): their
- * layout is larger, so only a scratch sized for the affine round must hold
- * it; with ZKPIPE_MSM_AFF_GROUP=2 the second round must run wherever the
- * first one does at these sizes. */
-static bool T_rounds2, T_rounds2_g2;
-/* ZKPIPE_MSM_ONES_AFF=0: the ones always by XYZZ additions. */
-static bool T_ones_xyzz;
-/* G1's least ones for the affine rounds (2^ZKPIPE_MSM_ONES_AFF_FROM, 2^25
- * unset), from which ones beside an XYZZ dense part may go first
- * (ZKPIPE_MSM_ONES_FIRST=0: never). */
-static uint64_t T_ones_min;
-static bool T_ones_first;
+/* The device's MSM options; whether they force the affine rounds. */
+static zp__gpu_msm_opts T_opts;
+static bool T_affine_forced;
+/* Cases whose dense part took the affine rounds, two of them, whose ones
+ * took them after it. */
+static unsigned T_affine, T_rounds2, T_ones_affine;
 
 enum scal { S_RANDOM, S_MIXED, S_ZERO, S_ONE, S_MINUS1, S_SAME, S_SPARSE, S_DIGITS };
 enum pts { P_DISTINCT, P_SAME, P_WITH_INF };
 
 static const char *scal_name[] = {"random", "mixed", "zero", "one",
                                   "r-1",    "same",  "sparse", "digits"};
-/* ZKPIPE_MSM_SORT_SHORT=0: every sort by all c bits; ZKPIPE_MSM_C set: the
- * window forced. Cases whose sort ran one bit short (msm_sort.cuh). */
-static bool T_sort_full, T_c_forced;
+/* Cases whose sort ran one bit short (msm_sort.cuh). */
 static unsigned T_short;
 /* Cases whose ones went first (ones_first_ok). */
 static unsigned T_first;
@@ -169,9 +160,9 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
         ds = gpu_test_alloc(n * sizeof *s);                                                \
         GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));                             \
         bool g2_ = NAME[1] == '2';                                                         \
-        uint64_t sb_ = windows == BEST ? zp__gpu_msm_scratch_bytes_best(n, g2_)             \
-                       : windows ? zp__gpu_msm_scratch_bytes_pass(n, g2_, windows)         \
-                                 : zp__gpu_msm_scratch_bytes(n, g2_);                       \
+        uint64_t sb_ = windows == BEST                                                      \
+                           ? zp__gpu_msm_scratch_bytes_opts(&T_opts, n, g2_, 0, true)      \
+                           : zp__gpu_msm_scratch_bytes_opts(&T_opts, n, g2_, windows, false); \
         zp__gpu_buf scratch = gpu_test_alloc(sb_);                                         \
         JAC got, want;                                                                     \
         GPU_OK(zp__gpu_msm_##G(T_s, &got, dp.ptr, ds.ptr, n, scratch));                    \
@@ -190,31 +181,34 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
          * windows (sparser splits may fit more of them in one pass). */               \
         if (windows && windows != BEST && (sk == S_RANDOM || sk == S_SAME))                \
             CHECK(per_ < nw_);                                                             \
-        /* ZKPIPE_MSM_AFFINE=on: the full scratch holds the affine rounds from a few \
-         * hundred dense scalars up (below, their key arrays can outgrow it). */        \
+        /* The affine rounds forced: the scratch sized for them holds them (a \
+         * smaller one, from a few hundred dense scalars up, may not: their key \
+         * arrays can outgrow it). */                                                     \
         bool aff_ = zp__gpu_msm_last_affine(T_s);                                          \
-        if (T_affine_on && (windows == BEST || (!windows && !T_rounds2)) && d >= 512) {    \
+        if (T_affine_forced && windows == BEST && d >= 512)                                \
             CHECK(aff_);                                                                   \
-            if (T_rounds2_g2 && sk == S_RANDOM)                                            \
-                CHECK_EQ_INT((int)zp__gpu_msm_last_affine_rounds(T_s), 2);                \
-        }                                                                                  \
+        T_affine += aff_;                                                                  \
+        T_rounds2 += zp__gpu_msm_last_affine_rounds(T_s) == 2;                             \
         /* The ones go through the affine rounds after an affine dense part \
-         * whose pass holds them (with ZKPIPE_MSM_AFFINE=on from 2 of them), \
-         * never otherwise. */                                                            \
+         * whose pass holds them, from the options' count of them; or first, \
+         * in G1, beside a dense part without the rounds (where their layout \
+         * fits); never otherwise. */                                                     \
+        const uint64_t omin_ = sizeof(AFF) == sizeof(zp_g1_affine)                         \
+                                   ? T_opts.g1_ones_affine_from                            \
+                                   : T_opts.g2_ones_affine_from;                           \
         bool oaff_ = zp__gpu_msm_last_ones_affine(T_s);                                    \
-        bool ofit_ = aff_ && o >= 2 && o <= (uint64_t)per_ * d;                            \
-        if (T_affine_on && !T_ones_xyzz && ofit_)                                          \
+        bool after_ = aff_ && o >= 2 && o <= (uint64_t)per_ * d && o >= omin_;             \
+        if (after_)                                                                        \
             CHECK(oaff_);                                                                  \
-        /* Or first, in G1, beside an XYZZ dense part (where their layout fits). */     \
-        bool first_ = sizeof(AFF) == sizeof(zp_g1_affine) && !aff_ && T_ones_first &&      \
-                      !T_ones_xyzz && o >= 2 && o >= T_ones_min;                           \
-        if (!ofit_ && !first_)                                                             \
+        bool first_ = sizeof(AFF) == sizeof(zp_g1_affine) && !aff_ && o >= 2 && o >= omin_; \
+        if (!after_ && !first_)                                                            \
             CHECK(!oaff_);                                                                 \
         T_first += first_ && oaff_;                                                        \
+        T_ones_affine += after_ && oaff_;                                                  \
         /* The sort one bit short wherever that saves a radix pass. */                  \
         unsigned c_, kb_ = zp__gpu_msm_last_sort_bits(T_s, &c_);                           \
         if (d)                                                                             \
-            CHECK_EQ_INT((int)kb_, (int)(T_sort_full || (c_ - 1) % 8 ? c_ : c_ - 1));      \
+            CHECK_EQ_INT((int)kb_, (int)((c_ - 1) % 8 ? c_ : c_ - 1));                     \
         T_short += kb_ && kb_ < c_;                                                        \
         printf("  %s n=%zu scalars=%s points=%s split=%llu/%llu/%llu windows %u, %u a "    \
                "pass, c %u sorted by %u%s%s %s\n",                                         \
@@ -254,7 +248,7 @@ static void test_g1_edges(void)
     g1_case(1000, S_MIXED, P_SAME);
     g1_case(1000, S_MIXED, P_WITH_INF);
     g1_case(4097, S_SPARSE, P_WITH_INF);
-    /* enough dense scalars for the affine rounds (with ZKPIPE_MSM_AFFINE=on),
+    /* enough dense scalars for the affine rounds (with --affine-from 0),
      * then the ones through them too: points at infinity, one point */
     g1_case(3000, S_MIXED, P_WITH_INF);
     g1_case(3000, S_MIXED, P_SAME);
@@ -274,7 +268,7 @@ static void test_g1_large(void)
     g1_case(200000, S_SAME, P_DISTINCT);
     g1_case_pass(1u << 22, S_RANDOM, P_DISTINCT, BEST);
     g2_case_pass(1u << 21, S_RANDOM, P_DISTINCT, BEST); /* affine by default from 2^21 */
-    CHECK(zp__gpu_msm_last_affine(T_s) == !T_affine_off);
+    CHECK(zp__gpu_msm_last_affine(T_s));
 }
 
 static void test_g2(void)
@@ -315,7 +309,8 @@ static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
     make_scalars(s, n, sk);
     ds = gpu_test_alloc(n * sizeof *s);
     GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
-    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes(n, false));
+    zp__gpu_buf scratch =
+        gpu_test_alloc(zp__gpu_msm_scratch_bytes_opts(&T_opts, n, false, 0, false));
     zp_g1_jac got, want;
     GPU_OK(zp__gpu_msm_g1_nosplit(T_s, &got, dp.ptr, ds.ptr, n, scratch));
     g1_want(&want, p, s, n);
@@ -335,7 +330,7 @@ static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
 
 /* The MSM without the 0/1 split (the H MSM's by default):
  * zeros, ones and r - 1 as digits, points at infinity, one point repeated,
- * sizes from 1 up (through the affine rounds in the msm:on mode, which
+ * sizes from 1 up (through the affine rounds with --affine-from 0, which
  * forces them). */
 static void test_g1_nosplit(void)
 {
@@ -392,7 +387,7 @@ static void g1_pre_case(size_t n, unsigned c, enum scal sk, enum pts pk)
         free(j);
         CHECK(table_ok);
     }
-    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes_pre(n, c));
+    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_scratch_bytes_pre_opts(&T_opts, n, c));
     zp_g1_jac got, want;
     GPU_OK(zp__gpu_msm_g1_pre(T_s, &got, table.ptr, c, ds.ptr, n, scratch));
     g1_want(&want, p, s, n);
@@ -411,7 +406,7 @@ static void g1_pre_case(size_t n, unsigned c, enum scal sk, enum pts pk)
 /* Precomputed bases (zp__gpu_msm_g1_pre): windows of 9 and 17 bits (the
  * sorts one bit short), 13 and 22 (the most), sizes from 1, scalars with
  * zeros, ones, r - 1 and top digits, points at infinity; through the
- * affine rounds at 2^18 (12 copies: 3 M entries) and in the msm:on mode;
+ * affine rounds at 2^18 (12 copies: 3 M entries) and with --affine-from 0;
  * the sizes it refuses. */
 static void test_g1_pre(void)
 {
@@ -475,43 +470,48 @@ static void test_args(void)
     zp__gpu_free(T_gpu, &d);
 }
 
-/* After the cases: some sorted one bit short (the c = 9 ones at least). */
+/* After the cases: some sorted one bit short (the c = 9 ones at least, or
+ * every one at a window forced to 9 or 17). */
 static void test_short_sorts(void)
 {
     printf("  sorts one bit short: %u cases\n", T_short);
-    if (!T_sort_full && !T_c_forced)
+    if (!T_opts.window || (T_opts.window - 1) % 8 == 0)
         CHECK(T_short > 0);
 }
 
 /* After the cases: with G1's ones threshold lowered to the tests' sizes
- * (the msm:first mode, ZKPIPE_MSM_ONES_AFF_FROM=10), some ones went first
- * beside an XYZZ dense part, and every such sum was right (above). */
+ * (--ones-from 10), some ones went first beside an XYZZ dense part, and
+ * every such sum was right (above). */
 static void test_ones_first(void)
 {
     printf("  ones summed first: %u cases\n", T_first);
-    if (T_ones_first && !T_ones_xyzz && !T_affine_on && T_ones_min <= 1024)
+    if (!T_affine_forced && T_opts.g1_ones_affine_from <= 1024)
         CHECK(T_first > 0);
-    if (!T_ones_first)
-        CHECK(T_first == 0);
+}
+
+/* After the cases: with the affine rounds forced, some dense parts took
+ * them, some a second round (the equal scalars' one long bucket a window
+ * at least), and some ones took them after (from 2 of them, --ones-from 1). */
+static void test_affine_paths(void)
+{
+    printf("  affine: %u cases, %u with two rounds, %u with the ones after\n", T_affine,
+           T_rounds2, T_ones_affine);
+    if (T_affine_forced) {
+        CHECK(T_affine > 0);
+        CHECK(T_rounds2 > 0);
+        if (T_opts.g1_ones_affine_from <= 2)
+            CHECK(T_ones_affine > 0);
+    }
 }
 
 int main(int argc, char **argv)
 {
-    gpu_test_open(argc, argv, 12); /* GiB: 2^22 with two rounds in groups of 2 takes 8.4 */
-    const char *aff = getenv("ZKPIPE_MSM_AFFINE");
-    T_affine_on = aff && !strcmp(aff, "on");
-    T_affine_off = aff && !strcmp(aff, "off");
-    const char *rounds = getenv("ZKPIPE_MSM_AFF_ROUNDS"), *group = getenv("ZKPIPE_MSM_AFF_GROUP");
-    T_rounds2 = !(rounds && !strcmp(rounds, "1"));
-    T_rounds2_g2 = T_rounds2 && group && !strcmp(group, "2");
-    const char *ones = getenv("ZKPIPE_MSM_ONES_AFF");
-    T_ones_xyzz = ones && !strcmp(ones, "0");
-    const char *from = getenv("ZKPIPE_MSM_ONES_AFF_FROM"), *first = getenv("ZKPIPE_MSM_ONES_FIRST");
-    T_ones_min = (uint64_t)1 << (from ? atoi(from) : 25);
-    T_ones_first = !(first && !strcmp(first, "0"));
-    const char *ss = getenv("ZKPIPE_MSM_SORT_SHORT"), *fc = getenv("ZKPIPE_MSM_C");
-    T_sort_full = ss && !strcmp(ss, "0");
-    T_c_forced = fc && *fc;
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    gpu_test_msm_opts(argc, argv, &cfg.msm);
+    T_opts = cfg.msm;
+    T_affine_forced = gpu_test_msm_affine_forced(&T_opts);
+    gpu_test_open_cfg(argc, argv, 12, &cfg); /* GiB: the 2^22 cases with the affine rounds */
     RUN(test_g1_sizes);
     RUN(test_g1_edges);
     RUN(test_g1_large);
@@ -522,6 +522,7 @@ int main(int argc, char **argv)
     RUN(test_args);
     RUN(test_short_sorts);
     RUN(test_ones_first);
+    RUN(test_affine_paths);
     gpu_test_close();
     return FINISH();
 }

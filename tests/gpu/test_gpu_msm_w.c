@@ -5,10 +5,17 @@
  * on the host. Values zero, one (R mod r), raw 1 (a Montgomery value that
  * is not one), -1, random; ranges at offsets; densities empty, sparse,
  * full; a scratch of one window a pass (the digits rerun per pass); the
- * split's counts; the argument checks.
+ * split's counts; the argument checks. The MSM's size thresholds come from
+ * the command line (gpu_msm_opts.h).
  */
 #include "cpu/cpu.h"
+#include "gpu_msm_opts.h"
 #include "gpu_test.h"
+
+/* The device's MSM options; the cases whose dense part took the affine
+ * rounds. */
+static zp__gpu_msm_opts T_opts;
+static unsigned T_affine;
 
 /* A witness of n Montgomery values: 35 % zero, 30 % one, 5 % raw limbs
  * 1 (dense: R^-1 as a value), 5 % -1, the rest random. */
@@ -113,8 +120,7 @@ static void run_case(bool g2, size_t off, size_t nv, int pct, unsigned windows)
         GPU_OK(zp__gpu_upload(T_s, drank.ptr, rank, nwords * sizeof *rank));
     }
     const zp__gpu_wsc ws = {dw.ptr, dwords.ptr, drank.ptr, off, nv};
-    uint64_t sb = windows ? zp__gpu_msm_scratch_bytes_pass(n ? n : 1, g2, windows)
-                          : zp__gpu_msm_scratch_bytes(n ? n : 1, g2);
+    uint64_t sb = zp__gpu_msm_scratch_bytes_opts(&T_opts, n ? n : 1, g2, windows, false);
     zp__gpu_buf scratch = gpu_test_alloc(sb);
     bool ok;
     if (g2) {
@@ -148,6 +154,7 @@ static void run_case(bool g2, size_t off, size_t nv, int pct, unsigned windows)
     }
     unsigned nw_, per_;
     zp__gpu_msm_last_passes(T_s, &nw_, &per_);
+    T_affine += zp__gpu_msm_last_affine(T_s);
     printf("  %s %s off=%zu nv=%zu n=%llu split=%llu/%llu/%llu, %u of %u windows a pass%s %s\n",
            g2 ? "G2" : "G1", words ? "density" : "range", off, nv, (unsigned long long)n,
            (unsigned long long)z, (unsigned long long)o, (unsigned long long)d, per_, nw_,
@@ -198,6 +205,15 @@ static void test_g2(void)
     run_case(true, 0, 300, 100, 1);
 }
 
+/* After the cases: with the affine rounds forced (--affine-from 0), some
+ * dense parts took them. */
+static void test_affine_forced(void)
+{
+    printf("  affine: %u cases\n", T_affine);
+    if (gpu_test_msm_affine_forced(&T_opts))
+        CHECK(T_affine > 0);
+}
+
 /* Selections that break gpu.h's rules, refused before any work. */
 static void test_args(void)
 {
@@ -225,11 +241,16 @@ static void test_args(void)
 
 int main(int argc, char **argv)
 {
-    gpu_test_open(argc, argv, 4);
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    gpu_test_msm_opts(argc, argv, &cfg.msm);
+    T_opts = cfg.msm;
+    gpu_test_open_cfg(argc, argv, 4, &cfg);
     RUN(test_g1_range);
     RUN(test_g1_density);
     RUN(test_g1_passes);
     RUN(test_g2);
+    RUN(test_affine_forced);
     RUN(test_args);
     gpu_test_close();
     return FINISH();
