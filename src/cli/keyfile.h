@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h"
+#include "io/key.h"
 #include "io/io.h"
 
 /* What a file holds, judged from its first bytes and its size. */
