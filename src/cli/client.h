@@ -10,23 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ------------------------------------------------------------ codecs */
-
-/* Standard base64 (RFC 4648 §4) with padding; out must hold
- * zp__b64_len(n) + 1 bytes (NUL-terminated). */
-size_t zp__b64_len(size_t n);
-void zp__b64_encode(char *out, const uint8_t *in, size_t n);
-/* Decodes n characters (padding required for a partial group, no
- * whitespace); out must hold n / 4 * 3 bytes. false on any bad input. */
-bool zp__b64_decode(uint8_t *out, size_t *out_len, const char *in, size_t n);
-/* Lower-case hex; out holds 2n + 1 bytes. */
-void zp__hex_encode(char *out, const uint8_t *in, size_t n);
-/* Even length, either case; out holds n / 2 bytes. */
-bool zp__hex_decode(uint8_t *out, const char *in, size_t n);
-/* Decimal digits of a 256-bit little-endian unsigned integer (78 at most). */
-#define ZP__U256_DEC_MAX 80
-void zp__u256_le_to_dec(char out[ZP__U256_DEC_MAX], const uint8_t in[32]);
-
 /* ------------------------------------------------------------ client */
 
 /* Where the daemon is: "unix:///path" or "http://host:port" (also

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/codec.h"
 #include "cli/client_cmd.h"
 
 /* A long-poll asks for at most this much; await loops for longer waits. */
