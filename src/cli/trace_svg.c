@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/trace_read.h"
 #include "cli/cli.h"
-#include "engine/trace_read.h"
 
 /* ------------------------------------------------------------- command */
 

@@ -1,10 +1,11 @@
 /*
- * The daemon's client side: a small HTTP/1.1 client over a unix or TCP
- * socket (no curl), and the byte codecs the daemon and its clients share
- * (base64 and hex for proofs in JSON). Internal to the zkpipe executable.
+ * The daemon's client side (libzkpipe_client): a small HTTP/1.1 client over
+ * a unix or TCP socket (no curl). client_cmd.h builds the client commands'
+ * options and calls on it. The byte codecs of proofs in JSON are
+ * base/codec.h.
  */
-#ifndef ZP_CLI_CLIENT_H
-#define ZP_CLI_CLIENT_H
+#ifndef ZP_CLIENT_H
+#define ZP_CLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
