@@ -14,10 +14,11 @@ set -u
 # Lowest first. What each builds on:
 #   base     libc only: the thread pool, byte codecs (hex, base64, decimal)
 #   math     Fp, Fr, towers, curves, pairing
-#   cpu      CPU NTT and MSM
-#   r1cs     constraint systems, synthetic circuits
-#   io       file formats and the in-memory key types (io/key.h)
-#   gpu      the CUDA backend (reads r1cs matrices)
+#   r1cs     constraint systems in CSR form, synthetic circuits
+#   cpu      the CPU backend: NTT and MSM
+#   gpu      the CUDA backend (its matrix-vector product reads r1cs's CSR)
+#   io       file formats, and the key types in memory (io/key.h) that
+#            io builds and groth16 uses
 #   groth16  prover stages (CPU and GPU), verifier, setup
 #   engine   jobs, scheduler, workers, key cache (libzkpipe ends here)
 #   server   the daemon (libzkpipe_server)
@@ -25,7 +26,7 @@ set -u
 #   client   the daemon's client side (libzkpipe_client)
 #   bench    benchmark drivers, the trace reader, src/gpu/bench/ (libzkpipe_bench)
 #   cli      the zkpipe program
-ORDER="base math cpu r1cs io gpu groth16 engine server tool client bench cli"
+ORDER="base math r1cs cpu gpu io groth16 engine server tool client bench cli"
 
 SRC=${1:-$(cd "$(dirname "$0")/../src" && pwd)}
 [ -d "$SRC" ] || { echo "layers.sh: no such folder: $SRC"; exit 2; }
