@@ -1,7 +1,7 @@
 /*
  * `zkpipe trace svg FILE.json`: a Gantt chart of an engine trace, one lane
  * per worker (and GPU slot) and per thread of the CPU pool, with each
- * lane's busy fraction (the drawing is in src/engine/trace_read.c).
+ * lane's busy fraction (the drawing is in src/bench/trace_read.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
