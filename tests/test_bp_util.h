@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "groth16/key.h"
+#include "io/key.h"
 #include "zkpipe.h"
 
 /* n points k0·G, (k0+k)·G, (k0+2k)·G ... for random 64-bit k0, k. */

@@ -2,21 +2,16 @@
  * and every rejection rule of FORMATS.md §2 with its own error code. */
 #include <stdlib.h>
 
+#include "base/codec.h"
 #include "check.h"
 #include "math/curve.h"
 #include "vectors/curve_kat.h"
 #include "zkpipe.h"
 
-static int hexval(char c)
-{
-    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
 static size_t from_hex(uint8_t *out, const char *hex)
 {
     size_t n = strlen(hex) / 2;
-    for (size_t i = 0; i < n; i++)
-        out[i] = (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+    CHECK(zp__hex_decode(out, hex, 2 * n));
     return n;
 }
 
@@ -27,7 +22,7 @@ static void scalar_from_hex(uint64_t k[4], const char *hex)
     size_t n = strlen(hex);
     for (size_t i = 0; i < n; i++) {
         size_t pos = n - 1 - i; /* nibble index from the low end */
-        k[i / 16] |= (uint64_t)hexval(hex[pos]) << (4 * (i % 16));
+        k[i / 16] |= (uint64_t)zp__hex_digit(hex[pos]) << (4 * (i % 16));
     }
 }
 

@@ -9,6 +9,7 @@
  */
 #include "test_g16_util.h"
 
+#include "base/codec.h"
 #include "cpu/cpu.h"
 #include "io/io.h"
 
@@ -520,13 +521,7 @@ static const char KAT_S[] = "314159265358979323846264338327950288419716939937510
 static bool hex_fr(zp_fr *out, const char *hex)
 {
     uint8_t b[32];
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-            return false;
-        b[i] = (uint8_t)v;
-    }
-    return zp_fr_from_be(out, b) == ZP_OK;
+    return zp__hex_decode(b, hex, 64) && zp_fr_from_be(out, b) == ZP_OK;
 }
 
 /* Reads the four sections of stages.txt ("a", "b", "c", "h", each followed

@@ -2,6 +2,7 @@
  * the final exponentiation against plain exponentiation, bilinearity,
  * non-degeneracy, inverses, multi-pairing products and GT membership; the
  * Miller loop over lines made ahead against the plain one, bit for bit. */
+#include "base/codec.h"
 #include "check.h"
 #include "math/mont.h"
 #include "math/pairing.h"
@@ -81,20 +82,11 @@ static const uint64_t FINAL_EXP_E[68] = {
 
 /* ------------------------------------------------------------- helpers */
 
-static void from_hex(uint8_t *out, const char *hex, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        sscanf(hex + 2 * i, "%2x", &v);
-        out[i] = (uint8_t)v;
-    }
-}
-
 static bool fp12_eq_hex(const zp_fp12 *a, const char *hex)
 {
     uint8_t got[576], want[576];
     CHECK_EQ_INT(strlen(hex), 1152);
-    from_hex(want, hex, 576);
+    CHECK(zp__hex_decode(want, hex, 1152));
     zp_fp12_to_bytes(got, a);
     return memcmp(got, want, 576) == 0;
 }

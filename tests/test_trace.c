@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "engine/trace.h"
-#include "engine/trace_read.h"
+#include "bench/trace_read.h"
 #include "io/io.h"
 
 static int count_x_events(const char *text, size_t len, const char *stage, int *lanes_named)

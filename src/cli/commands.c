@@ -1,7 +1,7 @@
-/* The table of subcommands and small shared helpers. */
-#include <stdio.h>
-#include <string.h>
+/* The table of subcommands. */
+#include <stddef.h>
 
+#include "bench/bench.h"
 #include "cli/cli.h"
 
 const struct zp__cli_cmd zp__cli_cmds[] = {
@@ -22,14 +22,3 @@ const struct zp__cli_cmd zp__cli_cmds[] = {
     {"version", "print the version and backends compiled in", zp__cmd_version},
     {NULL, NULL, NULL},
 };
-
-bool zp__cli_wants_help(int argc, char **argv, const char *help)
-{
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return true;
-        }
-    }
-    return false;
-}

@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cli/timing.h"
 #include "io/bellperson.h"
 #include "io/io.h"
 #include "io/zpk.h"
 #include "r1cs/synth.h"
+#include "tool/timing.h"
 
 static const char import_help[] =
     "usage: zkpipe import [options] IN OUT.zpk\n"

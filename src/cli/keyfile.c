@@ -67,13 +67,6 @@ const char *zp__cli_kind_name(zp__cli_kind k)
     return "a file of unknown format";
 }
 
-int zp__cli_fail(const char *cmd, const char *what, zp_err e, const zp__ioerr *why)
-{
-    fprintf(stderr, "zkpipe %s: %s: %s (%s)\n", cmd, what,
-            why && why->msg[0] ? why->msg : zp_strerror(e), zp_errname(e));
-    return 2;
-}
-
 /* The message for a file that cannot be opened or is of the wrong kind. */
 static int wrong_kind(const char *cmd, const char *path, zp__cli_kind k, const char *wanted)
 {

@@ -11,8 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h"
 #include "io/io.h"
+#include "io/key.h"
+#include "tool/cmdline.h" /* zp__cli_fail */
 
 /* What a file holds, judged from its first bytes and its size. */
 typedef enum zp__cli_kind {
@@ -31,10 +32,6 @@ typedef enum zp__cli_kind {
 zp__cli_kind zp__cli_file_kind(const char *path, uint64_t *size);
 /* "a snarkjs .zkey proving key", "a .wtns witness", ... for messages. */
 const char *zp__cli_kind_name(zp__cli_kind k);
-
-/* Prints "zkpipe CMD: WHAT: why-or-strerror (ZP_E_NAME)" to stderr and
- * returns 2 (why may be NULL). */
-int zp__cli_fail(const char *cmd, const char *what, zp_err e, const zp__ioerr *why);
 
 /*
  * Loads a proving key from a snarkjs .zkey (every point checked, or its

@@ -13,11 +13,11 @@
 
 #include "cli/cli.h"
 #include "cli/keyfile.h"
-#include "cli/timing.h"
 #include "gpu/gpu.h"
 #include "groth16/groth16.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
+#include "tool/timing.h"
 
 static const char prove_help[] =
     "usage: zkpipe prove [options] KEY witness.wtns proof.json public.json\n"

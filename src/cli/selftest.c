@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "cli/cli.h"
 #include "zkpipe.h"
 
@@ -20,14 +21,9 @@ static void report(const char *name, bool ok)
 
 static bool hex_eq(const uint8_t *bytes, size_t n, const char *hex)
 {
-    if (strlen(hex) != 2 * n)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1 || bytes[i] != v)
-            return false;
-    }
-    return true;
+    uint8_t want[96];
+    return n <= sizeof want && strlen(hex) == 2 * n && zp__hex_decode(want, hex, 2 * n) &&
+           memcmp(bytes, want, n) == 0;
 }
 
 static void check_fields(void)

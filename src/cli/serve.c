@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/timing.h"
 #include "gpu/gpu.h"
+#include "tool/timing.h"
 #include "zkpipe.h"
 #ifdef ZP_HAVE_SERVER
 #include "server/server.h"

@@ -10,12 +10,12 @@
 
 #include "cli/cli.h"
 #include "cli/keyfile.h"
-#include "cli/timing.h"
 #include "groth16/groth16.h"
 #include "io/bellperson.h"
 #include "io/io.h"
 #include "io/zpk.h"
 #include "r1cs/synth.h"
+#include "tool/timing.h"
 
 static const char test_only[] =
     "TEST-ONLY key: toxic waste was random and is discarded, so the key works,\n"

@@ -1,14 +1,14 @@
 /*
  * `zkpipe trace svg FILE.json`: a Gantt chart of an engine trace, one lane
  * per worker (and GPU slot) and per thread of the CPU pool, with each
- * lane's busy fraction (the drawing is in src/engine/trace_read.c).
+ * lane's busy fraction (the drawing is in src/bench/trace_read.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/trace_read.h"
 #include "cli/cli.h"
-#include "engine/trace_read.h"
 
 /* ------------------------------------------------------------- command */
 

@@ -10,9 +10,9 @@
 
 #include "cli/cli.h"
 #include "cli/keyfile.h"
-#include "cli/timing.h"
 #include "groth16/groth16.h"
 #include "io/io.h"
+#include "tool/timing.h"
 
 static const char verify_help[] =
     "usage: zkpipe verify [--threads N] KEY public.json PROOF\n"

@@ -10,9 +10,9 @@
 
 #include "cli/cli.h"
 #include "cli/keyfile.h"
-#include "cli/timing.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
+#include "tool/timing.h"
 
 static const char witness_help[] =
     "usage: zkpipe witness [options] synth:NAME:LOG2 OUT.wtns\n"

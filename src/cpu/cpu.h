@@ -1,6 +1,6 @@
 /*
- * The CPU backend: a parallel-for over pthreads, the Fr NTT and the G1/G2
- * multi-scalar multiplications. Internal to libzkpipe (zp__ names).
+ * The CPU backend: the Fr NTT and the G1/G2 multi-scalar multiplications,
+ * over the parallel-for of base/pool.h. Internal to libzkpipe (zp__ names).
  *
  * Threads: every entry point takes `threads`; a value <= 0 means one thread
  * per online CPU. Calls are independent: there is no global pool, so two
@@ -15,23 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/pool.h"
 #include "zkpipe.h"
-
-/* ------------------------------------------------------------ parallel */
-
-/* The number of workers `threads` stands for (>= 1). */
-int zp__cpu_threads(int threads);
-
-/*
- * Calls fn(ctx, begin, end) over disjoint ranges that cover [0, n) exactly
- * once, each at most `grain` long (grain 0 counts as 1), from up to `threads`
- * threads including the caller, and returns when all calls have returned.
- * The order of the calls is unspecified. When a worker thread cannot be
- * started the remaining threads do its share, so this cannot fail.
- */
-void zp__parallel_for(size_t n, size_t grain,
-                      void (*fn)(void *ctx, size_t begin, size_t end),
-                      void *ctx, int threads);
 
 /* ----------------------------------------------------------------- NTT */
 

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h"
+#include "io/key.h"
 #include "io/io.h"
 #include "r1cs/r1cs.h"
 

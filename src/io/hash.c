@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "base/pool.h"
 #include "io/zpk.h"
 
 #define K1 0x9e3779b97f4a7c15ULL

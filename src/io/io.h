@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h"
+#include "io/key.h"
 #include "r1cs/r1cs.h"
 #include "zkpipe.h"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "io/io.h"
 
 typedef struct blk {
@@ -182,17 +183,6 @@ static zp_err number(parser *p, zp__jval *v)
     return ZP_OK;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Four hex digits after "\u"; -1 when malformed. */
 static long hex4(parser *p)
 {
@@ -200,7 +190,7 @@ static long hex4(parser *p)
         return -1;
     long v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(p->s[p->pos + i]);
+        int h = zp__hex_digit(p->s[p->pos + i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "base/pool.h"
 #include "cpu/msm_ifma.h"
 #include "io/bellperson.h"
 #include "math/curve.h"

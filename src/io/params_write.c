@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "base/pool.h"
 #include "io/bellperson.h"
 
 #define G1U ZP_G1_UNCOMPRESSED

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "base/pool.h"
 #include "io/io.h"
 
 #define WTNS_VERSION 2

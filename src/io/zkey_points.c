@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "cpu/cpu.h"
+#include "base/pool.h"
 #include "cpu/msm_ifma.h"
 #include "io/zkey_impl.h"
 #include "math/fp_ifma.h"

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpu/cpu.h"
 #include "io/zpk_impl.h"
 
 /* ----------------------------------------------------------- the header */

@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h"
+#include "io/key.h"
 #include "io/io.h"
 
 /* ------------------------------------------------------------- checksum */

@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "base/pool.h"
 #include "io/zpk_impl.h"
 
 static const char *const SECTION_NAME[ZP__ZPK_NSEC + 1] = {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/client.h"
+#include "base/codec.h"
 #include "server/api.h"
 
 bool zp__api_name_ok(const char *s, bool job_id)

@@ -1,8 +1,9 @@
 /*
  * The zkpipe daemon's HTTP layer (DESIGN.md §7): HTTP/1.1 + JSON over a unix
  * socket or TCP, on libmicrohttpd with one thread per connection, in front
- * of one zp_engine. Internal to the zkpipe executable (compiled only when
- * libmicrohttpd and cJSON are present: ZP_HAVE_SERVER).
+ * of one zp_engine. Internal: libzkpipe_server, which the zkpipe program
+ * links (built only when libmicrohttpd and cJSON are present; the program
+ * then has ZP_HAVE_SERVER).
  *
  *   listen.c    parse "unix:///path" / "tcp://host:port", make the socket
  *   http.c      connections, bearer token, body limits, dispatch, shutdown

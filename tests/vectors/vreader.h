@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "check.h"
 
 #define VR_MAX_OPS 24
@@ -56,29 +57,10 @@ static void vr_fail(vfile *vf, const char *what, const char *cfile, int cline)
             vr_fail((vf), #cond, __FILE__, __LINE__);                           \
     } while (0)
 
-static int vr_hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Exactly n bytes from exactly 2n hex digits. */
 static bool hex_to_bytes(uint8_t *out, size_t n, const char *hex)
 {
-    if (strlen(hex) != 2 * n)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        int hi = vr_hexval(hex[2 * i]), lo = vr_hexval(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return true;
+    return strlen(hex) == 2 * n && zp__hex_decode(out, hex, 2 * n);
 }
 
 /* Bytes of any length, in a buffer of exactly that size (so that a decoder
@@ -110,7 +92,7 @@ static size_t hex_limbs(uint64_t *limbs, size_t max, const char *hex)
         return 0;
     memset(limbs, 0, n * sizeof *limbs);
     for (size_t i = 0; i < nbytes; i++) {
-        int hi = vr_hexval(hex[2 * i]), lo = vr_hexval(hex[2 * i + 1]);
+        int hi = zp__hex_digit(hex[2 * i]), lo = zp__hex_digit(hex[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return 0;
         size_t pos = nbytes - 1 - i; /* byte position from the little end */

@@ -18,13 +18,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/keyfile.h"
-#include "cli/timing.h"
+#include "bench/bench.h"
 #include "gpu/gpu.h"
 #include "groth16/gpu_prover.h"
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
+#include "tool/cmdline.h"
+#include "tool/timing.h"
 
 static const char bench_prove_help[] =
     "usage: zkpipe bench prove --circuit synth:NAME:LOG2 [options]\n"

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "groth16/key.h"
+#include "io/key.h"
 
 void zp__vk_free(zp__vk *vk)
 {

@@ -17,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "cli/client.h"
+#include "client/client.h"
 
 #define HEAD_MAX 65536
 

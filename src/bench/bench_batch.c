@@ -10,12 +10,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cli/bench_remote.h"
-#include "cli/cli.h"
+#include "bench/bench.h"
+#include "bench/bench_remote.h"
+#include "bench/trace_read.h"
 #include "gpu/gpu.h"
-#include "cli/timing.h"
-#include "engine/trace_read.h"
 #include "io/io.h"
+#include "tool/cmdline.h"
+#include "tool/timing.h"
 #include "zkpipe.h"
 
 static const char batch_help[] =

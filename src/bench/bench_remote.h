@@ -1,8 +1,8 @@
 /* `zkpipe bench batch --addr`: the batch benchmark against a daemon. */
-#ifndef ZP_CLI_BENCH_REMOTE_H
-#define ZP_CLI_BENCH_REMOTE_H
+#ifndef ZP_BENCH_REMOTE_H
+#define ZP_BENCH_REMOTE_H
 
-#include "cli/client_cmd.h"
+#include "client/client_cmd.h"
 
 typedef struct zp__remote_args {
     const char *key;       /* a synth: key of the daemon */

@@ -1,10 +1,11 @@
-/* zkpipe await, cancel and status: reading jobs and the daemon's state. */
+/* zkpipe await and cancel: waiting for a job and writing its proof. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli/client_cmd.h"
+#include "base/codec.h"
+#include "client/client_cmd.h"
 
 /* A long-poll asks for at most this much; await loops for longer waits. */
 #define WAIT_SLICE_S 60.0

@@ -1,9 +1,9 @@
 /* base64 and hex (how proofs travel in the daemon's JSON), and decimal
- * printing of 256-bit integers (public inputs). */
+ * printing of 256-bit integers (public inputs): codec.h. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/client.h"
+#include "base/codec.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -93,7 +93,7 @@ void zp__hex_encode(char *out, const uint8_t *in, size_t n)
     out[2 * n] = 0;
 }
 
-static int hex_value(char c)
+int zp__hex_digit(int c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -109,7 +109,7 @@ bool zp__hex_decode(uint8_t *out, const char *in, size_t n)
     if (n % 2)
         return false;
     for (size_t i = 0; i < n; i += 2) {
-        int hi = hex_value(in[i]), lo = hex_value(in[i + 1]);
+        int hi = zp__hex_digit(in[i]), lo = zp__hex_digit(in[i + 1]);
         if (hi < 0 || lo < 0)
             return false;
         out[i / 2] = (uint8_t)(hi << 4 | lo);

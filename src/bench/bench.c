@@ -2,10 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/timing.h"
+#include "bench/bench.h"
 #include "math/fp_ifma.h"
 #include "math/fr_ifma.h"
+#include "tool/cmdline.h"
+#include "tool/timing.h"
 #include "zkpipe.h"
 
 static const char bench_help[] =

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cpu/cpu.h"
+#include "base/pool.h"
 
 /* Bounds the stack array of thread handles; more CPUs than this are unusual
  * for one process and would only add contention on the counter. */

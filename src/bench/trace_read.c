@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/trace_read.h"
+#include "bench/trace_read.h"
 #include "engine/util.h"
 
 static double num(const zp__jval *v, bool *ok)

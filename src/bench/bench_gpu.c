@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/bench_gpu.h"
-#include "cli/cli.h"
-#include "cli/timing.h"
+#include "bench/bench.h"
+#include "bench/bench_gpu.h"
 #include "cpu/cpu.h"
 #include "gpu/gpu.h"
+#include "tool/cmdline.h"
+#include "tool/timing.h"
 #include "zkpipe.h"
 
 

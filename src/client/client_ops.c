@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/client_cmd.h"
+#include "client/client_cmd.h"
 
 /* Answers are JSON; the largest is a done job of many partitions. */
 #define RESP_MAX_CLIENT ((size_t)256 << 20)

@@ -4,8 +4,8 @@
  * and a Gantt chart in SVG. Used by `zkpipe trace svg` and by
  * `zkpipe bench batch`; the input is untrusted (any JSON file).
  */
-#ifndef ZP_ENGINE_TRACE_READ_H
-#define ZP_ENGINE_TRACE_READ_H
+#ifndef ZP_BENCH_TRACE_READ_H
+#define ZP_BENCH_TRACE_READ_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,7 @@
-/* Timing helpers shared by the benchmarks. */
-#ifndef ZP_CLI_TIMING_H
-#define ZP_CLI_TIMING_H
+/* The clock, medians and number parsing that the benchmark drivers and the
+ * CLI share. */
+#ifndef ZP_TOOL_TIMING_H
+#define ZP_TOOL_TIMING_H
 
 #include <stddef.h>
 #include <stdint.h>

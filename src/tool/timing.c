@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cli/timing.h"
+#include "tool/timing.h"
 
 double zp__now(void)
 {

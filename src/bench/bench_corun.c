@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/bench_gpu.h"
-#include "cli/cli.h"
-#include "cli/timing.h"
+#include "bench/bench.h"
+#include "bench/bench_gpu.h"
+#include "tool/cmdline.h"
+#include "tool/timing.h"
 
 static const char corun_help[] =
     "usage: zkpipe bench corun [--a WORK] [--b WORK] [--seconds S] [--twist]\n"

@@ -1,10 +1,12 @@
-/* Shared pieces of the client subcommands (client*.c). */
-#ifndef ZP_CLI_CLIENT_CMD_H
-#define ZP_CLI_CLIENT_CMD_H
+/* What the client subcommands (src/cli/client.c) and `zkpipe bench batch
+ * --addr` share: common options, calls, reading answers, and the
+ * operations themselves (client_ops.c, client_await.c, client_status.c). */
+#ifndef ZP_CLIENT_CMD_H
+#define ZP_CLIENT_CMD_H
 
 #include <stdbool.h>
 
-#include "cli/client.h"
+#include "client/client.h"
 #include "io/io.h"
 
 #define ZP__CLIENT_DEFAULT_ADDR "unix:///run/zkpipe.sock"

@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/timing.h"
+#include "bench/bench.h"
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
+#include "tool/cmdline.h"
+#include "tool/timing.h"
 
 struct verify_ctx {
     const zp__pk *pk;

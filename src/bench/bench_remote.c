@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/bench_remote.h"
-#include "cli/client_cmd.h"
-#include "cli/timing.h"
+#include "bench/bench_remote.h"
+#include "client/client_cmd.h"
+#include "tool/timing.h"
 
 typedef struct remote_run {
     const zp__copts *c;

@@ -13,8 +13,8 @@
  * have a point, in variable order. For a .zkey the density follows from which
  * points are not infinity; for a .params file from the circuit.
  */
-#ifndef ZP_G16_KEY_H
-#define ZP_G16_KEY_H
+#ifndef ZP_IO_KEY_H
+#define ZP_IO_KEY_H
 
 #include <stdatomic.h>
 #include <stdint.h>

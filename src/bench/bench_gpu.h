@@ -1,8 +1,8 @@
 /*
  * What bench_gpu.c shares with the other GPU benchmarks (bench_corun.c).
  */
-#ifndef ZP_CLI_BENCH_GPU_H
-#define ZP_CLI_BENCH_GPU_H
+#ifndef ZP_BENCH_GPU_H
+#define ZP_BENCH_GPU_H
 
 #include "gpu/gpu.h"
 
