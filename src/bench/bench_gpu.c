@@ -13,6 +13,7 @@
 #include "bench/bench.h"
 #include "bench/bench_gpu.h"
 #include "cpu/cpu.h"
+#include "gpu/bench/field_rate.h"
 #include "gpu/gpu.h"
 #include "tool/cmdline.h"
 #include "tool/timing.h"

@@ -517,15 +517,6 @@ zp_err zp__gpu_gen_points_g2(zp__gpu_stream *s, zp_g2_affine *d_out, uint64_t n,
                              const zp_g2_affine *d_a, uint64_t na, const zp_g2_affine *d_b,
                              uint64_t nb);
 
-/* The product rate of the device field code: independent products per
- * second over the whole GPU (field_rate.cu), the ceiling of the MSM and NTT
- * kernels. op: one of the ZP_GPU_RATE_ values (an Fp2 product counts
- * once). scratch: at least zp__gpu_field_rate_bytes(). */
-enum { ZP_GPU_RATE_FP_MUL, ZP_GPU_RATE_FP_SQR, ZP_GPU_RATE_FR_MUL, ZP_GPU_RATE_FP2_MUL,
-       ZP_GPU_RATE_COUNT };
-uint64_t zp__gpu_field_rate_bytes(void);
-zp_err zp__gpu_field_rate(zp__gpu_stream *s, zp__gpu_buf scratch, int op, double *per_s);
-
 /* ------------------------------------------------------- pinned host tier */
 
 /* Page-locks [p, p + bytes) of existing host memory (heap or a file

@@ -191,15 +191,6 @@ zp_err zp__gpu_fr_mul_sub_scale(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_
     return ZP_E_NO_GPU;
 }
 
-uint64_t zp__gpu_field_rate_bytes(void) { return 0; }
-
-zp_err zp__gpu_field_rate(zp__gpu_stream *s, zp__gpu_buf scratch, int op, double *per_s)
-{
-    (void)s; (void)scratch; (void)op;
-    *per_s = 0;
-    return ZP_E_NO_GPU;
-}
-
 uint64_t zp__gpu_msm_scratch_bytes(uint64_t n, bool g2) { (void)n; (void)g2; return 0; }
 uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned windows)
 {

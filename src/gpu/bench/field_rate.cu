@@ -8,6 +8,7 @@
  * nothing is optimized away. One launch fills the GPU (every SM, the
  * occupancy the compiler allows at FR_THREADS a block).
  */
+#include "gpu/bench/field_rate.h"
 #include "gpu/ctx.cuh"
 
 #define FR_CHAINS 4
