@@ -177,8 +177,8 @@ static zp_err send_next(zp__g16_slot *s, const zp__g16_dkey *k)
         s->want = s->next(s->next_ctx, ZP_G16_NEXT_SEND);
     const zp_fr *w = s->want;
     s->want = NULL;
-    if (!w || s->pack)
-        return ZP_OK; /* a packed witness goes up in eval, with its unpacking */
+    if (!w)
+        return ZP_OK;
     zp_err e = zp__gpu_stream_after(s->cp, s->mst);
     if (!e)
         e = zp__gpu_upload(s->cp, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));

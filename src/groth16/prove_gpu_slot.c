@@ -164,16 +164,13 @@ static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, bool pre)
     p->sab = ab > n ? rnd(ab * fr) : 0;
 }
 
-static uint64_t plan_total(const zp__pk *pk, const slot_plan *p)
-{
-    return p->w + p->big + p->sab + zp__g16_pack_own_bytes(pk->n_vars, p->big);
-}
+static uint64_t plan_total(const slot_plan *p) { return p->w + p->big + p->sab; }
 
 static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, bool pre)
 {
     slot_plan p;
     plan(&p, pk, aw, pre);
-    return plan_total(pk, &p);
+    return plan_total(&p);
 }
 
 /* The least scratch the MSMs over the witness take beside h: what a slot
@@ -270,7 +267,7 @@ static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t s
     *aw = grow_windows(pk, share, pre);
     plan(g, pk, *aw, pre);
     const uint64_t bb = beside_big(pk, g, *aw);
-    if (beside_wanted() && share && bb > g->big && plan_total(pk, g) - g->big + bb <= share)
+    if (beside_wanted() && share && bb > g->big && plan_total(g) - g->big + bb <= share)
         g->big = bb;
 }
 
@@ -279,7 +276,7 @@ uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
     slot_plan g;
     unsigned aw;
     plan_within(&g, &aw, pk, share, pre_of(pk));
-    return plan_total(pk, &g);
+    return plan_total(&g);
 }
 
 unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
@@ -306,8 +303,6 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s)
     return s->hw;
 }
 
-bool zp__g16_slot_packs(const zp__g16_slot *s) { return s->pack != NULL; }
-
 /* ------------------------------------------------------- open and close */
 
 void zp__g16_slot_close(zp__g16_slot *s)
@@ -324,7 +319,6 @@ void zp__g16_slot_close(zp__g16_slot *s)
     zp__gpu_free(s->dev, &s->big);
     zp__gpu_free(s->dev, &s->sab);
     zp__gpu_host_free(s->hw);
-    zp__g16_pack_close(s->pack);
     zp__gpu_stream_close(s->cp);
     zp__gpu_stream_close(s->co);
     zp__gpu_stream_close(s->st);
@@ -423,9 +417,6 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
         s->side_msc = (zp__gpu_buf){room + g, s->big.bytes - off - g};
     }
     zp__g16_slot_msm_on(s, false);
-    /* Packing is an option: without its room the witness goes as it is. */
-    if (zp__g16_pack_wanted() && zp__g16_pack_open(&s->pack, dev, pk->n_vars, s->big))
-        s->pack = NULL;
     zp__gpu_slots_add(dev, 1);
     s->counted = true;
     *out = s;
@@ -463,11 +454,9 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
         s->sent = NULL;
     }
     s->took_sent = !up;
-    unsigned np = parts && up && !s->pack ? zp__g16_parts_wanted(s, pk, w) : 1;
+    unsigned np = parts && up ? zp__g16_parts_wanted(s, pk, w) : 1;
     if (!e && up)
-        e = s->pack  ? zp__g16_pack_put(s->pack, s->st, s->w.ptr, w, pk->n_vars)
-            : np > 1 ? zp__g16_parts_put(s, k, w, np)
-                     : zp__g16_slot_put_w(s, k, w);
+        e = np > 1 ? zp__g16_parts_put(s, k, w, np) : zp__g16_slot_put_w(s, k, w);
     if (!e)
         e = zp__gpu_eval_abc(s->st, a, a + s->n, a + 2 * s->n, pk->domain_size, &k->ma, &k->mb,
                              s->w.ptr);

@@ -50,7 +50,6 @@ struct zp__g16_slot {
     zp__gpu_buf msc;
     zp_fr *gat;
     zp_fr *hw;                              /* pinned, n_vars */
-    zp__g16_pack *pack;                     /* the witness sent packed, or NULL */
     bool counted;                           /* in dev's count of slots */
 };
 

@@ -19,8 +19,6 @@
  *    windows, or of the automatic choice's (2^13 + 1 or more H points),
  *    and none under ZKPIPE_H_PRE=0 or below that size; a slot opened then
  *    proves over it with zp__prove's bytes; zp__g16_dkey_h_pre's errors.
- * With ZKPIPE_WITNESS_PACK=1 the two slots must send their witnesses
- * packed (prove_gpu_pack.c), and their proofs are checked the same way.
  */
 #include <pthread.h>
 
@@ -294,8 +292,6 @@ static void two_slots(const char *spec, zp_h_conv conv)
          * two with the stream beside h). */
         uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&shape[i]);
         CHECK(d >= want && d - want <= ((uint64_t)6 << 20));
-        if (zp__g16_pack_wanted())
-            CHECK(slot[i] && zp__g16_slot_packs(slot[i]));
     }
     CHECK(zp__g16_slot_bytes(&shape[1]) > zp__g16_slot_bytes(&shape[0]));
     /* Two slots share the GPU: the MSMs run the kernels built for that. */
@@ -397,8 +393,7 @@ static void ahead_step(ahead_case *a, const zp__g16_dkey *k, const zp_fr *w, boo
     CHECK_EQ_INT(a->again, again + (a->give < 0));
     /* Asked once more, with the sums over w made, where they ran beside h. */
     CHECK_EQ_INT(a->w_sums, w_sums + zp__g16_slot_beside(a->slot));
-    /* A packed witness is never sent ahead (it goes up with its unpacking). */
-    CHECK_EQ_INT(zp__g16_slot_took_sent(a->slot), took && !zp__g16_slot_packs(a->slot));
+    CHECK_EQ_INT(zp__g16_slot_took_sent(a->slot), took);
     CHECK_EQ_INT(zp__g16_finish_verify(&pr, &c->pk, &sums, c->w[i], &o, NULL, &why), ZP_OK);
     CHECK_EQ_INT(zp__proof_encode(got, &pr), ZP_OK);
     CHECK(memcmp(got, c->want[i], ZP__PROOF_BYTES) == 0);
