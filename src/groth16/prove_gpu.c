@@ -100,8 +100,7 @@ zp_err zp__g16_gpu_read(zp__g16_gpu *g, zp_fr *out, zp__g16_gpu_array which)
 zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
                        zp__prove_times *t)
 {
-    /* The slot's msm may convert its copy of w in place (ZKPIPE_MSM_W=0)
-     * and the parts upload leaves part of L summed; upload w again so that
+    /* The parts upload leaves part of L summed; upload w again so that
      * this stage means the same whatever ran before it. */
     zp_err e = zp__g16_slot_put_w(g->slot, &g->key, w);
     return e ? e : zp__g16_slot_msm(g->slot, &g->key, out, t);

@@ -73,12 +73,6 @@ zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p
     return ZP_OK;
 }
 
-bool zp__g16_msm_w(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_W", 1, 1) == 1;
-}
-
 zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine *p,
                              const zp_fr *w, uint64_t from, uint64_t to)
 {
@@ -119,20 +113,16 @@ static zp_err msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     const zp__pk *pk = k->pk;
     if (s->l_split)
         return zp__g16_parts_msm_l(s, k, out);
-    if (zp__g16_msm_w())
-        return zp__g16_slot_msm_g1_w(s, out, k->p_l.ptr, s->w.ptr, pk->n_public + 1, pk->n_vars);
-    return zp__g16_slot_msm_g1(s, out, &k->p_l, (zp_fr *)s->w.ptr + pk->n_public + 1, pk->n_l,
-                               true);
+    return zp__g16_slot_msm_g1_w(s, out, k->p_l.ptr, s->w.ptr, pk->n_public + 1, pk->n_vars);
 }
 
 /* The A MSM: over w through A's density where one MSM takes all of A;
- * else, or without zp__g16_msm_w, over A's scalars gathered into s->gat. */
+ * else over A's scalars gathered into s->gat (Montgomery, as w). */
 static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     const zp__pk *pk = k->pk;
-    const bool mw = zp__g16_msm_w();
     zp_fr *sc = s->gat;
-    if (mw && pk->n_a <= zp__g16_chunk_points(false)) {
+    if (pk->n_a <= zp__g16_chunk_points(false)) {
         const zp__gpu_wsc ws = {s->w.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
         zp_err e = zp__gpu_msm_g1_w(s->mst, out, k->p_a.ptr, &ws, pk->n_a, s->msc);
         if (!e)
@@ -142,24 +132,21 @@ static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     zp_err e = zp__gpu_fr_gather(s->mst, sc, s->w.ptr, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
     if (e)
         return e;
-    return mw ? zp__g16_slot_msm_g1_w(s, out, k->p_a.ptr, sc, 0, pk->n_a)
-              : zp__g16_slot_msm_g1(s, out, &k->p_a, sc, pk->n_a, true);
+    return zp__g16_slot_msm_g1_w(s, out, k->p_a.ptr, sc, 0, pk->n_a);
 }
 
-/* The B2 MSM over sc[0, n) (Montgomery with zp__g16_msm_w, else standard). */
+/* The B2 MSM over sc[0, n) (Montgomery). */
 static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
                      uint64_t n)
 {
     const zp_g2_affine *pts = p->ptr;
     const uint64_t chunk = zp__g16_chunk_points(true);
-    const bool mw = zp__g16_msm_w();
     zp_g2_jac_inf(out);
     for (uint64_t off = 0; off < n; off += chunk) {
         zp_g2_jac part, sum;
         const uint64_t len = min_u64(n - off, chunk);
         const zp__gpu_wsc ws = {sc, NULL, NULL, off, len};
-        zp_err e = mw ? zp__gpu_msm_g2_w(s->mst, &part, pts + off, &ws, len, s->msc)
-                      : zp__gpu_msm_g2(s->mst, &part, pts + off, sc + off, len, s->msc);
+        zp_err e = zp__gpu_msm_g2_w(s->mst, &part, pts + off, &ws, len, s->msc);
         if (e)
             return e;
         phases_print(s, "G2", len);
@@ -199,23 +186,17 @@ void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside)
 /*
  * The MSMs over the witness, on s->mst (zp__g16_slot_msm_on): L, A and
  * B's gather, the last reads of w, so that the next witness can go up
- * into w during B1 and B2 (send_next). With zp__g16_msm_w the witness
- * stays Montgomery: L and A read it where it lies, B1 and B2 read B's
- * gathered copy in that form. On the H200 that took a lone porep:27
- * partition from 1231.7 / 1233.1 to 1228.7 / 1227.1 ms (A 1.6 and L 2.1
- * ms shorter: no gather of A, no conversion pass; bench/RESULTS.md,
- * session 23).
+ * into w during B1 and B2 (send_next). The witness stays Montgomery: L
+ * and A read it where it lies (no conversion pass, no gather of A's
+ * scalars), B1 and B2 read B's gathered copy in that form.
  */
 static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                         zp__prove_times *t)
 {
     const zp__pk *pk = k->pk;
     zp_fr *w = s->w.ptr, *sc = s->gat;
-    const bool mw = zp__g16_msm_w();
     double t0 = zp__g16_now(), t1, t2, t3, t4;
-    zp_err e = mw ? ZP_OK : zp__gpu_fr_from_mont(s->mst, w, w, pk->n_vars);
-    if (!e)
-        e = msm_l(s, k, &out->l);
+    zp_err e = msm_l(s, k, &out->l);
     t1 = zp__g16_now();
     if (!e)
         e = msm_a(s, k, &out->a);
@@ -226,8 +207,7 @@ static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     if (!e)
         e = send_next(s, k);
     if (!e)
-        e = mw ? zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b)
-               : zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
+        e = zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b);
     t3 = zp__g16_now();
     if (!e)
         e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);

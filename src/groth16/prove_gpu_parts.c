@@ -80,44 +80,21 @@ static unsigned knob_head(void)
     return knob_cached(&cached, "ZKPIPE_UPLOAD_HEAD", KNOB_HEAD_UNSET, KNOB_HEAD_UNSET);
 }
 
-/* The L MSM over w[from, to) added to s->l_head. With zp__g16_msm_w it
- * reads w as it is (Montgomery). Else, mont: w is still Montgomery (eval
- * reads it next), so the scalars are converted into a (dead until eval
- * writes it), s->n at a time; !mont: w is in standard form already. */
-static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint64_t to,
-                     bool mont)
+/* The L MSM over w[from, to) (Montgomery, where it lies) added to
+ * s->l_head. */
+static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint64_t to)
 {
     const uint64_t lo = k->pk->n_public + 1; /* w's first L scalar */
     from = max_u64(from, lo);
-    if (zp__g16_msm_w() && from < to) {
-        zp_g1_jac part, sum;
-        zp_err e = zp__g16_slot_msm_g1_w(s, &part, (const zp_g1_affine *)k->p_l.ptr + (from - lo),
-                                         s->w.ptr, from, to);
-        if (e)
-            return e;
-        zp_g1_jac_add(&sum, &s->l_head, &part);
-        s->l_head = sum;
+    if (from >= to)
         return ZP_OK;
-    }
-    while (from < to) {
-        uint64_t len = mont ? min_u64(to - from, s->n) : to - from;
-        const zp__gpu_buf pts = {(zp_g1_affine *)k->p_l.ptr + (from - lo),
-                                 len * sizeof(zp_g1_affine)};
-        zp_fr *sc = (zp_fr *)s->w.ptr + from;
-        zp_g1_jac part, sum;
-        zp_err e = ZP_OK;
-        if (mont) {
-            e = zp__gpu_fr_from_mont(s->st, s->big.ptr, sc, len);
-            sc = s->big.ptr;
-        }
-        if (!e)
-            e = zp__g16_slot_msm_g1(s, &part, &pts, sc, len, true);
-        if (e)
-            return e;
-        zp_g1_jac_add(&sum, &s->l_head, &part);
-        s->l_head = sum;
-        from += len;
-    }
+    zp_g1_jac part, sum;
+    zp_err e = zp__g16_slot_msm_g1_w(s, &part, (const zp_g1_affine *)k->p_l.ptr + (from - lo),
+                                     s->w.ptr, from, to);
+    if (e)
+        return e;
+    zp_g1_jac_add(&sum, &s->l_head, &part);
+    s->l_head = sum;
     return ZP_OK;
 }
 
@@ -137,7 +114,7 @@ static zp_err learn_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
     s->n_rest = 0;
     for (unsigned j = 0; j < parts && !e; j++) {
         double t = zp__g16_now();
-        e = l_part(s, k, nv * j / parts, nv * (j + 1) / parts, true);
+        e = l_part(s, k, nv * j / parts, nv * (j + 1) / parts);
         ms[j] = 1e3 * (zp__g16_now() - t);
     }
     if (e)
@@ -194,7 +171,7 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     if (!e)
         e = zp__gpu_stream_after_mark(s->st, s->cp);
     if (!e)
-        e = l_part(s, k, from, to, true);
+        e = l_part(s, k, from, to);
     zp_err ea = zp__gpu_stream_after(s->st, s->cp);
     if (e || ea) {
         zp__gpu_stream_sync(s->cp); /* no copy may still read w */
@@ -205,14 +182,13 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     return ZP_OK;
 }
 
-/* L over what zp__g16_parts_put left (w now in standard form), plus the
- * sum it made. */
+/* L over what zp__g16_parts_put left, plus the sum it made. */
 zp_err zp__g16_parts_msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     zp_err e = ZP_OK;
     s->l_split = false;
     for (unsigned i = 0; i < s->n_rest && !e; i++)
-        e = l_part(s, k, s->rest[i][0], s->rest[i][1], false);
+        e = l_part(s, k, s->rest[i][0], s->rest[i][1]);
     if (!e)
         *out = s->l_head;
     return e;

@@ -3,8 +3,8 @@
  * device, carved from the arena once and reused proof after proof.
  *
  * Layout, for a slot of shape (n_vars, n = domain_size, ...):
- *   w    n_vars scalars: the witness, Montgomery for eval, then converted
- *        to standard form in place (the L scalars and the gathers' source).
+ *   w    n_vars scalars: the witness, Montgomery, read where it lies by
+ *        eval and by the MSMs over it, and the gathers' source.
  *   big  a | b | c, n scalars each, during eval and h; after h the H
  *        scalars are in a, and from the start of b on the region is the
  *        MSM scratch (grown past 3n when the scratch needs more).

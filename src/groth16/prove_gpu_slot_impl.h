@@ -94,13 +94,6 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
 zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
                            const zp_fr *sc, uint64_t n, bool split);
 
-/* ZKPIPE_MSM_W (read once; default 1): the MSMs over the witness read it
- * in Montgomery form where it lies (zp__gpu_msm_g1_w): no conversion pass,
- * no gather of A's scalars, B's gathered as they are. 0: the witness goes
- * to standard form in one pass first and A's scalars are gathered, as
- * before (for comparisons; the reference path). */
-bool zp__g16_msm_w(void);
-
 /* Σ w[v]·p[v - from] for from <= v < to (w Montgomery, device), in the
  * slot's MSM scratch, chunk by chunk. */
 zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine *p,
@@ -110,8 +103,7 @@ zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine
  * parts eval sends w in (1: one copy). zp__g16_parts_put: w up in that
  * many parts (> 1), the L MSM over some of them summed meanwhile
  * (s->l_split); the slot's stream then waits for the whole copy.
- * zp__g16_parts_msm_l: L after that (w in standard form unless
- * zp__g16_msm_w). */
+ * zp__g16_parts_msm_l: L over the rest after that. */
 unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w);
 zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                          unsigned parts);

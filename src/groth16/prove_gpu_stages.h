@@ -26,8 +26,8 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k);
 zp_err zp__g16_slot_read(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *out,
                          zp__g16_gpu_array which);
 /* The five MSMs after eval and h: the H scalars first (they are then
- * overwritten), the witness converted to standard form in place (so this
- * runs once per eval), L, then the A and B scalars gathered on the device. */
+ * overwritten), L, then A and B over the witness (B's scalars gathered on
+ * the device). */
 zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                         zp__prove_times *t);
 
