@@ -43,27 +43,20 @@ static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
     return b;
 }
 
-/* The H MSM without the 0/1 split (zp__gpu_msm_g1_nosplit): its scalars
- * are random, so the split and its wait find nothing to skip (porep:27 on
- * the H200: 601.4 -> 598.7 ms). ZKPIPE_MSM_H_NOSPLIT=0 (read once) splits. */
-bool zp__g16_h_nosplit(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_H_NOSPLIT", 1, 1) == 1;
-}
-
-/* Σ sc[i]·p[i] for i < n, zp__g16_chunk_points(false) points at a time;
- * without the 0/1 split unless `split`. */
-zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
-                           const zp_fr *sc, uint64_t n, bool split)
+/* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the
+ * slot's MSM scratch, zp__g16_chunk_points(false) points at a time, without
+ * the 0/1 split (zp__gpu_msm_g1_nosplit): for the H MSM, whose scalars are
+ * random, so that the split and its wait would find nothing to skip. */
+static zp_err msm_g1_nosplit(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
+                             const zp_fr *sc, uint64_t n)
 {
     const zp_g1_affine *pts = p->ptr;
     const uint64_t chunk = zp__g16_chunk_points(false);
     zp_g1_jac_inf(out);
     for (uint64_t off = 0; off < n; off += chunk) {
         zp_g1_jac part, sum;
-        zp_err e = (split ? zp__gpu_msm_g1 : zp__gpu_msm_g1_nosplit)(
-            s->mst, &part, pts + off, sc + off, min_u64(n - off, chunk), s->msc);
+        zp_err e = zp__gpu_msm_g1_nosplit(s->mst, &part, pts + off, sc + off,
+                                          min_u64(n - off, chunk), s->msc);
         if (e)
             return e;
         phases_print(s, "G1", min_u64(n - off, chunk));
@@ -103,7 +96,7 @@ static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     s->took_pre = need && need <= sc.bytes;
     if (s->took_pre)
         return zp__gpu_msm_g1_pre(s->st, out, k->h_pre.ptr, k->h_pre_c, s->big.ptr, pk->n_h, sc);
-    return zp__g16_slot_msm_g1(s, out, &k->p_h, s->big.ptr, pk->n_h, !zp__g16_h_nosplit());
+    return msm_g1_nosplit(s, out, &k->p_h, s->big.ptr, pk->n_h);
 }
 
 /* The L MSM: over all of w's L scalars, or what eval's zp__g16_parts_put

@@ -126,9 +126,9 @@ static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
     return b;
 }
 
-/* The G1 scratch. Without the split for H (the default), the windows a
- * pass that a slot grows (aw) are sized for H, whose scalars are all dense,
- * without the split's arrays (at 2^27 that makes room for 7 windows a pass
+/* The G1 scratch. H runs without the split, so the windows a pass that a
+ * slot grows (aw) are sized for H, whose scalars are all dense, without
+ * the split's arrays (at 2^27 that makes room for 7 windows a pass
  * instead of 6 in an H200 slot beside a porep:27 key and its twist tables:
  * two passes instead of three); the split MSMs (A, B1, L) are sized for at
  * most the default windows and take more where the scratch holds them (in
@@ -136,8 +136,6 @@ static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
 static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
 {
     uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
-    if (!zp__g16_h_nosplit())
-        return msm_bytes(max_u64(split, pk->n_h), false, aw, true);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
     return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
 }
@@ -470,16 +468,6 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
     return eval_w(s, k, w, false, false);
 }
 
-/* The TAU h stage's a'b' folded into a's forward last pass
- * (zp__gpu_ntt_to_coset_mul) instead of a pointwise pass of its own: the h
- * stage of a porep:27 partition 240.9 -> 239.9 ms on the H200.
- * ZKPIPE_NTT_FOLD=0 (read once) runs the pass. */
-static bool fold_ab(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_NTT_FOLD", 1, 1) == 1;
-}
-
 /* The h stage enqueued on the slot's stream (zp__g16_slot_h waits). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
 {
@@ -523,14 +511,11 @@ zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
     } else {
         /* TAU as prove.c: (coset iNTT of a'b' − iNTT(c)) / (gⁿ − 1), the
          * first n − 1 coefficients the H scalars; c' is not made. a <- a'b':
-         * with the fold, b first, then a's forward stores a'b' itself. */
-        const bool fold = fold_ab();
-        e = zp__gpu_ntt_to_coset(s->st, fold ? b : a, log2n, pk->roots, &shift);
+         * b first, then a's forward stores a'b' itself (the product folded
+         * into its last pass, zp__gpu_ntt_to_coset_mul). */
+        e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
         if (!e)
-            e = fold ? zp__gpu_ntt_to_coset_mul(s->st, a, log2n, pk->roots, &shift, b)
-                     : zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
-        if (!e && !fold)
-            e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, NULL, NULL, n);
+            e = zp__gpu_ntt_to_coset_mul(s->st, a, log2n, pk->roots, &shift, b);
         if (!e)
             e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
     }

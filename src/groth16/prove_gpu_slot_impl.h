@@ -73,9 +73,6 @@ uint64_t zp__g16_chunk_points(bool g2);
 /* ZKPIPE_SLOT_PHASES=1: every MSM of a slot timed by phase (prove_gpu_msm.c). */
 bool zp__g16_phases_wanted(void);
 
-/* ZKPIPE_MSM_H_NOSPLIT (default 1): the H MSM without the 0/1 split. */
-bool zp__g16_h_nosplit(void);
-
 /* The h stage enqueued on the slot's stream (prove_gpu_slot.c). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);
 
@@ -88,11 +85,6 @@ void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside);
  * failure in *h_err, the MSMs' returned. */
 zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
                            void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err);
-
-/* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the slot's
- * MSM scratch, chunk by chunk; without the 0/1 split unless `split`. */
-zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
-                           const zp_fr *sc, uint64_t n, bool split);
 
 /* Σ w[v]·p[v - from] for from <= v < to (w Montgomery, device), in the
  * slot's MSM scratch, chunk by chunk. */

@@ -164,8 +164,7 @@ static void synth_case(const char *spec, zp_h_conv conv)
 static void test_synth(void)
 {
     /* porep:12: a domain of two NTT passes, where the TAU h stage's a'b'
-     * folds into a pass (by default; ZKPIPE_NTT_FOLD=0, the prove:nofold
-     * mode, runs the pointwise pass). */
+     * folds into the last pass. */
     const char *specs[] = {"synth:porep:10", "synth:dense:8", "synth:chain:8", "synth:porep:12"};
     for (size_t i = 0; i < 4; i++) {
         synth_case(specs[i], ZP_H_COSET);
