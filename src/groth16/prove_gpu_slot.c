@@ -37,33 +37,20 @@
 
 #include "groth16/prove_gpu_slot_impl.h"
 
-/* MSMs longer than a chunk run chunk by chunk. G1: 2^ZP_G16_MSM_CHUNK_LOG2
- * points, or 2^ZKPIPE_MSM_CHUNK_LOG2 from the environment (20..31, read
- * once); the default, 2^31, never splits (point indices are 31-bit). A G1
- * MSM longer than 2^25 points sorts fewer windows per pass in the scratch
+/* MSMs longer than a chunk run chunk by chunk. G1: 2^31 points, which
+ * never splits (point indices are 31-bit): a G1 MSM longer than 2^25
+ * points sorts fewer windows per pass in the scratch
  * (zp__gpu_msm_scratch_bytes_pass), and its one-window minimum at 2^27
  * (~10 GB, most of it the split arrays and the buckets) stays below the G2
- * scratch the slot holds anyway. On the H200, synth:porep:27 took 1784 ms
- * per partition unsplit against 1830 ms in 2^25-point chunks (H 868 / 897,
- * A 131 / 140, L 127 / 136 ms; bench/RESULTS.md, session 4). G2 stays in
- * 2^25-point chunks: its buckets are twice as large (an unsplit 2^27 G2
- * MSM would need ~15 GB) and B2 took the same time either way. */
-#ifndef ZP_G16_MSM_CHUNK_LOG2
-#define ZP_G16_MSM_CHUNK_LOG2 31
-#endif
+ * scratch the slot holds anyway; unsplit is the faster (bench/RESULTS.md).
+ * G2 stays in 2^25-point chunks: its buckets are twice as large (an
+ * unsplit 2^27 G2 MSM would need ~15 GB) and B2 takes the same time
+ * either way. */
+#define ZP_G16_MSM_CHUNK_G1 ((uint64_t)1 << 31)
 #define ZP_G16_MSM_CHUNK_G2 ((uint64_t)1 << 25)
 #define ZP_G16_MSM_BUDGET ((uint64_t)1 << 25) /* points whose full scratch is the budget */
 
-uint64_t zp__g16_chunk_points(bool g2)
-{
-    static _Atomic unsigned cached; /* the log2 once read (never 0) */
-    if (g2)
-        return ZP_G16_MSM_CHUNK_G2;
-    unsigned v = cached;
-    if (!v)
-        cached = v = zp__env_knob("ZKPIPE_MSM_CHUNK_LOG2", 20, 31, ZP_G16_MSM_CHUNK_LOG2);
-    return (uint64_t)1 << v;
-}
+uint64_t zp__g16_chunk_points(bool g2) { return g2 ? ZP_G16_MSM_CHUNK_G2 : ZP_G16_MSM_CHUNK_G1; }
 
 double zp__g16_now(void)
 {
@@ -86,30 +73,13 @@ typedef struct slot_plan {
 
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
  * at a time: all windows at once up to ZP_G16_MSM_BUDGET points, and at
- * least one window per pass for a whole chunk; for G1 also the batch-affine round
- * with ZP_G16_AFFINE_WINDOWS windows a pass over a whole chunk. On the
- * H200 (bench/RESULTS.md, session 8) a lone G1 MSM of 2^27 points took
- * 815 ms with XYZZ buckets one window a pass, 759 ms with the round one
- * window a pass (which fits the G2 scratch the slot holds anyway), 700 ms
- * two windows a pass (11.8 GiB), 646 ms all 13 (~75 GiB). */
+ * least one window per pass for a whole chunk; for G1 also the batch-affine
+ * round with ZP_G16_AFFINE_WINDOWS windows a pass over a whole chunk (more
+ * where a slot's share of the arena holds them, grow_windows). A lone G1
+ * MSM of 2^27 points is faster with the round than with XYZZ buckets, and
+ * faster the more windows a pass: two windows a pass take 11.8 GiB, all
+ * 13 about 75 GiB (bench/RESULTS.md). */
 #define ZP_G16_AFFINE_WINDOWS 2
-
-/* ZKPIPE_SLOT_AFFINE_WINDOWS (0..16, read once; 0: no room for the round
- * beyond the rest) fixes the windows instead of ZP_G16_AFFINE_WINDOWS and
- * the growth into a share, for measurements; KNOB_UNSET when not set. */
-#define KNOB_UNSET 17u
-
-static unsigned knob_windows(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_SLOT_AFFINE_WINDOWS", 16, KNOB_UNSET);
-}
-
-static unsigned affine_windows(void)
-{
-    unsigned k = knob_windows();
-    return k == KNOB_UNSET ? ZP_G16_AFFINE_WINDOWS : k;
-}
 
 /* aw: G1 windows a pass of the affine round to make room for; 0 none (the
  * lean size, what a slot opens with when the arena has no more). split:
@@ -222,7 +192,7 @@ static bool pre_of(const zp__pk *pk) { return zp__g16_h_pre_c(pk) != 0; }
 
 uint64_t zp__g16_slot_bytes(const zp__pk *pk)
 {
-    return plan_bytes(pk, affine_windows(), pre_of(pk));
+    return plan_bytes(pk, ZP_G16_AFFINE_WINDOWS, pre_of(pk));
 }
 
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0, false); }
@@ -235,12 +205,10 @@ uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk) { return plan_bytes(pk, 0, pre
 
 /* The windows a pass a slot of pk's shape makes room for within `share`
  * bytes: the most whose size fits, and never fewer than the default
- * (zp__g16_slot_open falls back from there). The knob, when set, wins. */
+ * (zp__g16_slot_open falls back from there). */
 static unsigned grow_windows(const zp__pk *pk, uint64_t share, bool pre)
 {
-    unsigned base = affine_windows();
-    if (!base || knob_windows() != KNOB_UNSET)
-        return base;
+    const unsigned base = ZP_G16_AFFINE_WINDOWS;
     uint64_t fixed = plan_bytes(pk, base, pre);
     if (share <= fixed)
         return base;
@@ -351,7 +319,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller bigs */
     plan_within(&g, &grown, pk, share, pre);
-    plan(&p, pk, affine_windows(), pre);
+    plan(&p, pk, ZP_G16_AFFINE_WINDOWS, pre);
     const unsigned beside = beside_wanted();
     plan(&lpre, pk, 0, pre);
     plan(&lean, pk, 0, false);
@@ -368,7 +336,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
      * many slots as before: first with the room for the H table's MSM
      * (where the device takes tables), then without. */
     const uint64_t bigs[4] = {g.big, p.big, lpre.big, lean.big};
-    const unsigned wins[4] = {grown, affine_windows(), 0, 0};
+    const unsigned wins[4] = {grown, ZP_G16_AFFINE_WINDOWS, 0, 0};
     if (!e) {
         uint64_t tried = UINT64_MAX;
         e = ZP_E_GPU_OOM;
