@@ -12,31 +12,6 @@
 
 #include "groth16/prove_gpu_slot_impl.h"
 
-/* ZKPIPE_SLOT_PHASES=1 (read once): every MSM of a slot timed by phase
- * (zp__gpu_stream_profile) and printed to stderr, for measurements. */
-bool zp__g16_phases_wanted(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_SLOT_PHASES", 1, 0) == 1;
-}
-
-static void phases_print(const zp__g16_slot *s, const char *what, uint64_t n)
-{
-    if (!zp__g16_phases_wanted())
-        return;
-    zp__gpu_msm_phases ph;
-    uint64_t z, o, d;
-    zp__gpu_msm_last_phases(s->mst, &ph);
-    zp__gpu_msm_last_split(s->mst, &z, &o, &d);
-    fprintf(stderr,
-            "msm %s n=%llu zeros=%llu ones=%llu dense=%llu: split %.2f sort %.2f accumulate "
-            "%.2f reduce %.2f ones %.2f total %.2f ms (affine rounds %u, ones %s)\n",
-            what, (unsigned long long)n, (unsigned long long)z, (unsigned long long)o,
-            (unsigned long long)d, ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones,
-            ph.total, zp__gpu_msm_last_affine_rounds(s->mst),
-            zp__gpu_msm_last_ones_affine(s->mst) ? "affine" : "XYZZ");
-}
-
 static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
 {
     zp__gpu_buf b = {(char *)s->big.ptr + s->scratch_off, s->big.bytes - s->scratch_off};
@@ -59,7 +34,6 @@ static zp_err msm_g1_nosplit(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf 
                                           min_u64(n - off, chunk), s->msc);
         if (e)
             return e;
-        phases_print(s, "G1", min_u64(n - off, chunk));
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
@@ -78,7 +52,6 @@ zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine
         zp_err e = zp__gpu_msm_g1_w(s->mst, &part, p + (off - from), &sc, len, s->msc);
         if (e)
             return e;
-        phases_print(s, "G1 w", len);
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
@@ -117,10 +90,7 @@ static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     zp_fr *sc = s->gat;
     if (pk->n_a <= zp__g16_chunk_points(false)) {
         const zp__gpu_wsc ws = {s->w.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
-        zp_err e = zp__gpu_msm_g1_w(s->mst, out, k->p_a.ptr, &ws, pk->n_a, s->msc);
-        if (!e)
-            phases_print(s, "G1 w density", pk->n_a);
-        return e;
+        return zp__gpu_msm_g1_w(s->mst, out, k->p_a.ptr, &ws, pk->n_a, s->msc);
     }
     zp_err e = zp__gpu_fr_gather(s->mst, sc, s->w.ptr, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
     if (e)
@@ -142,7 +112,6 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
         zp_err e = zp__gpu_msm_g2_w(s->mst, &part, pts + off, &ws, len, s->msc);
         if (e)
             return e;
-        phases_print(s, "G2", len);
         zp_g2_jac_add(&sum, out, &part);
         *out = sum;
     }

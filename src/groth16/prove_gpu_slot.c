@@ -354,8 +354,6 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     }
     if (!e)
         e = zp__gpu_stream_open(dev, &s->st);
-    if (!e && zp__g16_phases_wanted())
-        zp__gpu_stream_profile(s->st, true);
     if (!e)
         e = zp__gpu_stream_open_copy(dev, &s->cp);
     if (!e)
@@ -372,8 +370,6 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     if (beside && s->big.bytes >= beside_big(pk, &p, s->windows)) {
         if ((beside == BESIDE_HIGH ? zp__gpu_stream_open_high : zp__gpu_stream_open)(dev, &s->co))
             s->co = NULL;
-        else if (zp__g16_phases_wanted())
-            zp__gpu_stream_profile(s->co, true);
         /* The room above a, b and c: the gathers (unless sab holds them),
          * then the scratch. */
         const uint64_t off = rnd(3 * n * sizeof(zp_fr));

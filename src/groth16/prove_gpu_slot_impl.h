@@ -70,9 +70,6 @@ static inline unsigned knob_cached(_Atomic unsigned *cache, const char *name, un
 /* MSMs longer than a chunk run chunk by chunk (prove_gpu_slot.c). */
 uint64_t zp__g16_chunk_points(bool g2);
 
-/* ZKPIPE_SLOT_PHASES=1: every MSM of a slot timed by phase (prove_gpu_msm.c). */
-bool zp__g16_phases_wanted(void);
-
 /* The h stage enqueued on the slot's stream (prove_gpu_slot.c). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);
 
