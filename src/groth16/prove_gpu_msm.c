@@ -8,8 +8,6 @@
  * both. The next partition's witness goes up once the last MSM that reads
  * w has run (send_next).
  */
-#include <stdio.h>
-
 #include "groth16/prove_gpu_slot_impl.h"
 
 static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
