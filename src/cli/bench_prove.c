@@ -192,13 +192,13 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
         return zp__fail(why, e, "device 0: %s", zp__gpu_last_error());
     double t0 = zp__now();
     if ((e = zp__g16_dkey_setup(&c->key, &r->pk, c->dev, c->s, &r->cs, r->a.conv,
-                                r->a.threads, NULL, why)))
+                                r->a.threads, NULL, NULL, why)))
         return e;
     r->setup_s = zp__now() - t0;
     c->pk = &r->pk;
     /* Kept for every rep, as an engine keeps its keys: the H table too. */
     t0 = zp__now();
-    if ((e = zp__g16_dkey_h_table(&c->key, c->s)))
+    if ((e = zp__g16_dkey_h_table(&c->key, c->s, NULL)))
         return zp__fail(why, e, "the key's H table: %s", zp__gpu_last_error());
     const double table_s = zp__now() - t0;
     /* The device has the key's matrices, and witnesses read only the
@@ -210,7 +210,8 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
     /* One partition at a time: the slot takes what the key leaves. */
     zp__gpu_info info;
     zp__gpu_get_info(c->dev, &info);
-    if ((e = zp__g16_slot_open_within(&c->slot, c->dev, &r->pk, info.arena_largest_free, why)))
+    if ((e = zp__g16_slot_open_within(&c->slot, c->dev, &r->pk, info.arena_largest_free, NULL,
+                                      why)))
         return e;
     zp__gpu_get_info(c->dev, &info);
     printf("slot: room for %u G1 windows a pass; arena %.1f of %.1f GiB in use; NTT twist "

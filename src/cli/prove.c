@@ -322,7 +322,7 @@ static zp_err prove_on(const prove_args *a, prove_in *in, const zp__prove_opts *
     bool want_cpu = a->backend && !strcmp(a->backend, "cpu");
     if (!want_cpu && zp__gpu_count() > 0) {
         zp__g16_gpu *g = NULL;
-        zp_err e = zp__g16_gpu_open(&g, &in->pk, 0, a->threads, why);
+        zp_err e = zp__g16_gpu_open(&g, &in->pk, 0, a->threads, NULL, why);
         if (!e) {
             *used = "gpu";
             e = zp__g16_gpu_prove(g, p, in->w, in->n_w, o, t, why);

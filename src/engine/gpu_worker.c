@@ -167,10 +167,10 @@ static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *d
         memset(pk_tmp, 0, sizeof *pk_tmp);
         if (k->gpu_setup)
             err = zp__g16_dkey_setup(dk, pk_tmp, d->dev, d->s, &k->cs, k->conv,
-                                     e->threads_per_worker, &k->toxic, why);
+                                     e->threads_per_worker, &k->toxic, &e->gpu_opts, why);
         else
-            err = zp__g16_dkey_upload(dk, d->dev, d->s, &k->pk, why);
-        if (!err && (err = zp__g16_dkey_h_table(dk, d->s)) != ZP_OK) {
+            err = zp__g16_dkey_upload(dk, d->dev, d->s, &k->pk, &e->gpu_opts, why);
+        if (!err && (err = zp__g16_dkey_h_table(dk, d->s, &e->gpu_opts)) != ZP_OK) {
             zp__fail(why, err, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
             zp__g16_dkey_free(dk);
             if (k->gpu_setup)
@@ -345,7 +345,7 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__p
         int waiting = d->admitted - d->sets;
         pthread_mutex_unlock(&e->mu);
         uint64_t share = (info.arena_bytes - info.arena_used) / (uint64_t)(waiting > 1 ? waiting : 1);
-        zp_err err = zp__g16_slot_open_within(&w->slot, d->dev, pk, share, why);
+        zp_err err = zp__g16_slot_open_within(&w->slot, d->dev, pk, share, &e->gpu_opts, why);
         if (!err) {
             w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
             sets_add(e, d, 1, (int64_t)w->slot_pinned);

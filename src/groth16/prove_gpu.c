@@ -37,7 +37,7 @@ void zp__g16_gpu_close(zp__g16_gpu *g)
 }
 
 zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int threads,
-                        zp__ioerr *why)
+                        const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     (void)threads; /* nothing is left on the host to spread over threads */
     *out = NULL;
@@ -64,16 +64,17 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
         zp__g16_gpu_close(g);
         return e;
     }
-    e = zp__g16_dkey_upload(&g->key, g->dev, g->s, pk, why);
-    /* A key uploaded for this prover's proofs: its H table only when
-     * ZKPIPE_H_PRE asks for one (made unasked, it costs more than it saves
+    e = zp__g16_dkey_upload(&g->key, g->dev, g->s, pk, o, why);
+    /* A key uploaded for this prover's proofs: its H table only when the
+     * tuning fixes its windows (made unasked, it costs more than it saves
      * over a few proofs). */
-    if (!e && !zp__g16_h_pre_is_auto() && (e = zp__g16_dkey_h_table(&g->key, g->s)))
+    if (!e && zp__g16_gpu_opts_of(o).tuning.h_table != ZP_GPU_H_TABLE_AUTO &&
+        (e = zp__g16_dkey_h_table(&g->key, g->s, o)))
         zp__fail(why, e, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
     if (!e) { /* the one slot takes what the key leaves */
         zp__gpu_info info;
         zp__gpu_get_info(g->dev, &info);
-        e = zp__g16_slot_open_within(&g->slot, g->dev, pk, info.arena_largest_free, why);
+        e = zp__g16_slot_open_within(&g->slot, g->dev, pk, info.arena_largest_free, o, why);
     }
     if (e) {
         zp__g16_gpu_close(g);

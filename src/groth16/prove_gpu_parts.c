@@ -11,8 +11,8 @@
  * Poseidon-like tail in the last eighth) gets the part that holds them; one
  * whose dense scalars are spread gets a run of about half the parts.
  *
- * The slot side: the knobs and default, the learning upload, the upload
- * with the run first, and L over the rest in the MSM stage.
+ * The slot side: the parts wanted, the learning upload, the upload with
+ * the run first, and L over the rest in the MSM stage.
  */
 #include "groth16/prove_gpu_slot_impl.h"
 
@@ -45,39 +45,26 @@ bool zp__g16_parts_plan(const double *ms, unsigned parts, double up_ms, unsigned
 
 /* ------------------------------------------------------------- the slot */
 
-/* ZKPIPE_UPLOAD_PARTS (0..16, read once; 1: one copy; 0 or unset: the
- * default): the parts eval plans a witness's upload in. By default
- * ZP_G16_PARTS for a witness of at least ZP_G16_PARTS_FROM values in the
- * slot's pinned buffer (from pageable memory a copy holds the host
- * thread, and nothing would overlap) when the slot is alone on its
- * device, else 1: beside other slots the copy overlaps their work anyway,
- * and the split L MSM costs more device time than one (porep:27: ~117
- * ms by the stage times, against ~98). Set, it applies to any witness.
- * ZKPIPE_UPLOAD_HEAD=j (0..15, read once), for tests, sends part j first
- * whatever the plan says. On the H200 a lone porep:27 partition took
- * ~1286 ms in one copy and ~1230 ms in eight parts, the last (the dense
- * tail) first; porep:24 ~194 against ~189 (bench/RESULTS.md, session 22). */
+/* The parts eval plans a witness's upload in: ZP_G16_PARTS for a witness
+ * of at least ZP_G16_PARTS_FROM values in the slot's pinned buffer (from
+ * pageable memory a copy holds the host thread, and nothing would
+ * overlap) when the slot is alone on its device, else 1: beside other
+ * slots the copy overlaps their work anyway, and the split L MSM costs
+ * more device time than one. A lone porep:27 partition is faster in eight
+ * parts, the last (the dense tail) first, than in one copy
+ * (bench/RESULTS.md). The slot's options may fix the parts for any
+ * witness (zp__g16_gpu_opts.upload_parts). */
 #define ZP_G16_PARTS 8u
-#define ZP_G16_PARTS_MAX 16u
 #define ZP_G16_PARTS_FROM ((uint64_t)1 << 23)
-#define KNOB_AUTO 0u
-#define KNOB_HEAD_UNSET ZP_G16_PARTS_MAX
 
 unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
 {
-    static _Atomic unsigned cached;
-    unsigned v = knob_cached(&cached, "ZKPIPE_UPLOAD_PARTS", ZP_G16_PARTS_MAX, KNOB_AUTO);
-    if (v == KNOB_AUTO)
+    unsigned v = s->opts.upload_parts;
+    if (v == ZP_G16_PARTS_AUTO)
         v = w == s->hw && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
                 ? ZP_G16_PARTS
                 : 1;
     return pk->n_vars >= v ? v : 1;
-}
-
-static unsigned knob_head(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_UPLOAD_HEAD", KNOB_HEAD_UNSET, KNOB_HEAD_UNSET);
 }
 
 /* The L MSM over w[from, to) (Montgomery, where it lies) added to
@@ -142,7 +129,7 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     s->l_split = false;
     if (s->plan_key != k || s->plan_parts != parts)
         return learn_parts(s, k, w, parts);
-    unsigned head = knob_head();
+    const unsigned head = s->opts.upload_head;
     if (head < parts) {
         s->run_from = head;
         s->run_to = head + 1;

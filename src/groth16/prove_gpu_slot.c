@@ -110,21 +110,14 @@ static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
     return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
 }
 
-/* The scratch of the H MSM over a table of zp__g16_h_pre_c(pk)'s windows;
- * 0 without one. */
-static uint64_t h_pre_bytes(const zp__pk *pk)
-{
-    unsigned c = zp__g16_h_pre_c(pk);
-    return c ? zp__gpu_msm_scratch_bytes_pre(max_u64(pk->n_h, 1), c) : 0;
-}
-
-/* pre: with room for the MSM over the key's H table. */
-static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, bool pre)
+/* pre_c: with room for the MSM over the key's H table of pre_c-bit
+ * windows (0: none). */
+static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, unsigned pre_c)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(pk, aw), msm_bytes(pk->n_b, true, aw, true));
-    if (pre)
-        sc = max_u64(sc, h_pre_bytes(pk));
+    if (pre_c)
+        sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre(max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->w = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
@@ -134,10 +127,10 @@ static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, bool pre)
 
 static uint64_t plan_total(const slot_plan *p) { return p->w + p->big + p->sab; }
 
-static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, bool pre)
+static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, unsigned pre_c)
 {
     slot_plan p;
-    plan(&p, pk, aw, pre);
+    plan(&p, pk, aw, pre_c);
     return plan_total(&p);
 }
 
@@ -167,37 +160,28 @@ static uint64_t beside_big(const zp__pk *pk, const slot_plan *p, unsigned aw)
 }
 
 /*
- * ZKPIPE_SLOT_BESIDE_H (read at each slot open; default 1): the MSMs over
- * the witness (L, A, B1, B2) run on a stream of their own while h runs,
- * in big above a, b and c, where big holds them there with the scratch
- * they take after h (a slot grows big for that room where its share
- * allows; a grown porep:27 slot's H scratch holds it anyway: ~25 of ~34
- * GiB); H runs after both. The NTTs of h share the SMs with an MSM well
- * (bench corun, session 19: ntt:27 + msm:27 keep 0.768 + 0.513 of their
- * rates), where two MSMs do not (1.038). That stream has the greater
- * priority: at the same priority h's kernels, queued first, took the SMs
- * and the MSMs waited for all of h (H200, porep:27, session 24: L 30 ->
- * 255 ms, the partition unchanged). 2: beside h at the same priority; 0:
- * every MSM after h, as before.
+ * Beside h (zp__g16_gpu_opts.beside_h, the default): the MSMs over the
+ * witness (L, A, B1, B2) run on a stream of their own while h runs, in big
+ * above a, b and c, where big holds them there with the scratch they take
+ * after h (a slot grows big for that room where its share allows; a grown
+ * porep:27 slot's H scratch holds it anyway: ~25 of ~34 GiB); H runs after
+ * both. The NTTs of h share the SMs with an MSM well, where two MSMs do
+ * not (bench corun). That stream has the device's greatest priority: at
+ * the same priority h's kernels, queued first, take the SMs and the MSMs
+ * wait for all of h.
  */
-enum { BESIDE_OFF, BESIDE_HIGH, BESIDE_SAME };
-static unsigned beside_wanted(void)
+
+uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
-    return zp__env_knob("ZKPIPE_SLOT_BESIDE_H", 0, 2, BESIDE_HIGH);
+    return plan_bytes(pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o));
 }
 
-/* The size functions without a device assume one that takes the H table
- * (zp__g16_h_pre_on); slots opened on a device that does not leave it out. */
-static bool pre_of(const zp__pk *pk) { return zp__g16_h_pre_c(pk) != 0; }
+uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0, 0); }
 
-uint64_t zp__g16_slot_bytes(const zp__pk *pk)
+uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
-    return plan_bytes(pk, ZP_G16_AFFINE_WINDOWS, pre_of(pk));
+    return plan_bytes(pk, 0, zp__g16_h_pre_c(pk, o));
 }
-
-uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0, false); }
-
-uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk) { return plan_bytes(pk, 0, pre_of(pk)); }
 
 /* The most G1 windows a pass worth room (beyond the window count a layout
  * stops growing; 256 / 16 bits is the most windows any size has). */
@@ -206,16 +190,16 @@ uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk) { return plan_bytes(pk, 0, pre
 /* The windows a pass a slot of pk's shape makes room for within `share`
  * bytes: the most whose size fits, and never fewer than the default
  * (zp__g16_slot_open falls back from there). */
-static unsigned grow_windows(const zp__pk *pk, uint64_t share, bool pre)
+static unsigned grow_windows(const zp__pk *pk, uint64_t share, unsigned pre_c)
 {
     const unsigned base = ZP_G16_AFFINE_WINDOWS;
-    uint64_t fixed = plan_bytes(pk, base, pre);
+    uint64_t fixed = plan_bytes(pk, base, pre_c);
     if (share <= fixed)
         return base;
     unsigned best = base;
     uint64_t best_bytes = fixed;
     for (unsigned aw = base + 1; aw <= ZP_G16_GROW_WINDOWS; aw++) {
-        uint64_t b = plan_bytes(pk, aw, pre);
+        uint64_t b = plan_bytes(pk, aw, pre_c);
         if (b > share)
             break;
         if (b > best_bytes) { /* more windows that cost nothing more: no gain */
@@ -227,21 +211,23 @@ static unsigned grow_windows(const zp__pk *pk, uint64_t share, bool pre)
 }
 
 /* The plan of a slot grown into `share` (*aw windows, grow_windows), its
- * big grown for the room beside h where the share holds that too. */
-static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t share, bool pre)
+ * big grown for the room beside h where `beside` and the share hold that
+ * too. */
+static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t share,
+                        unsigned pre_c, bool beside)
 {
-    *aw = grow_windows(pk, share, pre);
-    plan(g, pk, *aw, pre);
+    *aw = grow_windows(pk, share, pre_c);
+    plan(g, pk, *aw, pre_c);
     const uint64_t bb = beside_big(pk, g, *aw);
-    if (beside_wanted() && share && bb > g->big && plan_total(g) - g->big + bb <= share)
+    if (beside && share && bb > g->big && plan_total(g) - g->big + bb <= share)
         g->big = bb;
 }
 
-uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
+uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g16_gpu_opts *o)
 {
     slot_plan g;
     unsigned aw;
-    plan_within(&g, &aw, pk, share, pre_of(pk));
+    plan_within(&g, &aw, pk, share, zp__g16_h_pre_c(pk, o), zp__g16_gpu_opts_of(o).beside_h);
     return plan_total(&g);
 }
 
@@ -293,13 +279,14 @@ void zp__g16_slot_close(zp__g16_slot *s)
     free(s);
 }
 
-zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why)
+zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                         const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
-    return zp__g16_slot_open_within(out, dev, pk, 0, why);
+    return zp__g16_slot_open_within(out, dev, pk, 0, o, why);
 }
 
 zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
-                                uint64_t share, zp__ioerr *why)
+                                uint64_t share, const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     *out = NULL;
     uint64_t n = pk->domain_size;
@@ -309,20 +296,21 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     if (!s)
         return zp__fail(why, ZP_E_NOMEM, "no memory for a GPU slot");
     s->dev = dev;
+    s->opts = zp__g16_gpu_opts_of(o);
     s->n_vars = pk->n_vars;
     s->n = n;
     s->n_a = pk->n_a;
     s->n_b = pk->n_b;
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
-    const bool pre = zp__g16_h_pre_on(pk, dev);
+    const unsigned pre_c = zp__g16_h_pre_on(pk, dev, o) ? zp__g16_h_pre_c(pk, o) : 0;
+    const bool beside = s->opts.beside_h;
     unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller bigs */
-    plan_within(&g, &grown, pk, share, pre);
-    plan(&p, pk, ZP_G16_AFFINE_WINDOWS, pre);
-    const unsigned beside = beside_wanted();
-    plan(&lpre, pk, 0, pre);
-    plan(&lean, pk, 0, false);
+    plan_within(&g, &grown, pk, share, pre_c, beside);
+    plan(&p, pk, ZP_G16_AFFINE_WINDOWS, pre_c);
+    plan(&lpre, pk, 0, pre_c);
+    plan(&lean, pk, 0, 0);
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
@@ -368,7 +356,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     /* The stream beside h is an option too: without it (no room above a,
      * b and c, or none left for its stream) every MSM runs after h. */
     if (beside && s->big.bytes >= beside_big(pk, &p, s->windows)) {
-        if ((beside == BESIDE_HIGH ? zp__gpu_stream_open_high : zp__gpu_stream_open)(dev, &s->co))
+        if (zp__gpu_stream_open_high(dev, &s->co))
             s->co = NULL;
         /* The room above a, b and c: the gathers (unless sab holds them),
          * then the scratch. */

@@ -7,10 +7,10 @@
 
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
-#include "gpu/knob.h"
 
 struct zp__g16_slot {
     zp__gpu *dev;
+    zp__g16_gpu_opts opts;                  /* those it was opened with */
     unsigned windows;                       /* G1 windows a pass it has room for */
     zp__gpu_stream *st;
     /* The next partition's witness goes up on cp while this one's last
@@ -55,17 +55,6 @@ struct zp__g16_slot {
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-
-/* Knob `name` (0..hi, dflt when unset) read once into *cache, which holds
- * the value plus one (0: not read yet). */
-static inline unsigned knob_cached(_Atomic unsigned *cache, const char *name, unsigned hi,
-                                   unsigned dflt)
-{
-    unsigned v = *cache;
-    if (!v)
-        *cache = v = 1 + zp__env_knob(name, 0, hi, dflt);
-    return v - 1;
-}
 
 /* MSMs longer than a chunk run chunk by chunk (prove_gpu_slot.c). */
 uint64_t zp__g16_chunk_points(bool g2);
