@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "gpu/gpu.h"
 #include "cli/timing.h"
+#include "cli/tune.h"
 #include "engine/trace_read.h"
 #include "io/io.h"
 #include "zkpipe.h"
@@ -23,7 +24,7 @@ static const char batch_help[] =
     "                          [--partitions P] [--workers W] [--threads T]\n"
     "                          [--gpus G|all] [--slots K] [--gpu-mem BYTES]\n"
     "                          [--verify-threads V] [--no-verify] [--trace FILE.json]\n"
-    "                          [--distinct-witnesses D]\n"
+    "                          [--distinct-witnesses D] [--tune NAME=VALUE]...\n"
     "       zkpipe bench batch --addr A --key NAME --count N --concurrency J\n"
     "                          [--partitions P] [--token T | --token-file F]\n"
     "\n"
@@ -48,6 +49,8 @@ static const char batch_help[] =
     "merged) and the peak RSS; --trace writes the Chrome trace (zkpipe trace svg\n"
     "draws it).\n"
     "\n"
+    ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
+    "\n"
     "With --addr, the jobs go to a running daemon (zkpipe serve) instead: J client\n"
     "threads submit jobs for its synthetic key NAME over HTTP with synthetic\n"
     "witnesses, wait for each and submit the next; throughput and latency are\n"
@@ -64,6 +67,8 @@ typedef struct batch_opts {
     bool workers_set;
     int distinct;
     zp_engine_config cfg;
+    zp__cli_tune tune;
+    bool tuned; /* --tune given */
 } batch_opts;
 
 /* "J" or "J1,J2,...": the concurrency levels (at most 8), each 1..4096;
@@ -91,6 +96,7 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     zp_engine_config_default(&o->cfg);
+    zp__cli_tune_default(&o->tune);
     zp__copts_init(&o->client);
     o->partitions = 1;
     for (int i = 1; i < argc; i++) {
@@ -140,7 +146,11 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
             bad = zp__parse_int(v, 1, 4096, &o->cfg.threads_per_worker);
         else if (!strcmp(a, "--verify-threads"))
             bad = zp__parse_int(v, 1, 256, &o->cfg.verify_threads);
-        else {
+        else if (!strcmp(a, "--tune")) {
+            if (zp__cli_tune_parse(&o->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "bench batch", v))
+                return 2;
+            o->tuned = true;
+        } else {
             fprintf(stderr, "zkpipe bench batch: unknown option '%s'\n%s", a, batch_help);
             return 2;
         }
@@ -159,6 +169,12 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
         fputs(batch_help, stderr);
         return 2;
     }
+    if (o->remote && o->tuned) {
+        fputs("zkpipe bench batch: --tune tunes a local engine (the daemon takes its own)\n",
+              stderr);
+        return 2;
+    }
+    o->cfg.gpu_tuning = o->tune.gpu;
     /* GPUs prove alone unless CPU workers are asked for too. */
     if ((o->cfg.gpus > 0 || (o->cfg.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
         o->cfg.cpu_workers = 0;
@@ -432,6 +448,7 @@ int zp__bench_batch(int argc, char **argv)
     int rc = parse_opts(&o, argc, argv);
     if (rc)
         return rc;
+    zp__cli_tune_apply(&o.tune);
     if (o.remote) {
         zp__remote_args ra = {o.key, "bench", o.count, o.concurrency, o.partitions};
         char prefix[32];
