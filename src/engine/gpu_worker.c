@@ -345,7 +345,8 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__p
         int waiting = d->admitted - d->sets;
         pthread_mutex_unlock(&e->mu);
         uint64_t share = (info.arena_bytes - info.arena_used) / (uint64_t)(waiting > 1 ? waiting : 1);
-        zp_err err = zp__g16_slot_open_within(&w->slot, d->dev, pk, share, &e->gpu_opts, why);
+        zp_err err =
+            zp__g16_slot_open_within(&w->slot, d->dev, pk, share, &e->gpu_opts, why);
         if (!err) {
             w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
             sets_add(e, d, 1, (int64_t)w->slot_pinned);

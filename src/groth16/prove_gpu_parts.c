@@ -61,7 +61,7 @@ unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_
 {
     unsigned v = s->opts.upload_parts;
     if (v == ZP_G16_PARTS_AUTO)
-        v = w == s->hw && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
+        v = w == s->host_witness && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
                 ? ZP_G16_PARTS
                 : 1;
     return pk->n_vars >= v ? v : 1;
@@ -77,7 +77,7 @@ static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint
         return ZP_OK;
     zp_g1_jac part, sum;
     zp_err e = zp__g16_slot_msm_g1_w(s, &part, (const zp_g1_affine *)k->p_l.ptr + (from - lo),
-                                     s->w.ptr, from, to);
+                                     s->witness.ptr, from, to);
     if (e)
         return e;
     zp_g1_jac_add(&sum, &s->l_head, &part);
@@ -95,10 +95,10 @@ static zp_err learn_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
     double t0 = zp__g16_now(), ms[ZP_G16_PARTS_MAX];
     zp_err e = zp__g16_slot_put_w(s, k, w);
     if (!e)
-        e = zp__gpu_stream_sync(s->st);
+        e = zp__gpu_stream_sync(s->stream);
     const double up_ms = 1e3 * (zp__g16_now() - t0) / parts;
     s->l_split = true;
-    s->n_rest = 0;
+    s->n_l_rest = 0;
     for (unsigned j = 0; j < parts && !e; j++) {
         double t = zp__g16_now();
         e = l_part(s, k, nv * j / parts, nv * (j + 1) / parts);
@@ -137,31 +137,31 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     if (s->run_from == s->run_to)
         return zp__g16_slot_put_w(s, k, w);
     const uint64_t from = nv * s->run_from / parts, to = nv * s->run_to / parts;
-    s->n_rest = 0;
+    s->n_l_rest = 0;
     if (from > 0) {
-        s->rest[s->n_rest][0] = 0;
-        s->rest[s->n_rest++][1] = from;
+        s->l_rest[s->n_l_rest][0] = 0;
+        s->l_rest[s->n_l_rest++][1] = from;
     }
     if (to < nv) {
-        s->rest[s->n_rest][0] = to;
-        s->rest[s->n_rest++][1] = nv;
+        s->l_rest[s->n_l_rest][0] = to;
+        s->l_rest[s->n_l_rest++][1] = nv;
     }
-    zp_fr *dw = s->w.ptr;
-    zp_err e = zp__gpu_stream_after(s->cp, s->st); /* after the last reads of w */
+    zp_fr *dw = s->witness.ptr;
+    zp_err e = zp__gpu_stream_after(s->copy_stream, s->stream); /* after the last reads of w */
     if (!e)
-        e = zp__gpu_upload(s->cp, dw + from, w + from, (to - from) * sizeof(zp_fr));
+        e = zp__gpu_upload(s->copy_stream, dw + from, w + from, (to - from) * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_stream_mark(s->cp);
-    for (unsigned i = 0; i < s->n_rest && !e; i++)
-        e = zp__gpu_upload(s->cp, dw + s->rest[i][0], w + s->rest[i][0],
-                           (s->rest[i][1] - s->rest[i][0]) * sizeof(zp_fr));
+        e = zp__gpu_stream_mark(s->copy_stream);
+    for (unsigned i = 0; i < s->n_l_rest && !e; i++)
+        e = zp__gpu_upload(s->copy_stream, dw + s->l_rest[i][0], w + s->l_rest[i][0],
+                           (s->l_rest[i][1] - s->l_rest[i][0]) * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_stream_after_mark(s->st, s->cp);
+        e = zp__gpu_stream_after_mark(s->stream, s->copy_stream);
     if (!e)
         e = l_part(s, k, from, to);
-    zp_err ea = zp__gpu_stream_after(s->st, s->cp);
+    zp_err ea = zp__gpu_stream_after(s->stream, s->copy_stream);
     if (e || ea) {
-        zp__gpu_stream_sync(s->cp); /* no copy may still read w */
+        zp__gpu_stream_sync(s->copy_stream); /* no copy may still read w */
         return e ? e : ea;
     }
     s->l_split = true;
@@ -174,8 +174,8 @@ zp_err zp__g16_parts_msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *ou
 {
     zp_err e = ZP_OK;
     s->l_split = false;
-    for (unsigned i = 0; i < s->n_rest && !e; i++)
-        e = l_part(s, k, s->rest[i][0], s->rest[i][1]);
+    for (unsigned i = 0; i < s->n_l_rest && !e; i++)
+        e = l_part(s, k, s->l_rest[i][0], s->l_rest[i][1]);
     if (!e)
         *out = s->l_head;
     return e;
