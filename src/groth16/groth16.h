@@ -143,7 +143,7 @@ void zp__g16_finish_ahead(zp__proof *out, const zp__g16_sums *sums, const zp__g1
 zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
                             const zp__prove_opts *o, zp__ioerr *why);
 /* The same without the key's counts (zp__pk_counts_ok counts both
- * density bitmaps: ~1–4 ms a proof at porep:27), for a key checked once
+ * density bitmaps, a pass over them a proof), for a key checked once
  * when it was made resident (zp__g16_gpu_key_ok). */
 zp_err zp__g16_check_witness(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
                              const zp__prove_opts *o, zp__ioerr *why);

@@ -114,8 +114,8 @@ zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
  * (the slot's hook at ZP_G16_NEXT_H; it never gives a next witness), so
  * that after the MSMs the finish takes two scalar multiplications instead
  * of five and one in G2, and the verify skips the public inputs' sum (at
- * porep's 328 inputs ~0.7 of the 1.7 ms a prepared verify takes on the dev
- * VM). Where the MSMs over the witness ran beside h, the hook is called
+ * porep's 328 inputs close to half of a prepared verify). Where the MSMs
+ * over the witness ran beside h, the hook is called
  * again (ZP_G16_NEXT_W_SUMS) before H's MSM, and a thread of its own makes
  * the tail's part that needs no ΣH (zp__g16_early_make: those two scalar
  * multiplications, π_A's and π_B's checks and two of the verify's three
