@@ -156,9 +156,9 @@ static uint64_t beside_gather_bytes(uint64_t n_a, uint64_t n_b, uint64_t ab_scal
     return ab_scalars ? 0 : rnd(max_u64(n_a, n_b) * sizeof(zp_fr));
 }
 
-/* The work region a slot of pk's shape needs for the MSMs beside h (with plan p
- * and `aw` windows): a, b and c, then the gathers and the scratch. */
-static uint64_t beside_big(const zp__pk *pk, const slot_plan *p, unsigned aw)
+/* The work region a slot of pk's shape needs for the MSMs beside h (with
+ * plan p and `aw` windows): a, b and c, then the gathers and the scratch. */
+static uint64_t beside_work(const zp__pk *pk, const slot_plan *p, unsigned aw)
 {
     return rnd(3 * pk->domain_size * sizeof(zp_fr)) +
            beside_gather_bytes(pk->n_a, pk->n_b, p->ab_scalars) + beside_scratch_bytes(pk, aw);
@@ -216,14 +216,14 @@ static unsigned grow_windows(const zp__pk *pk, uint64_t share, unsigned pre_c)
 }
 
 /* The plan of a slot grown into `share` (*aw windows, grow_windows), its
- * work region grown for the room beside h where `beside` and the share hold that
- * too. */
+ * work region grown for the room beside h where `beside` and the share
+ * hold that too. */
 static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t share,
                         unsigned pre_c, bool beside)
 {
     *aw = grow_windows(pk, share, pre_c);
     plan(g, pk, *aw, pre_c);
-    const uint64_t bb = beside_big(pk, g, *aw);
+    const uint64_t bb = beside_work(pk, g, *aw);
     if (beside && share && bb > g->work && plan_total(g) - g->work + bb <= share)
         g->work = bb;
 }
@@ -311,7 +311,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     const unsigned pre_c = zp__g16_h_pre_on(pk, dev, o) ? zp__g16_h_pre_c(pk, o) : 0;
     const bool beside = s->opts.beside_h;
     unsigned grown;
-    slot_plan g, p, lpre, lean; /* the same but smaller bigs */
+    slot_plan g, p, lpre, lean; /* the same but smaller work regions */
     plan_within(&g, &grown, pk, share, pre_c, beside);
     plan(&p, pk, ZP_G16_AFFINE_WINDOWS, pre_c);
     plan(&lpre, pk, 0, pre_c);
@@ -328,17 +328,17 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
      * in more passes or with XYZZ buckets), so that a smaller GPU keeps as
      * many slots as before: first with the room for the H table's MSM
      * (where the device takes tables), then without. */
-    const uint64_t bigs[4] = {g.work, p.work, lpre.work, lean.work};
+    const uint64_t works[4] = {g.work, p.work, lpre.work, lean.work};
     const unsigned wins[4] = {grown, ZP_G16_AFFINE_WINDOWS, 0, 0};
     if (!e) {
         uint64_t tried = UINT64_MAX;
         e = ZP_E_GPU_OOM;
         for (int i = 0; i < 4 && e == ZP_E_GPU_OOM; i++) {
-            if (bigs[i] >= tried)
+            if (works[i] >= tried)
                 continue; /* no smaller than what did not fit */
-            tried = bigs[i];
+            tried = works[i];
             s->windows = wins[i];
-            e = zp__gpu_alloc_high(dev, &s->work, bigs[i]);
+            e = zp__gpu_alloc_high(dev, &s->work, works[i]);
             if (!e && p.ab_scalars)
                 e = zp__gpu_alloc_high(dev, &s->ab_scalars, p.ab_scalars);
             if (e == ZP_E_GPU_OOM)
@@ -361,7 +361,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     }
     /* The stream beside h is an option too: without it (no room above a,
      * b and c, or none left for its stream) every MSM runs after h. */
-    if (beside && s->work.bytes >= beside_big(pk, &p, s->windows)) {
+    if (beside && s->work.bytes >= beside_work(pk, &p, s->windows)) {
         if (zp__gpu_stream_open_high(dev, &s->side_stream))
             s->side_stream = NULL;
         /* The room above a, b and c: the gathers (unless ab_scalars holds them),
