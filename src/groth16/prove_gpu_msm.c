@@ -4,9 +4,9 @@
  * After h they all run on the slot's stream, H first (its scalars are in
  * a, where the gathers go next). Beside h (a slot with the room and a
  * side stream, zp__g16_slot_sums_next) L, A, B1 and B2 run on the side
- * stream in the room above a, b and c while h runs on the slot's stream, and H after
- * both. The next partition's witness goes up once the last MSM that reads
- * w has run (send_next).
+ * stream in the room above a, b and c while h runs on the slot's stream,
+ * and H after both. The next partition's witness goes up once the last
+ * MSM that reads the witness has run (send_next).
  */
 #include "groth16/prove_gpu_slot_impl.h"
 
@@ -119,8 +119,9 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
     return ZP_OK;
 }
 
-/* The witness the hook gave (s->next_witness) up into w on the copy stream, after
- * what the MSMs' stream has enqueued so far (the last reads of w). */
+/* The witness the hook gave (s->next_witness) up into the slot's witness
+ * region on the copy stream, after what the MSMs' stream has enqueued so
+ * far (the last reads of the witness). */
 static zp_err send_next(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     if (!s->next_witness && s->next_fn) /* none during h: perhaps now */
@@ -148,11 +149,11 @@ void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside)
 }
 
 /*
- * The MSMs over the witness, on s->msm_stream (zp__g16_slot_msm_on): L, A and
- * B's gather, the last reads of w, so that the next witness can go up
- * into w during B1 and B2 (send_next). The witness stays Montgomery: L
- * and A read it where it lies (no conversion pass, no gather of A's
- * scalars), B1 and B2 read B's gathered copy in that form.
+ * The MSMs over the witness, on s->msm_stream (zp__g16_slot_msm_on): L, A
+ * and B's gather, the last reads of the witness, so that the next witness
+ * can go up into its region during B1 and B2 (send_next). The witness
+ * stays Montgomery: L and A read it where it lies (no conversion pass, no
+ * gather of A's scalars), B1 and B2 read B's gathered copy in that form.
  */
 static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                         zp__prove_times *t)
@@ -205,10 +206,10 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
 }
 
 /* h enqueued on the slot's stream and timed there; the hook asked for
- * the next witness meanwhile; then, where the slot has a side stream, the MSMs over
- * the witness run on it beside h, and H on the slot's stream after both.
- * Otherwise h is waited for and all MSMs run after it (zp__g16_slot_msm).
- * *h_err: h's failure (the MSMs' is returned). */
+ * the next witness meanwhile; then, where the slot has a side stream, the
+ * MSMs over the witness run on it beside h, and H on the slot's stream
+ * after both. Otherwise h is waited for and all MSMs run after it
+ * (zp__g16_slot_msm). *h_err: h's failure (the MSMs' is returned). */
 zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
                            void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err)
 {
@@ -238,7 +239,7 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
     t->h = beside ? h_ms / 1e3 : zp__g16_now() - t0;
     *h_err = e;
     if (!e && !em) {
-        if (beside) { /* the side stream's MSMs are done: their region is free */
+        if (beside) { /* the side stream's MSMs have waited for it: their region is free */
             zp__g16_slot_msm_on(s, false);
             double t1 = zp__g16_now(); /* the hook's time counts as H's */
             if (next)
