@@ -373,6 +373,10 @@ static int bench(const batch_opts *o)
     printf("circuit %s: domain 2^%d, %u variables; TEST-ONLY key made in %.2f s (%.1f MiB)\n",
            o->circuit, __builtin_ctzll(ki.domain_size), ki.n_vars, zp__now() - t0,
            (double)ki.bytes / (1 << 20));
+    char tuning[96];
+    zp__cli_tune_describe(tuning, sizeof tuning, &o->tune);
+    printf("tuning %s; key on the GPUs %.2f GiB, of which H tables %.2f GiB\n", tuning,
+           (double)ki.device_bytes / (1u << 30), (double)ki.h_table_bytes / (1u << 30));
     printf("jobs %d x %d partitions, concurrency %d, CPU workers %d, GPUs %d x %d slots, "
            "verify %s, witnesses %s\n", o->count, o->partitions, o->concurrency,
            o->cfg.cpu_workers, o->cfg.gpus, o->cfg.gpu_slots, o->cfg.verify ? "on" : "off",
