@@ -289,6 +289,66 @@ void zp_pairing(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q);
 /* Product of n pairings with one final exponentiation. */
 void zp_multi_pairing(zp_fp12 *out, const zp_g1_affine *p, const zp_g2_affine *q, size_t n);
 
+/* ------------------------------------------------------------ tuning */
+
+/*
+ * What the GPU prover may trade: device memory against speed. The
+ * defaults suit a GPU with room for the keys it proves with and two
+ * partition working sets beside them; change a field to give memory back
+ * to keys and slots, or to choose the H tables' windows. Fill the struct
+ * with zp_gpu_tuning_default, then change fields; zp_gpu_tuning_check
+ * says whether they are in range (zp_engine_open checks them too).
+ */
+typedef struct zp_gpu_tuning {
+    /* A resident key keeps its domain's NTT twist tables on the device
+     * (64 bytes a domain element: 8 GiB at 2^27; domains of 2^19 and up),
+     * so that the first pass of each of the h stage's transforms loads an
+     * element's twist instead of multiplying two table entries: about 1 %
+     * of a lone partition's time. Made only where two working sets of the
+     * key's shape still fit beside them. Default true; false leaves that
+     * memory to keys and slots. */
+    bool ntt_twist;
+    /* The H table of a resident key: about 256/c copies of its H points,
+     * point i times 2^(c j) in copy j, over which the H MSM runs in c-bit
+     * windows with one set of buckets for all of them: 10 to 40 % less H
+     * MSM time against the copies' memory (19.5 GiB at 2^24 points with
+     * c = 20). A key gets one only where two working sets that take its
+     * MSM fit beside it, and an engine frees it before it evicts any key
+     * for room.
+     *   ZP_GPU_H_TABLE_OFF (0)   no tables;
+     *   ZP_GPU_H_TABLE_AUTO (1)  (default) 16-bit windows for keys of
+     *                            2^13 + 1 to 2^16 H points, 17 to 2^22,
+     *                            20 to 2^24, none beyond or below, and
+     *                            only where the table takes at most a
+     *                            quarter of the arena; a key made for one
+     *                            proof (zkpipe prove) gets none: the table
+     *                            takes longer to make than it saves;
+     *   2 .. ZP_GPU_H_TABLE_MAX  those windows at any size whose copies
+     *                            one MSM takes, for every key. */
+    unsigned h_table;
+} zp_gpu_tuning;
+
+#define ZP_GPU_H_TABLE_OFF 0u
+#define ZP_GPU_H_TABLE_AUTO 1u
+#define ZP_GPU_H_TABLE_MAX 22u
+
+void zp_gpu_tuning_default(zp_gpu_tuning *t);
+/* ZP_E_INVALID_ARG when a field is out of its range (h_table above
+ * ZP_GPU_H_TABLE_MAX); ZP_OK otherwise. */
+zp_err zp_gpu_tuning_check(const zp_gpu_tuning *t);
+
+/*
+ * The CPU code's AVX-512 IFMA kernels (the CPU MSMs' batch additions, the
+ * CPU NTT, the subgroup checks of key loads and imports) run where the CPU
+ * has IFMA, found when the library loads. zp_cpu_set_ifma(false) turns
+ * them off, for CPUs whose IFMA units are slower than their scalar
+ * multipliers; true turns them on again where the CPU has them. Results
+ * are the same bit for bit either way. Process-wide: call it before
+ * proving, loading keys or opening an engine, never while any of them
+ * runs. Returns whether the kernels are in use after the call.
+ */
+bool zp_cpu_set_ifma(bool on);
+
 /* ---------------------------------------------------------------- engine */
 
 /*
@@ -350,6 +410,9 @@ typedef struct zp_engine_config {
      * memory less a small reserve (default). Resident keys and slot working
      * sets all come from it; nothing is allocated on the device later. */
     uint64_t gpu_mem_bytes;
+    /* What the GPU prover trades for speed on every GPU (zp_gpu_tuning;
+     * zp_engine_config_default fills it with zp_gpu_tuning_default). */
+    zp_gpu_tuning gpu_tuning;
     /* Threads of the CPU pool that verifies (and finishes) proofs. Default 1. */
     int verify_threads;
     /* Verify every partition's proof before the job completes. Default
@@ -453,7 +516,7 @@ typedef struct zp_key_info {
     uint32_t refs;              /* partitions using it now */
     uint64_t bytes;             /* host bytes while loaded, else 0 */
     uint64_t device_bytes;      /* GPU arena bytes of its resident copies */
-    uint64_t h_table_bytes;     /* of those, its H tables' (ZKPIPE_H_PRE) */
+    uint64_t h_table_bytes;     /* of those, its H tables' (zp_gpu_tuning.h_table) */
     uint64_t pinned_bytes;      /* host bytes page-locked (pinned tier) */
     uint32_t n_public;          /* 0 until first loaded */
     uint32_t n_vars;

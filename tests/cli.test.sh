@@ -10,7 +10,9 @@
 #  - a witness with one value changed makes prove exit 1 with no outputs;
 #  - truncated or corrupted .zpk, wrong file types, missing files, bad
 #    option sets exit 2 with a message that names the problem;
-#  - bench prove runs, and --backend gpu works or says why not.
+#  - bench prove runs, and --backend gpu works or says why not;
+#  - --tune NAME=VALUE is taken by prove and bench prove, and a bad name or
+#    value exits 2 naming it.
 # Circuits are at most 2^9. Exit 77 (skipped) when node or snarkjs is missing.
 set -u
 ZKPIPE=${1:?usage: cli.test.sh /path/to/zkpipe}
@@ -244,6 +246,22 @@ if { [ $rc = 0 ] && grep -q '^RESULT,prove,gpu' out; } || { [ $rc = 2 ] && grep 
   ok "bench prove --backend gpu runs or says why not (exit $rc)"
 else bad "bench prove --backend gpu (exit $rc)"; fi
 refuse 2 'backend is cpu or gpu' "bench prove --backend nope" "$ZKPIPE" bench prove --circuit synth:chain:6 --backend nope
+# --tune NAME=VALUE: the tuning taken and printed; a bad name or value is named.
+if z bench prove --circuit synth:chain:6 --reps 1 --threads 1 --tune cpu_ifma=off --tune h_table=13 \
+     --tune ntt_twist=off && grep -q 'tuning ntt_twist=off h_table=13 cpu_ifma=off' out &&
+   grep -q '^RESULT,prove,cpu' out; then ok "bench prove --tune (three names)"
+else bad "bench prove --tune"; fi
+expect 0 "prove --tune cpu_ifma=off h_table=off" "$ZKPIPE" prove --backend cpu --tune cpu_ifma=off \
+  --tune h_table=off k.zpk w.wtns --proof-bin pt.bin
+refuse 0 '^OK$' "its proof verifies" "$ZKPIPE" verify vk.json pub.json pt.bin
+refuse 2 "unknown name 'nope'" "prove --tune nope=1" "$ZKPIPE" prove --tune nope=1 k.zpk w.wtns --proof-bin x.bin
+refuse 2 'h_table=23: the value must be auto, off or a window size from 2 to 22' \
+  "prove --tune h_table=23" "$ZKPIPE" prove --tune h_table=23 k.zpk w.wtns --proof-bin x.bin
+refuse 2 'wants NAME=VALUE' "bench batch --tune ntt_twist" "$ZKPIPE" bench batch --circuit synth:chain:6 \
+  --count 1 --concurrency 1 --tune ntt_twist
+refuse 2 "cpu_ifma=auto or cpu_ifma=off here, not 'h_table=13'" "bench msm --tune h_table=13" \
+  "$ZKPIPE" bench msm --tune h_table=13
+none_of x.bin && ok "a bad --tune wrote nothing" || bad "a bad --tune left a proof"
 refuse 2 "bad option '--precompute'" "bench msm refuses a precompute window beyond 22" "$ZKPIPE" bench msm --precompute 23
 refuse 2 'for G1 on the GPU' "bench msm --precompute refuses G2" "$ZKPIPE" bench msm --precompute 22 --g2
 refuse 2 "bad option '--a msm:99'" "bench corun refuses a size beyond its range" "$ZKPIPE" bench corun --a msm:99

@@ -495,6 +495,21 @@ static void test_config_and_names(void)
     zp_engine_config_default(&c);
     c.max_jobs = 0;
     CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_E_INVALID_ARG);
+    /* The GPU tuning: its defaults, a field out of range refused, other
+     * settings taken (also by an engine without GPUs). */
+    zp_engine_config_default(&c);
+    CHECK(c.gpu_tuning.ntt_twist);
+    CHECK_EQ_INT(c.gpu_tuning.h_table, ZP_GPU_H_TABLE_AUTO);
+    c.gpu_tuning.h_table = ZP_GPU_H_TABLE_MAX + 1;
+    CHECK_EQ_INT(zp_gpu_tuning_check(&c.gpu_tuning), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_E_INVALID_ARG);
+    CHECK(e == NULL);
+    c.gpu_tuning.h_table = ZP_GPU_H_TABLE_MAX;
+    c.gpu_tuning.ntt_twist = false;
+    CHECK_EQ_INT(zp_gpu_tuning_check(&c.gpu_tuning), ZP_OK);
+    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);
+    zp_engine_close(e);
+    e = NULL;
     zp_engine_config_default(&c);
     c.gpus = 1;
     zp_err err = zp_engine_open(&e, &c);

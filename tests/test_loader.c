@@ -3,7 +3,7 @@
  * waited for gives the file's witness in the buffer it was given; one
  * polled with zp__loader_ready becomes ready; a witness of the wrong
  * length fails with its message and is never ready; closing waits for a
- * load in progress. A GPU slot worker uses it unless ZKPIPE_SLOT_LOADER=0.
+ * load in progress. A GPU slot worker uses it for the witness it takes ahead.
  */
 #include <stdio.h>
 #include <stdlib.h>

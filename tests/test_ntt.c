@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "cpu/cpu.h"
+#include "cpu/msm_ifma.h"
 #include "cpu/ntt_ifma.h"
 #include "zkpipe.h"
 
@@ -392,6 +393,20 @@ static void test_bad_args(void)
     CHECK_EQ_INT(zp__cpu_coset_ntt(&a, 40, true, &g, ZP_ROOTS_SNARKJS, 1), ZP_E_INVALID_ARG);
 }
 
+/* zp_cpu_set_ifma: on from load time where the CPU has IFMA, off and on
+ * again for both the NTT's and the MSMs' kernels, never on without IFMA. */
+static void test_ifma_switch(void)
+{
+    const bool have = zp__ifma_available();
+    CHECK_EQ_INT(zp__ntt_ifma, have);
+    CHECK_EQ_INT(zp__msm_ifma, have);
+    CHECK(!zp_cpu_set_ifma(false));
+    CHECK(!zp__ntt_ifma && !zp__msm_ifma);
+    CHECK_EQ_INT(zp_cpu_set_ifma(true), have);
+    CHECK_EQ_INT(zp__ntt_ifma, have);
+    CHECK_EQ_INT(zp__msm_ifma, have);
+}
+
 int main(void)
 {
     RUN(test_parallel_for);
@@ -405,12 +420,12 @@ int main(void)
     RUN(test_threads_agree);
     RUN(test_edges);
     RUN(test_bad_args);
+    RUN(test_ifma_switch);
     if (zp__ntt_ifma) {
         RUN(test_ifma_vs_scalar);
         RUN(test_ifma_mul_sub);
     } else {
-        printf("skip test_ifma_vs_scalar, test_ifma_mul_sub (no AVX-512 IFMA or "
-               "ZKPIPE_IFMA=off; not counted)\n");
+        printf("skip test_ifma_vs_scalar, test_ifma_mul_sub (no AVX-512 IFMA; not counted)\n");
     }
     return FINISH();
 }

@@ -19,24 +19,33 @@
 
 static bool have_cuda(void) { return zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0; }
 
+/* The default options with the H table's setting h. */
+static zp__g16_gpu_opts with_h_table(unsigned h)
+{
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    o.tuning.h_table = h;
+    return o;
+}
+
 static void test_small_shapes(void)
 {
-    setenv("ZKPIPE_H_PRE", "0", 1); /* no H table: its room is checked below */
+    const zp__g16_gpu_opts off = with_h_table(ZP_GPU_H_TABLE_OFF); /* its room: below */
     for (unsigned lg = 10; lg <= 20; lg += 2) {
         zp__pk pk = slot_shape(lg, ((uint64_t)1 << lg) - 5);
-        uint64_t full = zp__g16_slot_bytes(&pk), lean = zp__g16_slot_bytes_min(&pk);
+        uint64_t full = zp__g16_slot_bytes(&pk, &off), lean = zp__g16_slot_bytes_min(&pk);
         CHECK(full == lean);
         /* w and a | b | c at least */
         CHECK(full >= (pk.n_vars + 3 * pk.domain_size) * sizeof(zp_fr));
-        CHECK(zp__g16_slot_bytes_pre(&pk) == lean);
+        CHECK(zp__g16_slot_bytes_pre(&pk, &off) == lean);
     }
-    unsetenv("ZKPIPE_H_PRE");
 }
 
-/* ZKPIPE_H_PRE unset: 16-bit windows up to 2^16 H points, 17 up to 2^22,
- * 20 up to 2^24, none at 2^13 or fewer or above 2^24; 0 none; c those windows where
- * one MSM holds the copies. With a table the slot's default and least-
- * with-table sizes hold its MSM's scratch; the least size never does. */
+/* The automatic H table (the default): 16-bit windows up to 2^16 H points,
+ * 17 up to 2^22, 20 up to 2^24, none at 2^13 or fewer or above 2^24; off
+ * none; c those windows where one MSM holds the copies. With a table the
+ * slot's default and least-with-table sizes hold its MSM's scratch; the
+ * least size never does. Out-of-range settings are refused. */
 static void test_h_pre_auto(void)
 {
     static const struct { uint64_t n_h; unsigned c; } want[] = {
@@ -44,31 +53,35 @@ static void test_h_pre_auto(void)
         {(1u << 20) - 1, 17}, {1u << 22, 17}, {(1u << 22) + 1, 20}, {1u << 24, 20},
         {(1u << 24) + 1, 0}, {1u << 27, 0}};
     const bool cuda = have_cuda();
-    unsetenv("ZKPIPE_H_PRE");
-    CHECK(zp__g16_h_pre_is_auto());
+    zp__g16_gpu_opts dflt;
+    zp__g16_gpu_opts_default(&dflt);
+    CHECK_EQ_INT(dflt.tuning.h_table, ZP_GPU_H_TABLE_AUTO);
+    CHECK(dflt.tuning.ntt_twist);
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         zp__pk pk = slot_shape(10, 1000);
         pk.n_h = want[i].n_h;
-        CHECK_EQ_INT(zp__g16_h_pre_c(&pk), cuda ? want[i].c : 0);
+        CHECK_EQ_INT(zp__g16_h_pre_c(&pk, NULL), cuda ? want[i].c : 0);
+        CHECK_EQ_INT(zp__g16_h_pre_c(&pk, &dflt), cuda ? want[i].c : 0);
     }
     zp__pk pk = slot_shape(27, 130170222);
-    setenv("ZKPIPE_H_PRE", "1", 1); /* 1 is automatic too */
-    CHECK(zp__g16_h_pre_is_auto());
-    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), 0);
-    setenv("ZKPIPE_H_PRE", "0", 1);
-    CHECK(!zp__g16_h_pre_is_auto());
+    const zp__g16_gpu_opts off = with_h_table(ZP_GPU_H_TABLE_OFF), c13 = with_h_table(13);
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk, NULL), 0);
     pk.n_h = 1u << 20;
-    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), 0);
-    setenv("ZKPIPE_H_PRE", "13", 1);
-    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), cuda ? 13 : 0);
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk, &off), 0);
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk, &c13), cuda ? 13 : 0);
     pk.n_h = 1u << 27; /* 20 copies of 2^27 exceed one MSM */
-    CHECK_EQ_INT(zp__g16_h_pre_c(&pk), 0);
-    setenv("ZKPIPE_H_PRE", "23", 1); /* out of range: automatic */
-    CHECK(zp__g16_h_pre_is_auto());
-    unsetenv("ZKPIPE_H_PRE");
+    CHECK_EQ_INT(zp__g16_h_pre_c(&pk, &c13), 0);
+    zp__g16_gpu_opts bad = with_h_table(ZP_GPU_H_TABLE_MAX + 1);
+    CHECK_EQ_INT(zp_gpu_tuning_check(&bad.tuning), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__g16_gpu_opts_check(&bad), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp_gpu_tuning_check(&c13.tuning), ZP_OK);
+    CHECK_EQ_INT(zp__g16_gpu_opts_check(&c13), ZP_OK);
+    bad = dflt;
+    bad.upload_parts = ZP_G16_PARTS_MAX + 1;
+    CHECK_EQ_INT(zp__g16_gpu_opts_check(&bad), ZP_E_INVALID_ARG);
 
     zp__pk p24 = slot_shape(24, ((uint64_t)1 << 24) - 5);
-    uint64_t pre = zp__g16_slot_bytes_pre(&p24), lean = zp__g16_slot_bytes_min(&p24);
+    uint64_t pre = zp__g16_slot_bytes_pre(&p24, NULL), lean = zp__g16_slot_bytes_min(&p24);
     printf("  porep:24-like slot: %.2f GiB least, %.2f GiB with the H table's room\n",
            (double)lean / (1u << 30), (double)pre / (1u << 30));
     if (!cuda)
@@ -77,14 +90,14 @@ static void test_h_pre_auto(void)
     CHECK(need > 0);
     CHECK(pre > lean);
     CHECK(pre >= need + p24.domain_size * sizeof(zp_fr));
-    CHECK(zp__g16_slot_bytes(&p24) >= pre);
+    CHECK(zp__g16_slot_bytes(&p24, NULL) >= pre);
     CHECK(lean < need + p24.domain_size * sizeof(zp_fr));
 }
 
 static void test_porep27(void)
 {
     zp__pk pk = slot_shape(27, 130170222);
-    uint64_t full = zp__g16_slot_bytes(&pk), lean = zp__g16_slot_bytes_min(&pk);
+    uint64_t full = zp__g16_slot_bytes(&pk, NULL), lean = zp__g16_slot_bytes_min(&pk);
     double gib = (double)(1u << 30);
     printf("  porep:27-like slot: %.2f GiB, %.2f GiB lean\n", (double)full / gib,
            (double)lean / gib);
@@ -104,13 +117,13 @@ static void test_porep27(void)
 static void test_within(void)
 {
     zp__pk pk = slot_shape(27, 130170222);
-    uint64_t full = zp__g16_slot_bytes(&pk);
-    CHECK(zp__g16_slot_bytes_within(&pk, 0) == full);
-    CHECK(zp__g16_slot_bytes_within(&pk, full / 2) == full);
-    CHECK(zp__g16_slot_bytes_within(&pk, full) == full);
+    uint64_t full = zp__g16_slot_bytes(&pk, NULL);
+    CHECK(zp__g16_slot_bytes_within(&pk, 0, NULL) == full);
+    CHECK(zp__g16_slot_bytes_within(&pk, full / 2, NULL) == full);
+    CHECK(zp__g16_slot_bytes_within(&pk, full, NULL) == full);
     uint64_t prev = full;
     for (uint64_t gib = 20; gib <= 200; gib += 10) {
-        uint64_t share = gib << 30, b = zp__g16_slot_bytes_within(&pk, share);
+        uint64_t share = gib << 30, b = zp__g16_slot_bytes_within(&pk, share, NULL);
         CHECK(b >= prev);
         CHECK(b == full || b <= share);
         prev = b;
@@ -123,7 +136,7 @@ static void test_within(void)
      * 7 windows a pass (two passes of its 13), not the 6 that sizing it
      * with the split's arrays gave (three passes). */
     if (have_cuda()) {
-        uint64_t b = zp__g16_slot_bytes_within(&pk, (uint64_t)79 << 29);
+        uint64_t b = zp__g16_slot_bytes_within(&pk, (uint64_t)79 << 29, NULL);
         uint64_t fixed = (pk.n_vars + pk.domain_size) * sizeof(zp_fr);
         CHECK(b >= fixed + zp__gpu_msm_scratch_bytes_nosplit(pk.n_h, false, 7));
         CHECK(b < fixed + zp__gpu_msm_scratch_bytes_affine(pk.n_h, false, 7));
@@ -132,14 +145,15 @@ static void test_within(void)
      * the room of the MSMs beside h (a, b, c, B's gathers and their
      * scratch above the default size at most), not without them. */
     zp__pk small = slot_shape(18, ((uint64_t)1 << 18) - 5);
-    const uint64_t dflt = zp__g16_slot_bytes(&small), big = (uint64_t)100 << 30;
+    const uint64_t dflt = zp__g16_slot_bytes(&small, NULL), big = (uint64_t)100 << 30;
     const uint64_t ab = small.n_a > small.n_b ? small.n_a : small.n_b;
     const uint64_t room = (3 * small.domain_size + ab) * sizeof(zp_fr) + dflt;
-    uint64_t b = zp__g16_slot_bytes_within(&small, big);
+    uint64_t b = zp__g16_slot_bytes_within(&small, big, NULL);
     CHECK(b >= dflt && b <= dflt + room);
-    setenv("ZKPIPE_SLOT_BESIDE_H", "0", 1);
-    CHECK(zp__g16_slot_bytes_within(&small, big) == dflt);
-    unsetenv("ZKPIPE_SLOT_BESIDE_H");
+    zp__g16_gpu_opts after;
+    zp__g16_gpu_opts_default(&after);
+    after.beside_h = false;
+    CHECK(zp__g16_slot_bytes_within(&small, big, &after) == dflt);
 }
 
 int main(void)

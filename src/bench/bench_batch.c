@@ -17,6 +17,7 @@
 #include "io/io.h"
 #include "tool/cmdline.h"
 #include "tool/timing.h"
+#include "tool/tune.h"
 #include "zkpipe.h"
 
 static const char batch_help[] =
@@ -24,7 +25,7 @@ static const char batch_help[] =
     "                          [--partitions P] [--workers W] [--threads T]\n"
     "                          [--gpus G|all] [--slots K] [--gpu-mem BYTES]\n"
     "                          [--verify-threads V] [--no-verify] [--trace FILE.json]\n"
-    "                          [--distinct-witnesses D]\n"
+    "                          [--distinct-witnesses D] [--tune NAME=VALUE]...\n"
     "       zkpipe bench batch --addr A --key NAME --count N --concurrency J\n"
     "                          [--partitions P] [--token T | --token-file F]\n"
     "\n"
@@ -49,6 +50,8 @@ static const char batch_help[] =
     "merged) and the peak RSS; --trace writes the Chrome trace (zkpipe trace svg\n"
     "draws it).\n"
     "\n"
+    ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
+    "\n"
     "With --addr, the jobs go to a running daemon (zkpipe serve) instead: J client\n"
     "threads submit jobs for its synthetic key NAME over HTTP with synthetic\n"
     "witnesses, wait for each and submit the next; throughput and latency are\n"
@@ -65,6 +68,8 @@ typedef struct batch_opts {
     bool workers_set;
     int distinct;
     zp_engine_config cfg;
+    zp__cli_tune tune;
+    bool tuned; /* --tune given */
 } batch_opts;
 
 /* "J" or "J1,J2,...": the concurrency levels (at most 8), each 1..4096;
@@ -92,6 +97,7 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     zp_engine_config_default(&o->cfg);
+    zp__cli_tune_default(&o->tune);
     zp__copts_init(&o->client);
     o->partitions = 1;
     for (int i = 1; i < argc; i++) {
@@ -141,7 +147,11 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
             bad = zp__parse_int(v, 1, 4096, &o->cfg.threads_per_worker);
         else if (!strcmp(a, "--verify-threads"))
             bad = zp__parse_int(v, 1, 256, &o->cfg.verify_threads);
-        else {
+        else if (!strcmp(a, "--tune")) {
+            if (zp__cli_tune_parse(&o->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "bench batch", v))
+                return 2;
+            o->tuned = true;
+        } else {
             fprintf(stderr, "zkpipe bench batch: unknown option '%s'\n%s", a, batch_help);
             return 2;
         }
@@ -160,6 +170,12 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
         fputs(batch_help, stderr);
         return 2;
     }
+    if (o->remote && o->tuned) {
+        fputs("zkpipe bench batch: --tune tunes a local engine (the daemon takes its own)\n",
+              stderr);
+        return 2;
+    }
+    o->cfg.gpu_tuning = o->tune.gpu;
     /* GPUs prove alone unless CPU workers are asked for too. */
     if ((o->cfg.gpus > 0 || (o->cfg.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
         o->cfg.cpu_workers = 0;
@@ -358,6 +374,10 @@ static int bench(const batch_opts *o)
     printf("circuit %s: domain 2^%d, %u variables; TEST-ONLY key made in %.2f s (%.1f MiB)\n",
            o->circuit, __builtin_ctzll(ki.domain_size), ki.n_vars, zp__now() - t0,
            (double)ki.bytes / (1 << 20));
+    char tuning[96];
+    zp__cli_tune_describe(tuning, sizeof tuning, &o->tune);
+    printf("tuning %s; key on the GPUs %.2f GiB, of which H tables %.2f GiB\n", tuning,
+           (double)ki.device_bytes / (1u << 30), (double)ki.h_table_bytes / (1u << 30));
     printf("jobs %d x %d partitions, concurrency %d, CPU workers %d, GPUs %d x %d slots, "
            "verify %s, witnesses %s\n", o->count, o->partitions, o->concurrency,
            o->cfg.cpu_workers, o->cfg.gpus, o->cfg.gpu_slots, o->cfg.verify ? "on" : "off",
@@ -433,6 +453,7 @@ int zp__bench_batch(int argc, char **argv)
     int rc = parse_opts(&o, argc, argv);
     if (rc)
         return rc;
+    zp__cli_tune_apply(&o.tune);
     if (o.remote) {
         zp__remote_args ra = {o.key, "bench", o.count, o.concurrency, o.partitions};
         char prefix[32];

@@ -41,6 +41,8 @@ static const char ntt_help[] =
     "  --inverse, --coset  the inverse / coset transform\n"
     "  --twist             GPU: full twist tables from 2^19, as a resident key has\n"
     "                      them (the prover's transforms; 64 bytes an element)\n"
+    "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
+    "                      them (default auto), or off\n"
     "Floor: 30 ms for 2^27 (DESIGN.md §8: multiplies on one H200), scaled by n log n.\n";
 
 static const char msm_help[] =
@@ -57,6 +59,8 @@ static const char msm_help[] =
     "  --precompute C      G1 over precomputed bases (zp__gpu_msm_g1_pre): a table\n"
     "                      of ceil(255/C) copies of the points, made per size and\n"
     "                      timed apart; C-bit windows into one bucket set (2..22)\n"
+    "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
+    "                      them (default auto), or off\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets (DESIGN.md §8), scaled by n;\n"
     "G2 three times G1 (an Fp2 product is three Fp products).\n";
 
@@ -103,7 +107,19 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
         else if (!strcmp(a, "--inverse")) o->inverse = true;
         else if (!strcmp(a, "--coset")) o->coset = true;
         else if (!strcmp(a, "--twist")) o->twist = true;
-        else bad = 1;
+        else if (!strcmp(a, "--tune") && v) {
+            /* Only the CPU's switch applies to these benchmarks; it is
+             * parsed here, not by cli/tune.c, so that bench/gpu.sh links
+             * this file alone. */
+            i++;
+            if (!strcmp(v, "cpu_ifma=off") || !strcmp(v, "cpu_ifma=auto")) {
+                zp_cpu_set_ifma(!strcmp(v, "cpu_ifma=auto"));
+            } else {
+                fprintf(stderr, "zkpipe bench: --tune takes cpu_ifma=auto or cpu_ifma=off here, "
+                                "not '%s'\n", v);
+                return -1;
+            }
+        } else bad = 1;
         if (bad) {
             fprintf(stderr, "zkpipe bench: bad option '%s'\n%s", a, help);
             return -1;

@@ -25,6 +25,7 @@
 #include "r1cs/synth.h"
 #include "tool/cmdline.h"
 #include "tool/timing.h"
+#include "tool/tune.h"
 
 static const char bench_prove_help[] =
     "usage: zkpipe bench prove --circuit synth:NAME:LOG2 [options]\n"
@@ -41,6 +42,7 @@ static const char bench_prove_help[] =
     "  --threads T         worker threads (default: one per CPU)\n"
     "  --convention C      snarkjs (default) or bellperson: the key's H query\n"
     "  --seed S            first witness seed (default 1)\n"
+    ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "  --help, -h          this text\n"
     "\n"
     "With --backend gpu the key is made on device 0 (its points never reach\n"
@@ -55,6 +57,7 @@ typedef struct bench_args {
     int reps, threads;
     zp_h_conv conv;
     uint64_t seed;
+    zp__cli_tune tune;
 } bench_args;
 
 /* ------------------------------------------------------------ backends */
@@ -147,6 +150,7 @@ typedef struct gpu_ctx {
     zp__g16_slot *slot;
     const zp__pk *pk;
     int threads;
+    zp__g16_gpu_opts opts; /* the defaults with --tune's GPU tuning */
 } gpu_ctx;
 
 static zp_err gpu_probe(zp__ioerr *why)
@@ -191,14 +195,16 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
     if (e)
         return zp__fail(why, e, "device 0: %s", zp__gpu_last_error());
     double t0 = zp__now();
+    zp__g16_gpu_opts_default(&c->opts);
+    c->opts.tuning = r->a.tune.gpu;
     if ((e = zp__g16_dkey_setup(&c->key, &r->pk, c->dev, c->s, &r->cs, r->a.conv,
-                                r->a.threads, NULL, why)))
+                                r->a.threads, NULL, &c->opts, why)))
         return e;
     r->setup_s = zp__now() - t0;
     c->pk = &r->pk;
     /* Kept for every rep, as an engine keeps its keys: the H table too. */
     t0 = zp__now();
-    if ((e = zp__g16_dkey_h_table(&c->key, c->s)))
+    if ((e = zp__g16_dkey_h_table(&c->key, c->s, &c->opts)))
         return zp__fail(why, e, "the key's H table: %s", zp__gpu_last_error());
     const double table_s = zp__now() - t0;
     /* The device has the key's matrices, and witnesses read only the
@@ -210,7 +216,8 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
     /* One partition at a time: the slot takes what the key leaves. */
     zp__gpu_info info;
     zp__gpu_get_info(c->dev, &info);
-    if ((e = zp__g16_slot_open_within(&c->slot, c->dev, &r->pk, info.arena_largest_free, why)))
+    if ((e = zp__g16_slot_open_within(&c->slot, c->dev, &r->pk, info.arena_largest_free,
+                                      &c->opts, why)))
         return e;
     zp__gpu_get_info(c->dev, &info);
     printf("slot: room for %u G1 windows a pass; arena %.1f of %.1f GiB in use; NTT twist "
@@ -220,8 +227,7 @@ static zp_err gpu_key(gpu_ctx *c, bench_run *r, zp__ioerr *why)
            (double)c->key.h_pre.bytes / (1u << 30), c->key.h_pre_c, table_s);
     printf("slot: L, A, B1 and B2 MSMs %s\n",
            zp__g16_slot_beside(c->slot) ? "beside h, on a stream of their own"
-                                        : "after h (no room for them beside it, or "
-                                          "ZKPIPE_SLOT_BESIDE_H=0)");
+                                        : "after h (no room for them beside it)");
     return ZP_OK;
 }
 
@@ -317,6 +323,9 @@ static int parse_opt(bench_args *a, const char *s, const char *v)
         if (zp__parse_int(v, 0, 1 << 30, &seed))
             return usage_error("--seed needs a number from 0 to 2^30, not", v);
         a->seed = (uint64_t)seed;
+    } else if (!strcmp(s, "--tune")) {
+        if (zp__cli_tune_parse(&a->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "bench prove", v))
+            return 2;
     } else if (!strcmp(s, "--convention")) {
         if (!strcmp(v, "snarkjs"))
             a->conv = ZP_H_COSET;
@@ -337,6 +346,7 @@ static int parse_args(bench_args *a, int argc, char **argv)
     a->reps = 5;
     a->conv = ZP_H_COSET;
     a->seed = 1;
+    zp__cli_tune_default(&a->tune);
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc)
             return usage_error("unknown option or missing value:", argv[i]);
@@ -481,6 +491,7 @@ int zp__bench_prove(int argc, char **argv)
     int rc = parse_args(&r.a, argc, argv);
     if (rc)
         return rc;
+    zp__cli_tune_apply(&r.a.tune);
     const bench_backend *b = find_backend(r.a.backend);
     zp__ioerr why = {""};
     zp_err e = b->probe(&why);
@@ -491,8 +502,10 @@ int zp__bench_prove(int argc, char **argv)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         r.a.threads = cpus > 0 && cpus < 4096 ? (int)cpus : 1;
     }
-    printf("bench prove: backend %s, %d threads, %d timed proofs after 1 warm-up\n", b->name,
-           r.a.threads, r.a.reps);
+    char tuning[96];
+    zp__cli_tune_describe(tuning, sizeof tuning, &r.a.tune);
+    printf("bench prove: backend %s, %d threads, %d timed proofs after 1 warm-up; tuning %s\n",
+           b->name, r.a.threads, r.a.reps, tuning);
     fflush(stdout);
     if (!(rc = build_key(&r)) && !(rc = prove_all(&r, b))) {
         report(&r, b);

@@ -296,9 +296,9 @@ zp_err zp__tr_steady_rate(const zp__tr *t, double trim, const char *skip, zp__tr
         /* The mean of the last ZP__STEADY_AVG completions minus that of the
          * first, over their rank distance: exact for slots that finish in a
          * pattern repeating every 1, 2, 3, 4, 6 or 12 completions (two
-         * slots on the H200 finish in pairs 0.27 s apart every 2.43 s,
-         * where (c[to] - c[from]) / (to - from) depends on where the ends
-         * fall in a pair). */
+         * slots of a GPU finish in pairs, close together and then long
+         * apart, where (c[to] - c[from]) / (to - from) depends on where
+         * the ends fall in a pair). */
         const size_t w = ZP__STEADY_AVG, lo = cut, hi = parts - 1 - cut;
         if (hi + 1 - lo >= 2 * w) {
             double a = 0, b = 0;

@@ -14,10 +14,12 @@
 #include "cli/cli.h"
 #include "cli/keyfile.h"
 #include "gpu/gpu.h"
+#include "groth16/gpu_prover.h"
 #include "groth16/groth16.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
 #include "tool/timing.h"
+#include "tool/tune.h"
 
 static const char prove_help[] =
     "usage: zkpipe prove [options] KEY witness.wtns proof.json public.json\n"
@@ -52,6 +54,7 @@ static const char prove_help[] =
     "                    first constraint it fails\n"
     "  --verbose, -v     print the time of every stage (a one-line summary is\n"
     "                    always printed to stderr)\n"
+    ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "  --help, -h        this text\n"
     "\n"
     "exit status: 0 proof written, 1 the witness does not fit or does not satisfy\n"
@@ -64,6 +67,7 @@ typedef struct prove_args {
     uint64_t seed;
     int threads;
     bool verbose;
+    zp__cli_tune tune;
 } prove_args;
 
 static int usage_error(const char *msg, const char *arg)
@@ -101,6 +105,9 @@ static int parse_opt(prove_args *a, int *i, int argc, char **argv)
     if (!strcmp(s, "--threads")) {
         if (zp__parse_int(v, 1, 4096, &a->threads))
             return usage_error("--threads needs a number from 1 to 4096, not", v);
+    } else if (!strcmp(s, "--tune")) {
+        if (zp__cli_tune_parse(&a->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "prove", v))
+            return 2;
     } else if (!strcmp(s, "--seed")) {
         if (parse_u64(v, &a->seed))
             return usage_error("--seed needs an unsigned integer, not", v);
@@ -155,6 +162,7 @@ static int parse_args(prove_args *a, int argc, char **argv)
     int npos = 0;
     memset(a, 0, sizeof *a);
     a->seed = 1;
+    zp__cli_tune_default(&a->tune);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (s[0] == '-' && s[1]) {
@@ -322,7 +330,10 @@ static zp_err prove_on(const prove_args *a, prove_in *in, const zp__prove_opts *
     bool want_cpu = a->backend && !strcmp(a->backend, "cpu");
     if (!want_cpu && zp__gpu_count() > 0) {
         zp__g16_gpu *g = NULL;
-        zp_err e = zp__g16_gpu_open(&g, &in->pk, 0, a->threads, why);
+        zp__g16_gpu_opts go;
+        zp__g16_gpu_opts_default(&go);
+        go.tuning = a->tune.gpu;
+        zp_err e = zp__g16_gpu_open(&g, &in->pk, 0, a->threads, &go, why);
         if (!e) {
             *used = "gpu";
             e = zp__g16_gpu_prove(g, p, in->w, in->n_w, o, t, why);
@@ -351,6 +362,7 @@ int zp__cmd_prove(int argc, char **argv)
     int rc = parse_args(&a, argc, argv);
     if (rc)
         return rc;
+    zp__cli_tune_apply(&a.tune);
     prove_in in;
     memset(&in, 0, sizeof in);
     double t0 = zp__now();

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "gpu/gpu.h"
 #include "tool/timing.h"
+#include "tool/tune.h"
 #include "zkpipe.h"
 #ifdef ZP_HAVE_SERVER
 #include "server/server.h"
@@ -55,6 +56,7 @@ static const char serve_help[] =
     "  --allow-witness-path let TCP clients name witness files on this host (always\n"
     "                       allowed on a unix socket)\n"
     "  --timeline           log TIMELINE,<ms>,<event>,<job>,<partition> lines to stderr\n"
+    ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "\n"
     "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n";
 
@@ -77,6 +79,7 @@ int zp__cmd_serve(int argc, char **argv)
 struct serve_opts {
     zp__srv_config srv;
     zp_engine_config eng;
+    zp__cli_tune tune;
     const char *keys[MAX_KEYS];
     int n_keys;
     char token[512];
@@ -193,6 +196,10 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
         if (!parse_int(&n, v, 2, 100000))
             return usage_error("--max-conns wants 2..100000, got", v);
         o->srv.max_conns = (unsigned)n;
+    } else if (!strcmp(a, "--tune")) {
+        if (zp__cli_tune_parse(&o->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "serve", v))
+            return 2;
+        o->eng.gpu_tuning = o->tune.gpu;
     } else if (!strcmp(a, "--max-wait") || !strcmp(a, "--grace")) {
         char *end;
         double s = strtod(v, &end);
@@ -305,9 +312,11 @@ int zp__cmd_serve(int argc, char **argv)
     struct serve_opts o = {0};
     zp__srv_config_default(&o.srv);
     zp_engine_config_default(&o.eng);
+    zp__cli_tune_default(&o.tune);
     int rc = parse_args(&o, argc, argv);
     if (rc)
         return rc;
+    zp__cli_tune_apply(&o.tune);
     zp__listen_addr la;
     char why[512];
     if (!zp__listen_parse(&la, o.srv.listen, why, sizeof why))

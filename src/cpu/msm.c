@@ -51,8 +51,8 @@ static int msm_digit(const uint64_t *s, unsigned w, unsigned c)
 
 /* Word-level tests and the negation of coordinates, inlined for the
  * per-pair path (the library's zp_fp_eq / _is_zero / _neg are calls into
- * other files; at ~2-3 % of a proof each they were worth keeping here;
- * zero tests and the negation are mont.h's). Coordinates are n words, all
+ * other files, each a few percent of a proof as calls; zero tests and the
+ * negation are mont.h's). Coordinates are n words, all
  * fully reduced, in any Montgomery form: equality and zero are word tests,
  * and -y = p - y in every form. */
 static inline bool msm_words_eq(const uint64_t *a, const uint64_t *b, size_t n)

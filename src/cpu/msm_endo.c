@@ -27,11 +27,10 @@
 
 #define X_ABS 0xd201000000010000ULL
 
-/* Above these many pairs the split is skipped. Measured on the 2-core VM
- * (zkpipe bench msm, random scalars, base vs split, alternated): G2 gains
- * 15-25% up to 2^13 pairs and breaks even from 2^14 on (the split's own
- * cost: 12 divisions by |x| and three psi per pair, 4n points of scratch);
- * G1 gains 10-20% up to 2^12 and breaks even at 2^13..2^16. */
+/* Above these many pairs the split is skipped: it gains up to 2^12 (G1)
+ * and 2^13 (G2) pairs and only breaks even beyond, where its own cost (12
+ * divisions by |x| and three psi per pair, 4n points of scratch) catches
+ * up (zkpipe bench msm, random scalars, with and without the split). */
 #define ENDO_MAX_G1 ((size_t)1 << 13)
 #define ENDO_MAX_G2 ((size_t)1 << 13)
 

@@ -21,15 +21,7 @@
 #include "math/fp2_ifma.h"
 #include "math/field.h"
 
-bool zp__msm_ifma;
 size_t zp__msm_raw_max = (size_t)1 << 20;
-
-/* On where the CPU has IFMA, unless ZKPIPE_IFMA=off (for comparisons). */
-__attribute__((constructor)) static void msm_ifma_detect(void)
-{
-    const char *env = getenv("ZKPIPE_IFMA");
-    zp__msm_ifma = zp__ifma_available() && !(env && !strcmp(env, "off"));
-}
 
 enum { V_X1, V_Y1, V_X2, V_NUM, V_DEN, V_PRE, V_COUNT };
 

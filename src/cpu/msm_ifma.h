@@ -13,9 +13,9 @@
 #include "zkpipe.h"
 
 /* Whether the CPU code uses the IFMA kernels (the MSM flush, the .zkey G1
- * subgroup tests): set at load time to zp__ifma_available(), off with the
- * environment ZKPIPE_IFMA=off; tests switch it off to run the scalar twins.
- * Nothing may change it while they run. */
+ * subgroup tests): set at load time to zp__ifma_available() (ifma.c), off
+ * with zp_cpu_set_ifma(false); tests switch it off to run the scalar
+ * twins. Nothing may change it while they run. */
 extern bool zp__msm_ifma;
 
 /* The most pairs an affine Pippenger run copies into the lanes' R' form

@@ -29,15 +29,6 @@
 #include "cpu/ntt_ifma.h"
 #include "math/fp_ifma.h"
 
-bool zp__ntt_ifma;
-
-/* On where the CPU has IFMA, unless ZKPIPE_IFMA=off (for comparisons). */
-__attribute__((constructor)) static void ntt_ifma_detect(void)
-{
-    const char *env = getenv("ZKPIPE_IFMA");
-    zp__ntt_ifma = zp__ifma_available() && !(env && !strcmp(env, "off"));
-}
-
 /* Lane k of v = x in c16 form. */
 static void set_c16(zp__fr52x8 *v, int k, const zp_fr *x)
 {

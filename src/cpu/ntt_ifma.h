@@ -15,7 +15,7 @@
 #include "zkpipe.h"
 
 /* Whether the CPU NTT uses these kernels: set at load time to
- * zp__ifma_available(), off with the environment ZKPIPE_IFMA=off (as
+ * zp__ifma_available() (ifma.c), off with zp_cpu_set_ifma(false) (as
  * zp__msm_ifma); tests switch it off to run the scalar twins. Nothing may
  * change it while an NTT runs. */
 extern bool zp__ntt_ifma;

@@ -48,6 +48,7 @@ void zp_engine_config_default(zp_engine_config *c)
     c->threads_per_worker = 0;
     c->gpus = 0;
     c->gpu_slots = 2;
+    zp_gpu_tuning_default(&c->gpu_tuning);
     c->verify_threads = 1;
     c->verify = true;
     c->max_queued_partitions = 1024;
@@ -92,7 +93,8 @@ static zp_err check_config(const zp_engine_config *c)
     if (c->cpu_workers < 0 || c->cpu_workers > 256 || c->verify_threads < 1 ||
         c->verify_threads > 256 || c->threads_per_worker > 4096 || c->gpu_slots < 1 ||
         c->gpu_slots > 64 || c->gpus < -1 || c->max_queued_partitions < 1 || c->max_jobs < 1 ||
-        c->max_jobs > (1u << 24) || c->max_partitions < 1 || !(c->finished_ttl_s >= 0))
+        c->max_jobs > (1u << 24) || c->max_partitions < 1 || !(c->finished_ttl_s >= 0) ||
+        zp_gpu_tuning_check(&c->gpu_tuning))
         return ZP_E_INVALID_ARG;
     if (c->gpus > ZP__GPUS_MAX)
         return ZP_E_INVALID_ARG;
@@ -159,6 +161,12 @@ static zp_err start_workers(zp_engine *e)
 
 zp_err zp_engine_open(zp_engine **out, const zp_engine_config *cfg)
 {
+    return zp__engine_open_opts(out, cfg, NULL);
+}
+
+zp_err zp__engine_open_opts(zp_engine **out, const zp_engine_config *cfg,
+                            const zp__g16_gpu_opts *o)
+{
     if (!out)
         return ZP_E_INVALID_ARG;
     *out = NULL;
@@ -167,13 +175,22 @@ zp_err zp_engine_open(zp_engine **out, const zp_engine_config *cfg)
         zp_engine_config_default(&def);
         cfg = &def;
     }
+    zp__g16_gpu_opts opts;
+    zp__g16_gpu_opts_default(&opts);
+    opts.tuning = cfg->gpu_tuning;
+    if (o)
+        opts = *o;
     zp_err err = check_config(cfg);
+    if (!err && zp__g16_gpu_opts_check(&opts))
+        err = ZP_E_INVALID_ARG;
     if (err)
         return err;
     zp_engine *e = calloc(1, sizeof *e);
     if (!e)
         return ZP_E_NOMEM;
     e->cfg = *cfg;
+    e->cfg.gpu_tuning = opts.tuning;
+    e->gpu_opts = opts;
     e->epoch = zp__mono_now();
     zp__queue_init(&e->queue);
     if ((err = init_sync(e))) {

@@ -34,6 +34,7 @@
 #include "engine/metrics.h"
 #include "engine/queue.h"
 #include "engine/trace.h"
+#include "groth16/gpu_prover.h"
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
 #include "zkpipe.h"
@@ -217,6 +218,7 @@ typedef void (*zp__ahead_hook)(void *ctx, const char *job, uint32_t part);
 
 struct zp_engine {
     zp_engine_config cfg;
+    zp__g16_gpu_opts gpu_opts;    /* keys made resident and slots opened with */
     int threads_per_worker;
     double epoch;                 /* zp__mono_now() at open */
     pthread_mutex_t mu;
@@ -355,6 +357,13 @@ zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why);
 
 /* engine_metrics.c */
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len);
+
+/* zp_engine_open with the GPU prover's options o (NULL: the defaults with
+ * cfg->gpu_tuning), o->tuning in place of cfg->gpu_tuning: for tests that
+ * force a slot's paths (zp__g16_gpu_opts). ZP_E_INVALID_ARG for options
+ * out of range, else as zp_engine_open. */
+zp_err zp__engine_open_opts(zp_engine **out, const zp_engine_config *cfg,
+                            const zp__g16_gpu_opts *o);
 
 /* For tests. */
 void zp__engine_set_verify_hook(zp_engine *e, zp__verify_hook hook, void *ctx);

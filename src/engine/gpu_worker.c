@@ -22,8 +22,7 @@
  * one slot waits or does host work, the others keep the device busy.
  * During h it takes its next partition if one is ready (ahead, below):
  * that witness is loaded then and goes up on the slot's copy stream while
- * the last MSMs run, so the next eval does not wait for the upload
- * (porep:27 on an H200: eval 101 -> 20 ms, 12.132 -> 12.073 s per proof).
+ * the last MSMs run, so the next eval does not wait for the upload.
  * When its turn comes and more urgent partitions wait, it goes back to
  * the queue (put_back) and the urgent ones start first.
  *
@@ -43,7 +42,6 @@
 #include "engine/loader.h"
 #include "engine/util.h"
 #include "gpu/gpu.h"
-#include "gpu/knob.h"
 #include "groth16/gpu_prover.h"
 
 /* ------------------------------------------------------------- devices */
@@ -168,10 +166,10 @@ static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *d
         memset(pk_tmp, 0, sizeof *pk_tmp);
         if (k->gpu_setup)
             err = zp__g16_dkey_setup(dk, pk_tmp, d->dev, d->s, &k->cs, k->conv,
-                                     e->threads_per_worker, &k->toxic, why);
+                                     e->threads_per_worker, &k->toxic, &e->gpu_opts, why);
         else
-            err = zp__g16_dkey_upload(dk, d->dev, d->s, &k->pk, why);
-        if (!err && (err = zp__g16_dkey_h_table(dk, d->s)) != ZP_OK) {
+            err = zp__g16_dkey_upload(dk, d->dev, d->s, &k->pk, &e->gpu_opts, why);
+        if (!err && (err = zp__g16_dkey_h_table(dk, d->s, &e->gpu_opts)) != ZP_OK) {
             zp__fail(why, err, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
             zp__g16_dkey_free(dk);
             if (k->gpu_setup)
@@ -204,7 +202,6 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
     zp__g16_dkey *dk = calloc(1, sizeof *dk);
     zp__pk tmp;
     memset(&tmp, 0, sizeof tmp);
-    double t0 = zp__mono_now();
     zp_err err = dk ? ZP_OK : zp__fail(why, ZP_E_NOMEM, "no memory for a device key");
     if (!err) {
         pthread_mutex_lock(&d->load_mu);
@@ -245,12 +242,6 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
         k->dk_lru[g] = ++e->lru_tick;
         k->dk_bytes[g] = dkb;
         *out = dk;
-        if (getenv("ZKPIPE_LOG_KEYS"))
-            fprintf(stderr,
-                    "zkpipe: key %s resident on gpu%d in %.2f s (%s, %.2f GiB, of which the H "
-                    "table %.2f GiB)\n",
-                    k->name, g, zp__mono_now() - t0, k->gpu_setup ? "GPU setup" : "upload",
-                    (double)k->dk_bytes[g] / (1u << 30), (double)dk->h_pre.bytes / (1u << 30));
     } else {
         k->dk_state[g] = ZP__DK_NONE;
         free(dk);
@@ -353,7 +344,8 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__p
         int waiting = d->admitted - d->sets;
         pthread_mutex_unlock(&e->mu);
         uint64_t share = (info.arena_bytes - info.arena_used) / (uint64_t)(waiting > 1 ? waiting : 1);
-        zp_err err = zp__g16_slot_open_within(&w->slot, d->dev, pk, share, why);
+        zp_err err =
+            zp__g16_slot_open_within(&w->slot, d->dev, pk, share, &e->gpu_opts, why);
         if (!err) {
             w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
             sets_add(e, d, 1, (int64_t)w->slot_pinned);
@@ -416,12 +408,11 @@ typedef struct gpu_run {
  * one's B1 and B2 MSMs run, so that its own eval stage finds it there.
  * Only for the same key; a partition of another key is just taken early
  * and runs the usual way. The witness loads on the worker's loader
- * thread, through the MSMs as well as h, and goes to the slot if it is
- * ready when the slot asks again before B1; ZKPIPE_SLOT_LOADER=0 (read at
- * each take) loads it on the worker's own thread during h instead. On the
- * H200 (session 20, porep:27, 2 slots, steady s per proof): witnesses made
- * per partition 12.000 with the loader against 12.169 without (h waited
- * for each one); witnesses reused 11.971 against 11.988.
+ * thread, through the MSMs as well as h (a witness that takes longer to
+ * decode or make than h runs costs the slot no idle time), and goes to
+ * the slot if it is ready when the slot asks again before B1. Without a
+ * loader (its thread could not start) the witness loads when its
+ * partition runs.
  */
 typedef struct ahead {
     bool taken;              /* j, part: a partition taken from the queue */
@@ -430,14 +421,8 @@ typedef struct ahead {
     bool held;               /* a key reference taken for it */
     bool loading;            /* its witness loads on the worker's loader */
     bool sent;               /* its witness went to the slot */
-    const zp_fr *wit;        /* its witness, when loaded during h */
     const zp__g16_slot *slot; /* the slot whose buffer it was loaded into */
 } ahead;
-
-static bool loader_wanted(void)
-{
-    return zp__env_knob("ZKPIPE_SLOT_LOADER", 0, 1, 1) == 1;
-}
 
 typedef struct ahead_ctx {
     zp_engine *e;
@@ -448,9 +433,9 @@ typedef struct ahead_ctx {
 } ahead_ctx;
 
 /* zp__g16_next_fn. During h: takes the next partition now if one is ready
- * and, when it is of the same key (a reference of its own), loads its
- * witness or starts the loader on it. When asked again: the loader's
- * witness if it is ready. */
+ * and, when it is of the same key (a reference of its own), starts the
+ * loader on its witness. When asked again: the loader's witness if it is
+ * ready. */
 static const zp_fr *take_ahead(void *arg, int phase)
 {
     ahead_ctx *c = arg;
@@ -472,17 +457,12 @@ static const zp_fr *take_ahead(void *arg, int phase)
         return NULL;
     a->held = true;
     a->slot = c->w->slot;
-    zp_fr *buf = zp__g16_slot_witness_buf(c->w->slot);
-    if (loader_wanted() && (c->w->loader || !zp__loader_open(&c->w->loader))) {
-        zp__loader_start(c->w->loader, c->e, a->j, a->part, c->key, buf, c->n_vars);
-        a->loading = true;
-        return NULL;
-    }
-    if (zp__load_witness(c->e, buf, &wit, a->j, a->part, c->key, c->n_vars, &why))
-        return NULL; /* loaded again when it runs, failing there */
-    a->sent = true;
-    a->wit = wit;
-    return wit;
+    if (!c->w->loader && zp__loader_open(&c->w->loader))
+        return NULL; /* loaded when it runs */
+    zp__loader_start(c->w->loader, c->e, a->j, a->part, c->key,
+                     zp__g16_slot_witness_buf(c->w->slot), c->n_vars);
+    a->loading = true;
+    return NULL;
 }
 
 static void stage(gpu_run *r, zp__stage st, double t1)
@@ -546,7 +526,7 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     /* Taken ahead: a key reference of its own (take_ahead), its witness
      * perhaps loaded. The loader is waited for first: it writes into the
      * slot's buffer, which slot_ready below could free. */
-    const zp_fr *pre = cur->wit;
+    const zp_fr *pre = NULL;
     if (cur->loading) {
         zp__ioerr lw = {{0}};
         if (zp__loader_wait(w->loader, &pre, &lw))

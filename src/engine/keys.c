@@ -469,7 +469,7 @@ zp_err zp_engine_preload_key(zp_engine *e, const char *name)
     k->preloaded = true;
     pthread_mutex_unlock(&e->mu);
     /* And resident on every GPU now, not at the first partition each GPU
-     * takes (a porep:27 key takes ~40 s to set up on a device). */
+     * takes (setting a porep:27 key up on a device takes tens of seconds). */
     zp__ioerr why = {{0}};
     err = zp__key_preload_devices(e, k, &why);
     /* Said by zp_engine_key_info and the daemon's key list (the load

@@ -2,7 +2,7 @@
  * A witness loader: one thread that loads one partition's witness at a
  * time (zp__load_witness) while its owner does other work. A GPU slot
  * worker uses one to load its next partition's witness while the current
- * partition's MSMs run (gpu_worker.c; ZKPIPE_SLOT_LOADER=0 turns it off), so that a
+ * partition's MSMs run (gpu_worker.c), so that a
  * witness decoded from a file or a request body, or generated, costs the
  * slot no idle time when it takes longer than the h stage.
  */

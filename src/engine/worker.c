@@ -77,9 +77,9 @@ static zp_err cached_witness(zp_engine *e, const zp_fr **use, zp__key *key, uint
     if (err)
         zp__fail(why, err, "cannot generate the synthetic witness: %s", zp_strerror(err));
     /* GPU slots upload straight from it: page-locked, that runs at full
-     * PCIe speed (on the H200 the eval stage of porep:27, upload included,
-     * took 0.68 s from pageable memory while its kernel takes 17 ms).
-     * Unpinned it still works, only slower. */
+     * PCIe speed (from pageable memory the upload of a porep:27 witness
+     * takes many times as long as eval's kernel). Unpinned it still works,
+     * only slower. */
     bool pinned = !err && e->n_gpus > 0 &&
                   zp__gpu_host_register(w, (uint64_t)n_vars * sizeof *w, false) == ZP_OK;
     pthread_mutex_lock(&e->mu);

@@ -485,17 +485,6 @@ zp_err zp__gpu_fr_from_mont(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, 
 zp_err zp__gpu_fr_gather(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uint64_t n,
                          const uint64_t *d_words, const uint32_t *d_rank);
 
-/*
- * The packed witness rebuilt (layout: wpack.h): d_out[k * ZP_WPACK_CHUNK +
- * i] for every packed chunk k of the n values, from d_stage (the chunks'
- * regions, zp__wpack_region_bytes() apart, each copied up to its last
- * dense value); raw chunks' values are left as they are (sent there
- * directly). `one` is the Montgomery 1. At most 65535 chunks
- * (ZP_E_TOO_LARGE). Asynchronous.
- */
-zp_err zp__gpu_wunpack(zp__gpu_stream *s, zp_fr *d_out, const void *d_stage, uint64_t n,
-                       const zp_fr *one);
-
 /* Pinned (page-locked) host memory for staging; slow to take and give back,
  * so only at setup (prover slots), never per operation. */
 zp_err zp__gpu_host_alloc(zp__gpu *g, void **out, uint64_t bytes);

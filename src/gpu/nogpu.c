@@ -442,13 +442,6 @@ zp_err zp__gpu_fr_from_mont(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, 
     return ZP_E_NO_GPU;
 }
 
-zp_err zp__gpu_wunpack(zp__gpu_stream *s, zp_fr *d_out, const void *d_stage, uint64_t n,
-                       const zp_fr *one)
-{
-    (void)s; (void)d_out; (void)d_stage; (void)n; (void)one;
-    return ZP_E_NO_GPU;
-}
-
 zp_err zp__gpu_fr_gather(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uint64_t n,
                          const uint64_t *d_words, const uint32_t *d_rank)
 {

@@ -30,6 +30,36 @@
 #include "gpu/gpu.h"
 #include "groth16/groth16.h"
 
+/*
+ * The options keys are made and slots opened with: the public tuning and,
+ * for tests, paths that a slot takes only at sizes or on devices a test
+ * lacks. Functions that take them accept NULL for the defaults
+ * (zp__g16_gpu_opts_default); a slot keeps a copy of those it opened with.
+ */
+#define ZP_G16_PARTS_AUTO 0u
+#define ZP_G16_PARTS_MAX 16u
+#define ZP_G16_HEAD_PLANNED ZP_G16_PARTS_MAX
+typedef struct zp__g16_gpu_opts {
+    zp_gpu_tuning tuning;
+    /* The MSMs over the witness beside h where the slot has the room
+     * (default true); false: every MSM after h, as on a slot without it. */
+    bool beside_h;
+    /* The parts a witness goes up in: ZP_G16_PARTS_AUTO (default) as
+     * zp__g16_parts_wanted plans, 1 .. ZP_G16_PARTS_MAX that many for any
+     * witness of at least as many values. */
+    unsigned upload_parts;
+    /* The part sent first (and its L MSM summed while the rest crosses),
+     * whatever the plan chose, when below the parts; ZP_G16_HEAD_PLANNED
+     * (default): the plan's. */
+    unsigned upload_head;
+} zp__g16_gpu_opts;
+
+void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o);
+/* *o, or the defaults for NULL. */
+zp__g16_gpu_opts zp__g16_gpu_opts_of(const zp__g16_gpu_opts *o);
+/* ZP_E_INVALID_ARG when a field is out of range. */
+zp_err zp__g16_gpu_opts_check(const zp__g16_gpu_opts *o);
+
 typedef struct zp__g16_dkey {
     zp__gpu *dev;
     const zp__pk *pk;             /* host part: counts, vk, densities (and
@@ -52,15 +82,16 @@ typedef struct zp__g16_dkey {
 uint64_t zp__g16_dkey_bytes(const zp__pk *pk);
 
 /*
- * Copies pk (points and matrices required) into dev's arena on stream s
- * and waits for s. pk must outlive the dkey.
+ * Copies pk (points and matrices required) into dev's arena on stream s,
+ * with its twist tables where o's tuning and the arena allow
+ * (zp__g16_dkey_twist), and waits for s. pk must outlive the dkey.
  *   ZP_E_INVALID_ARG  zp__pk_shape_ok fails
  *   ZP_E_UNSUPPORTED  no matrices, no points, or a domain outside the GPU NTT
  *   ZP_E_GPU_OOM      the arena cannot hold it (nothing stays allocated)
  *   ZP_E_GPU, ZP_E_GPU_FATAL
  */
 zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
-                           const zp__pk *pk, zp__ioerr *why);
+                           const zp__pk *pk, const zp__g16_gpu_opts *o, zp__ioerr *why);
 
 /*
  * TEST-ONLY setup on the device (setup_gpu.c): the key zp__setup(cs, conv,
@@ -69,28 +100,31 @@ zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
  * the host part (counts, roots, vk with its IC points, densities and the
  * matrices A, B) with a, b1, b2, l, h NULL; out->pk points at pk_out,
  * which must outlive out. The same toxic gives the same bytes as
- * zp__setup. Errors as zp__setup, plus the GPU ones.
+ * zp__setup. Twist tables as zp__g16_dkey_upload. Errors as zp__setup,
+ * plus the GPU ones.
  */
 zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
                           zp__gpu_stream *s, const zp__r1cs *cs, zp_h_conv conv,
-                          int threads, const zp__toxic *toxic, zp__ioerr *why);
+                          int threads, const zp__toxic *toxic, const zp__g16_gpu_opts *o,
+                          zp__ioerr *why);
 
 /* Frees the arena regions (the device must be done with them). */
 void zp__g16_dkey_free(zp__g16_dkey *k);
 /* Builds k's NTT twist tables (k->dev, k->pk set) and waits for s
- * (upload and setup call it) unless ZKPIPE_NTT_TWIST=0 or its domain has
- * none, where the arena keeps room for two working sets
- * (zp__g16_slot_bytes_min) beside them. Not in zp__g16_dkey_bytes
- * (k->twist.mem.bytes). */
-zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s);
+ * (upload and setup call it) where o's tuning asks for them
+ * (zp_gpu_tuning.ntt_twist), its domain has them and the arena keeps room
+ * for two working sets (zp__g16_slot_bytes_min) beside them. Not in
+ * zp__g16_dkey_bytes (k->twist.mem.bytes). */
+zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s, const zp__g16_gpu_opts *o);
 /* For a key kept for many proofs (an engine's, a benchmark's): builds its
  * H table of zp__g16_h_pre_c's windows and waits for s, where
  * zp__g16_h_pre_on and the arena keeps room for two working sets that take
  * its MSM (zp__g16_slot_bytes_pre); nothing otherwise, and no room is no
- * failure. A table takes ~1.8 s to make at 2^24 points and saves ~13 ms a
- * proof, so a key made for one proof goes without. Not in
- * zp__g16_dkey_bytes (k->h_pre.bytes). */
-zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s);
+ * failure. A table takes seconds to make at 2^24 points and saves a few
+ * percent of a proof, so a key made for one proof goes without unless
+ * the tuning fixes the windows. Not in zp__g16_dkey_bytes
+ * (k->h_pre.bytes). */
+zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s, const zp__g16_gpu_opts *o);
 /* Builds k's H table with c-bit windows (copies of the H points times
  * 2^(c j), zp__gpu_msm_pre_copies(c) of them) from its resident H points
  * and waits for s: ZP_E_INVALID_ARG for a c outside 2..22, ZP_E_TOO_LARGE
@@ -101,19 +135,17 @@ zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c);
  * the points again. */
 void zp__g16_dkey_drop_h_pre(zp__g16_dkey *k);
 /* The windows of the H table that keys of pk's shape are made with, and
- * that slots make room for, or 0 for none. ZKPIPE_H_PRE (read at each
- * call): unset or 1, automatic (zp__g16_h_pre_is_auto): 16 to 20 bits by
- * pk->n_h above 2^(ZP_H_PRE_AUTO_FROM - 1) and up to 2^ZP_H_PRE_AUTO_TO
- * points, else none; 0 none; 2..22 those windows at any size the MSM
- * takes. */
+ * that slots make room for, or 0 for none, by o's tuning
+ * (zp_gpu_tuning.h_table): automatic, 16 to 20 bits by pk->n_h above
+ * 2^(ZP_H_PRE_AUTO_FROM - 1) and up to 2^ZP_H_PRE_AUTO_TO points, else
+ * none; off, none; 2..22 those windows at any size the MSM takes. */
 #define ZP_H_PRE_AUTO_FROM 14
 #define ZP_H_PRE_AUTO_TO 24
-unsigned zp__g16_h_pre_c(const zp__pk *pk);
-bool zp__g16_h_pre_is_auto(void);
+unsigned zp__g16_h_pre_c(const zp__pk *pk, const zp__g16_gpu_opts *o);
 /* Whether keys of pk's shape on dev get an H table and slots there make
- * room for its MSM: zp__g16_h_pre_c(pk) is not 0 and, when automatic, the
+ * room for its MSM: zp__g16_h_pre_c is not 0 and, when automatic, the
  * table is at most a quarter of the arena (the rest for other keys). */
-bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev);
+bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev, const zp__g16_gpu_opts *o);
 
 /* Copies the resident points back to host arrays of pk's counts (tests:
  * compare with zp__setup). Any of the outputs may be NULL. Waits for s. */
@@ -124,32 +156,33 @@ zp_err zp__g16_dkey_read(const zp__g16_dkey *k, zp__gpu_stream *s, zp_g1_affine 
 typedef struct zp__g16_slot zp__g16_slot;
 
 /* Device bytes of a slot for keys of pk's shape (stream scratch excluded),
- * and the least it opens with: without the room for the G1 MSMs' batch-
- * affine round when the arena lacks it (the same for shapes below 2^21
- * points). */
-uint64_t zp__g16_slot_bytes(const zp__pk *pk);
+ * opened with o, and the least it opens with: without the room for the G1
+ * MSMs' batch-affine round when the arena lacks it (the same for shapes
+ * below 2^21 points). The sizes assume a device that takes the H table
+ * (zp__g16_h_pre_on); a slot opened on one that does not leaves it out. */
+uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o);
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk);
 /* The least a slot of pk's shape takes with room for the MSM over an H
- * table of zp__g16_h_pre_c(pk)'s windows (zp__g16_slot_bytes_min when
- * there is none). */
-uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk);
+ * table of zp__g16_h_pre_c's windows (zp__g16_slot_bytes_min when there
+ * is none). */
+uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o);
 
 /* Opens a slot on dev for keys whose n_vars, domain_size, n_a, n_b, n_l and
- * n_h are at most pk's: a stream, the arena regions (zp__g16_slot_bytes, or
- * zp__g16_slot_bytes_min when that is all there is), and a pinned host
- * staging buffer for the witness. ZP_E_GPU_OOM when the arena lacks room
- * (nothing stays allocated). */
-zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why);
+ * n_h are at most pk's, with the options o (a copy is kept): a stream, the
+ * arena regions (zp__g16_slot_bytes, or zp__g16_slot_bytes_min when that is
+ * all there is), and a pinned host staging buffer for the witness.
+ * ZP_E_GPU_OOM when the arena lacks room (nothing stays allocated). */
+zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                         const zp__g16_gpu_opts *o, zp__ioerr *why);
 /* The same, growing the G1 MSMs' scratch into `share` bytes when they hold
  * more windows a pass than the default (a lone slot: all windows of a 2^27
- * MSM, 646 against 700 ms on an H200); 0 or less than zp__g16_slot_bytes:
- * zp__g16_slot_open. The knob ZKPIPE_SLOT_AFFINE_WINDOWS, when set, fixes
- * the windows instead. zp__g16_slot_bytes_within is the size it asks for
- * first; zp__g16_slot_windows the windows a pass the open slot has room
- * for (0: lean). */
+ * MSM, the fastest); 0 or less than zp__g16_slot_bytes: zp__g16_slot_open.
+ * zp__g16_slot_bytes_within is the size it asks for first;
+ * zp__g16_slot_windows the windows a pass the open slot has room for (0:
+ * lean). */
 zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
-                                uint64_t share, zp__ioerr *why);
-uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share);
+                                uint64_t share, const zp__g16_gpu_opts *o, zp__ioerr *why);
+uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g16_gpu_opts *o);
 unsigned zp__g16_slot_windows(const zp__g16_slot *s);
 void zp__g16_slot_close(zp__g16_slot *s);
 /* Whether keys of pk's shape fit the slot. */
@@ -170,7 +203,7 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s);
  * a stream of their own while h runs, and H after both; else all five
  * after h. t (may be NULL) receives eval, h (its device time when MSMs
  * ran beside it), msm_a .. msm_h and msm_beside_h;
- * where the witness went in parts (ZKPIPE_UPLOAD_PARTS) eval includes the
+ * where the witness went in parts (zp__g16_slot_took_parts) eval includes the
  * L MSM over the run sent first, and msm_l only the rest. Waits on the slot's stream only.
  * The caller checks the inputs (zp__g16_check_inputs) and finishes
  * (zp__g16_finish_verify).
@@ -207,10 +240,10 @@ bool zp__g16_slot_took_sent(const zp__g16_slot *s);
 /* Whether the last partition's H MSM went over the key's H table. */
 bool zp__g16_slot_took_pre(const zp__g16_slot *s);
 /* Whether the slot runs the MSMs over the witness beside h (its room
- * above a, b and c holds them; ZKPIPE_SLOT_BESIDE_H). */
+ * above a, b and c holds them, and its options ask for it). */
 bool zp__g16_slot_beside(const zp__g16_slot *s);
 /* Whether the last eval sent the witness in parts and summed L over some
- * (ZKPIPE_UPLOAD_PARTS; a key's first witness in a slot is summed part by
+ * (zp__g16_parts_wanted; a key's first witness in a slot is summed part by
  * part to learn the plan). */
 bool zp__g16_slot_took_parts(const zp__g16_slot *s);
 /* The parts the slot's last learned plan cut a witness in (0: none

@@ -143,7 +143,7 @@ void zp__g16_finish_ahead(zp__proof *out, const zp__g16_sums *sums, const zp__g1
 zp_err zp__g16_check_inputs(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
                             const zp__prove_opts *o, zp__ioerr *why);
 /* The same without the key's counts (zp__pk_counts_ok counts both
- * density bitmaps: ~1–4 ms a proof at porep:27), for a key checked once
+ * density bitmaps, a pass over them a proof), for a key checked once
  * when it was made resident (zp__g16_gpu_key_ok). */
 zp_err zp__g16_check_witness(const zp__pk *pk, const zp_fr *w, uint64_t n_w,
                              const zp__prove_opts *o, zp__ioerr *why);
@@ -312,23 +312,26 @@ zp_err zp__proofs_decode(zp__proof *out, size_t max_k, size_t *k, const uint8_t 
  * each proof uploads its witness, evaluates a, b, c and the H scalars on the
  * device, runs the five MSMs there, and finishes and verifies on the host
  * with zp__g16_finish / zp__verify, so a proof with fixed r, s is the CPU
- * prover's, byte for byte. First version: the standard-form witness and the
- * density gathers of the A/B scalars are made on the host and uploaded.
- * Without CUDA (or a device) every call reports ZP_E_NO_GPU.
+ * prover's, byte for byte. Without CUDA (or a device) every call reports
+ * ZP_E_NO_GPU.
  */
 typedef struct zp__g16_gpu zp__g16_gpu;
+/* The GPU prover's options (gpu_prover.h). */
+typedef struct zp__g16_gpu_opts zp__g16_gpu_opts;
 
 /*
  * Opens CUDA device `device` and uploads pk (which must outlive the
- * context and carry its matrices ma, mb). threads: host threads for the
- * scalar conversion (<= 0: one per CPU).
+ * context and carry its matrices ma, mb), with the options o (NULL: the
+ * defaults; an H table only where o's tuning fixes its windows, since the
+ * context proves few proofs). threads: unused (nothing is left on the
+ * host to spread over threads).
  *   ZP_E_INVALID_ARG  the key's counts disagree (zp__pk_shape_ok)
  *   ZP_E_UNSUPPORTED  a key without matrices, or a domain below 2 or
  *                     beyond the GPU NTT
  *   ZP_E_NO_GPU, ZP_E_GPU_OOM, ZP_E_GPU, ZP_E_GPU_FATAL, ZP_E_NOMEM
  */
 zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int threads,
-                        zp__ioerr *why);
+                        const zp__g16_gpu_opts *o, zp__ioerr *why);
 void zp__g16_gpu_close(zp__g16_gpu *g);
 
 /* Stage eval on the device: uploads w (pk->n_vars values, Montgomery) and

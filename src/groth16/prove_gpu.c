@@ -37,7 +37,7 @@ void zp__g16_gpu_close(zp__g16_gpu *g)
 }
 
 zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int threads,
-                        zp__ioerr *why)
+                        const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     (void)threads; /* nothing is left on the host to spread over threads */
     *out = NULL;
@@ -64,16 +64,17 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
         zp__g16_gpu_close(g);
         return e;
     }
-    e = zp__g16_dkey_upload(&g->key, g->dev, g->s, pk, why);
-    /* A key uploaded for this prover's proofs: its H table only when
-     * ZKPIPE_H_PRE asks for one (made unasked, it costs more than it saves
+    e = zp__g16_dkey_upload(&g->key, g->dev, g->s, pk, o, why);
+    /* A key uploaded for this prover's proofs: its H table only when the
+     * tuning fixes its windows (made unasked, it costs more than it saves
      * over a few proofs). */
-    if (!e && !zp__g16_h_pre_is_auto() && (e = zp__g16_dkey_h_table(&g->key, g->s)))
+    if (!e && zp__g16_gpu_opts_of(o).tuning.h_table != ZP_GPU_H_TABLE_AUTO &&
+        (e = zp__g16_dkey_h_table(&g->key, g->s, o)))
         zp__fail(why, e, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
     if (!e) { /* the one slot takes what the key leaves */
         zp__gpu_info info;
         zp__gpu_get_info(g->dev, &info);
-        e = zp__g16_slot_open_within(&g->slot, g->dev, pk, info.arena_largest_free, why);
+        e = zp__g16_slot_open_within(&g->slot, g->dev, pk, info.arena_largest_free, o, why);
     }
     if (e) {
         zp__g16_gpu_close(g);
@@ -100,8 +101,7 @@ zp_err zp__g16_gpu_read(zp__g16_gpu *g, zp_fr *out, zp__g16_gpu_array which)
 zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
                        zp__prove_times *t)
 {
-    /* The slot's msm may convert its copy of w in place (ZKPIPE_MSM_W=0)
-     * and the parts upload leaves part of L summed; upload w again so that
+    /* The parts upload leaves part of L summed; upload w again so that
      * this stage means the same whatever ran before it. */
     zp_err e = zp__g16_slot_put_w(g->slot, &g->key, w);
     return e ? e : zp__g16_slot_msm(g->slot, &g->key, out, t);
@@ -114,8 +114,8 @@ zp_err zp__g16_gpu_msm(zp__g16_sums *out, zp__g16_gpu *g, const zp_fr *w,
  * (the slot's hook at ZP_G16_NEXT_H; it never gives a next witness), so
  * that after the MSMs the finish takes two scalar multiplications instead
  * of five and one in G2, and the verify skips the public inputs' sum (at
- * porep's 328 inputs ~0.7 of the 1.7 ms a prepared verify takes on the dev
- * VM). Where the MSMs over the witness ran beside h, the hook is called
+ * porep's 328 inputs close to half of a prepared verify). Where the MSMs
+ * over the witness ran beside h, the hook is called
  * again (ZP_G16_NEXT_W_SUMS) before H's MSM, and a thread of its own makes
  * the tail's part that needs no ΣH (zp__g16_early_make: those two scalar
  * multiplications, π_A's and π_B's checks and two of the verify's three

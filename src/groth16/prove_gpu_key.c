@@ -10,7 +10,6 @@
 #include "cpu/cpu.h"
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
-#include "gpu/knob.h"
 
 /* The arena's rounding of one region (a zero-byte request takes 32). */
 static uint64_t rnd(uint64_t bytes)
@@ -22,19 +21,20 @@ static uint64_t rnd(uint64_t bytes)
 static uint64_t n_words(const zp__pk *pk) { return ((uint64_t)pk->n_vars + 63) / 64; }
 
 /* The full twist tables of the key's domain (gpu.h: one product an element
- * less in each transform's first pass, 8 GiB at 2^27): ZKPIPE_NTT_TWIST=0
- * leaves them out. */
-static uint64_t twist_bytes(const zp__pk *pk)
+ * less in each transform's first pass, 8 GiB at 2^27), where the tuning
+ * asks for them. */
+static uint64_t twist_bytes(const zp__pk *pk, const zp_gpu_tuning *t)
 {
-    if (!zp__env_knob("ZKPIPE_NTT_TWIST", 0, 1, 1))
+    if (!t->ntt_twist)
         return 0;
     return zp__gpu_ntt_twist_bytes((unsigned)__builtin_ctzll(pk->domain_size));
 }
 
-zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s)
+zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s, const zp__g16_gpu_opts *o)
 {
     const zp__pk *pk = k->pk;
-    const uint64_t tb = twist_bytes(pk);
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    const uint64_t tb = twist_bytes(pk, &op.tuning);
     if (!tb)
         return ZP_OK;
     /* Only where two working sets of the key's shape still fit beside
@@ -62,11 +62,10 @@ void zp__g16_dkey_drop_h_pre(zp__g16_dkey *k)
     k->h_pre_c = 0;
 }
 
-/* The automatic H table's windows for n_h points, from the precomputed
- * MSM against the plain one on the H200 (bench/RESULTS.md, session 21:
- * 0.60-0.68 of the plain time at 2^14..2^17, 0.76 at 2^18..2^19, 0.84-0.90
- * at 2^20..2^23, 0.86 at 2^24), or 0: none for 2^(ZP_H_PRE_AUTO_FROM - 1)
- * points or fewer (under a millisecond to win) or above
+/* The automatic H table's windows for n_h points, where the precomputed
+ * MSM gains most against the plain one (bench/RESULTS.md: it takes 0.6 to
+ * 0.9 of the plain time, the less the fewer points), or 0: none for
+ * 2^(ZP_H_PRE_AUTO_FROM - 1) points or fewer (too little to win) or above
  * 2^ZP_H_PRE_AUTO_TO, whose tables (over 20 GiB) would crowd out other
  * keys. */
 static unsigned h_pre_auto(uint64_t n_h)
@@ -79,15 +78,10 @@ static unsigned h_pre_auto(uint64_t n_h)
     return lg <= 16 ? 16 : lg <= 22 ? 17 : 20;
 }
 
-bool zp__g16_h_pre_is_auto(void)
+unsigned zp__g16_h_pre_c(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
-    return zp__env_knob("ZKPIPE_H_PRE", 0, 22, 1) == 1;
-}
-
-unsigned zp__g16_h_pre_c(const zp__pk *pk)
-{
-    unsigned c = zp__env_knob("ZKPIPE_H_PRE", 0, 22, 1);
-    if (c == 1)
+    unsigned c = zp__g16_gpu_opts_of(o).tuning.h_table;
+    if (c == ZP_GPU_H_TABLE_AUTO)
         c = h_pre_auto(pk->n_h);
     return zp__gpu_msm_pre_copies(c) && zp__gpu_msm_scratch_bytes_pre(pk->n_h, c) ? c : 0;
 }
@@ -116,27 +110,27 @@ zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c)
     return ZP_OK;
 }
 
-bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev)
+bool zp__g16_h_pre_on(const zp__pk *pk, zp__gpu *dev, const zp__g16_gpu_opts *o)
 {
-    const unsigned c = zp__g16_h_pre_c(pk);
+    const unsigned c = zp__g16_h_pre_c(pk, o);
     if (!c)
         return false;
-    if (!zp__g16_h_pre_is_auto())
+    if (zp__g16_gpu_opts_of(o).tuning.h_table != ZP_GPU_H_TABLE_AUTO)
         return true;
     zp__gpu_info info;
     zp__gpu_get_info(dev, &info);
     return table_bytes(pk, c) <= info.arena_bytes / 4;
 }
 
-zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s)
+zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s, const zp__g16_gpu_opts *o)
 {
     const zp__pk *pk = k->pk;
-    const unsigned c = zp__g16_h_pre_c(pk);
-    if (!c || k->h_pre.ptr || !zp__g16_h_pre_on(pk, k->dev))
+    const unsigned c = zp__g16_h_pre_c(pk, o);
+    if (!c || k->h_pre.ptr || !zp__g16_h_pre_on(pk, k->dev, o))
         return ZP_OK;
     zp__gpu_info info;
     zp__gpu_get_info(k->dev, &info);
-    if (info.arena_largest_free < rnd(table_bytes(pk, c)) + 2 * zp__g16_slot_bytes_pre(pk))
+    if (info.arena_largest_free < rnd(table_bytes(pk, c)) + 2 * zp__g16_slot_bytes_pre(pk, o))
         return ZP_OK;
     zp_err e = zp__g16_dkey_h_pre(k, s, c);
     return e == ZP_E_GPU_OOM || e == ZP_E_TOO_LARGE ? ZP_OK : e;
@@ -229,7 +223,7 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
 }
 
 zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
-                           const zp__pk *pk, zp__ioerr *why)
+                           const zp__pk *pk, const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
     zp_err e = zp__g16_gpu_key_ok(pk, why);
@@ -248,7 +242,7 @@ zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
     out->pk = pk;
     e = upload_all(out, s, ra, rb);
     if (!e)
-        e = zp__g16_dkey_twist(out, s);
+        e = zp__g16_dkey_twist(out, s, o);
     /* The copies read ra and rb until the stream is done with them. */
     zp_err es = zp__gpu_stream_sync(s);
     free(ra);

@@ -2,81 +2,40 @@
  * The MSM stage of a prover slot (gpu_prover.h, prove_gpu_slot.c): the
  * five MSMs in the slot's scratch, chunk by chunk, and where they run.
  * After h they all run on the slot's stream, H first (its scalars are in
- * a, where the gathers go next). Beside h (a slot with the room and the
- * stream co, zp__g16_slot_sums_next) L, A, B1 and B2 run on co in the
- * room above a, b and c while h runs on the slot's stream, and H after
- * both. The next partition's witness goes up once the last MSM that reads
- * w has run (send_next).
+ * a, where the gathers go next). Beside h (a slot with the room and a
+ * side stream, zp__g16_slot_sums_next) L, A, B1 and B2 run on the side
+ * stream in the room above a, b and c while h runs on the slot's stream,
+ * and H after both. The next partition's witness goes up once the last
+ * MSM that reads the witness has run (send_next).
  */
-#include <stdio.h>
-
 #include "groth16/prove_gpu_slot_impl.h"
 
-/* ZKPIPE_SLOT_PHASES=1 (read once): every MSM of a slot timed by phase
- * (zp__gpu_stream_profile) and printed to stderr, for measurements. */
-bool zp__g16_phases_wanted(void)
+static zp__gpu_buf scratch_after_h(const zp__g16_slot *s)
 {
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_SLOT_PHASES", 1, 0) == 1;
-}
-
-static void phases_print(const zp__g16_slot *s, const char *what, uint64_t n)
-{
-    if (!zp__g16_phases_wanted())
-        return;
-    zp__gpu_msm_phases ph;
-    uint64_t z, o, d;
-    zp__gpu_msm_last_phases(s->mst, &ph);
-    zp__gpu_msm_last_split(s->mst, &z, &o, &d);
-    fprintf(stderr,
-            "msm %s n=%llu zeros=%llu ones=%llu dense=%llu: split %.2f sort %.2f accumulate "
-            "%.2f reduce %.2f ones %.2f total %.2f ms (affine rounds %u, ones %s)\n",
-            what, (unsigned long long)n, (unsigned long long)z, (unsigned long long)o,
-            (unsigned long long)d, ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones,
-            ph.total, zp__gpu_msm_last_affine_rounds(s->mst),
-            zp__gpu_msm_last_ones_affine(s->mst) ? "affine" : "XYZZ");
-}
-
-static zp__gpu_buf msm_scratch(const zp__g16_slot *s)
-{
-    zp__gpu_buf b = {(char *)s->big.ptr + s->scratch_off, s->big.bytes - s->scratch_off};
+    zp__gpu_buf b = {(char *)s->work.ptr + s->scratch_off, s->work.bytes - s->scratch_off};
     return b;
 }
 
-/* The H MSM without the 0/1 split (zp__gpu_msm_g1_nosplit): its scalars
- * are random, so the split and its wait find nothing to skip (porep:27 on
- * the H200: 601.4 -> 598.7 ms). ZKPIPE_MSM_H_NOSPLIT=0 (read once) splits. */
-bool zp__g16_h_nosplit(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_H_NOSPLIT", 1, 1) == 1;
-}
-
-/* Σ sc[i]·p[i] for i < n, zp__g16_chunk_points(false) points at a time;
- * without the 0/1 split unless `split`. */
-zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
-                           const zp_fr *sc, uint64_t n, bool split)
+/* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the
+ * slot's MSM scratch, zp__g16_chunk_points(false) points at a time, without
+ * the 0/1 split (zp__gpu_msm_g1_nosplit): for the H MSM, whose scalars are
+ * random, so that the split and its wait would find nothing to skip. */
+static zp_err msm_g1_nosplit(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
+                             const zp_fr *sc, uint64_t n)
 {
     const zp_g1_affine *pts = p->ptr;
     const uint64_t chunk = zp__g16_chunk_points(false);
     zp_g1_jac_inf(out);
     for (uint64_t off = 0; off < n; off += chunk) {
         zp_g1_jac part, sum;
-        zp_err e = (split ? zp__gpu_msm_g1 : zp__gpu_msm_g1_nosplit)(
-            s->mst, &part, pts + off, sc + off, min_u64(n - off, chunk), s->msc);
+        zp_err e = zp__gpu_msm_g1_nosplit(s->msm_stream, &part, pts + off, sc + off,
+                                          min_u64(n - off, chunk), s->msm_scratch);
         if (e)
             return e;
-        phases_print(s, "G1", min_u64(n - off, chunk));
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
     return ZP_OK;
-}
-
-bool zp__g16_msm_w(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_MSM_W", 1, 1) == 1;
 }
 
 zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine *p,
@@ -88,28 +47,29 @@ zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine
         const uint64_t len = min_u64(to - off, chunk);
         const zp__gpu_wsc sc = {w, NULL, NULL, off, len};
         zp_g1_jac part, sum;
-        zp_err e = zp__gpu_msm_g1_w(s->mst, &part, p + (off - from), &sc, len, s->msc);
+        zp_err e =
+            zp__gpu_msm_g1_w(s->msm_stream, &part, p + (off - from), &sc, len, s->msm_scratch);
         if (e)
             return e;
-        phases_print(s, "G1 w", len);
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
     return ZP_OK;
 }
 
-/* The H MSM (its scalars at the start of big): over the key's H table
+/* The H MSM (its scalars at the start of work): over the key's H table
  * where it has one and the slot's scratch holds that MSM's layout, else
  * over the points. */
 static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     const zp__pk *pk = k->pk;
-    const zp__gpu_buf sc = msm_scratch(s);
+    const zp__gpu_buf sc = scratch_after_h(s);
     const uint64_t need = k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre(pk->n_h, k->h_pre_c) : 0;
     s->took_pre = need && need <= sc.bytes;
     if (s->took_pre)
-        return zp__gpu_msm_g1_pre(s->st, out, k->h_pre.ptr, k->h_pre_c, s->big.ptr, pk->n_h, sc);
-    return zp__g16_slot_msm_g1(s, out, &k->p_h, s->big.ptr, pk->n_h, !zp__g16_h_nosplit());
+        return zp__gpu_msm_g1_pre(s->stream, out, k->h_pre.ptr, k->h_pre_c, s->work.ptr, pk->n_h,
+                                  sc);
+    return msm_g1_nosplit(s, out, &k->p_h, s->work.ptr, pk->n_h);
 }
 
 /* The L MSM: over all of w's L scalars, or what eval's zp__g16_parts_put
@@ -119,115 +79,100 @@ static zp_err msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     const zp__pk *pk = k->pk;
     if (s->l_split)
         return zp__g16_parts_msm_l(s, k, out);
-    if (zp__g16_msm_w())
-        return zp__g16_slot_msm_g1_w(s, out, k->p_l.ptr, s->w.ptr, pk->n_public + 1, pk->n_vars);
-    return zp__g16_slot_msm_g1(s, out, &k->p_l, (zp_fr *)s->w.ptr + pk->n_public + 1, pk->n_l,
-                               true);
+    return zp__g16_slot_msm_g1_w(s, out, k->p_l.ptr, s->witness.ptr, pk->n_public + 1, pk->n_vars);
 }
 
 /* The A MSM: over w through A's density where one MSM takes all of A;
- * else, or without zp__g16_msm_w, over A's scalars gathered into s->gat. */
+ * else over A's scalars gathered into s->gather (Montgomery, as w). */
 static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     const zp__pk *pk = k->pk;
-    const bool mw = zp__g16_msm_w();
-    zp_fr *sc = s->gat;
-    if (mw && pk->n_a <= zp__g16_chunk_points(false)) {
-        const zp__gpu_wsc ws = {s->w.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
-        zp_err e = zp__gpu_msm_g1_w(s->mst, out, k->p_a.ptr, &ws, pk->n_a, s->msc);
-        if (!e)
-            phases_print(s, "G1 w density", pk->n_a);
-        return e;
+    zp_fr *sc = s->gather;
+    if (pk->n_a <= zp__g16_chunk_points(false)) {
+        const zp__gpu_wsc ws = {s->witness.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
+        return zp__gpu_msm_g1_w(s->msm_stream, out, k->p_a.ptr, &ws, pk->n_a, s->msm_scratch);
     }
-    zp_err e = zp__gpu_fr_gather(s->mst, sc, s->w.ptr, pk->n_vars, k->a_words.ptr, k->a_rank.ptr);
+    zp_err e = zp__gpu_fr_gather(s->msm_stream, sc, s->witness.ptr, pk->n_vars, k->a_words.ptr,
+                                 k->a_rank.ptr);
     if (e)
         return e;
-    return mw ? zp__g16_slot_msm_g1_w(s, out, k->p_a.ptr, sc, 0, pk->n_a)
-              : zp__g16_slot_msm_g1(s, out, &k->p_a, sc, pk->n_a, true);
+    return zp__g16_slot_msm_g1_w(s, out, k->p_a.ptr, sc, 0, pk->n_a);
 }
 
-/* The B2 MSM over sc[0, n) (Montgomery with zp__g16_msm_w, else standard). */
+/* The B2 MSM over sc[0, n) (Montgomery). */
 static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
                      uint64_t n)
 {
     const zp_g2_affine *pts = p->ptr;
     const uint64_t chunk = zp__g16_chunk_points(true);
-    const bool mw = zp__g16_msm_w();
     zp_g2_jac_inf(out);
     for (uint64_t off = 0; off < n; off += chunk) {
         zp_g2_jac part, sum;
         const uint64_t len = min_u64(n - off, chunk);
         const zp__gpu_wsc ws = {sc, NULL, NULL, off, len};
-        zp_err e = mw ? zp__gpu_msm_g2_w(s->mst, &part, pts + off, &ws, len, s->msc)
-                      : zp__gpu_msm_g2(s->mst, &part, pts + off, sc + off, len, s->msc);
+        zp_err e = zp__gpu_msm_g2_w(s->msm_stream, &part, pts + off, &ws, len, s->msm_scratch);
         if (e)
             return e;
-        phases_print(s, "G2", len);
         zp_g2_jac_add(&sum, out, &part);
         *out = sum;
     }
     return ZP_OK;
 }
 
-/* The witness the hook gave (s->want) up into w on the copy stream, after
- * what the MSMs' stream has enqueued so far (the last reads of w). */
+/* The witness the hook gave (s->next_witness) up into the slot's witness
+ * region on the copy stream, after what the MSMs' stream has enqueued so
+ * far (the last reads of the witness). */
 static zp_err send_next(zp__g16_slot *s, const zp__g16_dkey *k)
 {
-    if (!s->want && s->next) /* none during h: perhaps now */
-        s->want = s->next(s->next_ctx, ZP_G16_NEXT_SEND);
-    const zp_fr *w = s->want;
-    s->want = NULL;
-    if (!w || s->pack)
-        return ZP_OK; /* a packed witness goes up in eval, with its unpacking */
-    zp_err e = zp__gpu_stream_after(s->cp, s->mst);
+    if (!s->next_witness && s->next_fn) /* none during h: perhaps now */
+        s->next_witness = s->next_fn(s->next_ctx, ZP_G16_NEXT_SEND);
+    const zp_fr *w = s->next_witness;
+    s->next_witness = NULL;
+    if (!w)
+        return ZP_OK;
+    zp_err e = zp__gpu_stream_after(s->copy_stream, s->msm_stream);
     if (!e)
-        e = zp__gpu_upload(s->cp, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+        e = zp__gpu_upload(s->copy_stream, s->witness.ptr, w,
+                           (uint64_t)k->pk->n_vars * sizeof(zp_fr));
     if (!e)
-        s->sent = w;
+        s->sent_witness = w;
     return e;
 }
 
-/* After h: the slot's stream, its MSM scratch, gathers into a (or sab).
- * Beside h: co and the room above a, b and c. */
+/* After h: the slot's stream, its MSM scratch, gathers into a (or
+ * ab_scalars). Beside h: the side stream and the room above a, b and c. */
 void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside)
 {
-    s->mst = beside ? s->co : s->st;
-    s->msc = beside ? s->side_msc : msm_scratch(s);
-    s->gat = beside ? s->side_gat : s->sab.ptr ? s->sab.ptr : s->big.ptr;
+    s->msm_stream = beside ? s->side_stream : s->stream;
+    s->msm_scratch = beside ? s->side_scratch : scratch_after_h(s);
+    s->gather = beside ? s->side_gather : s->ab_scalars.ptr ? s->ab_scalars.ptr : s->work.ptr;
 }
 
 /*
- * The MSMs over the witness, on s->mst (zp__g16_slot_msm_on): L, A and
- * B's gather, the last reads of w, so that the next witness can go up
- * into w during B1 and B2 (send_next). With zp__g16_msm_w the witness
- * stays Montgomery: L and A read it where it lies, B1 and B2 read B's
- * gathered copy in that form. On the H200 that took a lone porep:27
- * partition from 1231.7 / 1233.1 to 1228.7 / 1227.1 ms (A 1.6 and L 2.1
- * ms shorter: no gather of A, no conversion pass; bench/RESULTS.md,
- * session 23).
+ * The MSMs over the witness, on s->msm_stream (zp__g16_slot_msm_on): L, A
+ * and B's gather, the last reads of the witness, so that the next witness
+ * can go up into its region during B1 and B2 (send_next). The witness
+ * stays Montgomery: L and A read it where it lies (no conversion pass, no
+ * gather of A's scalars), B1 and B2 read B's gathered copy in that form.
  */
 static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                         zp__prove_times *t)
 {
     const zp__pk *pk = k->pk;
-    zp_fr *w = s->w.ptr, *sc = s->gat;
-    const bool mw = zp__g16_msm_w();
+    zp_fr *w = s->witness.ptr, *sc = s->gather;
     double t0 = zp__g16_now(), t1, t2, t3, t4;
-    zp_err e = mw ? ZP_OK : zp__gpu_fr_from_mont(s->mst, w, w, pk->n_vars);
-    if (!e)
-        e = msm_l(s, k, &out->l);
+    zp_err e = msm_l(s, k, &out->l);
     t1 = zp__g16_now();
     if (!e)
         e = msm_a(s, k, &out->a);
     t2 = zp__g16_now();
     /* The A MSM has waited for the stream: its scalars may be replaced. */
     if (!e)
-        e = zp__gpu_fr_gather(s->mst, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
+        e = zp__gpu_fr_gather(s->msm_stream, sc, w, pk->n_vars, k->b_words.ptr, k->b_rank.ptr);
     if (!e)
         e = send_next(s, k);
     if (!e)
-        e = mw ? zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b)
-               : zp__g16_slot_msm_g1(s, &out->b1, &k->p_b1, sc, pk->n_b, true);
+        e = zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b);
     t3 = zp__g16_now();
     if (!e)
         e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
@@ -254,47 +199,47 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     if (!e)
         e = msms_of_w(s, k, out, t);
     t->msm_beside_h = false;
-    s->want = NULL;
+    s->next_witness = NULL;
     if (e)
-        zp__gpu_stream_sync(s->st); /* leave nothing running on failure */
+        zp__gpu_stream_sync(s->stream); /* leave nothing running on failure */
     return e;
 }
 
 /* h enqueued on the slot's stream and timed there; the hook asked for
- * the next witness meanwhile; then, where the slot has co, the MSMs over
- * the witness run on it beside h, and H on the slot's stream after both.
- * Otherwise h is waited for and all MSMs run after it (zp__g16_slot_msm).
- * *h_err: h's failure (the MSMs' is returned). */
+ * the next witness meanwhile; then, where the slot has a side stream, the
+ * MSMs over the witness run on it beside h, and H on the slot's stream
+ * after both. Otherwise h is waited for and all MSMs run after it
+ * (zp__g16_slot_msm). *h_err: h's failure (the MSMs' is returned). */
 zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
                            void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err)
 {
     const double t0 = zp__g16_now();
-    const bool beside = s->co != NULL;
-    zp_err e = beside ? zp__gpu_stream_clock(s->st, 0) : ZP_OK;
+    const bool beside = s->side_stream != NULL;
+    zp_err e = beside ? zp__gpu_stream_clock(s->stream, 0) : ZP_OK;
     if (!e)
         e = zp__g16_slot_h_enqueue(s, k);
     if (!e && beside)
-        e = zp__gpu_stream_clock(s->st, 1);
+        e = zp__gpu_stream_clock(s->stream, 1);
     if (!e && next) /* host work while the device runs h */
-        s->want = next(ctx, ZP_G16_NEXT_H);
-    s->next = next; /* asked again where the witness could go (send_next) */
+        s->next_witness = next(ctx, ZP_G16_NEXT_H);
+    s->next_fn = next; /* asked again where the witness could go (send_next) */
     s->next_ctx = ctx;
     zp_err em = ZP_OK;
     if (!e && beside) {
         zp__g16_slot_msm_on(s, true);
         em = msms_of_w(s, k, out, t);
         if (em)
-            zp__gpu_stream_sync(s->co); /* leave nothing running on failure */
+            zp__gpu_stream_sync(s->side_stream); /* leave nothing running on failure */
     }
-    zp_err es = zp__gpu_stream_sync(s->st);
+    zp_err es = zp__gpu_stream_sync(s->stream);
     e = e ? e : es;
     double h_ms = 0;
     if (!e && beside)
-        e = zp__gpu_stream_clock_ms(s->st, &h_ms);
+        e = zp__gpu_stream_clock_ms(s->stream, &h_ms);
     t->h = beside ? h_ms / 1e3 : zp__g16_now() - t0;
     *h_err = e;
     if (!e && !em) {
-        if (beside) { /* co's MSMs have waited for co: their region is free */
+        if (beside) { /* the side stream's MSMs have waited for it: their region is free */
             zp__g16_slot_msm_on(s, false);
             double t1 = zp__g16_now(); /* the hook's time counts as H's */
             if (next)
@@ -307,10 +252,10 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
         }
     }
     zp__g16_slot_msm_on(s, false);
-    s->next = NULL;
+    s->next_fn = NULL;
     s->next_ctx = NULL;
-    s->want = NULL;
+    s->next_witness = NULL;
     if (em)
-        zp__gpu_stream_sync(s->st);
+        zp__gpu_stream_sync(s->stream);
     return em;
 }

@@ -11,8 +11,8 @@
  * Poseidon-like tail in the last eighth) gets the part that holds them; one
  * whose dense scalars are spread gets a run of about half the parts.
  *
- * The slot side: the knobs and default, the learning upload, the upload
- * with the run first, and L over the rest in the MSM stage.
+ * The slot side: the parts wanted, the learning upload, the upload with
+ * the run first, and L over the rest in the MSM stage.
  */
 #include "groth16/prove_gpu_slot_impl.h"
 
@@ -45,79 +45,43 @@ bool zp__g16_parts_plan(const double *ms, unsigned parts, double up_ms, unsigned
 
 /* ------------------------------------------------------------- the slot */
 
-/* ZKPIPE_UPLOAD_PARTS (0..16, read once; 1: one copy; 0 or unset: the
- * default): the parts eval plans a witness's upload in. By default
- * ZP_G16_PARTS for a witness of at least ZP_G16_PARTS_FROM values in the
- * slot's pinned buffer (from pageable memory a copy holds the host
- * thread, and nothing would overlap) when the slot is alone on its
- * device, else 1: beside other slots the copy overlaps their work anyway,
- * and the split L MSM costs more device time than one (porep:27: ~117
- * ms by the stage times, against ~98). Set, it applies to any witness.
- * ZKPIPE_UPLOAD_HEAD=j (0..15, read once), for tests, sends part j first
- * whatever the plan says. On the H200 a lone porep:27 partition took
- * ~1286 ms in one copy and ~1230 ms in eight parts, the last (the dense
- * tail) first; porep:24 ~194 against ~189 (bench/RESULTS.md, session 22). */
+/* The parts eval plans a witness's upload in: ZP_G16_PARTS for a witness
+ * of at least ZP_G16_PARTS_FROM values in the slot's pinned buffer (from
+ * pageable memory a copy holds the host thread, and nothing would
+ * overlap) when the slot is alone on its device, else 1: beside other
+ * slots the copy overlaps their work anyway, and the split L MSM costs
+ * more device time than one. A lone porep:27 partition is faster in eight
+ * parts, the last (the dense tail) first, than in one copy
+ * (bench/RESULTS.md). The slot's options may fix the parts for any
+ * witness (zp__g16_gpu_opts.upload_parts). */
 #define ZP_G16_PARTS 8u
-#define ZP_G16_PARTS_MAX 16u
 #define ZP_G16_PARTS_FROM ((uint64_t)1 << 23)
-#define KNOB_AUTO 0u
-#define KNOB_HEAD_UNSET ZP_G16_PARTS_MAX
 
 unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
 {
-    static _Atomic unsigned cached;
-    unsigned v = knob_cached(&cached, "ZKPIPE_UPLOAD_PARTS", ZP_G16_PARTS_MAX, KNOB_AUTO);
-    if (v == KNOB_AUTO)
-        v = w == s->hw && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
+    unsigned v = s->opts.upload_parts;
+    if (v == ZP_G16_PARTS_AUTO)
+        v = w == s->host_witness && pk->n_vars >= ZP_G16_PARTS_FROM && zp__gpu_slots(s->dev) == 1
                 ? ZP_G16_PARTS
                 : 1;
     return pk->n_vars >= v ? v : 1;
 }
 
-static unsigned knob_head(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_UPLOAD_HEAD", KNOB_HEAD_UNSET, KNOB_HEAD_UNSET);
-}
-
-/* The L MSM over w[from, to) added to s->l_head. With zp__g16_msm_w it
- * reads w as it is (Montgomery). Else, mont: w is still Montgomery (eval
- * reads it next), so the scalars are converted into a (dead until eval
- * writes it), s->n at a time; !mont: w is in standard form already. */
-static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint64_t to,
-                     bool mont)
+/* The L MSM over w[from, to) (Montgomery, where it lies) added to
+ * s->l_head. */
+static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint64_t to)
 {
     const uint64_t lo = k->pk->n_public + 1; /* w's first L scalar */
     from = max_u64(from, lo);
-    if (zp__g16_msm_w() && from < to) {
-        zp_g1_jac part, sum;
-        zp_err e = zp__g16_slot_msm_g1_w(s, &part, (const zp_g1_affine *)k->p_l.ptr + (from - lo),
-                                         s->w.ptr, from, to);
-        if (e)
-            return e;
-        zp_g1_jac_add(&sum, &s->l_head, &part);
-        s->l_head = sum;
+    if (from >= to)
         return ZP_OK;
-    }
-    while (from < to) {
-        uint64_t len = mont ? min_u64(to - from, s->n) : to - from;
-        const zp__gpu_buf pts = {(zp_g1_affine *)k->p_l.ptr + (from - lo),
-                                 len * sizeof(zp_g1_affine)};
-        zp_fr *sc = (zp_fr *)s->w.ptr + from;
-        zp_g1_jac part, sum;
-        zp_err e = ZP_OK;
-        if (mont) {
-            e = zp__gpu_fr_from_mont(s->st, s->big.ptr, sc, len);
-            sc = s->big.ptr;
-        }
-        if (!e)
-            e = zp__g16_slot_msm_g1(s, &part, &pts, sc, len, true);
-        if (e)
-            return e;
-        zp_g1_jac_add(&sum, &s->l_head, &part);
-        s->l_head = sum;
-        from += len;
-    }
+    zp_g1_jac part, sum;
+    zp_err e = zp__g16_slot_msm_g1_w(s, &part, (const zp_g1_affine *)k->p_l.ptr + (from - lo),
+                                     s->witness.ptr, from, to);
+    if (e)
+        return e;
+    zp_g1_jac_add(&sum, &s->l_head, &part);
+    s->l_head = sum;
     return ZP_OK;
 }
 
@@ -131,13 +95,13 @@ static zp_err learn_parts(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
     double t0 = zp__g16_now(), ms[ZP_G16_PARTS_MAX];
     zp_err e = zp__g16_slot_put_w(s, k, w);
     if (!e)
-        e = zp__gpu_stream_sync(s->st);
+        e = zp__gpu_stream_sync(s->stream);
     const double up_ms = 1e3 * (zp__g16_now() - t0) / parts;
     s->l_split = true;
-    s->n_rest = 0;
+    s->n_l_rest = 0;
     for (unsigned j = 0; j < parts && !e; j++) {
         double t = zp__g16_now();
-        e = l_part(s, k, nv * j / parts, nv * (j + 1) / parts, true);
+        e = l_part(s, k, nv * j / parts, nv * (j + 1) / parts);
         ms[j] = 1e3 * (zp__g16_now() - t);
     }
     if (e)
@@ -165,7 +129,7 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     s->l_split = false;
     if (s->plan_key != k || s->plan_parts != parts)
         return learn_parts(s, k, w, parts);
-    unsigned head = knob_head();
+    const unsigned head = s->opts.upload_head;
     if (head < parts) {
         s->run_from = head;
         s->run_to = head + 1;
@@ -173,31 +137,31 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     if (s->run_from == s->run_to)
         return zp__g16_slot_put_w(s, k, w);
     const uint64_t from = nv * s->run_from / parts, to = nv * s->run_to / parts;
-    s->n_rest = 0;
+    s->n_l_rest = 0;
     if (from > 0) {
-        s->rest[s->n_rest][0] = 0;
-        s->rest[s->n_rest++][1] = from;
+        s->l_rest[s->n_l_rest][0] = 0;
+        s->l_rest[s->n_l_rest++][1] = from;
     }
     if (to < nv) {
-        s->rest[s->n_rest][0] = to;
-        s->rest[s->n_rest++][1] = nv;
+        s->l_rest[s->n_l_rest][0] = to;
+        s->l_rest[s->n_l_rest++][1] = nv;
     }
-    zp_fr *dw = s->w.ptr;
-    zp_err e = zp__gpu_stream_after(s->cp, s->st); /* after the last reads of w */
+    zp_fr *dw = s->witness.ptr;
+    zp_err e = zp__gpu_stream_after(s->copy_stream, s->stream); /* after the last reads of w */
     if (!e)
-        e = zp__gpu_upload(s->cp, dw + from, w + from, (to - from) * sizeof(zp_fr));
+        e = zp__gpu_upload(s->copy_stream, dw + from, w + from, (to - from) * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_stream_mark(s->cp);
-    for (unsigned i = 0; i < s->n_rest && !e; i++)
-        e = zp__gpu_upload(s->cp, dw + s->rest[i][0], w + s->rest[i][0],
-                           (s->rest[i][1] - s->rest[i][0]) * sizeof(zp_fr));
+        e = zp__gpu_stream_mark(s->copy_stream);
+    for (unsigned i = 0; i < s->n_l_rest && !e; i++)
+        e = zp__gpu_upload(s->copy_stream, dw + s->l_rest[i][0], w + s->l_rest[i][0],
+                           (s->l_rest[i][1] - s->l_rest[i][0]) * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_stream_after_mark(s->st, s->cp);
+        e = zp__gpu_stream_after_mark(s->stream, s->copy_stream);
     if (!e)
-        e = l_part(s, k, from, to, true);
-    zp_err ea = zp__gpu_stream_after(s->st, s->cp);
+        e = l_part(s, k, from, to);
+    zp_err ea = zp__gpu_stream_after(s->stream, s->copy_stream);
     if (e || ea) {
-        zp__gpu_stream_sync(s->cp); /* no copy may still read w */
+        zp__gpu_stream_sync(s->copy_stream); /* no copy may still read w */
         return e ? e : ea;
     }
     s->l_split = true;
@@ -205,14 +169,13 @@ zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
     return ZP_OK;
 }
 
-/* L over what zp__g16_parts_put left (w now in standard form), plus the
- * sum it made. */
+/* L over what zp__g16_parts_put left, plus the sum it made. */
 zp_err zp__g16_parts_msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     zp_err e = ZP_OK;
     s->l_split = false;
-    for (unsigned i = 0; i < s->n_rest && !e; i++)
-        e = l_part(s, k, s->rest[i][0], s->rest[i][1], false);
+    for (unsigned i = 0; i < s->n_l_rest && !e; i++)
+        e = l_part(s, k, s->l_rest[i][0], s->l_rest[i][1]);
     if (!e)
         *out = s->l_head;
     return e;

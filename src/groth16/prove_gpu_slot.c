@@ -3,16 +3,18 @@
  * device, carved from the arena once and reused proof after proof.
  *
  * Layout, for a slot of shape (n_vars, n = domain_size, ...):
- *   w    n_vars scalars: the witness, Montgomery for eval, then converted
- *        to standard form in place (the L scalars and the gathers' source).
- *   big  a | b | c, n scalars each, during eval and h; after h the H
- *        scalars are in a, and from the start of b on the region is the
- *        MSM scratch (grown past 3n when the scratch needs more).
- *   sab  only when n_a or n_b exceeds n: the gathered A / B scalars;
- *        otherwise they go to a once the H MSM is done with it.
- * So a slot holds w, 3n scalars and one MSM scratch, no more. Where big
- * also holds, above a, b and c, the gathers and the scratch of the MSMs
- * over the witness, those run there beside h (prove_gpu_msm.c).
+ *   witness     n_vars scalars, Montgomery, read where they lie by eval
+ *               and by the MSMs over the witness, and the gathers' source.
+ *   work        a | b | c, n scalars each, during eval and h; after h the
+ *               H scalars are in a, and from the start of b on the region
+ *               is the MSM scratch (grown past 3n when the scratch needs
+ *               more).
+ *   ab_scalars  only when n_a or n_b exceeds n: the gathered A / B
+ *               scalars; otherwise they go to a once the H MSM is done
+ *               with it.
+ * So a slot holds the witness, 3n scalars and one MSM scratch, no more.
+ * Where work also holds, above a, b and c, the gathers and the scratch of
+ * the MSMs over the witness, those run there beside h (prove_gpu_msm.c).
  *
  * The MSM scratch is that of a full MSM of 2^25 points (~11 GB), or of
  * one window per pass for a chunk (zp__g16_chunk_points), or for G1 of the
@@ -37,33 +39,20 @@
 
 #include "groth16/prove_gpu_slot_impl.h"
 
-/* MSMs longer than a chunk run chunk by chunk. G1: 2^ZP_G16_MSM_CHUNK_LOG2
- * points, or 2^ZKPIPE_MSM_CHUNK_LOG2 from the environment (20..31, read
- * once); the default, 2^31, never splits (point indices are 31-bit). A G1
- * MSM longer than 2^25 points sorts fewer windows per pass in the scratch
+/* MSMs longer than a chunk run chunk by chunk. G1: 2^31 points, which
+ * never splits (point indices are 31-bit): a G1 MSM longer than 2^25
+ * points sorts fewer windows per pass in the scratch
  * (zp__gpu_msm_scratch_bytes_pass), and its one-window minimum at 2^27
  * (~10 GB, most of it the split arrays and the buckets) stays below the G2
- * scratch the slot holds anyway. On the H200, synth:porep:27 took 1784 ms
- * per partition unsplit against 1830 ms in 2^25-point chunks (H 868 / 897,
- * A 131 / 140, L 127 / 136 ms; bench/RESULTS.md, session 4). G2 stays in
- * 2^25-point chunks: its buckets are twice as large (an unsplit 2^27 G2
- * MSM would need ~15 GB) and B2 took the same time either way. */
-#ifndef ZP_G16_MSM_CHUNK_LOG2
-#define ZP_G16_MSM_CHUNK_LOG2 31
-#endif
+ * scratch the slot holds anyway; unsplit is the faster (bench/RESULTS.md).
+ * G2 stays in 2^25-point chunks: its buckets are twice as large (an
+ * unsplit 2^27 G2 MSM would need ~15 GB) and B2 takes the same time
+ * either way. */
+#define ZP_G16_MSM_CHUNK_G1 ((uint64_t)1 << 31)
 #define ZP_G16_MSM_CHUNK_G2 ((uint64_t)1 << 25)
 #define ZP_G16_MSM_BUDGET ((uint64_t)1 << 25) /* points whose full scratch is the budget */
 
-uint64_t zp__g16_chunk_points(bool g2)
-{
-    static _Atomic unsigned cached; /* the log2 once read (never 0) */
-    if (g2)
-        return ZP_G16_MSM_CHUNK_G2;
-    unsigned v = cached;
-    if (!v)
-        cached = v = zp__env_knob("ZKPIPE_MSM_CHUNK_LOG2", 20, 31, ZP_G16_MSM_CHUNK_LOG2);
-    return (uint64_t)1 << v;
-}
+uint64_t zp__g16_chunk_points(bool g2) { return g2 ? ZP_G16_MSM_CHUNK_G2 : ZP_G16_MSM_CHUNK_G1; }
 
 double zp__g16_now(void)
 {
@@ -80,36 +69,21 @@ static uint64_t rnd(uint64_t bytes)
     return (bytes + 255) & ~(uint64_t)255;
 }
 
+/* The bytes of a slot's regions (the layout above) and where its MSM
+ * scratch starts in work. */
 typedef struct slot_plan {
-    uint64_t w, big, sab, scratch_off;
+    uint64_t witness, work, ab_scalars, scratch_off;
 } slot_plan;
 
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
  * at a time: all windows at once up to ZP_G16_MSM_BUDGET points, and at
- * least one window per pass for a whole chunk; for G1 also the batch-affine round
- * with ZP_G16_AFFINE_WINDOWS windows a pass over a whole chunk. On the
- * H200 (bench/RESULTS.md, session 8) a lone G1 MSM of 2^27 points took
- * 815 ms with XYZZ buckets one window a pass, 759 ms with the round one
- * window a pass (which fits the G2 scratch the slot holds anyway), 700 ms
- * two windows a pass (11.8 GiB), 646 ms all 13 (~75 GiB). */
+ * least one window per pass for a whole chunk; for G1 also the batch-affine
+ * round with ZP_G16_AFFINE_WINDOWS windows a pass over a whole chunk (more
+ * where a slot's share of the arena holds them, grow_windows). A lone G1
+ * MSM of 2^27 points is faster with the round than with XYZZ buckets, and
+ * faster the more windows a pass: two windows a pass take 11.8 GiB, all
+ * 13 about 75 GiB (bench/RESULTS.md). */
 #define ZP_G16_AFFINE_WINDOWS 2
-
-/* ZKPIPE_SLOT_AFFINE_WINDOWS (0..16, read once; 0: no room for the round
- * beyond the rest) fixes the windows instead of ZP_G16_AFFINE_WINDOWS and
- * the growth into a share, for measurements; KNOB_UNSET when not set. */
-#define KNOB_UNSET 17u
-
-static unsigned knob_windows(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_SLOT_AFFINE_WINDOWS", 16, KNOB_UNSET);
-}
-
-static unsigned affine_windows(void)
-{
-    unsigned k = knob_windows();
-    return k == KNOB_UNSET ? ZP_G16_AFFINE_WINDOWS : k;
-}
 
 /* aw: G1 windows a pass of the affine round to make room for; 0 none (the
  * lean size, what a slot opens with when the arena has no more). split:
@@ -126,9 +100,9 @@ static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
     return b;
 }
 
-/* The G1 scratch. Without the split for H (the default), the windows a
- * pass that a slot grows (aw) are sized for H, whose scalars are all dense,
- * without the split's arrays (at 2^27 that makes room for 7 windows a pass
+/* The G1 scratch. H runs without the split, so the windows a pass that a
+ * slot grows (aw) are sized for H, whose scalars are all dense, without
+ * the split's arrays (at 2^27 that makes room for 7 windows a pass
  * instead of 6 in an H200 slot beside a porep:27 key and its twist tables:
  * two passes instead of three); the split MSMs (A, B1, L) are sized for at
  * most the default windows and take more where the scratch holds them (in
@@ -136,44 +110,32 @@ static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
 static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
 {
     uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
-    if (!zp__g16_h_nosplit())
-        return msm_bytes(max_u64(split, pk->n_h), false, aw, true);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
     return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
 }
 
-/* The scratch of the H MSM over a table of zp__g16_h_pre_c(pk)'s windows;
- * 0 without one. */
-static uint64_t h_pre_bytes(const zp__pk *pk)
-{
-    unsigned c = zp__g16_h_pre_c(pk);
-    return c ? zp__gpu_msm_scratch_bytes_pre(max_u64(pk->n_h, 1), c) : 0;
-}
-
-/* pre: with room for the MSM over the key's H table. */
-static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, bool pre)
+/* pre_c: with room for the MSM over the key's H table of pre_c-bit
+ * windows (0: none). */
+static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, unsigned pre_c)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(pk, aw), msm_bytes(pk->n_b, true, aw, true));
-    if (pre)
-        sc = max_u64(sc, h_pre_bytes(pk));
+    if (pre_c)
+        sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre(max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
-    p->w = rnd((uint64_t)pk->n_vars * fr);
+    p->witness = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
-    p->big = max_u64(rnd(3 * n * fr), p->scratch_off + rnd(sc));
-    p->sab = ab > n ? rnd(ab * fr) : 0;
+    p->work = max_u64(rnd(3 * n * fr), p->scratch_off + rnd(sc));
+    p->ab_scalars = ab > n ? rnd(ab * fr) : 0;
 }
 
-static uint64_t plan_total(const zp__pk *pk, const slot_plan *p)
-{
-    return p->w + p->big + p->sab + zp__g16_pack_own_bytes(pk->n_vars, p->big);
-}
+static uint64_t plan_total(const slot_plan *p) { return p->witness + p->work + p->ab_scalars; }
 
-static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, bool pre)
+static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, unsigned pre_c)
 {
     slot_plan p;
-    plan(&p, pk, aw, pre);
-    return plan_total(pk, &p);
+    plan(&p, pk, aw, pre_c);
+    return plan_total(&p);
 }
 
 /* The least scratch the MSMs over the witness take beside h: what a slot
@@ -187,52 +149,44 @@ static uint64_t beside_scratch_bytes(const zp__pk *pk, unsigned aw)
 }
 
 /* B's (or a chunked A's) scalars gathered beside h, at the start of the
- * room above a, b and c: none where sab holds them (plan's p->sab). */
-static uint64_t beside_gather_bytes(uint64_t n_a, uint64_t n_b, uint64_t sab)
+ * room above a, b and c: none where ab_scalars holds them (the plan's
+ * ab_scalars bytes, not 0). */
+static uint64_t beside_gather_bytes(uint64_t n_a, uint64_t n_b, uint64_t ab_scalars)
 {
-    return sab ? 0 : rnd(max_u64(n_a, n_b) * sizeof(zp_fr));
+    return ab_scalars ? 0 : rnd(max_u64(n_a, n_b) * sizeof(zp_fr));
 }
 
-/* The big a slot of pk's shape needs for the MSMs beside h (with plan p
- * and `aw` windows): a, b and c, then the gathers and the scratch. */
-static uint64_t beside_big(const zp__pk *pk, const slot_plan *p, unsigned aw)
+/* The work region a slot of pk's shape needs for the MSMs beside h (with
+ * plan p and `aw` windows): a, b and c, then the gathers and the scratch. */
+static uint64_t beside_work(const zp__pk *pk, const slot_plan *p, unsigned aw)
 {
     return rnd(3 * pk->domain_size * sizeof(zp_fr)) +
-           beside_gather_bytes(pk->n_a, pk->n_b, p->sab) + beside_scratch_bytes(pk, aw);
+           beside_gather_bytes(pk->n_a, pk->n_b, p->ab_scalars) + beside_scratch_bytes(pk, aw);
 }
 
 /*
- * ZKPIPE_SLOT_BESIDE_H (read at each slot open; default 1): the MSMs over
- * the witness (L, A, B1, B2) run on a stream of their own while h runs,
- * in big above a, b and c, where big holds them there with the scratch
- * they take after h (a slot grows big for that room where its share
- * allows; a grown porep:27 slot's H scratch holds it anyway: ~25 of ~34
- * GiB); H runs after both. The NTTs of h share the SMs with an MSM well
- * (bench corun, session 19: ntt:27 + msm:27 keep 0.768 + 0.513 of their
- * rates), where two MSMs do not (1.038). That stream has the greater
- * priority: at the same priority h's kernels, queued first, took the SMs
- * and the MSMs waited for all of h (H200, porep:27, session 24: L 30 ->
- * 255 ms, the partition unchanged). 2: beside h at the same priority; 0:
- * every MSM after h, as before.
+ * Beside h (zp__g16_gpu_opts.beside_h, the default): the MSMs over the
+ * witness (L, A, B1, B2) run on a stream of their own while h runs, in work
+ * above a, b and c, where work holds them there with the scratch they take
+ * after h (a slot grows work for that room where its share allows; a grown
+ * porep:27 slot's H scratch holds it anyway: ~25 of ~34 GiB); H runs after
+ * both. The NTTs of h share the SMs with an MSM well, where two MSMs do
+ * not (bench corun). That stream has the device's greatest priority: at
+ * the same priority h's kernels, queued first, take the SMs and the MSMs
+ * wait for all of h.
  */
-enum { BESIDE_OFF, BESIDE_HIGH, BESIDE_SAME };
-static unsigned beside_wanted(void)
+
+uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
-    return zp__env_knob("ZKPIPE_SLOT_BESIDE_H", 0, 2, BESIDE_HIGH);
+    return plan_bytes(pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o));
 }
 
-/* The size functions without a device assume one that takes the H table
- * (zp__g16_h_pre_on); slots opened on a device that does not leave it out. */
-static bool pre_of(const zp__pk *pk) { return zp__g16_h_pre_c(pk) != 0; }
+uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0, 0); }
 
-uint64_t zp__g16_slot_bytes(const zp__pk *pk)
+uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
-    return plan_bytes(pk, affine_windows(), pre_of(pk));
+    return plan_bytes(pk, 0, zp__g16_h_pre_c(pk, o));
 }
-
-uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0, false); }
-
-uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk) { return plan_bytes(pk, 0, pre_of(pk)); }
 
 /* The most G1 windows a pass worth room (beyond the window count a layout
  * stops growing; 256 / 16 bits is the most windows any size has). */
@@ -240,19 +194,17 @@ uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk) { return plan_bytes(pk, 0, pre
 
 /* The windows a pass a slot of pk's shape makes room for within `share`
  * bytes: the most whose size fits, and never fewer than the default
- * (zp__g16_slot_open falls back from there). The knob, when set, wins. */
-static unsigned grow_windows(const zp__pk *pk, uint64_t share, bool pre)
+ * (zp__g16_slot_open falls back from there). */
+static unsigned grow_windows(const zp__pk *pk, uint64_t share, unsigned pre_c)
 {
-    unsigned base = affine_windows();
-    if (!base || knob_windows() != KNOB_UNSET)
-        return base;
-    uint64_t fixed = plan_bytes(pk, base, pre);
+    const unsigned base = ZP_G16_AFFINE_WINDOWS;
+    uint64_t fixed = plan_bytes(pk, base, pre_c);
     if (share <= fixed)
         return base;
     unsigned best = base;
     uint64_t best_bytes = fixed;
     for (unsigned aw = base + 1; aw <= ZP_G16_GROW_WINDOWS; aw++) {
-        uint64_t b = plan_bytes(pk, aw, pre);
+        uint64_t b = plan_bytes(pk, aw, pre_c);
         if (b > share)
             break;
         if (b > best_bytes) { /* more windows that cost nothing more: no gain */
@@ -264,22 +216,24 @@ static unsigned grow_windows(const zp__pk *pk, uint64_t share, bool pre)
 }
 
 /* The plan of a slot grown into `share` (*aw windows, grow_windows), its
- * big grown for the room beside h where the share holds that too. */
-static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t share, bool pre)
+ * work region grown for the room beside h where `beside` and the share
+ * hold that too. */
+static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t share,
+                        unsigned pre_c, bool beside)
 {
-    *aw = grow_windows(pk, share, pre);
-    plan(g, pk, *aw, pre);
-    const uint64_t bb = beside_big(pk, g, *aw);
-    if (beside_wanted() && share && bb > g->big && plan_total(pk, g) - g->big + bb <= share)
-        g->big = bb;
+    *aw = grow_windows(pk, share, pre_c);
+    plan(g, pk, *aw, pre_c);
+    const uint64_t bb = beside_work(pk, g, *aw);
+    if (beside && share && bb > g->work && plan_total(g) - g->work + bb <= share)
+        g->work = bb;
 }
 
-uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share)
+uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g16_gpu_opts *o)
 {
     slot_plan g;
     unsigned aw;
-    plan_within(&g, &aw, pk, share, pre_of(pk));
-    return plan_total(pk, &g);
+    plan_within(&g, &aw, pk, share, zp__g16_h_pre_c(pk, o), zp__g16_gpu_opts_of(o).beside_h);
+    return plan_total(&g);
 }
 
 unsigned zp__g16_slot_windows(const zp__g16_slot *s) { return s->windows; }
@@ -288,11 +242,11 @@ bool zp__g16_slot_took_sent(const zp__g16_slot *s) { return s->took_sent; }
 
 bool zp__g16_slot_took_pre(const zp__g16_slot *s) { return s->took_pre; }
 
-bool zp__g16_slot_beside(const zp__g16_slot *s) { return s->co != NULL; }
+bool zp__g16_slot_beside(const zp__g16_slot *s) { return s->side_stream != NULL; }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 {
-    return pk->n_vars <= s->n_vars && pk->domain_size <= s->n && pk->n_a <= s->n_a &&
+    return pk->n_vars <= s->n_vars && pk->domain_size <= s->domain_size && pk->n_a <= s->n_a &&
            pk->n_b <= s->n_b && pk->n_l <= s->n_l && pk->n_h <= s->n_h;
 }
 
@@ -300,13 +254,11 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s)
 {
     /* No copy may still read it; what was sent is forgotten (the caller
      * is about to put another witness there). */
-    if (s->sent)
-        zp__gpu_stream_sync(s->cp);
-    s->sent = NULL;
-    return s->hw;
+    if (s->sent_witness)
+        zp__gpu_stream_sync(s->copy_stream);
+    s->sent_witness = NULL;
+    return s->host_witness;
 }
-
-bool zp__g16_slot_packs(const zp__g16_slot *s) { return s->pack != NULL; }
 
 /* ------------------------------------------------------- open and close */
 
@@ -314,32 +266,32 @@ void zp__g16_slot_close(zp__g16_slot *s)
 {
     if (!s)
         return;
-    if (s->st)
-        zp__gpu_stream_sync(s->st); /* nothing may still use the regions */
-    if (s->cp)
-        zp__gpu_stream_sync(s->cp);
-    if (s->co)
-        zp__gpu_stream_sync(s->co);
-    zp__gpu_free(s->dev, &s->w);
-    zp__gpu_free(s->dev, &s->big);
-    zp__gpu_free(s->dev, &s->sab);
-    zp__gpu_host_free(s->hw);
-    zp__g16_pack_close(s->pack);
-    zp__gpu_stream_close(s->cp);
-    zp__gpu_stream_close(s->co);
-    zp__gpu_stream_close(s->st);
+    if (s->stream)
+        zp__gpu_stream_sync(s->stream); /* nothing may still use the regions */
+    if (s->copy_stream)
+        zp__gpu_stream_sync(s->copy_stream);
+    if (s->side_stream)
+        zp__gpu_stream_sync(s->side_stream);
+    zp__gpu_free(s->dev, &s->witness);
+    zp__gpu_free(s->dev, &s->work);
+    zp__gpu_free(s->dev, &s->ab_scalars);
+    zp__gpu_host_free(s->host_witness);
+    zp__gpu_stream_close(s->copy_stream);
+    zp__gpu_stream_close(s->side_stream);
+    zp__gpu_stream_close(s->stream);
     if (s->counted)
         zp__gpu_slots_add(s->dev, -1);
     free(s);
 }
 
-zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk, zp__ioerr *why)
+zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                         const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
-    return zp__g16_slot_open_within(out, dev, pk, 0, why);
+    return zp__g16_slot_open_within(out, dev, pk, 0, o, why);
 }
 
 zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
-                                uint64_t share, zp__ioerr *why)
+                                uint64_t share, const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     *out = NULL;
     uint64_t n = pk->domain_size;
@@ -349,83 +301,78 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     if (!s)
         return zp__fail(why, ZP_E_NOMEM, "no memory for a GPU slot");
     s->dev = dev;
+    s->opts = zp__g16_gpu_opts_of(o);
     s->n_vars = pk->n_vars;
-    s->n = n;
+    s->domain_size = n;
     s->n_a = pk->n_a;
     s->n_b = pk->n_b;
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
-    const bool pre = zp__g16_h_pre_on(pk, dev);
+    const unsigned pre_c = zp__g16_h_pre_on(pk, dev, o) ? zp__g16_h_pre_c(pk, o) : 0;
+    const bool beside = s->opts.beside_h;
     unsigned grown;
-    slot_plan g, p, lpre, lean; /* the same but smaller bigs */
-    plan_within(&g, &grown, pk, share, pre);
-    plan(&p, pk, affine_windows(), pre);
-    const unsigned beside = beside_wanted();
-    plan(&lpre, pk, 0, pre);
-    plan(&lean, pk, 0, false);
+    slot_plan g, p, lpre, lean; /* the same but smaller work regions */
+    plan_within(&g, &grown, pk, share, pre_c, beside);
+    plan(&p, pk, ZP_G16_AFFINE_WINDOWS, pre_c);
+    plan(&lpre, pk, 0, pre_c);
+    plan(&lean, pk, 0, 0);
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
     /* From the top of the arena: keys come from the bottom, and a slot
      * re-carved for another key shape then leaves no hole between them. */
-    zp_err e = zp__gpu_alloc_high(dev, &s->w, p.w);
+    zp_err e = zp__gpu_alloc_high(dev, &s->witness, p.witness);
     /* The grown size; with less room than the share promised (a
      * fragmented arena) the default; with no room for the affine round's
      * scratch the lean size (the MSMs take whatever scratch the slot has,
      * in more passes or with XYZZ buckets), so that a smaller GPU keeps as
      * many slots as before: first with the room for the H table's MSM
      * (where the device takes tables), then without. */
-    const uint64_t bigs[4] = {g.big, p.big, lpre.big, lean.big};
-    const unsigned wins[4] = {grown, affine_windows(), 0, 0};
+    const uint64_t works[4] = {g.work, p.work, lpre.work, lean.work};
+    const unsigned wins[4] = {grown, ZP_G16_AFFINE_WINDOWS, 0, 0};
     if (!e) {
         uint64_t tried = UINT64_MAX;
         e = ZP_E_GPU_OOM;
         for (int i = 0; i < 4 && e == ZP_E_GPU_OOM; i++) {
-            if (bigs[i] >= tried)
+            if (works[i] >= tried)
                 continue; /* no smaller than what did not fit */
-            tried = bigs[i];
+            tried = works[i];
             s->windows = wins[i];
-            e = zp__gpu_alloc_high(dev, &s->big, bigs[i]);
-            if (!e && p.sab)
-                e = zp__gpu_alloc_high(dev, &s->sab, p.sab);
+            e = zp__gpu_alloc_high(dev, &s->work, works[i]);
+            if (!e && p.ab_scalars)
+                e = zp__gpu_alloc_high(dev, &s->ab_scalars, p.ab_scalars);
             if (e == ZP_E_GPU_OOM)
-                zp__gpu_free(dev, &s->big); /* the next size, if any */
+                zp__gpu_free(dev, &s->work); /* the next size, if any */
         }
     }
     if (!e)
-        e = zp__gpu_stream_open(dev, &s->st);
-    if (!e && zp__g16_phases_wanted())
-        zp__gpu_stream_profile(s->st, true);
+        e = zp__gpu_stream_open(dev, &s->stream);
     if (!e)
-        e = zp__gpu_stream_open_copy(dev, &s->cp);
+        e = zp__gpu_stream_open_copy(dev, &s->copy_stream);
     if (!e)
-        e = zp__gpu_host_alloc(dev, (void **)&s->hw, (uint64_t)pk->n_vars * sizeof(zp_fr));
+        e = zp__gpu_host_alloc(dev, (void **)&s->host_witness,
+                               (uint64_t)pk->n_vars * sizeof(zp_fr));
     if (e) {
         zp__fail(why, e, "opening a GPU slot of %llu bytes failed: %s (%s)",
-                 (unsigned long long)(lean.w + lean.big + lean.sab), zp_errname(e),
+                 (unsigned long long)(lean.witness + lean.work + lean.ab_scalars), zp_errname(e),
                  zp__gpu_last_error());
         zp__g16_slot_close(s);
         return e;
     }
     /* The stream beside h is an option too: without it (no room above a,
      * b and c, or none left for its stream) every MSM runs after h. */
-    if (beside && s->big.bytes >= beside_big(pk, &p, s->windows)) {
-        if ((beside == BESIDE_HIGH ? zp__gpu_stream_open_high : zp__gpu_stream_open)(dev, &s->co))
-            s->co = NULL;
-        else if (zp__g16_phases_wanted())
-            zp__gpu_stream_profile(s->co, true);
-        /* The room above a, b and c: the gathers (unless sab holds them),
+    if (beside && s->work.bytes >= beside_work(pk, &p, s->windows)) {
+        if (zp__gpu_stream_open_high(dev, &s->side_stream))
+            s->side_stream = NULL;
+        /* The room above a, b and c: the gathers (unless ab_scalars holds them),
          * then the scratch. */
         const uint64_t off = rnd(3 * n * sizeof(zp_fr));
-        const uint64_t g = beside_gather_bytes(pk->n_a, pk->n_b, p.sab);
-        char *room = (char *)s->big.ptr + off;
-        s->side_gat = s->sab.ptr ? s->sab.ptr : (zp_fr *)room;
-        s->side_msc = (zp__gpu_buf){room + g, s->big.bytes - off - g};
+        const uint64_t g = beside_gather_bytes(pk->n_a, pk->n_b, p.ab_scalars);
+        char *room = (char *)s->work.ptr + off;
+        s->side_gather = s->ab_scalars.ptr ? s->ab_scalars.ptr : (zp_fr *)room;
+        s->side_scratch = (zp__gpu_buf){room + g, s->work.bytes - off - g};
     }
     zp__g16_slot_msm_on(s, false);
-    /* Packing is an option: without its room the witness goes as it is. */
-    if (zp__g16_pack_wanted() && zp__g16_pack_open(&s->pack, dev, pk->n_vars, s->big))
-        s->pack = NULL;
     zp__gpu_slots_add(dev, 1);
     s->counted = true;
     *out = s;
@@ -444,7 +391,7 @@ zp_err zp__g16_slot_check(const zp__g16_slot *s, const zp__g16_dkey *k)
 zp_err zp__g16_slot_put_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
 {
     s->l_split = false;
-    return zp__gpu_upload(s->st, s->w.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+    return zp__gpu_upload(s->stream, s->witness.ptr, w, (uint64_t)k->pk->n_vars * sizeof(zp_fr));
 }
 
 /* eval for w; sent: w is what the last zp__g16_slot_sums_next's hook gave,
@@ -453,25 +400,23 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
                      bool parts)
 {
     const zp__pk *pk = k->pk;
-    zp_fr *a = s->big.ptr;
+    zp_fr *a = s->work.ptr;
     zp_err e = ZP_OK;
     bool up = true;
     s->l_split = s->took_parts = false;
-    if (s->sent) { /* after that copy, whether it counts or is overwritten */
-        e = zp__gpu_stream_after(s->st, s->cp);
-        up = !(sent && s->sent == w);
-        s->sent = NULL;
+    if (s->sent_witness) { /* after that copy, whether it counts or is overwritten */
+        e = zp__gpu_stream_after(s->stream, s->copy_stream);
+        up = !(sent && s->sent_witness == w);
+        s->sent_witness = NULL;
     }
     s->took_sent = !up;
-    unsigned np = parts && up && !s->pack ? zp__g16_parts_wanted(s, pk, w) : 1;
+    unsigned np = parts && up ? zp__g16_parts_wanted(s, pk, w) : 1;
     if (!e && up)
-        e = s->pack  ? zp__g16_pack_put(s->pack, s->st, s->w.ptr, w, pk->n_vars)
-            : np > 1 ? zp__g16_parts_put(s, k, w, np)
-                     : zp__g16_slot_put_w(s, k, w);
+        e = np > 1 ? zp__g16_parts_put(s, k, w, np) : zp__g16_slot_put_w(s, k, w);
     if (!e)
-        e = zp__gpu_eval_abc(s->st, a, a + s->n, a + 2 * s->n, pk->domain_size, &k->ma, &k->mb,
-                             s->w.ptr);
-    zp_err es = zp__gpu_stream_sync(s->st); /* also on failure: the copy reads w */
+        e = zp__gpu_eval_abc(s->stream, a, a + s->domain_size, a + 2 * s->domain_size,
+                             pk->domain_size, &k->ma, &k->mb, s->witness.ptr);
+    zp_err es = zp__gpu_stream_sync(s->stream); /* also on failure: the copy reads w */
     return e ? e : es;
 }
 
@@ -481,16 +426,6 @@ zp_err zp__g16_slot_eval(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w)
     return eval_w(s, k, w, false, false);
 }
 
-/* The TAU h stage's a'b' folded into a's forward last pass
- * (zp__gpu_ntt_to_coset_mul) instead of a pointwise pass of its own: the h
- * stage of a porep:27 partition 240.9 -> 239.9 ms on the H200.
- * ZKPIPE_NTT_FOLD=0 (read once) runs the pass. */
-static bool fold_ab(void)
-{
-    static _Atomic unsigned cached;
-    return knob_cached(&cached, "ZKPIPE_NTT_FOLD", 1, 1) == 1;
-}
-
 /* The h stage enqueued on the slot's stream (zp__g16_slot_h waits). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
 {
@@ -498,7 +433,7 @@ zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
     uint64_t n = pk->domain_size;
     unsigned log2n = (unsigned)__builtin_ctzll(n);
     bool coset = pk->h_conv == ZP_H_COSET;
-    zp_fr *a = s->big.ptr, *b = a + s->n, *c = b + s->n;
+    zp_fr *a = s->work.ptr, *b = a + s->domain_size, *c = b + s->domain_size;
     zp_fr shift, scale;
     if (coset)
         zp_fr_root_of_unity(&shift, log2n + 1, pk->roots);
@@ -521,38 +456,35 @@ zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k)
     /* a, b <- the evaluations of iNTT(a), iNTT(b) on the coset shift·⟨ω⟩ (as
      * prove.c), each inverse and coset forward NTT fused; the key's twist
      * tables, where it has them, while this stage runs. */
-    zp__gpu_stream_set_twist(s->st, k->twist.mem.ptr ? &k->twist : NULL);
+    zp__gpu_stream_set_twist(s->stream, k->twist.mem.ptr ? &k->twist : NULL);
     zp_err e;
     if (coset) {
-        e = zp__gpu_ntt_to_coset(s->st, a, log2n, pk->roots, &shift);
+        e = zp__gpu_ntt_to_coset(s->stream, a, log2n, pk->roots, &shift);
         if (!e)
-            e = zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
+            e = zp__gpu_ntt_to_coset(s->stream, b, log2n, pk->roots, &shift);
         if (!e)
-            e = zp__gpu_ntt_to_coset(s->st, c, log2n, pk->roots, &shift);
+            e = zp__gpu_ntt_to_coset(s->stream, c, log2n, pk->roots, &shift);
         if (!e)
-            e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, c, &raw, n);
+            e = zp__gpu_fr_mul_sub_scale(s->stream, a, a, b, c, &raw, n);
     } else {
         /* TAU as prove.c: (coset iNTT of a'b' − iNTT(c)) / (gⁿ − 1), the
          * first n − 1 coefficients the H scalars; c' is not made. a <- a'b':
-         * with the fold, b first, then a's forward stores a'b' itself. */
-        const bool fold = fold_ab();
-        e = zp__gpu_ntt_to_coset(s->st, fold ? b : a, log2n, pk->roots, &shift);
+         * b first, then a's forward stores a'b' itself (the product folded
+         * into its last pass, zp__gpu_ntt_to_coset_mul). */
+        e = zp__gpu_ntt_to_coset(s->stream, b, log2n, pk->roots, &shift);
         if (!e)
-            e = fold ? zp__gpu_ntt_to_coset_mul(s->st, a, log2n, pk->roots, &shift, b)
-                     : zp__gpu_ntt_to_coset(s->st, b, log2n, pk->roots, &shift);
-        if (!e && !fold)
-            e = zp__gpu_fr_mul_sub_scale(s->st, a, a, b, NULL, NULL, n);
+            e = zp__gpu_ntt_to_coset_mul(s->stream, a, log2n, pk->roots, &shift, b);
         if (!e)
-            e = zp__gpu_ntt_coset_diff(s->st, a, c, log2n, pk->roots, &shift, &raw);
+            e = zp__gpu_ntt_coset_diff(s->stream, a, c, log2n, pk->roots, &shift, &raw);
     }
-    zp__gpu_stream_set_twist(s->st, NULL);
+    zp__gpu_stream_set_twist(s->stream, NULL);
     return e;
 }
 
 zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     zp_err e = zp__g16_slot_h_enqueue(s, k);
-    zp_err es = zp__gpu_stream_sync(s->st);
+    zp_err es = zp__gpu_stream_sync(s->stream);
     return e ? e : es;
 }
 
@@ -560,16 +492,16 @@ zp_err zp__g16_slot_read(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *out,
                          zp__g16_gpu_array which)
 {
     uint64_t len = k->pk->domain_size;
-    const zp_fr *d = s->big.ptr;
+    const zp_fr *d = s->work.ptr;
     switch (which) {
     case ZP_G16_GPU_A: break;
-    case ZP_G16_GPU_B: d += s->n; break;
-    case ZP_G16_GPU_C: d += 2 * s->n; break;
+    case ZP_G16_GPU_B: d += s->domain_size; break;
+    case ZP_G16_GPU_C: d += 2 * s->domain_size; break;
     case ZP_G16_GPU_H: len = k->pk->n_h; break;
     default: return ZP_E_INVALID_ARG;
     }
-    zp_err e = zp__gpu_download(s->st, out, d, len * sizeof(zp_fr));
-    zp_err es = zp__gpu_stream_sync(s->st);
+    zp_err e = zp__gpu_download(s->stream, out, d, len * sizeof(zp_fr));
+    zp_err es = zp__gpu_stream_sync(s->stream);
     return e ? e : es;
 }
 
@@ -592,7 +524,7 @@ zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_f
     zp__prove_times dummy;
     if (!t)
         t = &dummy;
-    s->want = NULL;
+    s->next_witness = NULL;
     if (zp__g16_slot_check(s, k))
         return zp__fail(why, ZP_E_INVALID_ARG,
                         "the key is on another device or larger than the slot");

@@ -7,100 +7,80 @@
 
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
-#include "gpu/knob.h"
 
 struct zp__g16_slot {
     zp__gpu *dev;
+    zp__g16_gpu_opts opts;                  /* those it was opened with */
     unsigned windows;                       /* G1 windows a pass it has room for */
-    zp__gpu_stream *st;
-    /* The next partition's witness goes up on cp while this one's last
-     * MSMs run (zp__g16_slot_sums_next): want is the host witness the hook
-     * gave, sent the one whose copy into w is enqueued on cp (or NULL). */
-    zp__gpu_stream *cp;
-    const zp_fr *want, *sent;
-    zp__g16_next_fn next;                   /* the hook, while sums_next runs */
+    zp__gpu_stream *stream;                 /* eval, h, and the MSMs after h */
+    /* The next partition's witness goes up on copy_stream while this one's
+     * last MSMs run (zp__g16_slot_sums_next): next_witness is the host
+     * witness the hook gave, sent_witness the one whose copy into witness
+     * is enqueued on copy_stream (or NULL). */
+    zp__gpu_stream *copy_stream;
+    const zp_fr *next_witness, *sent_witness;
+    zp__g16_next_fn next_fn;                /* the hook, while sums_next runs */
     void *next_ctx;
     bool took_sent;                         /* the last eval's witness was sent */
     bool took_pre;                          /* the last H MSM went over the key's table */
-    /* The witness in parts (prove_gpu_parts.c). l_split: the L MSM is l_head,
-     * the sum over the parts eval summed, plus the MSMs over the n_rest
-     * ranges rest[i] = [from, to) of w. plan_*: what the learning upload
-     * for plan_key in plan_parts parts measured, and the run of parts
-     * [run_from, run_to) it chose to send first (empty: none, one copy). */
+    /* The witness in parts (prove_gpu_parts.c). l_split: the L MSM is
+     * l_head, the sum over the parts eval summed, plus the MSMs over the
+     * n_l_rest ranges l_rest[i] = [from, to) of the witness. plan_*: what
+     * the learning upload for plan_key in plan_parts parts measured, and
+     * the run of parts [run_from, run_to) it chose to send first (empty:
+     * none, one copy). */
     bool l_split, took_parts;
     zp_g1_jac l_head;
-    uint64_t rest[2][2];
-    unsigned n_rest;
+    uint64_t l_rest[2][2];
+    unsigned n_l_rest;
     const zp__g16_dkey *plan_key;
     unsigned plan_parts, run_from, run_to;
-    uint64_t n_vars, n, n_a, n_b, n_l, n_h; /* the shape it was sized for */
-    zp__gpu_buf w, big, sab;
-    uint64_t scratch_off;                   /* of the MSM scratch in big */
-    /* The MSMs over the witness beside h (prove_gpu_msm.c): co, a stream
-     * of their own (NULL: the slot has no room for them above a, b and c,
-     * or they are off), and in that room side_gat, where they gather
-     * scalars (or sab), and side_msc, their scratch. The MSM helpers run
-     * on mst, in the scratch msc, and gather into gat: the slot's stream,
-     * its MSM scratch and a (or sab) after h; co, side_msc and side_gat
-     * beside it (zp__g16_slot_msm_on). */
-    zp__gpu_stream *co;
-    zp_fr *side_gat;
-    zp__gpu_buf side_msc;
-    zp__gpu_stream *mst;
-    zp__gpu_buf msc;
-    zp_fr *gat;
-    zp_fr *hw;                              /* pinned, n_vars */
-    zp__g16_pack *pack;                     /* the witness sent packed, or NULL */
+    /* The shape it was sized for. */
+    uint64_t n_vars, domain_size, n_a, n_b, n_l, n_h;
+    /* The regions (prove_gpu_slot.c's layout): the witness, the work
+     * region (a | b | c, then the H scalars and the MSM scratch from
+     * scratch_off on) and, where n_a or n_b exceeds the domain, the
+     * gathered A and B scalars. */
+    zp__gpu_buf witness, work, ab_scalars;
+    uint64_t scratch_off;
+    /* The MSMs over the witness beside h (prove_gpu_msm.c): side_stream, a
+     * stream of their own (NULL: the slot has no room for them above a, b
+     * and c, or its options run them after h), and in that room
+     * side_gather, where they gather scalars (or ab_scalars), and
+     * side_scratch, their scratch. The MSM helpers run on msm_stream, in
+     * msm_scratch, and gather into gather: the slot's stream, its MSM
+     * scratch and a (or ab_scalars) after h; side_stream, side_scratch and
+     * side_gather beside it (zp__g16_slot_msm_on). */
+    zp__gpu_stream *side_stream;
+    zp_fr *side_gather;
+    zp__gpu_buf side_scratch;
+    zp__gpu_stream *msm_stream;
+    zp__gpu_buf msm_scratch;
+    zp_fr *gather;
+    zp_fr *host_witness;                    /* pinned, n_vars */
     bool counted;                           /* in dev's count of slots */
 };
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* Knob `name` (0..hi, dflt when unset) read once into *cache, which holds
- * the value plus one (0: not read yet). */
-static inline unsigned knob_cached(_Atomic unsigned *cache, const char *name, unsigned hi,
-                                   unsigned dflt)
-{
-    unsigned v = *cache;
-    if (!v)
-        *cache = v = 1 + zp__env_knob(name, 0, hi, dflt);
-    return v - 1;
-}
-
 /* MSMs longer than a chunk run chunk by chunk (prove_gpu_slot.c). */
 uint64_t zp__g16_chunk_points(bool g2);
-
-/* ZKPIPE_SLOT_PHASES=1: every MSM of a slot timed by phase (prove_gpu_msm.c). */
-bool zp__g16_phases_wanted(void);
-
-/* ZKPIPE_MSM_H_NOSPLIT (default 1): the H MSM without the 0/1 split. */
-bool zp__g16_h_nosplit(void);
 
 /* The h stage enqueued on the slot's stream (prove_gpu_slot.c). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);
 
-/* Where the next MSMs run (mst, msc, gat): after h, or beside it. */
+/* Where the next MSMs run (msm_stream, msm_scratch, gather): after h, or
+ * beside it. */
 void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside);
 
-/* h, then the five MSMs (prove_gpu_msm.c): where the slot has co, L, A,
- * B1 and B2 beside h and H after both, else all after h; the hook next
+/* h, then the five MSMs (prove_gpu_msm.c): where the slot has a
+ * side_stream, L, A, B1 and B2 beside h and H after both, else all after
+ * h; the hook next
  * asked for the next witness while h runs (zp__g16_slot_sums_next). h's
  * failure in *h_err, the MSMs' returned. */
 zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
                            void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err);
-
-/* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the slot's
- * MSM scratch, chunk by chunk; without the 0/1 split unless `split`. */
-zp_err zp__g16_slot_msm_g1(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
-                           const zp_fr *sc, uint64_t n, bool split);
-
-/* ZKPIPE_MSM_W (read once; default 1): the MSMs over the witness read it
- * in Montgomery form where it lies (zp__gpu_msm_g1_w): no conversion pass,
- * no gather of A's scalars, B's gathered as they are. 0: the witness goes
- * to standard form in one pass first and A's scalars are gathered, as
- * before (for comparisons; the reference path). */
-bool zp__g16_msm_w(void);
 
 /* Σ w[v]·p[v - from] for from <= v < to (w Montgomery, device), in the
  * slot's MSM scratch, chunk by chunk. */
@@ -111,8 +91,7 @@ zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine
  * parts eval sends w in (1: one copy). zp__g16_parts_put: w up in that
  * many parts (> 1), the L MSM over some of them summed meanwhile
  * (s->l_split); the slot's stream then waits for the whole copy.
- * zp__g16_parts_msm_l: L after that (w in standard form unless
- * zp__g16_msm_w). */
+ * zp__g16_parts_msm_l: L over the rest after that. */
 unsigned zp__g16_parts_wanted(const zp__g16_slot *s, const zp__pk *pk, const zp_fr *w);
 zp_err zp__g16_parts_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                          unsigned parts);

@@ -26,8 +26,8 @@ zp_err zp__g16_slot_h(zp__g16_slot *s, const zp__g16_dkey *k);
 zp_err zp__g16_slot_read(zp__g16_slot *s, const zp__g16_dkey *k, zp_fr *out,
                          zp__g16_gpu_array which);
 /* The five MSMs after eval and h: the H scalars first (they are then
- * overwritten), the witness converted to standard form in place (so this
- * runs once per eval), L, then the A and B scalars gathered on the device. */
+ * overwritten), L, then A and B over the witness (B's scalars gathered on
+ * the device). */
 zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                         zp__prove_times *t);
 
@@ -43,24 +43,5 @@ double zp__g16_now(void);
  * witness then goes in one copy. */
 bool zp__g16_parts_plan(const double *ms, unsigned parts, double up_ms, unsigned *from,
                         unsigned *to);
-
-/* The witness sent packed (prove_gpu_pack.c): ZKPIPE_WITNESS_PACK=1 (read
- * at each slot open; off by default) makes a slot pack its witness, zeros
- * and ones as bits, on every CPU while the packed chunks cross. */
-typedef struct zp__g16_pack zp__g16_pack;
-bool zp__g16_pack_wanted(void);
-/* Pinned host and device room for n values; the device room is big when
- * it holds it (big must be dead from the put until the rebuild ran). */
-zp_err zp__g16_pack_open(zp__g16_pack **out, zp__gpu *dev, uint64_t n, zp__gpu_buf big);
-void zp__g16_pack_close(zp__g16_pack *p);
-/* The device bytes a pack for n values takes beyond a big region of
- * big_bytes (0 when packing is not wanted or big holds its room). */
-uint64_t zp__g16_pack_own_bytes(uint64_t n, uint64_t big_bytes);
-/* Enqueues w[0 .. n) (n <= the n opened with) to d_w on st, packed, and
- * its rebuild; w must stay valid until st's next wait. */
-zp_err zp__g16_pack_put(zp__g16_pack *p, zp__gpu_stream *st, zp_fr *d_w, const zp_fr *w,
-                        uint64_t n);
-/* Whether s sends its witness packed. */
-bool zp__g16_slot_packs(const zp__g16_slot *s);
 
 #endif

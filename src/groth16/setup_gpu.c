@@ -219,7 +219,8 @@ static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h
 
 zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
                           zp__gpu_stream *s, const zp__r1cs *cs, zp_h_conv conv,
-                          int threads, const zp__toxic *toxic, zp__ioerr *why)
+                          int threads, const zp__toxic *toxic, const zp__g16_gpu_opts *o,
+                          zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
     memset(pk_out, 0, sizeof *pk_out);
@@ -239,7 +240,7 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
         e = ZP_E_INVALID_ARG;
     if (!e) {
         k.pk = &pk;
-        e = zp__g16_dkey_twist(&k, s);
+        e = zp__g16_dkey_twist(&k, s, o);
     }
     if (e)
         zp__gpu_stream_sync(s); /* nothing may still use what is freed */

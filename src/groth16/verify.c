@@ -130,11 +130,11 @@ bool zp__vk_prep_fits(const zp__vk_prep *p, const zp__vk *vk)
 
 /*
  * One thread. Running (−π_A, π_B)'s loop beside the two lined pairs in a
- * second thread took one verify 985 -> 775 us on the 2-core VM, but costs
- * ~17 % more CPU (a second squaring chain, 71 us to spawn and join), and
- * verifiers run in the engine's pool (--verify-threads, one per core), so
- * under load it would slow the proofs behind it. A lone proof gains ~0.2 ms
- * on the GPU host, too little against that.
+ * second thread shortens one verify by about a fifth but costs more CPU
+ * (a second squaring chain, a thread to spawn and join), and verifiers run
+ * in the engine's pool (--verify-threads, one per core), so under load it
+ * would slow the proofs behind it; a lone proof gains too little against
+ * that.
  */
 static zp_err pairing_prepared(const zp__vk_prep *prep, const zp_g1_affine *vk_x,
                                const zp__proof *proof)
@@ -170,8 +170,8 @@ const zp__vk_prep *zp__vk_prep_get(const zp__vk *vk)
     zp__vk_prep *p = atomic_load_explicit(slot, memory_order_acquire);
     if (!p) {
         /* A key verified once (zkpipe prove, zkpipe verify of one proof)
-         * would pay ~390 us to make it and get ~290 us back (2-core VM):
-         * it pays off from the second proof, so that is when it is made. */
+         * would pay more to make it than it gets back: it pays off from the
+         * second proof, so that is when it is made. */
         if (!atomic_exchange((atomic_bool *)&vk->used, true))
             return NULL;
         zp__vk_prep *mine;

@@ -5,8 +5,8 @@
  * decoded on all cores. The error reported is always the one at the lowest
  * failing index, whatever the thread timing: a chunk is skipped only when a
  * lower chunk has already failed. With the IFMA kernels on (zp__msm_ifma:
- * a CPU with AVX-512 IFMA, ZKPIPE_IFMA not off) the subgroup tests run
- * eight at a time (zp__in_subgroup_x8).
+ * a CPU with AVX-512 IFMA, unless zp_cpu_set_ifma turned them off) the
+ * subgroup tests run eight at a time (zp__in_subgroup_x8).
  */
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -21,7 +21,9 @@
  *    first, and every partition still runs once;
  *  - with two or more GPUs, all of them set the key up and prove
  *    partitions of the same jobs.
- * Exit 77 without a GPU.
+ * The engines' GPU prover options come from the command line
+ * (prover_opts.h; ctest also runs every MSM after h, and the witness in
+ * three parts with the middle one first). Exit 77 without a GPU.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,10 +31,12 @@
 #include "../test_engine_util.h"
 #include "gpu/gpu.h"
 #include "groth16/gpu_prover.h"
+#include "prover_opts.h"
 
 static int small;
 
-static zp_engine *open_gpu_engine(int cpu, int slots, uint64_t mem)
+static zp_engine *open_gpu_engine_opts(int cpu, int slots, uint64_t mem,
+                                       const zp__g16_gpu_opts *o)
 {
     zp_engine_config c;
     zp_engine_config_default(&c);
@@ -42,9 +46,14 @@ static zp_engine *open_gpu_engine(int cpu, int slots, uint64_t mem)
     c.gpu_mem_bytes = mem;
     c.verify_threads = 2;
     zp_engine *e = NULL;
-    zp_err err = zp_engine_open(&e, &c);
+    zp_err err = zp__engine_open_opts(&e, &c, o);
     CHECK_EQ_INT(err, ZP_OK);
     return e;
+}
+
+static zp_engine *open_gpu_engine(int cpu, int slots, uint64_t mem)
+{
+    return open_gpu_engine_opts(cpu, slots, mem, &T_opts);
 }
 
 static const zp__key *key_of(zp_engine *e, const char *name)
@@ -159,7 +168,7 @@ static zp_engine *open_pinned(uint64_t pinned)
     c.gpus = 1;
     c.pinned_key_bytes = pinned;
     zp_engine *e = NULL;
-    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);
+    CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &T_opts), ZP_OK);
     return e;
 }
 
@@ -233,7 +242,7 @@ static void shape_bytes(const char *spec, uint64_t *dkey, uint64_t *slot)
         return;
     if (zp__setup(&pk, &cs, ZP_H_TAU, 2, NULL) == ZP_OK) {
         *dkey = zp__g16_dkey_bytes(&pk);
-        *slot = zp__g16_slot_bytes(&pk);
+        *slot = zp__g16_slot_bytes(&pk, &T_opts);
         zp__pk_free(&pk);
     }
     zp__r1cs_free(&cs);
@@ -374,8 +383,9 @@ static bool metrics_has(zp_engine *e, const char *line)
  * jobs prove. */
 static void test_table_first(void)
 {
-    unsetenv("ZKPIPE_H_PRE");
-    zp_engine *e = open_gpu_engine(0, 1, (uint64_t)1 << 30);
+    zp__g16_gpu_opts o = T_opts;
+    o.tuning.h_table = ZP_GPU_H_TABLE_AUTO;
+    zp_engine *e = open_gpu_engine_opts(0, 1, (uint64_t)1 << 30, &o);
     if (!e)
         return;
     CHECK_EQ_INT(zp_engine_add_key(e, "a", "synth:porep:15"), ZP_OK);
@@ -545,7 +555,7 @@ static void test_multi_gpu(void)
     c.gpu_slots = 2;
     c.verify_threads = 2;
     zp_engine *e = NULL;
-    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);
+    CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &T_opts), ZP_OK);
     if (!e)
         return;
     int n = zp__gpu_count() < ZP__GPUS_MAX ? zp__gpu_count() : ZP__GPUS_MAX;
@@ -588,6 +598,7 @@ static void test_multi_gpu(void)
 
 int main(int argc, char **argv)
 {
+    prover_opts_parse(argc, argv);
     for (int i = 1; i < argc; i++)
         small |= !strcmp(argv[i], "--small");
     if (zp__gpu_count() == 0) {

@@ -13,17 +13,11 @@
  * (escape rank of a thread's row, ballot prefix of a warp's) decodes every
  * matrix and must give the same sums.
  *
- * The packed witness's rebuild (zp__gpu_wunpack) against the original
- * values: chunks packed on the host (groth16/witness_pack.h) with zeros,
- * ones and other values mixed, one raw chunk, a last chunk that ends
- * inside a word; the device output poisoned first.
- *
  * `--porep N` runs only synth:porep:N on the whole device: checked against
  * the host, then its matrices' device bytes and the eval time printed.
  */
 #include "gpu_test.h"
 #include "gpu/eval_plan.h"
-#include "groth16/witness_pack.h"
 #include "r1cs/synth.h"
 
 #define POOL 600 /* repeated values: more than the table holds */
@@ -592,65 +586,6 @@ static void test_porep(void)
     zp__r1cs_free(&cs);
 }
 
-/* Chunk k of w: zeros pz %, ones po %, the rest dense (pool values). */
-static void pack_mix(zp_fr *w, uint64_t count, unsigned pz, unsigned po, const zp_fr *one)
-{
-    for (uint64_t i = 0; i < count; i++) {
-        unsigned r = (unsigned)(check_rand64() % 100);
-        if (r < pz)
-            memset(&w[i], 0, sizeof w[i]);
-        else if (r < pz + po)
-            w[i] = *one;
-        else
-            w[i] = pool[check_rand64() % POOL];
-    }
-}
-
-static void test_wunpack(void)
-{
-    const uint64_t C = ZP_WPACK_CHUNK, rb = zp__wpack_region_bytes();
-    uint64_t n = T_small ? C / 2 + 33 : 2 * C + C / 2 + 7, chunks = zp__wpack_chunks(n);
-    static const unsigned mix[3][2] = {{60, 30}, {0, 0}, {45, 45}}; /* chunk 1 raw */
-    zp_fr one, *w = malloc(n * sizeof *w), *back = malloc(n * sizeof *back);
-    uint8_t *regions = malloc(chunks * rb);
-    CHECK(w && back && regions);
-    zp_fr_one(&one);
-    zp__gpu_buf dout = gpu_test_alloc(n * sizeof *w), dst = gpu_test_alloc(chunks * rb);
-    memset(back, 0xee, n * sizeof *back); /* poison */
-    GPU_OK(zp__gpu_upload(T_s, dout.ptr, back, n * sizeof *back));
-    unsigned raw = 0;
-    for (uint64_t k = 0; k < chunks; k++) {
-        uint64_t at = k * C, count = n - at < C ? n - at : C;
-        pack_mix(w + at, count, mix[k % 3][0], mix[k % 3][1], &one);
-        uint8_t *r = regions + k * rb, *d = (uint8_t *)dst.ptr + k * rb;
-        uint64_t bytes = zp__wpack_chunk(w + at, (uint32_t)count, &one, r);
-        if (bytes) {
-            GPU_OK(zp__gpu_upload(T_s, d, r, bytes));
-        } else {
-            raw++;
-            GPU_OK(zp__gpu_upload(T_s, d, r, 8));
-            GPU_OK(zp__gpu_upload(T_s, (zp_fr *)dout.ptr + at, w + at, count * sizeof *w));
-        }
-    }
-    GPU_OK(zp__gpu_wunpack(T_s, dout.ptr, dst.ptr, n, &one));
-    GPU_OK(zp__gpu_download(T_s, back, dout.ptr, n * sizeof *back));
-    GPU_OK(zp__gpu_stream_sync(T_s));
-    uint64_t bad = 0;
-    for (uint64_t i = 0; i < n; i++)
-        bad += memcmp(&back[i], &w[i], sizeof *w) != 0;
-    printf("  %llu values in %llu chunks (%u raw): %llu differ\n", (unsigned long long)n,
-           (unsigned long long)chunks, raw, (unsigned long long)bad);
-    CHECK_EQ_INT(bad, 0);
-    CHECK_EQ_INT(raw, chunks > 1);
-    CHECK_EQ_INT(zp__gpu_wunpack(T_s, dout.ptr, dst.ptr, 0, &one), ZP_OK);
-    CHECK_EQ_INT(zp__gpu_wunpack(T_s, NULL, dst.ptr, n, &one), ZP_E_INVALID_ARG);
-    zp__gpu_free(T_gpu, &dst);
-    zp__gpu_free(T_gpu, &dout);
-    free(regions);
-    free(back);
-    free(w);
-}
-
 int main(int argc, char **argv)
 {
     unsigned porep = 0; /* --porep N: only test_porep on synth:porep:N, whole device */
@@ -679,7 +614,6 @@ int main(int argc, char **argv)
     RUN(test_eval);
     RUN(test_eval_synth);
     RUN(test_upload_validation);
-    RUN(test_wunpack);
     gpu_test_close();
     return FINISH();
 }

@@ -8,10 +8,15 @@
  * comparison can fail), and a broken witness is refused.
  *
  * The prover opens its own device context, so gpu_test_open (a second
- * context taking the free memory) is not used here.
+ * context taking the free memory) is not used here. The prover's options
+ * come from the command line (prover_opts.h): ctest runs it with the
+ * defaults, with an H table of 13-bit windows (made for the one-shot
+ * prover only when fixed), with every MSM after h, and with the witness
+ * in three parts, the middle one first.
  */
 #include "gpu_test.h"
 #include "groth16/groth16.h"
+#include "prover_opts.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
 
@@ -129,7 +134,7 @@ static void run_key(const zp__pk *pk, zp_fr *w, uint64_t nw)
 {
     zp__ioerr why = {""};
     zp__g16_gpu *g = NULL;
-    zp_err e = zp__g16_gpu_open(&g, pk, 0, 2, &why);
+    zp_err e = zp__g16_gpu_open(&g, pk, 0, 2, &T_opts, &why);
     CHECK_EQ_INT(e, ZP_OK);
     if (e) {
         fprintf(stderr, "  open: %s\n", why.msg);
@@ -164,8 +169,7 @@ static void synth_case(const char *spec, zp_h_conv conv)
 static void test_synth(void)
 {
     /* porep:12: a domain of two NTT passes, where the TAU h stage's a'b'
-     * folds into a pass (by default; ZKPIPE_NTT_FOLD=0, the prove:nofold
-     * mode, runs the pointwise pass). */
+     * folds into the last pass. */
     const char *specs[] = {"synth:porep:10", "synth:dense:8", "synth:chain:8", "synth:porep:12"};
     for (size_t i = 0; i < 4; i++) {
         synth_case(specs[i], ZP_H_COSET);
@@ -190,15 +194,16 @@ static void test_mul3_zkey(void)
     free(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    prover_opts_parse(argc, argv);
     if (zp__gpu_count() == 0) {
         /* The CPU-only contract still holds: opening reports no GPU. */
         zp__pk pk;
         zp__ioerr why = {""};
         zp__g16_gpu *g = (zp__g16_gpu *)&pk;
         if (zp__zkey_load(&pk, "data/mul3.zkey", &why) == ZP_OK) {
-            zp_err e = zp__g16_gpu_open(&g, &pk, 0, 1, &why);
+            zp_err e = zp__g16_gpu_open(&g, &pk, 0, 1, &T_opts, &why);
             zp__pk_free(&pk);
             if (e != ZP_E_NO_GPU || g != NULL) {
                 fprintf(stderr, "without a GPU, open gave %s\n", zp_errname(e));

@@ -234,7 +234,7 @@ static void prove_with(const zp__g16_dkey *k, const zp__r1cs *cs, const zp__synt
     CHECK_EQ_INT(zp__synth_witness(w, cs, sp, 5), ZP_OK);
     zp__g16_slot *slot = NULL;
     zp__ioerr why = {{0}};
-    GPU_OK(zp__g16_slot_open(&slot, T_gpu, k->pk, &why));
+    GPU_OK(zp__g16_slot_open(&slot, T_gpu, k->pk, NULL, &why));
     if (slot) {
         zp__g16_sums sums;
         zp__proof proof;
@@ -259,7 +259,7 @@ static void setup_case(const char *spec, zp_h_conv conv, bool prove)
     CHECK_EQ_INT(zp__synth_circuit(&cs, &sp), ZP_OK);
     toxic_of(&t, (uint64_t)conv);
     CHECK_EQ_INT(zp__setup(&cpu, &cs, conv, 2, &t), ZP_OK);
-    GPU_OK(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, &cs, conv, 2, &t, &why));
+    GPU_OK(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, &cs, conv, 2, &t, NULL, &why));
     if (why.msg[0])
         fprintf(stderr, "  %s\n", why.msg);
     CHECK(k.pk == &host && k.dev == T_gpu);
@@ -294,7 +294,7 @@ static void refused_case(const zp__r1cs *cs, const zp__toxic *t)
     zp__g16_dkey k;
     zp__gpu_info before, after;
     zp__gpu_get_info(T_gpu, &before);
-    CHECK_EQ_INT(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, cs, ZP_H_COSET, 2, t, NULL),
+    CHECK_EQ_INT(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, cs, ZP_H_COSET, 2, t, NULL, NULL),
                  ZP_E_INVALID_ARG);
     zp__gpu_get_info(T_gpu, &after);
     CHECK(before.arena_used == after.arena_used);

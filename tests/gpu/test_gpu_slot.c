@@ -7,7 +7,7 @@
  *    of zp__prove's for the same fixed r, s (synthetic porep and chain
  *    circuits, both H conventions, keys made by zp__setup); one slot has
  *    the key's shape, the other is larger and gathers into its own region;
- *  - the MSMs over the witness beside h, and after it (the knob at 0):
+ *  - the MSMs over the witness beside h, and after it (beside_h false):
  *    the same proofs, with and without the next witness sent ahead;
  *  - zp__g16_dkey_read gives the host key's points back;
  *  - zp__g16_slot_fits, and the byte counts the arena actually gives;
@@ -15,16 +15,18 @@
  *    size within a small share;
  *  - arena exhaustion: slot open and dkey upload fail with ZP_E_GPU_OOM
  *    and leave the arena as they found it;
- *  - zp__g16_dkey_h_table gives a key an H table of ZKPIPE_H_PRE=c's
+ *  - zp__g16_dkey_h_table gives a key an H table of the tuning's c-bit
  *    windows, or of the automatic choice's (2^13 + 1 or more H points),
- *    and none under ZKPIPE_H_PRE=0 or below that size; a slot opened then
+ *    and none with the tables off or below that size; a slot opened then
  *    proves over it with zp__prove's bytes; zp__g16_dkey_h_pre's errors.
- * With ZKPIPE_WITNESS_PACK=1 the two slots must send their witnesses
- * packed (prove_gpu_pack.c), and their proofs are checked the same way.
+ * Slots and keys take the prover's options from the command line
+ * (prover_opts.h; ctest also runs the witness in three parts with each
+ * part first), the tests that set a field of their own on top of them.
  */
 #include <pthread.h>
 
 #include "gpu_test.h"
+#include "prover_opts.h"
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
 #include "groth16/groth16.h"
@@ -220,7 +222,7 @@ static void *worker_run(void *p)
             uint8_t got[ZP__PROOF_BYTES];
             zp_err e = zp__g16_slot_sums(x->slot, x->k, w, &sums, NULL, &why);
             /* A forced head: every witness goes in parts (the first to learn). */
-            if (!e && getenv("ZKPIPE_UPLOAD_HEAD"))
+            if (!e && T_opts.upload_head < T_opts.upload_parts)
                 CHECK(zp__g16_slot_took_parts(x->slot));
             if (!e)
                 e = zp__g16_finish_verify(&pr, &c->pk, &sums, w, &o, NULL, &why);
@@ -273,7 +275,7 @@ static void two_slots(const char *spec, zp_h_conv conv)
     zp__ioerr why = {""};
     zp__g16_dkey k;
     uint64_t used0 = arena_used(T_gpu);
-    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &T_opts, &why));
     /* The size function is the arena's own count. */
     CHECK(arena_used(T_gpu) - used0 == zp__g16_dkey_bytes(&c->pk));
     read_back(&k, &c->pk);
@@ -289,15 +291,13 @@ static void two_slots(const char *spec, zp_h_conv conv)
     const int slots0 = zp__gpu_slots(T_gpu);
     for (int i = 0; i < 2; i++) {
         uint64_t u = arena_used(T_gpu);
-        GPU_OK(zp__g16_slot_open(&slot[i], T_gpu, &shape[i], &why));
+        GPU_OK(zp__g16_slot_open(&slot[i], T_gpu, &shape[i], &T_opts, &why));
         /* The slot's regions plus its streams' own scratch (2 MiB each,
          * two with the stream beside h). */
-        uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&shape[i]);
+        uint64_t d = arena_used(T_gpu) - u, want = zp__g16_slot_bytes(&shape[i], &T_opts);
         CHECK(d >= want && d - want <= ((uint64_t)6 << 20));
-        if (zp__g16_pack_wanted())
-            CHECK(slot[i] && zp__g16_slot_packs(slot[i]));
     }
-    CHECK(zp__g16_slot_bytes(&shape[1]) > zp__g16_slot_bytes(&shape[0]));
+    CHECK(zp__g16_slot_bytes(&shape[1], &T_opts) > zp__g16_slot_bytes(&shape[0], &T_opts));
     /* Two slots share the GPU: the MSMs run the kernels built for that. */
     CHECK_EQ_INT(zp__gpu_slots(T_gpu), slots0 + 2);
     if (slot[0] && slot[1]) {
@@ -397,8 +397,7 @@ static void ahead_step(ahead_case *a, const zp__g16_dkey *k, const zp_fr *w, boo
     CHECK_EQ_INT(a->again, again + (a->give < 0));
     /* Asked once more, with the sums over w made, where they ran beside h. */
     CHECK_EQ_INT(a->w_sums, w_sums + zp__g16_slot_beside(a->slot));
-    /* A packed witness is never sent ahead (it goes up with its unpacking). */
-    CHECK_EQ_INT(zp__g16_slot_took_sent(a->slot), took && !zp__g16_slot_packs(a->slot));
+    CHECK_EQ_INT(zp__g16_slot_took_sent(a->slot), took);
     CHECK_EQ_INT(zp__g16_finish_verify(&pr, &c->pk, &sums, c->w[i], &o, NULL, &why), ZP_OK);
     CHECK_EQ_INT(zp__proof_encode(got, &pr), ZP_OK);
     CHECK(memcmp(got, c->want[i], ZP__PROOF_BYTES) == 0);
@@ -415,9 +414,9 @@ static void test_ahead(void)
     keycase_make(c, "synth:porep:10", ZP_H_TAU);
     zp__ioerr why = {""};
     zp__g16_dkey k;
-    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &T_opts, &why));
     ahead_case a = {c, NULL, 1, -1, true, 0, 0, 0, NULL};
-    GPU_OK(zp__g16_slot_open(&a.slot, T_gpu, &c->pk, &why));
+    GPU_OK(zp__g16_slot_open(&a.slot, T_gpu, &c->pk, &T_opts, &why));
     if (a.slot) {
         /* Taken now: asking for it after the send would forget the send. */
         const zp_fr *hw = zp__g16_slot_witness_buf(a.slot);
@@ -444,31 +443,31 @@ static void test_ahead(void)
 
 /* ------------------------------------------------------------ beside h */
 
-/* The MSMs over the witness beside h (ZKPIPE_SLOT_BESIDE_H): a slot with
- * the room runs them there unless the knob says 0, and either way every
- * proof has zp__prove's bytes, with the next witness sent ahead (its copy
- * waits for the last reads of w on the stream beside h) and without. */
-static void beside_case(zp_h_conv conv, const char *knob, bool want)
+/* The MSMs over the witness beside h (zp__g16_gpu_opts.beside_h): a slot
+ * with the room runs them there unless its options say no, and either way
+ * every proof has zp__prove's bytes, with the next witness sent ahead (its
+ * copy waits for the last reads of w on the stream beside h) and
+ * without. */
+static void beside_case(zp_h_conv conv, bool beside)
 {
     keycase *c = xmalloc(sizeof *c);
     keycase_make(c, "synth:porep:10", conv);
     zp__ioerr why = {""};
     zp__g16_dkey k;
-    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
-    if (knob)
-        setenv("ZKPIPE_SLOT_BESIDE_H", knob, 1);
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &T_opts, &why));
+    zp__g16_gpu_opts o = T_opts;
+    o.beside_h = beside;
     ahead_case a = {c, NULL, 1, -1, false, 0, 0, 0, NULL};
-    GPU_OK(zp__g16_slot_open_within(&a.slot, T_gpu, &c->pk, (uint64_t)1 << 30, &why));
-    unsetenv("ZKPIPE_SLOT_BESIDE_H");
-    printf("  %s, ZKPIPE_SLOT_BESIDE_H=%s: %s\n", conv == ZP_H_TAU ? "bellperson" : "snarkjs",
-           knob ? knob : "(unset)", a.slot && zp__g16_slot_beside(a.slot) ? "beside" : "after");
+    GPU_OK(zp__g16_slot_open_within(&a.slot, T_gpu, &c->pk, (uint64_t)1 << 30, &o, &why));
+    printf("  %s, beside_h %d: %s\n", conv == ZP_H_TAU ? "bellperson" : "snarkjs", beside,
+           a.slot && zp__g16_slot_beside(a.slot) ? "beside" : "after");
     if (a.slot) {
-        CHECK_EQ_INT(zp__g16_slot_beside(a.slot), want);
+        CHECK_EQ_INT(zp__g16_slot_beside(a.slot), beside);
         zp__prove_times t;
         memset(&t, 0, sizeof t);
         zp__g16_sums sums;
         GPU_OK(zp__g16_slot_sums_next(a.slot, &k, c->w[3], false, NULL, NULL, &sums, &t, &why));
-        CHECK_EQ_INT(t.msm_beside_h, want);
+        CHECK_EQ_INT(t.msm_beside_h, beside);
         CHECK(t.h > 0 && t.msm_h > 0 && t.msm_l > 0 && t.msm_b2 > 0);
         ahead_step(&a, &k, c->w[0], false, 0, false); /* sends 1 */
         a.give = -1;
@@ -493,10 +492,10 @@ static void beside_case(zp_h_conv conv, const char *knob, bool want)
 
 static void test_beside(void)
 {
-    beside_case(ZP_H_TAU, NULL, true);
-    beside_case(ZP_H_TAU, "0", false);
-    beside_case(ZP_H_COSET, NULL, true);
-    beside_case(ZP_H_COSET, "0", false);
+    beside_case(ZP_H_TAU, true);
+    beside_case(ZP_H_TAU, false);
+    beside_case(ZP_H_COSET, true);
+    beside_case(ZP_H_COSET, false);
 }
 
 /* --------------------------------------------------- fits and running out */
@@ -507,7 +506,7 @@ static void test_fits(void)
     keycase_make(c, "synth:porep:10", ZP_H_COSET);
     zp__ioerr why = {""};
     zp__g16_slot *s = NULL;
-    GPU_OK(zp__g16_slot_open(&s, T_gpu, &c->pk, &why));
+    GPU_OK(zp__g16_slot_open(&s, T_gpu, &c->pk, &T_opts, &why));
     if (s) {
         zp__pk sh = c->pk; /* a shape copy: fits looks at counts only */
         CHECK(zp__g16_slot_fits(s, &sh));
@@ -528,7 +527,7 @@ static void test_fits(void)
         CHECK(!zp__g16_slot_fits(s, &sh));
         /* A key larger than the slot is refused by the proof call too. */
         zp__g16_dkey k;
-        GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+        GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &T_opts, &why));
         zp__pk big = c->pk;
         big.n_vars += 1;
         zp__g16_dkey kb = k;
@@ -557,15 +556,17 @@ static zp__gpu_buf fill_arena(zp__gpu *g, uint64_t leave)
  * batch-affine round's room), keeps the default size within a small one,
  * and asks the arena for exactly zp__g16_slot_bytes_within's count
  * (without an H table, whose MSM's room test_h_pre checks). */
-static void grow_case(void)
+static void test_grow(void)
 {
+    zp__g16_gpu_opts o = T_opts;
+    o.tuning.h_table = ZP_GPU_H_TABLE_OFF;
     zp__pk sh = slot_shape(24, ((uint64_t)1 << 24) - 7);
-    const uint64_t dflt = zp__g16_slot_bytes(&sh), share = (uint64_t)48 << 30;
-    const uint64_t grown = zp__g16_slot_bytes_within(&sh, share);
+    const uint64_t dflt = zp__g16_slot_bytes(&sh, &o), share = (uint64_t)48 << 30;
+    const uint64_t grown = zp__g16_slot_bytes_within(&sh, share, &o);
     printf("  2^24 shape: %.2f GiB by default, %.2f GiB within 48 GiB\n",
            (double)dflt / (1u << 30), (double)grown / (1u << 30));
     CHECK(grown > dflt && grown <= share);
-    CHECK(zp__g16_slot_bytes_within(&sh, dflt / 2) == dflt);
+    CHECK(zp__g16_slot_bytes_within(&sh, dflt / 2, &o) == dflt);
     zp__gpu_info info;
     zp__gpu_get_info(T_gpu, &info);
     if (info.arena_largest_free < grown + ((uint64_t)1 << 30)) {
@@ -578,7 +579,7 @@ static void grow_case(void)
     const uint64_t shares[2] = {share, dflt / 2}, want[2] = {grown, dflt};
     for (int i = 0; i < 2; i++) {
         uint64_t u = arena_used(T_gpu);
-        GPU_OK(zp__g16_slot_open_within(&s, T_gpu, &sh, shares[i], &why));
+        GPU_OK(zp__g16_slot_open_within(&s, T_gpu, &sh, shares[i], &o, &why));
         uint64_t d = arena_used(T_gpu) - u;
         CHECK(d >= want[i] && d - want[i] <= ((uint64_t)6 << 20)); /* + streams */
         if (s)
@@ -587,13 +588,6 @@ static void grow_case(void)
         s = NULL;
     }
     CHECK(wins[0] > wins[1] && wins[1] > 0);
-}
-
-static void test_grow(void)
-{
-    setenv("ZKPIPE_H_PRE", "0", 1);
-    grow_case();
-    unsetenv("ZKPIPE_H_PRE");
 }
 
 static void test_oom(void)
@@ -624,25 +618,25 @@ static void test_oom(void)
     sh.domain_size = (uint64_t)1 << 21;
     sh.n_a = sh.n_b = sh.n_l = sh.n_h = (uint64_t)1 << 19;
     uint64_t used = arena_used(g);
-    CHECK(zp__g16_slot_bytes(&sh) > cfg.arena_bytes);
-    CHECK_EQ_INT(zp__g16_slot_open(&s, g, &sh, &why), ZP_E_GPU_OOM);
+    CHECK(zp__g16_slot_bytes(&sh, &T_opts) > cfg.arena_bytes);
+    CHECK_EQ_INT(zp__g16_slot_open(&s, g, &sh, &T_opts, &why), ZP_E_GPU_OOM);
     CHECK(s == NULL);
     CHECK(arena_used(g) == used);
     CHECK_EQ_INT(zp__gpu_slots(g), 0); /* a failed open is not counted */
 
     /* The real shape fits this arena, and closing gives it all back (and
      * the device's count of slots, which picks the MSM kernels). */
-    GPU_OK(zp__g16_slot_open(&s, g, &c->pk, &why));
+    GPU_OK(zp__g16_slot_open(&s, g, &c->pk, &T_opts, &why));
     CHECK_EQ_INT(zp__gpu_slots(g), 1);
     zp__g16_slot_close(s);
     CHECK(arena_used(g) == used);
     CHECK_EQ_INT(zp__gpu_slots(g), 0);
 
     /* Half of what the slot needs left free: OOM part way, nothing kept. */
-    zp__gpu_buf fill = fill_arena(g, zp__g16_slot_bytes(&c->pk) / 2);
+    zp__gpu_buf fill = fill_arena(g, zp__g16_slot_bytes(&c->pk, &T_opts) / 2);
     used = arena_used(g);
     s = (zp__g16_slot *)c;
-    CHECK_EQ_INT(zp__g16_slot_open(&s, g, &c->pk, &why), ZP_E_GPU_OOM);
+    CHECK_EQ_INT(zp__g16_slot_open(&s, g, &c->pk, &T_opts, &why), ZP_E_GPU_OOM);
     CHECK(s == NULL);
     CHECK(arena_used(g) == used);
     zp__gpu_free(g, &fill);
@@ -651,13 +645,13 @@ static void test_oom(void)
     zp__g16_dkey k;
     fill = fill_arena(g, zp__g16_dkey_bytes(&c->pk) / 2);
     used = arena_used(g);
-    CHECK_EQ_INT(zp__g16_dkey_upload(&k, g, st, &c->pk, &why), ZP_E_GPU_OOM);
+    CHECK_EQ_INT(zp__g16_dkey_upload(&k, g, st, &c->pk, &T_opts, &why), ZP_E_GPU_OOM);
     CHECK(arena_used(g) == used);
     CHECK(k.p_a.ptr == NULL && k.ma.mem.ptr == NULL);
     zp__gpu_free(g, &fill);
     /* With room it works. */
     used = arena_used(g);
-    GPU_OK(zp__g16_dkey_upload(&k, g, st, &c->pk, &why));
+    GPU_OK(zp__g16_dkey_upload(&k, g, st, &c->pk, &T_opts, &why));
     zp__g16_dkey_free(&k);
     CHECK(arena_used(g) == used);
 
@@ -686,36 +680,32 @@ static bool prove_all(const keycase *c, const zp__g16_dkey *k, zp__g16_slot *slo
     return ok;
 }
 
-/* A key uploaded with ZKPIPE_H_PRE=cbits (NULL: unset, the automatic
- * choice) has no H table until zp__g16_dkey_h_table makes one of want_c-
- * bit windows; a slot opened then holds the
- * scratch of the H MSM over it, takes it, and keeps zp__prove's bytes;
- * freeing the key gives the arena back. */
-static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits, unsigned want_c)
+/* A key uploaded with the H table setting h_table has no H table until
+ * zp__g16_dkey_h_table makes one of want_c-bit windows; a slot opened
+ * then holds the scratch of the H MSM over it, takes it, and keeps
+ * zp__prove's bytes; freeing the key gives the arena back. */
+static void h_pre_case(const char *spec, zp_h_conv conv, unsigned h_table, unsigned want_c)
 {
     printf("  %s %s, H table c = %u%s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs",
-           want_c, cbits ? "" : " (automatic)");
+           want_c, h_table == ZP_GPU_H_TABLE_AUTO ? " (automatic)" : "");
+    zp__g16_gpu_opts o = T_opts;
+    o.tuning.h_table = h_table;
     keycase *c = xmalloc(sizeof *c);
     keycase_make(c, spec, conv);
     zp__ioerr why = {""};
     zp__g16_dkey k;
     zp__g16_slot *slot = NULL;
     uint64_t used0 = arena_used(T_gpu);
-    if (cbits)
-        setenv("ZKPIPE_H_PRE", cbits, 1);
-    else
-        unsetenv("ZKPIPE_H_PRE");
-    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), want_c);
-    CHECK(zp__g16_h_pre_on(&c->pk, T_gpu));
-    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
+    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk, &o), want_c);
+    CHECK(zp__g16_h_pre_on(&c->pk, T_gpu, &o));
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &o, &why));
     CHECK(k.h_pre.ptr == NULL); /* an upload alone makes none */
-    GPU_OK(zp__g16_dkey_h_table(&k, T_s));
+    GPU_OK(zp__g16_dkey_h_table(&k, T_s, &o));
     CHECK(k.h_pre.ptr != NULL);
     CHECK_EQ_INT(k.h_pre_c, want_c);
     CHECK(k.h_pre.bytes >=
           (uint64_t)zp__gpu_msm_pre_copies(want_c) * c->pk.n_h * sizeof(zp_g1_affine));
-    GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &why));
-    unsetenv("ZKPIPE_H_PRE");
+    GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &o, &why));
     if (slot && k.h_pre.ptr) {
         prove_all(c, &k, slot);
         CHECK(zp__g16_slot_took_pre(slot));
@@ -729,17 +719,17 @@ static void h_pre_case(const char *spec, zp_h_conv conv, const char *cbits, unsi
 
 static void test_h_pre(void)
 {
-    h_pre_case("synth:porep:10", ZP_H_TAU, "9", 9);
-    h_pre_case("synth:chain:8", ZP_H_COSET, "13", 13);
+    h_pre_case("synth:porep:10", ZP_H_TAU, 9, 9);
+    h_pre_case("synth:chain:8", ZP_H_COSET, 13, 13);
     if (!T_small)
-        h_pre_case("synth:porep:12", ZP_H_COSET, "16", 16);
+        h_pre_case("synth:porep:12", ZP_H_COSET, 16, 16);
     /* 2^14 H points (snarkjs: n_h = n) and 2^14 - 1 (bellperson: n - 1),
      * both 16-bit windows unasked. */
-    h_pre_case("synth:chain:14", ZP_H_COSET, NULL, 16);
+    h_pre_case("synth:chain:14", ZP_H_COSET, ZP_GPU_H_TABLE_AUTO, 16);
     if (!T_small)
-        h_pre_case("synth:porep:15", ZP_H_TAU, NULL, 16);
+        h_pre_case("synth:porep:15", ZP_H_TAU, ZP_GPU_H_TABLE_AUTO, 16);
 
-    /* With ZKPIPE_H_PRE=0 no table, nor below 2^14 H points unasked;
+    /* With the tables off no table, nor below 2^14 H points unasked;
      * zp__g16_dkey_h_pre refuses a bad c and a second table; a table made
      * after the slot opened is taken only where the slot's scratch holds
      * its MSM, and the proofs are right either way. */
@@ -748,15 +738,15 @@ static void test_h_pre(void)
     zp__ioerr why = {""};
     zp__g16_dkey k;
     zp__g16_slot *slot = NULL;
-    unsetenv("ZKPIPE_H_PRE");
-    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), 0);
-    setenv("ZKPIPE_H_PRE", "0", 1);
-    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk), 0);
-    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &why));
-    GPU_OK(zp__g16_dkey_h_table(&k, T_s));
-    unsetenv("ZKPIPE_H_PRE");
+    zp__g16_gpu_opts o = T_opts;
+    o.tuning.h_table = ZP_GPU_H_TABLE_AUTO;
+    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk, &o), 0);
+    o.tuning.h_table = ZP_GPU_H_TABLE_OFF;
+    CHECK_EQ_INT(zp__g16_h_pre_c(&c->pk, &o), 0);
+    GPU_OK(zp__g16_dkey_upload(&k, T_gpu, T_s, &c->pk, &o, &why));
+    GPU_OK(zp__g16_dkey_h_table(&k, T_s, &o));
     CHECK(k.h_pre.ptr == NULL);
-    GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &why));
+    GPU_OK(zp__g16_slot_open(&slot, T_gpu, &c->pk, &o, &why));
     if (slot) {
         prove_all(c, &k, slot);
         CHECK(!zp__g16_slot_took_pre(slot));
@@ -777,6 +767,7 @@ static void test_h_pre(void)
 
 int main(int argc, char **argv)
 {
+    prover_opts_parse(argc, argv);
     gpu_test_open(argc, argv, 4);
     RUN(test_kernels);
     RUN(test_fits);
