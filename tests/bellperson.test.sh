@@ -1,6 +1,6 @@
 # The bellperson round trip, end to end (run from tests/ as
 # `bash bellperson.test.sh /path/to/zkpipe`):
-#  1. test_params (built beside zkpipe, in tests/) with ZP_BP_OUT: a
+#  1. test_params (built beside zkpipe, in tests/) with --bp-out: a
 #     tau-convention test key for synth:porep:11 -> k.params and k.vk ->
 #     read back with the circuit -> prove -> 192-byte proof -> verify
 #     against k.vk; it leaves the files here;
@@ -27,8 +27,8 @@ ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 
 # 1. setup -> .params/.vk -> read -> prove -> 192 bytes -> verify (in C)
-if (cd "$HERE" && ZP_BP_OUT="$T" "$BIN"); then ok "C round trip (test_params, ZP_BP_OUT)"
-else bad "C round trip (test_params, ZP_BP_OUT)"; fi
+if (cd "$HERE" && "$BIN" --bp-out "$T"); then ok "C round trip (test_params --bp-out)"
+else bad "C round trip (test_params --bp-out)"; fi
 for f in k.params k.vk proof.bin proof.json public.json vk.json; do
   [ -s "$T/$f" ] || bad "missing $f"
 done

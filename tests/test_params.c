@@ -7,7 +7,7 @@
  * convention -> .params/.vk -> read back with the circuit -> prove ->
  * 192-byte proof -> verify against the .vk read from the file.
  *
- * With ZP_BP_OUT=DIR only the round trip runs, and it leaves its files in
+ * With --bp-out DIR only the round trip runs, and it leaves its files in
  * DIR (k.params, k.vk, proof.bin, proof.json, public.json, vk.json) for
  * bellperson.test.sh, which checks them with @noble/curves.
  */
@@ -670,10 +670,12 @@ static void export_for_js(const char *out, const zp__proof *p, const uint8_t byt
     CHECK_EQ_INT(zp__vk_json_save(path, vk, NULL), ZP_OK);
 }
 
+/* --bp-out DIR: the round trip alone, its files left in DIR. */
+static const char *bp_out;
+
 static void test_bellperson_roundtrip(void)
 {
-    const char *out = getenv("ZP_BP_OUT");
-    const char *where = out ? out : dir;
+    const char *where = bp_out ? bp_out : dir;
     g16_fix fx;
     CHECK_EQ_INT(fix_make(&fx, "synth:porep:11", ZP_H_TAU, 11), 0);
     char pp[512], vp[512], zp[512];
@@ -733,9 +735,15 @@ static void test_bellperson_roundtrip(void)
     fix_free(&fx);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    if (getenv("ZP_BP_OUT")) {
+    if (argc == 3 && !strcmp(argv[1], "--bp-out"))
+        bp_out = argv[2];
+    else if (argc != 1) {
+        fprintf(stderr, "usage: test_params [--bp-out DIR]\n");
+        return 2;
+    }
+    if (bp_out) {
         make_tmpdir(dir, "params");
         RUN(test_bellperson_roundtrip);
         rm_tree(dir);

@@ -1,7 +1,7 @@
 // Checks a bellperson-style 192-byte Groth16 proof made by zkpipe with
 // @noble/curves 2.4.0, an implementation independent of zkpipe:
 //   node proof192_noble.mjs DIR
-// DIR holds (from `ZP_BP_OUT=DIR test_params`, see bellperson.test.sh):
+// DIR holds (from `test_params --bp-out DIR`, see bellperson.test.sh):
 //   proof.bin    A (G1 compressed 48) ‖ B (G2 compressed 96) ‖ C (G1 compressed 48)
 //   proof.json   the same proof as zkpipe prints it (snarkjs layout, decimal affine)
 //   public.json  the public inputs
