@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # zkpipe's CPU prover against snarkjs on the same circuit, key and witness,
-# side by side in one run (DESIGN.md §8: compare within one run, never
+# side by side in one run (docs/tuning.md, How to benchmark: compare within one run, never
 # across days).
 #
 #   bench/cpu_vs_snarkjs.sh [options] [LOG2 ...]        (default LOG2: 10 12 14 16)

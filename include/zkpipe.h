@@ -142,7 +142,7 @@ void zp_fr_to_le(uint8_t *out, const zp_fr *a);
 /* Uniform random element from the OS (getrandom). */
 zp_err zp_fr_random(zp_fr *out);
 
-/* Which generator the key's roots of unity come from (FORMATS.md §1). */
+/* Which generator the key's roots of unity come from (docs/formats.md, Constants and point encoding). */
 typedef enum zp_roots {
     ZP_ROOTS_SNARKJS = 5,     /* 5^((r-1)/2^32), snarkjs/ffjavascript */
     ZP_ROOTS_BELLPERSON = 7,  /* 7^((r-1)/2^32), bellperson/blstrs */
@@ -352,7 +352,7 @@ bool zp_cpu_set_ifma(bool on);
 /* ---------------------------------------------------------------- engine */
 
 /*
- * The proving engine (DESIGN.md §2, §3): keys stay loaded, jobs of one or
+ * The proving engine (docs/architecture.md): keys stay loaded, jobs of one or
  * more partitions (one Groth16 proof each) flow through workers, and every
  * proof is verified before it leaves.
  *
@@ -399,7 +399,7 @@ typedef struct zp_engine_config {
     /* GPU workers: -1 every usable GPU, 0 none (default), n the first n.
      * A build without CUDA has none; asking for some is ZP_E_NO_GPU. */
     int gpus;
-    /* Partition slots per GPU (admission control, DESIGN.md §3): at most
+    /* Partition slots per GPU (admission control, docs/gpu-memory.md): at most
      * this many partitions in flight on one GPU, fewer when the GPU's arena
      * cannot hold that many working sets next to the resident keys. Each
      * slot takes an equal share of the free arena among the slots still

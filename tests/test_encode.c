@@ -1,5 +1,5 @@
 /* zcash/IETF point encoding: known answers from @noble/curves, round trips,
- * and every rejection rule of FORMATS.md §2 with its own error code. */
+ * and every rejection rule of docs/formats.md, Constants and point encoding with its own error code. */
 #include <stdlib.h>
 
 #include "base/codec.h"

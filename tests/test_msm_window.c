@@ -3,7 +3,7 @@
  * src/gpu/msm_impl.cuh, run here without a device). Without the affine
  * round's override it never decreases with the dense count m: msm_g1.cu's
  * scratch_for finds each window's range of m by binary search on it. And
- * the choices measured on the H200 hold (bench/RESULTS.md, session 14:
+ * the choices measured best on the H200 hold (bench/history/2026-11.md:
  * c = 16 for G1 at 2^20 and G2 at 2^22, 17 for G2 at 2^23, 17 for G1's
  * affine round at 2^24 and porep's A and L, 20 for G1 at 2^26 and 2^27).
  * Skipped (77) in builds without CUDA, whose stub answers 0.

@@ -69,7 +69,7 @@ static void bb_g2s(bbuf *b, const zp_g2_affine *p, size_t n)
     }
 }
 
-/* The fields of FORMATS.md §3 in order, with the given counts (each at
+/* The fields of docs/formats.md, bellperson and Filecoin in order, with the given counts (each at
  * most the key's own) of the key's points; nfields 1 gives a .vk. */
 static uint8_t *hand_file(size_t *len, const zp__pk *pk, const uint32_t count[6], int nfields)
 {

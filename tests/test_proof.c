@@ -48,7 +48,7 @@ static void test_round_trip_and_layout(void)
         CHECK_MEM(b + 144, x, 48);
         CHECK((b[0] & 0x80) && (b[48] & 0x80) && (b[144] & 0x80));
     }
-    /* The generator as A: bytes 97f1d3a7 (FORMATS.md §2). */
+    /* The generator as A: bytes 97f1d3a7 (docs/formats.md, Constants and point encoding). */
     zp__proof p;
     rand_proof(&p);
     zp_g1_generator(&p.a);

@@ -1,7 +1,7 @@
 /*
  * Synthetic circuits: spec parsing, counts, structure, satisfaction by
  * generated witnesses and its loss after corrupting one value, the PoRep
- * statistics of DESIGN.md §6 at LOG2 = 12..16, and determinism across
+ * statistics of docs/architecture.md, Synthetic circuits at LOG2 = 12..16, and determinism across
  * thread counts. Sizes stay <= 2^16 so the program runs in seconds.
  */
 #include <stdlib.h>
@@ -57,7 +57,7 @@ static void test_parse(void)
 }
 
 /* Counts for every size (no circuit is built): the domain bound holds and
- * porep:27 is the PoRep partition of DESIGN.md §6. */
+ * porep:27 is the PoRep partition of docs/architecture.md, Synthetic circuits. */
 static void test_shapes(void)
 {
     static const struct { zp__synth_kind k; unsigned lo, hi; } ranges[] = {
@@ -334,7 +334,7 @@ static int near(double got, double want, double rel)
     return ok;
 }
 
-/* DESIGN.md §6 at 2^27: nnz A/B/C ~ 309 M / 130 M / 283 M over 130,278,869
+/* docs/architecture.md, Synthetic circuits at 2^27: nnz A/B/C ~ 309 M / 130 M / 283 M over 130,278,869
  * rows, aux 99.7 % in A and 25.4 % in B, ~90 % of aux values 0 or 1. At
  * 2^12 the dense tail has fewer than 42 words to mix, so A is ~2.5 % light. */
 static void test_porep_statistics(void)

@@ -5,10 +5,10 @@
  * fractions kept: 1.0 means sharing gains nothing over taking turns, more
  * means the kernels fill each other's stalls.
  *
- * Why (bench/RESULTS.md, session 18): full NTT twist tables took 14 ms
- * off a lone porep:27 partition but nothing off the two-slot engine, whose
- * 1.214 s a partition is already below a lone partition's kernels
- * (~1.27 s). This measures that sharing directly, per pair of stages.
+ * Why: a speed-up of one stage on a lone partition can vanish in the
+ * two-slot engine, whose time per partition is already below a lone
+ * partition's kernels. This measures that sharing directly, per pair of
+ * stages.
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * zkpipe bench ntt | msm: median times of the Fr NTT and of G1/G2 MSMs on
  * the GPU (data resident, made on the device) or, when there is no GPU or
  * --backend cpu is given, on the CPU backend. Each size is warmed up first;
- * the line for a size gives the median, the floor from DESIGN.md §8 scaled
+ * the line for a size gives the median, the floor of one H200 scaled
  * to the size, and the fraction of the floor reached (floor / median).
  * A CSV line `RESULT,...` per size makes the output easy to collect.
  */
@@ -43,7 +43,7 @@ static const char ntt_help[] =
     "                      them (the prover's transforms; 64 bytes an element)\n"
     "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
     "                      them (default auto), or off\n"
-    "Floor: 30 ms for 2^27 (DESIGN.md §8: multiplies on one H200), scaled by n log n.\n";
+    "Floor: 30 ms for 2^27 (the field products one H200 does), scaled by n log n.\n";
 
 static const char msm_help[] =
     "usage: zkpipe bench msm [options]\n"
@@ -61,7 +61,7 @@ static const char msm_help[] =
     "                      timed apart; C-bit windows into one bucket set (2..22)\n"
     "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
     "                      them (default auto), or off\n"
-    "Floor: G1 2^26 in 0.28 s with XYZZ buckets (DESIGN.md §8), scaled by n;\n"
+    "Floor: G1 2^26 in 0.28 s with XYZZ buckets, scaled by n;\n"
     "G2 three times G1 (an Fp2 product is three Fp products).\n";
 
 /* The same as zp__cli_wants_help, kept local so that bench/gpu.sh can link

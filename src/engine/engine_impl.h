@@ -8,7 +8,7 @@
  *    Each of a GPU's K partition slots (gpu_worker.c) is a worker too (lane
  *    "gpu0/1"): a thread that takes a partition only while its slot is
  *    admitted (the arena holds its working set next to the resident keys,
- *    DESIGN.md §3), enqueues the device stages on the slot's own stream,
+ *    docs/gpu-memory.md), enqueues the device stages on the slot's own stream,
  *    waits on that stream only, finishes the proof and hands it to the
  *    pool. zp__eng_stage records every stage for the trace.
  *  - the CPU pool ("verify" threads): verifies each proof before the job

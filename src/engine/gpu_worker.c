@@ -1,5 +1,5 @@
 /*
- * GPU slot workers and the device tier of keys (DESIGN.md §3).
+ * GPU slot workers and the device tier of keys (docs/gpu-memory.md).
  *
  * Each GPU of the engine has one arena, taken when the engine opens
  * (zp__gpus_open); nothing is allocated on the device afterwards. Keys
@@ -402,7 +402,7 @@ typedef struct gpu_run {
 } gpu_run;
 
 /*
- * The partition a slot takes while it still runs one (DESIGN.md §3 rule 4):
+ * The partition a slot takes while it still runs one (docs/gpu-memory.md):
  * taken during that one's h stage, its witness loaded into the slot's
  * pinned buffer then, and sent into the slot by the copy stream while that
  * one's B1 and B2 MSMs run, so that its own eval stage finds it there.

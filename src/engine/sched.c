@@ -32,7 +32,7 @@ static void worker_idle(zp_engine *e, zp__worker *w, bool count)
     w->done += count;
 }
 
-/* Admission (DESIGN.md §3): a GPU slot takes work only while its GPU has
+/* Admission (docs/gpu-memory.md): a GPU slot takes work only while its GPU has
  * room for its working set (e->mu held). */
 static bool admitted(const zp_engine *e, const zp__worker *w)
 {

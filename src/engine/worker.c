@@ -1,6 +1,6 @@
 /*
  * The CPU proving worker: takes one partition at a time and runs the
- * stages of DESIGN.md §2 with the CPU backend (groth16.h), recording each
+ * stages of docs/architecture.md with the CPU backend (groth16.h), recording each
  * stage. Between stages it looks whether the job was cancelled, so a
  * cancelled job frees its worker at the next stage boundary.
  */

@@ -1,6 +1,6 @@
 /*
  * The GPU prover in two parts, so that one device can hold several keys and
- * prove several partitions at once (DESIGN.md §3):
+ * prove several partitions at once (docs/gpu-memory.md):
  *
  *  - zp__g16_dkey: a proving key resident in a device's arena: the five
  *    point arrays, the A and B matrices and the density maps. Made once,
@@ -212,7 +212,7 @@ zp_err zp__g16_slot_sums(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                          zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);
 
 /*
- * zp__g16_slot_sums with the next partition's witness sent ahead (DESIGN.md
+ * zp__g16_slot_sums with the next partition's witness sent ahead (docs/architecture.md
  * §3 rule 4). next (may be NULL) runs on the calling thread with phase
  * ZP_G16_NEXT_H while the device runs h, after this witness went up (the
  * slot's pinned buffer is free again); it returns the next witness (same

@@ -2,7 +2,7 @@
  * The Groth16 prover (stage by stage), verifier, test-key setup and the
  * 192-byte proof encoding. Internal to libzkpipe (zp__ names).
  *
- * The prover is split into the stages of DESIGN.md §2 so that another
+ * The prover is split into the stages of docs/architecture.md so that another
  * backend (the GPU) can implement one stage and be compared with this one
  * value for value:
  *

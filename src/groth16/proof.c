@@ -1,7 +1,7 @@
 /*
  * bellperson's 192-byte proof: A (G1, 48) ‖ B (G2, 96) ‖ C (G1, 48), zcash
  * compressed, and the multi-partition form, k proofs concatenated in
- * partition order with no header (FORMATS.md §3). bellperson's reader
+ * partition order with no header (docs/formats.md, bellperson and Filecoin). bellperson's reader
  * refuses the point at infinity, so the writer refuses it too: a proof
  * zkpipe writes is always one that a reader accepts.
  */

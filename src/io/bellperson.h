@@ -1,5 +1,5 @@
 /*
- * bellperson / Filecoin Groth16 parameter files (FORMATS.md §3): `.params`
+ * bellperson / Filecoin Groth16 parameter files (docs/formats.md, bellperson and Filecoin): `.params`
  * (a proving key) and `.vk` (its verifying key), both in bellperson's exact
  * layout: points uncompressed in the zcash encoding, counts u32 big-endian.
  *

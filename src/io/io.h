@@ -1,5 +1,5 @@
 /*
- * File formats zkpipe reads and writes (FORMATS.md §4, §5): the iden3
+ * File formats zkpipe reads and writes (docs/formats.md, circom and snarkjs): the iden3
  * binary container (.r1cs, .wtns, .zkey), snarkjs JSON (proof, public
  * signals, verifying key), a small strict JSON parser, and the file helpers
  * under them (bounded reads, mmap, atomic writes).

@@ -3,7 +3,7 @@
  * came from (.zkey, bellperson .params, .zpk, or setup). Points are affine
  * Montgomery form; infinity is all zero.
  *
- * The H query has two conventions (FORMATS.md §3, §4):
+ * The H query has two conventions (docs/formats.md, Two conventions):
  *  - ZP_H_COSET (snarkjs): h_j = a'_j b'_j - c'_j evaluated on the odd coset,
  *    no division by Z; H has domain_size points.
  *  - ZP_H_TAU (bellperson): h = coefficients of (ab - c)/Z via seven NTTs

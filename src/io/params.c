@@ -1,5 +1,5 @@
 /*
- * bellperson .params and .vk readers (FORMATS.md §3, bellperson.h).
+ * bellperson .params and .vk readers (docs/formats.md, bellperson and Filecoin, bellperson.h).
  *
  * Reading is two passes. The first walks the layout: it reads each u32
  * big-endian count and bounds it by the bytes left, so every offset is

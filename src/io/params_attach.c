@@ -1,7 +1,7 @@
 /*
  * The part of a bellperson key that is not in its .params file: the
  * constraint matrices and the density maps, which follow from the circuit
- * (FORMATS.md §3). bellperson's prover appends one row input_i · 0 = 0 per
+ * (docs/formats.md, bellperson and Filecoin). bellperson's prover appends one row input_i · 0 = 0 per
  * input (ONE included) after the circuit's rows, so every input occurs in
  * A; its key generator then drops the A and B points at infinity, i.e. of
  * the variables that occur in no row of A (or B). The density maps are

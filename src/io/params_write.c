@@ -1,5 +1,5 @@
 /*
- * bellperson .params and .vk writers (FORMATS.md §3): the exact layout
+ * bellperson .params and .vk writers (docs/formats.md, bellperson and Filecoin): the exact layout
  * bellperson reads, written atomically. Points are encoded (Montgomery to
  * big-endian zcash bytes) in parallel, a block at a time, so a file of
  * hundreds of millions of points does not need a second copy in memory.

@@ -1,6 +1,6 @@
 /*
  * snarkjs Groth16 proving keys (.zkey, version 1) for BLS12-381 into a
- * zp__pk (FORMATS.md §4). Every section size is checked against the counts
+ * zp__pk (docs/formats.md, circom and snarkjs). Every section size is checked against the counts
  * of section 2 before anything is allocated, so a hostile count fails as
  * ZP_E_FORMAT instead of asking for a huge block. Every point is checked:
  * coordinates below q, on the curve, in the prime-order subgroup.

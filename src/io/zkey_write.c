@@ -1,5 +1,5 @@
 /*
- * Writes a zp__pk as a snarkjs Groth16 .zkey (FORMATS.md §4). Sections 1-9
+ * Writes a zp__pk as a snarkjs Groth16 .zkey (docs/formats.md, circom and snarkjs). Sections 1-9
  * come out byte for byte as snarkjs writes them for the same key; section
  * 10 (circuit hash and contributions, unused by provers) holds a zero hash
  * and no contributions.

@@ -1,5 +1,5 @@
 /*
- * The native proving-key file, .zpk (DESIGN.md §5), and its checksum.
+ * The native proving-key file, .zpk (docs/formats.md), and its checksum.
  *
  * A .zpk is written once, after full validation, by `zkpipe import` or
  * `zkpipe setup`; loading it is a mapping and a checksum, not a parse. The

@@ -1,5 +1,5 @@
 /*
- * zcash/IETF point encoding (FORMATS.md §2), shared by bellperson, blst,
+ * zcash/IETF point encoding (docs/formats.md, Constants and point encoding), shared by bellperson, blst,
  * zkcrypto and noble. Byte 0 of x carries three flags: 0x80 compressed,
  * 0x40 infinity, 0x20 (compressed only) y is the lexicographically larger
  * root. Fp2 coordinates are written c1 first, then c0.

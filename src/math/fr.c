@@ -26,7 +26,7 @@ const zp_fr ZP_FR_MODULUS = {{0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
 #define ZP__M (&fr_mont)
 #include "field_impl.h"
 
-/* Roots of unity of order 2^32 in plain form (FORMATS.md §1). */
+/* Roots of unity of order 2^32 in plain form (docs/formats.md, Constants and point encoding). */
 static const zp_fr root5_plain = {{0x1b788f500b912f1fULL, 0xc4024ff270b3e094ULL,
                                    0x0fd56dc8d168d6c0ULL, 0x0212d79e5b416b6fULL}};
 static const zp_fr root7_plain = {{0x3829971f439f0d2bULL, 0xb63683508c2280b9ULL,

@@ -1,5 +1,5 @@
 /*
- * Synthetic circuits "synth:NAME:LOG2" (DESIGN.md §6): a satisfiable R1CS of
+ * Synthetic circuits "synth:NAME:LOG2" (docs/architecture.md, Synthetic circuits): a satisfiable R1CS of
  * a given shape and fresh satisfying witnesses, for tests and benchmarks.
  *
  *  porep  the shape of one 32 GiB PoRep partition at LOG2 = 27: 130,278,869

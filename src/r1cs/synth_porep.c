@@ -15,7 +15,7 @@
  * random constants, s = c + sum M_i v_i (one row, B = 1), and raises s to
  * the fifth power: s*s = x2, x2*x2 = x4, x4*s = x5; x5 joins the lane.
  *
- * The gadget counts at LOG2 = 27 solve the statistics of DESIGN.md §6:
+ * The gadget counts at LOG2 = 27 solve the statistics of docs/architecture.md, Synthetic circuits:
  * rows, aux count, nnz of A and C, the share of aux in A (only AND outputs
  * and the last value of each lane are not) and in B (bits, s and x2), with
  * nnz B = one per row; the share of 0/1 values (~90 %) then follows.
@@ -35,7 +35,7 @@
 #define TAG_LANE_CIRCUIT 0x6c616e63ULL
 #define TAG_BLOCK_WITNESS 0x626c6b77ULL
 
-/* The counts at LOG2 = 27 (DESIGN.md §6) and the mixing width. */
+/* The counts at LOG2 = 27 (docs/architecture.md, Synthetic circuits) and the mixing width. */
 #define M27 130278869ULL
 #define WORDS27 652910ULL    /* blocks = packed words */
 #define STEPS27 3132728ULL   /* x^5 steps of the dense tail (4 rows each) */

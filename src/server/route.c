@@ -1,4 +1,4 @@
-/* The route table of the daemon (DESIGN.md §7). */
+/* The route table of the daemon (docs/engine.md, The daemon). */
 #include <string.h>
 
 #include "server/server.h"

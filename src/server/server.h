@@ -1,5 +1,5 @@
 /*
- * The zkpipe daemon's HTTP layer (DESIGN.md §7): HTTP/1.1 + JSON over a unix
+ * The zkpipe daemon's HTTP layer (docs/engine.md, The daemon): HTTP/1.1 + JSON over a unix
  * socket or TCP, on libmicrohttpd with one thread per connection, in front
  * of one zp_engine. Internal: libzkpipe_server, which the zkpipe program
  * links (built only when libmicrohttpd and cJSON are present; the program

@@ -289,7 +289,7 @@ function scalarList() {
   return ks;
 }
 
-// Encoding built by hand from the flag rules of FORMATS.md §2, so that a bad
+// Encoding built by hand from the flag rules of docs/formats.md, Constants and point encoding, so that a bad
 // encoding can be assembled from parts that noble's encoder would refuse.
 function enc(xHexParts, yHexParts, { compressed = false, infinity = false, sort = false } = {}) {
   const b = Buffer.from(xHexParts.join('') + (compressed ? '' : yHexParts.join('')), 'hex');

@@ -1,6 +1,6 @@
 // Readers for the iden3 binary containers (.zkey, .wtns, .r1cs) and the
 // scalar-field arithmetic the interop scripts need. Plain BigInt, written
-// from FORMATS.md §4; nothing here comes from snarkjs or ffjavascript, so the
+// from docs/formats.md, circom and snarkjs; nothing here comes from snarkjs or ffjavascript, so the
 // scripts built on it are an independent check of zkpipe and of snarkjs.
 import { readFileSync } from 'node:fs';
 
@@ -171,7 +171,7 @@ export function readZkey(path) {
     const e = 4 + i * 44;
     const matrix = cs.readUInt32LE(e), row = cs.readUInt32LE(e + 4), signal = cs.readUInt32LE(e + 8);
     if (matrix > 1 || row >= domainSize || signal >= nVars) throw new Error(`${path}: coefficient ${i} out of range`);
-    // Stored as c·R², so c = v·R⁻² (FORMATS.md §4).
+    // Stored as c·R², so c = v·R⁻² (docs/formats.md, circom and snarkjs).
     coefs.push({ matrix, row, signal, value: (leInt(cs, e + 12, 32) * RINV_FR2) % R });
   }
   const g1s = (id, n) => {

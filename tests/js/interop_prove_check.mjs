@@ -5,7 +5,7 @@
 //
 // DIR holds circuit.zkey, w.wtns, vk.json, public.json and stages.txt.
 // The proof is assembled with @noble/curves from the key's points, the
-// witness and the h values of stages.txt (FORMATS.md §4, step 4):
+// witness and the h values of stages.txt (docs/formats.md, circom and snarkjs):
 //   π_A = α₁ + Σ wᵢAᵢ + r·δ₁        π_B = β₂ + Σ wᵢB2ᵢ + s·δ₂
 //   B′  = β₁ + Σ wᵢB1ᵢ + s·δ₁
 //   π_C = Σ_{i>nPublic} wᵢCᵢ + Σ hⱼHⱼ + s·π_A + r·B′ − r·s·δ₁
