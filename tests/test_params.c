@@ -727,8 +727,8 @@ static void test_bellperson_roundtrip(void)
     CHECK_MEM(&p1, &p4, sizeof p1);
     zp__pk_free(&mapped);
 
-    if (out)
-        export_for_js(out, &p1, bytes, &vk, pub, fx.cs.n_public);
+    if (bp_out)
+        export_for_js(bp_out, &p1, bytes, &vk, pub, fx.cs.n_public);
     zp__vk_free(&vk);
     zp__pk_free(&pk);
     zp__r1cs_free(&cs);
