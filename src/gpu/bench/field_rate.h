@@ -7,6 +7,10 @@
 
 #include "gpu/gpu.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The product rate of the device field code: independent products per
  * second over the whole GPU (field_rate.cu), the ceiling of the MSM and NTT
  * kernels. op: one of the ZP_GPU_RATE_ values (an Fp2 product counts
@@ -15,5 +19,9 @@ enum { ZP_GPU_RATE_FP_MUL, ZP_GPU_RATE_FP_SQR, ZP_GPU_RATE_FR_MUL, ZP_GPU_RATE_F
        ZP_GPU_RATE_COUNT };
 uint64_t zp__gpu_field_rate_bytes(void);
 zp_err zp__gpu_field_rate(zp__gpu_stream *s, zp__gpu_buf scratch, int op, double *per_s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
