@@ -52,6 +52,12 @@ typedef struct zp__g16_gpu_opts {
      * whatever the plan chose, when below the parts; ZP_G16_HEAD_PLANNED
      * (default): the plan's. */
     unsigned upload_head;
+    /* The MSMs' size thresholds (zp__gpu_msm_opts_default): the device
+     * zp__g16_gpu_open opens takes them (zp__gpu_config.msm), and the slot
+     * sizes (zp__g16_slot_bytes, _pre, _within) assume a device with them.
+     * A slot opened on a device sizes by that device's own. Tests lower
+     * them to run the paths of large MSMs at their sizes. */
+    zp__gpu_msm_opts msm;
 } zp__g16_gpu_opts;
 
 void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o);
@@ -159,7 +165,9 @@ typedef struct zp__g16_slot zp__g16_slot;
  * opened with o, and the least it opens with: without the room for the G1
  * MSMs' batch-affine round when the arena lacks it (the same for shapes
  * below 2^21 points). The sizes assume a device that takes the H table
- * (zp__g16_h_pre_on); a slot opened on one that does not leaves it out. */
+ * (zp__g16_h_pre_on); a slot opened on one that does not leaves it out.
+ * They assume a device with o's MSM options (zp__g16_slot_bytes_min: the
+ * default ones). */
 uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o);
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk);
 /* The least a slot of pk's shape takes with room for the MSM over an H

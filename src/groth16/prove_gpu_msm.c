@@ -64,7 +64,8 @@ static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     const zp__pk *pk = k->pk;
     const zp__gpu_buf sc = scratch_after_h(s);
-    const uint64_t need = k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre(pk->n_h, k->h_pre_c) : 0;
+    const uint64_t need =
+        k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre_opts(&s->msm, pk->n_h, k->h_pre_c) : 0;
     s->took_pre = need && need <= sc.bytes;
     if (s->took_pre)
         return zp__gpu_msm_g1_pre(s->stream, out, k->h_pre.ptr, k->h_pre_c, s->work.ptr, pk->n_h,

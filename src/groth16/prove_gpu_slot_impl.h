@@ -11,6 +11,7 @@
 struct zp__g16_slot {
     zp__gpu *dev;
     zp__g16_gpu_opts opts;                  /* those it was opened with */
+    zp__gpu_msm_opts msm;                   /* its device's, which it is sized by */
     unsigned windows;                       /* G1 windows a pass it has room for */
     zp__gpu_stream *stream;                 /* eval, h, and the MSMs after h */
     /* The next partition's witness goes up on copy_stream while this one's
