@@ -250,6 +250,18 @@ bool zp__g16_slot_took_pre(const zp__g16_slot *s);
 /* Whether the slot runs the MSMs over the witness beside h (its room
  * above a, b and c holds them, and its options ask for it). */
 bool zp__g16_slot_beside(const zp__g16_slot *s);
+/* The slot's MSMs since it opened (a chunk of a long one counts as one):
+ * all of them, those whose dense part went through the batch-affine
+ * rounds, those whose ones went through them after such a dense part, and
+ * those whose ones went through them first, beside a dense part without
+ * them (zp__gpu_msm_last_affine, zp__gpu_msm_last_ones_affine). Tests check
+ * that the MSM options that force a path (zp__g16_gpu_opts.msm) took it. */
+typedef struct zp__g16_msm_paths {
+    uint64_t msms, affine, ones_after, ones_first;
+} zp__g16_msm_paths;
+void zp__g16_slot_msm_paths(const zp__g16_slot *s, zp__g16_msm_paths *out);
+/* The slot of a zp__g16_gpu (tests). */
+zp__g16_slot *zp__g16_gpu_slot(zp__g16_gpu *g);
 /* Whether the last eval sent the witness in parts and summed L over some
  * (zp__g16_parts_wanted; a key's first witness in a slot is summed part by
  * part to learn the plan). */

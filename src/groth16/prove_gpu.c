@@ -85,6 +85,8 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
     return ZP_OK;
 }
 
+zp__g16_slot *zp__g16_gpu_slot(zp__g16_gpu *g) { return g->slot; }
+
 /* ------------------------------------------------------------- stages */
 
 zp_err zp__g16_gpu_eval(zp__g16_gpu *g, const zp_fr *w)
