@@ -162,7 +162,7 @@ static void test_within(void)
  * of their own, change nothing; the least size stays the default one. */
 static void test_msm_opts(void)
 {
-    zp__g16_gpu_opts d = with_h_table(ZP_GPU_H_TABLE_OFF), aff = d, ones = d;
+    zp__g16_gpu_opts d = with_h_table(ZP_GPU_H_TABLE_AUTO), aff = d, ones = d;
     aff.msm.g1_affine_from = aff.msm.g1_affine_from_shared = aff.msm.g2_affine_from = 1;
     aff.msm.affine_min_entries = 1;
     ones.msm.g1_ones_affine_from = ones.msm.g2_ones_affine_from = 2;
