@@ -6,7 +6,7 @@
  * smaller by the round's extra scratch (about 2 GiB at two windows a
  * pass); the size within a share of the arena grows with the share; the
  * H table's automatic windows by size, and the room a slot makes for its
- * MSM. A build without CUDA sizes no MSM scratch: there the checks that
+ * MSM; the sizes follow the options' MSM thresholds. A build without CUDA sizes no MSM scratch: there the checks that
  * need one are skipped.
  */
 #include <stdio.h>
@@ -156,11 +156,33 @@ static void test_within(void)
     CHECK(zp__g16_slot_bytes_within(&small, big, &after) == dflt);
 }
 
+/* The sizes assume a device with o's MSM options: the defaults spelled out
+ * size as NULL does; the affine rounds forced at every size add their
+ * layout where it is the largest; the ones' thresholds, which need no room
+ * of their own, change nothing; the least size stays the default one. */
+static void test_msm_opts(void)
+{
+    zp__g16_gpu_opts d = with_h_table(ZP_GPU_H_TABLE_AUTO), aff = d, ones = d;
+    aff.msm.g1_affine_from = aff.msm.g1_affine_from_shared = aff.msm.g2_affine_from = 1;
+    aff.msm.affine_min_entries = 1;
+    ones.msm.g1_ones_affine_from = ones.msm.g2_ones_affine_from = 2;
+    for (unsigned lg = 10; lg <= 20; lg += 5) {
+        zp__pk pk = slot_shape(lg, ((uint64_t)1 << lg) - 5);
+        const uint64_t b = zp__g16_slot_bytes(&pk, &d);
+        CHECK(b == zp__g16_slot_bytes(&pk, NULL));
+        CHECK(zp__g16_slot_bytes(&pk, &aff) >= b);
+        CHECK(zp__g16_slot_bytes(&pk, &ones) == b);
+        CHECK(zp__g16_slot_bytes_within(&pk, (uint64_t)1 << 40, &d) ==
+              zp__g16_slot_bytes_within(&pk, (uint64_t)1 << 40, NULL));
+    }
+}
+
 int main(void)
 {
     RUN(test_within);
     RUN(test_small_shapes);
     RUN(test_porep27);
     RUN(test_h_pre_auto);
+    RUN(test_msm_opts);
     return FINISH();
 }

@@ -156,6 +156,8 @@ extern "C" void zp__gpu_slots_add(zp__gpu *g, int d)
 }
 extern "C" int zp__gpu_slots(zp__gpu *g) { return __atomic_load_n(&g->slots, __ATOMIC_RELAXED); }
 
+extern "C" void zp__gpu_get_msm_opts(const zp__gpu *g, zp__gpu_msm_opts *out) { *out = g->msm; }
+
 extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
 {
     memset(out, 0, sizeof *out);

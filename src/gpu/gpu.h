@@ -108,6 +108,8 @@ typedef struct zp__gpu_info {
     uint64_t arena_bytes, arena_used, arena_largest_free;
 } zp__gpu_info;
 void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out);
+/* The MSM options g was opened with (zp__gpu_config.msm). */
+void zp__gpu_get_msm_opts(const zp__gpu *g, zp__gpu_msm_opts *out);
 
 /* Carves bytes from the arena (256-byte aligned). ZP_E_GPU_OOM when it does
  * not fit. Free on the host side only once the device no longer uses it. */
@@ -286,6 +288,13 @@ uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows
 uint64_t zp__gpu_msm_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
                                         unsigned windows, bool best);
 uint64_t zp__gpu_msm_scratch_bytes_pre_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c);
+/* zp__gpu_msm_scratch_bytes_affine and _nosplit under o: the affine
+ * round's layout from o's thresholds on (a prover slot sizes its scratch
+ * by its device's options, zp__gpu_get_msm_opts). */
+uint64_t zp__gpu_msm_scratch_bytes_affine_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
+                                               unsigned windows);
+uint64_t zp__gpu_msm_scratch_bytes_nosplit_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
+                                                unsigned windows);
 
 /*
  * G1 MSMs over precomputed bases, for points that stay (a resident key, a

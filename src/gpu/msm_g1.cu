@@ -78,10 +78,15 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_pass(uint64_t n, bool g2, unsigned
     return scratch_for(default_opts(), n, xyzz_bytes_of(g2), windows, UINT64_MAX);
 }
 
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_affine_opts(const zp__gpu_msm_opts *o, uint64_t n,
+                                                          bool g2, unsigned windows)
+{
+    return scratch_for(o, n, xyzz_bytes_of(g2), windows, affine_from_g(o, g2));
+}
+
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_affine(uint64_t n, bool g2, unsigned windows)
 {
-    const zp__gpu_msm_opts *o = default_opts();
-    return scratch_for(o, n, xyzz_bytes_of(g2), windows, affine_from_g(o, g2));
+    return zp__gpu_msm_scratch_bytes_affine_opts(default_opts(), n, g2, windows);
 }
 
 extern "C" uint64_t zp__gpu_msm_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
@@ -91,9 +96,9 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_opts(const zp__gpu_msm_opts *o, ui
                        best ? affine_from_g(o, g2) : UINT64_MAX);
 }
 
-extern "C" uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows)
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_nosplit_opts(const zp__gpu_msm_opts *o, uint64_t n,
+                                                           bool g2, unsigned windows)
 {
-    const zp__gpu_msm_opts *o = default_opts();
     const size_t xb = xyzz_bytes_of(g2);
     msm_layout l;
     plan(&l, o, n, n, xb, windows, false, false);
@@ -104,6 +109,11 @@ extern "C" uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsig
             best = l.total;
     }
     return best;
+}
+
+extern "C" uint64_t zp__gpu_msm_scratch_bytes_nosplit(uint64_t n, bool g2, unsigned windows)
+{
+    return zp__gpu_msm_scratch_bytes_nosplit_opts(default_opts(), n, g2, windows);
 }
 
 extern "C" void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,

@@ -31,6 +31,11 @@ bool zp__gpu_healthy(const zp__gpu *g) { (void)g; return false; }
 void zp__gpu_slots_add(zp__gpu *g, int d) { (void)g; (void)d; }
 int zp__gpu_slots(zp__gpu *g) { (void)g; return 0; }
 void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out) { (void)g; memset(out, 0, sizeof *out); }
+void zp__gpu_get_msm_opts(const zp__gpu *g, zp__gpu_msm_opts *out)
+{
+    (void)g;
+    zp__gpu_msm_opts_default(out);
+}
 
 zp_err zp__gpu_alloc(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes)
 {
@@ -258,6 +263,20 @@ uint64_t zp__gpu_msm_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, b
 uint64_t zp__gpu_msm_scratch_bytes_pre_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c)
 {
     (void)o; (void)n; (void)c;
+    return 0;
+}
+
+uint64_t zp__gpu_msm_scratch_bytes_affine_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
+                                               unsigned windows)
+{
+    (void)o; (void)n; (void)g2; (void)windows;
+    return 0;
+}
+
+uint64_t zp__gpu_msm_scratch_bytes_nosplit_opts(const zp__gpu_msm_opts *o, uint64_t n, bool g2,
+                                                unsigned windows)
+{
+    (void)o; (void)n; (void)g2; (void)windows;
     return 0;
 }
 

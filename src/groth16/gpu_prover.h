@@ -52,6 +52,12 @@ typedef struct zp__g16_gpu_opts {
      * whatever the plan chose, when below the parts; ZP_G16_HEAD_PLANNED
      * (default): the plan's. */
     unsigned upload_head;
+    /* The MSMs' size thresholds (zp__gpu_msm_opts_default): the device
+     * zp__g16_gpu_open opens takes them (zp__gpu_config.msm), and the slot
+     * sizes (zp__g16_slot_bytes, _pre, _within) assume a device with them.
+     * A slot opened on a device sizes by that device's own. Tests lower
+     * them to run the paths of large MSMs at their sizes. */
+    zp__gpu_msm_opts msm;
 } zp__g16_gpu_opts;
 
 void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o);
@@ -159,7 +165,9 @@ typedef struct zp__g16_slot zp__g16_slot;
  * opened with o, and the least it opens with: without the room for the G1
  * MSMs' batch-affine round when the arena lacks it (the same for shapes
  * below 2^21 points). The sizes assume a device that takes the H table
- * (zp__g16_h_pre_on); a slot opened on one that does not leaves it out. */
+ * (zp__g16_h_pre_on); a slot opened on one that does not leaves it out.
+ * They assume a device with o's MSM options (zp__g16_slot_bytes_min: the
+ * default ones). */
 uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o);
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk);
 /* The least a slot of pk's shape takes with room for the MSM over an H
@@ -242,6 +250,18 @@ bool zp__g16_slot_took_pre(const zp__g16_slot *s);
 /* Whether the slot runs the MSMs over the witness beside h (its room
  * above a, b and c holds them, and its options ask for it). */
 bool zp__g16_slot_beside(const zp__g16_slot *s);
+/* The slot's MSMs since it opened (a chunk of a long one counts as one):
+ * all of them, those whose dense part went through the batch-affine
+ * rounds, those whose ones went through them after such a dense part, and
+ * those whose ones went through them first, beside a dense part without
+ * them (zp__gpu_msm_last_affine, zp__gpu_msm_last_ones_affine). Tests check
+ * that the MSM options that force a path (zp__g16_gpu_opts.msm) took it. */
+typedef struct zp__g16_msm_paths {
+    uint64_t msms, affine, ones_after, ones_first;
+} zp__g16_msm_paths;
+void zp__g16_slot_msm_paths(const zp__g16_slot *s, zp__g16_msm_paths *out);
+/* The slot of a zp__g16_gpu (tests). */
+zp__g16_slot *zp__g16_gpu_slot(zp__g16_gpu *g);
 /* Whether the last eval sent the witness in parts and summed L over some
  * (zp__g16_parts_wanted; a key's first witness in a slot is summed part by
  * part to learn the plan). */

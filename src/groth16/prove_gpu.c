@@ -56,6 +56,7 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
     zp__gpu_config cfg;
     zp__gpu_config_default(&cfg);
     cfg.device = device;
+    cfg.msm = zp__g16_gpu_opts_of(o).msm;
     e = zp__gpu_open(&g->dev, &cfg);
     if (!e)
         e = zp__gpu_stream_open(g->dev, &g->s);
@@ -83,6 +84,8 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
     *out = g;
     return ZP_OK;
 }
+
+zp__g16_slot *zp__g16_gpu_slot(zp__g16_gpu *g) { return g->slot; }
 
 /* ------------------------------------------------------------- stages */
 

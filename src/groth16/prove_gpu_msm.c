@@ -16,6 +16,18 @@ static zp__gpu_buf scratch_after_h(const zp__g16_slot *s)
     return b;
 }
 
+void zp__g16_slot_count_msm(zp__g16_slot *s, const zp__gpu_stream *st)
+{
+    const bool affine = zp__gpu_msm_last_affine(st);
+    const bool ones = zp__gpu_msm_last_ones_affine(st);
+    s->paths.msms++;
+    s->paths.affine += affine;
+    s->paths.ones_after += ones && affine;
+    s->paths.ones_first += ones && !affine;
+}
+
+void zp__g16_slot_msm_paths(const zp__g16_slot *s, zp__g16_msm_paths *out) { *out = s->paths; }
+
 /* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the
  * slot's MSM scratch, zp__g16_chunk_points(false) points at a time, without
  * the 0/1 split (zp__gpu_msm_g1_nosplit): for the H MSM, whose scalars are
@@ -32,6 +44,7 @@ static zp_err msm_g1_nosplit(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf 
                                           min_u64(n - off, chunk), s->msm_scratch);
         if (e)
             return e;
+        zp__g16_slot_count_msm(s, s->msm_stream);
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
@@ -51,6 +64,7 @@ zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine
             zp__gpu_msm_g1_w(s->msm_stream, &part, p + (off - from), &sc, len, s->msm_scratch);
         if (e)
             return e;
+        zp__g16_slot_count_msm(s, s->msm_stream);
         zp_g1_jac_add(&sum, out, &part);
         *out = sum;
     }
@@ -64,12 +78,16 @@ static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     const zp__pk *pk = k->pk;
     const zp__gpu_buf sc = scratch_after_h(s);
-    const uint64_t need = k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre(pk->n_h, k->h_pre_c) : 0;
+    const uint64_t need =
+        k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre_opts(&s->msm, pk->n_h, k->h_pre_c) : 0;
     s->took_pre = need && need <= sc.bytes;
-    if (s->took_pre)
-        return zp__gpu_msm_g1_pre(s->stream, out, k->h_pre.ptr, k->h_pre_c, s->work.ptr, pk->n_h,
-                                  sc);
-    return msm_g1_nosplit(s, out, &k->p_h, s->work.ptr, pk->n_h);
+    if (!s->took_pre)
+        return msm_g1_nosplit(s, out, &k->p_h, s->work.ptr, pk->n_h);
+    zp_err e =
+        zp__gpu_msm_g1_pre(s->stream, out, k->h_pre.ptr, k->h_pre_c, s->work.ptr, pk->n_h, sc);
+    if (!e)
+        zp__g16_slot_count_msm(s, s->stream);
+    return e;
 }
 
 /* The L MSM: over all of w's L scalars, or what eval's zp__g16_parts_put
@@ -90,7 +108,10 @@ static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     zp_fr *sc = s->gather;
     if (pk->n_a <= zp__g16_chunk_points(false)) {
         const zp__gpu_wsc ws = {s->witness.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
-        return zp__gpu_msm_g1_w(s->msm_stream, out, k->p_a.ptr, &ws, pk->n_a, s->msm_scratch);
+        zp_err e = zp__gpu_msm_g1_w(s->msm_stream, out, k->p_a.ptr, &ws, pk->n_a, s->msm_scratch);
+        if (!e && pk->n_a) /* none ran for none */
+            zp__g16_slot_count_msm(s, s->msm_stream);
+        return e;
     }
     zp_err e = zp__gpu_fr_gather(s->msm_stream, sc, s->witness.ptr, pk->n_vars, k->a_words.ptr,
                                  k->a_rank.ptr);
@@ -113,6 +134,7 @@ static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, cons
         zp_err e = zp__gpu_msm_g2_w(s->msm_stream, &part, pts + off, &ws, len, s->msm_scratch);
         if (e)
             return e;
+        zp__g16_slot_count_msm(s, s->msm_stream);
         zp_g2_jac_add(&sum, out, &part);
         *out = sum;
     }

@@ -25,6 +25,7 @@ void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o)
     o->beside_h = true;
     o->upload_parts = ZP_G16_PARTS_AUTO;
     o->upload_head = ZP_G16_HEAD_PLANNED;
+    zp__gpu_msm_opts_default(&o->msm);
 }
 
 zp__g16_gpu_opts zp__g16_gpu_opts_of(const zp__g16_gpu_opts *o)

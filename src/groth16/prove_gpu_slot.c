@@ -87,16 +87,21 @@ typedef struct slot_plan {
 
 /* aw: G1 windows a pass of the affine round to make room for; 0 none (the
  * lean size, what a slot opens with when the arena has no more). split:
- * with room for the 0/1 split's arrays. */
-static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
+ * with room for the 0/1 split's arrays. mo: the MSM options of the device
+ * (zp__gpu_config.msm), whose thresholds say where the affine round runs
+ * and with which layout: a slot on a device whose tests lower them sizes
+ * for the round at their sizes as a default one does at full size. */
+static uint64_t msm_bytes(const zp__gpu_msm_opts *mo, uint64_t count, bool g2, unsigned aw,
+                          bool split)
 {
     count = max_u64(count, 1);
     uint64_t chunk = min_u64(count, zp__g16_chunk_points(g2));
-    uint64_t b = max_u64(zp__gpu_msm_scratch_bytes(min_u64(count, ZP_G16_MSM_BUDGET), g2),
-                         zp__gpu_msm_scratch_bytes_pass(chunk, g2, 1));
+    uint64_t b = max_u64(zp__gpu_msm_scratch_bytes_opts(mo, min_u64(count, ZP_G16_MSM_BUDGET), g2,
+                                                        0, false),
+                         zp__gpu_msm_scratch_bytes_opts(mo, chunk, g2, 1, false));
     if (!g2 && aw)
-        b = max_u64(b, split ? zp__gpu_msm_scratch_bytes_affine(chunk, false, aw)
-                             : zp__gpu_msm_scratch_bytes_nosplit(chunk, false, aw));
+        b = max_u64(b, split ? zp__gpu_msm_scratch_bytes_affine_opts(mo, chunk, false, aw)
+                             : zp__gpu_msm_scratch_bytes_nosplit_opts(mo, chunk, false, aw));
     return b;
 }
 
@@ -107,21 +112,23 @@ static uint64_t msm_bytes(uint64_t count, bool g2, unsigned aw, bool split)
  * two passes instead of three); the split MSMs (A, B1, L) are sized for at
  * most the default windows and take more where the scratch holds them (in
  * porep-like circuits few of their scalars are dense). */
-static uint64_t g1_bytes(const zp__pk *pk, unsigned aw)
+static uint64_t g1_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw)
 {
     uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
-    return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_h, false, aw, false));
+    return max_u64(msm_bytes(mo, split, false, sw, true),
+                   msm_bytes(mo, pk->n_h, false, aw, false));
 }
 
 /* pre_c: with room for the MSM over the key's H table of pre_c-bit
  * windows (0: none). */
-static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, unsigned pre_c)
+static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
+                 unsigned pre_c)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
-    uint64_t sc = max_u64(g1_bytes(pk, aw), msm_bytes(pk->n_b, true, aw, true));
+    uint64_t sc = max_u64(g1_bytes(mo, pk, aw), msm_bytes(mo, pk->n_b, true, aw, true));
     if (pre_c)
-        sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre(max_u64(pk->n_h, 1), pre_c));
+        sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
     p->witness = rnd((uint64_t)pk->n_vars * fr);
     p->scratch_off = rnd(n * fr);
@@ -131,21 +138,22 @@ static void plan(slot_plan *p, const zp__pk *pk, unsigned aw, unsigned pre_c)
 
 static uint64_t plan_total(const slot_plan *p) { return p->witness + p->work + p->ab_scalars; }
 
-static uint64_t plan_bytes(const zp__pk *pk, unsigned aw, unsigned pre_c)
+static uint64_t plan_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
+                           unsigned pre_c)
 {
     slot_plan p;
-    plan(&p, pk, aw, pre_c);
+    plan(&p, mo, pk, aw, pre_c);
     return plan_total(&p);
 }
 
 /* The least scratch the MSMs over the witness take beside h: what a slot
  * of `aw` grown windows sizes them for after h (g1_bytes' split MSMs at
  * most the default windows, and B2). */
-static uint64_t beside_scratch_bytes(const zp__pk *pk, unsigned aw)
+static uint64_t beside_scratch_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw)
 {
     uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
-    return max_u64(msm_bytes(split, false, sw, true), msm_bytes(pk->n_b, true, sw, true));
+    return max_u64(msm_bytes(mo, split, false, sw, true), msm_bytes(mo, pk->n_b, true, sw, true));
 }
 
 /* B's (or a chunked A's) scalars gathered beside h, at the start of the
@@ -158,10 +166,12 @@ static uint64_t beside_gather_bytes(uint64_t n_a, uint64_t n_b, uint64_t ab_scal
 
 /* The work region a slot of pk's shape needs for the MSMs beside h (with
  * plan p and `aw` windows): a, b and c, then the gathers and the scratch. */
-static uint64_t beside_work(const zp__pk *pk, const slot_plan *p, unsigned aw)
+static uint64_t beside_work(const zp__gpu_msm_opts *mo, const zp__pk *pk, const slot_plan *p,
+                            unsigned aw)
 {
     return rnd(3 * pk->domain_size * sizeof(zp_fr)) +
-           beside_gather_bytes(pk->n_a, pk->n_b, p->ab_scalars) + beside_scratch_bytes(pk, aw);
+           beside_gather_bytes(pk->n_a, pk->n_b, p->ab_scalars) +
+           beside_scratch_bytes(mo, pk, aw);
 }
 
 /*
@@ -178,14 +188,21 @@ static uint64_t beside_work(const zp__pk *pk, const slot_plan *p, unsigned aw)
 
 uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
-    return plan_bytes(pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o));
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    return plan_bytes(&op.msm, pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o));
 }
 
-uint64_t zp__g16_slot_bytes_min(const zp__pk *pk) { return plan_bytes(pk, 0, 0); }
+uint64_t zp__g16_slot_bytes_min(const zp__pk *pk)
+{
+    zp__gpu_msm_opts mo;
+    zp__gpu_msm_opts_default(&mo);
+    return plan_bytes(&mo, pk, 0, 0);
+}
 
 uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
-    return plan_bytes(pk, 0, zp__g16_h_pre_c(pk, o));
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    return plan_bytes(&op.msm, pk, 0, zp__g16_h_pre_c(pk, o));
 }
 
 /* The most G1 windows a pass worth room (beyond the window count a layout
@@ -195,16 +212,17 @@ uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 /* The windows a pass a slot of pk's shape makes room for within `share`
  * bytes: the most whose size fits, and never fewer than the default
  * (zp__g16_slot_open falls back from there). */
-static unsigned grow_windows(const zp__pk *pk, uint64_t share, unsigned pre_c)
+static unsigned grow_windows(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t share,
+                             unsigned pre_c)
 {
     const unsigned base = ZP_G16_AFFINE_WINDOWS;
-    uint64_t fixed = plan_bytes(pk, base, pre_c);
+    uint64_t fixed = plan_bytes(mo, pk, base, pre_c);
     if (share <= fixed)
         return base;
     unsigned best = base;
     uint64_t best_bytes = fixed;
     for (unsigned aw = base + 1; aw <= ZP_G16_GROW_WINDOWS; aw++) {
-        uint64_t b = plan_bytes(pk, aw, pre_c);
+        uint64_t b = plan_bytes(mo, pk, aw, pre_c);
         if (b > share)
             break;
         if (b > best_bytes) { /* more windows that cost nothing more: no gain */
@@ -218,21 +236,22 @@ static unsigned grow_windows(const zp__pk *pk, uint64_t share, unsigned pre_c)
 /* The plan of a slot grown into `share` (*aw windows, grow_windows), its
  * work region grown for the room beside h where `beside` and the share
  * hold that too. */
-static void plan_within(slot_plan *g, unsigned *aw, const zp__pk *pk, uint64_t share,
-                        unsigned pre_c, bool beside)
+static void plan_within(slot_plan *g, unsigned *aw, const zp__gpu_msm_opts *mo,
+                        const zp__pk *pk, uint64_t share, unsigned pre_c, bool beside)
 {
-    *aw = grow_windows(pk, share, pre_c);
-    plan(g, pk, *aw, pre_c);
-    const uint64_t bb = beside_work(pk, g, *aw);
+    *aw = grow_windows(mo, pk, share, pre_c);
+    plan(g, mo, pk, *aw, pre_c);
+    const uint64_t bb = beside_work(mo, pk, g, *aw);
     if (beside && share && bb > g->work && plan_total(g) - g->work + bb <= share)
         g->work = bb;
 }
 
 uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g16_gpu_opts *o)
 {
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     slot_plan g;
     unsigned aw;
-    plan_within(&g, &aw, pk, share, zp__g16_h_pre_c(pk, o), zp__g16_gpu_opts_of(o).beside_h);
+    plan_within(&g, &aw, &op.msm, pk, share, zp__g16_h_pre_c(pk, o), op.beside_h);
     return plan_total(&g);
 }
 
@@ -308,14 +327,16 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     s->n_b = pk->n_b;
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
+    zp__gpu_get_msm_opts(dev, &s->msm);
+    const zp__gpu_msm_opts *mo = &s->msm;
     const unsigned pre_c = zp__g16_h_pre_on(pk, dev, o) ? zp__g16_h_pre_c(pk, o) : 0;
     const bool beside = s->opts.beside_h;
     unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller work regions */
-    plan_within(&g, &grown, pk, share, pre_c, beside);
-    plan(&p, pk, ZP_G16_AFFINE_WINDOWS, pre_c);
-    plan(&lpre, pk, 0, pre_c);
-    plan(&lean, pk, 0, 0);
+    plan_within(&g, &grown, mo, pk, share, pre_c, beside);
+    plan(&p, mo, pk, ZP_G16_AFFINE_WINDOWS, pre_c);
+    plan(&lpre, mo, pk, 0, pre_c);
+    plan(&lean, mo, pk, 0, 0);
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
@@ -361,7 +382,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     }
     /* The stream beside h is an option too: without it (no room above a,
      * b and c, or none left for its stream) every MSM runs after h. */
-    if (beside && s->work.bytes >= beside_work(pk, &p, s->windows)) {
+    if (beside && s->work.bytes >= beside_work(mo, pk, &p, s->windows)) {
         if (zp__gpu_stream_open_high(dev, &s->side_stream))
             s->side_stream = NULL;
         /* The room above a, b and c: the gathers (unless ab_scalars holds them),

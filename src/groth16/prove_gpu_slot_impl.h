@@ -11,6 +11,8 @@
 struct zp__g16_slot {
     zp__gpu *dev;
     zp__g16_gpu_opts opts;                  /* those it was opened with */
+    zp__gpu_msm_opts msm;                   /* its device's, which it is sized by */
+    zp__g16_msm_paths paths;                /* zp__g16_slot_msm_paths */
     unsigned windows;                       /* G1 windows a pass it has room for */
     zp__gpu_stream *stream;                 /* eval, h, and the MSMs after h */
     /* The next partition's witness goes up on copy_stream while this one's
@@ -81,6 +83,10 @@ void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside);
  * failure in *h_err, the MSMs' returned. */
 zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
                            void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err);
+
+/* Counts the MSM that just ran on st in s->paths (after each one that
+ * succeeded). */
+void zp__g16_slot_count_msm(zp__g16_slot *s, const zp__gpu_stream *st);
 
 /* Σ w[v]·p[v - from] for from <= v < to (w Montgomery, device), in the
  * slot's MSM scratch, chunk by chunk. */

@@ -7,6 +7,9 @@
  *   --after-h          every MSM after h (zp__g16_gpu_opts.beside_h = false)
  *   --upload-parts N   the witness in N parts (1..16)
  *   --upload-head J    part J sent first, whatever the plan (0..N-1)
+ * and, in the programs that give their devices zp__g16_gpu_opts.msm
+ * (prover_opts_parse_msm), the MSM thresholds of gpu_msm_opts.h
+ * (--affine-from K, --ones-from K, --two-level-from K, --c C).
  * Other arguments (--small) are left to the program. A bad value exits 2.
  */
 #ifndef ZP_TEST_PROVER_OPTS_H
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_msm_opts.h"
 #include "groth16/gpu_prover.h"
 
 static zp__g16_gpu_opts T_opts;
@@ -57,6 +61,72 @@ static inline void prover_opts_parse(int argc, char **argv)
            T_opts.tuning.h_table, T_opts.tuning.ntt_twist, T_opts.beside_h ? "beside" : "after",
            T_opts.upload_parts, T_opts.upload_parts ? "" : " (planned)", T_opts.upload_head,
            T_opts.upload_head == ZP_G16_HEAD_PLANNED ? " (planned)" : "");
+}
+
+/* T_opts.msm from the command line (gpu_msm_opts.h), for a program whose
+ * devices take it: zp__g16_gpu_open's, or its own opened with it. */
+static inline void prover_opts_parse_msm(int argc, char **argv)
+{
+    gpu_test_msm_opts(argc, argv, &T_opts.msm);
+    const zp__gpu_msm_opts *o = &T_opts.msm;
+    printf("MSM options: affine from %llu (shared %llu, G2 %llu, %llu entries a pass), "
+           "ones from %llu (G2 %llu), two levels from %llu, window %u\n",
+           (unsigned long long)o->g1_affine_from, (unsigned long long)o->g1_affine_from_shared,
+           (unsigned long long)o->g2_affine_from, (unsigned long long)o->affine_min_entries,
+           (unsigned long long)o->g1_ones_affine_from, (unsigned long long)o->g2_ones_affine_from,
+           (unsigned long long)o->two_level_from, o->window);
+}
+
+/* The MSM paths the slots of a run took (prover_paths_add with each slot
+ * before it closes). */
+static inline zp__g16_msm_paths *prover_paths(void)
+{
+    static zp__g16_msm_paths p;
+    return &p;
+}
+
+static inline void prover_paths_add(const zp__g16_slot *s)
+{
+    if (!s)
+        return;
+    zp__g16_msm_paths p, *t = prover_paths();
+    zp__g16_slot_msm_paths(s, &p);
+    t->msms += p.msms;
+    t->affine += p.affine;
+    t->ones_after += p.ones_after;
+    t->ones_first += p.ones_first;
+}
+
+/* At the end of a run: the paths taken, and false where T_opts.msm forces
+ * a path that no MSM took (the run would prove nothing about it): every
+ * dense part through the batch-affine rounds (--affine-from 0), and the
+ * ones through them with G1's threshold lowered (--ones-from): after
+ * those rounds where they are forced, else first. */
+static inline bool prover_paths_check(void)
+{
+    const zp__g16_msm_paths *t = prover_paths();
+    zp__gpu_msm_opts d;
+    zp__gpu_msm_opts_default(&d);
+    const bool affine = gpu_test_msm_affine_forced(&T_opts.msm);
+    const bool ones = T_opts.msm.g1_ones_affine_from < d.g1_ones_affine_from;
+    printf("MSM paths: %llu MSMs, %llu with the affine rounds, ones by them %llu after those, "
+           "%llu first\n",
+           (unsigned long long)t->msms, (unsigned long long)t->affine,
+           (unsigned long long)t->ones_after, (unsigned long long)t->ones_first);
+    bool ok = true;
+    if (affine && !t->affine) {
+        fprintf(stderr, "the affine rounds are forced, but no MSM took them\n");
+        ok = false;
+    }
+    if (ones && affine && !t->ones_after) {
+        fprintf(stderr, "the ones after the affine rounds are forced, but no MSM took them\n");
+        ok = false;
+    }
+    if (ones && !affine && !t->ones_first) {
+        fprintf(stderr, "the ones first are forced, but no MSM took them\n");
+        ok = false;
+    }
+    return ok;
 }
 
 #endif

@@ -11,8 +11,11 @@
  * context taking the free memory) is not used here. The prover's options
  * come from the command line (prover_opts.h): ctest runs it with the
  * defaults, with an H table of 13-bit windows (made for the one-shot
- * prover only when fixed), with every MSM after h, and with the witness
- * in three parts, the middle one first.
+ * prover only when fixed), with every MSM after h, with the witness
+ * in three parts, the middle one first, and with the MSM thresholds that
+ * its device takes lowered: every dense part and the ones after it through
+ * the batch-affine rounds, or G1's ones first through them; such a run
+ * fails where no MSM took the path it forces (prover_paths_check).
  */
 #include "gpu_test.h"
 #include "groth16/groth16.h"
@@ -144,6 +147,7 @@ static void run_key(const zp__pk *pk, zp_fr *w, uint64_t nw)
     compare_proofs(g, pk, w, nw);
     /* Stages again after whole proofs: the context is reusable. */
     compare_stages(g, pk, w);
+    prover_paths_add(zp__g16_gpu_slot(g));
     zp__g16_gpu_close(g);
 }
 
@@ -194,9 +198,13 @@ static void test_mul3_zkey(void)
     free(w);
 }
 
+/* The MSM paths the options force were taken (after all the cases). */
+static void test_msm_paths(void) { CHECK(prover_paths_check()); }
+
 int main(int argc, char **argv)
 {
     prover_opts_parse(argc, argv);
+    prover_opts_parse_msm(argc, argv);
     if (zp__gpu_count() == 0) {
         /* The CPU-only contract still holds: opening reports no GPU. */
         zp__pk pk;
@@ -215,5 +223,6 @@ int main(int argc, char **argv)
     }
     RUN(test_synth);
     RUN(test_mul3_zkey);
+    RUN(test_msm_paths);
     return FINISH();
 }

@@ -21,7 +21,11 @@
  *    proves over it with zp__prove's bytes; zp__g16_dkey_h_pre's errors.
  * Slots and keys take the prover's options from the command line
  * (prover_opts.h; ctest also runs the witness in three parts with each
- * part first), the tests that set a field of their own on top of them.
+ * part first), the tests that set a field of their own on top of them;
+ * the devices take its MSM thresholds (ctest also runs every dense part
+ * and the ones after it through the batch-affine rounds, and G1's ones
+ * first through them), and a run fails where no MSM took the path they
+ * force (prover_paths_check).
  */
 #include <pthread.h>
 
@@ -32,6 +36,13 @@
 #include "groth16/groth16.h"
 #include "r1cs/synth.h"
 #include "slot_shape.h"
+
+/* Closes s (may be NULL), its MSM paths counted first (prover_paths_add). */
+static void slot_close(zp__g16_slot *s)
+{
+    prover_paths_add(s);
+    zp__g16_slot_close(s);
+}
 
 /* ------------------------------------------------------------- kernels */
 
@@ -320,8 +331,8 @@ static void two_slots(const char *spec, zp_h_conv conv)
             CHECK_EQ_INT(x[i].good, x[i].rounds * (N_WIT / 2));
         }
     }
-    zp__g16_slot_close(slot[0]);
-    zp__g16_slot_close(slot[1]);
+    slot_close(slot[0]);
+    slot_close(slot[1]);
     CHECK_EQ_INT(zp__gpu_slots(T_gpu), slots0);
     zp__g16_dkey_free(&k);
     CHECK(arena_used(T_gpu) == used0);
@@ -435,7 +446,7 @@ static void test_ahead(void)
         ahead_step(&a, &k, c->w[2], true, 2, true);    /* 2 was sent */
         ahead_step(&a, &k, c->w[0], false, 0, false);  /* nothing was sent */
     }
-    zp__g16_slot_close(a.slot);
+    slot_close(a.slot);
     zp__g16_dkey_free(&k);
     keycase_free(c);
     free(c);
@@ -484,7 +495,7 @@ static void beside_case(zp_h_conv conv, bool beside)
         CHECK_EQ_INT(zp__proof_encode(got, &pr), ZP_OK);
         CHECK(memcmp(got, c->want[3], ZP__PROOF_BYTES) == 0);
     }
-    zp__g16_slot_close(a.slot);
+    slot_close(a.slot);
     zp__g16_dkey_free(&k);
     keycase_free(c);
     free(c);
@@ -536,7 +547,7 @@ static void test_fits(void)
         CHECK_EQ_INT(zp__g16_slot_sums(s, &kb, c->w[0], &sums, NULL, &why), ZP_E_INVALID_ARG);
         zp__g16_dkey_free(&k);
     }
-    zp__g16_slot_close(s);
+    slot_close(s);
     keycase_free(c);
     free(c);
 }
@@ -584,7 +595,7 @@ static void test_grow(void)
         CHECK(d >= want[i] && d - want[i] <= ((uint64_t)6 << 20)); /* + streams */
         if (s)
             wins[i] = zp__g16_slot_windows(s);
-        zp__g16_slot_close(s);
+        slot_close(s);
         s = NULL;
     }
     CHECK(wins[0] > wins[1] && wins[1] > 0);
@@ -599,6 +610,7 @@ static void test_oom(void)
     zp__gpu_config cfg;
     zp__gpu_config_default(&cfg);
     cfg.arena_bytes = (uint64_t)256 << 20;
+    cfg.msm = T_opts.msm;
     GPU_OK(zp__gpu_open(&g, &cfg));
     if (g)
         GPU_OK(zp__gpu_stream_open(g, &st));
@@ -628,7 +640,7 @@ static void test_oom(void)
      * the device's count of slots, which picks the MSM kernels). */
     GPU_OK(zp__g16_slot_open(&s, g, &c->pk, &T_opts, &why));
     CHECK_EQ_INT(zp__gpu_slots(g), 1);
-    zp__g16_slot_close(s);
+    slot_close(s);
     CHECK(arena_used(g) == used);
     CHECK_EQ_INT(zp__gpu_slots(g), 0);
 
@@ -710,7 +722,7 @@ static void h_pre_case(const char *spec, zp_h_conv conv, unsigned h_table, unsig
         prove_all(c, &k, slot);
         CHECK(zp__g16_slot_took_pre(slot));
     }
-    zp__g16_slot_close(slot);
+    slot_close(slot);
     zp__g16_dkey_free(&k);
     CHECK(arena_used(T_gpu) == used0);
     keycase_free(c);
@@ -759,16 +771,23 @@ static void test_h_pre(void)
         printf("  a table made after the slot: %s\n",
                zp__g16_slot_took_pre(slot) ? "taken" : "not taken (scratch too small)");
     }
-    zp__g16_slot_close(slot);
+    slot_close(slot);
     zp__g16_dkey_free(&k);
     keycase_free(c);
     free(c);
 }
 
+/* The MSM paths the options force were taken (after all the cases). */
+static void test_msm_paths(void) { CHECK(prover_paths_check()); }
+
 int main(int argc, char **argv)
 {
     prover_opts_parse(argc, argv);
-    gpu_test_open(argc, argv, 4);
+    prover_opts_parse_msm(argc, argv);
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    cfg.msm = T_opts.msm;
+    gpu_test_open_cfg(argc, argv, 4, &cfg);
     RUN(test_kernels);
     RUN(test_fits);
     RUN(test_two_slots);
@@ -777,6 +796,7 @@ int main(int argc, char **argv)
     RUN(test_grow);
     RUN(test_oom);
     RUN(test_h_pre);
+    RUN(test_msm_paths);
     gpu_test_close();
     return FINISH();
 }
