@@ -20,8 +20,9 @@
 
 #include "client/client.h"
 
-/* How long a body waits for "100 Continue" before it is sent anyway: a
- * server that says nothing still gets it (RFC 9110). */
+/* How long a body waits for "100 Continue" before it is sent anyway (at
+ * most half the timeout, which that silence counts against): a server that
+ * says nothing still gets it (RFC 9110). */
 #define EXPECT_WAIT_MS 2000L
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -182,29 +183,31 @@ static bool request_url(char *url, size_t cap, const zp__cli_addr *a, const char
 
 static struct curl_slist *request_headers(const char *token, const zp__http_body *body, bool *ok)
 {
-    struct curl_slist *h = NULL, *t;
-    char line[600];
-    *ok = true;
-#define ADD(s)                                  \
-    do {                                        \
-        if (!(t = curl_slist_append(h, (s)))) { \
-            *ok = false;                        \
-            return h;                           \
-        }                                       \
-        h = t;                                  \
-    } while (0)
+    char auth[600], ctype[300];
+    const char *lines[4];
+    int n = 0;
     if (token && *token) {
-        snprintf(line, sizeof line, "Authorization: Bearer %s", token);
-        ADD(line);
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        lines[n++] = auth;
     }
     if (body) {
-        snprintf(line, sizeof line, "Content-Type: %s", body->ctype ? body->ctype : "application/json");
-        ADD(line);
-        ADD("Expect: 100-continue");
+        snprintf(ctype, sizeof ctype, "Content-Type: %s", body->ctype ? body->ctype : "application/json");
+        lines[n++] = ctype;
+        lines[n++] = "Expect: 100-continue";
         if (body->chunked)
-            ADD("Transfer-Encoding: chunked");
+            lines[n++] = "Transfer-Encoding: chunked";
     }
-#undef ADD
+    struct curl_slist *h = NULL;
+    for (int i = 0; i < n; i++) {
+        struct curl_slist *t = curl_slist_append(h, lines[i]);
+        if (!t) {
+            curl_slist_free_all(h);
+            *ok = false;
+            return NULL;
+        }
+        h = t;
+    }
+    *ok = true;
     return h;
 }
 
@@ -213,6 +216,7 @@ static bool set_request(CURL *c, xfer *x, const char *url, const zp__cli_addr *a
                         const zp__http_body *body, struct curl_slist *headers, char *err)
 {
     long connect_ms = x->timeout_s * 1000 < 1 ? 1 : (long)(x->timeout_s * 1000);
+    long expect_ms = connect_ms / 2 < EXPECT_WAIT_MS ? connect_ms / 2 : EXPECT_WAIT_MS;
     bool ok = curl_easy_setopt(c, CURLOPT_URL, url) == CURLE_OK;
     ok = ok && curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err) == CURLE_OK;
     if (a->is_unix)
@@ -237,7 +241,7 @@ static bool set_request(CURL *c, xfer *x, const char *url, const zp__cli_addr *a
         ok = ok && curl_easy_setopt(c, CURLOPT_READDATA, x) == CURLE_OK;
         ok = ok && curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, seek_body) == CURLE_OK;
         ok = ok && curl_easy_setopt(c, CURLOPT_SEEKDATA, x) == CURLE_OK;
-        ok = ok && curl_easy_setopt(c, CURLOPT_EXPECT_100_TIMEOUT_MS, EXPECT_WAIT_MS) == CURLE_OK;
+        ok = ok && curl_easy_setopt(c, CURLOPT_EXPECT_100_TIMEOUT_MS, expect_ms) == CURLE_OK;
         if (!body->chunked)
             ok = ok && curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len) == CURLE_OK;
         if (strcmp(method, "POST"))
