@@ -2,12 +2,12 @@
 # Installs what zkpipe needs on Debian, only what is missing (idempotent):
 # a C toolchain and CMake; Node.js and npm plus the pinned npm packages of
 # tests/js (snarkjs, circom2, circomlib, @noble/curves) for the tests;
-# libmicrohttpd and cJSON for the daemon. CUDA is used when nvcc is present;
-# it is never installed here.
+# libmicrohttpd and cJSON for the daemon, libcurl for its clients. CUDA is
+# used when nvcc is present; it is never installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(build-essential cmake pkg-config nodejs npm libmicrohttpd-dev libcjson-dev)
+pkgs=(build-essential cmake pkg-config nodejs npm libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

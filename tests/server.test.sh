@@ -3,8 +3,8 @@
 # status, request) on the CPU backend, over a unix socket in a temporary
 # folder and over TCP on 127.0.0.1 with an ephemeral port; nothing else is
 # reached. Needs only bash, coreutils, awk and the zkpipe binary (its own
-# 'zkpipe request' is the HTTP client, so curl is not needed). Every daemon
-# started here is killed on exit; every wait is bounded.
+# 'zkpipe request' is the HTTP client, so the curl program is not needed).
+# Every daemon started here is killed on exit; every wait is bounded.
 #
 # usage: bash server.test.sh /path/to/zkpipe   (from tests/; exit 77: skipped)
 set -u
@@ -14,6 +14,10 @@ cd "$(dirname "$0")"
 
 if "$Z" serve 2>&1 | grep -q "no daemon"; then
   echo "this zkpipe was built without the daemon (libmicrohttpd, cJSON): skipped"
+  exit 77
+fi
+if "$Z" request --addr unix:///nonexistent GET / 2>&1 | grep -q "without libcurl"; then
+  echo "this zkpipe was built without libcurl (the daemon's clients): skipped"
   exit 77
 fi
 
@@ -99,7 +103,7 @@ check "bench batch --addr with an unknown key fails and says why" \
 # The same id twice is the same job (while queued behind another job, and
 # after it finished); with another request it is a conflict.
 before=$(jget "$(rq GET /v1/status)" jobs_submitted)
-"$Z" submit "${A[@]}" --key blk --synth 8 --partitions 4 --priority critical --id dup-blk >/dev/null
+"$Z" submit "${A[@]}" --key blk --synth 8 --partitions 16 --priority critical --id dup-blk >/dev/null
 id1=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id dup-1)
 state1=$(jget "$(rq GET /v1/jobs/dup-1)" state)
 id2=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id dup-1)
@@ -113,11 +117,11 @@ expect 409 conflict POST "/v1/jobs?key=mul3&id=dup-1&priority=low" --data-file d
 
 # Priority: with one worker busy on a critical job, a high job submitted
 # after a low one still starts first.
-"$Z" submit "${A[@]}" --key blk --synth 1 --partitions 8 --priority critical --id pri-blk >/dev/null
+"$Z" submit "${A[@]}" --key blk --synth 1 --partitions 24 --priority critical --id pri-blk >/dev/null
 "$Z" submit "${A[@]}" --key syn --synth 2 --priority low --id pri-low >/dev/null
 "$Z" submit "${A[@]}" --key syn --synth 3 --priority high --id pri-high >/dev/null
 b=$(rq GET /v1/jobs/pri-blk)
-pending=$((8 - $(jget "$b" partitions_done) - $(jget "$b" partitions_running)))
+pending=$((24 - $(jget "$b" partitions_done) - $(jget "$b" partitions_running)))
 check "blocker still had queued partitions when both were submitted" test "$pending" -gt 0
 for j in pri-blk pri-low pri-high; do "$Z" await "${A[@]}" "$j" --timeout 60 >/dev/null; done
 s_low=$(jget "$(rq GET /v1/jobs/pri-low)" started_s)
@@ -125,7 +129,7 @@ s_high=$(jget "$(rq GET /v1/jobs/pri-high)" started_s)
 check "high started before low ($s_high < $s_low)" awk "BEGIN { exit !($s_high < $s_low) }"
 
 # Cancel: a queued job and a running one.
-"$Z" submit "${A[@]}" --key blk --synth 4 --partitions 8 --priority critical --id can-run >/dev/null
+"$Z" submit "${A[@]}" --key blk --synth 4 --partitions 24 --priority critical --id can-run >/dev/null
 "$Z" submit "${A[@]}" --key syn --synth 5 --priority low --id can-queued >/dev/null
 check "cancel a queued job" test "$("$Z" cancel "${A[@]}" can-queued)" = "can-queued: cancelled"
 "$Z" await "${A[@]}" can-queued --timeout 30 >/dev/null 2>"$T/aw.err"
@@ -202,13 +206,13 @@ check "socket removed on exit" test ! -e "$T/d1.sock"
 
 # ------------------------------------------------------------ daemon 2
 echo "== SIGTERM with no grace: unfinished jobs are cancelled explicitly"
-start_daemon d2 --listen "unix://$T/d2.sock" --workers 1 --grace 0 --max-queued 12 \
+start_daemon d2 --listen "unix://$T/d2.sock" --workers 1 --grace 0 --max-queued 30 \
   --key blk=synth:porep:10 --key syn=synth:porep:8 || { cat "$T/d2.log"; exit 1; }
 D2=$DPID
 A=(--addr "unix://$T/d2.sock")
-"$Z" submit "${A[@]}" --key blk --synth 1 --partitions 8 --priority critical --id g-run >/dev/null
+"$Z" submit "${A[@]}" --key blk --synth 1 --partitions 24 --priority critical --id g-run >/dev/null
 "$Z" submit "${A[@]}" --key syn --synth 2 --priority low --id g-queued >/dev/null
-expect 429 busy POST /v1/jobs --data '{"key":"syn","synth_seed":3,"partitions":9}'
+expect 429 busy POST /v1/jobs --data '{"key":"syn","synth_seed":3,"partitions":12}'
 "$Z" await "${A[@]}" g-queued --timeout 60 >/dev/null 2>"$T/g.err" &
 gpid=$!
 wait_requests 1

@@ -1,24 +1,17 @@
 /*
  * The daemon's pieces that need no engine: the base64/hex codecs (against
  * a bit-by-bit twin), the route table, listen address parsing and unix
- * socket hygiene, client address parsing, and the HTTP client against a
- * scripted fake server on a unix socket. Links libzkpipe_server and
- * libzkpipe_client; the daemon itself is exercised end to end by
- * server.test.sh.
+ * socket hygiene. Links libzkpipe_server; the daemon itself is exercised
+ * end to end by server.test.sh, its client by test_client.c.
  */
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "base/codec.h"
 #include "check.h"
-#include "client/client.h"
 #include "server/server.h"
 
 /* ------------------------------------------------------- codecs */
@@ -267,22 +260,6 @@ static void test_listen_parse(void)
     CHECK(!zp__listen_parse(&a, longp, why, sizeof why));
 }
 
-static void test_client_addr(void)
-{
-    zp__cli_addr a;
-    char why[256];
-    CHECK(zp__cli_addr_parse(&a, "unix:///run/z.sock", why, sizeof why) && a.is_unix &&
-          !strcmp(a.path, "/run/z.sock"));
-    CHECK(zp__cli_addr_parse(&a, "http://127.0.0.1:8080", why, sizeof why) && !a.is_unix &&
-          !strcmp(a.host, "127.0.0.1") && !strcmp(a.port, "8080"));
-    CHECK(zp__cli_addr_parse(&a, "http://[::1]:9/", why, sizeof why) && !strcmp(a.host, "::1") &&
-          !strcmp(a.port, "9"));
-    CHECK(zp__cli_addr_parse(&a, "tcp://h:1", why, sizeof why));
-    CHECK(!zp__cli_addr_parse(&a, "http://h", why, sizeof why));
-    CHECK(!zp__cli_addr_parse(&a, "ftp://h:1", why, sizeof why));
-    CHECK(!zp__cli_addr_parse(&a, "unix://", why, sizeof why));
-}
-
 static char tmpdir[64];
 
 static void make_tmpdir(void)
@@ -343,127 +320,6 @@ static void test_tcp_ephemeral(void)
         close(fd);
 }
 
-/* ------------------------------------------------------- HTTP client */
-
-/* A fake server: accepts one connection, reads the request head (and, when
- * told, a body of the declared length), records the head, sends canned
- * bytes and closes. */
-struct fake {
-    int lfd;
-    const char *first;      /* sent right after the head */
-    const char *second;     /* sent after reading the body (NULL: none) */
-    size_t body_len;        /* body bytes to read before second */
-    char head[4096];
-    char body[256];
-};
-
-static size_t read_head_raw(int fd, char *out, size_t cap)
-{
-    size_t n = 0;
-    while (n + 1 < cap) {
-        ssize_t k = recv(fd, out + n, 1, 0);
-        if (k <= 0)
-            break;
-        n++;
-        if (n >= 4 && !memcmp(out + n - 4, "\r\n\r\n", 4))
-            break;
-    }
-    out[n] = 0;
-    return n;
-}
-
-static void *fake_main(void *arg)
-{
-    struct fake *f = arg;
-    int c = accept(f->lfd, NULL, NULL);
-    if (c < 0)
-        return NULL;
-    read_head_raw(c, f->head, sizeof f->head);
-    send(c, f->first, strlen(f->first), MSG_NOSIGNAL);
-    if (f->second) {
-        size_t got = 0;
-        while (got < f->body_len) {
-            ssize_t k = recv(c, f->body + got, f->body_len - got, 0);
-            if (k <= 0)
-                break;
-            got += (size_t)k;
-        }
-        send(c, f->second, strlen(f->second), MSG_NOSIGNAL);
-    }
-    close(c);
-    return NULL;
-}
-
-static bool fake_call(struct fake *f, zp__http_resp *r, const char *method, const char *target,
-                      const zp__http_body *body, size_t max)
-{
-    zp__listen_addr la;
-    char spec[200], why[256], bound[300];
-    snprintf(spec, sizeof spec, "unix://%s/fake.sock", tmpdir);
-    zp__listen_parse(&la, spec, why, sizeof why);
-    f->lfd = zp__listen_open(&la, bound, sizeof bound, why, sizeof why);
-    CHECK(f->lfd >= 0);
-    pthread_t t;
-    pthread_create(&t, NULL, fake_main, f);
-    zp__cli_addr a;
-    CHECK(zp__cli_addr_parse(&a, spec, why, sizeof why));
-    bool ok = zp__http_do(r, &a, "s3cret", method, target, body, 5, max, why, sizeof why);
-    pthread_join(t, NULL);
-    close(f->lfd);
-    unlink(la.path);
-    return ok;
-}
-
-static void test_http_client(void)
-{
-    zp__http_resp r;
-    struct fake f = {.first = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}"};
-    CHECK(fake_call(&f, &r, "GET", "/v1/jobs/x?wait=1.5", NULL, 1000));
-    CHECK_EQ_INT(r.status, 200);
-    CHECK(r.len == 7 && !strcmp(r.body, "{\"a\":1}"));
-    CHECK(!strcmp(r.ctype, "application/json"));
-    CHECK(!strncmp(f.head, "GET /v1/jobs/x?wait=1.5 HTTP/1.1\r\n", 34));
-    CHECK(strstr(f.head, "\r\nAuthorization: Bearer s3cret\r\n") != NULL);
-    zp__http_resp_free(&r);
-
-    struct fake g = {.first = "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n"
-                              "3\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n"};
-    CHECK(fake_call(&g, &r, "GET", "/x", NULL, 1000));
-    CHECK_EQ_INT(r.status, 404);
-    CHECK(r.len == 19 && !strcmp(r.body, "abc0123456789abcdef"));
-    zp__http_resp_free(&r);
-
-    struct fake h = {.first = "HTTP/1.0 200 OK\r\n\r\nuntil close"};
-    CHECK(fake_call(&h, &r, "GET", "/x", NULL, 1000));
-    CHECK(r.status == 200 && !strcmp(r.body, "until close"));
-    zp__http_resp_free(&r);
-
-    /* 100-continue, then the body, then the answer. */
-    zp__http_body body = {.data = "{\"k\":2}", .len = 7, .fd = -1, .ctype = "application/json"};
-    struct fake c = {.first = "HTTP/1.1 100 Continue\r\n\r\n", .body_len = 7,
-                     .second = "HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\n\r\nok"};
-    CHECK(fake_call(&c, &r, "POST", "/v1/jobs", &body, 1000));
-    CHECK(r.status == 202 && !strcmp(r.body, "ok"));
-    CHECK(!memcmp(c.body, "{\"k\":2}", 7));
-    CHECK(strstr(c.head, "Content-Length: 7\r\n") && strstr(c.head, "Expect: 100-continue\r\n"));
-    zp__http_resp_free(&r);
-
-    /* An early refusal: the body is never sent. */
-    struct fake e = {.first = "HTTP/1.1 413 Content Too Large\r\nContent-Length: 3\r\n\r\nbig"};
-    CHECK(fake_call(&e, &r, "POST", "/v1/jobs", &body, 1000));
-    CHECK(r.status == 413 && !strcmp(r.body, "big"));
-    zp__http_resp_free(&r);
-
-    /* Bounded: an answer over max fails; so does garbage. */
-    struct fake big = {.first = "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n"};
-    CHECK(!fake_call(&big, &r, "GET", "/x", NULL, 1000));
-    CHECK_EQ_INT(r.status, 0);
-    struct fake junk = {.first = "SSH-2.0-OpenSSH\r\n\r\n"};
-    CHECK(!fake_call(&junk, &r, "GET", "/x", NULL, 1000));
-    struct fake cut = {.first = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"};
-    CHECK(!fake_call(&cut, &r, "GET", "/x", NULL, 1000));
-}
-
 int main(void)
 {
     make_tmpdir();
@@ -474,10 +330,8 @@ int main(void)
     RUN(test_u256_dec);
     RUN(test_routes);
     RUN(test_listen_parse);
-    RUN(test_client_addr);
     RUN(test_unix_socket);
     RUN(test_tcp_ephemeral);
-    RUN(test_http_client);
     rmdir(tmpdir);
     return FINISH();
 }

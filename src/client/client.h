@@ -1,8 +1,9 @@
 /*
- * The daemon's client side (libzkpipe_client): a small HTTP/1.1 client over
- * a unix or TCP socket (no curl). client_cmd.h builds the client commands'
- * options and calls on it. The byte codecs of proofs in JSON are
- * base/codec.h.
+ * The daemon's client side (libzkpipe_client): HTTP/1.1 requests over a
+ * unix or TCP socket, through libcurl (client_http.c; a build without
+ * libcurl has client_http_none.c, whose requests all fail). client_cmd.h
+ * builds the client commands' options and calls on it. The byte codecs of
+ * proofs in JSON are base/codec.h.
  */
 #ifndef ZP_CLIENT_H
 #define ZP_CLIENT_H
@@ -43,12 +44,20 @@ typedef struct zp__http_body {
 } zp__http_body;
 
 /*
- * One request on a fresh connection ("Connection: close"). token may be
- * NULL. The response body is bounded by max_resp bytes. timeout_s bounds
- * each socket read or write (not the whole exchange), so a long-poll needs
- * timeout_s above its wait. Returns false with why on a transport error
- * (connect, I/O, malformed or oversized response).
+ * One request on a fresh connection. token may be NULL. A body is sent
+ * after "Expect: 100-continue"; an answer that comes before it (401, 413)
+ * is the response, and the body is not sent. The response body is bounded
+ * by max_resp bytes. timeout_s bounds connecting and each stretch in which
+ * no byte moves either way (not the whole exchange), so a long-poll needs
+ * timeout_s above its wait. Returns false with why, which names the
+ * address, on a transport error (connect, I/O, timeout, malformed or
+ * oversized response); in a build without libcurl, always, with why
+ * ZP__HTTP_NO_CLIENT.
  */
+#define ZP__HTTP_NO_CLIENT                                                                      \
+    "this zkpipe was built without libcurl, which the daemon's clients need (install "         \
+    "libcurl4-openssl-dev, e.g. with scripts/deps.sh, and rebuild)"
+
 bool zp__http_do(zp__http_resp *out, const zp__cli_addr *a, const char *token, const char *method,
                  const char *target, const zp__http_body *body, double timeout_s, size_t max_resp,
                  char *why, size_t why_len);

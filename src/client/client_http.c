@@ -1,332 +1,148 @@
 /*
- * A small HTTP/1.1 client for the daemon: one request per connection over a
- * unix or TCP socket, Content-Length or chunked bodies both ways, bounded
- * responses. Bodies are sent after "Expect: 100-continue" so that an early
- * refusal (401, 413) is read before megabytes are pushed at a server that
- * will not read them.
+ * The client's HTTP/1.1 transport over libcurl: one request per easy handle
+ * (a fresh connection) over a unix socket (CURLOPT_UNIX_SOCKET_PATH) or
+ * TCP. Request bodies stream from memory or from a file through a read
+ * callback, with Content-Length or chunked; a body is sent after
+ * "Expect: 100-continue", so that an early refusal (401, 413) is read
+ * before megabytes are pushed at a server that will not read them.
+ * Responses are bounded: the write callback refuses the byte past the
+ * bound. No proxy, no redirects: the address is the daemon.
  */
+#include <curl/curl.h>
 #include <errno.h>
-#include <netdb.h>
-#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
+#include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client/client.h"
 
-#define HEAD_MAX 65536
+/* How long a body waits for "100 Continue" before it is sent anyway (at
+ * most half the timeout, which that silence counts against): a server that
+ * says nothing still gets it (RFC 9110). */
+#define EXPECT_WAIT_MS 2000L
 
-static bool io_fail(char *why, size_t n, const char *fmt, const char *arg)
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc = CURLE_FAILED_INIT;
+
+/* curl_global_init is not thread-safe in every libcurl, and the client
+ * runs in several threads at once (bench batch --addr). Never cleaned up:
+ * the process ends first. */
+static void curl_init_once(void)
 {
-    snprintf(why, n, fmt, arg ? arg : "", strerror(errno));
-    return false;
+    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-bool zp__cli_addr_parse(zp__cli_addr *out, const char *spec, char *why, size_t n)
+/* One exchange: the body going out, the response coming in, and what
+ * ended it when it failed. */
+typedef struct xfer {
+    const zp__http_body *body;
+    size_t sent;
+    off_t fd_start;
+    int read_errno;         /* reading the body's file failed (0: it ended early) */
+    bool read_failed;
+    zp__http_resp *out;
+    size_t cap, max;
+    bool too_big, no_memory;
+    double timeout_s, last_move;
+    curl_off_t moved;       /* bytes up plus down at last_move */
+    bool timed_out;
+} xfer;
+
+static double now_s(void)
 {
-    memset(out, 0, sizeof *out);
-    const char *hp = NULL;
-    if (!strncmp(spec, "unix://", 7) || !strncmp(spec, "unix:", 5)) {
-        const char *p = spec + (strncmp(spec, "unix://", 7) ? 5 : 7);
-        if (!*p || strlen(p) >= sizeof out->path) {
-            snprintf(why, n, "bad unix socket path in '%s'", spec);
-            return false;
-        }
-        out->is_unix = true;
-        strcpy(out->path, p);
-        return true;
-    }
-    if (!strncmp(spec, "http://", 7))
-        hp = spec + 7;
-    else if (!strncmp(spec, "tcp://", 6))
-        hp = spec + 6;
-    if (!hp) {
-        snprintf(why, n, "address '%s' must start with unix://, http:// or tcp://", spec);
-        return false;
-    }
-    size_t hl = strcspn(hp, "/");
-    const char *colon = NULL;
-    if (hp[0] == '[') {
-        const char *close = memchr(hp, ']', hl);
-        colon = close && close[1] == ':' ? close + 1 : NULL;
-    } else {
-        colon = memchr(hp, ':', hl);
-    }
-    size_t host_len = colon ? (size_t)(colon - hp) : 0;
-    size_t port_len = colon ? hl - host_len - 1 : 0;
-    if (!colon || host_len == 0 || host_len >= sizeof out->host || port_len == 0 ||
-        port_len >= sizeof out->port) {
-        snprintf(why, n, "address '%s' must be host:port", spec);
-        return false;
-    }
-    if (hp[0] == '[')
-        memcpy(out->host, hp + 1, host_len - 2);
-    else
-        memcpy(out->host, hp, host_len);
-    memcpy(out->port, colon + 1, port_len);
-    return true;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void zp__http_resp_free(zp__http_resp *r)
+static size_t read_body(char *buf, size_t size, size_t nitems, void *p)
 {
-    free(r->body);
-    memset(r, 0, sizeof *r);
-}
-
-static void set_timeouts(int fd, double s)
-{
-    struct timeval tv = {.tv_sec = (time_t)s, .tv_usec = (suseconds_t)((s - (double)(time_t)s) * 1e6)};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-static int dial(const zp__cli_addr *a, double timeout_s, char *why, size_t n)
-{
-    if (a->is_unix) {
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        strcpy(sa.sun_path, a->path);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-            io_fail(why, n, "cannot connect to unix://%s: %s", a->path);
-            if (fd >= 0)
-                close(fd);
-            return -1;
-        }
-        set_timeouts(fd, timeout_s);
-        return fd;
-    }
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-    struct addrinfo *res = NULL;
-    int gai = getaddrinfo(a->host, a->port, &hints, &res);
-    if (gai != 0) {
-        snprintf(why, n, "cannot resolve %s: %s", a->host, gai_strerror(gai));
-        return -1;
-    }
-    int fd = -1;
-    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0)
-            continue;
-        set_timeouts(fd, timeout_s);
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-            io_fail(why, n, "cannot connect to %s: %s", a->host);
-            close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(res);
-    return fd;
-}
-
-/* All of p, or false (EPIPE and ECONNRESET included: the server may have
- * answered already and closed; the caller still reads the answer). */
-static bool send_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t k = send(fd, c, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        c += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-static bool send_chunk(int fd, const void *p, size_t n, bool chunked)
-{
-    if (!chunked)
-        return send_all(fd, p, n);
-    char head[32];
-    int hl = snprintf(head, sizeof head, "%zx\r\n", n);
-    return send_all(fd, head, (size_t)hl) && send_all(fd, p, n) && send_all(fd, "\r\n", 2);
-}
-
-static bool send_body(int fd, const zp__http_body *b)
-{
-    bool ok = true;
+    xfer *x = p;
+    const zp__http_body *b = x->body;
+    size_t want = size * nitems, left = b->len - x->sent;
+    if (want > left)
+        want = left;
+    if (!want)
+        return 0;
     if (b->fd < 0) {
-        /* Chunks of 64 KiB so that chunked mode has several chunks. */
-        for (size_t off = 0; ok && off < b->len; off += 65536) {
-            size_t k = b->len - off < 65536 ? b->len - off : 65536;
-            ok = send_chunk(fd, (const char *)b->data + off, k, b->chunked);
-        }
+        memcpy(buf, (const char *)b->data + x->sent, want);
     } else {
-        static char buf[1 << 16];
-        for (size_t left = b->len; ok && left;) {
-            ssize_t k = read(b->fd, buf, left < sizeof buf ? left : sizeof buf);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                return false;
-            ok = send_chunk(fd, buf, (size_t)k, b->chunked);
-            left -= (size_t)k;
-        }
-    }
-    return ok && (!b->chunked || send_all(fd, "0\r\n\r\n", 5));
-}
-
-/* A buffered reader over the socket. */
-struct rd {
-    int fd;
-    size_t pos, len;
-    char buf[8192];
-};
-
-static int rd_byte(struct rd *r)
-{
-    if (r->pos == r->len) {
         ssize_t k;
         do
-            k = recv(r->fd, r->buf, sizeof r->buf, 0);
+            k = read(b->fd, buf, want);
         while (k < 0 && errno == EINTR);
-        if (k <= 0)
-            return -1;
-        r->pos = 0;
-        r->len = (size_t)k;
-    }
-    return (unsigned char)r->buf[r->pos++];
-}
-
-/* One line without its CR LF; false at EOF or past cap - 1 bytes. */
-static bool rd_line(struct rd *r, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (;;) {
-        int c = rd_byte(r);
-        if (c < 0 || n + 1 >= cap)
-            return false;
-        if (c == '\n')
-            break;
-        out[n++] = (char)c;
-    }
-    if (n && out[n - 1] == '\r')
-        n--;
-    out[n] = 0;
-    return true;
-}
-
-static bool rd_n(struct rd *r, char *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int c = rd_byte(r);
-        if (c < 0)
-            return false;
-        out[i] = (char)c;
-    }
-    return true;
-}
-
-struct head {
-    int status;
-    bool chunked, has_len;
-    size_t len;
-};
-
-/* Status line and headers. */
-static bool read_head(struct rd *r, struct head *h, zp__http_resp *out, char *why, size_t n)
-{
-    char line[4096];
-    memset(h, 0, sizeof *h);
-    if (!rd_line(r, line, sizeof line)) {
-        snprintf(why, n, "no response (connection closed or timed out)");
-        return false;
-    }
-    if (strncmp(line, "HTTP/1.", 7) || strlen(line) < 12 || line[8] != ' ') {
-        snprintf(why, n, "not an HTTP/1.x response: '%.60s'", line);
-        return false;
-    }
-    h->status = atoi(line + 9);
-    for (size_t total = 0;;) {
-        if (!rd_line(r, line, sizeof line) || (total += strlen(line)) > HEAD_MAX) {
-            snprintf(why, n, "response headers cut short or too long");
-            return false;
+        if (k <= 0) {
+            x->read_errno = k < 0 ? errno : 0;
+            x->read_failed = true;
+            return CURL_READFUNC_ABORT;
         }
-        if (!line[0])
-            return true;
-        char *colon = strchr(line, ':');
-        if (!colon)
-            continue;
-        *colon = 0;
-        char *v = colon + 1;
-        while (*v == ' ' || *v == '\t')
-            v++;
-        if (!strcasecmp(line, "Content-Length")) {
-            h->has_len = true;
-            h->len = strtoull(v, NULL, 10);
-        } else if (!strcasecmp(line, "Transfer-Encoding")) {
-            /* chunked, when used, is the last coding applied */
-            size_t vl = strlen(v);
-            while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
-                vl--;
-            h->chunked = vl >= 7 && !strncasecmp(v + vl - 7, "chunked", 7);
-        } else if (!strcasecmp(line, "Content-Type")) {
-            snprintf(out->ctype, sizeof out->ctype, "%s", v);
-        }
+        want = (size_t)k;
     }
+    x->sent += want;
+    return want;
 }
 
-static bool grow_append(zp__http_resp *out, struct rd *r, size_t n, size_t max, char *why, size_t wn)
+/* curl rewinds the body when it must send it again (a 417 answer to the
+ * Expect header, say). */
+static int seek_body(void *p, curl_off_t offset, int origin)
 {
-    if (n > max - out->len) {
-        snprintf(why, wn, "response body over %zu bytes", max);
-        return false;
-    }
-    char *nb = realloc(out->body, out->len + n + 1);
-    if (!nb) {
-        snprintf(why, wn, "out of memory for the response");
-        return false;
-    }
-    out->body = nb;
-    if (!rd_n(r, out->body + out->len, n)) {
-        snprintf(why, wn, "response body cut short");
-        return false;
-    }
-    out->len += n;
-    out->body[out->len] = 0;
-    return true;
+    xfer *x = p;
+    if (origin != SEEK_SET || offset < 0 || (size_t)offset > x->body->len)
+        return CURL_SEEKFUNC_FAIL;
+    if (x->body->fd >= 0 && lseek(x->body->fd, x->fd_start + (off_t)offset, SEEK_SET) < 0)
+        return CURL_SEEKFUNC_CANTSEEK;
+    x->sent = (size_t)offset;
+    return CURL_SEEKFUNC_OK;
 }
 
-static bool read_body(struct rd *r, const struct head *h, zp__http_resp *out, size_t max, char *why,
-                      size_t n)
+static size_t write_resp(char *p, size_t size, size_t nmemb, void *arg)
 {
-    out->body = calloc(1, 1);
-    if (!out->body)
-        return false;
-    if (h->chunked) {
-        char line[256];
-        for (;;) {
-            if (!rd_line(r, line, sizeof line)) {
-                snprintf(why, n, "chunked response cut short");
-                return false;
-            }
-            size_t k = strtoull(line, NULL, 16);
-            if (k == 0)
-                break;
-            if (!grow_append(out, r, k, max, why, n) || !rd_line(r, line, sizeof line))
-                return false;
+    xfer *x = arg;
+    zp__http_resp *r = x->out;
+    size_t n = size * nmemb;
+    if (n > x->max - r->len) {
+        x->too_big = true;
+        return 0;
+    }
+    if (r->len + n + 1 > x->cap) {
+        size_t cap = x->cap ? x->cap : 4096;
+        while (cap < r->len + n + 1)
+            cap *= 2;
+        char *nb = realloc(r->body, cap);
+        if (!nb) {
+            x->no_memory = true;
+            return 0;
         }
-        while (rd_line(r, line, sizeof line) && line[0]) /* trailers */
-            ;
-        return true;
+        r->body = nb;
+        x->cap = cap;
     }
-    if (h->has_len)
-        return grow_append(out, r, h->len, max, why, n);
-    for (;;) { /* until the server closes */
-        int c = rd_byte(r);
-        if (c < 0)
-            return true;
-        r->pos--;
-        if (!grow_append(out, r, r->len - r->pos, max, why, n))
-            return false;
+    memcpy(r->body + r->len, p, n);
+    r->len += n;
+    r->body[r->len] = 0;
+    return n;
+}
+
+/* The idle timeout: fails the exchange when no byte has moved either way
+ * for timeout_s (a long poll passes its wait in timeout_s). curl calls
+ * this about once a second even when nothing moves. */
+static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal;
+    (void)ultotal;
+    xfer *x = arg;
+    double t = now_s();
+    if (dlnow + ulnow != x->moved) {
+        x->moved = dlnow + ulnow;
+        x->last_move = t;
     }
+    if (t - x->last_move <= x->timeout_s)
+        return 0;
+    x->timed_out = true;
+    return 1;
 }
 
 /* Query-safe percent-encoding of unreserved characters only. */
@@ -344,25 +160,124 @@ static void pct(char *out, size_t cap, const char *s)
     out[o] = 0;
 }
 
-static int request_head(char *head, size_t cap, const zp__cli_addr *a, const char *token,
-                        const char *method, const char *target, const zp__http_body *body)
+/* The address as the user writes it, for messages. */
+static void addr_name(char *out, size_t cap, const zp__cli_addr *a)
+{
+    if (a->is_unix)
+        snprintf(out, cap, "unix://%s", a->path);
+    else
+        snprintf(out, cap, strchr(a->host, ':') ? "http://[%s]:%s" : "http://%s:%s", a->host, a->port);
+}
+
+/* The request URL: the unix socket's requests go to http://localhost. */
+static bool request_url(char *url, size_t cap, const zp__cli_addr *a, const char *target)
 {
     char tgt[2048];
     pct(tgt, sizeof tgt, target);
-    int k = snprintf(head, cap, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: zkpipe\r\nConnection: close\r\n",
-                     method, tgt, a->is_unix ? "localhost" : a->host);
-    if (token && *token)
-        k += snprintf(head + k, cap - (size_t)k, "Authorization: Bearer %s\r\n", token);
-    if (body) {
-        k += snprintf(head + k, cap - (size_t)k, "Content-Type: %s\r\nExpect: 100-continue\r\n",
-                      body->ctype ? body->ctype : "application/json");
-        if (body->chunked)
-            k += snprintf(head + k, cap - (size_t)k, "Transfer-Encoding: chunked\r\n");
-        else
-            k += snprintf(head + k, cap - (size_t)k, "Content-Length: %zu\r\n", body->len);
+    const char *slash = tgt[0] == '/' ? "" : "/";
+    int k = a->is_unix ? snprintf(url, cap, "http://localhost%s%s", slash, tgt)
+                       : snprintf(url, cap, strchr(a->host, ':') ? "http://[%s]:%s%s%s" : "http://%s:%s%s%s",
+                                  a->host, a->port, slash, tgt);
+    return k > 0 && (size_t)k < cap;
+}
+
+static struct curl_slist *request_headers(const char *token, const zp__http_body *body, bool *ok)
+{
+    char auth[600], ctype[300];
+    const char *lines[4];
+    int n = 0;
+    if (token && *token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        lines[n++] = auth;
     }
-    k += snprintf(head + k, cap - (size_t)k, "\r\n");
-    return k < (int)cap ? k : -1;
+    if (body) {
+        snprintf(ctype, sizeof ctype, "Content-Type: %s", body->ctype ? body->ctype : "application/json");
+        lines[n++] = ctype;
+        lines[n++] = "Expect: 100-continue";
+        if (body->chunked)
+            lines[n++] = "Transfer-Encoding: chunked";
+    }
+    struct curl_slist *h = NULL;
+    for (int i = 0; i < n; i++) {
+        struct curl_slist *t = curl_slist_append(h, lines[i]);
+        if (!t) {
+            curl_slist_free_all(h);
+            *ok = false;
+            return NULL;
+        }
+        h = t;
+    }
+    *ok = true;
+    return h;
+}
+
+/* The options that make one request; false when curl refuses one. */
+static bool set_request(CURL *c, xfer *x, const char *url, const zp__cli_addr *a, const char *method,
+                        const zp__http_body *body, struct curl_slist *headers, char *err)
+{
+    long connect_ms = x->timeout_s * 1000 < 1 ? 1 : (long)(x->timeout_s * 1000);
+    long expect_ms = connect_ms / 2 < EXPECT_WAIT_MS ? connect_ms / 2 : EXPECT_WAIT_MS;
+    bool ok = curl_easy_setopt(c, CURLOPT_URL, url) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err) == CURLE_OK;
+    if (a->is_unix)
+        ok = ok && curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, a->path) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_PROXY, "") == CURLE_OK; /* not $http_proxy */
+    ok = ok && curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_USERAGENT, "zkpipe") == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_XFERINFODATA, x) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_resp) == CURLE_OK;
+    ok = ok && curl_easy_setopt(c, CURLOPT_WRITEDATA, x) == CURLE_OK;
+    if (x->max < (size_t)INT64_MAX)
+        ok = ok && curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max) == CURLE_OK;
+    if (body) {
+        ok = ok && curl_easy_setopt(c, CURLOPT_POST, 1L) == CURLE_OK;
+        ok = ok && curl_easy_setopt(c, CURLOPT_READFUNCTION, read_body) == CURLE_OK;
+        ok = ok && curl_easy_setopt(c, CURLOPT_READDATA, x) == CURLE_OK;
+        ok = ok && curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, seek_body) == CURLE_OK;
+        ok = ok && curl_easy_setopt(c, CURLOPT_SEEKDATA, x) == CURLE_OK;
+        ok = ok && curl_easy_setopt(c, CURLOPT_EXPECT_100_TIMEOUT_MS, expect_ms) == CURLE_OK;
+        if (!body->chunked)
+            ok = ok && curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len) == CURLE_OK;
+        if (strcmp(method, "POST"))
+            ok = ok && curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK;
+    } else if (!strcmp(method, "HEAD")) {
+        ok = ok && curl_easy_setopt(c, CURLOPT_NOBODY, 1L) == CURLE_OK;
+    } else if (strcmp(method, "GET")) {
+        ok = ok && curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK;
+    }
+    return ok;
+}
+
+/* why for a failed exchange: what went wrong, naming the address. os_errno
+ * is the system's reason for a failed connect (0: none). */
+static void explain(char *why, size_t n, CURLcode rc, const xfer *x, const char *addr, const char *err,
+                    long os_errno)
+{
+    const char *what = err[0] ? err : curl_easy_strerror(rc);
+    if (x->too_big || rc == CURLE_FILESIZE_EXCEEDED)
+        snprintf(why, n, "the response from %s is over %zu bytes", addr, x->max);
+    else if (x->no_memory)
+        snprintf(why, n, "out of memory for the response from %s", addr);
+    else if (x->read_failed)
+        snprintf(why, n, "cannot read the request body: %s",
+                 x->read_errno ? strerror(x->read_errno) : "the file ended early");
+    else if (x->timed_out)
+        snprintf(why, n, "nothing moved to or from %s for %g s (timed out)", addr, x->timeout_s);
+    else if (rc == CURLE_OPERATION_TIMEDOUT)
+        snprintf(why, n, "cannot connect to %s within %g s", addr, x->timeout_s);
+    else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST)
+        snprintf(why, n, "cannot connect to %s: %s", addr,
+                 rc == CURLE_COULDNT_CONNECT && os_errno ? strerror((int)os_errno) : what);
+    else if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_WEIRD_SERVER_REPLY)
+        snprintf(why, n, "%s did not answer in HTTP/1.x (%s)", addr, what);
+    else
+        snprintf(why, n, "HTTP exchange with %s failed: %s", addr, what);
 }
 
 bool zp__http_do(zp__http_resp *out, const zp__cli_addr *a, const char *token, const char *method,
@@ -370,51 +285,49 @@ bool zp__http_do(zp__http_resp *out, const zp__cli_addr *a, const char *token, c
                  char *why, size_t n)
 {
     memset(out, 0, sizeof *out);
-    char head[4096];
-    int hl = request_head(head, sizeof head, a, token, method, target, body);
-    if (hl < 0) {
-        snprintf(why, n, "request head too long");
+    char addr[400], url[2400], err[CURL_ERROR_SIZE] = "";
+    addr_name(addr, sizeof addr, a);
+    if (!request_url(url, sizeof url, a, target)) {
+        snprintf(why, n, "request target too long");
         return false;
     }
-    int fd = dial(a, timeout_s, why, n);
-    if (fd < 0)
+    pthread_once(&curl_once, curl_init_once);
+    if (curl_init_rc != CURLE_OK) {
+        snprintf(why, n, "cannot initialise libcurl: %s", curl_easy_strerror(curl_init_rc));
         return false;
-    struct rd *r = calloc(1, sizeof *r);
-    struct head h;
-    bool ok = r && send_all(fd, head, (size_t)hl);
-    if (r)
-        r->fd = fd;
-    if (ok && body) {
-        /* Wait briefly for "100 Continue" or an early final answer; a
-         * server that says nothing gets the body anyway (RFC 9110). */
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        bool early = poll(&p, 1, 2000) == 1;
-        if (early) {
-            ok = read_head(r, &h, out, why, n);
-            early = ok && h.status != 100;
+    }
+    xfer x = {.body = body, .out = out, .max = max_resp, .timeout_s = timeout_s, .last_move = now_s()};
+    if (body && body->fd >= 0)
+        x.fd_start = lseek(body->fd, 0, SEEK_CUR);
+    bool ok;
+    struct curl_slist *headers = request_headers(token, body, &ok);
+    CURL *c = ok ? curl_easy_init() : NULL;
+    if (!c || !set_request(c, &x, url, a, method, body, headers, err)) {
+        snprintf(why, n, "cannot set up the request to %s%s%s", addr, err[0] ? ": " : "", err);
+        ok = false;
+    } else {
+        CURLcode rc = curl_easy_perform(c);
+        char *ctype = NULL;
+        long status = 0, os_errno = 0;
+        ok = rc == CURLE_OK && curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK;
+        if (ok && curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ctype) == CURLE_OK && ctype)
+            snprintf(out->ctype, sizeof out->ctype, "%s", ctype);
+        if (ok && !out->body && !(out->body = calloc(1, 1))) {
+            x.no_memory = true;
+            ok = false;
         }
-        if (ok && !early)
-            send_body(fd, body); /* a failed send still leaves an answer to read */
-        if (ok && !early)
-            ok = read_head(r, &h, out, why, n);
-    } else if (ok) {
-        ok = read_head(r, &h, out, why, n);
-    } else {
-        io_fail(why, n, "cannot send the request%s: %s", NULL);
+        if (ok) {
+            out->status = (int)status;
+        } else {
+            if (curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno) != CURLE_OK)
+                os_errno = 0;
+            explain(why, n, rc, &x, addr, err, os_errno);
+        }
     }
-    while (ok && h.status == 100) /* an unsolicited interim answer */
-        ok = read_head(r, &h, out, why, n);
-    if (ok && (!strcmp(method, "HEAD") || h.status == 204 || h.status == 304)) {
-        out->body = calloc(1, 1); /* no body, whatever Content-Length says */
-        ok = out->body != NULL;
-    } else {
-        ok = ok && read_body(r, &h, out, max_resp, why, n);
-    }
-    if (ok)
-        out->status = h.status;
-    else
+    if (c)
+        curl_easy_cleanup(c);
+    curl_slist_free_all(headers);
+    if (!ok)
         zp__http_resp_free(out);
-    free(r);
-    close(fd);
     return ok;
 }

@@ -85,7 +85,10 @@ bool zp__client_call(zp__http_resp *out, const zp__copts *o, const char *cmd, co
     }
     if (!zp__http_do(out, &a, o->token, method, target, body, o->io_timeout_s + wait_s, RESP_MAX_CLIENT,
                      why, sizeof why)) {
-        fprintf(stderr, "zkpipe %s: %s (is 'zkpipe serve' running at %s?)\n", cmd, why, o->addr);
+        if (!strcmp(why, ZP__HTTP_NO_CLIENT))
+            fprintf(stderr, "zkpipe %s: %s\n", cmd, why);
+        else
+            fprintf(stderr, "zkpipe %s: %s (is 'zkpipe serve' running there?)\n", cmd, why);
         return false;
     }
     return true;
