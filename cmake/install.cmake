@@ -1,6 +1,6 @@
 # cmake --install: the zkpipe program, libzkpipe (archive and shared
-# library), its header, zkpipe.pc and the docs, in the GNU places under the
-# prefix. The internal libraries (zkpipe_tool,
+# library), its header, zkpipe.pc, the docs and the systemd unit, in the
+# GNU places under the prefix. The internal libraries (zkpipe_tool,
 # zkpipe_client, zkpipe_bench, zkpipe_server) are linked into the program
 # and are not installed.
 include(GNUInstallDirs)
@@ -46,3 +46,11 @@ function(zp_install_configured in out dest)
 endfunction()
 zp_install_configured(zkpipe.pc.in zkpipe.pc ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
+# The daemon as a systemd service, and the user it runs as, when the
+# program has the daemon. lib/, not ${CMAKE_INSTALL_LIBDIR}: systemd looks
+# in <prefix>/lib only.
+if(TARGET zkpipe_server)
+  zp_install_configured(zkpipe.service.in zkpipe.service lib/systemd/system)
+  install(FILES ${CMAKE_SOURCE_DIR}/packaging/zkpipe.sysusers DESTINATION lib/sysusers.d
+          RENAME zkpipe.conf)
+endif()

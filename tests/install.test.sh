@@ -2,7 +2,7 @@
 # cmake --install end to end (run from tests/ as `bash install.test.sh
 # /path/to/build/zkpipe`; the build folder is the program's):
 #  - the program, libzkpipe.a, libzkpipe.so with its soname links, zkpipe.h,
-#    zkpipe.pc and the docs land under a fresh prefix;
+#    zkpipe.pc, the docs and the systemd unit land under a fresh prefix;
 #  - the shared library needs no CUDA runtime from its users (it carries
 #    the static one);
 #  - examples/prove.c builds against the installed library through
@@ -46,6 +46,15 @@ done
 for f in "$LIB"/libzkpipe_*; do
   [ -e "$f" ] && fail "internal library ${f##*/} installed"
 done
+# The systemd unit and its user, when the program has the daemon.
+UNIT=$P/lib/systemd/system/zkpipe.service
+if [ -f "$BUILD/libzkpipe_server.a" ]; then
+  [ -f "$P/lib/sysusers.d/zkpipe.conf" ] || fail "lib/sysusers.d/zkpipe.conf not installed"
+  grep -q "^ExecStart=$P/bin/zkpipe serve --listen unix:///run/zkpipe/zkpipe.sock " "$UNIT" ||
+    fail "lib/systemd/system/zkpipe.service does not start $P/bin/zkpipe serve"
+else
+  [ -e "$UNIT" ] && fail "zkpipe.service installed for a program without the daemon"
+fi
 dyn=$(readelf -d "$LIB/libzkpipe.so.$VERSION" 2>&1)
 echo "$dyn" | grep -q 'SONAME.*\[libzkpipe\.so\.0\]' || fail "soname is not libzkpipe.so.0"
 echo "$dyn" | grep -q 'NEEDED.*cudart' && fail "libzkpipe.so needs a shared cudart"
