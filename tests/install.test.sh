@@ -58,6 +58,8 @@ fi
 dyn=$(readelf -d "$LIB/libzkpipe.so.$VERSION" 2>&1)
 echo "$dyn" | grep -q 'SONAME.*\[libzkpipe\.so\.0\]' || fail "soname is not libzkpipe.so.0"
 echo "$dyn" | grep -q 'NEEDED.*cudart' && fail "libzkpipe.so needs a shared cudart"
+nm -D --defined-only "$LIB/libzkpipe.so.$VERSION" | grep -q ' cuda[A-Z]' &&
+  fail "libzkpipe.so exports the CUDA runtime's symbols"
 
 # ---- examples/prove.c against the installed library ----
 export PKG_CONFIG_PATH=$LIB/pkgconfig
