@@ -156,6 +156,16 @@ expect 422 witness_length POST "/v1/jobs?key=mul3" --data-file interop/fixtures/
 expect 400 bad_witness POST "/v1/jobs?key=mul3" --data-file "$T/junk.wtns"
 expect 400 witness_unreadable POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$T/none.wtns\"}"
 expect 415 unsupported_media_type POST /v1/jobs --data 'a=b' --type text/plain
+# Paths that are not regular files: refused before a byte is read, at once
+# (a FIFO without a writer would block open(), /dev/zero fill memory).
+mkfifo "$T/fifo.wtns"
+for w in /dev/zero "$T/fifo.wtns" "$T"; do
+  t0=$(date +%s%N)
+  rq POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$w\"}" >/dev/null 2>&1
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  check "witness $w refused in under a second (${ms} ms)" test "$ms" -lt 1000
+  expect 400 witness_unreadable POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$w\"}"
+done
 expect 404 unknown_job GET /v1/jobs/no-such-job
 expect 400 bad_request GET "/v1/jobs/a!b"
 expect 400 bad_request GET "/v1/jobs/conc2?wait=soon"
