@@ -166,6 +166,10 @@ for w in /dev/zero "$T/fifo.wtns" "$T"; do
   check "witness $w refused in under a second (${ms} ms)" test "$ms" -lt 1000
   expect 400 witness_unreadable POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$w\"}"
 done
+# What cJSON alone would misread: a NUL cutting a string, a repeated key.
+expect 400 bad_json POST /v1/jobs --data '{"key":"mul3","id":"abc\u0000../x","synth_seed":1}'
+expect 400 bad_json POST /v1/jobs --data '{"key":"mul3","key":"syn","synth_seed":1}'
+expect 400 bad_json POST /v1/jobs --data "$(printf '{"key":"mul3","id":"\xc0\xaf","synth_seed":1}')"
 expect 404 unknown_job GET /v1/jobs/no-such-job
 expect 400 bad_request GET "/v1/jobs/a!b"
 expect 400 bad_request GET "/v1/jobs/conc2?wait=soon"

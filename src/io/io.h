@@ -275,8 +275,9 @@ typedef struct zp__json {
 
 /*
  * Strict RFC 8259 parsing: one value with optional whitespace around it; no
- * comments, trailing commas, NaN, leading zeros, control characters in
- * strings, invalid UTF-8, lone surrogates, or duplicate object keys. Errors
+ * comments, trailing commas, NaN, leading zeros, control characters or
+ * \u0000 in strings, invalid UTF-8 (overlong, surrogates, truncated), lone
+ * surrogate escapes, or duplicate object keys. Errors
  * are ZP_E_FORMAT (with line:column in why) or ZP_E_TOO_LARGE for limits.
  * lim may be NULL for the defaults. doc is zeroed on failure.
  */
