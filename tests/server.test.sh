@@ -279,6 +279,18 @@ check "auth refusals are counted" \
 kill -TERM "$D3"
 wait_exit "$D3" 30
 check "TCP daemon: SIGTERM exit 0" test "$EXIT_RC" = 0
+check "a short token is warned about" grep -q 'warning: the token has 12 characters' "$T/d3.log"
+check "a token file others can read is warned about" grep -q 'warning: token file .* has mode 0644' "$T/d3.log"
+check "loopback TCP is not warned about" sh -c "! grep -q 'plain HTTP' '$T/d3.log'"
+chmod 600 "$T/token"
+printf 'a-token-of-twenty-chars\n' >"$T/token2"
+chmod 600 "$T/token2"
+start_daemon d3b --listen tcp://0.0.0.0:0 --token-file "$T/token2" --key mul3=data/mul3.zkey ||
+  { cat "$T/d3b.log"; exit 1; }
+kill -TERM "$DPID"
+wait_exit "$DPID" 30
+check "TCP on 0.0.0.0 is warned about as plaintext" grep -q 'warning: 0.0.0.0 .*plain HTTP' "$T/d3b.log"
+check "a long token in a private file: no token warning" sh -c "! grep -q 'warning: t' '$T/d3b.log'"
 TOKEN=()
 GOOD_TOKEN=()
 
