@@ -26,11 +26,10 @@ zp__cli_kind zp__cli_file_kind(const char *path, uint64_t *size)
         return ZP__KIND_MISSING;
     if (!S_ISREG(st.st_mode))
         return ZP__KIND_SPECIAL;
+    /* Without a message to format, a failed open() leaves its errno. */
     int fd;
-    if (zp__file_open(&fd, &st, path, UINT64_MAX, NULL)) {
-        errno = EACCES;
+    if (zp__file_open(&fd, &st, path, UINT64_MAX, NULL))
         return ZP__KIND_MISSING;
-    }
     uint8_t m[16] = {0};
     ssize_t got;
     do
