@@ -254,6 +254,14 @@ PIDS+=($et)
 wait_exit "$et" 20
 check "an empty token file is refused, not taken as 'no token'" \
   test "$EXIT_RC" = 2 -a -n "$(grep 'holds no token' "$T/etok.log")"
+printf 'ab\0cdefghijklmnopqrstuvwxyz\n' >"$T/nul-token"
+"$Z" serve --listen "unix://$T/n.sock" --token-file "$T/nul-token" --key mul3=data/mul3.zkey \
+  >"$T/ntok.log" 2>&1 &
+nt=$!
+PIDS+=($nt)
+wait_exit "$nt" 20
+check "a token file with a NUL is refused, not cut at it" \
+  test "$EXIT_RC" = 2 -a -n "$(grep 'a NUL byte in the token' "$T/ntok.log")"
 printf 's3cret-token\n' >"$T/token"
 start_daemon d3 --listen tcp://127.0.0.1:0 --token-file "$T/token" --key mul3=data/mul3.zkey ||
   { cat "$T/d3.log"; exit 1; }

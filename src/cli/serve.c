@@ -130,8 +130,16 @@ static bool read_token(char *out, size_t cap, const char *path)
         fprintf(stderr, "zkpipe serve: cannot read the token file: %s\n", why.msg);
         return false;
     }
-    size_t n = strcspn((const char *)b.data, "\r\n");
-    n = n < b.len ? n : b.len;
+    /* The buffer is not NUL-terminated: the first line ends at len. */
+    size_t n = 0;
+    while (n < b.len && b.data[n] != '\r' && b.data[n] != '\n')
+        n++;
+    /* A NUL would cut the token short of what the file says. */
+    if (memchr(b.data, 0, n)) {
+        fprintf(stderr, "zkpipe serve: %s: a NUL byte in the token\n", path);
+        zp__buf_free(&b);
+        return false;
+    }
     snprintf(out, cap, "%.*s", (int)n, (const char *)b.data);
     zp__buf_free(&b);
     /* An empty file must not quietly turn authentication off. */

@@ -31,8 +31,10 @@ static bool read_token_file(char *out, size_t cap, const char *path)
         fprintf(stderr, "zkpipe: %s\n", why.msg);
         return false;
     }
-    size_t n = strcspn((const char *)b.data, "\r\n");
-    n = n < b.len ? n : b.len;
+    /* The buffer is not NUL-terminated: the first line ends at len. */
+    size_t n = 0;
+    while (n < b.len && b.data[n] != '\r' && b.data[n] != '\n')
+        n++;
     snprintf(out, cap, "%.*s", (int)n, (const char *)b.data);
     zp__buf_free(&b);
     if (!out[0]) {
