@@ -187,6 +187,18 @@ refuse 1 'witness has [0-9]+ values' "a witness of another circuit exits 1" \
   "$ZKPIPE" prove k.zpk bw.wtns o.json opub.json
 
 # ---------------------------------------------------------------- bad input
+# Files that are not regular: refused before a read, so neither an endless
+# device nor a FIFO without a writer can hold the command (timeout 10 ends
+# a hang as a failure).
+mkfifo fifo
+refuse 2 '/dev/zero is a character device, not a regular file' "verify with /dev/zero as public.json exits 2" \
+  timeout 10 "$ZKPIPE" verify vk.json /dev/zero p.json
+refuse 2 'fifo is a FIFO, not a regular file' "verify with a FIFO as public.json exits 2" \
+  timeout 10 "$ZKPIPE" verify vk.json fifo p.json
+refuse 2 'fifo is a special file' "verify with a FIFO as the key exits 2" \
+  timeout 10 "$ZKPIPE" verify fifo pub.json p.json
+refuse 2 '/dev/zero is a special file' "prove with /dev/zero as the witness exits 2" \
+  timeout 10 "$ZKPIPE" prove k.zpk /dev/zero o.json opub.json
 head -c 5000 k.zpk >trunc.zpk
 refuse 2 'trunc\.zpk.*TRUNCATED' "prove with a truncated .zpk exits 2 naming it" \
   "$ZKPIPE" prove trunc.zpk w.wtns o.json opub.json

@@ -156,6 +156,20 @@ expect 422 witness_length POST "/v1/jobs?key=mul3" --data-file interop/fixtures/
 expect 400 bad_witness POST "/v1/jobs?key=mul3" --data-file "$T/junk.wtns"
 expect 400 witness_unreadable POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$T/none.wtns\"}"
 expect 415 unsupported_media_type POST /v1/jobs --data 'a=b' --type text/plain
+# Paths that are not regular files: refused before a byte is read, at once
+# (a FIFO without a writer would block open(), /dev/zero fill memory).
+mkfifo "$T/fifo.wtns"
+for w in /dev/zero "$T/fifo.wtns" "$T"; do
+  t0=$(date +%s%N)
+  rq POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$w\"}" >/dev/null 2>&1
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  check "witness $w refused in under a second (${ms} ms)" test "$ms" -lt 1000
+  expect 400 witness_unreadable POST /v1/jobs --data "{\"key\":\"mul3\",\"witness\":\"$w\"}"
+done
+# What cJSON alone would misread: a NUL cutting a string, a repeated key.
+expect 400 bad_json POST /v1/jobs --data '{"key":"mul3","id":"abc\u0000../x","synth_seed":1}'
+expect 400 bad_json POST /v1/jobs --data '{"key":"mul3","key":"syn","synth_seed":1}'
+expect 400 bad_json POST /v1/jobs --data "$(printf '{"key":"mul3","id":"\xc0\xaf","synth_seed":1}')"
 expect 404 unknown_job GET /v1/jobs/no-such-job
 expect 400 bad_request GET "/v1/jobs/a!b"
 expect 400 bad_request GET "/v1/jobs/conc2?wait=soon"
@@ -240,6 +254,14 @@ PIDS+=($et)
 wait_exit "$et" 20
 check "an empty token file is refused, not taken as 'no token'" \
   test "$EXIT_RC" = 2 -a -n "$(grep 'holds no token' "$T/etok.log")"
+printf 'ab\0cdefghijklmnopqrstuvwxyz\n' >"$T/nul-token"
+"$Z" serve --listen "unix://$T/n.sock" --token-file "$T/nul-token" --key mul3=data/mul3.zkey \
+  >"$T/ntok.log" 2>&1 &
+nt=$!
+PIDS+=($nt)
+wait_exit "$nt" 20
+check "a token file with a NUL is refused, not cut at it" \
+  test "$EXIT_RC" = 2 -a -n "$(grep 'a NUL byte in the token' "$T/ntok.log")"
 printf 's3cret-token\n' >"$T/token"
 start_daemon d3 --listen tcp://127.0.0.1:0 --token-file "$T/token" --key mul3=data/mul3.zkey ||
   { cat "$T/d3.log"; exit 1; }
@@ -265,6 +287,18 @@ check "auth refusals are counted" \
 kill -TERM "$D3"
 wait_exit "$D3" 30
 check "TCP daemon: SIGTERM exit 0" test "$EXIT_RC" = 0
+check "a short token is warned about" grep -q 'warning: the token has 12 characters' "$T/d3.log"
+check "a token file others can read is warned about" grep -q 'warning: token file .* has mode 0644' "$T/d3.log"
+check "loopback TCP is not warned about" sh -c "! grep -q 'plain HTTP' '$T/d3.log'"
+chmod 600 "$T/token"
+printf 'a-token-of-twenty-chars\n' >"$T/token2"
+chmod 600 "$T/token2"
+start_daemon d3b --listen tcp://0.0.0.0:0 --token-file "$T/token2" --key mul3=data/mul3.zkey ||
+  { cat "$T/d3b.log"; exit 1; }
+kill -TERM "$DPID"
+wait_exit "$DPID" 30
+check "TCP on 0.0.0.0 is warned about as plaintext" grep -q 'warning: 0.0.0.0 .*plain HTTP' "$T/d3b.log"
+check "a long token in a private file: no token warning" sh -c "! grep -q 'warning: t' '$T/d3b.log'"
 TOKEN=()
 GOOD_TOKEN=()
 

@@ -103,6 +103,43 @@ static void test_parse_invalid(void)
     CHECK(strstr(why.msg, "line 1 column 7") != NULL);
 }
 
+/* Each refusal says what it refuses: NUL in a string (escaped or raw), a
+ * repeated key, bytes that are not UTF-8. */
+static void test_parse_messages(void)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *msg;
+    } cases[] = {
+        {"{\"id\":\"abc\\u0000../x\"}", 0, "NUL (\\u0000) in a string"},
+        {"\"a\0b\"", 5, "control character in a string"},
+        {"{\"id\":\"a\",\"id\":\"b\"}", 0, "duplicate key"},
+        {"\"\xc0\xaf\"", 0, "invalid UTF-8"},          /* overlong '/' */
+        {"\"\xed\xb0\x80\"", 0, "invalid UTF-8"},      /* a surrogate */
+        {"\"\xe2\x82\"", 0, "invalid UTF-8"},          /* truncated */
+        {"{\"\xe9\":1}", 0, "invalid UTF-8"},           /* Latin-1 key */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        zp__json doc;
+        zp__ioerr why = {{0}};
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+        CHECK_EQ_INT(zp__json_parse(&doc, cases[i].text, len, NULL, &why), ZP_E_FORMAT);
+        CHECK(strstr(why.msg, cases[i].msg) != NULL);
+        if (!strstr(why.msg, cases[i].msg))
+            fprintf(stderr, "  case %zu: %s\n", i, why.msg);
+    }
+    /* Multi-byte UTF-8 of every length, raw and escaped, passes intact. */
+    const char *ok = "[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\", \"\\u20ac\\u0001\"]";
+    zp__json doc;
+    CHECK_EQ_INT(parse_str(&doc, ok, NULL), ZP_OK);
+    if (doc.root) {
+        CHECK(doc.root->items[0].len == 9);
+        CHECK(doc.root->items[1].len == 4 && memcmp(doc.root->items[1].str, "\xe2\x82\xac\x01", 4) == 0);
+        zp__json_free(&doc);
+    }
+}
+
 static void test_limits(void)
 {
     zp__json_limits lim;
@@ -590,6 +627,7 @@ int main(void)
 {
     RUN(test_parse_valid);
     RUN(test_parse_invalid);
+    RUN(test_parse_messages);
     RUN(test_limits);
     RUN(test_mangled);
     RUN(test_decimal_fp);

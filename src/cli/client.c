@@ -224,9 +224,9 @@ int zp__cmd_request(int argc, char **argv)
         body.ctype = type ? type : "application/json";
     } else if (file) {
         struct stat st;
-        body.fd = open(file, O_RDONLY | O_CLOEXEC);
-        if (body.fd < 0 || fstat(body.fd, &st) != 0) {
-            perror(file);
+        zp__ioerr why = {""};
+        if (zp__file_open(&body.fd, &st, file, UINT64_MAX, &why)) {
+            fprintf(stderr, "zkpipe: %s\n", why.msg);
             return 2;
         }
         body.len = (size_t)st.st_size;

@@ -4,9 +4,11 @@
  * and a checksum. A snarkjs .zkey carries everything; a bellperson .params
  * lacks the density maps and matrices, which come from its circuit.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "io/bellperson.h"
@@ -91,15 +93,23 @@ static int parse_args(import_args *a, int argc, char **argv)
 enum { IN_PARAMS, IN_ZKEY, IN_ZPK };
 
 /* By magic: a .zkey, a .zpk, or anything else (read as .params, which has
- * no magic); -1 when unreadable. */
+ * no magic); -1 when unreadable or not a regular file, said on stderr. */
 static int input_kind(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd;
+    struct stat st;
+    zp__ioerr why = {""};
+    if (zp__file_open(&fd, &st, path, UINT64_MAX, &why)) {
+        fprintf(stderr, "zkpipe import: %s\n", why.msg);
         return -1;
+    }
     char m[8] = {0};
-    size_t n = fread(m, 1, 8, f);
-    fclose(f);
+    ssize_t got;
+    do
+        got = read(fd, m, 8);
+    while (got < 0 && errno == EINTR);
+    close(fd);
+    size_t n = got > 0 ? (size_t)got : 0;
     if (n >= 4 && !memcmp(m, "zkey", 4))
         return IN_ZKEY;
     if (n == 8 && !memcmp(m, ZP__ZPK_MAGIC, 8))
@@ -128,10 +138,8 @@ static int read_key(zp__pk *pk, const import_args *a, const char **kind)
     zp__ioerr why = {""};
     zp_err e;
     int z = input_kind(a->in);
-    if (z < 0) {
-        perror(a->in);
+    if (z < 0)
         return 2;
-    }
     if (z == IN_ZPK)
         return usage_error(a->in, "is a .zpk already: nothing to import");
     double t0 = zp__now();

@@ -9,22 +9,35 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/keyfile.h"
 #include "groth16/groth16.h"
 #include "io/bellperson.h"
+#include "io/io.h"
 #include "io/zpk.h"
 
 zp__cli_kind zp__cli_file_kind(const char *path, uint64_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* stat() first: it tells a special file without opening it, and
+     * keeps errno for a missing one. */
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ZP__KIND_MISSING;
+    if (!S_ISREG(st.st_mode))
+        return ZP__KIND_SPECIAL;
+    /* Without a message to format, a failed open() leaves its errno. */
+    int fd;
+    if (zp__file_open(&fd, &st, path, UINT64_MAX, NULL))
         return ZP__KIND_MISSING;
     uint8_t m[16] = {0};
-    size_t n = fread(m, 1, sizeof m, f);
-    struct stat st;
-    uint64_t len = fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : n;
-    fclose(f);
+    ssize_t got;
+    do
+        got = read(fd, m, sizeof m);
+    while (got < 0 && errno == EINTR);
+    close(fd);
+    size_t n = got > 0 ? (size_t)got : 0;
+    uint64_t len = (uint64_t)st.st_size;
     if (size)
         *size = len;
     if (n == 0)
@@ -55,6 +68,7 @@ const char *zp__cli_kind_name(zp__cli_kind k)
 {
     switch (k) {
     case ZP__KIND_MISSING: return "a file that cannot be opened";
+    case ZP__KIND_SPECIAL: return "a special file (a FIFO, device, socket or directory)";
     case ZP__KIND_EMPTY: return "an empty file";
     case ZP__KIND_ZKEY: return "a snarkjs .zkey proving key";
     case ZP__KIND_WTNS: return "a .wtns witness";

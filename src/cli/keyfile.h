@@ -17,6 +17,7 @@
 
 /* What a file holds, judged from its first bytes and its size. */
 typedef enum zp__cli_kind {
+    ZP__KIND_SPECIAL = -2, /* a FIFO, device, socket or directory: never read */
     ZP__KIND_MISSING = -1, /* cannot be opened (errno says why) */
     ZP__KIND_UNKNOWN = 0,  /* none of the below: maybe a bellperson .params/.vk */
     ZP__KIND_EMPTY,

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "gpu/gpu.h"
+#include "io/io.h"
 #include "tool/timing.h"
 #include "tool/tune.h"
 #include "zkpipe.h"
@@ -106,21 +108,50 @@ static bool parse_int(int *out, const char *s, int lo, int hi)
     return true;
 }
 
+/* The first line of a token file. A file others may read gets a warning
+ * naming its mode: whoever reads it can drive the daemon. */
 static bool read_token(char *out, size_t cap, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "zkpipe serve: cannot read %s: %s\n", path, strerror(errno));
+    zp__buf b;
+    zp__ioerr why = {""};
+    int fd;
+    struct stat st;
+    zp_err e = zp__file_open(&fd, &st, path, 4096, &why);
+    if (e) {
+        fprintf(stderr, "zkpipe serve: cannot read the token file: %s\n", why.msg);
         return false;
     }
-    bool ok = fgets(out, (int)cap, f) != NULL;
-    fclose(f);
-    out[ok ? strcspn(out, "\r\n") : 0] = 0;
+    close(fd);
+    if (st.st_mode & (S_IRWXG | S_IRWXO))
+        fprintf(stderr, "zkpipe serve: warning: token file %s has mode %04o: others than its "
+                        "owner can read it (chmod 600 %s)\n",
+                path, (unsigned)(st.st_mode & 07777), path);
+    if ((e = zp__file_read(&b, path, 4096, &why))) {
+        fprintf(stderr, "zkpipe serve: cannot read the token file: %s\n", why.msg);
+        return false;
+    }
+    /* The buffer is not NUL-terminated: the first line ends at len. */
+    size_t n = 0;
+    while (n < b.len && b.data[n] != '\r' && b.data[n] != '\n')
+        n++;
+    /* A NUL would cut the token short of what the file says. */
+    if (memchr(b.data, 0, n)) {
+        fprintf(stderr, "zkpipe serve: %s: a NUL byte in the token\n", path);
+        zp__buf_free(&b);
+        return false;
+    }
+    snprintf(out, cap, "%.*s", (int)n, (const char *)b.data);
+    zp__buf_free(&b);
     /* An empty file must not quietly turn authentication off. */
     if (!out[0])
         fprintf(stderr, "zkpipe serve: %s holds no token\n", path);
     return out[0] != 0;
 }
+
+/* Shorter tokens are accepted with a warning: tests and local setups use
+ * short ones, and refusing them would only push users to --token-file
+ * habits no safer. */
+#define TOKEN_MIN 16
 
 /* Visible ASCII without spaces: what fits in one header value unquoted. */
 static bool token_ok(const char *t)
@@ -239,11 +270,23 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
         return usage_error("no --key NAME=SOURCE given: the daemon would have nothing to prove", NULL);
     if (o->token[0] && !token_ok(o->token))
         return usage_error("the token must be 1..255 visible ASCII characters without spaces", NULL);
+    if (o->token[0] && strlen(o->token) < TOKEN_MIN)
+        fprintf(stderr, "zkpipe serve: warning: the token has %zu characters; one of at least "
+                        "%d random ones (openssl rand -hex 16) resists guessing\n",
+                strlen(o->token), TOKEN_MIN);
     o->srv.token = o->token[0] ? o->token : NULL;
     /* GPUs prove alone unless CPU workers are asked for too. */
     if ((o->eng.gpus > 0 || (o->eng.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
         o->eng.cpu_workers = 0;
     return 0;
+}
+
+/* Only names that cannot leave the host count as loopback: 127.0.0.0/8,
+ * ::1 and localhost. */
+static bool loopback_host(const char *h)
+{
+    return !strncmp(h, "127.", 4) || !strcmp(h, "::1") || !strcmp(h, "[::1]") ||
+           !strcmp(h, "localhost");
 }
 
 static void timeline_line(void *ctx, const char *line)
@@ -323,6 +366,11 @@ int zp__cmd_serve(int argc, char **argv)
         return usage_error(why, NULL);
     if (!la.is_unix && !o.srv.token)
         return usage_error("refusing to listen on TCP without --token or --token-file", NULL);
+    if (!la.is_unix && !loopback_host(la.host))
+        fprintf(stderr, "zkpipe serve: warning: %s is not a loopback address and the daemon "
+                        "speaks plain HTTP: the token and every witness cross the network "
+                        "unencrypted (put a TLS proxy in front, or listen on 127.0.0.1)\n",
+                la.host);
     o.srv.allow_witness_path = la.is_unix || o.allow_path;
     if (o.timeline)
         o.eng.timeline_log = timeline_line;

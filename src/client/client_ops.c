@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "client/client_cmd.h"
+#include "io/io.h"
 
 /* Answers are JSON; the largest is a done job of many partitions. */
 #define RESP_MAX_CLIENT ((size_t)256 << 20)
@@ -24,18 +25,22 @@ void zp__copts_init(zp__copts *o)
 
 static bool read_token_file(char *out, size_t cap, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        perror(path);
+    zp__buf b;
+    zp__ioerr why = {""};
+    if (zp__file_read(&b, path, 4096, &why)) {
+        fprintf(stderr, "zkpipe: %s\n", why.msg);
         return false;
     }
-    bool ok = fgets(out, (int)cap, f) != NULL;
-    fclose(f);
-    if (!ok) {
+    /* The buffer is not NUL-terminated: the first line ends at len. */
+    size_t n = 0;
+    while (n < b.len && b.data[n] != '\r' && b.data[n] != '\n')
+        n++;
+    snprintf(out, cap, "%.*s", (int)n, (const char *)b.data);
+    zp__buf_free(&b);
+    if (!out[0]) {
         fprintf(stderr, "zkpipe: %s is empty\n", path);
         return false;
     }
-    out[strcspn(out, "\r\n")] = 0;
     return true;
 }
 
@@ -130,12 +135,11 @@ void zp__client_print_error(const char *cmd, const zp__http_resp *r)
 
 static int submit_upload(const zp__copts *o, const zp__submit_args *a, zp__http_resp *r)
 {
-    int fd = open(a->witness_file, O_RDONLY | O_CLOEXEC);
+    int fd;
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "zkpipe submit: cannot read %s\n", a->witness_file);
-        if (fd >= 0)
-            close(fd);
+    zp__ioerr why = {""};
+    if (zp__file_open(&fd, &st, a->witness_file, UINT64_MAX, &why)) {
+        fprintf(stderr, "zkpipe submit: %s\n", why.msg);
         return -1;
     }
     char target[1024];

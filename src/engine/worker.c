@@ -36,11 +36,6 @@ void zp__worker_scratch_free(zp__worker *w)
 
 /* Limit for a witness file read: 32 bytes per value plus a generous
  * header allowance, so a hostile path cannot make us map anything huge. */
-static uint64_t wtns_max_bytes(uint64_t n_vars)
-{
-    return n_vars * 32 + (1u << 16);
-}
-
 void zp__key_drop_witnesses(zp__key *k)
 {
     for (int i = 0; i < ZP__WCACHE_MAX; i++) {
@@ -107,7 +102,7 @@ zp_err zp__load_witness(zp_engine *e, zp_fr *dst, const zp_fr **use, const zp__j
     switch (src->kind) {
     case ZP_WITNESS_FILE: {
         zp__buf buf;
-        if ((err = zp__file_map(&buf, src->path, wtns_max_bytes(n_vars), why)))
+        if ((err = zp__file_map(&buf, src->path, zp__wtns_max_bytes(n_vars), why)))
             return err;
         err = zp__wtns_decode_into(dst, n_vars, buf.data, buf.len, why);
         zp__buf_free(&buf);

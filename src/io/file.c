@@ -1,5 +1,6 @@
 /*
- * Whole-file reads with a size ceiling, read-only mappings, and atomic
+ * Whole-file reads of regular files only, with a size ceiling, read-only
+ * mappings, and atomic
  * writes (temporary file in the same folder, fsync, rename, fsync folder).
  */
 #include <errno.h>
@@ -33,57 +34,50 @@ static zp_err fail_errno(zp__ioerr *why, const char *what, const char *path)
     return zp__fail(why, code, "%s %s: %s", what, path, strerror(e));
 }
 
-static int open_ro(const char *path)
+/* What a non-regular file is, for the message that refuses it. */
+static const char *kind_of(mode_t m)
 {
-    int fd;
-    do
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    return fd;
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
 }
 
-/* Reads until EOF into a growing heap block, for pipes and the like whose
- * size is unknown in advance; stops with ZP_E_TOO_LARGE past max_len. */
-static zp_err read_stream(zp__buf *out, int fd, const char *path, uint64_t max_len,
-                          zp__ioerr *why)
+/* O_NONBLOCK keeps open() of a FIFO without a writer from waiting forever;
+ * anything that is not a regular file is refused before a byte is read, so
+ * /dev/zero, a FIFO or a terminal can neither stall a thread nor fill
+ * memory. */
+zp_err zp__file_open(int *fd, struct stat *st, const char *path, uint64_t max_len,
+                     zp__ioerr *why)
 {
-    size_t cap = 4096, len = 0;
-    uint8_t *p = malloc(cap);
-    if (!p)
-        return ZP_E_NOMEM;
-    for (;;) {
-        if (len == cap) {
-            if ((uint64_t)cap > max_len) {
-                free(p);
-                return zp__fail(why, ZP_E_TOO_LARGE, "%s: longer than %llu bytes", path,
-                                (unsigned long long)max_len);
-            }
-            uint8_t *q = realloc(p, cap * 2);
-            if (!q) {
-                free(p);
-                return ZP_E_NOMEM;
-            }
-            p = q;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, p + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            free(p);
-            return fail_errno(why, "read", path);
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
+    do
+        *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    while (*fd < 0 && errno == EINTR);
+    if (*fd < 0)
+        return fail_errno(why, "open", path);
+    zp_err e = ZP_OK;
+    if (fstat(*fd, st) != 0)
+        e = fail_errno(why, "stat", path);
+    else if (!S_ISREG(st->st_mode))
+        e = zp__fail(why, ZP_E_IO, "%s is %s, not a regular file", path,
+                     kind_of(st->st_mode));
+    else if ((uint64_t)st->st_size > max_len)
+        e = zp__fail(why, ZP_E_TOO_LARGE, "%s: %llu bytes, the limit is %llu", path,
+                     (unsigned long long)st->st_size, (unsigned long long)max_len);
+    else if (fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        e = fail_errno(why, "fcntl", path);
+    if (e) {
+        close(*fd);
+        *fd = -1;
     }
-    if ((uint64_t)len > max_len) {
-        free(p);
-        return zp__fail(why, ZP_E_TOO_LARGE, "%s: longer than %llu bytes", path,
-                        (unsigned long long)max_len);
-    }
-    *out = (zp__buf){.data = p, .len = len, .base_ = p, .kind_ = 1};
-    return ZP_OK;
+    return e;
 }
 
 static zp_err read_exact(zp__buf *out, int fd, const char *path, size_t size, zp__ioerr *why)
@@ -113,41 +107,15 @@ static zp_err read_exact(zp__buf *out, int fd, const char *path, size_t size, zp
     return ZP_OK;
 }
 
-static zp_err open_sized(int *fd, struct stat *st, const char *path, uint64_t max_len,
-                         zp__ioerr *why)
-{
-    *fd = open_ro(path);
-    if (*fd < 0)
-        return fail_errno(why, "open", path);
-    if (fstat(*fd, st) != 0) {
-        zp_err e = fail_errno(why, "stat", path);
-        close(*fd);
-        return e;
-    }
-    if (S_ISDIR(st->st_mode)) {
-        close(*fd);
-        return zp__fail(why, ZP_E_IO, "%s is a directory", path);
-    }
-    if (S_ISREG(st->st_mode) && (uint64_t)st->st_size > max_len) {
-        close(*fd);
-        return zp__fail(why, ZP_E_TOO_LARGE, "%s: %llu bytes, the limit is %llu", path,
-                        (unsigned long long)st->st_size, (unsigned long long)max_len);
-    }
-    return ZP_OK;
-}
-
 zp_err zp__file_read(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
     int fd;
     struct stat st;
-    zp_err e = open_sized(&fd, &st, path, max_len, why);
+    zp_err e = zp__file_open(&fd, &st, path, max_len, why);
     if (e)
         return e;
-    if (S_ISREG(st.st_mode))
-        e = read_exact(out, fd, path, (size_t)st.st_size, why);
-    else
-        e = read_stream(out, fd, path, max_len, why);
+    e = read_exact(out, fd, path, (size_t)st.st_size, why);
     close(fd);
     return e;
 }
@@ -157,14 +125,9 @@ zp_err zp__file_map(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr 
     memset(out, 0, sizeof *out);
     int fd;
     struct stat st;
-    zp_err e = open_sized(&fd, &st, path, max_len, why);
+    zp_err e = zp__file_open(&fd, &st, path, max_len, why);
     if (e)
         return e;
-    if (!S_ISREG(st.st_mode)) {
-        e = read_stream(out, fd, path, max_len, why);
-        close(fd);
-        return e;
-    }
     if (st.st_size == 0) {
         close(fd);
         static const uint8_t empty[1];

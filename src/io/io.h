@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "io/key.h"
 #include "r1cs/r1cs.h"
@@ -58,8 +59,15 @@ typedef struct zp__buf {
 /* Default ceiling for whole-file reads of small text inputs (JSON). */
 #define ZP__JSON_FILE_MAX ((uint64_t)64 << 20)
 
-/* Reads all of path into the heap; files longer than max_len fail with
- * ZP_E_TOO_LARGE before anything is allocated. */
+/* Opens path for reading without ever blocking: only a regular file of at
+ * most max_len bytes passes; a FIFO, device, directory or socket is
+ * ZP_E_IO naming what it is, a longer file ZP_E_TOO_LARGE, a missing one
+ * ZP_E_NOT_FOUND. On success *fd (blocking, close-on-exec) and *st belong
+ * to the caller; on failure *fd is -1. */
+zp_err zp__file_open(int *fd, struct stat *st, const char *path, uint64_t max_len,
+                     zp__ioerr *why);
+/* Reads all of path (through zp__file_open) into the heap; files longer
+ * than max_len fail with ZP_E_TOO_LARGE before anything is allocated. */
 zp_err zp__file_read(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr *why);
 /* Maps path read-only (an empty file gives len 0). Same limit as above. */
 zp_err zp__file_map(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr *why);
@@ -195,6 +203,13 @@ zp_err zp__wtns_decode_into(zp_fr *out, uint64_t n, const uint8_t *data, size_t 
                             zp__ioerr *why);
 /* The declared count after the same header checks, without decoding. */
 zp_err zp__wtns_count(uint64_t *n, const uint8_t *data, size_t len, zp__ioerr *why);
+/* The most bytes a .wtns of n values may take: 32 per value and 64 KiB for
+ * the container header, sections and a field description; UINT64_MAX when
+ * n is 0 (unknown), for a regular file that is only mapped. */
+static inline uint64_t zp__wtns_max_bytes(uint64_t n)
+{
+    return n ? n * 32 + ((uint64_t)1 << 16) : UINT64_MAX;
+}
 zp_err zp__wtns_load(zp_fr **out, uint64_t *n, const char *path, uint64_t expect,
                      zp__ioerr *why);
 /* Writes a version-2 .wtns (standard form values). */
@@ -260,8 +275,9 @@ typedef struct zp__json {
 
 /*
  * Strict RFC 8259 parsing: one value with optional whitespace around it; no
- * comments, trailing commas, NaN, leading zeros, control characters in
- * strings, invalid UTF-8, lone surrogates, or duplicate object keys. Errors
+ * comments, trailing commas, NaN, leading zeros, control characters or
+ * \u0000 in strings, invalid UTF-8 (overlong, surrogates, truncated), lone
+ * surrogate escapes, or duplicate object keys. Errors
  * are ZP_E_FORMAT (with line:column in why) or ZP_E_TOO_LARGE for limits.
  * lim may be NULL for the defaults. doc is zeroed on failure.
  */

@@ -267,6 +267,10 @@ static zp_err unicode_escape(parser *p, char *out, size_t *o)
             return fail(p, ZP_E_FORMAT, "high surrogate without a low one");
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
     }
+    /* Decoded strings are C strings too: a NUL would cut "abc\u0000../x"
+     * to "abc" for whoever reads it as one, after it was checked whole. */
+    if (cp == 0)
+        return fail(p, ZP_E_FORMAT, "NUL (\\u0000) in a string");
     /* A \u escape is 6 input bytes; its UTF-8 (<= 4 per 6 or 12) fits. */
     *o += put_utf8(out + *o, (unsigned long)cp);
     return ZP_OK;

@@ -136,7 +136,7 @@ zp_err zp__wtns_load(zp_fr **out, uint64_t *n, const char *path, uint64_t expect
     zp__buf b;
     *out = NULL;
     *n = 0;
-    zp_err e = zp__file_map(&b, path, UINT64_MAX, why);
+    zp_err e = zp__file_map(&b, path, zp__wtns_max_bytes(expect), why);
     if (e)
         return e;
     e = zp__wtns_parse(out, n, b.data, b.len, expect, why);

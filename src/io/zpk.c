@@ -174,17 +174,12 @@ static void point_into(zp__pk *pk, uint8_t *base, const zp__zpk_header *h)
 
 static zp_err map_file(uint8_t **base, uint64_t *size, const char *path, zp__ioerr *why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return zp__fail(why, errno == ENOENT ? ZP_E_NOT_FOUND : ZP_E_IO, "open %s: %s", path,
-                        strerror(errno));
+    int fd;
     struct stat st;
-    zp_err e = ZP_OK;
-    if (fstat(fd, &st) != 0)
-        e = zp__fail(why, ZP_E_IO, "stat %s: %s", path, strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        e = zp__fail(why, ZP_E_IO, "%s is not a regular file", path);
-    else if (st.st_size < ZP__ZPK_ALIGN)
+    zp_err e = zp__file_open(&fd, &st, path, UINT64_MAX, why);
+    if (e)
+        return e;
+    if (st.st_size < ZP__ZPK_ALIGN)
         e = zp__fail(why, ZP_E_TRUNCATED, "%s: %lld bytes, shorter than the .zpk header",
                      path, (long long)st.st_size);
     if (e) {

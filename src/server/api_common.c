@@ -28,6 +28,16 @@ cJSON *zp__api_parse_json(const zp__srv_req *r, zp__srv_reply *out)
         return NULL;
     }
     const char *text = (const char *)r->body, *end = NULL;
+    /* cJSON keeps the first of two equal keys, cuts strings at \u0000 and
+     * passes invalid UTF-8: the strict parser refuses all three first, so
+     * what a handler checks is the whole of what the client sent. */
+    zp__json strict;
+    zp__ioerr why = {""};
+    if (zp__json_parse(&strict, text, r->len, NULL, &why) != ZP_OK) {
+        zp__reply_error(out, 400, "bad_json", "the body is not valid JSON: %s", why.msg);
+        return NULL;
+    }
+    zp__json_free(&strict);
     cJSON *doc = cJSON_ParseWithLengthOpts(text, r->len, &end, false);
     if (!doc) {
         size_t at = end && end >= text ? (size_t)(end - text) : 0;

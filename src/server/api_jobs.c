@@ -214,7 +214,8 @@ static bool parse_binary_submit(struct submit *sb, const zp__srv_req *r, zp__srv
 }
 
 /* The declared value count of one witness, for the length check. */
-static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w, zp__srv_reply *out)
+static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w,
+                          uint64_t n_vars, zp__srv_reply *out)
 {
     zp__ioerr why = {{0}};
     zp_err e;
@@ -227,7 +228,7 @@ static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w
             return false;
         }
         zp__buf b;
-        e = zp__file_map(&b, w->path, UINT64_MAX, &why);
+        e = zp__file_map(&b, w->path, zp__wtns_max_bytes(n_vars), &why);
         if (e == ZP_OK) {
             e = zp__wtns_count(n, b.data, b.len, &why);
             zp__buf_free(&b);
@@ -256,7 +257,7 @@ static bool precheck(const zp__srv_req *r, const struct submit *sb, zp__srv_repl
         uint64_t n;
         if (ws[i].kind == ZP_WITNESS_SYNTH)
             continue;
-        if (!witness_count(&n, r, &ws[i], out))
+        if (!witness_count(&n, r, &ws[i], ki.n_vars, out))
             return false;
         if (ki.n_vars && n != ki.n_vars) {
             zp__reply_error(out, 422, "witness_length", "witness%s%s has %llu values; key '%s' needs %u",
