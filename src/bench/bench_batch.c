@@ -98,7 +98,7 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     zp_engine_config_default(&o->cfg);
     zp__cli_tune_default(&o->tune);
-    zp__copts_init(&o->client);
+    zp__copts_init(&o->client, NULL, NULL);
     o->partitions = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

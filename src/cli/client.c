@@ -29,12 +29,19 @@ static const char submit_help[] =
     "  --partitions N     proofs in the job, default 1\n"
     "  --json             print the daemon's JSON answer instead of the id\n" ZP__CLIENT_COMMON_HELP;
 
+/* The client commands' defaults: $ZKPIPE_ADDR and $ZKPIPE_TOKEN, user
+ * settings read here and nowhere below the CLI. */
+static void copts_from_env(zp__copts *o)
+{
+    zp__copts_init(o, getenv("ZKPIPE_ADDR"), getenv("ZKPIPE_TOKEN"));
+}
+
 int zp__cmd_submit(int argc, char **argv)
 {
     if (zp__cli_wants_help(argc, argv, submit_help))
         return 0;
     zp__copts o;
-    zp__copts_init(&o);
+    copts_from_env(&o);
     const char *key = NULL, *wfile = NULL, *wpath = NULL, *synth = NULL, *prio = NULL, *id = NULL,
                *parts = NULL;
     for (int i = 1; i < argc; i++) {
@@ -84,7 +91,7 @@ int zp__cmd_await(int argc, char **argv)
     if (zp__cli_wants_help(argc, argv, await_help))
         return 0;
     zp__copts o;
-    zp__copts_init(&o);
+    copts_from_env(&o);
     zp__await_args aa = {.timeout_s = -1};
     for (int i = 1; i < argc; i++) {
         int k = zp__copts_take(&o, argc, argv, &i);
@@ -123,7 +130,7 @@ int zp__cmd_cancel(int argc, char **argv)
     if (zp__cli_wants_help(argc, argv, cancel_help))
         return 0;
     zp__copts o;
-    zp__copts_init(&o);
+    copts_from_env(&o);
     const char *id = NULL;
     for (int i = 1; i < argc; i++) {
         int k = zp__copts_take(&o, argc, argv, &i);
@@ -154,7 +161,7 @@ int zp__cmd_status(int argc, char **argv)
     if (zp__cli_wants_help(argc, argv, status_help))
         return 0;
     zp__copts o;
-    zp__copts_init(&o);
+    copts_from_env(&o);
     for (int i = 1; i < argc; i++) {
         int k = zp__copts_take(&o, argc, argv, &i);
         if (k < 0)
@@ -185,7 +192,7 @@ int zp__cmd_request(int argc, char **argv)
     if (zp__cli_wants_help(argc, argv, request_help))
         return 0;
     zp__copts o;
-    zp__copts_init(&o);
+    copts_from_env(&o);
     const char *pos[2] = {0}, *data = NULL, *file = NULL, *type = NULL;
     bool chunked = false, show = false;
     int npos = 0;

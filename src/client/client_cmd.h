@@ -27,7 +27,9 @@ typedef struct zp__copts {
     bool json;
 } zp__copts;
 
-void zp__copts_init(zp__copts *o);
+/* Defaults before the flags: addr (NULL or empty: ZP__CLIENT_DEFAULT_ADDR)
+ * and token (NULL: none), which the CLI takes from the user's environment. */
+void zp__copts_init(zp__copts *o, const char *addr, const char *token);
 /* Consumes argv[*i] (and its value) when it is a common option: 1; not one:
  * 0; a bad one (message printed): -1. */
 int zp__copts_take(zp__copts *o, int argc, char **argv, int *i);

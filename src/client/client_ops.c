@@ -12,14 +12,12 @@
 /* Answers are JSON; the largest is a done job of many partitions. */
 #define RESP_MAX_CLIENT ((size_t)256 << 20)
 
-void zp__copts_init(zp__copts *o)
+void zp__copts_init(zp__copts *o, const char *addr, const char *token)
 {
     memset(o, 0, sizeof *o);
-    const char *a = getenv("ZKPIPE_ADDR");
-    o->addr = a && *a ? a : ZP__CLIENT_DEFAULT_ADDR;
-    const char *t = getenv("ZKPIPE_TOKEN");
-    if (t)
-        snprintf(o->token, sizeof o->token, "%s", t);
+    o->addr = addr && *addr ? addr : ZP__CLIENT_DEFAULT_ADDR;
+    if (token)
+        snprintf(o->token, sizeof o->token, "%s", token);
     o->io_timeout_s = 60;
 }
 
