@@ -108,6 +108,7 @@ typedef struct zp__key {
     uint32_t dk_refs[ZP__GPUS_MAX];
     uint64_t dk_lru[ZP__GPUS_MAX];
     uint64_t dk_bytes[ZP__GPUS_MAX];
+    zp__g16_plan dk_plan[ZP__GPUS_MAX]; /* its key tiers there (zp__g16_plan_make) */
     /* SYNTH keys of an engine with GPUs and no CPU worker are set up on
      * each GPU (setup_gpu.c) and never have host points; the toxic waste
      * is kept while loaded so every GPU makes the same key. TEST-ONLY keys

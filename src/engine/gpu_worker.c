@@ -155,20 +155,51 @@ static bool evict_for(zp_engine *e, int g, const zp__key *keep)
     return freed;
 }
 
+/* The key tiers of a key of pk's shape on d (zp__g16_plan_make): within
+ * the arena's free bytes, for the slots of d still without a working set. */
+typedef struct plan_ctx {
+    zp_engine *e;
+    zp__gpudev *d;
+    zp__g16_plan *out;
+} plan_ctx;
+
+static zp_err plan_key(void *arg, const zp__pk *pk, zp__g16_plan *plan, zp__ioerr *why)
+{
+    plan_ctx *c = arg;
+    zp__gpu_info info;
+    zp__gpu_get_info(c->d->dev, &info);
+    pthread_mutex_lock(&c->e->mu);
+    int waiting = c->d->admitted - c->d->sets;
+    pthread_mutex_unlock(&c->e->mu);
+    zp_err err = zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used,
+                                   waiting > 1 ? (unsigned)waiting : 1, &c->e->gpu_opts, why);
+    if (!err) {
+        *c->out = *plan;
+        char line[256];
+        zp__g16_plan_describe(plan, pk, line, sizeof line);
+        if (zp__g16_plan_streams(plan))
+            fprintf(stderr, "zkpipe: gpu%d: %s\n", c->d->ordinal, line);
+    }
+    return err;
+}
+
 /* Makes k resident on d (e->mu NOT held; d->load_mu held), with its H
  * table where zp__g16_dkey_h_table makes one. pk_tmp receives the host
- * part of a GPU setup. */
+ * part of a GPU setup; *plan the plan it was made by. */
 static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *dk,
-                        zp__pk *pk_tmp, zp__ioerr *why)
+                        zp__pk *pk_tmp, zp__g16_plan *plan, zp__ioerr *why)
 {
     for (;;) {
         zp_err err;
         memset(pk_tmp, 0, sizeof *pk_tmp);
+        zp__g16_plan p;
+        plan_ctx pc = {e, d, plan};
         if (k->gpu_setup)
-            err = zp__g16_dkey_setup(dk, pk_tmp, d->dev, d->s, &k->cs, k->conv,
-                                     e->threads_per_worker, &k->toxic, &e->gpu_opts, why);
-        else
-            err = zp__g16_dkey_upload(dk, d->dev, d->s, &k->pk, &e->gpu_opts, why);
+            err = zp__g16_dkey_setup_plan(dk, pk_tmp, d->dev, d->s, &k->cs, k->conv,
+                                          e->threads_per_worker, &k->toxic, plan_key, &pc,
+                                          &e->gpu_opts, why);
+        else if (!(err = plan_key(&pc, &k->pk, &p, why)))
+            err = zp__g16_dkey_upload_plan(dk, d->dev, d->s, &k->pk, &p, &e->gpu_opts, why);
         if (!err && (err = zp__g16_dkey_h_table(dk, d->s, &e->gpu_opts)) != ZP_OK) {
             zp__fail(why, err, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
             zp__g16_dkey_free(dk);
@@ -201,19 +232,18 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
 
     zp__g16_dkey *dk = calloc(1, sizeof *dk);
     zp__pk tmp;
+    zp__g16_plan plan;
     memset(&tmp, 0, sizeof tmp);
+    memset(&plan, 0, sizeof plan);
     zp_err err = dk ? ZP_OK : zp__fail(why, ZP_E_NOMEM, "no memory for a device key");
     if (!err) {
         pthread_mutex_lock(&d->load_mu);
-        err = make_dkey(e, d, k, dk, &tmp, why);
+        err = make_dkey(e, d, k, dk, &tmp, &plan, why);
         pthread_mutex_unlock(&d->load_mu);
     }
-    /* Arena bytes of the copy, from the matrices it was made from (the
-     * host part's copies are dropped below). */
-    uint64_t dkb =
-        err ? 0
-            : zp__g16_dkey_bytes(k->gpu_setup ? &tmp : &k->pk) + dk->twist.mem.bytes +
-                  dk->h_pre.bytes;
+    /* Arena bytes of the copy, as planned (the host part's matrices are
+     * dropped below). */
+    uint64_t dkb = err ? 0 : plan.key_bytes + dk->twist.mem.bytes + dk->h_pre.bytes;
     pthread_mutex_lock(&e->mu);
     if (!err) {
         if (k->gpu_setup) {
@@ -241,6 +271,7 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
         k->dk_refs[g] = 1;
         k->dk_lru[g] = ++e->lru_tick;
         k->dk_bytes[g] = dkb;
+        k->dk_plan[g] = plan;
         *out = dk;
     } else {
         k->dk_state[g] = ZP__DK_NONE;
@@ -328,10 +359,11 @@ static void slot_drop(zp_engine *e, zp__worker *w)
 
 /* The slot's working set for keys of pk's shape: kept when it fits,
  * carved again otherwise, evicting idle resident keys for room. */
-static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk *pk,
+static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g16_dkey *dk,
                          const zp__key *k, zp__ioerr *why)
 {
-    if (w->slot && zp__g16_slot_fits(w->slot, pk))
+    const zp__pk *pk = dk->pk;
+    if (w->slot && zp__g16_slot_fits_key(w->slot, dk))
         return ZP_OK;
     slot_drop(e, w);
     for (;;) {
@@ -344,8 +376,8 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__p
         int waiting = d->admitted - d->sets;
         pthread_mutex_unlock(&e->mu);
         uint64_t share = (info.arena_bytes - info.arena_used) / (uint64_t)(waiting > 1 ? waiting : 1);
-        zp_err err =
-            zp__g16_slot_open_within(&w->slot, d->dev, pk, share, &e->gpu_opts, why);
+        zp_err err = zp__g16_slot_open_ring(&w->slot, d->dev, pk, dk->ring_buffer, share,
+                                            &e->gpu_opts, why);
         if (!err) {
             w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
             sets_add(e, d, 1, (int64_t)w->slot_pinned);
@@ -543,7 +575,7 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     /* Its counts were checked when it was made resident (zp__g16_dkey_upload,
      * zp__g16_dkey_setup), not again for each partition. */
     const zp__pk *pk = dk ? dk->pk : NULL;
-    if (!err && (err = slot_ready(e, w, d, pk, key, &why)) == ZP_E_GPU_OOM) {
+    if (!err && (err = slot_ready(e, w, d, dk, key, &why)) == ZP_E_GPU_OOM) {
         if (go_dormant(e, w, d, pk)) {
             dkey_release(e, d->ordinal, key);
             zp__key_release(e, key);

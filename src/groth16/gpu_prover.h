@@ -58,6 +58,16 @@ typedef struct zp__g16_gpu_opts {
      * A slot opened on a device sizes by that device's own. Tests lower
      * them to run the paths of large MSMs at their sizes. */
     zp__gpu_msm_opts msm;
+    /* Key tiers (zp__g16_plan): the most bytes of points a key keeps in the
+     * arena when the plan streams (UINT64_MAX, the default: as many as fit)
+     * and the bytes of one staging buffer of a slot's ring (0, the default:
+     * the plan's). Tests lower them so that every streaming path runs at
+     * their sizes. */
+    uint64_t resident_cap;
+    uint64_t ring_buffer;
+    /* The arena zp__g16_gpu_open takes (0, the default: the device's free
+     * memory less its reserve), as --gpu-mem caps an engine's. */
+    uint64_t arena_bytes;
 } zp__g16_gpu_opts;
 
 void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o);
@@ -65,6 +75,67 @@ void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o);
 zp__g16_gpu_opts zp__g16_gpu_opts_of(const zp__g16_gpu_opts *o);
 /* ZP_E_INVALID_ARG when a field is out of range. */
 zp_err zp__g16_gpu_opts_check(const zp__g16_gpu_opts *o);
+
+/*
+ * Key tiers (docs/gpu-memory.md). The five point arrays of a key, in the
+ * order the plan keeps them resident: the MSMs over the witness skip most
+ * of their points (porep's witness is ~90 % zeros and ones) and go through
+ * their bases fastest, so a copy of theirs would show; H's MSM is dense and
+ * slowest per byte, so its copy hides best and it streams first.
+ */
+typedef enum {
+    ZP_G16_P_L,
+    ZP_G16_P_A,
+    ZP_G16_P_B1,
+    ZP_G16_P_B2,
+    ZP_G16_P_H,
+    ZP_G16_NP
+} zp__g16_part;
+/* Points of array i of pk, and bytes of one point. */
+uint64_t zp__g16_part_count(const zp__pk *pk, zp__g16_part i);
+uint64_t zp__g16_part_size(zp__g16_part i);
+const char *zp__g16_part_name(zp__g16_part i);
+
+/*
+ * What of a key stays in a GPU's arena and what streams from pinned host
+ * memory, and the working sets beside it (zp__g16_plan_make). The first
+ * res[i] points of array i are resident, the rest stream through each
+ * slot's staging ring of two buffers of ring_buffer bytes.
+ */
+typedef struct zp__g16_plan {
+    uint64_t res[ZP_G16_NP];
+    uint64_t key_bytes;    /* arena bytes of the resident key (no optional tables) */
+    uint64_t pinned_bytes; /* host bytes of the streamed points */
+    uint64_t ring_buffer;  /* bytes of one staging buffer; 0: nothing streams */
+    uint64_t slot_bytes;   /* one working set, its ring included */
+    unsigned slots;        /* working sets that fit beside the key (<= asked) */
+    uint64_t fixed_bytes;  /* the part of the key that never streams */
+} zp__g16_plan;
+
+/* Default bytes of one staging buffer and the least the plan shrinks it to. */
+#define ZP_G16_RING_BUFFER ((uint64_t)1 << 30)
+#define ZP_G16_RING_BUFFER_MIN ((uint64_t)1 << 27)
+
+/*
+ * Plans keys of pk's shape in `arena_free` bytes with `slots` working sets
+ * (>= 1): the whole key resident with as many working sets as fit (at
+ * least one), where it and one fit; otherwise the matrices and densities
+ * resident, as many points as fit in the order of zp__g16_part beside
+ * `slots` streaming working sets (fewer when they do not fit), within o's
+ * resident_cap. ZP_E_GPU_OOM with the bytes it needs in *why when not even
+ * the fixed part and one streaming working set fit.
+ */
+zp_err zp__g16_plan_make(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free,
+                         unsigned slots, const zp__g16_gpu_opts *o, zp__ioerr *why);
+/* The same from pk's counts alone (no matrices needed) and the arena
+ * bytes of the part that never streams (the matrices and density maps:
+ * zp__g16_dkey_bytes less the points). For planning shapes without a key. */
+zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t arena_free,
+                          unsigned slots, const zp__g16_gpu_opts *o, zp__ioerr *why);
+/* Whether the plan streams anything. */
+bool zp__g16_plan_streams(const zp__g16_plan *p);
+/* One line: "resident L A B1, streamed B2 H (12.0 GiB pinned), ring 2 x 1.0 GiB". */
+void zp__g16_plan_describe(const zp__g16_plan *p, const zp__pk *pk, char *buf, size_t len);
 
 typedef struct zp__g16_dkey {
     zp__gpu *dev;
@@ -81,7 +152,19 @@ typedef struct zp__g16_dkey {
      * zp__gpu_msm_g1_pre) with h_pre_c-bit windows, or none (ptr NULL). */
     zp__gpu_buf h_pre;
     unsigned h_pre_c;
+    /* Key tiers: the first res[i] points of array i are in its region (p_a
+     * ..), the other count - res[i] in host[i], pinned host memory the dkey
+     * owns (NULL when none stream); ring_buffer: the staging buffer its
+     * plan asked slots for (0: nothing streams). */
+    uint64_t res[ZP_G16_NP];
+    void *host[ZP_G16_NP];
+    uint64_t ring_buffer;
 } zp__g16_dkey;
+
+/* Whether any point of k streams from host memory. */
+bool zp__g16_dkey_streams(const zp__g16_dkey *k);
+/* Bytes of points k streams per proof (the MSMs read each point once). */
+uint64_t zp__g16_dkey_stream_bytes(const zp__g16_dkey *k);
 
 /* Device bytes a resident copy of pk takes (arena rounding included), the
  * optional tables (zp__g16_dkey_twist, zp__g16_dkey_h_table) left out. */
@@ -98,6 +181,12 @@ uint64_t zp__g16_dkey_bytes(const zp__pk *pk);
  */
 zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
                            const zp__pk *pk, const zp__g16_gpu_opts *o, zp__ioerr *why);
+/* The same with the points laid out by plan (NULL: all resident, as
+ * zp__g16_dkey_upload): streamed points are copied into pinned host memory
+ * the dkey owns; no optional tables where anything streams. */
+zp_err zp__g16_dkey_upload_plan(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
+                                const zp__pk *pk, const zp__g16_plan *plan,
+                                const zp__g16_gpu_opts *o, zp__ioerr *why);
 
 /*
  * TEST-ONLY setup on the device (setup_gpu.c): the key zp__setup(cs, conv,
@@ -113,6 +202,17 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
                           zp__gpu_stream *s, const zp__r1cs *cs, zp_h_conv conv,
                           int threads, const zp__toxic *toxic, const zp__g16_gpu_opts *o,
                           zp__ioerr *why);
+/* The same planned: the key's shape first (zp__g16_setup_shape), then
+ * plan_fn(ctx, shape, &plan) decides the layout as for
+ * zp__g16_dkey_upload_plan; streamed points are made on the device a
+ * staging buffer at a time and copied to pinned host memory. plan_fn
+ * NULL: all resident. */
+typedef zp_err (*zp__g16_plan_fn)(void *ctx, const zp__pk *shape, zp__g16_plan *plan,
+                                  zp__ioerr *why);
+zp_err zp__g16_dkey_setup_plan(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
+                               zp__gpu_stream *s, const zp__r1cs *cs, zp_h_conv conv,
+                               int threads, const zp__toxic *toxic, zp__g16_plan_fn plan_fn,
+                               void *plan_ctx, const zp__g16_gpu_opts *o, zp__ioerr *why);
 
 /* Frees the arena regions (the device must be done with them). */
 void zp__g16_dkey_free(zp__g16_dkey *k);
@@ -191,6 +291,24 @@ zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
 zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
                                 uint64_t share, const zp__g16_gpu_opts *o, zp__ioerr *why);
 uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g16_gpu_opts *o);
+/* A slot that streams (key tiers): a staging ring of two buffers of
+ * ring_buffer bytes (> 0) for the points a key streams, and every MSM
+ * taken a buffer's worth of points at a time, so that its scratch is that
+ * of such a chunk. zp__g16_slot_bytes_ring is the least it opens with;
+ * zp__g16_slot_open_ring grows into share as zp__g16_slot_open_within. A
+ * ring_buffer of 0 is zp__g16_slot_open_within. */
+uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
+                                 const zp__g16_gpu_opts *o);
+zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                              uint64_t ring_buffer, uint64_t share, const zp__g16_gpu_opts *o,
+                              zp__ioerr *why);
+/* The slot's staging buffer bytes (0: it has no ring), and the bytes its
+ * ring has sent since it opened. */
+uint64_t zp__g16_slot_ring_buffer(const zp__g16_slot *s);
+uint64_t zp__g16_slot_streamed_bytes(const zp__g16_slot *s);
+/* Whether the slot can prove with k: its shape fits, and the slot has a
+ * ring where k streams. */
+bool zp__g16_slot_fits_key(const zp__g16_slot *s, const zp__g16_dkey *k);
 unsigned zp__g16_slot_windows(const zp__g16_slot *s);
 void zp__g16_slot_close(zp__g16_slot *s);
 /* Whether keys of pk's shape fit the slot. */

@@ -57,6 +57,7 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
     zp__gpu_config_default(&cfg);
     cfg.device = device;
     cfg.msm = zp__g16_gpu_opts_of(o).msm;
+    cfg.arena_bytes = zp__g16_gpu_opts_of(o).arena_bytes;
     e = zp__gpu_open(&g->dev, &cfg);
     if (!e)
         e = zp__gpu_stream_open(g->dev, &g->s);
@@ -65,7 +66,12 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
         zp__g16_gpu_close(g);
         return e;
     }
-    e = zp__g16_dkey_upload(&g->key, g->dev, g->s, pk, o, why);
+    zp__gpu_info info;
+    zp__gpu_get_info(g->dev, &info);
+    zp__g16_plan plan;
+    e = zp__g16_plan_make(&plan, pk, info.arena_bytes - info.arena_used, 1, o, why);
+    if (!e)
+        e = zp__g16_dkey_upload_plan(&g->key, g->dev, g->s, pk, &plan, o, why);
     /* A key uploaded for this prover's proofs: its H table only when the
      * tuning fixes its windows (made unasked, it costs more than it saves
      * over a few proofs). */
@@ -73,9 +79,9 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
         (e = zp__g16_dkey_h_table(&g->key, g->s, o)))
         zp__fail(why, e, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
     if (!e) { /* the one slot takes what the key leaves */
-        zp__gpu_info info;
         zp__gpu_get_info(g->dev, &info);
-        e = zp__g16_slot_open_within(&g->slot, g->dev, pk, info.arena_largest_free, o, why);
+        e = zp__g16_slot_open_ring(&g->slot, g->dev, pk, g->key.ring_buffer,
+                                   info.arena_largest_free, o, why);
     }
     if (e) {
         zp__g16_gpu_close(g);

@@ -20,6 +20,60 @@ static uint64_t rnd(uint64_t bytes)
 
 static uint64_t n_words(const zp__pk *pk) { return ((uint64_t)pk->n_vars + 63) / 64; }
 
+uint64_t zp__g16_part_count(const zp__pk *pk, zp__g16_part i)
+{
+    switch (i) {
+    case ZP_G16_P_L: return pk->n_l;
+    case ZP_G16_P_A: return pk->n_a;
+    case ZP_G16_P_B1: return pk->n_b;
+    case ZP_G16_P_B2: return pk->n_b;
+    case ZP_G16_P_H: return pk->n_h;
+    default: return 0;
+    }
+}
+
+uint64_t zp__g16_part_size(zp__g16_part i)
+{
+    return i == ZP_G16_P_B2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
+}
+
+const char *zp__g16_part_name(zp__g16_part i)
+{
+    static const char *const names[ZP_G16_NP] = {"L", "A", "B1", "B2", "H"};
+    return (unsigned)i < ZP_G16_NP ? names[i] : "?";
+}
+
+/* The host array of k's points of array i (NULL when the key has none). */
+static const void *part_host(const zp__pk *pk, zp__g16_part i)
+{
+    const void *h[ZP_G16_NP] = {pk->l, pk->a, pk->b1, pk->b2, pk->h};
+    return h[i];
+}
+
+static zp__gpu_buf *part_buf(zp__g16_dkey *k, zp__g16_part i)
+{
+    zp__gpu_buf *b[ZP_G16_NP] = {&k->p_l, &k->p_a, &k->p_b1, &k->p_b2, &k->p_h};
+    return b[i];
+}
+
+bool zp__g16_dkey_streams(const zp__g16_dkey *k)
+{
+    for (int i = 0; i < ZP_G16_NP; i++)
+        if (k->host[i])
+            return true;
+    return false;
+}
+
+uint64_t zp__g16_dkey_stream_bytes(const zp__g16_dkey *k)
+{
+    uint64_t b = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        if (k->host[i])
+            b += (zp__g16_part_count(k->pk, (zp__g16_part)i) - k->res[i]) *
+                 zp__g16_part_size((zp__g16_part)i);
+    return b;
+}
+
 /* The full twist tables of the key's domain (gpu.h: one product an element
  * less in each transform's first pass, 8 GiB at 2^27), where the tuning
  * asks for them. */
@@ -35,8 +89,8 @@ zp_err zp__g16_dkey_twist(zp__g16_dkey *k, zp__gpu_stream *s, const zp__g16_gpu_
     const zp__pk *pk = k->pk;
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     const uint64_t tb = twist_bytes(pk, &op.tuning);
-    if (!tb)
-        return ZP_OK;
+    if (!tb || zp__g16_dkey_streams(k))
+        return ZP_OK; /* a key that streams puts every byte into points */
     /* Only where two working sets of the key's shape still fit beside
      * them (the engine's default slots): a GPU that holds fewer slots
      * loses more than the tables save (~1 % of a partition). */
@@ -95,7 +149,7 @@ static uint64_t table_bytes(const zp__pk *pk, unsigned c)
 zp_err zp__g16_dkey_h_pre(zp__g16_dkey *k, zp__gpu_stream *s, unsigned c)
 {
     const zp__pk *pk = k->pk;
-    if (!zp__gpu_msm_pre_copies(c) || k->h_pre.ptr || !k->p_h.ptr)
+    if (!zp__gpu_msm_pre_copies(c) || k->h_pre.ptr || !k->p_h.ptr || zp__g16_dkey_streams(k))
         return ZP_E_INVALID_ARG;
     if (!zp__gpu_msm_scratch_bytes_pre(pk->n_h, c))
         return ZP_E_TOO_LARGE;
@@ -126,7 +180,7 @@ zp_err zp__g16_dkey_h_table(zp__g16_dkey *k, zp__gpu_stream *s, const zp__g16_gp
 {
     const zp__pk *pk = k->pk;
     const unsigned c = zp__g16_h_pre_c(pk, o);
-    if (!c || k->h_pre.ptr || !zp__g16_h_pre_on(pk, k->dev, o))
+    if (!c || k->h_pre.ptr || zp__g16_dkey_streams(k) || !zp__g16_h_pre_on(pk, k->dev, o))
         return ZP_OK;
     zp__gpu_info info;
     zp__gpu_get_info(k->dev, &info);
@@ -170,6 +224,8 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
                            &k->a_words, &k->a_rank, &k->b_words, &k->b_rank, &k->h_pre};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         zp__gpu_free(k->dev, bufs[i]);
+    for (int i = 0; i < ZP_G16_NP; i++)
+        zp__gpu_host_free(k->host[i]);
     if (k->ma.mem.ptr)
         zp__gpu_csr_free(k->dev, &k->ma);
     if (k->mb.mem.ptr)
@@ -202,18 +258,31 @@ static uint32_t *density_rank(const zp__bitmap *d, uint64_t nw)
     return rank;
 }
 
+/* The points of array i: the first k->res[i] into their region, the rest
+ * into pinned host memory of k's own. */
+static zp_err put_part(zp__g16_dkey *k, zp__gpu_stream *s, zp__g16_part i)
+{
+    const zp__pk *pk = k->pk;
+    const uint64_t n = zp__g16_part_count(pk, i), size = zp__g16_part_size(i), r = k->res[i];
+    const char *src = part_host(pk, i);
+    zp_err e = put(k, s, part_buf(k, i), src, r * size);
+    if (e || r == n)
+        return e;
+    e = zp__gpu_host_alloc(k->dev, &k->host[i], (n - r) * size);
+    if (!e)
+        memcpy(k->host[i], src + r * size, (n - r) * size);
+    return e;
+}
+
 static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
                          const uint32_t *rb)
 {
     const zp__pk *pk = k->pk;
-    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine), nw = n_words(pk);
-    zp_err e;
-    if ((e = put(k, s, &k->p_a, pk->a, pk->n_a * g1)) ||
-        (e = put(k, s, &k->p_b1, pk->b1, pk->n_b * g1)) ||
-        (e = put(k, s, &k->p_b2, pk->b2, pk->n_b * g2)) ||
-        (e = put(k, s, &k->p_l, pk->l, pk->n_l * g1)) ||
-        (e = put(k, s, &k->p_h, pk->h, pk->n_h * g1)) ||
-        (e = put(k, s, &k->a_words, pk->a_density.words, 8 * nw)) ||
+    uint64_t nw = n_words(pk);
+    zp_err e = ZP_OK;
+    for (int i = 0; i < ZP_G16_NP && !e; i++)
+        e = put_part(k, s, (zp__g16_part)i);
+    if (e || (e = put(k, s, &k->a_words, pk->a_density.words, 8 * nw)) ||
         (e = put(k, s, &k->b_words, pk->b_density.words, 8 * nw)) ||
         (e = put(k, s, &k->a_rank, ra, 4 * nw)) || (e = put(k, s, &k->b_rank, rb, 4 * nw)) ||
         (e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars)) ||
@@ -222,8 +291,29 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
     return ZP_OK;
 }
 
+/* k->res and k->ring_buffer from plan (NULL: all resident); false when
+ * the plan is not of pk's shape. */
+static bool take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_plan *plan)
+{
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
+        k->res[i] = plan ? plan->res[i] : n;
+        if (k->res[i] > n)
+            return false;
+    }
+    k->ring_buffer = plan ? plan->ring_buffer : 0;
+    return true;
+}
+
 zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
                            const zp__pk *pk, const zp__g16_gpu_opts *o, zp__ioerr *why)
+{
+    return zp__g16_dkey_upload_plan(out, dev, s, pk, NULL, o, why);
+}
+
+zp_err zp__g16_dkey_upload_plan(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
+                                const zp__pk *pk, const zp__g16_plan *plan,
+                                const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
     zp_err e = zp__g16_gpu_key_ok(pk, why);
@@ -231,6 +321,8 @@ zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
         return e;
     if ((pk->n_a && !pk->a) || (pk->n_h && !pk->h))
         return zp__fail(why, ZP_E_UNSUPPORTED, "the proving key has no points to upload");
+    if (!take_plan(out, pk, plan))
+        return zp__fail(why, ZP_E_INVALID_ARG, "the key's plan is not of its shape");
     uint64_t nw = n_words(pk);
     uint32_t *ra = density_rank(&pk->a_density, nw), *rb = density_rank(&pk->b_density, nw);
     if (!ra || !rb) {
@@ -258,25 +350,31 @@ zp_err zp__g16_dkey_upload(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream *s,
     return ZP_OK;
 }
 
-static zp_err get(zp__gpu_stream *s, void *host, const zp__gpu_buf *b, uint64_t bytes)
+/* Array i of k into host (n points): resident ones from the device, the
+ * rest from k's pinned copy. */
+static zp_err get(const zp__g16_dkey *k, zp__gpu_stream *s, void *host, zp__g16_part i)
 {
-    if (!host || !bytes)
+    const uint64_t n = zp__g16_part_count(k->pk, i), size = zp__g16_part_size(i), r = k->res[i];
+    const zp__gpu_buf *b = part_buf((zp__g16_dkey *)k, i);
+    if (!host || !n)
         return ZP_OK;
-    if (!b->ptr || b->bytes < bytes)
+    if (r && (!b->ptr || b->bytes < r * size))
         return ZP_E_INVALID_ARG;
-    return zp__gpu_download(s, host, b->ptr, bytes);
+    if (r < n && !k->host[i])
+        return ZP_E_INVALID_ARG;
+    if (r < n)
+        memcpy((char *)host + r * size, k->host[i], (n - r) * size);
+    return r ? zp__gpu_download(s, host, b->ptr, r * size) : ZP_OK;
 }
 
 zp_err zp__g16_dkey_read(const zp__g16_dkey *k, zp__gpu_stream *s, zp_g1_affine *a,
                          zp_g1_affine *b1, zp_g2_affine *b2, zp_g1_affine *l,
                          zp_g1_affine *h)
 {
-    const zp__pk *pk = k->pk;
-    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine);
     zp_err e;
-    if ((e = get(s, a, &k->p_a, pk->n_a * g1)) || (e = get(s, b1, &k->p_b1, pk->n_b * g1)) ||
-        (e = get(s, b2, &k->p_b2, pk->n_b * g2)) || (e = get(s, l, &k->p_l, pk->n_l * g1)) ||
-        (e = get(s, h, &k->p_h, pk->n_h * g1))) {
+    if ((e = get(k, s, a, ZP_G16_P_A)) || (e = get(k, s, b1, ZP_G16_P_B1)) ||
+        (e = get(k, s, b2, ZP_G16_P_B2)) || (e = get(k, s, l, ZP_G16_P_L)) ||
+        (e = get(k, s, h, ZP_G16_P_H))) {
         zp__gpu_stream_sync(s); /* no copy may still write the outputs */
         return e;
     }

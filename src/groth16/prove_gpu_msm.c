@@ -28,47 +28,133 @@ void zp__g16_slot_count_msm(zp__g16_slot *s, const zp__gpu_stream *st)
 
 void zp__g16_slot_msm_paths(const zp__g16_slot *s, zp__g16_msm_paths *out) { *out = s->paths; }
 
-/* Σ sc[i]·p[i] for i < n (device scalars in standard form), in the
- * slot's MSM scratch, zp__g16_chunk_points(false) points at a time, without
- * the 0/1 split (zp__gpu_msm_g1_nosplit): for the H MSM, whose scalars are
- * random, so that the split and its wait would find nothing to skip. */
-static zp_err msm_g1_nosplit(zp__g16_slot *s, zp_g1_jac *out, const zp__gpu_buf *p,
-                             const zp_fr *sc, uint64_t n)
+/* ------------------------------------------------------------ key tiers */
+
+/* Device base of k's array i (its resident points). */
+static const char *part_dev(const zp__g16_dkey *k, zp__g16_part i)
 {
-    const zp_g1_affine *pts = p->ptr;
-    const uint64_t chunk = zp__g16_chunk_points(false);
-    zp_g1_jac_inf(out);
-    for (uint64_t off = 0; off < n; off += chunk) {
-        zp_g1_jac part, sum;
-        zp_err e = zp__gpu_msm_g1_nosplit(s->msm_stream, &part, pts + off, sc + off,
-                                          min_u64(n - off, chunk), s->msm_scratch);
-        if (e)
-            return e;
-        zp__g16_slot_count_msm(s, s->msm_stream);
-        zp_g1_jac_add(&sum, out, &part);
-        *out = sum;
+    const zp__gpu_buf *b[ZP_G16_NP] = {&k->p_l, &k->p_a, &k->p_b1, &k->p_b2, &k->p_h};
+    return b[i]->ptr;
+}
+
+/* Enqueues on the ring stream the copy of k's streamed points [p, p + len)
+ * of array i into staging buffer `buf`. */
+static zp_err ring_put(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i, uint64_t p,
+                       uint64_t len, unsigned buf)
+{
+    const uint64_t size = zp__g16_part_size(i);
+    const char *src = (const char *)k->host[i] + (p - k->res[i]) * size;
+    s->streamed += len * size;
+    return zp__gpu_upload(s->ring_stream, (char *)s->ring.ptr + buf * (s->ring.bytes / 2), src,
+                          len * size);
+}
+
+/* One chunk's MSM: the device points of [p, p + len) of the array. */
+typedef zp_err (*chunk_fn)(zp__g16_slot *s, void *ctx, const void *d_points, uint64_t p,
+                           uint64_t len);
+
+/*
+ * Runs fn over the points [from, to) of k's array i a chunk at a time
+ * (zp__g16_slot_chunk): the resident ones where they lie, then the
+ * streamed ones through the slot's two staging buffers. The copy of the
+ * first streamed chunk crosses while the resident chunks are summed, and
+ * each later one while the one before is summed: the MSM stream waits for
+ * a chunk's copy only, and a buffer is filled again only after the MSM
+ * that read it has returned (each MSM waits for its stream).
+ */
+static zp_err over_points(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i,
+                          uint64_t from, uint64_t to, chunk_fn fn, void *ctx)
+{
+    const uint64_t size = zp__g16_part_size(i);
+    const uint64_t chunk = zp__g16_slot_chunk(s, i == ZP_G16_P_B2);
+    const uint64_t rend = min_u64(to, k->res[i]), s0 = max_u64(from, k->res[i]);
+    const char *dev = part_dev(k, i);
+    zp_err e = ZP_OK;
+    if (s0 < to) {
+        if (!s->ring_buffer || !k->host[i])
+            return ZP_E_INVALID_ARG; /* zp__g16_slot_check keeps this out */
+        e = ring_put(s, k, i, s0, min_u64(to - s0, chunk), 0);
     }
+    for (uint64_t p = from; !e && p < rend; p += chunk)
+        e = fn(s, ctx, dev + p * size, p, min_u64(rend - p, chunk));
+    unsigned b = 0;
+    for (uint64_t p = s0; !e && p < to; p += chunk, b ^= 1) {
+        const uint64_t len = min_u64(to - p, chunk);
+        e = zp__gpu_stream_after(s->msm_stream, s->ring_stream); /* this chunk's copy */
+        if (!e && p + len < to)
+            e = ring_put(s, k, i, p + len, min_u64(to - p - len, chunk), b ^ 1);
+        if (!e)
+            e = fn(s, ctx, (const char *)s->ring.ptr + b * (s->ring.bytes / 2), p, len);
+    }
+    if (e && s->ring_stream)
+        zp__gpu_stream_sync(s->ring_stream); /* no copy may still write a buffer */
+    return e;
+}
+
+/* The scalars of a chunk: sc[p - delta ...] (standard form, without the
+ * 0/1 split) or the witness values from index p + delta (Montgomery). */
+typedef struct g1_sum {
+    zp_g1_jac *out;
+    const zp_fr *sc;
+    uint64_t delta;
+} g1_sum;
+
+static void add_g1(zp_g1_jac *out, const zp_g1_jac *part)
+{
+    zp_g1_jac sum;
+    zp_g1_jac_add(&sum, out, part);
+    *out = sum;
+}
+
+static zp_err chunk_nosplit(zp__g16_slot *s, void *ctx, const void *d_points, uint64_t p,
+                            uint64_t len)
+{
+    g1_sum *c = ctx;
+    zp_g1_jac part;
+    zp_err e = zp__gpu_msm_g1_nosplit(s->msm_stream, &part, d_points, c->sc + p, len,
+                                      s->msm_scratch);
+    if (e)
+        return e;
+    zp__g16_slot_count_msm(s, s->msm_stream);
+    add_g1(c->out, &part);
     return ZP_OK;
 }
 
-zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine *p,
-                             const zp_fr *w, uint64_t from, uint64_t to)
+static zp_err chunk_g1_w(zp__g16_slot *s, void *ctx, const void *d_points, uint64_t p,
+                         uint64_t len)
 {
-    const uint64_t chunk = zp__g16_chunk_points(false);
-    zp_g1_jac_inf(out);
-    for (uint64_t off = from; off < to; off += chunk) {
-        const uint64_t len = min_u64(to - off, chunk);
-        const zp__gpu_wsc sc = {w, NULL, NULL, off, len};
-        zp_g1_jac part, sum;
-        zp_err e =
-            zp__gpu_msm_g1_w(s->msm_stream, &part, p + (off - from), &sc, len, s->msm_scratch);
-        if (e)
-            return e;
-        zp__g16_slot_count_msm(s, s->msm_stream);
-        zp_g1_jac_add(&sum, out, &part);
-        *out = sum;
-    }
+    g1_sum *c = ctx;
+    const zp__gpu_wsc sc = {c->sc, NULL, NULL, p + c->delta, len};
+    zp_g1_jac part;
+    zp_err e = zp__gpu_msm_g1_w(s->msm_stream, &part, d_points, &sc, len, s->msm_scratch);
+    if (e)
+        return e;
+    zp__g16_slot_count_msm(s, s->msm_stream);
+    add_g1(c->out, &part);
     return ZP_OK;
+}
+
+/* Σ sc[i]·H[i] for i < n (device scalars in standard form), chunk by
+ * chunk, without the 0/1 split (zp__gpu_msm_g1_nosplit): the H MSM's
+ * scalars are random, so the split and its wait would find nothing to
+ * skip. */
+static zp_err msm_g1_nosplit(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out,
+                             const zp_fr *sc, uint64_t n)
+{
+    zp_g1_jac_inf(out);
+    g1_sum c = {out, sc, 0};
+    return over_points(s, k, ZP_G16_P_H, 0, n, chunk_nosplit, &c);
+}
+
+zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part,
+                             zp_g1_jac *out, uint64_t p0, const zp_fr *w, uint64_t from,
+                             uint64_t to)
+{
+    zp_g1_jac_inf(out);
+    if (from >= to)
+        return ZP_OK;
+    g1_sum c = {out, w, from - p0};
+    return over_points(s, k, part, p0, p0 + (to - from), chunk_g1_w, &c);
 }
 
 /* The H MSM (its scalars at the start of work): over the key's H table
@@ -82,7 +168,7 @@ static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
         k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre_opts(&s->msm, pk->n_h, k->h_pre_c) : 0;
     s->took_pre = need && need <= sc.bytes;
     if (!s->took_pre)
-        return msm_g1_nosplit(s, out, &k->p_h, s->work.ptr, pk->n_h);
+        return msm_g1_nosplit(s, k, out, s->work.ptr, pk->n_h);
     zp_err e =
         zp__gpu_msm_g1_pre(s->stream, out, k->h_pre.ptr, k->h_pre_c, s->work.ptr, pk->n_h, sc);
     if (!e)
@@ -97,16 +183,18 @@ static zp_err msm_l(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     const zp__pk *pk = k->pk;
     if (s->l_split)
         return zp__g16_parts_msm_l(s, k, out);
-    return zp__g16_slot_msm_g1_w(s, out, k->p_l.ptr, s->witness.ptr, pk->n_public + 1, pk->n_vars);
+    return zp__g16_slot_msm_g1_w(s, k, ZP_G16_P_L, out, 0, s->witness.ptr, pk->n_public + 1,
+                                 pk->n_vars);
 }
 
-/* The A MSM: over w through A's density where one MSM takes all of A;
- * else over A's scalars gathered into s->gather (Montgomery, as w). */
+/* The A MSM: over w through A's density where one MSM takes all of A
+ * and its points are resident; else over A's scalars gathered into
+ * s->gather (Montgomery, as w). */
 static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
 {
     const zp__pk *pk = k->pk;
     zp_fr *sc = s->gather;
-    if (pk->n_a <= zp__g16_chunk_points(false)) {
+    if (pk->n_a <= zp__g16_slot_chunk(s, false) && k->res[ZP_G16_P_A] == pk->n_a) {
         const zp__gpu_wsc ws = {s->witness.ptr, k->a_words.ptr, k->a_rank.ptr, 0, pk->n_vars};
         zp_err e = zp__gpu_msm_g1_w(s->msm_stream, out, k->p_a.ptr, &ws, pk->n_a, s->msm_scratch);
         if (!e && pk->n_a) /* none ran for none */
@@ -117,28 +205,36 @@ static zp_err msm_a(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
                                  k->a_rank.ptr);
     if (e)
         return e;
-    return zp__g16_slot_msm_g1_w(s, out, k->p_a.ptr, sc, 0, pk->n_a);
+    return zp__g16_slot_msm_g1_w(s, k, ZP_G16_P_A, out, 0, sc, 0, pk->n_a);
 }
 
 /* The B2 MSM over sc[0, n) (Montgomery). */
-static zp_err msm_g2(zp__g16_slot *s, zp_g2_jac *out, const zp__gpu_buf *p, const zp_fr *sc,
+typedef struct g2_sum {
+    zp_g2_jac *out;
+    const zp_fr *sc;
+} g2_sum;
+
+static zp_err chunk_g2(zp__g16_slot *s, void *ctx, const void *d_points, uint64_t p,
+                       uint64_t len)
+{
+    g2_sum *c = ctx;
+    const zp__gpu_wsc ws = {c->sc, NULL, NULL, p, len};
+    zp_g2_jac part, sum;
+    zp_err e = zp__gpu_msm_g2_w(s->msm_stream, &part, d_points, &ws, len, s->msm_scratch);
+    if (e)
+        return e;
+    zp__g16_slot_count_msm(s, s->msm_stream);
+    zp_g2_jac_add(&sum, c->out, &part);
+    *c->out = sum;
+    return ZP_OK;
+}
+
+static zp_err msm_g2(zp__g16_slot *s, const zp__g16_dkey *k, zp_g2_jac *out, const zp_fr *sc,
                      uint64_t n)
 {
-    const zp_g2_affine *pts = p->ptr;
-    const uint64_t chunk = zp__g16_chunk_points(true);
     zp_g2_jac_inf(out);
-    for (uint64_t off = 0; off < n; off += chunk) {
-        zp_g2_jac part, sum;
-        const uint64_t len = min_u64(n - off, chunk);
-        const zp__gpu_wsc ws = {sc, NULL, NULL, off, len};
-        zp_err e = zp__gpu_msm_g2_w(s->msm_stream, &part, pts + off, &ws, len, s->msm_scratch);
-        if (e)
-            return e;
-        zp__g16_slot_count_msm(s, s->msm_stream);
-        zp_g2_jac_add(&sum, out, &part);
-        *out = sum;
-    }
-    return ZP_OK;
+    g2_sum c = {out, sc};
+    return over_points(s, k, ZP_G16_P_B2, 0, n, chunk_g2, &c);
 }
 
 /* The witness the hook gave (s->next_witness) up into the slot's witness
@@ -194,10 +290,10 @@ static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     if (!e)
         e = send_next(s, k);
     if (!e)
-        e = zp__g16_slot_msm_g1_w(s, &out->b1, k->p_b1.ptr, sc, 0, pk->n_b);
+        e = zp__g16_slot_msm_g1_w(s, k, ZP_G16_P_B1, &out->b1, 0, sc, 0, pk->n_b);
     t3 = zp__g16_now();
     if (!e)
-        e = msm_g2(s, &out->b2, &k->p_b2, sc, pk->n_b);
+        e = msm_g2(s, k, &out->b2, sc, pk->n_b);
     t4 = zp__g16_now();
     t->msm_l = t1 - t0;
     t->msm_a = t2 - t1;

@@ -26,6 +26,8 @@ void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o)
     o->upload_parts = ZP_G16_PARTS_AUTO;
     o->upload_head = ZP_G16_HEAD_PLANNED;
     zp__gpu_msm_opts_default(&o->msm);
+    o->resident_cap = UINT64_MAX;
+    o->ring_buffer = 0;
 }
 
 zp__g16_gpu_opts zp__g16_gpu_opts_of(const zp__g16_gpu_opts *o)
@@ -40,7 +42,8 @@ zp__g16_gpu_opts zp__g16_gpu_opts_of(const zp__g16_gpu_opts *o)
 zp_err zp__g16_gpu_opts_check(const zp__g16_gpu_opts *o)
 {
     if (zp_gpu_tuning_check(&o->tuning) || o->upload_parts > ZP_G16_PARTS_MAX ||
-        o->upload_head > ZP_G16_HEAD_PLANNED)
+        o->upload_head > ZP_G16_HEAD_PLANNED ||
+        (o->ring_buffer && o->ring_buffer < sizeof(zp_g2_affine)))
         return ZP_E_INVALID_ARG;
     return ZP_OK;
 }

@@ -76,8 +76,7 @@ static zp_err l_part(zp__g16_slot *s, const zp__g16_dkey *k, uint64_t from, uint
     if (from >= to)
         return ZP_OK;
     zp_g1_jac part, sum;
-    zp_err e = zp__g16_slot_msm_g1_w(s, &part, (const zp_g1_affine *)k->p_l.ptr + (from - lo),
-                                     s->witness.ptr, from, to);
+    zp_err e = zp__g16_slot_msm_g1_w(s, k, ZP_G16_P_L, &part, from - lo, s->witness.ptr, from, to);
     if (e)
         return e;
     zp_g1_jac_add(&sum, &s->l_head, &part);

@@ -54,6 +54,20 @@
 
 uint64_t zp__g16_chunk_points(bool g2) { return g2 ? ZP_G16_MSM_CHUNK_G2 : ZP_G16_MSM_CHUNK_G1; }
 
+/* The chunk of a slot with staging buffers of `ring` bytes (0: none): a
+ * buffer's worth of points, so that a streamed chunk fills one buffer and
+ * the scratch is that of such a chunk. */
+static uint64_t chunk_of(bool g2, uint64_t ring)
+{
+    const uint64_t c = zp__g16_chunk_points(g2);
+    if (!ring)
+        return c;
+    const uint64_t r = ring / (g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine));
+    return r < c ? (r ? r : 1) : c;
+}
+
+uint64_t zp__g16_slot_chunk(const zp__g16_slot *s, bool g2) { return chunk_of(g2, s->ring_buffer); }
+
 double zp__g16_now(void)
 {
     struct timespec ts;
@@ -72,7 +86,7 @@ static uint64_t rnd(uint64_t bytes)
 /* The bytes of a slot's regions (the layout above) and where its MSM
  * scratch starts in work. */
 typedef struct slot_plan {
-    uint64_t witness, work, ab_scalars, scratch_off;
+    uint64_t witness, work, ab_scalars, scratch_off, ring;
 } slot_plan;
 
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
@@ -92,11 +106,11 @@ typedef struct slot_plan {
  * and with which layout: a slot on a device whose tests lower them sizes
  * for the round at their sizes as a default one does at full size. */
 static uint64_t msm_bytes(const zp__gpu_msm_opts *mo, uint64_t count, bool g2, unsigned aw,
-                          bool split)
+                          bool split, uint64_t ring)
 {
     count = max_u64(count, 1);
-    uint64_t chunk = min_u64(count, zp__g16_chunk_points(g2));
-    uint64_t b = max_u64(zp__gpu_msm_scratch_bytes_opts(mo, min_u64(count, ZP_G16_MSM_BUDGET), g2,
+    uint64_t chunk = min_u64(count, chunk_of(g2, ring));
+    uint64_t b = max_u64(zp__gpu_msm_scratch_bytes_opts(mo, min_u64(chunk, ZP_G16_MSM_BUDGET), g2,
                                                         0, false),
                          zp__gpu_msm_scratch_bytes_opts(mo, chunk, g2, 1, false));
     if (!g2 && aw)
@@ -112,21 +126,22 @@ static uint64_t msm_bytes(const zp__gpu_msm_opts *mo, uint64_t count, bool g2, u
  * two passes instead of three); the split MSMs (A, B1, L) are sized for at
  * most the default windows and take more where the scratch holds them (in
  * porep-like circuits few of their scalars are dense). */
-static uint64_t g1_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw)
+static uint64_t g1_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
+                         uint64_t ring)
 {
     uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
-    return max_u64(msm_bytes(mo, split, false, sw, true),
-                   msm_bytes(mo, pk->n_h, false, aw, false));
+    return max_u64(msm_bytes(mo, split, false, sw, true, ring),
+                   msm_bytes(mo, pk->n_h, false, aw, false, ring));
 }
 
 /* pre_c: with room for the MSM over the key's H table of pre_c-bit
  * windows (0: none). */
 static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
-                 unsigned pre_c)
+                 unsigned pre_c, uint64_t ring)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
-    uint64_t sc = max_u64(g1_bytes(mo, pk, aw), msm_bytes(mo, pk->n_b, true, aw, true));
+    uint64_t sc = max_u64(g1_bytes(mo, pk, aw, ring), msm_bytes(mo, pk->n_b, true, aw, true, ring));
     if (pre_c)
         sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
@@ -134,26 +149,32 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     p->scratch_off = rnd(n * fr);
     p->work = max_u64(rnd(3 * n * fr), p->scratch_off + rnd(sc));
     p->ab_scalars = ab > n ? rnd(ab * fr) : 0;
+    p->ring = ring ? 2 * rnd(ring) : 0;
 }
 
-static uint64_t plan_total(const slot_plan *p) { return p->witness + p->work + p->ab_scalars; }
+static uint64_t plan_total(const slot_plan *p)
+{
+    return p->witness + p->work + p->ab_scalars + p->ring;
+}
 
 static uint64_t plan_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
-                           unsigned pre_c)
+                           unsigned pre_c, uint64_t ring)
 {
     slot_plan p;
-    plan(&p, mo, pk, aw, pre_c);
+    plan(&p, mo, pk, aw, pre_c, ring);
     return plan_total(&p);
 }
 
 /* The least scratch the MSMs over the witness take beside h: what a slot
  * of `aw` grown windows sizes them for after h (g1_bytes' split MSMs at
  * most the default windows, and B2). */
-static uint64_t beside_scratch_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw)
+static uint64_t beside_scratch_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
+                                     uint64_t ring)
 {
     uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
-    return max_u64(msm_bytes(mo, split, false, sw, true), msm_bytes(mo, pk->n_b, true, sw, true));
+    return max_u64(msm_bytes(mo, split, false, sw, true, ring),
+                   msm_bytes(mo, pk->n_b, true, sw, true, ring));
 }
 
 /* B's (or a chunked A's) scalars gathered beside h, at the start of the
@@ -167,11 +188,11 @@ static uint64_t beside_gather_bytes(uint64_t n_a, uint64_t n_b, uint64_t ab_scal
 /* The work region a slot of pk's shape needs for the MSMs beside h (with
  * plan p and `aw` windows): a, b and c, then the gathers and the scratch. */
 static uint64_t beside_work(const zp__gpu_msm_opts *mo, const zp__pk *pk, const slot_plan *p,
-                            unsigned aw)
+                            unsigned aw, uint64_t ring)
 {
     return rnd(3 * pk->domain_size * sizeof(zp_fr)) +
            beside_gather_bytes(pk->n_a, pk->n_b, p->ab_scalars) +
-           beside_scratch_bytes(mo, pk, aw);
+           beside_scratch_bytes(mo, pk, aw, ring);
 }
 
 /*
@@ -189,20 +210,27 @@ static uint64_t beside_work(const zp__gpu_msm_opts *mo, const zp__pk *pk, const 
 uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    return plan_bytes(&op.msm, pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o));
+    return plan_bytes(&op.msm, pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o), 0);
 }
 
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk)
 {
     zp__gpu_msm_opts mo;
     zp__gpu_msm_opts_default(&mo);
-    return plan_bytes(&mo, pk, 0, 0);
+    return plan_bytes(&mo, pk, 0, 0, 0);
+}
+
+uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
+                                 const zp__g16_gpu_opts *o)
+{
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    return plan_bytes(&op.msm, pk, 0, 0, ring_buffer);
 }
 
 uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    return plan_bytes(&op.msm, pk, 0, zp__g16_h_pre_c(pk, o));
+    return plan_bytes(&op.msm, pk, 0, zp__g16_h_pre_c(pk, o), 0);
 }
 
 /* The most G1 windows a pass worth room (beyond the window count a layout
@@ -213,16 +241,16 @@ uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
  * bytes: the most whose size fits, and never fewer than the default
  * (zp__g16_slot_open falls back from there). */
 static unsigned grow_windows(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t share,
-                             unsigned pre_c)
+                             unsigned pre_c, uint64_t ring)
 {
     const unsigned base = ZP_G16_AFFINE_WINDOWS;
-    uint64_t fixed = plan_bytes(mo, pk, base, pre_c);
+    uint64_t fixed = plan_bytes(mo, pk, base, pre_c, ring);
     if (share <= fixed)
         return base;
     unsigned best = base;
     uint64_t best_bytes = fixed;
     for (unsigned aw = base + 1; aw <= ZP_G16_GROW_WINDOWS; aw++) {
-        uint64_t b = plan_bytes(mo, pk, aw, pre_c);
+        uint64_t b = plan_bytes(mo, pk, aw, pre_c, ring);
         if (b > share)
             break;
         if (b > best_bytes) { /* more windows that cost nothing more: no gain */
@@ -237,11 +265,12 @@ static unsigned grow_windows(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint6
  * work region grown for the room beside h where `beside` and the share
  * hold that too. */
 static void plan_within(slot_plan *g, unsigned *aw, const zp__gpu_msm_opts *mo,
-                        const zp__pk *pk, uint64_t share, unsigned pre_c, bool beside)
+                        const zp__pk *pk, uint64_t share, unsigned pre_c, bool beside,
+                        uint64_t ring)
 {
-    *aw = grow_windows(mo, pk, share, pre_c);
-    plan(g, mo, pk, *aw, pre_c);
-    const uint64_t bb = beside_work(mo, pk, g, *aw);
+    *aw = grow_windows(mo, pk, share, pre_c, ring);
+    plan(g, mo, pk, *aw, pre_c, ring);
+    const uint64_t bb = beside_work(mo, pk, g, *aw, ring);
     if (beside && share && bb > g->work && plan_total(g) - g->work + bb <= share)
         g->work = bb;
 }
@@ -251,7 +280,7 @@ uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     slot_plan g;
     unsigned aw;
-    plan_within(&g, &aw, &op.msm, pk, share, zp__g16_h_pre_c(pk, o), op.beside_h);
+    plan_within(&g, &aw, &op.msm, pk, share, zp__g16_h_pre_c(pk, o), op.beside_h, 0);
     return plan_total(&g);
 }
 
@@ -268,6 +297,15 @@ bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
     return pk->n_vars <= s->n_vars && pk->domain_size <= s->domain_size && pk->n_a <= s->n_a &&
            pk->n_b <= s->n_b && pk->n_l <= s->n_l && pk->n_h <= s->n_h;
 }
+
+bool zp__g16_slot_fits_key(const zp__g16_slot *s, const zp__g16_dkey *k)
+{
+    return k->pk && zp__g16_slot_fits(s, k->pk) && (s->ring_buffer || !zp__g16_dkey_streams(k));
+}
+
+uint64_t zp__g16_slot_ring_buffer(const zp__g16_slot *s) { return s->ring_buffer; }
+
+uint64_t zp__g16_slot_streamed_bytes(const zp__g16_slot *s) { return s->streamed; }
 
 zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s)
 {
@@ -291,11 +329,15 @@ void zp__g16_slot_close(zp__g16_slot *s)
         zp__gpu_stream_sync(s->copy_stream);
     if (s->side_stream)
         zp__gpu_stream_sync(s->side_stream);
+    if (s->ring_stream)
+        zp__gpu_stream_sync(s->ring_stream);
+    zp__gpu_free(s->dev, &s->ring);
     zp__gpu_free(s->dev, &s->witness);
     zp__gpu_free(s->dev, &s->work);
     zp__gpu_free(s->dev, &s->ab_scalars);
     zp__gpu_host_free(s->host_witness);
     zp__gpu_stream_close(s->copy_stream);
+    zp__gpu_stream_close(s->ring_stream);
     zp__gpu_stream_close(s->side_stream);
     zp__gpu_stream_close(s->stream);
     if (s->counted)
@@ -312,6 +354,13 @@ zp_err zp__g16_slot_open(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
 zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
                                 uint64_t share, const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
+    return zp__g16_slot_open_ring(out, dev, pk, 0, share, o, why);
+}
+
+zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                              uint64_t ring, uint64_t share, const zp__g16_gpu_opts *o,
+                              zp__ioerr *why)
+{
     *out = NULL;
     uint64_t n = pk->domain_size;
     if (n < 2 || (n & (n - 1)) || pk->n_public >= pk->n_vars)
@@ -327,22 +376,27 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
     s->n_b = pk->n_b;
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
+    s->ring_buffer = ring;
     zp__gpu_get_msm_opts(dev, &s->msm);
     const zp__gpu_msm_opts *mo = &s->msm;
-    const unsigned pre_c = zp__g16_h_pre_on(pk, dev, o) ? zp__g16_h_pre_c(pk, o) : 0;
+    /* A streaming slot makes no room for an H table's MSM: a key that
+     * streams has none. */
+    const unsigned pre_c = !ring && zp__g16_h_pre_on(pk, dev, o) ? zp__g16_h_pre_c(pk, o) : 0;
     const bool beside = s->opts.beside_h;
     unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller work regions */
-    plan_within(&g, &grown, mo, pk, share, pre_c, beside);
-    plan(&p, mo, pk, ZP_G16_AFFINE_WINDOWS, pre_c);
-    plan(&lpre, mo, pk, 0, pre_c);
-    plan(&lean, mo, pk, 0, 0);
+    plan_within(&g, &grown, mo, pk, share, pre_c, beside, ring);
+    plan(&p, mo, pk, ZP_G16_AFFINE_WINDOWS, pre_c, ring);
+    plan(&lpre, mo, pk, 0, pre_c, ring);
+    plan(&lean, mo, pk, 0, 0, ring);
     s->scratch_off = p.scratch_off;
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
     /* From the top of the arena: keys come from the bottom, and a slot
      * re-carved for another key shape then leaves no hole between them. */
     zp_err e = zp__gpu_alloc_high(dev, &s->witness, p.witness);
+    if (!e && ring)
+        e = zp__gpu_alloc_high(dev, &s->ring, p.ring);
     /* The grown size; with less room than the share promised (a
      * fragmented arena) the default; with no room for the affine round's
      * scratch the lean size (the MSMs take whatever scratch the slot has,
@@ -370,19 +424,21 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
         e = zp__gpu_stream_open(dev, &s->stream);
     if (!e)
         e = zp__gpu_stream_open_copy(dev, &s->copy_stream);
+    if (!e && ring)
+        e = zp__gpu_stream_open_copy(dev, &s->ring_stream);
     if (!e)
         e = zp__gpu_host_alloc(dev, (void **)&s->host_witness,
                                (uint64_t)pk->n_vars * sizeof(zp_fr));
     if (e) {
         zp__fail(why, e, "opening a GPU slot of %llu bytes failed: %s (%s)",
-                 (unsigned long long)(lean.witness + lean.work + lean.ab_scalars), zp_errname(e),
+                 (unsigned long long)plan_total(&lean), zp_errname(e),
                  zp__gpu_last_error());
         zp__g16_slot_close(s);
         return e;
     }
     /* The stream beside h is an option too: without it (no room above a,
      * b and c, or none left for its stream) every MSM runs after h. */
-    if (beside && s->work.bytes >= beside_work(mo, pk, &p, s->windows)) {
+    if (beside && s->work.bytes >= beside_work(mo, pk, &p, s->windows, ring)) {
         if (zp__gpu_stream_open_high(dev, &s->side_stream))
             s->side_stream = NULL;
         /* The room above a, b and c: the gathers (unless ab_scalars holds them),
@@ -404,7 +460,7 @@ zp_err zp__g16_slot_open_within(zp__g16_slot **out, zp__gpu *dev, const zp__pk *
 
 zp_err zp__g16_slot_check(const zp__g16_slot *s, const zp__g16_dkey *k)
 {
-    if (!k->pk || k->dev != s->dev || !zp__g16_slot_fits(s, k->pk))
+    if (!k->pk || k->dev != s->dev || !zp__g16_slot_fits_key(s, k))
         return ZP_E_INVALID_ARG;
     return ZP_OK;
 }
@@ -431,7 +487,9 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
         s->sent_witness = NULL;
     }
     s->took_sent = !up;
-    unsigned np = parts && up ? zp__g16_parts_wanted(s, pk, w) : 1;
+    /* The witness in parts sums L over resident points only. */
+    const bool l_res = k->res[ZP_G16_P_L] == pk->n_l;
+    unsigned np = parts && up && l_res ? zp__g16_parts_wanted(s, pk, w) : 1;
     if (!e && up)
         e = np > 1 ? zp__g16_parts_put(s, k, w, np) : zp__g16_slot_put_w(s, k, w);
     if (!e)

@@ -60,14 +60,24 @@ struct zp__g16_slot {
     zp__gpu_buf msm_scratch;
     zp_fr *gather;
     zp_fr *host_witness;                    /* pinned, n_vars */
+    /* Key tiers: the staging ring, two buffers of ring_buffer bytes (0:
+     * none), filled on ring_stream from a key's pinned points while the
+     * MSM stream sums the other (prove_gpu_msm.c); streamed: its bytes
+     * sent since the slot opened. */
+    uint64_t ring_buffer;
+    zp__gpu_buf ring;
+    zp__gpu_stream *ring_stream;
+    uint64_t streamed;
     bool counted;                           /* in dev's count of slots */
 };
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* MSMs longer than a chunk run chunk by chunk (prove_gpu_slot.c). */
+/* MSMs longer than a chunk run chunk by chunk (prove_gpu_slot.c): on a
+ * slot with a staging ring a buffer's worth of points at a time. */
 uint64_t zp__g16_chunk_points(bool g2);
+uint64_t zp__g16_slot_chunk(const zp__g16_slot *s, bool g2);
 
 /* The h stage enqueued on the slot's stream (prove_gpu_slot.c). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);
@@ -88,10 +98,12 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
  * succeeded). */
 void zp__g16_slot_count_msm(zp__g16_slot *s, const zp__gpu_stream *st);
 
-/* Σ w[v]·p[v - from] for from <= v < to (w Montgomery, device), in the
- * slot's MSM scratch, chunk by chunk. */
-zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, zp_g1_jac *out, const zp_g1_affine *p,
-                             const zp_fr *w, uint64_t from, uint64_t to);
+/* Σ w[v]·P[p0 + v - from] for from <= v < to (w Montgomery, device), P
+ * k's G1 array `part`, resident points where they lie and streamed ones
+ * through the slot's ring, in the slot's MSM scratch, chunk by chunk. */
+zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part,
+                             zp_g1_jac *out, uint64_t p0, const zp_fr *w, uint64_t from,
+                             uint64_t to);
 
 /* The witness in parts (prove_gpu_parts.c). zp__g16_parts_wanted: the
  * parts eval sends w in (1: one copy). zp__g16_parts_put: w up in that

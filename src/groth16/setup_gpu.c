@@ -50,17 +50,27 @@ static zp_err upload_density(zp__gpu_stream *s, zp__gpu *dev, zp__gpu_buf *words
     return e;
 }
 
-/* The device side of the key: regions of the points, matrices, densities. */
+static zp__gpu_buf *part_buf(zp__g16_dkey *k, zp__g16_part i)
+{
+    zp__gpu_buf *b[ZP_G16_NP] = {&k->p_l, &k->p_a, &k->p_b1, &k->p_b2, &k->p_h};
+    return b[i];
+}
+
+/* The device side of the key: regions of the resident points (k->res),
+ * pinned host memory for the streamed ones, matrices, densities. */
 static zp_err device_regions(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
 {
-    uint64_t g1 = sizeof(zp_g1_affine), g2 = sizeof(zp_g2_affine);
     zp_err e;
-    if ((e = region(k->dev, &k->p_a, pk->n_a * g1)) ||
-        (e = region(k->dev, &k->p_b1, pk->n_b * g1)) ||
-        (e = region(k->dev, &k->p_b2, pk->n_b * g2)) ||
-        (e = region(k->dev, &k->p_l, pk->n_l * g1)) ||
-        (e = region(k->dev, &k->p_h, pk->n_h * g1)) ||
-        (e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars)) ||
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const zp__g16_part part = (zp__g16_part)i;
+        const uint64_t n = zp__g16_part_count(pk, part), size = zp__g16_part_size(part);
+        if ((e = region(k->dev, part_buf(k, part), k->res[i] * size)))
+            return e;
+        if (k->res[i] < n &&
+            (e = zp__gpu_host_alloc(k->dev, &k->host[i], (n - k->res[i]) * size)))
+            return e;
+    }
+    if ((e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars)) ||
         (e = zp__gpu_csr_upload(s, &k->mb, &pk->mb, pk->n_vars)) ||
         (e = upload_density(s, k->dev, &k->a_words, &k->a_rank, &pk->a_density)) ||
         (e = upload_density(s, k->dev, &k->b_words, &k->b_rank, &pk->b_density)))
@@ -76,6 +86,7 @@ typedef struct gs {
     zp__fb_g1 f1;
     zp__fb_g2 f2;
     zp__gpu_buf t1, t2, k; /* the tables, the scalar scratch */
+    zp__gpu_buf stage;     /* streamed points are made here, then copied out */
 } gs;
 
 static void gs_free(gs *x)
@@ -85,6 +96,7 @@ static void gs_free(gs *x)
     zp__gpu_free(x->dev, &x->t1);
     zp__gpu_free(x->dev, &x->t2);
     zp__gpu_free(x->dev, &x->k);
+    zp__gpu_free(x->dev, &x->stage);
 }
 
 /* Host tables of both generators (the vk and IC points are made with them
@@ -119,9 +131,39 @@ static zp_err put_scalars(gs *x, const zp_fr *k, uint64_t n)
     return e;
 }
 
-static zp_err g1_points(gs *x, zp__gpu_buf *out, uint64_t n)
+static zp_err mul(gs *x, zp__g16_part part, void *out, uint64_t off, uint64_t n)
 {
-    return zp__gpu_fb_g1_mul(x->s, out->ptr, x->t1.ptr, x->f1.w, x->f1.nwin, x->k.ptr, n);
+    const zp_fr *k = (const zp_fr *)x->k.ptr + off;
+    if (part == ZP_G16_P_B2)
+        return zp__gpu_fb_g2_mul(x->s, out, x->t2.ptr, x->f2.w, x->f2.nwin, k, n);
+    return zp__gpu_fb_g1_mul(x->s, out, x->t1.ptr, x->f1.w, x->f1.nwin, k, n);
+}
+
+/* The points of array `part` from the scalars in x->k: the resident ones
+ * into their region, the streamed ones a staging region at a time into the
+ * key's pinned host memory. */
+static zp_err points(gs *x, zp__g16_dkey *k, zp__g16_part part, uint64_t n)
+{
+    const uint64_t r = k->res[part], size = zp__g16_part_size(part);
+    zp_err e = r ? mul(x, part, part_buf(k, part)->ptr, 0, r) : ZP_OK;
+    if (e || r == n)
+        return e;
+    const uint64_t chunk = x->stage.bytes / size;
+    for (uint64_t off = r; !e && off < n; off += chunk) {
+        const uint64_t len = n - off < chunk ? n - off : chunk;
+        e = mul(x, part, x->stage.ptr, off, len);
+        if (!e)
+            e = zp__gpu_download(x->s, (char *)k->host[part] + (off - r) * size, x->stage.ptr,
+                                 len * size);
+        if (!e)
+            e = zp__gpu_stream_sync(x->s); /* the staging region is made again next */
+    }
+    return e;
+}
+
+static zp_err g1_points(gs *x, zp__g16_dkey *k, zp__g16_part part, uint64_t n)
+{
+    return points(x, k, part, n);
 }
 
 /* A, B1, B2, IC (host), L from u, v, w (consumed and freed). */
@@ -129,16 +171,15 @@ static zp_err uvw_points(gs *x, zp__g16_dkey *k, zp__pk *pk, zp_fr **u, zp_fr **
 {
     zp_err e;
     zp__setup_compact(*u, &pk->a_density);
-    if ((e = put_scalars(x, *u, pk->n_a)) || (e = g1_points(x, &k->p_a, pk->n_a)))
+    if ((e = put_scalars(x, *u, pk->n_a)) || (e = g1_points(x, k, ZP_G16_P_A, pk->n_a)))
         return e;
     zp__setup_compact(*v, &pk->b_density);
     if ((e = zp__gpu_stream_sync(x->s)))
         return e;
     free(*u);
     *u = NULL;
-    if ((e = put_scalars(x, *v, pk->n_b)) || (e = g1_points(x, &k->p_b1, pk->n_b)) ||
-        (e = zp__gpu_fb_g2_mul(x->s, k->p_b2.ptr, x->t2.ptr, x->f2.w, x->f2.nwin, x->k.ptr,
-                               pk->n_b)))
+    if ((e = put_scalars(x, *v, pk->n_b)) || (e = g1_points(x, k, ZP_G16_P_B1, pk->n_b)) ||
+        (e = points(x, k, ZP_G16_P_B2, pk->n_b)))
         return e;
     pk->vk.n_ic = pk->n_public + 1;
     pk->vk.ic = malloc((size_t)pk->vk.n_ic * sizeof *pk->vk.ic);
@@ -151,7 +192,7 @@ static zp_err uvw_points(gs *x, zp__g16_dkey *k, zp__pk *pk, zp_fr **u, zp_fr **
     *v = NULL;
     if ((e = put_scalars(x, *w + pk->vk.n_ic, pk->n_l)))
         return e;
-    return g1_points(x, &k->p_l, pk->n_l);
+    return g1_points(x, k, ZP_G16_P_L, pk->n_l);
 }
 
 /* The H points first: their scalars need only τ and δ, and the device
@@ -168,7 +209,7 @@ static zp_err h_points(gs *x, zp__g16_dkey *k, const zp__pk *pk, const zp__toxic
     if (!e)
         e = zp__gpu_stream_sync(x->s); /* the upload only: h is freed now */
     if (!e)
-        e = g1_points(x, &k->p_h, pk->n_h);
+        e = g1_points(x, k, ZP_G16_P_H, pk->n_h);
     free(h);
     return e;
 }
@@ -197,8 +238,44 @@ static zp_err make_points(gs *x, zp__g16_dkey *k, zp__pk *pk, const zp__r1cs *cs
     return e ? e : e2;
 }
 
+/* The plan's layout into k (all resident without a plan_fn). */
+static zp_err take_plan(zp__g16_dkey *k, const zp__pk *pk, zp__g16_plan_fn plan_fn, void *ctx,
+                        zp__ioerr *why)
+{
+    zp__g16_plan plan;
+    zp_err e = plan_fn ? plan_fn(ctx, pk, &plan, why) : ZP_OK;
+    if (e)
+        return e;
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
+        k->res[i] = plan_fn ? plan.res[i] : n;
+        if (k->res[i] > n)
+            return zp__fail(why, ZP_E_INVALID_ARG, "the key's plan is not of its shape");
+    }
+    k->ring_buffer = plan_fn ? plan.ring_buffer : 0;
+    return ZP_OK;
+}
+
+/* A staging region for streamed points: the plan's buffer size, at most
+ * the largest streamed array. */
+static zp_err stage_region(gs *x, const zp__g16_dkey *k, const zp__pk *pk)
+{
+    uint64_t most = 0;
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i) - k->res[i];
+        const uint64_t b = n * zp__g16_part_size((zp__g16_part)i);
+        most = b > most ? b : most;
+    }
+    if (!most)
+        return ZP_OK;
+    uint64_t bytes = k->ring_buffer ? k->ring_buffer : ZP_G16_RING_BUFFER;
+    bytes = bytes < most ? bytes : most;
+    return region(x->dev, &x->stage, bytes > sizeof(zp_g2_affine) ? bytes : sizeof(zp_g2_affine));
+}
+
 static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h_conv conv,
-                    const zp__toxic *toxic)
+                    const zp__toxic *toxic, zp__g16_plan_fn plan_fn, void *plan_ctx,
+                    zp__ioerr *why)
 {
     unsigned log2n;
     zp__toxic t;
@@ -208,8 +285,9 @@ static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h
     if (e)
         return e;
     uint64_t max_k = pk->n_vars > pk->domain_size ? pk->n_vars : pk->domain_size;
-    if (!(e = zp__setup_matrices(pk, cs)) && !(e = device_regions(k, x->s, pk)) &&
-        !(e = gs_init(x, pk, max_k))) {
+    if (!(e = zp__setup_matrices(pk, cs)) && !(e = take_plan(k, pk, plan_fn, plan_ctx, why)) &&
+        !(e = device_regions(k, x->s, pk)) && !(e = gs_init(x, pk, max_k)) &&
+        !(e = stage_region(x, k, pk))) {
         zp__setup_vk_points(pk, &t, &x->f1, &x->f2);
         e = make_points(x, k, pk, cs, &t, log2n);
     }
@@ -222,6 +300,15 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
                           int threads, const zp__toxic *toxic, const zp__g16_gpu_opts *o,
                           zp__ioerr *why)
 {
+    return zp__g16_dkey_setup_plan(out, pk_out, dev, s, cs, conv, threads, toxic, NULL, NULL, o,
+                                   why);
+}
+
+zp_err zp__g16_dkey_setup_plan(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
+                               zp__gpu_stream *s, const zp__r1cs *cs, zp_h_conv conv,
+                               int threads, const zp__toxic *toxic, zp__g16_plan_fn plan_fn,
+                               void *plan_ctx, const zp__g16_gpu_opts *o, zp__ioerr *why)
+{
     memset(out, 0, sizeof *out);
     memset(pk_out, 0, sizeof *pk_out);
     zp__g16_dkey k;
@@ -233,7 +320,16 @@ zp_err zp__g16_dkey_setup(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
     k.dev = x.dev = dev;
     x.s = s;
     x.threads = threads;
-    zp_err e = setup(&k, &pk, &x, cs, conv, toxic);
+    zp__ioerr plan_why = {{0}};
+    zp_err e = setup(&k, &pk, &x, cs, conv, toxic, plan_fn, plan_ctx, &plan_why);
+    if (e && plan_why.msg[0]) { /* the plan's own message names the memory */
+        *why = plan_why;
+        zp__gpu_stream_sync(s);
+        gs_free(&x);
+        zp__g16_dkey_free(&k);
+        zp__pk_free(&pk);
+        return e;
+    }
     /* Checked once here, as an upload checks its key, so that proofs on
      * it need not count the density bitmaps again (zp__g16_check_witness). */
     if (!e && !zp__pk_counts_ok(&pk))

@@ -7,6 +7,10 @@
  *   --after-h          every MSM after h (zp__g16_gpu_opts.beside_h = false)
  *   --upload-parts N   the witness in N parts (1..16)
  *   --upload-head J    part J sent first, whatever the plan (0..N-1)
+ *   --resident-cap B   key tiers: at most B bytes of points resident when
+ *                      the plan streams (B = 0: every point streams)
+ *   --ring-buffer B    key tiers: staging buffers of B bytes
+ *   --gpu-mem B        the one-shot prover's arena (zp__g16_gpu_open)
  * and, in the programs that give their devices zp__g16_gpu_opts.msm
  * (prover_opts_parse_msm), the MSM thresholds of gpu_msm_opts.h
  * (--affine-from K, --ones-from K, --two-level-from K, --c C).
@@ -23,6 +27,17 @@
 #include "groth16/gpu_prover.h"
 
 static zp__g16_gpu_opts T_opts;
+
+static inline uint64_t prover_opts_bytes(const char *flag, const char *v)
+{
+    char *end = NULL;
+    unsigned long long x = v && *v != '-' ? strtoull(v, &end, 10) : 0;
+    if (!v || !*v || *end) {
+        fprintf(stderr, "%s needs a byte count, not %s\n", flag, v ? v : "nothing");
+        exit(2);
+    }
+    return (uint64_t)x;
+}
 
 static inline unsigned prover_opts_num(const char *flag, const char *v, unsigned lo, unsigned hi)
 {
@@ -55,12 +70,29 @@ static inline void prover_opts_parse(int argc, char **argv)
         } else if (!strcmp(a, "--upload-head")) {
             T_opts.upload_head = prover_opts_num(a, v, 0, ZP_G16_PARTS_MAX - 1);
             i++;
+        } else if (!strcmp(a, "--resident-cap")) {
+            T_opts.resident_cap = prover_opts_bytes(a, v);
+            i++;
+        } else if (!strcmp(a, "--ring-buffer")) {
+            T_opts.ring_buffer = prover_opts_bytes(a, v);
+            i++;
+        } else if (!strcmp(a, "--gpu-mem")) {
+            T_opts.arena_bytes = prover_opts_bytes(a, v);
+            i++;
         }
+    }
+    if (zp__g16_gpu_opts_check(&T_opts)) {
+        fprintf(stderr, "the prover options are out of range\n");
+        exit(2);
     }
     printf("prover options: h_table %u, ntt_twist %d, MSMs %s h, upload parts %u%s, head %u%s\n",
            T_opts.tuning.h_table, T_opts.tuning.ntt_twist, T_opts.beside_h ? "beside" : "after",
            T_opts.upload_parts, T_opts.upload_parts ? "" : " (planned)", T_opts.upload_head,
            T_opts.upload_head == ZP_G16_HEAD_PLANNED ? " (planned)" : "");
+    if (T_opts.resident_cap != UINT64_MAX || T_opts.ring_buffer || T_opts.arena_bytes)
+        printf("key tiers: resident cap %llu, ring buffer %llu, arena %llu\n",
+               (unsigned long long)T_opts.resident_cap, (unsigned long long)T_opts.ring_buffer,
+               (unsigned long long)T_opts.arena_bytes);
 }
 
 /* T_opts.msm from the command line (gpu_msm_opts.h), for a program whose

@@ -147,6 +147,20 @@ static void run_key(const zp__pk *pk, zp_fr *w, uint64_t nw)
     compare_proofs(g, pk, w, nw);
     /* Stages again after whole proofs: the context is reusable. */
     compare_stages(g, pk, w);
+    /* Key tiers: with a resident cap below the points, some crossed the
+     * slot's ring (every one at a cap of 0); the cap holds at least the
+     * arrays' rounding, so a cap above the points streams none. */
+    uint64_t points = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        points += zp__g16_part_count(pk, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i);
+    if (T_opts.resident_cap < points) {
+        const zp__g16_slot *sl = zp__g16_gpu_slot(g);
+        printf("  streamed %llu bytes through a ring of 2 x %llu\n",
+               (unsigned long long)zp__g16_slot_streamed_bytes(sl),
+               (unsigned long long)zp__g16_slot_ring_buffer(sl));
+        CHECK(zp__g16_slot_streamed_bytes(sl) > 0);
+        CHECK(zp__g16_slot_ring_buffer(sl) == T_opts.ring_buffer || !T_opts.ring_buffer);
+    }
     prover_paths_add(zp__g16_gpu_slot(g));
     zp__g16_gpu_close(g);
 }

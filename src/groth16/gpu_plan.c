@@ -1,0 +1,174 @@
+/*
+ * Key tiers (gpu_prover.h, docs/gpu-memory.md): what of a key stays in a
+ * GPU's arena and what streams from pinned host memory, and how many
+ * working sets fit beside it. Host arithmetic only, so that it is tested
+ * without a GPU over key shapes and arena sizes.
+ *
+ * A key that fits with one working set stays whole, as before key tiers:
+ * its bytes cross the bus once. Otherwise the part that never streams (the
+ * matrices and the density maps, read at random by eval and the gathers)
+ * stays, each working set gets a staging ring, and the rest of the arena
+ * holds points in zp__g16_part's order, the last array partly. The ring's
+ * buffers shrink (down to ZP_G16_RING_BUFFER_MIN) before a working set is
+ * given up: smaller chunks cost the MSMs a little, a slot costs the GPU
+ * its overlap.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "groth16/gpu_prover.h"
+#include "io/io.h"
+
+/* The arena's rounding of one region (a zero-byte request takes 32). */
+static uint64_t rnd(uint64_t bytes)
+{
+    bytes = bytes ? bytes : 32;
+    return (bytes + 255) & ~(uint64_t)255;
+}
+
+static uint64_t part_bytes(const zp__pk *pk, zp__g16_part i)
+{
+    return zp__g16_part_count(pk, i) * zp__g16_part_size(i);
+}
+
+bool zp__g16_plan_streams(const zp__g16_plan *p) { return p->pinned_bytes != 0; }
+
+/* Points of arrays in zp__g16_part's order into `room` arena bytes (at
+ * most `cap` of them), the rest pinned. */
+static void fill(zp__g16_plan *p, const zp__pk *pk, uint64_t room, uint64_t cap)
+{
+    uint64_t left = room < cap ? room : cap;
+    p->key_bytes = p->fixed_bytes;
+    p->pinned_bytes = 0;
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const zp__g16_part part = (zp__g16_part)i;
+        const uint64_t n = zp__g16_part_count(pk, part), size = zp__g16_part_size(part);
+        uint64_t r;
+        if (rnd(n * size) <= left) {
+            r = n;
+        } else {
+            /* As many points as the room holds beside the region's rounding. */
+            r = left > 256 ? (left - 256) / size : 0;
+            r = r < n ? r : n;
+        }
+        p->res[i] = r;
+        left -= rnd(r * size) <= left ? rnd(r * size) : left;
+        p->key_bytes += rnd(r * size);
+        p->pinned_bytes += (n - r) * size;
+    }
+}
+
+static void gib(char *buf, size_t len, uint64_t bytes)
+{
+    snprintf(buf, len, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+}
+
+static uint64_t points_bytes(const zp__pk *pk)
+{
+    uint64_t points = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        points += rnd(part_bytes(pk, (zp__g16_part)i));
+    return points;
+}
+
+zp_err zp__g16_plan_make(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free,
+                         unsigned slots, const zp__g16_gpu_opts *o, zp__ioerr *why)
+{
+    const uint64_t full = zp__g16_dkey_bytes(pk);
+    if (full == UINT64_MAX) {
+        memset(p, 0, sizeof *p);
+        return zp__fail(why, ZP_E_NOMEM, "no host memory to plan the key's matrices");
+    }
+    return zp__g16_plan_fixed(p, pk, full - points_bytes(pk), arena_free, slots, o, why);
+}
+
+zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t arena_free,
+                          unsigned slots, const zp__g16_gpu_opts *o, zp__ioerr *why)
+{
+    memset(p, 0, sizeof *p);
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    if (slots < 1)
+        slots = 1;
+    const uint64_t points = points_bytes(pk), full = fixed + points;
+    p->fixed_bytes = fixed;
+
+    /* The whole key, where it and one working set fit. */
+    const uint64_t ws = zp__g16_slot_bytes_min(pk);
+    if (points <= op.resident_cap && full <= arena_free && ws <= arena_free - full) {
+        const uint64_t n = (arena_free - full) / ws;
+        fill(p, pk, UINT64_MAX, UINT64_MAX);
+        p->slot_bytes = ws;
+        p->slots = n < slots ? (unsigned)n : slots;
+        return ZP_OK;
+    }
+
+    /* Streaming: the most working sets, then the largest staging buffers. */
+    const uint64_t rb0 = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER;
+    const uint64_t rb_min = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER_MIN;
+    for (unsigned n = slots; n >= 1; n--) {
+        for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
+            const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
+            if (p->fixed_bytes > arena_free || w > (arena_free - p->fixed_bytes) / n)
+                continue;
+            /* Less the rounding of the regions of arrays left empty. */
+            const uint64_t room = arena_free - p->fixed_bytes - (uint64_t)n * w;
+            fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op.resident_cap);
+            p->ring_buffer = rb;
+            p->slot_bytes = w;
+            p->slots = n;
+            return ZP_OK;
+        }
+    }
+    const uint64_t w = zp__g16_slot_bytes_ring(pk, rb_min, o);
+    char need[32], fx[32], one[32], have[32];
+    gib(need, sizeof need, p->fixed_bytes + w);
+    gib(fx, sizeof fx, p->fixed_bytes);
+    gib(one, sizeof one, w);
+    gib(have, sizeof have, arena_free);
+    return zp__fail(why, ZP_E_GPU_OOM,
+                    "keys of this shape need at least %s of GPU memory (%s of matrices and "
+                    "density maps, %s for one working set with its staging ring); %s free",
+                    need, fx, one, have);
+}
+
+void zp__g16_plan_describe(const zp__g16_plan *p, const zp__pk *pk, char *buf, size_t len)
+{
+    size_t at = 0;
+    char b1[32], b2[32];
+    const char *sep = "";
+    at += (size_t)snprintf(buf + at, len - at, "resident");
+    for (int i = 0; i < ZP_G16_NP && at < len; i++)
+        if (p->res[i] == zp__g16_part_count(pk, (zp__g16_part)i)) {
+            at += (size_t)snprintf(buf + at, len - at, " %s", zp__g16_part_name((zp__g16_part)i));
+        }
+    if (at < len && !zp__g16_plan_streams(p)) {
+        gib(b1, sizeof b1, p->key_bytes);
+        gib(b2, sizeof b2, p->slot_bytes);
+        snprintf(buf + at, len - at, " (%s), %u slot(s) of %s", b1, p->slots, b2);
+        return;
+    }
+    if (at < len)
+        at += (size_t)snprintf(buf + at, len - at, "; streamed");
+    for (int i = 0; i < ZP_G16_NP && at < len; i++) {
+        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
+        if (p->res[i] == n)
+            continue;
+        if (p->res[i])
+            at += (size_t)snprintf(buf + at, len - at, "%s %s (%.0f %%)", sep,
+                                   zp__g16_part_name((zp__g16_part)i),
+                                   100.0 * (double)(n - p->res[i]) / (double)n);
+        else
+            at += (size_t)snprintf(buf + at, len - at, "%s %s", sep,
+                                   zp__g16_part_name((zp__g16_part)i));
+        sep = ",";
+    }
+    if (at < len) {
+        gib(b1, sizeof b1, p->pinned_bytes);
+        at += (size_t)snprintf(buf + at, len - at, " (%s pinned)", b1);
+    }
+    if (at < len) {
+        gib(b1, sizeof b1, p->ring_buffer);
+        gib(b2, sizeof b2, p->slot_bytes);
+        snprintf(buf + at, len - at, "; ring 2 x %s; %u slot(s) of %s", b1, p->slots, b2);
+    }
+}

@@ -1,0 +1,220 @@
+/*
+ * Key tiers on the host (zp__g16_plan_fixed, gpu_plan.c): over porep-like
+ * shapes of 2^24 to 2^27 and snarkjs-like ones, in arenas of 4, 8, 16, 24,
+ * 32, 48, 80 and 139 GiB with one and two slots asked:
+ *   - a plan never takes more than the arena: its resident key and its
+ *     working sets fit;
+ *   - it streams only what does not fit: a whole key that fits with one
+ *     working set streams nothing, and a streaming plan leaves less free
+ *     than the next point it streams, or has reached the resident cap;
+ *   - resident points come in the order of zp__g16_part (an array is
+ *     resident only once those before it are whole), the pinned bytes are
+ *     the streamed points', and no more working sets than asked;
+ *   - a failure is the arena below the fixed part plus one streaming
+ *     working set, with the bytes in its message;
+ * and the figures the issue's arenas rest on: porep:27 stays whole on an
+ * H200 with two working sets, streams at 24 to 80 GiB, and fails at 8.
+ * A build without CUDA sizes no MSM scratch: skipped there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "groth16/gpu_prover.h"
+
+#define GiB ((uint64_t)1 << 30)
+
+static bool have_cuda(void) { return zp__gpu_msm_scratch_bytes((uint64_t)1 << 20, false) != 0; }
+
+/* A porep-like shape (docs/architecture.md, Synthetic circuits) at 2^lg:
+ * ~97 % of the domain in variables, A over nearly all, B over a quarter;
+ * its fixed part: the compact matrices (5 bytes a nonzero, 4 a row
+ * pointer) and density maps, scaled from porep:27's nonzeros. */
+static zp__pk porep_shape(unsigned lg, uint64_t *fixed)
+{
+    zp__pk pk;
+    memset(&pk, 0, sizeof pk);
+    const uint64_t n = (uint64_t)1 << lg;
+    pk.domain_size = n;
+    pk.n_public = 328;
+    pk.n_vars = n / 100 * 97;
+    pk.n_a = pk.n_vars - pk.n_vars / 200;
+    pk.n_b = pk.n_vars / 4;
+    pk.n_l = pk.n_vars - pk.n_public - 1;
+    pk.n_h = n - 1;
+    const uint64_t nnz_a = n / 100 * 230, nnz_b = n / 100 * 97, words = (pk.n_vars + 63) / 64;
+    *fixed = 5 * (nnz_a + nnz_b) + 2 * 4 * (n + 1) + 2 * 12 * words;
+    return pk;
+}
+
+/* A snarkjs-like shape: as many variables as constraints, A and B dense
+ * over all of them, H over the domain (the odd coset's convention). */
+static zp__pk snarkjs_shape(unsigned lg, uint64_t *fixed)
+{
+    zp__pk pk;
+    memset(&pk, 0, sizeof pk);
+    const uint64_t n = (uint64_t)1 << lg;
+    pk.domain_size = n;
+    pk.n_public = 4;
+    pk.n_vars = n - 7;
+    pk.n_a = pk.n_b = pk.n_vars;
+    pk.n_l = pk.n_vars - pk.n_public - 1;
+    pk.n_h = n;
+    *fixed = 5 * 3 * n + 2 * 4 * (n + 1) + 2 * 12 * ((pk.n_vars + 63) / 64);
+    return pk;
+}
+
+static uint64_t rnd(uint64_t b)
+{
+    b = b ? b : 32;
+    return (b + 255) & ~(uint64_t)255;
+}
+
+/* The rules of the file's comment for one plan; returns whether it streams. */
+static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint64_t arena,
+                       unsigned asked, const zp__g16_gpu_opts *o)
+{
+    zp__g16_plan p;
+    zp__ioerr why = {""};
+    const zp_err e = zp__g16_plan_fixed(&p, pk, fixed, arena, asked, o, &why);
+    const uint64_t cap = o ? o->resident_cap : UINT64_MAX;
+    uint64_t points = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        points += rnd(zp__g16_part_count(pk, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i));
+    const uint64_t ring_min = zp__g16_slot_bytes_ring(pk, ZP_G16_RING_BUFFER_MIN, o);
+    if (e) {
+        CHECK_EQ_INT(e, ZP_E_GPU_OOM);
+        CHECK(fixed + ring_min > arena);
+        CHECK(strstr(why.msg, "GiB") != NULL);
+        printf("  %-12s %5.0f GiB x%u: %s\n", what, (double)arena / GiB, asked, why.msg);
+        return false;
+    }
+    CHECK(fixed + ring_min <= arena || fixed + points + zp__g16_slot_bytes_min(pk) <= arena);
+    CHECK(p.slots >= 1 && p.slots <= asked);
+    CHECK(p.key_bytes + (uint64_t)p.slots * p.slot_bytes <= arena);
+    CHECK(p.fixed_bytes == fixed);
+    uint64_t pinned = 0, resident = 0;
+    bool whole_before = true;
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const zp__g16_part part = (zp__g16_part)i;
+        const uint64_t n = zp__g16_part_count(pk, part), size = zp__g16_part_size(part);
+        CHECK(p.res[i] <= n);
+        if (p.res[i])
+            CHECK(whole_before);
+        whole_before = whole_before && p.res[i] == n;
+        pinned += (n - p.res[i]) * size;
+        resident += rnd(p.res[i] * size);
+    }
+    CHECK(p.pinned_bytes == pinned);
+    CHECK(p.key_bytes == fixed + resident);
+    const bool streams = zp__g16_plan_streams(&p);
+    if (!streams) {
+        CHECK(p.ring_buffer == 0);
+        CHECK(p.slot_bytes == zp__g16_slot_bytes_min(pk));
+    } else {
+        /* Streams only where the whole key and one working set do not fit
+         * (or the cap holds points back); leaves no room for another point. */
+        CHECK(fixed + points + zp__g16_slot_bytes_min(pk) > arena || cap < points);
+        CHECK(p.ring_buffer >= ZP_G16_RING_BUFFER_MIN || (o && o->ring_buffer));
+        CHECK(p.slot_bytes == zp__g16_slot_bytes_ring(pk, p.ring_buffer, o));
+        const uint64_t left = arena - p.key_bytes - (uint64_t)p.slots * p.slot_bytes;
+        const uint64_t most = cap < points ? cap : points;
+        CHECK(left < 256 * ZP_G16_NP + 2 * 256 + sizeof(zp_g2_affine) ||
+              resident + 256 * ZP_G16_NP + sizeof(zp_g2_affine) >= most);
+    }
+    char line[256];
+    zp__g16_plan_describe(&p, pk, line, sizeof line);
+    CHECK(strlen(line) > 10);
+    printf("  %-12s %5.0f GiB x%u: %s\n", what, (double)arena / GiB, asked, line);
+    return streams;
+}
+
+static void test_shapes(void)
+{
+    const uint64_t arenas[] = {4 * GiB, 8 * GiB, 16 * GiB, 24 * GiB, 32 * GiB,
+                               48 * GiB, 80 * GiB, 139 * GiB};
+    for (unsigned lg = 24; lg <= 27; lg++) {
+        uint64_t fixed;
+        const zp__pk pk = porep_shape(lg, &fixed);
+        char what[32];
+        snprintf(what, sizeof what, "porep:%u", lg);
+        for (size_t a = 0; a < sizeof arenas / sizeof *arenas; a++)
+            for (unsigned asked = 1; asked <= 2; asked++)
+                check_plan(what, &pk, fixed, arenas[a], asked, NULL);
+    }
+    for (unsigned lg = 16; lg <= 24; lg += 4) {
+        uint64_t fixed;
+        const zp__pk pk = snarkjs_shape(lg, &fixed);
+        char what[32];
+        snprintf(what, sizeof what, "snarkjs:%u", lg);
+        for (size_t a = 0; a < 4; a++)
+            check_plan(what, &pk, fixed, arenas[a] / 8, 2, NULL);
+    }
+}
+
+/* The figures: porep:27 whole with two working sets on an H200, streamed
+ * at 24 to 80 GiB with one working set at 24, refused at 8. */
+static void test_porep27(void)
+{
+    uint64_t fixed;
+    const zp__pk pk = porep_shape(27, &fixed);
+    zp__g16_plan p;
+    zp__ioerr why = {""};
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 138 * GiB, 2, NULL, &why), ZP_OK);
+    CHECK(!zp__g16_plan_streams(&p));
+    CHECK_EQ_INT(p.slots, 2);
+    for (uint64_t a = 24; a <= 80; a += 8) {
+        CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, a * GiB, 2, NULL, &why), ZP_OK);
+        CHECK(zp__g16_plan_streams(&p) || a == 72 || a == 80); /* 65 GiB whole with one */
+        if (a == 24)
+            CHECK_EQ_INT(p.slots, 1);
+    }
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 8 * GiB, 1, NULL, &why), ZP_E_GPU_OOM);
+    /* More arena never keeps fewer points resident (one working set). */
+    uint64_t last = 0;
+    for (uint64_t a = 20; a <= 80; a += 4) {
+        if (zp__g16_plan_fixed(&p, &pk, fixed, a * GiB, 1, NULL, &why))
+            continue;
+        CHECK(p.key_bytes >= last);
+        last = p.key_bytes;
+    }
+}
+
+/* The cap and the buffer override: a cap of 0 streams every point in a
+ * huge arena; a fixed ring buffer is taken as it is. */
+static void test_overrides(void)
+{
+    uint64_t fixed;
+    const zp__pk pk = porep_shape(24, &fixed);
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    o.resident_cap = 0;
+    o.ring_buffer = 4096;
+    zp__g16_plan p;
+    zp__ioerr why = {""};
+    CHECK(check_plan("porep:24 cap0", &pk, fixed, 139 * GiB, 2, &o));
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 139 * GiB, 2, &o, &why), ZP_OK);
+    CHECK_EQ_INT(p.ring_buffer, 4096);
+    for (int i = 0; i < ZP_G16_NP; i++)
+        CHECK_EQ_INT(p.res[i], 0);
+    CHECK_EQ_INT(p.slots, 2);
+    /* A cap that cuts L: L partly, nothing after it. */
+    o.resident_cap = 1000 * sizeof(zp_g1_affine) + 256;
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 139 * GiB, 1, &o, &why), ZP_OK);
+    CHECK(p.res[ZP_G16_P_L] >= 990 && p.res[ZP_G16_P_L] <= 1000);
+    CHECK_EQ_INT(p.res[ZP_G16_P_A], 0);
+    check_plan("porep:24 capL", &pk, fixed, 139 * GiB, 1, &o);
+}
+
+int main(void)
+{
+    if (!have_cuda()) {
+        printf("built without CUDA: no MSM scratch to plan with, skipped\n");
+        return 77;
+    }
+    RUN(test_shapes);
+    RUN(test_porep27);
+    RUN(test_overrides);
+    return FINISH();
+}
