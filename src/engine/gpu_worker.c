@@ -376,11 +376,17 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
         int waiting = d->admitted - d->sets;
         pthread_mutex_unlock(&e->mu);
         uint64_t share = (info.arena_bytes - info.arena_used) / (uint64_t)(waiting > 1 ? waiting : 1);
+        /* Counted as holding a working set while it opens, so that a slot
+         * of the GPU that finds no room meanwhile goes dormant instead of
+         * failing its partition (go_dormant). */
+        sets_add(e, d, 1, 0);
         zp_err err = zp__g16_slot_open_ring(&w->slot, d->dev, pk, dk->ring_buffer, share,
                                             &e->gpu_opts, why);
         if (!err) {
             w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
-            sets_add(e, d, 1, (int64_t)w->slot_pinned);
+            sets_add(e, d, 0, (int64_t)w->slot_pinned);
+        } else {
+            sets_add(e, d, -1, 0);
         }
         if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
             return err;

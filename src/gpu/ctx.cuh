@@ -33,7 +33,7 @@ struct zp__gpu {
 };
 
 /* Per-stream scratch: power tables of coset NTTs, MSM results, counts. */
-#define ZP__STREAM_DEV_BYTES (2u << 20)
+#define ZP__STREAM_DEV_BYTES ZP_GPU_STREAM_ARENA_BYTES
 #define ZP__STREAM_HOST_BYTES (64u << 10)
 
 #define ZP__STREAM_EVENTS 8

@@ -125,6 +125,9 @@ void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf);
 void zp__gpu_slots_add(zp__gpu *g, int d);
 int zp__gpu_slots(zp__gpu *g);
 
+/* Arena bytes each stream that runs kernels takes when it opens (its
+ * scratch: coset power tables, MSM results and counts). */
+#define ZP_GPU_STREAM_ARENA_BYTES ((uint64_t)2 << 20)
 zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out);
 /* A stream whose kernels' blocks go first where both it and others have
  * blocks waiting for an SM (the device's greatest priority; others take

@@ -8,10 +8,9 @@
  * its bytes cross the bus once. Otherwise the part that never streams (the
  * matrices and the density maps, read at random by eval and the gathers)
  * stays, each working set gets a staging ring, and the rest of the arena
- * holds points in zp__g16_part's order, the last array partly. The ring's
- * buffers shrink (down to ZP_G16_RING_BUFFER_MIN) before a working set is
- * given up: smaller chunks cost the MSMs a little, a slot costs the GPU
- * its overlap.
+ * holds points in zp__g16_part's order, the last array partly, beside one
+ * working set. The ring's buffers shrink (down to ZP_G16_RING_BUFFER_MIN)
+ * where the largest do not fit.
  */
 #include <stdio.h>
 #include <string.h>
@@ -102,22 +101,23 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
         return ZP_OK;
     }
 
-    /* Streaming: the most working sets, then the largest staging buffers. */
+    /* Streaming: one working set, the largest staging buffers that fit.
+     * A second working set would take the room of points, and each slot
+     * streams its own copy of what is not resident: two slots would move
+     * more than twice the bytes per partition for the overlap they add. */
     const uint64_t rb0 = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER;
     const uint64_t rb_min = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER_MIN;
-    for (unsigned n = slots; n >= 1; n--) {
-        for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
-            const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
-            if (p->fixed_bytes > arena_free || w > (arena_free - p->fixed_bytes) / n)
-                continue;
-            /* Less the rounding of the regions of arrays left empty. */
-            const uint64_t room = arena_free - p->fixed_bytes - (uint64_t)n * w;
-            fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op.resident_cap);
-            p->ring_buffer = rb;
-            p->slot_bytes = w;
-            p->slots = n;
-            return ZP_OK;
-        }
+    for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
+        const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
+        if (p->fixed_bytes > arena_free || w > arena_free - p->fixed_bytes)
+            continue;
+        /* Less the rounding of the regions of arrays left empty. */
+        const uint64_t room = arena_free - p->fixed_bytes - w;
+        fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op.resident_cap);
+        p->ring_buffer = rb;
+        p->slot_bytes = w;
+        p->slots = 1;
+        return ZP_OK;
     }
     const uint64_t w = zp__g16_slot_bytes_ring(pk, rb_min, o);
     char need[32], fx[32], one[32], have[32];

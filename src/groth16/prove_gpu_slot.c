@@ -152,9 +152,11 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     p->ring = ring ? 2 * rnd(ring) : 0;
 }
 
+/* With the scratch of its two streams that run kernels (its own and the
+ * one beside h). */
 static uint64_t plan_total(const slot_plan *p)
 {
-    return p->witness + p->work + p->ab_scalars + p->ring;
+    return p->witness + p->work + p->ab_scalars + p->ring + 2 * ZP_GPU_STREAM_ARENA_BYTES;
 }
 
 static uint64_t plan_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
