@@ -70,7 +70,9 @@ static zp_err over_points(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i
     const uint64_t rend = min_u64(to, k->res[i]), s0 = max_u64(from, k->res[i]);
     const char *dev = part_dev(k, i);
     zp_err e = ZP_OK;
-    if (s0 < to) {
+    const bool sent = s->pre_key == k && s->pre_part == i && s->pre_at == s0;
+    s->pre_key = NULL;
+    if (s0 < to && !sent) {
         if (!s->ring_buffer || !k->host[i])
             return ZP_E_INVALID_ARG; /* zp__g16_slot_check keeps this out */
         e = ring_put(s, k, i, s0, min_u64(to - s0, chunk), 0);
@@ -88,6 +90,23 @@ static zp_err over_points(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i
     }
     if (e && s->ring_stream)
         zp__gpu_stream_sync(s->ring_stream); /* no copy may still write a buffer */
+    return e;
+}
+
+zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part)
+{
+    const uint64_t n = zp__g16_part_count(k->pk, part), r = k->res[part];
+    s->pre_key = NULL;
+    if (r >= n || !s->ring_buffer || !k->host[part])
+        return ZP_OK;
+    /* The ring's buffers are free: every MSM waits for its stream. */
+    zp_err e = ring_put(s, k, part, r, min_u64(n - r, zp__g16_slot_chunk(s, part == ZP_G16_P_B2)),
+                        0);
+    if (!e) {
+        s->pre_key = k;
+        s->pre_part = part;
+        s->pre_at = r;
+    }
     return e;
 }
 
@@ -333,7 +352,9 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
 {
     const double t0 = zp__g16_now();
     const bool beside = s->side_stream != NULL;
-    zp_err e = beside ? zp__gpu_stream_clock(s->stream, 0) : ZP_OK;
+    /* After h, H's MSM comes first: its first streamed chunk crosses
+     * while h runs. */
+    zp_err e = beside ? zp__gpu_stream_clock(s->stream, 0) : zp__g16_slot_prefetch(s, k, ZP_G16_P_H);
     if (!e)
         e = zp__g16_slot_h_enqueue(s, k);
     if (!e && beside)

@@ -68,6 +68,12 @@ struct zp__g16_slot {
     zp__gpu_buf ring;
     zp__gpu_stream *ring_stream;
     uint64_t streamed;
+    /* A chunk already crossing into buffer 0 before its MSM starts (sent
+     * while h runs: zp__g16_slot_prefetch): points from pre_at of array
+     * pre_part of pre_key (NULL: none). */
+    const zp__g16_dkey *pre_key;
+    zp__g16_part pre_part;
+    uint64_t pre_at;
     bool counted;                           /* in dev's count of slots */
 };
 
@@ -93,6 +99,11 @@ void zp__g16_slot_msm_on(zp__g16_slot *s, bool beside);
  * failure in *h_err, the MSMs' returned. */
 zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
                            void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err);
+
+/* Sends the first streamed chunk of k's array `part` into the ring's
+ * first buffer now (nothing when all of it is resident), for the MSM over
+ * it that comes next on the ring (prove_gpu_msm.c). */
+zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part);
 
 /* Counts the MSM that just ran on st in s->paths (after each one that
  * succeeded). */
