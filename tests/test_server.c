@@ -1,8 +1,9 @@
 /*
  * The daemon's pieces that need no engine: the base64/hex codecs (against
  * a bit-by-bit twin), the route table, the JSON of a key's GPU plan and of
- * a GPU, listen address parsing and unix socket hygiene. Links libzkpipe_server; the daemon itself is exercised
- * end to end by server.test.sh, its client by test_client.c.
+ * a GPU, listen address parsing and unix socket hygiene. Links
+ * libzkpipe_server; the daemon itself is exercised end to end by
+ * server.test.sh, its client by test_client.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
