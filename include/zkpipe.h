@@ -525,6 +525,12 @@ typedef struct zp_key_info {
     double last_used_s;         /* engine clock; -1 when never used */
     zp_err last_error;          /* of the last load or preload attempt */
     char last_message[256];     /* what went wrong then ("" when nothing) */
+    /* Key tiers (zp_engine_key_plan): pinned host bytes of the points that
+     * stream through the GPUs instead of staying in their arenas, summed
+     * over GPUs, and the largest staging buffer its GPUs' slots stream
+     * them through (0: nothing streams). */
+    uint64_t streamed_bytes;
+    uint64_t ring_buffer_bytes;
 } zp_key_info;
 
 /* The index-th registered key (in registration order); ZP_E_NOT_FOUND past
@@ -669,6 +675,55 @@ typedef struct zp_worker_info {
 /* The index-th worker (proving workers first, then the verify pool);
  * ZP_E_NOT_FOUND past the last. */
 zp_err zp_engine_worker_info(zp_engine *e, size_t index, zp_worker_info *out);
+
+typedef struct zp_gpu_info {
+    int ordinal;              /* the GPU's index in the engine (gpuN) */
+    bool healthy;             /* false after a sticky error: it takes no work */
+    uint64_t arena_bytes;     /* its arena, taken at open (gpu_mem_bytes) */
+    uint64_t arena_used;      /* carved: resident keys, working sets, rings */
+    uint32_t slots;           /* partition slots (gpu_slots) */
+    uint32_t slots_admitted;  /* of those, allowed to take work (not dormant) */
+    uint32_t working_sets;    /* slots holding a working set now */
+    uint64_t ring_bytes;      /* arena bytes of their staging rings */
+    uint64_t pinned_bytes;    /* host bytes its slots pinned (witness buffers) */
+    /* Bytes its partitions moved host to device since the engine opened:
+     * their witnesses and the key points its slots streamed; of those,
+     * the streamed points. */
+    uint64_t h2d_bytes;
+    uint64_t streamed_bytes;
+} zp_gpu_info;
+
+/* The index-th GPU of the engine; ZP_E_NOT_FOUND past the last. */
+zp_err zp_engine_gpu_info(zp_engine *e, size_t index, zp_gpu_info *out);
+
+/* The point arrays of a key, in the order a GPU keeps them resident when
+ * they do not all fit (docs/gpu-memory.md, key tiers). */
+#define ZP_KEY_ARRAYS 5
+
+/* "L", "A", "B1", "B2", "H" for 0..4; "?" past them. */
+const char *zp_key_array_name(unsigned i);
+
+/* What of a key one GPU keeps in its arena and what streams from pinned
+ * host memory, as planned when the key became resident there. */
+typedef struct zp_key_gpu_plan {
+    bool resident;            /* the key is resident on the GPU; else all 0 */
+    uint64_t points[ZP_KEY_ARRAYS];   /* of each array (zp_key_array_name) */
+    uint64_t resident_points[ZP_KEY_ARRAYS]; /* its first ones, in the arena;
+                                       * the rest stream for every proof */
+    uint64_t device_bytes;    /* arena bytes of the copy, H table included */
+    uint64_t pinned_bytes;    /* host bytes of its streamed points */
+    uint64_t ring_buffer_bytes; /* each of a slot's two staging buffers;
+                               * 0: nothing streams */
+    uint64_t slot_bytes;      /* one working set beside it, ring included */
+    uint32_t slots;           /* working sets the plan fits beside it */
+    char summary[192];        /* one line, e.g. "resident L A; streamed B1
+                               * (62 %), B2, H (12.0 GiB pinned); ring 2 x
+                               * 1.0 GiB; 2 slot(s) of 9.1 GiB" */
+} zp_key_gpu_plan;
+
+/* The plan of the index-th key on GPU gpu (resident false where the key
+ * is not resident there); ZP_E_NOT_FOUND past the last key or GPU. */
+zp_err zp_engine_key_plan(zp_engine *e, size_t index, int gpu, zp_key_gpu_plan *out);
 
 /* The metrics in Prometheus text format (version 0.0.4). */
 zp_err zp_engine_metrics(zp_engine *e, char **out, size_t *len);

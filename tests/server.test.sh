@@ -186,6 +186,10 @@ check "preloaded key is loaded" test "$(key_tier "$(rq GET /v1/keys)" syn)" = ho
 rq GET /v1/keys >"$T/keys.json"
 check "a key on no GPU has no device or H table bytes" \
   sh -c "grep -o '\"name\":\"syn\"[^}]*' '$T/keys.json' | grep -q '\"device_bytes\":0,\"h_table_bytes\":0,'"
+check "a key on no GPU streams nothing and has no GPU plans" \
+  sh -c "grep -o '\"name\":\"syn\"[^}]*' '$T/keys.json' | grep -q '\"streamed_bytes\":0,\"ring_buffer_bytes\":0,.*\"gpus\":\[\]\$'"
+rq GET /v1/status >"$T/status.json"
+check "status of an engine without GPUs lists none" grep -q '"gpus":\[\],' "$T/status.json"
 check "status prints workers and keys" sh -c "\"$Z\" status --addr unix://$T/d1.sock | grep -q '^workers' && \"$Z\" status --addr unix://$T/d1.sock | grep -q 'mul3'"
 rq GET /metrics >"$T/metrics.txt"
 check "/metrics parses as Prometheus text" prom_check "$T/metrics.txt"

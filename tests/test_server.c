@@ -1,8 +1,9 @@
 /*
  * The daemon's pieces that need no engine: the base64/hex codecs (against
- * a bit-by-bit twin), the route table, listen address parsing and unix
- * socket hygiene. Links libzkpipe_server; the daemon itself is exercised
- * end to end by server.test.sh, its client by test_client.c.
+ * a bit-by-bit twin), the route table, the JSON of a key's GPU plan and of
+ * a GPU, listen address parsing and unix socket hygiene. Links
+ * libzkpipe_server; the daemon itself is exercised end to end by
+ * server.test.sh, its client by test_client.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "base/codec.h"
 #include "check.h"
+#include "server/api.h"
 #include "server/server.h"
 
 /* ------------------------------------------------------- codecs */
@@ -320,6 +322,57 @@ static void test_tcp_ephemeral(void)
         close(fd);
 }
 
+/* /v1/keys' plan of a key on a GPU and /v1/status' GPU, printed: arrays
+ * wholly resident listed, the others with the share that streams (four
+ * places, never 0 for one point streamed nor 1 for one point kept), and
+ * 64-bit byte counts exact. */
+static void test_plan_json(void)
+{
+    zp_key_gpu_plan p;
+    memset(&p, 0, sizeof p);
+    p.resident = true;
+    const uint64_t pts[ZP_KEY_ARRAYS] = {100, 200, 100, 10000000, 10000000};
+    const uint64_t res[ZP_KEY_ARRAYS] = {100, 200, 62, 1, 9999999};
+    memcpy(p.points, pts, sizeof pts);
+    memcpy(p.resident_points, res, sizeof res);
+    p.pinned_bytes = 12884901888ull;
+    p.ring_buffer_bytes = 1ull << 30;
+    p.slot_bytes = 5ull << 30;
+    p.slots = 2;
+    p.device_bytes = 7;
+    snprintf(p.summary, sizeof p.summary, "resident L A; streamed ...");
+    char *s = zp__api_print(zp__api_key_plan_json(1, &p));
+    CHECK(s != NULL);
+    const char *want = "{\"gpu\":1,\"resident\":[\"L\",\"A\"],"
+                       "\"streamed\":{\"B1\":0.38,\"B2\":0.9999,\"H\":0.0001},"
+                       "\"pinned_bytes\":12884901888,\"ring_buffer_bytes\":1073741824,"
+                       "\"slot_bytes\":5368709120,\"slots\":2,\"device_bytes\":7,"
+                       "\"plan\":\"resident L A; streamed ...\"}";
+    if (s && strcmp(s, want))
+        fprintf(stderr, "got  %s\nwant %s\n", s, want);
+    CHECK(s && !strcmp(s, want));
+    free(s);
+    /* Nothing resident but the fixed part: every array streams whole. */
+    memset(p.resident_points, 0, sizeof p.resident_points);
+    s = zp__api_print(zp__api_key_plan_json(0, &p));
+    CHECK(s && strstr(s, "\"resident\":[],\"streamed\":{\"L\":1,\"A\":1,\"B1\":1,"
+                         "\"B2\":1,\"H\":1}"));
+    free(s);
+    zp_gpu_info g = {.ordinal = 0, .healthy = true, .arena_bytes = 17179869184ull,
+                     .arena_used = 3, .slots = 2, .slots_admitted = 1, .working_sets = 1,
+                     .ring_bytes = 2147483648ull, .pinned_bytes = 4,
+                     .h2d_bytes = 1ull << 50, .streamed_bytes = (1ull << 50) - 5};
+    s = zp__api_print(zp__api_gpu_json(&g));
+    want = "{\"gpu\":0,\"healthy\":true,\"arena_bytes\":17179869184,\"arena_used\":3,"
+           "\"slots\":2,\"slots_admitted\":1,\"working_sets\":1,\"ring_bytes\":2147483648,"
+           "\"pinned_bytes\":4,\"h2d_bytes\":1125899906842624,"
+           "\"streamed_bytes\":1125899906842619}";
+    if (s && strcmp(s, want))
+        fprintf(stderr, "got  %s\nwant %s\n", s, want);
+    CHECK(s && !strcmp(s, want));
+    free(s);
+}
+
 int main(void)
 {
     make_tmpdir();
@@ -329,6 +382,7 @@ int main(void)
     RUN(test_hex);
     RUN(test_u256_dec);
     RUN(test_routes);
+    RUN(test_plan_json);
     RUN(test_listen_parse);
     RUN(test_unix_socket);
     RUN(test_tcp_ephemeral);

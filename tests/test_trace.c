@@ -4,7 +4,8 @@
  * keeps the newest; TIMELINE lines are well formed and in time order; the
  * log callback sees every stage as it is recorded; a GPU msm stage's parts
  * (msm_h, ...) read back with their medians, leave the lane's busy
- * fraction as the msm stage made it, and draw in the lower half of a row.
+ * fraction as the msm stage made it, and draw in the lower half of a row;
+ * the bytes a partition moved host to device read back and average.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -247,6 +248,20 @@ static void test_read_hostile(void)
         "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":\"0\",\"dur\":1}]}",
         "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":-1}]}",
         "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1e999}]}",
+        /* byte counts: negative, fractional, past 2^53, a string, missing,
+         * more streamed than moved */
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1,"
+        "\"args\":{\"h2d_bytes\":-1,\"streamed_bytes\":0}}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1,"
+        "\"args\":{\"h2d_bytes\":1.5,\"streamed_bytes\":0}}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1,"
+        "\"args\":{\"h2d_bytes\":1e300,\"streamed_bytes\":0}}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1,"
+        "\"args\":{\"h2d_bytes\":\"8\",\"streamed_bytes\":0}}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1,"
+        "\"args\":{\"h2d_bytes\":8}}]}",
+        "{\"traceEvents\":[{\"name\":\"h\",\"ph\":\"X\",\"tid\":0,\"ts\":0,\"dur\":1,"
+        "\"args\":{\"h2d_bytes\":8,\"streamed_bytes\":9}}]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         zp__tr r;
@@ -367,6 +382,81 @@ static void test_steady_rate(void)
     zp__trace_free(&t);
 }
 
+/* What partitions moved host to device: the msm event that carries it has
+ * h2d_bytes and streamed_bytes in its args (64-bit counts), other events
+ * none; the reader sums them per partition (a partition proved twice
+ * moved its bytes twice) and averages over the partitions that carry any,
+ * leaving out job "w" and the trimmed completions, against sums by hand.
+ * A trace without them (CPU workers, an older engine) reads with none. */
+static void test_io_bytes(void)
+{
+    const uint64_t G4 = (uint64_t)1 << 32;
+    zp__trace t;
+    CHECK_EQ_INT(zp__trace_init(&t, 64, 2, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "gpu0/0");
+    zp__trace_set_lane(&t, 1, "cpu0");
+    zp__trace_io big = {1000 * G4, 999 * G4};
+    zp__trace_add_io(&t, 0, ZP__ST_MSM, "w", 0, 0.0, 0.5, &big);
+    for (uint32_t i = 0; i < 10; i++) {
+        zp__trace_io io = {(i + 1) * G4 + 32, (i + 1) * G4};
+        if (i == 5) /* proved on the CPU: nothing moved */
+            zp__trace_add(&t, 1, ZP__ST_MSM, "a", i, i + 0.25, i + 0.5);
+        else
+            zp__trace_add_io(&t, 0, ZP__ST_MSM, "a", i, i + 0.25, i + 0.5, &io);
+        zp__trace_add(&t, 0, ZP__ST_EVAL, "a", i, i + 0.0, i + 0.25);
+    }
+    zp__trace_io again = {100, 0};
+    zp__trace_add_io(&t, 0, ZP__ST_MSM, "a", 3, 3.5, 3.75, &again); /* proved again */
+    char *text;
+    size_t len;
+    CHECK_EQ_INT(zp__trace_json(&t, &text, &len), ZP_OK);
+    CHECK(strstr(text, "\"partition\":2,\"h2d_bytes\":12884901920,"
+                       "\"streamed_bytes\":12884901888}") != NULL);
+    int n_io = 0;
+    for (const char *p = text; (p = strstr(p, "h2d_bytes")); p++)
+        n_io++;
+    CHECK_EQ_INT(n_io, 1 + 9 + 1);
+    free(text);
+    zp__tr r;
+    read_back(&t, &r);
+    int carried = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        const zp__tr_event *v = &r.ev[i];
+        carried += v->has_io;
+        CHECK(v->has_io == (!strcmp(r.stages[v->stage], "msm") && r.lanes[v->lane].name[0] == 'g'));
+        if (v->has_io && !strcmp(v->job, "a") && v->h2d != 100)
+            CHECK(v->h2d == (v->part + 1) * G4 + 32 && v->streamed == (v->part + 1) * G4);
+    }
+    CHECK_EQ_INT(carried, 11);
+    /* Trim 0.1 of 10 partitions: 0 and 9 out; 5 carries nothing; 3 twice. */
+    zp__tr_io io;
+    CHECK_EQ_INT(zp__tr_io_steady(&r, 0.1, "w", &io), ZP_OK);
+    CHECK_EQ_INT((int)io.parts, 7);
+    double h2d = 0, streamed = 0;
+    const uint32_t kept[7] = {1, 2, 3, 4, 6, 7, 8};
+    for (int k = 0; k < 7; k++) {
+        h2d += (double)((kept[k] + 1) * G4 + 32);
+        streamed += (double)((kept[k] + 1) * G4);
+    }
+    h2d += 100;
+    CHECK(fabs(io.h2d - h2d / 7) < 1e-3 && fabs(io.streamed - streamed / 7) < 1e-3);
+    /* Without the trim and with "w": all that carry bytes. */
+    CHECK_EQ_INT(zp__tr_io_steady(&r, 0, NULL, &io), ZP_OK);
+    CHECK_EQ_INT((int)io.parts, 10);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+    const char *old = "{\"traceEvents\":[{\"name\":\"msm\",\"ph\":\"X\",\"tid\":0,\"ts\":0,"
+                      "\"dur\":1,\"args\":{\"job\":\"a\",\"partition\":0}}]}";
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__tr_load(&r, old, strlen(old), &why), ZP_OK);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK(!r.ev[0].has_io);
+    CHECK_EQ_INT(zp__tr_io_steady(&r, 0.1, NULL, &io), ZP_OK);
+    CHECK_EQ_INT((int)io.parts, 0);
+    CHECK(io.h2d == 0 && io.streamed == 0);
+    zp__tr_free(&r);
+}
+
 int main(void)
 {
     RUN(test_json_shape);
@@ -378,5 +468,6 @@ int main(void)
     RUN(test_read_hostile);
     RUN(test_group_busy_and_clip);
     RUN(test_steady_rate);
+    RUN(test_io_bytes);
     return FINISH();
 }

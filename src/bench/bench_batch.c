@@ -47,7 +47,10 @@ static const char batch_help[] =
     "left out so that the pipeline's fill and drain do not count), per-stage\n"
     "medians, each worker's busy fraction (every stage on its lane, acquire and\n"
     "finish too), each GPU's busy fraction (device stages of all its slots,\n"
-    "merged) and the peak RSS; --trace writes the Chrome trace (zkpipe trace svg\n"
+    "merged), the bytes a partition moved host to device (witness and streamed\n"
+    "key points, steady state) and the peak RSS; before the timed jobs, each GPU's\n"
+    "arena, slots admitted, staging rings and the key's plan there (what stays\n"
+    "resident, what streams). --trace writes the Chrome trace (zkpipe trace svg\n"
     "draws it).\n"
     "\n"
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
@@ -56,7 +59,8 @@ static const char batch_help[] =
     "threads submit jobs for its synthetic key NAME over HTTP with synthetic\n"
     "witnesses, wait for each and submit the next; throughput and latency are\n"
     "measured on the client side and the daemon's GPU and proof counters are read\n"
-    "from its /metrics.\n";
+    "from its /metrics, with the bytes moved host to device per partition over the\n"
+    "run (its counters before and after, divided by the partitions done).\n";
 
 typedef struct batch_opts {
     const char *circuit, *trace, *key;
@@ -215,6 +219,11 @@ static void report_trace(zp_engine *e, const batch_opts *o, double from)
                    "(completions %zu..%zu of %zu: the first and last tenth left out)\n",
                    ss.per_part, ss.per_part * o->partitions, o->partitions, ss.from + 1,
                    ss.to + 1, ss.parts);
+        zp__tr_io io;
+        if (zp__tr_io_steady(&t, ZP__STEADY_TRIM, "warm-up", &io) == ZP_OK && io.parts)
+            printf("host to device: %.3f GiB per partition, of which streamed key points "
+                   "%.3f GiB (mean over %zu GPU partitions, the first and last tenth left out)\n",
+                   io.h2d / (1u << 30), io.streamed / (1u << 30), io.parts);
         static const char *const device_stages[] = {"eval", "h", "msm", NULL};
         for (int g = 0; g < 16; g++) {
             char prefix[16];
@@ -231,6 +240,22 @@ static void report_trace(zp_engine *e, const batch_opts *o, double from)
     zp_free(text);
     if (o->trace)
         printf("trace written to %s\n", o->trace);
+}
+
+/* Each GPU's arena, slots and staging rings, and the key's plan there:
+ * what stays resident and what streams. */
+static void print_gpus(zp_engine *e)
+{
+    zp_gpu_info g;
+    for (size_t i = 0; zp_engine_gpu_info(e, i, &g) == ZP_OK; i++) {
+        zp_key_gpu_plan p;
+        bool plan = zp_engine_key_plan(e, 0, g.ordinal, &p) == ZP_OK && p.resident;
+        printf("gpu%d: arena %.2f GiB (%.2f used), %u of %u slots admitted, staging rings "
+               "%.2f GiB; key: %s\n",
+               g.ordinal, (double)g.arena_bytes / (1u << 30), (double)g.arena_used / (1u << 30),
+               g.slots_admitted, g.slots, (double)g.ring_bytes / (1u << 30),
+               plan ? p.summary : "not resident");
+    }
 }
 
 /* Submits job i; returns its id in id. */
@@ -392,6 +417,7 @@ static int bench(const batch_opts *o)
            "%.2f GiB device (H table %.2f GiB)\n", o->distinct ? o->distinct : 1,
            o->distinct > 1 ? "s" : "", zp__now() - tw, (double)ki.bytes / (1u << 30),
            (double)ki.device_bytes / (1u << 30), (double)ki.h_table_bytes / (1u << 30));
+    print_gpus(e);
     double *lat = calloc((size_t)o->count, sizeof *lat);
     int failed = lat ? 0 : -1;
     double rss_before = rss_now();

@@ -90,23 +90,48 @@ static void *client_main(void *p)
     }
 }
 
-/* Prints the lines of the daemon's /metrics that say how its GPUs and
- * verification did. */
-static void print_metrics(const zp__copts *c)
+/* The daemon's bytes moved host to device, summed over its GPUs: all of
+ * them and the streamed key points. */
+typedef struct moved {
+    double h2d, streamed;
+} moved;
+
+/* Adds the value of a sample line of family `name` (its labels any) to
+ * *sum. */
+static void add_sample(const char *line, const char *name, double *sum)
+{
+    size_t n = strlen(name);
+    if (strncmp(line, name, n) || (line[n] != '{' && line[n] != ' '))
+        return;
+    const char *v = strrchr(line, ' ');
+    if (v)
+        *sum += strtod(v + 1, NULL);
+}
+
+/* Prints (print) the lines of the daemon's /metrics that say how its GPUs
+ * and verification did; *m gets its bytes moved (0 when it cannot say). */
+static void read_metrics(const zp__copts *c, bool print, moved *m)
 {
     zp__http_resp resp;
+    memset(m, 0, sizeof *m);
     if (!zp__client_call(&resp, c, "bench batch", "GET", "/metrics", NULL, 0))
         return;
     static const char *const want[] = {"zkpipe_gpu_busy_ratio{", "zkpipe_gpu_memory_bytes{",
-                                       "zkpipe_gpu_slots_admitted{", "zkpipe_proofs_verified_total ",
+                                       "zkpipe_gpu_slots_admitted{", "zkpipe_gpu_ring_bytes{",
+                                       "zkpipe_gpu_h2d_bytes_total{",
+                                       "zkpipe_gpu_streamed_bytes_total{",
+                                       "zkpipe_key_streamed_bytes{",
+                                       "zkpipe_proofs_verified_total ",
                                        "zkpipe_proofs_rejected_total ", NULL};
     for (char *line = resp.body; line && *line;) {
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = 0;
-        for (int k = 0; want[k]; k++)
+        for (int k = 0; print && want[k]; k++)
             if (!strncmp(line, want[k], strlen(want[k])))
                 printf("daemon: %s\n", line);
+        add_sample(line, "zkpipe_gpu_h2d_bytes_total", &m->h2d);
+        add_sample(line, "zkpipe_gpu_streamed_bytes_total", &m->streamed);
         line = nl ? nl + 1 : NULL;
     }
     zp__http_resp_free(&resp);
@@ -126,6 +151,8 @@ int zp__bench_remote(const zp__copts *c, const zp__remote_args *a)
     }
     printf("daemon %s, key %s: %d jobs x %d partitions, %d client threads\n", c->addr, a->key,
            a->count, a->partitions, a->concurrency);
+    moved m0, m1;
+    read_metrics(c, false, &m0);
     double t0 = zp__now();
     int started = 0;
     for (int i = 0; i < a->concurrency; i++)
@@ -141,7 +168,14 @@ int zp__bench_remote(const zp__copts *c, const zp__remote_args *a)
                wall, wall / r.done, a->partitions, r.done * 60 / wall,
                wall / ((double)r.done * a->partitions), zp__median(r.lat, r.done));
     printf("jobs done %d, failed %d\n", r.done, r.failed);
-    print_metrics(c);
+    read_metrics(c, true, &m1);
+    /* Over the run: other clients' partitions would count too. */
+    if (r.done && m1.h2d > m0.h2d) {
+        double parts = (double)r.done * a->partitions, gib = (double)(1u << 30);
+        printf("host to device: %.3f GiB per partition, of which streamed key points %.3f GiB "
+               "(the daemon's counters over the run)\n",
+               (m1.h2d - m0.h2d) / parts / gib, (m1.streamed - m0.streamed) / parts / gib);
+    }
     pthread_mutex_destroy(&r.mu);
     free(r.lat);
     free(th);

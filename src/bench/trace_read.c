@@ -86,6 +86,19 @@ static zp_err take_event(zp__tr *t, const zp__jval *e, zp__ioerr *why)
         snprintf(v->job, sizeof v->job, "%s", job->str);
     bool pok = true;
     v->part = (uint32_t)num_int(zp__json_get(args, "partition"), 0, UINT32_MAX, &pok);
+    /* Byte counts: integral and below 2^53, where doubles are exact. */
+    const zp__jval *h2d = zp__json_get(args, "h2d_bytes");
+    if (h2d) {
+        bool iok = true;
+        v->h2d = (uint64_t)num_int(h2d, 0, 0x1p53, &iok);
+        v->streamed = (uint64_t)num_int(zp__json_get(args, "streamed_bytes"), 0, 0x1p53, &iok);
+        if (!iok || v->streamed > v->h2d)
+            return zp__fail(why, ZP_E_FORMAT,
+                            "line %u: h2d_bytes and streamed_bytes must be byte counts, "
+                            "streamed_bytes at most h2d_bytes",
+                            e->line);
+        v->has_io = true;
+    }
     return ZP_OK;
 }
 
@@ -248,50 +261,78 @@ double zp__tr_stage_median(const zp__tr *t, const char *stage)
     return m;
 }
 
-/* Partition completions, by job and index. */
-typedef struct done_at {
+/* One partition (job and index): when its last event ended, and the
+ * bytes its events carry. */
+typedef struct part_rec {
     const char *job;
     uint32_t part;
     double t1;
-} done_at;
+    bool has_io;
+    uint64_t h2d, streamed;
+} part_rec;
 
-static int cmp_done(const void *a, const void *b)
+static int cmp_rec(const void *a, const void *b)
 {
-    const done_at *x = a, *y = b;
+    const part_rec *x = a, *y = b;
     int c = strcmp(x->job, y->job);
     return c ? c : (x->part > y->part) - (x->part < y->part);
+}
+
+static int cmp_rec_t1(const void *a, const void *b)
+{
+    const part_rec *x = a, *y = b;
+    return (x->t1 > y->t1) - (x->t1 < y->t1);
+}
+
+/* The partitions of t's events other than job skip's, sorted by
+ * completion: malloc'd into *out (NULL: no memory). */
+static size_t parts_of(const zp__tr *t, const char *skip, part_rec **out)
+{
+    part_rec *d = malloc((t->n ? t->n : 1) * sizeof *d);
+    *out = d;
+    if (!d)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const zp__tr_event *v = &t->ev[i];
+        if (!skip || strcmp(v->job, skip))
+            d[n++] = (part_rec){v->job, v->part, v->t1, v->has_io, v->h2d, v->streamed};
+    }
+    qsort(d, n, sizeof *d, cmp_rec);
+    size_t parts = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (parts && !cmp_rec(&d[i], &d[parts - 1])) {
+            part_rec *p = &d[parts - 1];
+            p->t1 = d[i].t1 > p->t1 ? d[i].t1 : p->t1;
+            p->has_io |= d[i].has_io;
+            p->h2d += d[i].h2d;
+            p->streamed += d[i].streamed;
+        } else {
+            d[parts++] = d[i];
+        }
+    }
+    qsort(d, parts, sizeof *d, cmp_rec_t1);
+    return parts;
+}
+
+/* The completions left out at each end of `parts` for trim. */
+static size_t trim_cut(size_t parts, double trim)
+{
+    if (trim < 0 || trim >= 0.5)
+        trim = 0;
+    return (size_t)((double)parts * trim);
 }
 
 zp_err zp__tr_steady_rate(const zp__tr *t, double trim, const char *skip, zp__tr_steady *out)
 {
     memset(out, 0, sizeof *out);
     out->per_part = -1;
-    done_at *d = malloc((t->n ? t->n : 1) * sizeof *d);
-    double *c = malloc((t->n ? t->n : 1) * sizeof *c);
-    if (!d || !c) {
-        free(d);
-        free(c);
+    part_rec *c;
+    size_t parts = parts_of(t, skip, &c);
+    if (!c)
         return ZP_E_NOMEM;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < t->n; i++)
-        if (!skip || strcmp(t->ev[i].job, skip))
-            d[n++] = (done_at){t->ev[i].job, t->ev[i].part, t->ev[i].t1};
-    qsort(d, n, sizeof *d, cmp_done);
-    size_t parts = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (parts && !cmp_done(&d[i], &d[i - 1])) {
-            if (d[i].t1 > c[parts - 1])
-                c[parts - 1] = d[i].t1;
-        } else {
-            c[parts++] = d[i].t1;
-        }
-    }
-    qsort(c, parts, sizeof *c, cmp_d);
     out->parts = parts;
-    if (trim < 0 || trim >= 0.5)
-        trim = 0;
-    size_t cut = (size_t)((double)parts * trim);
+    size_t cut = trim_cut(parts, trim);
     if (parts > 2 * cut) {
         /* The mean of the last ZP__STEADY_AVG completions minus that of the
          * first, over their rank distance: exact for slots that finish in a
@@ -303,15 +344,37 @@ zp_err zp__tr_steady_rate(const zp__tr *t, double trim, const char *skip, zp__tr
         if (hi + 1 - lo >= 2 * w) {
             double a = 0, b = 0;
             for (size_t k = 0; k < w; k++) {
-                a += c[lo + k];
-                b += c[hi + 1 - w + k];
+                a += c[lo + k].t1;
+                b += c[hi + 1 - w + k].t1;
             }
             out->from = lo;
             out->to = hi;
             out->per_part = (b - a) / (double)w / (double)(hi + 1 - w - lo);
         }
     }
-    free(d);
+    free(c);
+    return ZP_OK;
+}
+
+zp_err zp__tr_io_steady(const zp__tr *t, double trim, const char *skip, zp__tr_io *out)
+{
+    memset(out, 0, sizeof *out);
+    part_rec *c;
+    size_t parts = parts_of(t, skip, &c);
+    if (!c)
+        return ZP_E_NOMEM;
+    size_t cut = trim_cut(parts, trim);
+    double h2d = 0, streamed = 0;
+    for (size_t i = cut; i + cut < parts; i++)
+        if (c[i].has_io) {
+            out->parts++;
+            h2d += (double)c[i].h2d;
+            streamed += (double)c[i].streamed;
+        }
+    if (out->parts) {
+        out->h2d = h2d / (double)out->parts;
+        out->streamed = streamed / (double)out->parts;
+    }
     free(c);
     return ZP_OK;
 }
@@ -396,8 +459,11 @@ static void svg_lanes(zp__sb *s, const zp__tr *t, double scale)
                       x, part ? y + h / 2 : y, w < 0.5 ? 0.5 : w, part ? h - h / 2 : h,
                       stage_color(st));
         svg_title_text(s, e->job);
-        zp__sb_printf(s, " #%u %s %.3f ms</title></rect>\n", e->part, st,
-                      (e->t1 - e->t0) * 1e3);
+        zp__sb_printf(s, " #%u %s %.3f ms", e->part, st, (e->t1 - e->t0) * 1e3);
+        if (e->has_io)
+            zp__sb_printf(s, ", host to device %.1f MiB (streamed %.1f MiB)",
+                          (double)e->h2d / (1 << 20), (double)e->streamed / (1 << 20));
+        zp__sb_puts(s, "</title></rect>\n");
     }
 }
 

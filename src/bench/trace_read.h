@@ -7,6 +7,7 @@
 #ifndef ZP_BENCH_TRACE_READ_H
 #define ZP_BENCH_TRACE_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,10 @@ typedef struct zp__tr_event {
     double t0, t1;      /* seconds */
     uint32_t part;
     char job[65];
+    /* args h2d_bytes and streamed_bytes, on the one event of a partition
+     * that carries what it moved host to device (none in older traces) */
+    bool has_io;
+    uint64_t h2d, streamed;
 } zp__tr_event;
 
 typedef struct zp__tr_lane {
@@ -73,6 +78,17 @@ typedef struct zp__tr_steady {
     double per_part;
 } zp__tr_steady;
 zp_err zp__tr_steady_rate(const zp__tr *t, double trim, const char *skip, zp__tr_steady *out);
+/* Bytes moved host to device per partition (the events' h2d_bytes and
+ * streamed_bytes, summed per partition): the means over the partitions
+ * that carry them, among those left once the partitions of job `skip`
+ * and the first and last `trim` fraction of the completions are left out
+ * (as zp__tr_steady_rate). parts 0 when none carries them (CPU workers,
+ * older traces). ZP_E_NOMEM, else ZP_OK. */
+typedef struct zp__tr_io {
+    size_t parts;
+    double h2d, streamed;
+} zp__tr_io;
+zp_err zp__tr_io_steady(const zp__tr *t, double trim, const char *skip, zp__tr_io *out);
 /* The Gantt chart: one row per lane, a bar per event coloured by stage,
  * a time axis, and each lane's busy fraction. */
 zp_err zp__tr_svg(const zp__tr *t, char **out, size_t *len);

@@ -47,6 +47,31 @@ static void print_status(const zp__jval *s)
     }
 }
 
+static double gib(const zp__jval *o, const char *k)
+{
+    return jdbl(o, k) / 1073741824.0;
+}
+
+/* Each GPU: its arena, slots, staging rings and what its partitions
+ * moved host to device. */
+static void print_gpus(const zp__jval *s)
+{
+    const zp__jval *arr = zp__json_get(s, "gpus");
+    if (!arr || arr->type != ZP__J_ARRAY || !arr->n)
+        return;
+    printf("gpus      %zu\n", arr->n);
+    for (size_t i = 0; i < arr->n; i++) {
+        const zp__jval *g = &arr->items[i];
+        const zp__jval *healthy = zp__json_get(g, "healthy");
+        printf("  gpu%-7lld arena %.1f GiB (%.1f used); %lld slot(s), %lld admitted, %lld with a "
+               "working set; staging rings %.2f GiB; host to device %.1f GiB (%.1f streamed)%s\n",
+               jint(g, "gpu"), gib(g, "arena_bytes"), gib(g, "arena_used"), jint(g, "slots"),
+               jint(g, "slots_admitted"), jint(g, "working_sets"), gib(g, "ring_bytes"),
+               gib(g, "h2d_bytes"), gib(g, "streamed_bytes"),
+               healthy && healthy->type == ZP__J_FALSE ? " UNHEALTHY" : "");
+    }
+}
+
 static void print_keys(const zp__jval *k)
 {
     const zp__jval *arr = zp__json_get(k, "keys");
@@ -60,6 +85,12 @@ static void print_keys(const zp__jval *k)
                pre && pre->type == ZP__J_TRUE ? " (pinned)" : "", jint(x, "n_vars"), jint(x, "n_public"),
                jdbl(x, "bytes") / 1048576.0, zp__jstr(x, "source") ? zp__jstr(x, "source") : "",
                err ? "  last error: " : "", err ? err : "");
+        /* Its plan on each GPU it is resident on: what stays, what streams. */
+        const zp__jval *gs = zp__json_get(x, "gpus");
+        for (size_t j = 0; gs && gs->type == ZP__J_ARRAY && j < gs->n; j++) {
+            const char *plan = zp__jstr(&gs->items[j], "plan");
+            printf("    gpu%lld: %s\n", jint(&gs->items[j], "gpu"), plan ? plan : "?");
+        }
     }
 }
 
@@ -81,6 +112,7 @@ int zp__client_status(const zp__copts *o)
         rc = 0;
     } else if (zp__client_json(&ds, "status", &s) && zp__client_json(&dk, "status", &k)) {
         print_status(ds.root);
+        print_gpus(ds.root);
         print_keys(dk.root);
         rc = 0;
     }

@@ -63,6 +63,11 @@ typedef struct zp__gpudev {
     int admitted;
     int sets;
     uint64_t pinned;              /* host bytes pinned by its slots (e->mu) */
+    uint64_t ring_bytes;          /* arena bytes of its slots' staging rings (e->mu) */
+    /* Bytes its partitions moved host to device (e->mu): each one's
+     * witness and the key points its slot streamed; of those, streamed. */
+    uint64_t h2d_bytes;
+    uint64_t streamed_bytes;
     bool failed;
     char why[160];                /* why a slot went dormant */
 } zp__gpudev;
@@ -198,6 +203,7 @@ typedef struct zp__worker {
     bool dormant;                 /* takes no more work (e->mu) */
     struct zp__g16_slot *slot;
     uint64_t slot_pinned;         /* its pinned witness buffer's bytes */
+    uint64_t slot_ring;           /* its staging ring's arena bytes (0: none) */
     struct zp__loader *loader;    /* loads its next witness (loader.h), or NULL */
 } zp__worker;
 
@@ -317,6 +323,10 @@ void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *job, uint32_t part, zp
 /* Records one stage of a partition: trace event and histogram. */
 void zp__eng_stage(zp_engine *e, uint32_t lane, zp__stage st, const zp__job *job, uint32_t part,
                    double t0, double t1);
+/* The same for the stage that carries the bytes the partition moved host
+ * to device (a GPU slot's msm stage; zp__trace_add_io). */
+void zp__eng_stage_io(zp_engine *e, uint32_t lane, zp__stage st, const zp__job *job,
+                      uint32_t part, double t0, double t1, const zp__trace_io *io);
 /* True when the job was cancelled or failed meanwhile (e->mu NOT held):
  * the worker may stop early. */
 bool zp__eng_job_dead(zp_engine *e, zp__job *job);

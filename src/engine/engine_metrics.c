@@ -117,17 +117,22 @@ static void key_metrics(zp__sb *sb, zp_engine *e)
                   (unsigned long long)e->cfg.key_budget_bytes);
 }
 
-/* A gauge of each key's arena bytes over all GPUs: its resident copies,
- * or only their H tables. */
-static void key_bytes(zp__sb *sb, zp_engine *e, const char *name, const char *help,
-                      bool tables)
+/* What key_bytes sums over a key's GPUs. */
+enum { KB_DEVICE, KB_TABLES, KB_STREAMED };
+
+/* A gauge of each key's bytes over all GPUs: the arena bytes of its
+ * resident copies or of their H tables, or the pinned host bytes of the
+ * points it streams. */
+static void key_bytes(zp__sb *sb, zp_engine *e, const char *name, const char *help, int what)
 {
     zp__prom_head(sb, name, "gauge", help);
     for (uint32_t i = 0; i < e->n_keys; i++) {
         const zp__key *k = e->keys[i];
         uint64_t b = 0;
         for (int g = 0; g < e->n_gpus; g++)
-            b += tables ? zp__key_table_bytes(k, g) : k->dk_bytes[g];
+            b += what == KB_TABLES    ? zp__key_table_bytes(k, g)
+                 : what == KB_DEVICE ? k->dk_bytes[g]
+                                     : k->dk_plan[g].pinned_bytes;
         zp__sb_printf(sb, "%s{key=", name);
         zp__prom_label(sb, k->name);
         zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);
@@ -153,6 +158,23 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
     for (int g = 0; g < e->n_gpus; g++)
         zp__sb_printf(sb, "zkpipe_pinned_host_bytes{gpu=\"%d\"} %llu\n", g,
                       (unsigned long long)e->gpus[g].pinned);
+    zp__prom_head(sb, "zkpipe_gpu_ring_bytes", "gauge",
+                  "Arena bytes of each GPU's staging rings (two buffers per slot whose key "
+                  "streams points from pinned host memory).");
+    for (int g = 0; g < e->n_gpus; g++)
+        zp__sb_printf(sb, "zkpipe_gpu_ring_bytes{gpu=\"%d\"} %llu\n", g,
+                      (unsigned long long)e->gpus[g].ring_bytes);
+    zp__prom_head(sb, "zkpipe_gpu_h2d_bytes_total", "counter",
+                  "Bytes each GPU's partitions moved host to device: witnesses and streamed "
+                  "key points.");
+    for (int g = 0; g < e->n_gpus; g++)
+        zp__sb_printf(sb, "zkpipe_gpu_h2d_bytes_total{gpu=\"%d\"} %llu\n", g,
+                      (unsigned long long)e->gpus[g].h2d_bytes);
+    zp__prom_head(sb, "zkpipe_gpu_streamed_bytes_total", "counter",
+                  "Of those, key points streamed from pinned host memory.");
+    for (int g = 0; g < e->n_gpus; g++)
+        zp__sb_printf(sb, "zkpipe_gpu_streamed_bytes_total{gpu=\"%d\"} %llu\n", g,
+                      (unsigned long long)e->gpus[g].streamed_bytes);
     zp__prom_head(sb, "zkpipe_gpu_slots_admitted", "gauge",
                   "Partition slots of each GPU allowed to take work.");
     for (int g = 0; g < e->n_gpus; g++)
@@ -176,9 +198,12 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
                       now > 0 ? best / now : 0);
     }
     key_bytes(sb, e, "zkpipe_key_device_bytes", "GPU arena bytes of each key's resident copies.",
-              false);
+              KB_DEVICE);
     key_bytes(sb, e, "zkpipe_key_h_table_bytes",
-              "Of those, the bytes of each key's H tables (precomputed H points).", true);
+              "Of those, the bytes of each key's H tables (precomputed H points).", KB_TABLES);
+    key_bytes(sb, e, "zkpipe_key_streamed_bytes",
+              "Pinned host bytes of each key's points that stream through the GPUs "
+              "(key tiers), summed over GPUs.", KB_STREAMED);
 }
 
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len)

@@ -99,6 +99,7 @@ static void drop_one(zp__key *k, int g)
     k->dk[g] = NULL;
     k->dk_state[g] = ZP__DK_NONE;
     k->dk_bytes[g] = 0;
+    memset(&k->dk_plan[g], 0, sizeof k->dk_plan[g]);
 }
 
 uint64_t zp__key_table_bytes(const zp__key *k, int g)
@@ -338,12 +339,14 @@ zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why)
 
 /* --------------------------------------------------------------- slots */
 
-/* Counts slots holding a working set on d and their pinned bytes (e->mu). */
-static void sets_add(zp_engine *e, zp__gpudev *d, int delta, int64_t pinned)
+/* Counts slots holding a working set on d, their pinned bytes and the
+ * arena bytes of their staging rings (e->mu). */
+static void sets_add(zp_engine *e, zp__gpudev *d, int delta, int64_t pinned, int64_t ring)
 {
     pthread_mutex_lock(&e->mu);
     d->sets += delta;
     d->pinned += (uint64_t)pinned;
+    d->ring_bytes += (uint64_t)ring;
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -353,8 +356,9 @@ static void slot_drop(zp_engine *e, zp__worker *w)
         return;
     zp__g16_slot_close(w->slot);
     w->slot = NULL;
-    sets_add(e, &e->gpus[w->gpu], -1, -(int64_t)w->slot_pinned);
+    sets_add(e, &e->gpus[w->gpu], -1, -(int64_t)w->slot_pinned, -(int64_t)w->slot_ring);
     w->slot_pinned = 0;
+    w->slot_ring = 0;
 }
 
 /* The slot's working set for keys of pk's shape: kept when it fits,
@@ -379,14 +383,15 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
         /* Counted as holding a working set while it opens, so that a slot
          * of the GPU that finds no room meanwhile goes dormant instead of
          * failing its partition (go_dormant). */
-        sets_add(e, d, 1, 0);
+        sets_add(e, d, 1, 0, 0);
         zp_err err = zp__g16_slot_open_ring(&w->slot, d->dev, pk, dk->ring_buffer, share,
                                             &e->gpu_opts, why);
         if (!err) {
             w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
-            sets_add(e, d, 0, (int64_t)w->slot_pinned);
+            w->slot_ring = 2 * zp__g16_slot_ring_buffer(w->slot); /* its two buffers */
+            sets_add(e, d, 0, (int64_t)w->slot_pinned, (int64_t)w->slot_ring);
         } else {
-            sets_add(e, d, -1, 0);
+            sets_add(e, d, -1, 0, 0);
         }
         if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
             return err;
@@ -509,28 +514,50 @@ static void stage(gpu_run *r, zp__stage st, double t1)
     r->t = t1;
 }
 
+/* Counts what a partition moved host to device on d (e->mu). */
+static void count_io(zp_engine *e, zp__gpudev *d, const zp__trace_io *io)
+{
+    pthread_mutex_lock(&e->mu);
+    d->h2d_bytes += io->h2d;
+    d->streamed_bytes += io->streamed;
+    pthread_mutex_unlock(&e->mu);
+}
+
 /* The device stages, recorded from the slot's own times: eval, then h,
  * then the msm stage, which ends now, its five MSMs traced within it back
  * to back (each MSM's time includes the scalar gathers before it): H
  * first; or, where the slot ran L, A, B1 and B2 beside h, those from h's
- * start (the msm stage starts there then) and H after h and them. */
+ * start (the msm stage starts there then) and H after h and them. The
+ * msm stage carries the bytes the partition moved host to device, counted
+ * for its GPU too. */
 static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit, bool sent,
                             ahead_ctx *next, zp__g16_sums *sums, zp__ioerr *why)
 {
     zp__prove_times pt;
     memset(&pt, 0, sizeof pt);
+    const uint64_t streamed0 = zp__g16_slot_streamed_bytes(r->w->slot);
     zp_err err = zp__g16_slot_sums_next(r->w->slot, dk, wit, sent, next ? take_ahead : NULL,
                                         next, sums, &pt, why);
     double end = zp__eng_now(r->e);
     if (err)
         return err;
+    /* The points the slot's ring streamed for it, and its witness: n_vars
+     * values that cross once per partition, whether eval uploads them or
+     * the copy stream sent them ahead while the previous partition's MSMs
+     * ran (a witness sent ahead for a partition that then went back to the
+     * queue crossed in vain, and is not counted). */
+    zp__trace_io io;
+    io.streamed = zp__g16_slot_streamed_bytes(r->w->slot) - streamed0;
+    io.h2d = io.streamed + (uint64_t)dk->pk->n_vars * sizeof(zp_fr);
+    count_io(r->e, &r->e->gpus[r->w->gpu], &io);
     const double t_eval = r->t + pt.eval < end ? r->t + pt.eval : end;
     const double t_h = t_eval + pt.h < end ? t_eval + pt.h : end;
     stage(r, ZP__ST_EVAL, t_eval);
     zp__eng_stage(r->e, (uint32_t)r->w->index, ZP__ST_H, r->j, r->part, t_eval, t_h);
     r->t = pt.msm_beside_h ? t_eval : t_h;
     double at = r->t;
-    stage(r, ZP__ST_MSM, end);
+    zp__eng_stage_io(r->e, (uint32_t)r->w->index, ZP__ST_MSM, r->j, r->part, r->t, end, &io);
+    r->t = end;
     const double part[5] = {pt.msm_l, pt.msm_a, pt.msm_b1, pt.msm_b2, pt.msm_h};
     const zp__stage st[5] = {ZP__ST_MSM_L, ZP__ST_MSM_A, ZP__ST_MSM_B1, ZP__ST_MSM_B2,
                              ZP__ST_MSM_H};

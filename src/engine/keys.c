@@ -523,6 +523,9 @@ zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out)
         for (int g = 0; g < ZP__GPUS_MAX; g++) {
             out->device_bytes += k->dk_bytes[g];
             out->h_table_bytes += zp__key_table_bytes(k, g);
+            out->streamed_bytes += k->dk_plan[g].pinned_bytes;
+            if (k->dk_plan[g].ring_buffer > out->ring_buffer_bytes)
+                out->ring_buffer_bytes = k->dk_plan[g].ring_buffer;
             if (k->dk_state[g] == ZP__DK_READY)
                 out->tier = ZP_KEY_DEVICE;
         }

@@ -296,8 +296,14 @@ static void verified(zp_engine *e, zp__job *j, uint32_t part, int worker, zp_err
 void zp__eng_stage(zp_engine *e, uint32_t lane, zp__stage st, const zp__job *job, uint32_t part,
                    double t0, double t1)
 {
+    zp__eng_stage_io(e, lane, st, job, part, t0, t1, NULL);
+}
+
+void zp__eng_stage_io(zp_engine *e, uint32_t lane, zp__stage st, const zp__job *job,
+                      uint32_t part, double t0, double t1, const zp__trace_io *io)
+{
     /* The id of a pinned job does not change, even once forgotten. */
-    zp__trace_add(&e->trace, lane, st, job->id, part, t0, t1);
+    zp__trace_add_io(&e->trace, lane, st, job->id, part, t0, t1, io);
     if (st >= ZP__ST_COUNT)
         return; /* an msm part: traced only */
     pthread_mutex_lock(&e->mu);

@@ -76,6 +76,12 @@ void zp__trace_log(zp__trace *t, double at, const char *event, const char *job, 
 void zp__trace_add(zp__trace *t, uint32_t lane, zp__stage stage, const char *job,
                    uint32_t part, double t0, double t1)
 {
+    zp__trace_add_io(t, lane, stage, job, part, t0, t1, NULL);
+}
+
+void zp__trace_add_io(zp__trace *t, uint32_t lane, zp__stage stage, const char *job,
+                      uint32_t part, double t0, double t1, const zp__trace_io *io)
+{
     if (t->log) {
         char ev[32];
         snprintf(ev, sizeof ev, "%s.begin", zp__stage_name(stage));
@@ -100,6 +106,8 @@ void zp__trace_add(zp__trace *t, uint32_t lane, zp__stage stage, const char *job
     e->part = part;
     e->lane = (uint16_t)lane;
     e->stage = (uint8_t)stage;
+    e->has_io = io != NULL;
+    e->io = io ? *io : (zp__trace_io){0, 0};
     snprintf(e->job, sizeof e->job, "%s", job);
     pthread_mutex_unlock(&t->mu);
 }
@@ -149,7 +157,11 @@ zp_err zp__trace_json(zp__trace *t, char **out, size_t *len)
                       zp__stage_name((zp__stage)e->stage), e->lane, e->t0 * 1e6,
                       (e->t1 - e->t0) * 1e6);
         zp__sb_json_str(&sb, e->job, strlen(e->job));
-        zp__sb_printf(&sb, ",\"partition\":%u}}", e->part);
+        zp__sb_printf(&sb, ",\"partition\":%u", e->part);
+        if (e->has_io)
+            zp__sb_printf(&sb, ",\"h2d_bytes\":%llu,\"streamed_bytes\":%llu",
+                          (unsigned long long)e->io.h2d, (unsigned long long)e->io.streamed);
+        zp__sb_puts(&sb, "}}");
     }
     zp__sb_puts(&sb, "\n],\"displayTimeUnit\":\"ms\"}\n");
     free(ev);

@@ -44,11 +44,20 @@ const char *zp__stage_name(zp__stage s);
 
 #define ZP__LANE_NAME 32
 
+/* Bytes one partition moved from host to device memory: its witness and
+ * the key points its slot streamed (key tiers); of those, streamed. */
+typedef struct zp__trace_io {
+    uint64_t h2d;
+    uint64_t streamed;
+} zp__trace_io;
+
 typedef struct zp__trace_ev {
     double t0, t1;        /* seconds since the epoch of the trace */
     uint32_t part;
     uint16_t lane;
     uint8_t stage;
+    bool has_io;          /* io holds the partition's bytes (one event of it) */
+    zp__trace_io io;
     char job[ZP_JOB_ID_MAX + 1];
 } zp__trace_ev;
 
@@ -73,13 +82,19 @@ void zp__trace_set_lane(zp__trace *t, uint32_t lane, const char *name);
 /* Records one stage of one partition (t0 <= t1, seconds). */
 void zp__trace_add(zp__trace *t, uint32_t lane, zp__stage stage, const char *job,
                    uint32_t part, double t0, double t1);
+/* The same with the bytes the partition moved host to device, given with
+ * one of its events only (a GPU slot's msm stage), so that a reader sums
+ * them per partition without counting any twice. */
+void zp__trace_add_io(zp__trace *t, uint32_t lane, zp__stage stage, const char *job,
+                      uint32_t part, double t0, double t1, const zp__trace_io *io);
 /* Writes a job-level TIMELINE line (submit, done, failed, cancelled) to the
  * log callback only; part -1 prints "-". */
 void zp__trace_log(zp__trace *t, double at, const char *event, const char *job, int64_t part);
 
 /* {"traceEvents": [...], "displayTimeUnit": "ms"}: thread_name metadata per
  * lane, then one "ph":"X" event per kept stage (ts/dur in microseconds,
- * args job and partition). Malloc'd, NUL-terminated. */
+ * args job and partition, and h2d_bytes and streamed_bytes where the event
+ * carries the partition's bytes). Malloc'd, NUL-terminated. */
 zp_err zp__trace_json(zp__trace *t, char **out, size_t *len);
 /* Two lines per kept stage, "TIMELINE,<ms>,<stage>.begin,<job>,<part>" and
  * ".end", in time order. */

@@ -62,11 +62,14 @@ char *zp__api_print(cJSON *o)
     return s;
 }
 
-bool zp__api_find_key(zp_engine *eng, const char *name, zp_key_info *out)
+bool zp__api_find_key(zp_engine *eng, const char *name, zp_key_info *out, size_t *index)
 {
     for (size_t i = 0; zp_engine_key_info(eng, i, out) == ZP_OK; i++)
-        if (strcmp(out->name, name) == 0)
+        if (strcmp(out->name, name) == 0) {
+            if (index)
+                *index = i;
             return true;
+        }
     return false;
 }
 

@@ -1,4 +1,5 @@
 /* Status, keys, key preload/evict, Prometheus metrics and the health check. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,43 @@ static bool add_server(cJSON *o, const zp__srv *s)
            cJSON_AddNumberToObject(x, "max_json", (double)s->cfg.max_json);
 }
 
+cJSON *zp__api_gpu_json(const zp_gpu_info *g)
+{
+    cJSON *x = cJSON_CreateObject();
+    bool ok = x && cJSON_AddNumberToObject(x, "gpu", g->ordinal) &&
+              cJSON_AddBoolToObject(x, "healthy", g->healthy) &&
+              cJSON_AddNumberToObject(x, "arena_bytes", (double)g->arena_bytes) &&
+              cJSON_AddNumberToObject(x, "arena_used", (double)g->arena_used) &&
+              cJSON_AddNumberToObject(x, "slots", g->slots) &&
+              cJSON_AddNumberToObject(x, "slots_admitted", g->slots_admitted) &&
+              cJSON_AddNumberToObject(x, "working_sets", g->working_sets) &&
+              cJSON_AddNumberToObject(x, "ring_bytes", (double)g->ring_bytes) &&
+              cJSON_AddNumberToObject(x, "pinned_bytes", (double)g->pinned_bytes) &&
+              cJSON_AddNumberToObject(x, "h2d_bytes", (double)g->h2d_bytes) &&
+              cJSON_AddNumberToObject(x, "streamed_bytes", (double)g->streamed_bytes);
+    if (!ok) {
+        cJSON_Delete(x);
+        return NULL;
+    }
+    return x;
+}
+
+static bool add_gpus(cJSON *o, zp_engine *eng)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, "gpus");
+    if (!arr)
+        return false;
+    zp_gpu_info g;
+    for (size_t i = 0; zp_engine_gpu_info(eng, i, &g) == ZP_OK; i++) {
+        cJSON *x = zp__api_gpu_json(&g);
+        if (!x || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            return false;
+        }
+    }
+    return true;
+}
+
 void zp__api_status(zp__srv_reply *out, const zp__srv_req *r)
 {
     zp_engine_info ei;
@@ -94,13 +132,71 @@ void zp__api_status(zp__srv_reply *out, const zp__srv_req *r)
               cJSON_AddNumberToObject(o, "jobs_cancelled", (double)ei.jobs_cancelled) &&
               cJSON_AddNumberToObject(o, "proofs_verified", (double)ei.proofs_verified) &&
               cJSON_AddNumberToObject(o, "proofs_rejected", (double)ei.proofs_rejected) &&
-              add_workers(o, r->srv->eng) && add_server(o, r->srv);
+              add_workers(o, r->srv->eng) && add_gpus(o, r->srv->eng) && add_server(o, r->srv);
     if (!ok)
         cJSON_Delete(o), o = NULL;
     zp__reply_json(out, 200, zp__api_print(o));
 }
 
-static cJSON *key_json(const zp_key_info *k)
+/* The fraction of n points that streams when r stay resident, to four
+ * places: never 0 when any streams, nor 1 when any stays. */
+static double streamed_share(uint64_t r, uint64_t n)
+{
+    double f = round(1e4 * (double)(n - r) / (double)n) / 1e4;
+    return r == 0 ? 1 : f < 1e-4 ? 1e-4 : f > 0.9999 ? 0.9999 : f;
+}
+
+cJSON *zp__api_key_plan_json(int gpu, const zp_key_gpu_plan *p)
+{
+    cJSON *x = cJSON_CreateObject();
+    bool ok = x && cJSON_AddNumberToObject(x, "gpu", gpu);
+    cJSON *res = ok ? cJSON_AddArrayToObject(x, "resident") : NULL;
+    cJSON *str = res ? cJSON_AddObjectToObject(x, "streamed") : NULL;
+    ok = str != NULL;
+    for (unsigned i = 0; ok && i < ZP_KEY_ARRAYS; i++) {
+        const uint64_t n = p->points[i], r = p->resident_points[i];
+        if (r >= n) {
+            cJSON *a = cJSON_CreateString(zp_key_array_name(i));
+            ok = a && cJSON_AddItemToArray(res, a);
+            if (!ok)
+                cJSON_Delete(a);
+        } else {
+            ok = cJSON_AddNumberToObject(str, zp_key_array_name(i), streamed_share(r, n)) != NULL;
+        }
+    }
+    ok = ok && cJSON_AddNumberToObject(x, "pinned_bytes", (double)p->pinned_bytes) &&
+         cJSON_AddNumberToObject(x, "ring_buffer_bytes", (double)p->ring_buffer_bytes) &&
+         cJSON_AddNumberToObject(x, "slot_bytes", (double)p->slot_bytes) &&
+         cJSON_AddNumberToObject(x, "slots", p->slots) &&
+         cJSON_AddNumberToObject(x, "device_bytes", (double)p->device_bytes) &&
+         cJSON_AddStringToObject(x, "plan", p->summary);
+    if (!ok) {
+        cJSON_Delete(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* "gpus": the plans of the index-th key on the GPUs it is resident on. */
+static bool add_key_gpus(cJSON *x, zp_engine *eng, size_t index)
+{
+    cJSON *arr = cJSON_AddArrayToObject(x, "gpus");
+    if (!arr)
+        return false;
+    zp_key_gpu_plan p;
+    for (int g = 0; zp_engine_key_plan(eng, index, g, &p) == ZP_OK; g++) {
+        if (!p.resident)
+            continue;
+        cJSON *y = zp__api_key_plan_json(g, &p);
+        if (!y || !cJSON_AddItemToArray(arr, y)) {
+            cJSON_Delete(y);
+            return false;
+        }
+    }
+    return true;
+}
+
+static cJSON *key_json(zp_engine *eng, size_t index, const zp_key_info *k)
 {
     cJSON *x = cJSON_CreateObject();
     bool ok = x && cJSON_AddStringToObject(x, "name", k->name) &&
@@ -111,6 +207,8 @@ static cJSON *key_json(const zp_key_info *k)
               cJSON_AddNumberToObject(x, "bytes", (double)k->bytes) &&
               cJSON_AddNumberToObject(x, "device_bytes", (double)k->device_bytes) &&
               cJSON_AddNumberToObject(x, "h_table_bytes", (double)k->h_table_bytes) &&
+              cJSON_AddNumberToObject(x, "streamed_bytes", (double)k->streamed_bytes) &&
+              cJSON_AddNumberToObject(x, "ring_buffer_bytes", (double)k->ring_buffer_bytes) &&
               cJSON_AddNumberToObject(x, "n_public", k->n_public) &&
               cJSON_AddNumberToObject(x, "n_vars", k->n_vars) &&
               cJSON_AddNumberToObject(x, "domain_size", (double)k->domain_size) &&
@@ -121,7 +219,8 @@ static cJSON *key_json(const zp_key_info *k)
               (k->last_error == ZP_OK ? cJSON_AddNullToObject(x, "last_error") != NULL
                                       : cJSON_AddStringToObject(x, "last_error", zp_errname(k->last_error)) != NULL) &&
               (!k->last_message[0] ? cJSON_AddNullToObject(x, "last_message") != NULL
-                                   : cJSON_AddStringToObject(x, "last_message", k->last_message) != NULL);
+                                   : cJSON_AddStringToObject(x, "last_message", k->last_message) != NULL) &&
+              add_key_gpus(x, eng, index);
     if (!ok) {
         cJSON_Delete(x);
         return NULL;
@@ -136,7 +235,7 @@ void zp__api_keys(zp__srv_reply *out, const zp__srv_req *r)
     bool ok = arr != NULL;
     zp_key_info k;
     for (size_t i = 0; ok && zp_engine_key_info(r->srv->eng, i, &k) == ZP_OK; i++) {
-        cJSON *x = key_json(&k);
+        cJSON *x = key_json(r->srv->eng, i, &k);
         ok = x && cJSON_AddItemToArray(arr, x);
         if (!ok)
             cJSON_Delete(x);
@@ -150,7 +249,8 @@ void zp__api_keys(zp__srv_reply *out, const zp__srv_req *r)
 static void key_reply(zp__srv_reply *out, const zp__srv_req *r, zp_err e, const char *what)
 {
     zp_key_info k;
-    if (e == ZP_E_NOT_FOUND || !zp__api_find_key(r->srv->eng, r->param, &k)) {
+    size_t index = 0;
+    if (e == ZP_E_NOT_FOUND || !zp__api_find_key(r->srv->eng, r->param, &k, &index)) {
         zp__reply_error(out, 404, "unknown_key", "no key named '%s'", r->param);
         return;
     }
@@ -163,7 +263,7 @@ static void key_reply(zp__srv_reply *out, const zp__srv_req *r, zp_err e, const 
         zp__reply_zperr(out, e, what);
         return;
     }
-    zp__reply_json(out, 200, zp__api_print(key_json(&k)));
+    zp__reply_json(out, 200, zp__api_print(key_json(r->srv->eng, index, &k)));
 }
 
 void zp__api_key_preload(zp__srv_reply *out, const zp__srv_req *r)

@@ -248,7 +248,7 @@ static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w
 static bool precheck(const zp__srv_req *r, const struct submit *sb, zp__srv_reply *out)
 {
     zp_key_info ki;
-    if (!zp__api_find_key(r->srv->eng, sb->key, &ki)) {
+    if (!zp__api_find_key(r->srv->eng, sb->key, &ki, NULL)) {
         zp__reply_error(out, 404, "unknown_key", "no key named '%s' (GET /v1/keys lists them)", sb->key);
         return false;
     }

@@ -15,6 +15,10 @@
  *    a second key's load frees that table (not the key, which stays
  *    preloaded and resident) and proves; key info and metrics say the
  *    table's bytes before and 0 after;
+ *  - a key's plan on the GPU (what is resident, what streams) matches its
+ *    device copy, and the bytes a job's partitions moved host to device
+ *    (witnesses, streamed points) are counted per GPU, in /metrics and in
+ *    the trace;
  *  - a job cancelled while running ends cancelled; the GPU goes on;
  *  - a partition a slot took ahead goes back to the queue when a more
  *    urgent job arrives before its turn: the urgent job's partitions run
@@ -444,6 +448,131 @@ static void test_table_first(void)
     zp_engine_close(e);
 }
 
+/* The sum of args h2d_bytes of job's msm events in the engine's trace and
+ * how many carry it; every other event carries none. */
+static uint64_t trace_h2d(zp_engine *e, const char *job, int *events)
+{
+    char *text;
+    size_t len;
+    *events = 0;
+    CHECK_EQ_INT(zp_engine_trace_json(e, &text, &len), ZP_OK);
+    zp__json doc;
+    zp__ioerr why;
+    CHECK_EQ_INT(zp__json_parse(&doc, text, len, NULL, &why), ZP_OK);
+    zp_free(text);
+    uint64_t sum = 0;
+    const zp__jval *ev = zp__json_get(doc.root, "traceEvents");
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const zp__jval *x = &ev->items[i], *args = zp__json_get(x, "args");
+        const zp__jval *name = zp__json_get(x, "name"), *j = zp__json_get(args, "job");
+        const zp__jval *h2d = zp__json_get(args, "h2d_bytes");
+        if (!h2d)
+            continue;
+        CHECK(name && !strcmp(name->str, "msm") && zp__json_get(args, "streamed_bytes"));
+        if (j && !strcmp(j->str, job)) {
+            sum += strtoull(h2d->str, NULL, 10);
+            (*events)++;
+        }
+    }
+    zp__json_free(&doc);
+    return sum;
+}
+
+/* What a key's plan and the GPU's counters say (zp_engine_key_plan,
+ * zp_engine_gpu_info, /metrics, the trace): the plan matches the device
+ * copy (its streamed points' bytes are the pinned bytes, summed over the
+ * arrays); a fresh engine has moved nothing; a job of 3 partitions moves
+ * at least each partition's witness and streamed points, counted per GPU,
+ * in /metrics and on each partition's msm event (their sum the counter).
+ * With --resident-cap (ctest test_gpu_engine_stream) the key streams: its
+ * info and plan say so and the slots hold staging rings; without, nothing
+ * streams and the witnesses are all that moved. An evicted key has no
+ * plan. */
+static void test_io_counts(void)
+{
+    zp_engine *e = open_gpu_engine(0, 2, 0);
+    if (!e)
+        return;
+    const bool streams = T_opts.resident_cap != UINT64_MAX;
+    CHECK_EQ_INT(zp_engine_add_key(e, "s", small ? "synth:porep:9" : "synth:porep:12"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_preload_key(e, "s"), ZP_OK);
+    const zp__key *k = key_of(e, "s");
+    const zp__g16_dkey *dk = k->dk[0];
+    CHECK(dk != NULL);
+    if (!dk) {
+        zp_engine_close(e);
+        return;
+    }
+    CHECK(zp__g16_dkey_streams(dk) == streams);
+    const uint64_t per = zp__g16_dkey_stream_bytes(dk), wit = (uint64_t)k->n_vars * 32;
+    zp_key_gpu_plan p;
+    CHECK_EQ_INT(zp_engine_key_plan(e, 0, 0, &p), ZP_OK);
+    CHECK(p.resident);
+    zp_key_gpu_plan none;
+    CHECK_EQ_INT(zp_engine_key_plan(e, 0, 1, &none), ZP_E_NOT_FOUND); /* a one-GPU engine */
+    CHECK_EQ_INT(zp_engine_key_plan(e, 1, 0, &none), ZP_E_NOT_FOUND);
+    uint64_t pinned = 0;
+    for (unsigned i = 0; i < ZP_KEY_ARRAYS; i++) {
+        CHECK(p.resident_points[i] <= p.points[i]);
+        pinned += (p.points[i] - p.resident_points[i]) * zp__g16_part_size((zp__g16_part)i);
+    }
+    CHECK_EQ_INT(p.pinned_bytes, per);
+    CHECK_EQ_INT(pinned, per);
+    CHECK((per > 0) == streams);
+    CHECK((p.ring_buffer_bytes > 0) == streams);
+    CHECK((strstr(p.summary, "streamed") != NULL) == streams);
+    printf("plan on gpu0: %s\n", p.summary);
+    zp_key_info ki;
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
+    CHECK_EQ_INT(ki.streamed_bytes, per);
+    CHECK_EQ_INT(ki.ring_buffer_bytes, p.ring_buffer_bytes);
+    zp_gpu_info g;
+    CHECK_EQ_INT(zp_engine_gpu_info(e, 0, &g), ZP_OK);
+    CHECK_EQ_INT(g.h2d_bytes, 0);
+    CHECK_EQ_INT(zp_engine_gpu_info(e, 1, &g), ZP_E_NOT_FOUND);
+
+    char id[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "s", ZP_PRIO_NORMAL, 3, 5, id), ZP_OK);
+    t_await_ok(e, id, "s", 3);
+    CHECK_EQ_INT(zp_engine_gpu_info(e, 0, &g), ZP_OK);
+    printf("3 partitions moved %llu bytes host to device (%llu streamed); per partition the "
+           "key streams %llu, the witness is %llu\n",
+           (unsigned long long)g.h2d_bytes, (unsigned long long)g.streamed_bytes,
+           (unsigned long long)per, (unsigned long long)wit);
+    CHECK(g.streamed_bytes >= 3 * per);
+    CHECK(g.h2d_bytes >= g.streamed_bytes + 3 * wit);
+    if (!streams) {
+        zp_engine_info st;
+        CHECK_EQ_INT(zp_engine_status(e, &st), ZP_OK);
+        CHECK_EQ_INT(g.streamed_bytes, 0);
+        if (!st.proofs_rejected) /* a proof made again moves its bytes again */
+            CHECK_EQ_INT(g.h2d_bytes, 3 * wit);
+    }
+    CHECK(g.working_sets >= 1);
+    CHECK_EQ_INT(g.ring_bytes, streams ? g.working_sets * 2 * p.ring_buffer_bytes : 0);
+    char want[128];
+    snprintf(want, sizeof want, "\nzkpipe_gpu_h2d_bytes_total{gpu=\"0\"} %llu\n",
+             (unsigned long long)g.h2d_bytes);
+    CHECK(metrics_has(e, want));
+    snprintf(want, sizeof want, "\nzkpipe_gpu_streamed_bytes_total{gpu=\"0\"} %llu\n",
+             (unsigned long long)g.streamed_bytes);
+    CHECK(metrics_has(e, want));
+    snprintf(want, sizeof want, "\nzkpipe_key_streamed_bytes{key=\"s\"} %llu\n",
+             (unsigned long long)per);
+    CHECK(metrics_has(e, want));
+    int events;
+    CHECK_EQ_INT(trace_h2d(e, id, &events), g.h2d_bytes);
+    CHECK(events >= 3);
+
+    CHECK_EQ_INT(zp_engine_evict_key(e, "s"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_key_plan(e, 0, 0, &p), ZP_OK);
+    CHECK(!p.resident && !p.pinned_bytes && !p.summary[0]);
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+    CHECK_EQ_INT(ki.streamed_bytes, 0);
+    zp_engine_close(e);
+}
+
 static void test_cancel(void)
 {
     zp_engine *e = open_gpu_engine(0, 1, 0);
@@ -617,6 +746,7 @@ int main(int argc, char **argv)
     RUN(test_pinned_tier);
     RUN(test_admission);
     RUN(test_table_first);
+    RUN(test_io_counts);
     RUN(test_cancel);
     RUN(test_put_back);
     if (zp__gpu_count() >= 2)
