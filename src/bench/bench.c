@@ -20,6 +20,7 @@ static const char bench_help[] =
     "  prove   whole proofs of a synthetic circuit, median time of every stage\n"
     "  verify  one proof's verification: plain, prepared key, preparing (CPU)\n"
     "  corun   two kinds of prover work sharing one GPU (rates alone and together)\n"
+    "  copy    host-to-device and device-to-host copy bandwidth (GPU)\n"
     "\n"
     "Run 'zkpipe bench <what> --help' for the options of each.\n";
 
@@ -250,6 +251,8 @@ int zp__cmd_bench(int argc, char **argv)
         return zp__bench_verify(argc - 1, argv + 1);
     if (!strcmp(argv[1], "corun"))
         return zp__bench_corun(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "copy"))
+        return zp__bench_copy(argc - 1, argv + 1);
     fprintf(stderr, "zkpipe bench: unknown benchmark '%s'\n%s", argv[1], bench_help);
     return 2;
 }

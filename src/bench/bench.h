@@ -17,6 +17,8 @@ int zp__bench_msm(int argc, char **argv);
 int zp__bench_field(int argc, char **argv);
 /* Two kinds of GPU work alone and sharing the GPU (bench_corun.c). */
 int zp__bench_corun(int argc, char **argv);
+/* zkpipe bench copy (bench_copy.c). */
+int zp__bench_copy(int argc, char **argv);
 /* The whole proof (bench_prove.c). */
 int zp__bench_prove(int argc, char **argv);
 /* The verifier's plain and prepared ways (bench_verify.c). */

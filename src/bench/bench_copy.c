@@ -1,0 +1,162 @@
+/*
+ * zkpipe bench copy: host-to-device and device-to-host copy bandwidth, the
+ * bound of a key that streams (docs/gpu-memory.md, Key tiers). A pinned
+ * host buffer and an arena region of the same size; each copy on a copy
+ * stream, timed from enqueue to the stream's end on the host. With --all,
+ * every GPU copies at once (one thread each), as an engine streaming on
+ * all of them does: the host's memory and PCIe switches are shared.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "gpu/gpu.h"
+#include "tool/timing.h"
+
+static const char copy_help[] =
+    "usage: zkpipe bench copy [--bytes SIZE] [--reps N] [--gpu N | --all]\n"
+    "  Copies SIZE (default 1G) between pinned host memory and the GPU, N times\n"
+    "  (default 5) each way, and prints the median GB/s of host to device\n"
+    "  (h2d) and device to host (d2h). --all: every GPU at once.\n";
+
+#define COPY_GPUS_MAX 16
+
+typedef struct lane {
+    int device, reps;
+    uint64_t bytes;
+    double h2d, d2h; /* median GB/s */
+    zp_err err;
+} lane;
+
+static zp_err timed(zp__gpu_stream *s, bool up, void *dev, void *host, uint64_t bytes,
+                    double *gbs)
+{
+    double t0 = zp__now();
+    zp_err e = up ? zp__gpu_upload(s, dev, host, bytes) : zp__gpu_download(s, host, dev, bytes);
+    zp_err es = zp__gpu_stream_sync(s);
+    double t = zp__now() - t0;
+    *gbs = t > 0 ? (double)bytes / t / 1e9 : 0;
+    return e ? e : es;
+}
+
+static void *lane_run(void *arg)
+{
+    lane *l = arg;
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    cfg.device = l->device;
+    /* The region, the NTT tables the open builds and the stream's scratch. */
+    cfg.arena_bytes = l->bytes + ((uint64_t)1 << 30);
+    zp__gpu *g = NULL;
+    zp__gpu_stream *s = NULL;
+    zp__gpu_buf d = {0};
+    void *h = NULL;
+    double *v = calloc((size_t)l->reps * 2, sizeof *v);
+    zp_err e = v ? zp__gpu_open(&g, &cfg) : ZP_E_NOMEM;
+    if (!e)
+        e = zp__gpu_stream_open_copy(g, &s);
+    if (!e)
+        e = zp__gpu_alloc(g, &d, l->bytes);
+    if (!e)
+        e = zp__gpu_host_alloc(g, &h, l->bytes);
+    if (!e) {
+        memset(h, 0x5a, l->bytes); /* every page touched before timing */
+        double warm;
+        e = timed(s, true, d.ptr, h, l->bytes, &warm);
+    }
+    for (int r = 0; r < l->reps && !e; r++) {
+        e = timed(s, true, d.ptr, h, l->bytes, &v[r]);
+        if (!e)
+            e = timed(s, false, d.ptr, h, l->bytes, &v[l->reps + r]);
+    }
+    if (!e) {
+        l->h2d = zp__median(v, l->reps);
+        l->d2h = zp__median(v + l->reps, l->reps);
+    }
+    l->err = e;
+    zp__gpu_host_free(h);
+    if (g) {
+        zp__gpu_free(g, &d);
+        zp__gpu_stream_close(s);
+        zp__gpu_close(g);
+    }
+    free(v);
+    return NULL;
+}
+
+int zp__bench_copy(int argc, char **argv)
+{
+    uint64_t bytes = (uint64_t)1 << 30;
+    int reps = 5, device = 0;
+    bool all = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool bad = false;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(copy_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--bytes") && v) {
+            bad = zp__parse_size(v, &bytes) != 0 || bytes < 4096 || bytes > ((uint64_t)1 << 40);
+            i++;
+        } else if (!strcmp(a, "--reps") && v) {
+            bad = zp__parse_int(v, 1, 1000, &reps) != 0;
+            i++;
+        } else if (!strcmp(a, "--gpu") && v) {
+            bad = zp__parse_int(v, 0, COPY_GPUS_MAX - 1, &device) != 0;
+            i++;
+        } else if (!strcmp(a, "--all")) {
+            all = true;
+        } else {
+            bad = true;
+        }
+        if (bad) {
+            fprintf(stderr, "zkpipe bench copy: bad option '%s%s%s'\n%s", a, v ? " " : "",
+                    v ? v : "", copy_help);
+            return 2;
+        }
+    }
+    const int n = zp__gpu_count();
+    if (n < 1) {
+        fprintf(stderr, "zkpipe bench copy: no GPU\n");
+        return 1;
+    }
+    if (device >= n) {
+        fprintf(stderr, "zkpipe bench copy: no GPU %d (%d found)\n", device, n);
+        return 2;
+    }
+    const int lanes = all ? (n < COPY_GPUS_MAX ? n : COPY_GPUS_MAX) : 1;
+    lane l[COPY_GPUS_MAX];
+    pthread_t th[COPY_GPUS_MAX];
+    bool started[COPY_GPUS_MAX];
+    for (int i = 0; i < lanes; i++) {
+        l[i] = (lane){.device = all ? i : device, .reps = reps, .bytes = bytes};
+        started[i] = lanes > 1 && pthread_create(&th[i], NULL, lane_run, &l[i]) == 0;
+        if (!started[i])
+            lane_run(&l[i]);
+    }
+    int rc = 0;
+    double sum_h2d = 0, sum_d2h = 0;
+    for (int i = 0; i < lanes; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        if (l[i].err) {
+            fprintf(stderr, "zkpipe bench copy: gpu%d: %s (%s)\n", l[i].device,
+                    zp_strerror(l[i].err), zp__gpu_last_error());
+            rc = 1;
+            continue;
+        }
+        sum_h2d += l[i].h2d;
+        sum_d2h += l[i].d2h;
+        printf("copy gpu%d %.2f GiB: h2d %.2f GB/s, d2h %.2f GB/s (median of %d)%s\n",
+               l[i].device, (double)bytes / (double)(1ull << 30), l[i].h2d, l[i].d2h, reps,
+               lanes > 1 ? ", all GPUs at once" : "");
+        printf("RESULT,copy,%d,%llu,%d,%.3f,%.3f\n", l[i].device, (unsigned long long)bytes,
+               lanes, l[i].h2d, l[i].d2h);
+    }
+    if (lanes > 1 && !rc)
+        printf("copy all %d GPUs: h2d %.2f GB/s, d2h %.2f GB/s in total\n", lanes, sum_h2d,
+               sum_d2h);
+    return rc;
+}
