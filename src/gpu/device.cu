@@ -69,6 +69,7 @@ extern "C" void zp__gpu_config_default(zp__gpu_config *c)
     c->arena_bytes = 0;
     c->reserve_bytes = (uint64_t)1 << 30;
     zp__gpu_msm_opts_default(&c->msm);
+    c->ntt_tile_log = 0;
 }
 
 /* A kernel whose only use is to be loaded: cudaFuncGetAttributes on it
@@ -162,13 +163,15 @@ extern "C" zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
     int count = zp__gpu_count();
     if (count == 0)
         return ZP_E_NO_GPU;
-    if (cfg->device < 0 || cfg->device >= count)
+    if (cfg->device < 0 || cfg->device >= count ||
+        (cfg->ntt_tile_log && (cfg->ntt_tile_log < 10 || cfg->ntt_tile_log > 11)))
         return ZP_E_INVALID_ARG;
     zp__gpu *g = (zp__gpu *)calloc(1, sizeof *g);
     if (!g)
         return ZP_E_NOMEM;
     g->device = cfg->device;
     g->msm = cfg->msm;
+    g->ntt_tile_log = cfg->ntt_tile_log; /* 0: zp__gpu_ntt_tables_build picks */
     pthread_mutex_init(&g->lock, NULL);
     zp_err err = ZP_OK;
     do {
@@ -243,6 +246,7 @@ extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
     out->cc_major = g->prop.major;
     out->cc_minor = g->prop.minor;
     out->total_mem = g->prop.totalGlobalMem;
+    out->ntt_tile_log = g->ntt_tile_log;
     pthread_mutex_lock(&g->lock);
     out->arena_bytes = g->arena.size;
     out->arena_used = g->arena.used;

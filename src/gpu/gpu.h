@@ -143,6 +143,9 @@ typedef struct zp__gpu_config {
     uint64_t arena_bytes;   /* 0: the device's free memory less reserve_bytes */
     uint64_t reserve_bytes; /* left to the driver and other users when sizing */
     zp__gpu_msm_opts msm;   /* zp__gpu_msm_opts_default */
+    /* log2 of the elements an NTT pass holds a block (10 or 11); 0: by the
+     * device's shared memory per SM (ntt.cu; tests force each). */
+    unsigned ntt_tile_log;
 } zp__gpu_config;
 
 void zp__gpu_config_default(zp__gpu_config *c);
@@ -159,6 +162,7 @@ typedef struct zp__gpu_info {
     int cc_major, cc_minor;
     uint64_t total_mem;
     uint64_t arena_bytes, arena_used, arena_largest_free;
+    unsigned ntt_tile_log; /* as opened (zp__gpu_config.ntt_tile_log) */
 } zp__gpu_info;
 void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out);
 /* The MSM options g was opened with (zp__gpu_config.msm). */

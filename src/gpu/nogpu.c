@@ -26,6 +26,7 @@ void zp__gpu_config_default(zp__gpu_config *c)
     c->arena_bytes = 0;
     c->reserve_bytes = (uint64_t)1 << 30;
     zp__gpu_msm_opts_default(&c->msm);
+    c->ntt_tile_log = 0;
 }
 
 zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
