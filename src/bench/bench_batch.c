@@ -384,7 +384,10 @@ static int bench(const batch_opts *o)
     zp_engine *e;
     zp_err err = zp_engine_open(&e, &o->cfg);
     if (err) {
-        fprintf(stderr, "zkpipe bench batch: cannot start the engine: %s\n", zp_strerror(err));
+        bool gpu = err == ZP_E_UNSUPPORTED || err == ZP_E_GPU || err == ZP_E_GPU_OOM ||
+                   err == ZP_E_GPU_FATAL;
+        fprintf(stderr, "zkpipe bench batch: cannot start the engine: %s%s%s\n",
+                zp_strerror(err), gpu ? ": " : "", gpu ? zp__gpu_last_error() : "");
         return 1;
     }
     double t0 = zp__now();

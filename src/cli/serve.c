@@ -387,7 +387,12 @@ int zp__cmd_serve(int argc, char **argv)
     zp_engine *eng = NULL;
     zp_err e = zp_engine_open(&eng, &o.eng);
     if (e != ZP_OK) {
-        fprintf(stderr, "zkpipe serve: engine: %s\n", zp_strerror(e));
+        /* A GPU's failure (one the build cannot serve, among others) says
+         * which GPU and why in the GPU's error line. */
+        bool gpu = e == ZP_E_UNSUPPORTED || e == ZP_E_GPU || e == ZP_E_GPU_OOM ||
+                   e == ZP_E_GPU_FATAL;
+        fprintf(stderr, "zkpipe serve: engine: %s%s%s\n", zp_strerror(e), gpu ? ": " : "",
+                gpu ? zp__gpu_last_error() : "");
         return 1;
     }
     zp__srv *srv = NULL;

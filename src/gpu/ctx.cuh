@@ -30,6 +30,7 @@ struct zp__gpu {
     const fr_t *root_lo[2][2], *root_hi[2][2];
     int slots; /* prover slots open on it (zp__gpu_slots_add; atomic) */
     zp__gpu_msm_opts msm; /* from its zp__gpu_config */
+    unsigned ntt_tile_log; /* an NTT pass's tile, log2 elements (ntt.cu) */
 };
 
 /* Per-stream scratch: power tables of coset NTTs, MSM results, counts. */
@@ -63,7 +64,8 @@ struct zp__gpu_stream {
  * g unhealthy for sticky errors (g may be NULL) and returns the code. */
 zp_err zp__gpu_fail(zp__gpu *g, cudaError_t e, const char *file, int line, const char *call);
 
-/* Fills g->root_lo / root_hi (ntt.cu); called once by zp__gpu_open. */
+/* Fills g->root_lo / root_hi and, where it is 0, g->ntt_tile_log for
+ * g->prop (ntt.cu); called once by zp__gpu_open. */
 zp_err zp__gpu_ntt_tables_build(zp__gpu *g);
 
 /* Checks one CUDA call at the boundary of a zp_err function that has a

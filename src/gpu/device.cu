@@ -69,6 +69,71 @@ extern "C" void zp__gpu_config_default(zp__gpu_config *c)
     c->arena_bytes = 0;
     c->reserve_bytes = (uint64_t)1 << 30;
     zp__gpu_msm_opts_default(&c->msm);
+    c->ntt_tile_log = 0;
+}
+
+/* A kernel whose only use is to be loaded: cudaFuncGetAttributes on it
+ * loads this file's image for the current device (JIT-compiling PTX where
+ * there is no SASS), as any kernel of the build would be. */
+static __global__ void arch_probe_kernel(void) {}
+
+/* Whether a kernel's image fails to load for the device rather than the
+ * call failing: no image, or PTX the driver cannot compile. */
+static bool no_image(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorUnsupportedPtxVersion:
+    case cudaErrorInvalidPtx:
+    case cudaErrorInvalidKernelImage:
+    case cudaErrorJitCompilerNotFound:
+    case cudaErrorJitCompilationDisabled:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* zp__gpu_device_check on the current device, whose properties are p:
+ * the rules first, then the image loaded (the rules and the driver could
+ * disagree on a build made in a way the list does not say). */
+static zp_err arch_check(int device, const cudaDeviceProp *p, char *text, size_t len)
+{
+    const char *archs = zp__gpu_archs();
+    unsigned image = 0;
+    zp__gpu_arch_fit fit = zp__gpu_arch_fit_of(p->major, p->minor, archs, &image);
+    zp__gpu_arch_describe(text, len, device, p->name, p->major, p->minor, archs, fit, image);
+    if (fit != ZP_GPU_ARCH_SASS && fit != ZP_GPU_ARCH_PTX)
+        return ZP_E_UNSUPPORTED;
+    cudaFuncAttributes fa;
+    cudaError_t e = cudaFuncGetAttributes(&fa, arch_probe_kernel);
+    if (e == cudaSuccess)
+        return ZP_OK;
+    if (!no_image(e))
+        return zp__gpu_fail(NULL, e, __FILE__, __LINE__, "cudaFuncGetAttributes(probe)");
+    cudaGetLastError();
+    snprintf(text, len,
+             "GPU %d (%s, compute capability %d.%d): not supported: its kernels do not load: "
+             "%s (%s); this build holds code for %s",
+             device, p->name, p->major, p->minor, cudaGetErrorString(e), cudaGetErrorName(e),
+             *archs ? archs : "none");
+    return ZP_E_UNSUPPORTED;
+}
+
+extern "C" zp_err zp__gpu_device_check(int device, char *text, size_t len)
+{
+    if (len)
+        text[0] = 0;
+    if (device < 0 || device >= zp__gpu_count())
+        return ZP_E_NO_GPU;
+    cudaDeviceProp p;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess)
+        e = cudaGetDeviceProperties(&p, device);
+    if (e != cudaSuccess)
+        return zp__gpu_fail(NULL, e, __FILE__, __LINE__, "device properties");
+    return arch_check(device, &p, text, len);
 }
 
 /* The largest request the driver grants, from `want` down in 1/16 steps. */
@@ -98,22 +163,35 @@ extern "C" zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
     int count = zp__gpu_count();
     if (count == 0)
         return ZP_E_NO_GPU;
-    if (cfg->device < 0 || cfg->device >= count)
+    if (cfg->device < 0 || cfg->device >= count ||
+        (cfg->ntt_tile_log && (cfg->ntt_tile_log < 10 || cfg->ntt_tile_log > 11)))
         return ZP_E_INVALID_ARG;
     zp__gpu *g = (zp__gpu *)calloc(1, sizeof *g);
     if (!g)
         return ZP_E_NOMEM;
     g->device = cfg->device;
     g->msm = cfg->msm;
+    g->ntt_tile_log = cfg->ntt_tile_log; /* 0: zp__gpu_ntt_tables_build picks */
     pthread_mutex_init(&g->lock, NULL);
     zp_err err = ZP_OK;
     do {
         cudaError_t e = cudaSetDevice(g->device);
         if (e == cudaSuccess)
             e = cudaGetDeviceProperties(&g->prop, g->device);
+        if (e != cudaSuccess) {
+            err = zp__gpu_fail(g, e, __FILE__, __LINE__, "device setup");
+            break;
+        }
+        /* A GPU the build cannot serve is refused here, by name, before any
+         * memory is taken: never at its first kernel, never a wrong result. */
+        char why[sizeof last_error];
+        err = arch_check(g->device, &g->prop, why, sizeof why);
+        if (err == ZP_E_UNSUPPORTED)
+            memcpy(last_error, why, sizeof last_error);
+        if (err)
+            break;
         size_t free_b = 0, total_b = 0;
-        if (e == cudaSuccess)
-            e = cudaMemGetInfo(&free_b, &total_b); /* once, at open */
+        e = cudaMemGetInfo(&free_b, &total_b); /* once, at open */
         if (e != cudaSuccess) {
             err = zp__gpu_fail(g, e, __FILE__, __LINE__, "device setup");
             break;
@@ -168,6 +246,7 @@ extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
     out->cc_major = g->prop.major;
     out->cc_minor = g->prop.minor;
     out->total_mem = g->prop.totalGlobalMem;
+    out->ntt_tile_log = g->ntt_tile_log;
     pthread_mutex_lock(&g->lock);
     out->arena_bytes = g->arena.size;
     out->arena_used = g->arena.used;

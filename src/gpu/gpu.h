@@ -41,6 +41,59 @@ bool zp__gpu_compiled(void);
  * when none. */
 const char *zp__gpu_last_error(void);
 
+/* ------------------------------------------------------ architectures */
+
+/* The CUDA architectures this build holds kernels for, as it was built:
+ * the SASS ones, then "+PTX" and the PTX ones, an architecture written as
+ * nvcc numbers it (86: compute capability 8.6; a letter after it, as in
+ * 90a, is an architecture-specific variant): "80 86 89 90 100 120 +PTX
+ * 120". "" in builds without CUDA. */
+const char *zp__gpu_archs(void);
+
+/* The oldest compute capability zkpipe runs on (x 10): 8.0. */
+#define ZP_GPU_ARCH_MIN 80
+
+/* How a GPU runs the kernels of a build (zp__gpu_arch_fit_of). */
+typedef enum zp__gpu_arch_fit {
+    ZP_GPU_ARCH_SASS,     /* a SASS image it runs as it is */
+    ZP_GPU_ARCH_PTX,      /* no such SASS; PTX it JIT-compiles when the kernels load */
+    ZP_GPU_ARCH_TOO_OLD,  /* below ZP_GPU_ARCH_MIN: refused whatever the build holds */
+    ZP_GPU_ARCH_NO_IMAGE, /* neither: the build holds nothing it can run */
+    ZP_GPU_ARCH_BAD_LIST, /* the list of architectures does not parse */
+} zp__gpu_arch_fit;
+
+/*
+ * How a GPU of compute capability major.minor runs kernels built for
+ * `archs` (zp__gpu_archs' form), by the CUDA driver's rules for the images
+ * of a fat binary: SASS of X.y runs on X.z for z >= y (never on another
+ * major); PTX of X.y is JIT-compiled on any X'.z' >= X.y; a variant with
+ * 'a' (SASS or PTX) runs on exactly X.y, one with 'f' on X.z for z >= y.
+ * The driver takes the best SASS (highest minor) and only without one the
+ * newest PTX it can compile; *image (may be NULL) is set to that
+ * architecture (e.g. 86), 0 when there is none. Pure: no device needed.
+ */
+zp__gpu_arch_fit zp__gpu_arch_fit_of(int major, int minor, const char *archs, unsigned *image);
+
+/* The line zp__gpu_open and `zkpipe version` give for a GPU (device
+ * ordinal, name, compute capability) and its fit under archs: how it runs
+ * the kernels, or why it is refused, with the architectures built and
+ * what to do. */
+void zp__gpu_arch_describe(char *out, size_t len, int device, const char *name, int major,
+                           int minor, const char *archs, zp__gpu_arch_fit fit, unsigned image);
+
+/*
+ * Whether this build runs on CUDA device `device`, without opening it: its
+ * compute capability against zp__gpu_archs() (zp__gpu_arch_fit_of) and one
+ * kernel's image loaded, which JIT-compiles PTX where that is the way.
+ * ZP_OK or ZP_E_UNSUPPORTED, with zp__gpu_arch_describe's line in text
+ * (a CUDA loader error where the image does not load); ZP_E_NO_GPU
+ * without CUDA or that device; ZP_E_GPU when the device cannot be asked.
+ * Makes device the calling thread's current device. zp__gpu_open runs the
+ * same check and refuses such a device with ZP_E_UNSUPPORTED before it
+ * takes any memory (the line in zp__gpu_last_error()).
+ */
+zp_err zp__gpu_device_check(int device, char *text, size_t len);
+
 typedef struct zp__gpu zp__gpu;
 typedef struct zp__gpu_stream zp__gpu_stream;
 
@@ -90,6 +143,9 @@ typedef struct zp__gpu_config {
     uint64_t arena_bytes;   /* 0: the device's free memory less reserve_bytes */
     uint64_t reserve_bytes; /* left to the driver and other users when sizing */
     zp__gpu_msm_opts msm;   /* zp__gpu_msm_opts_default */
+    /* log2 of the elements an NTT pass holds a block (10 or 11); 0: by the
+     * device's shared memory per SM (ntt.cu; tests force each). */
+    unsigned ntt_tile_log;
 } zp__gpu_config;
 
 void zp__gpu_config_default(zp__gpu_config *c);
@@ -106,6 +162,7 @@ typedef struct zp__gpu_info {
     int cc_major, cc_minor;
     uint64_t total_mem;
     uint64_t arena_bytes, arena_used, arena_largest_free;
+    unsigned ntt_tile_log; /* as opened (zp__gpu_config.ntt_tile_log) */
 } zp__gpu_info;
 void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out);
 /* The MSM options g was opened with (zp__gpu_config.msm). */

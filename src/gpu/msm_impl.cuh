@@ -380,10 +380,12 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
         split = false; /* n: the table's points (msm_pre), n / copies scalars */
     if (ws)
         split = true;
+    /* The device first: CUB's scratch sizes in the plan are the current
+     * device's (its architecture's tuning and its SM count). */
+    ZP_CUDA(cudaSetDevice(g->device));
     plan(&l, o, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
-    ZP_CUDA(cudaSetDevice(g->device));
     mark(s, 0);
 
     uint64_t m = n, ones = 0;

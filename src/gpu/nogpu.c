@@ -3,6 +3,7 @@
  * of gpu.h exists and reports that there is no GPU, so callers need no
  * #ifdef and the CPU backend takes over.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu/gpu.h"
@@ -11,12 +12,21 @@ int zp__gpu_count(void) { return 0; }
 bool zp__gpu_compiled(void) { return false; }
 const char *zp__gpu_last_error(void) { return "built without CUDA"; }
 
+zp_err zp__gpu_device_check(int device, char *text, size_t len)
+{
+    (void)device;
+    if (len)
+        snprintf(text, len, "built without CUDA");
+    return ZP_E_NO_GPU;
+}
+
 void zp__gpu_config_default(zp__gpu_config *c)
 {
     c->device = 0;
     c->arena_bytes = 0;
     c->reserve_bytes = (uint64_t)1 << 30;
     zp__gpu_msm_opts_default(&c->msm);
+    c->ntt_tile_log = 0;
 }
 
 zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)

@@ -39,7 +39,8 @@
 #include "gpu/ntt_shoup.cuh"
 
 #define PASS_MAX_BITS 10
-/* log2 of the elements one block holds in shared memory (2^11: 64 KiB). */
+/* log2 of the most elements one block holds in shared memory (2^11:
+ * 64 KiB); a device takes this or one less (tile_log_for). */
 #define TILE_LOG 11
 #define BR_B 4 /* bit-reversal tiles: 2^4 x 2^4 elements */
 
@@ -222,6 +223,20 @@ static size_t pass_shared(unsigned k, unsigned tile)
     return ((size_t)tile + (k <= SHTW_MAX_K ? 1u << (k - 1) : 0)) * sizeof(fr_t);
 }
 
+/*
+ * The tile of a device: 2^TILE_LOG elements where an SM's shared memory
+ * holds two blocks of the largest pass (72 KiB each; 9.0 and 10.0 hold
+ * three, 8.0 two), else half that: the 100 KiB SMs of 8.6, 8.9 and 12.0
+ * hold one such block, 8 warps, so no block's loads or stores overlap
+ * another's stages; at 2^10 (32 to 40 KiB) they hold two or three. The
+ * smaller tile loads runs of half the length (2^j elements).
+ */
+static unsigned tile_log_for(const cudaDeviceProp *p)
+{
+    const size_t most = pass_shared(SHTW_MAX_K, 1u << TILE_LOG) + p->reservedSharedMemPerBlock;
+    return p->sharedMemPerMultiprocessor >= 2 * most ? TILE_LOG : TILE_LOG - 1;
+}
+
 /* The pass kernel's instance for (dit, batch), or with mul the DIT one
  * that stores times mul (a pass with m > 0, so not batch); with big the
  * one whose twist is one load (not batch). */
@@ -323,16 +338,16 @@ static zp_err ntt_run(zp__gpu_stream *s, fr_t *a, unsigned log2n, int ci, int di
     const fr_t *tw = tw_table(g, ci, di), *sp = shoup_table(g, ci, di);
     const bool dit = pl->order == ORDER_DIT;
     unsigned ks[4], ms[4];
-    const unsigned passes = pass_geometry(log2n, ks, ms);
+    const unsigned passes = pass_geometry(log2n, ks, ms), tl = g->ntt_tile_log;
     s->ntt_marks = 0;
     s->ntt_paths = zp__gpu_ntt_paths{0, 0, 0};
     if (s->profile)
         ZP_CUDA(cudaEventRecord(s->ev[0], s->st));
     for (unsigned i = 0; i < passes; i++) {
         const unsigned p = dit ? passes - 1 - i : i, k = ks[p], m = ms[p];
-        unsigned j = m < TILE_LOG - k ? m : TILE_LOG - k, cs = 0;
-        if (m == 0) { /* whole transforms side by side; k <= PASS_MAX_BITS < TILE_LOG */
-            j = log2n - k < TILE_LOG - k ? log2n - k : TILE_LOG - k;
+        unsigned j = m < tl - k ? m : tl - k, cs = 0;
+        if (m == 0) { /* whole transforms side by side; k <= PASS_MAX_BITS <= tl */
+            j = log2n - k < tl - k ? log2n - k : tl - k;
             cs = k;
         }
         s->ntt_paths.batched += cs && j;

@@ -116,6 +116,11 @@ static __device__ __forceinline__ void ntt_stages(fr_t *sh, const stage_tw &sw, 
         __syncthreads();
         st = 1;
     }
+    /* Rolled: the compiler of sm_100 and later (NVVM 20) unrolls the
+     * pairs of a pass of up to 9 bits otherwise, which doubles the DIT
+     * pass kernels (~11k instructions, spills) beyond the instruction
+     * cache; sm_80 to sm_90 keep the loop rolled either way. */
+#pragma unroll 1
     for (; st < k; st += 2) {
         const unsigned lhs = k - 1 - st, h = 1u << (lhs - 1);
         for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {
@@ -182,6 +187,7 @@ static __device__ __forceinline__ void ntt_stages_dit(fr_t *sh, const stage_tw &
                                                       unsigned j, unsigned tile)
 {
     const unsigned cmask = (1u << j) - 1, top = k & ~1u;
+#pragma unroll 1 /* see ntt_stages */
     for (unsigned lhs = 1; lhs < top; lhs += 2) {
         const unsigned h = 1u << (lhs - 1);
         for (unsigned e = threadIdx.x; e < tile / 4; e += blockDim.x) {

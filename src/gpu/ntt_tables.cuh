@@ -68,8 +68,12 @@ static zp_err shoup_tables(zp__gpu *g, cudaStream_t st, zp_fr w[2][2], zp_fr **h
 
 zp_err zp__gpu_ntt_tables_build(zp__gpu *g)
 {
+    if (!g->ntt_tile_log)
+        g->ntt_tile_log = tile_log_for(&g->prop);
     ZP_TRY(zp__gpu_alloc(g, &g->tables,
                          (8 * (uint64_t)ZP__TAB_N + TW_EXTRA + SHOUP_TABLES) * sizeof(fr_t)));
+    /* The most a pass takes at either tile: 72 KiB, within every
+     * supported GPU's 99 KiB a block. */
     const int most = (int)pass_shared(SHTW_MAX_K, 1u << TILE_LOG);
     for (unsigned v = 0; v < NTT_PASS_INSTANCES; v++)
         ZP_CUDA(cudaFuncSetAttribute(pass_kernel_at(v), cudaFuncAttributeMaxDynamicSharedMemorySize,

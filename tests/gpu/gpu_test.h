@@ -1,7 +1,9 @@
 /*
  * Shared setup of the GPU tests: open device 0 with a modest arena and one
  * stream, or exit 77 (ctest: skipped) when there is no GPU. `--small` (used
- * under compute-sanitizer) limits the sizes a test runs.
+ * under compute-sanitizer) limits the sizes a test runs; `--ntt-tile-log N`
+ * opens the device with that NTT tile (zp__gpu_config.ntt_tile_log), so
+ * that one GPU runs the tile every other device takes.
  */
 #ifndef ZP_GPU_TEST_H
 #define ZP_GPU_TEST_H
@@ -34,9 +36,12 @@ static int T_small;
 static inline void gpu_test_open_cfg(int argc, char **argv, unsigned arena_gib,
                                      zp__gpu_config *cfg)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--small"))
             T_small = 1;
+        if (!strcmp(argv[i], "--ntt-tile-log") && i + 1 < argc)
+            cfg->ntt_tile_log = (unsigned)atoi(argv[i + 1]);
+    }
     if (zp__gpu_count() == 0) {
         printf("no GPU: skipped\n");
         exit(77);
@@ -51,8 +56,8 @@ static inline void gpu_test_open_cfg(int argc, char **argv, unsigned arena_gib,
     }
     zp__gpu_info info;
     zp__gpu_get_info(T_gpu, &info);
-    printf("GPU: %s, %d SMs, arena %.1f GiB\n", info.name, info.sm_count,
-           (double)info.arena_bytes / (1 << 30));
+    printf("GPU: %s, %d SMs, arena %.1f GiB, NTT tile 2^%u\n", info.name, info.sm_count,
+           (double)info.arena_bytes / (1 << 30), info.ntt_tile_log);
 }
 
 /* gpu_test_open_cfg with the default configuration. */

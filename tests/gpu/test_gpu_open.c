@@ -1,0 +1,78 @@
+/*
+ * What zp__gpu_open decides about the device from its properties: that
+ * this build serves it (src/gpu/arch.c's rules agree with the driver, which
+ * loaded a kernel's image), and the NTT tile it takes (src/gpu/ntt.cu,
+ * tile_log_for) or is given. Exits 77 without a GPU.
+ */
+#include "gpu_test.h"
+
+/* The device passes the check it was opened with, and the line says how
+ * it runs the build: its name, its compute capability, SASS or PTX. */
+static void test_check(void)
+{
+    zp__gpu_info info;
+    zp__gpu_get_info(T_gpu, &info);
+    char line[512];
+    CHECK_EQ_INT(zp__gpu_device_check(0, line, sizeof line), ZP_OK);
+    printf("  %s\n  built: %s\n", line, zp__gpu_archs());
+    CHECK(strstr(line, info.name) != NULL);
+    unsigned image = 0;
+    zp__gpu_arch_fit fit = zp__gpu_arch_fit_of(info.cc_major, info.cc_minor, zp__gpu_archs(),
+                                               &image);
+    CHECK(fit == ZP_GPU_ARCH_SASS || fit == ZP_GPU_ARCH_PTX);
+    char want[32];
+    snprintf(want, sizeof want, fit == ZP_GPU_ARCH_SASS ? "sm_%u " : "compute_%u ", image);
+    CHECK(strstr(line, want) != NULL);
+    CHECK(info.cc_major * 10 + info.cc_minor >= ZP_GPU_ARCH_MIN);
+}
+
+/* The default tile: 2^11 on GPUs whose SMs hold two blocks of 72 KiB (8.0,
+ * 9.0, 10.0), 2^10 on the 100 KiB SMs (8.6, 8.9, 12.0). */
+static void test_tile(void)
+{
+    zp__gpu_info info;
+    zp__gpu_get_info(T_gpu, &info);
+    const int cc = info.cc_major * 10 + info.cc_minor;
+    printf("  compute capability %d: NTT tile 2^%u\n", cc, info.ntt_tile_log);
+    if (cc == 80 || cc == 90 || cc == 100)
+        CHECK_EQ_INT(info.ntt_tile_log, 11);
+    else if (cc == 86 || cc == 89 || cc == 120)
+        CHECK_EQ_INT(info.ntt_tile_log, 10);
+    else
+        CHECK(info.ntt_tile_log == 10 || info.ntt_tile_log == 11);
+}
+
+/* A tile given is taken; one out of 10..11 is refused before anything. */
+static void test_tile_config(void)
+{
+    for (unsigned t = 9; t <= 12; t++) {
+        zp__gpu_config cfg;
+        zp__gpu_config_default(&cfg);
+        cfg.arena_bytes = (uint64_t)256 << 20;
+        cfg.ntt_tile_log = t;
+        zp__gpu *g = NULL;
+        zp_err e = zp__gpu_open(&g, &cfg);
+        if (t == 10 || t == 11) {
+            CHECK_EQ_INT(e, ZP_OK);
+            zp__gpu_info info;
+            if (g) {
+                zp__gpu_get_info(g, &info);
+                CHECK_EQ_INT(info.ntt_tile_log, t);
+            }
+        } else {
+            CHECK_EQ_INT(e, ZP_E_INVALID_ARG);
+            CHECK(g == NULL);
+        }
+        zp__gpu_close(g);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    gpu_test_open(argc, argv, 1);
+    RUN(test_check);
+    RUN(test_tile);
+    RUN(test_tile_config);
+    gpu_test_close();
+    return FINISH();
+}
