@@ -60,6 +60,9 @@ static const char doctor_help[] =
     "                   'zkpipe serve --gpu-mem' caps it; without a GPU, plan for\n"
     "                   a GPU with that arena (a CUDA build only)\n"
     "  --slots N        working sets asked per GPU (default 2, as serve)\n"
+    "  --shape-log2 N   a synth key's shape from its circuit built at 2^N at most\n"
+    "                   (default 18): exact up to there, scaled above; a larger N\n"
+    "                   is slower and takes more memory\n"
     "  --threads N      threads for reading a key (default: one per CPU)\n"
     "  --help, -h       this text\n"
     "\n"
@@ -69,7 +72,7 @@ static const char doctor_help[] =
 
 #define GIB ((double)((uint64_t)1 << 30))
 #define PIN_TEST_BYTES ((uint64_t)64 << 20)
-#define SHAPE_LOG2 18u
+#define SHAPE_LOG2 18
 #define MAX_GPUS 64
 
 typedef struct doc_args {
@@ -77,6 +80,7 @@ typedef struct doc_args {
     uint64_t gpu_mem; /* 0: each GPU's free memory less its reserve */
     unsigned slots;
     int threads;
+    int shape_log2; /* synth keys: the largest circuit built for the shape */
 } doc_args;
 
 /* What the checks found: counts of FAIL lines and the last one's reason. */
@@ -108,6 +112,18 @@ static void say(doc *d, level l, const char *fmt, ...)
 
 static double gib(uint64_t b) { return (double)b / GIB; }
 
+/* b in GiB, MiB or KiB, whichever shows it with a leading digit. */
+static const char *size_str(char *buf, size_t len, uint64_t b)
+{
+    if (b >= ((uint64_t)1 << 30))
+        snprintf(buf, len, "%.2f GiB", gib(b));
+    else if (b >= ((uint64_t)1 << 20))
+        snprintf(buf, len, "%.2f MiB", (double)b / (1 << 20));
+    else
+        snprintf(buf, len, "%.2f KiB", (double)b / 1024);
+    return buf;
+}
+
 static int usage_error(const char *msg, const char *arg)
 {
     fprintf(stderr, "zkpipe doctor: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
@@ -119,6 +135,7 @@ static int parse_args(doc_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     a->slots = 2;
+    a->shape_log2 = SHAPE_LOG2;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int n;
@@ -130,6 +147,10 @@ static int parse_args(doc_args *a, int argc, char **argv)
             if (!v || zp__parse_int(v, 1, 64, &n))
                 return usage_error("--slots wants 1..64, got", v ? v : "nothing");
             a->slots = (unsigned)n;
+            i++;
+        } else if (!strcmp(s, "--shape-log2")) {
+            if (!v || zp__parse_int(v, 2, 28, &a->shape_log2))
+                return usage_error("--shape-log2 wants 2..28, got", v ? v : "nothing");
             i++;
         } else if (!strcmp(s, "--threads")) {
             if (!v || zp__parse_int(v, 1, 4096, &a->threads))
@@ -292,15 +313,15 @@ static uint64_t key_host_bytes(const zp__pk *pk, uint64_t nnz)
            2 * 8 * ((uint64_t)pk->n_vars / 64 + 1);
 }
 
-/* synth:NAME:LOG2 from its circuit at 2^min(LOG2, SHAPE_LOG2): exact up
+/* synth:NAME:LOG2 from its circuit at 2^min(LOG2, shape_log2): exact up
  * to there, counts and matrix bytes scaled by the shape's above. */
-static int synth_shape(key_shape *k, const char *key, int threads)
+static int synth_shape(key_shape *k, const char *key, int threads, unsigned shape_log2)
 {
     zp__synth_spec s, small;
     if (zp__synth_parse(&s, key))
         return usage_error("not a synthetic circuit (synth:porep|dense|chain:LOG2):", key);
     small = s;
-    small.log2 = s.log2 < SHAPE_LOG2 ? s.log2 : SHAPE_LOG2;
+    small.log2 = s.log2 < shape_log2 ? s.log2 : shape_log2;
     small.threads = threads;
     zp__synth_shape big_sh, small_sh;
     zp_h_conv conv = s.kind == ZP__SYNTH_POREP ? ZP_H_TAU : ZP_H_COSET;
@@ -335,10 +356,11 @@ static int synth_shape(key_shape *k, const char *key, int threads)
         t->n_vars = big_sh.n_vars;
         t->n_public = big_sh.n_public;
         t->domain_size = dom;
-        t->n_a = (uint64_t)((double)k->pk.n_a * f);
-        t->n_b = (uint64_t)((double)k->pk.n_b * f);
-        t->n_a = t->n_a < t->n_vars ? t->n_a : t->n_vars;
-        t->n_b = t->n_b < t->n_vars ? t->n_b : t->n_vars;
+        /* The variables outside A (B) scale: most are in A. */
+        const uint64_t out_a = (uint64_t)((double)(k->pk.n_vars - k->pk.n_a) * f);
+        const uint64_t out_b = (uint64_t)((double)(k->pk.n_vars - k->pk.n_b) * f);
+        t->n_a = out_a < t->n_vars ? t->n_vars - out_a : 0;
+        t->n_b = out_b < t->n_vars ? t->n_vars - out_b : 0;
         t->n_l = (uint64_t)t->n_vars - t->n_public - 1;
         t->n_h = conv == ZP_H_COSET ? dom : dom - 1;
         k->fixed = (uint64_t)((double)k->fixed * (double)nnz /
@@ -453,18 +475,19 @@ static int check_key(doc *d, const doc_args *a)
 {
     key_shape k;
     memset(&k, 0, sizeof k);
-    int rc = !strncmp(a->key, "synth:", 6) ? synth_shape(&k, a->key, a->threads)
+    int rc = !strncmp(a->key, "synth:", 6) ? synth_shape(&k, a->key, a->threads, (unsigned)a->shape_log2)
                                            : file_shape(&k, a->key, a->threads);
     if (rc) {
         shape_free(&k);
         return rc;
     }
     const zp__pk *t = &k.target;
+    char b1[32], b2[32];
     printf("key %s: domain 2^%d, %u variables, %u public; A %llu, B %llu, L %llu, H %llu "
-           "points; matrices and densities %.2f GiB on a GPU (%s)\n",
+           "points; matrices and densities %s on a GPU (%s)\n",
            a->key, __builtin_ctzll(t->domain_size), t->n_vars, t->n_public,
            (unsigned long long)t->n_a, (unsigned long long)t->n_b, (unsigned long long)t->n_l,
-           (unsigned long long)t->n_h, gib(k.fixed), k.note);
+           (unsigned long long)t->n_h, size_str(b1, sizeof b1, k.fixed), k.note);
     bool gpu_ok = false, gpus = d->n_gpus > 0;
     char who[64];
     for (int i = 0; i < d->n_gpus; i++) {
@@ -485,8 +508,9 @@ static int check_key(doc *d, const doc_args *a)
     const uint64_t need = cpu_need(&k);
     const bool cpu_ok = need <= d->mem_avail;
     say(d, cpu_ok ? OK : gpus ? WARN : FAIL,
-        "cpu prover: needs about %.1f GiB of host memory (key %.1f GiB), %.1f GiB available",
-        gib(need), gib(k.host_bytes), gib(d->mem_avail));
+        "cpu prover: needs about %s of host memory (key %s), %.1f GiB available",
+        size_str(b1, sizeof b1, need), size_str(b2, sizeof b2, k.host_bytes),
+        gib(d->mem_avail));
     shape_free(&k);
     if (gpus && !gpu_ok) {
         printf("zkpipe doctor: %s cannot be proved on %s: %s%s\n", a->key,
