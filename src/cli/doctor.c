@@ -290,7 +290,6 @@ typedef struct key_shape {
     zp__pk target;         /* the counts planned with */
     uint64_t fixed;        /* arena bytes of the matrices and densities */
     uint64_t host_bytes;   /* host bytes of the loaded key */
-    bool synth;
     char note[160];        /* how the shape was had */
 } key_shape;
 
@@ -341,7 +340,6 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
                 zp_strerror(e ? e : ZP_E_NOMEM));
         return 2;
     }
-    k->synth = true;
     k->fixed = full - points_bytes(&k->pk);
     k->target = k->pk;
     zp__pk *t = &k->target;
@@ -489,11 +487,16 @@ static int check_key(doc *d, const doc_args *a)
            (unsigned long long)t->n_a, (unsigned long long)t->n_b, (unsigned long long)t->n_l,
            (unsigned long long)t->n_h, size_str(b1, sizeof b1, k.fixed), k.note);
     bool gpu_ok = false, gpus = d->n_gpus > 0;
-    char who[64];
+    char who[64], where[160] = "";
+    size_t at = 0;
     for (int i = 0; i < d->n_gpus; i++) {
         snprintf(who, sizeof who, "gpu%d", i);
-        if (d->arena_free[i])
-            gpu_ok |= plan_gpu(d, &k, who, d->arena_free[i], a->slots, true);
+        if (d->arena_free[i] && plan_gpu(d, &k, who, d->arena_free[i], a->slots, true)) {
+            gpu_ok = true;
+            if (at < sizeof where)
+                at += (size_t)snprintf(where + at, sizeof where - at, "%s%s", at ? ", " : "on ",
+                                       who);
+        }
     }
     if (!gpus && a->gpu_mem) {
         if (zp__gpu_compiled()) {
@@ -523,7 +526,7 @@ static int check_key(doc *d, const doc_args *a)
         return 1;
     }
     printf("zkpipe doctor: %s can be proved %s\n", a->key,
-           gpus ? (d->n_gpus ? "on the GPU" : "on such a GPU") : "on the CPU");
+           gpus ? (d->n_gpus ? where : "on such a GPU") : "on the CPU");
     return 0;
 }
 
