@@ -15,6 +15,8 @@ extern const struct zp__cli_cmd zp__cli_cmds[];
 
 int zp__cmd_selftest(int argc, char **argv);
 int zp__cmd_version(int argc, char **argv);
+/* Whether this machine can prove, and how a key fits its GPUs (doctor.c). */
+int zp__cmd_doctor(int argc, char **argv);
 /* Engine traces drawn as a Gantt chart (trace_svg.c). */
 int zp__cmd_trace(int argc, char **argv);
 int zp__cmd_import(int argc, char **argv);

@@ -19,6 +19,7 @@ const struct zp__cli_cmd zp__cli_cmds[] = {
     {"status", "the daemon's queues, workers and keys", zp__cmd_status},
     {"request", "send one raw request to the daemon (scripts, debugging)", zp__cmd_request},
     {"trace", "draw an engine trace: trace svg TRACE.json (Gantt chart, busy fractions)", zp__cmd_trace},
+    {"doctor", "check this machine (driver, GPUs, memory, CPU) and, given a key, how it fits", zp__cmd_doctor},
     {"version", "print the version and backends compiled in", zp__cmd_version},
     {NULL, NULL, NULL},
 };
