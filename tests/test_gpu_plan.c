@@ -208,6 +208,40 @@ static void test_overrides(void)
     check_plan("porep:24 capL", &pk, fixed, 139 * GiB, 1, &o);
 }
 
+/* No working set asked: a key that fits alone stays whole (the GPU's
+ * slots hold theirs); one that does not is planned as for one working set.
+ * A small key's ring is no larger than its largest array. */
+static void test_no_slots(void)
+{
+    uint64_t fixed;
+    const zp__pk pk = porep_shape(24, &fixed);
+    uint64_t points = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        points += rnd(zp__g16_part_count(&pk, (zp__g16_part)i) *
+                      zp__g16_part_size((zp__g16_part)i));
+    zp__g16_plan p, one;
+    zp__ioerr why = {""};
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, fixed + points, 0, NULL, &why), ZP_OK);
+    CHECK(!zp__g16_plan_streams(&p));
+    CHECK_EQ_INT(p.slots, 0);
+    CHECK_EQ_INT(p.key_bytes, fixed + points);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, fixed + points - 1, 0, NULL, &why), ZP_OK);
+    CHECK(zp__g16_plan_streams(&p) && p.slots == 1);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 4 * GiB, 0, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&one, &pk, fixed, 4 * GiB, 1, NULL, &why), ZP_OK);
+    CHECK(zp__g16_plan_streams(&p) && p.slots == 1 && p.key_bytes == one.key_bytes);
+    /* A tiny key (2^12) streamed: its ring fits its largest array. */
+    const zp__pk tiny = porep_shape(12, &fixed);
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    o.resident_cap = 0;
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &tiny, fixed, GiB, 1, &o, &why), ZP_OK);
+    const uint64_t largest = zp__g16_part_count(&tiny, ZP_G16_P_H) * sizeof(zp_g1_affine);
+    CHECK(p.ring_buffer >= largest / 2 && p.ring_buffer <= 2 * largest + 8192);
+    printf("  tiny key: ring 2 x %llu bytes for %llu bytes of H\n",
+           (unsigned long long)p.ring_buffer, (unsigned long long)largest);
+}
+
 int main(void)
 {
     if (!have_cuda()) {
@@ -217,5 +251,6 @@ int main(void)
     RUN(test_shapes);
     RUN(test_porep27);
     RUN(test_overrides);
+    RUN(test_no_slots);
     return FINISH();
 }

@@ -170,10 +170,14 @@ static zp_err plan_key(void *arg, const zp__pk *pk, zp__g16_plan *plan, zp__ioer
     zp__gpu_info info;
     zp__gpu_get_info(c->d->dev, &info);
     pthread_mutex_lock(&c->e->mu);
-    int waiting = c->d->admitted - c->d->sets;
+    const int waiting = c->d->admitted - c->d->sets, sets = c->d->sets;
     pthread_mutex_unlock(&c->e->mu);
-    zp_err err = zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used,
-                                   waiting > 1 ? (unsigned)waiting : 1, &c->e->gpu_opts, why);
+    /* Working sets for the slots still without one, on a GPU where none
+     * holds one yet; where some slot holds one the key needs only its own
+     * room, as admission decides the rest (docs/gpu-memory.md). */
+    const unsigned want = sets > 0 || waiting < 1 ? 0 : (unsigned)waiting;
+    zp_err err = zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used, want,
+                                   &c->e->gpu_opts, why);
     if (!err) {
         *c->out = *plan;
         char line[256];

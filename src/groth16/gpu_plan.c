@@ -86,10 +86,18 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
 {
     memset(p, 0, sizeof *p);
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    if (slots < 1)
-        slots = 1;
     const uint64_t points = points_bytes(pk), full = fixed + points;
     p->fixed_bytes = fixed;
+
+    /* No working set asked (the GPU's slots hold theirs): the whole key
+     * where it fits; else as for one, which a slot carves again. */
+    if (slots == 0 && points <= op.resident_cap && full <= arena_free) {
+        fill(p, pk, UINT64_MAX, UINT64_MAX);
+        p->slot_bytes = zp__g16_slot_bytes_min(pk);
+        return ZP_OK;
+    }
+    if (slots < 1)
+        slots = 1;
 
     /* The whole key, where it and one working set fit. */
     const uint64_t ws = zp__g16_slot_bytes_min(pk);
@@ -105,8 +113,19 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * A second working set would take the room of points, and each slot
      * streams its own copy of what is not resident: two slots would move
      * more than twice the bytes per partition for the overlap they add. */
-    const uint64_t rb0 = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER;
-    const uint64_t rb_min = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER_MIN;
+    /* No buffer larger than the largest array (a small key's ring is small). */
+    uint64_t most = 4096;
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const uint64_t b = (part_bytes(pk, (zp__g16_part)i) + 4095) & ~(uint64_t)4095;
+        most = b > most ? b : most;
+    }
+    uint64_t rb0 = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER;
+    uint64_t rb_min = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER_MIN;
+    if (!op.ring_buffer) {
+        while (rb0 / 2 >= most)
+            rb0 /= 2;
+        rb_min = rb_min < rb0 ? rb_min : rb0;
+    }
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
         const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
         if (p->fixed_bytes > arena_free || w > arena_free - p->fixed_bytes)

@@ -117,9 +117,10 @@ typedef struct zp__g16_plan {
 #define ZP_G16_RING_BUFFER_MIN ((uint64_t)1 << 27)
 
 /*
- * Plans keys of pk's shape in `arena_free` bytes with `slots` working sets
- * (>= 1): the whole key resident with as many working sets as fit (at
- * least one), where it and one fit; otherwise the matrices and densities
+ * Plans keys of pk's shape in `arena_free` bytes with `slots` working sets:
+ * the whole key resident with as many working sets as fit (at least one),
+ * where it and one fit (with slots = 0, where the key alone fits: the
+ * GPU's slots hold working sets already); otherwise the matrices and densities
  * resident, as many points as fit in the order of zp__g16_part beside
  * `slots` streaming working sets (fewer when they do not fit), within o's
  * resident_cap. ZP_E_GPU_OOM with the bytes it needs in *why when not even
