@@ -54,8 +54,40 @@ void zp__srv_log(const zp__srv *s, const char *fmt, ...)
         fprintf(stderr, "zkpipe serve: %s\n", line);
 }
 
+/* libmicrohttpd logs a line per refused or evicted connection: at most
+ * MHD_LOG_PER_S of them a second reach the log, and the next line after
+ * says how many were left out, so a flood of connections is not a flood
+ * of log. */
+#define MHD_LOG_PER_S 10
+
+static bool mhd_log_allowed(zp__srv *s, uint64_t *suppressed)
+{
+    double now = zp__srv_now();
+    bool ok;
+    pthread_mutex_lock(&s->log_mu);
+    *suppressed = 0;
+    if (now - s->log_window >= 1) {
+        s->log_window = now;
+        s->log_in_window = 0;
+        *suppressed = s->log_left_out;
+        s->log_left_out = 0;
+    }
+    ok = s->log_in_window++ < MHD_LOG_PER_S;
+    if (!ok)
+        s->log_left_out++;
+    pthread_mutex_unlock(&s->log_mu);
+    return ok;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+    uint64_t suppressed;
+    bool ok = mhd_log_allowed(cls, &suppressed);
+    if (suppressed)
+        zp__srv_log(cls, "http: %llu more message(s) left out of the log",
+                    (unsigned long long)suppressed);
+    if (!ok)
+        return;
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
     size_t n = strlen(line);
@@ -495,6 +527,7 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
         return ZP_E_NOMEM;
     s->cfg = *cfg;
     s->eng = eng;
+    pthread_mutex_init(&s->log_mu, NULL);
     s->listen_fd = -1;
     if (!zp__listen_parse(&s->addr, cfg->listen, why, why_len)) {
         free(s);
@@ -594,6 +627,7 @@ void zp__srv_stop(zp__srv *s)
     reaper_stop(s);
     MHD_stop_daemon(s->mhd);
     zp__conns_destroy(&s->conns);
+    pthread_mutex_destroy(&s->log_mu);
     zp__track_free(&s->track);
     free(s);
 }

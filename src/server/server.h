@@ -201,6 +201,10 @@ struct zp__srv {
     pthread_mutex_t reaper_mu;
     pthread_cond_t reaper_cv;
     bool reaper_stop;
+    pthread_mutex_t log_mu;  /* libmicrohttpd's lines, at most a few a second */
+    double log_window;
+    unsigned log_in_window;
+    uint64_t log_left_out;
 };
 
 /* One log line through cfg.log (or stderr), printf-style. */
