@@ -64,7 +64,7 @@ static const char serve_help[] =
     "                       connection counts as authenticated)\n"
     "  --idle-timeout S     an idle connection is closed after S s (default 120)\n"
     "  --body-budget BYTES  request bodies in flight, all together; one past it gets\n"
-    "                       503 with Retry-After (default: 1G or --max-body if larger)\n"
+    "                       503 with Retry-After (default max(1G, --max-body))\n"
     "  --max-wait S         longest long-poll of GET /v1/jobs/{id}?wait= (default 600)\n"
     "  --grace S            on SIGTERM, how long unfinished jobs may still run before\n"
     "                       they are cancelled (default 30)\n"
