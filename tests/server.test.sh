@@ -307,6 +307,131 @@ check "a long token in a private file: no token warning" sh -c "! grep -q 'warni
 TOKEN=()
 GOOD_TOKEN=()
 
+# ------------------------------------------------------------ daemon 3c
+echo "== connections that never authenticate, and the body budget"
+# 100 connections that send half a request and hold it (bash's /dev/tcp;
+# no other client program needed). Peers are not capped here, so all come
+# in and evict each other past max-conns less reserved (24).
+start_daemon d3c --listen tcp://127.0.0.1:0 --token-file "$T/token2" --key mul3=data/mul3.zkey \
+  --max-conns 32 --reserved-conns 8 --header-timeout 3 --max-conns-per-peer 0 \
+  --max-body 64K --body-budget 64K || { cat "$T/d3c.log"; exit 1; }
+D3C=$DPID
+port=$(sed -n 's|.*listening on tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3c.log")
+A=(--addr "http://127.0.0.1:$port")
+GOOD_TOKEN=(--token-file "$T/token2")
+TOKEN=("${GOOD_TOKEN[@]}")
+metric() { rq GET /metrics | sed -n "s/^$1 //p"; }
+trap '' PIPE # the daemon may close a half-open one before its bytes are written
+fds=()
+t_open=$(date +%s%N)
+for i in $(seq 1 100); do
+  exec {fd}<>"/dev/tcp/127.0.0.1/$port" || break
+  printf 'GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Slow: ' >&"$fd" 2>/dev/null
+  fds+=("$fd")
+done
+check "100 half-open connections opened" test "${#fds[@]}" = 100
+sleep 0.5 # the evicted ones' threads close them
+t0=$(date +%s%N)
+h=$("$Z" request -i "${A[@]}" "${GOOD_TOKEN[@]}" GET /healthz 2>&1 | head -1)
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "an authorised client is answered beside 100 half-open connections (${ms} ms)" \
+  test "$h" = 200 -a "$ms" -lt 3000
+id=$("$Z" submit "${A[@]}" "${GOOD_TOKEN[@]}" --key mul3 --witness data/mul3.wtns)
+"$Z" await "${A[@]}" "${GOOD_TOKEN[@]}" "$id" -o "$T/halfopen.bin" --timeout 60 >/dev/null
+check "and proves beside them" test "$(size_of "$T/halfopen.bin")" = 192
+un=$(metric zkpipe_http_connections_unauthenticated)
+ev=$(metric 'zkpipe_http_connections_evicted_total{reason="reserved"}')
+check "unauthenticated connections held to max-conns less reserved (1 <= $un <= 24)" \
+  test "${un:-0}" -ge 1 -a "${un:-99}" -le 24
+check "the oldest were evicted to keep the reserve ($ev)" test "${ev:-0}" -ge 1
+# The newest one trickles a byte every 0.2 s: the header timeout counts
+# from its opening, not from its last byte.
+last=${fds[${#fds[@]} - 1]}
+for i in $(seq 1 50); do
+  printf 'x' >&"$last" 2>/dev/null
+  un=$(metric zkpipe_http_connections_unauthenticated)
+  [ "${un:-1}" = 0 ] && break
+  sleep 0.2
+done
+s=$((($(date +%s%N) - t_open) / 1000000))
+check "the header timeout (3 s) closes them all, the trickling one too (after ${s} ms)" \
+  test "${un:-1}" = 0 -a "$s" -ge 2900 -a "$s" -lt 9000
+closed=0
+for fd in "${fds[@]}"; do
+  read -r -t 1 -u "$fd" _ 2>/dev/null
+  [ $? -le 128 ] && closed=$((closed + 1)) # end of file or reset, not a timeout
+  exec {fd}>&-
+done
+check "the clients see all 100 closed ($closed)" test "$closed" = 100
+check "by the header timeout" test "$(metric 'zkpipe_http_connections_evicted_total{reason="header_timeout"}')" -ge 1
+
+# The body budget (64K): an upload that declared 60000 bytes holds them
+# while it streams; a second one that would pass the budget gets 503 with
+# Retry-After before its body is read; the first one's end frees them.
+tok=$(head -1 "$T/token2")
+exec {up}<>"/dev/tcp/127.0.0.1/$port"
+printf 'POST /v1/jobs?key=mul3 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: 60000\r\n\r\nabc' \
+  "$tok" >&"$up"
+for i in $(seq 1 50); do
+  [ "$(metric zkpipe_http_body_bytes_in_flight)" = 60000 ] && break
+  sleep 0.1
+done
+check "an upload in progress holds its declared length" \
+  test "$(metric zkpipe_http_body_bytes_in_flight)" = 60000
+exec {b}<>"/dev/tcp/127.0.0.1/$port"
+printf 'POST /v1/jobs?key=mul3 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: 8000\r\nConnection: close\r\n\r\n' \
+  "$tok" >&"$b"
+resp=$(timeout 5 cat <&"$b" | tr -d '\r')
+exec {b}>&-
+check "a body past the budget: 503 body_budget" \
+  sh -c "printf '%s' \"\$1\" | head -1 | grep -q '^HTTP/1.1 503' && printf '%s' \"\$1\" | grep -q '\"error\":\"body_budget\"'" _ "$resp"
+check "with Retry-After" sh -c "printf '%s' \"\$1\" | grep -qi '^Retry-After: [1-9]'" _ "$resp"
+head -c 8000 /dev/zero >"$T/8k.bin"
+expect 503 body_budget POST "/v1/jobs?key=mul3" --data-file "$T/8k.bin" --chunked
+exec {up}>&-
+for i in $(seq 1 50); do
+  [ "$(metric zkpipe_http_body_bytes_in_flight)" = 0 ] && break
+  sleep 0.1
+done
+check "an aborted upload gives its bytes back" test "$(metric zkpipe_http_body_bytes_in_flight)" = 0
+expect 202 "" POST "/v1/jobs?key=mul3" --data-file data/mul3.wtns
+check "budget refusals are counted" \
+  test "$(metric 'zkpipe_http_rejected_total{reason="body_budget"}')" = 2
+trap - PIPE
+kill -TERM "$D3C"
+wait_exit "$D3C" 30
+check "daemon with half-open connections: SIGTERM exit 0" test "$EXIT_RC" = 0
+
+echo "== the per-peer cap"
+start_daemon d3d --listen tcp://127.0.0.1:0 --token-file "$T/token2" --key mul3=data/mul3.zkey \
+  --max-conns 16 --max-conns-per-peer 4 || { cat "$T/d3d.log"; exit 1; }
+D3D=$DPID
+port=$(sed -n 's|.*listening on tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3d.log")
+A=(--addr "http://127.0.0.1:$port")
+fds=()
+for i in $(seq 1 10); do
+  exec {fd}<>"/dev/tcp/127.0.0.1/$port"
+  fds+=("$fd")
+done
+sleep 0.3
+check "an authorised client from the same address is answered" \
+  test "$("$Z" request -i "${A[@]}" "${GOOD_TOKEN[@]}" GET /healthz 2>&1 | head -1)" = 200
+# Each client connection of the checks is a new one of the same peer too:
+# it evicts one half-open connection before it authenticates.
+un=$(metric zkpipe_http_connections_unauthenticated)
+check "one peer holds at most 4 unauthenticated connections ($un)" test "${un:-9}" -le 4
+check "its oldest were evicted" \
+  test "$(metric 'zkpipe_http_connections_evicted_total{reason="peer_limit"}')" -ge 6
+for fd in "${fds[@]}"; do exec {fd}>&-; done
+"$Z" serve --listen tcp://127.0.0.1:0 --token-file "$T/token2" --key mul3=data/mul3.zkey \
+  --max-conns 8 --reserved-conns 8 >"$T/rsv.log" 2>&1
+check "--reserved-conns must be below --max-conns" \
+  test $? = 2 -a -n "$(grep 'reserved-conns must be below' "$T/rsv.log")"
+kill -TERM "$D3D"
+wait_exit "$D3D" 30
+TOKEN=()
+GOOD_TOKEN=()
+
 # ------------------------------------------------------------ sockets
 echo "== stale and foreign socket files"
 start_daemon d4 --listen "unix://$T/s.sock" --key mul3=data/mul3.zkey || exit 1

@@ -1,9 +1,10 @@
 /*
  * The daemon's pieces that need no engine: the base64/hex codecs (against
  * a bit-by-bit twin), the route table, the JSON of a key's GPU plan and of
- * a GPU, listen address parsing and unix socket hygiene. Links
- * libzkpipe_server; the daemon itself is exercised end to end by
- * server.test.sh, its client by test_client.c.
+ * a GPU, listen address parsing and unix socket hygiene, the limits on
+ * unauthenticated connections (against an array twin) and the body
+ * budget. Links libzkpipe_server; the daemon itself is exercised end to
+ * end by server.test.sh, its client by test_client.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +374,171 @@ static void test_plan_json(void)
     free(s);
 }
 
+/* ------------------------------------------------- connections */
+
+/* The twin of conns.c: an array in order of start, scanned in full. */
+#define NC 64
+struct ref_conns {
+    int id[NC], peer[NC];
+    double t0[NC];
+    int n;
+};
+
+static void ref_drop(struct ref_conns *r, int at)
+{
+    memmove(r->id + at, r->id + at + 1, (size_t)(r->n - at - 1) * sizeof r->id[0]);
+    memmove(r->peer + at, r->peer + at + 1, (size_t)(r->n - at - 1) * sizeof r->peer[0]);
+    memmove(r->t0 + at, r->t0 + at + 1, (size_t)(r->n - at - 1) * sizeof r->t0[0]);
+    r->n--;
+}
+
+static int ref_find(const struct ref_conns *r, int id)
+{
+    for (int i = 0; i < r->n; i++)
+        if (r->id[i] == id)
+            return i;
+    return -1;
+}
+
+struct evicted {
+    int ids[NC * 4];
+    int n;
+    zp__conn *base;
+};
+
+static void note_evict(void *ctx, zp__conn *c)
+{
+    struct evicted *e = ctx;
+    e->ids[e->n++] = (int)(c - e->base);
+}
+
+static void test_conns_limits(void)
+{
+    /* Fixed cases: cap 3, two per peer. */
+    zp__conn c[NC];
+    struct evicted ev = {.base = c};
+    zp__conns t;
+    zp__conns_init(&t, 3, 2, 10, note_evict, &ev);
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 8; i++) {
+        c[i].peer_len = 2;
+        c[i].peer[0] = 4;
+        c[i].peer[1] = (uint8_t)(i < 4 ? 1 : 2 + i % 2); /* 0..3 peer 1; 4,6 peer 2; 5,7 peer 3 */
+    }
+    zp__conns_add(&t, &c[0], 0);
+    zp__conns_add(&t, &c[1], 1);
+    CHECK_EQ_INT(ev.n, 0);
+    zp__conns_add(&t, &c[2], 2); /* peer 1's third: its oldest goes */
+    CHECK_EQ_INT(ev.n, 1);
+    CHECK_EQ_INT(ev.ids[0], 0);
+    zp__conns_authenticated(&t, &c[1]); /* leaves the list: peer 1 holds one */
+    zp__conns_add(&t, &c[3], 3);
+    zp__conns_add(&t, &c[4], 4);
+    CHECK_EQ_INT(ev.n, 1);
+    zp__conns_add(&t, &c[5], 5); /* fourth unauthenticated: the oldest of all goes */
+    CHECK_EQ_INT(ev.n, 2);
+    CHECK_EQ_INT(ev.ids[1], 2);
+    zp__conns_stats st;
+    zp__conns_counts(&t, &st);
+    CHECK_EQ_INT(st.unauthenticated, 3);
+    CHECK_EQ_INT(st.evicted_peer, 1);
+    CHECK_EQ_INT(st.evicted_reserve, 1);
+    /* Expiry, 10 s timeout: those started at 3 and 4 go at 13 and 14. */
+    CHECK_EQ_INT(zp__conns_expire(&t, 12.99), 0);
+    CHECK_EQ_INT(zp__conns_expire(&t, 13), 1);
+    CHECK_EQ_INT(zp__conns_expire(&t, 14.5), 1);
+    CHECK_EQ_INT(ev.ids[2], 3);
+    CHECK_EQ_INT(ev.ids[3], 4);
+    zp__conns_remove(&t, &c[5]);
+    zp__conns_remove(&t, &c[3]); /* evicted already: nothing happens */
+    zp__conns_counts(&t, &st);
+    CHECK_EQ_INT(st.unauthenticated, 0);
+    CHECK_EQ_INT(st.evicted_timeout, 2);
+    zp__conns_destroy(&t);
+
+    /* Random operations against the twin, with a peer cap and without. */
+    for (int round = 0; round < 2; round++) {
+        unsigned cap = 5, per_peer = round ? 0 : 3;
+        struct ref_conns r = {.n = 0};
+        ev.n = 0;
+        zp__conns_init(&t, cap, per_peer, 7, note_evict, &ev);
+        memset(c, 0, sizeof c);
+        bool open[NC] = {0};
+        double now = 0;
+        for (int step = 0; step < 4000; step++) {
+            int op = (int)(check_rand64() % 4), id = (int)(check_rand64() % NC);
+            now += (double)(check_rand64() % 100) / 100;
+            int want[NC * 2], nw = 0;
+            ev.n = 0;
+            if (op <= 1 && !open[id]) {
+                int p = (int)(check_rand64() % 3);
+                memset(&c[id], 0, sizeof c[id]);
+                c[id].peer[0] = 4;
+                c[id].peer[1] = (uint8_t)p;
+                c[id].peer_len = 2;
+                open[id] = true;
+                zp__conns_add(&t, &c[id], now);
+                r.id[r.n] = id, r.peer[r.n] = p, r.t0[r.n] = now, r.n++;
+                int mine = 0, first = -1;
+                for (int i = 0; i < r.n; i++)
+                    if (r.peer[i] == p && mine++ == 0)
+                        first = i;
+                if (per_peer && mine > (int)per_peer) {
+                    want[nw++] = r.id[first];
+                    ref_drop(&r, first);
+                }
+                if (r.n > (int)cap) {
+                    want[nw++] = r.id[0];
+                    ref_drop(&r, 0);
+                }
+                CHECK(ref_find(&r, id) >= 0); /* the new one always stays */
+            } else if (op == 2 && open[id]) {
+                if (check_rand64() % 2) {
+                    zp__conns_authenticated(&t, &c[id]);
+                } else {
+                    zp__conns_remove(&t, &c[id]);
+                    open[id] = false;
+                }
+                int at = ref_find(&r, id);
+                if (at >= 0)
+                    ref_drop(&r, at);
+            } else if (op == 3) {
+                size_t got = zp__conns_expire(&t, now);
+                while (r.n && now - r.t0[0] >= 7) {
+                    want[nw++] = r.id[0];
+                    ref_drop(&r, 0);
+                }
+                CHECK_EQ_INT(got, nw);
+            }
+            /* Evicted ones close later; a closed one may reopen. */
+            for (int i = 0; i < ev.n; i++)
+                open[ev.ids[i]] = false;
+            CHECK_EQ_INT(ev.n, nw);
+            for (int i = 0; i < nw && i < ev.n; i++)
+                CHECK_EQ_INT(ev.ids[i], want[i]);
+            zp__conns_counts(&t, &st);
+            CHECK_EQ_INT(st.unauthenticated, r.n);
+            CHECK(st.unauthenticated <= cap);
+        }
+        zp__conns_destroy(&t);
+    }
+}
+
+static void test_body_budget(void)
+{
+    _Atomic uint64_t used = 0;
+    CHECK(zp__budget_take(&used, 100, 60));
+    CHECK(!zp__budget_take(&used, 100, 41));
+    CHECK(zp__budget_take(&used, 100, 40));
+    CHECK(!zp__budget_take(&used, 100, 1));
+    CHECK(!zp__budget_take(&used, 100, UINT64_MAX)); /* no wrap-around */
+    zp__budget_give(&used, 60);
+    CHECK_EQ_INT(atomic_load(&used), 40);
+    CHECK(!zp__budget_take(&used, 100, 61));
+    CHECK(zp__budget_take(&used, 100, 60));
+    CHECK_EQ_INT(atomic_load(&used), 100);
+}
+
 int main(void)
 {
     make_tmpdir();
@@ -386,6 +552,8 @@ int main(void)
     RUN(test_listen_parse);
     RUN(test_unix_socket);
     RUN(test_tcp_ephemeral);
+    RUN(test_conns_limits);
+    RUN(test_body_budget);
     rmdir(tmpdir);
     return FINISH();
 }

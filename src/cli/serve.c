@@ -51,6 +51,20 @@ static const char serve_help[] =
     "  --max-body BYTES     largest witness upload (default 1G; K, M, G suffixes)\n"
     "  --max-json BYTES     largest JSON body (default 1M)\n"
     "  --max-conns N        connections at once (default 64)\n"
+    "  --reserved-conns N   of those, slots that connections without an authenticated\n"
+    "                       request never take (default max-conns/4); past max-conns\n"
+    "                       less N, a new connection evicts the oldest such one\n"
+    "  --max-conns-per-peer N  connections without an authenticated request from\n"
+    "                       one address (an IPv6 /64; on a unix socket, one uid); a\n"
+    "                       new one past N evicts that peer's oldest (default 16;\n"
+    "                       0: no cap)\n"
+    "  --header-timeout S   a connection without an authenticated request is closed S\n"
+    "                       seconds after it opened (default 10)\n"
+    "                       (these three apply only with a token: without one every\n"
+    "                       connection counts as authenticated)\n"
+    "  --idle-timeout S     an idle connection is closed after S s (default 120)\n"
+    "  --body-budget BYTES  request bodies in flight, all together; one past it gets\n"
+    "                       503 with Retry-After (default max(1G, --max-body))\n"
     "  --max-wait S         longest long-poll of GET /v1/jobs/{id}?wait= (default 600)\n"
     "  --grace S            on SIGTERM, how long unfinished jobs may still run before\n"
     "                       they are cancelled (default 30)\n"
@@ -209,6 +223,27 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
             o->eng.gpus = 0;
         else if (!parse_int(&o->eng.gpus, v, 0, 1024))
             return usage_error("--gpus wants a count, all or none, got", v);
+    } else if (!strcmp(a, "--body-budget")) {
+        if (!parse_size(&o->srv.body_budget, v))
+            return usage_error("--body-budget wants a size like 64K, 1M or 4G, got", v);
+    } else if (!strcmp(a, "--reserved-conns")) {
+        if (!parse_int(&n, v, 0, 100000))
+            return usage_error("--reserved-conns wants 0..100000, got", v);
+        o->srv.reserved_conns = (unsigned)n;
+    } else if (!strcmp(a, "--max-conns-per-peer")) {
+        if (!parse_int(&n, v, 0, 100000))
+            return usage_error("--max-conns-per-peer wants 0..100000 (0: no cap), got", v);
+        o->srv.max_conns_per_peer = (unsigned)n;
+    } else if (!strcmp(a, "--idle-timeout")) {
+        if (!parse_int(&n, v, 1, 86400))
+            return usage_error("--idle-timeout wants 1..86400 seconds, got", v);
+        o->srv.idle_timeout_s = (unsigned)n;
+    } else if (!strcmp(a, "--header-timeout")) {
+        char *end;
+        double t = strtod(v, &end);
+        if (end == v || *end || !(t >= 0.1 && t <= 3600))
+            return usage_error("--header-timeout wants 0.1..3600 seconds, got", v);
+        o->srv.header_timeout_s = t;
     } else if (!strcmp(a, "--max-body") || !strcmp(a, "--max-json")) {
         if (!parse_size(&size, v))
             return usage_error("a size like 65536, 64K, 1M or 1G, got", v);
@@ -275,6 +310,8 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
                         "%d random ones (openssl rand -hex 16) resists guessing\n",
                 strlen(o->token), TOKEN_MIN);
     o->srv.token = o->token[0] ? o->token : NULL;
+    if (o->srv.reserved_conns != ZP__SRV_AUTO && o->srv.reserved_conns >= o->srv.max_conns)
+        return usage_error("--reserved-conns must be below --max-conns", NULL);
     /* GPUs prove alone unless CPU workers are asked for too. */
     if ((o->eng.gpus > 0 || (o->eng.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
         o->eng.cpu_workers = 0;

@@ -58,15 +58,24 @@ static bool add_workers(cJSON *o, zp_engine *eng)
     return true;
 }
 
-static bool add_server(cJSON *o, const zp__srv *s)
+static bool add_server(cJSON *o, zp__srv *s)
 {
+    zp__conns_stats cs;
+    zp__conns_counts(&s->conns, &cs);
     cJSON *x = cJSON_AddObjectToObject(o, "server");
     return x && cJSON_AddStringToObject(x, "address", s->bound) &&
            cJSON_AddBoolToObject(x, "draining", atomic_load(&s->draining)) &&
            cJSON_AddNumberToObject(x, "requests", (double)atomic_load(&s->requests)) &&
            cJSON_AddNumberToObject(x, "connections_open", (double)atomic_load(&s->open_conns)) &&
            cJSON_AddNumberToObject(x, "max_body", (double)s->cfg.max_body) &&
-           cJSON_AddNumberToObject(x, "max_json", (double)s->cfg.max_json);
+           cJSON_AddNumberToObject(x, "max_json", (double)s->cfg.max_json) &&
+           cJSON_AddNumberToObject(x, "max_conns", s->cfg.max_conns) &&
+           cJSON_AddNumberToObject(x, "connections_unauthenticated", (double)cs.unauthenticated) &&
+           cJSON_AddNumberToObject(x, "unauthenticated_max", s->gated ? s->conns.cap : 0) &&
+           cJSON_AddNumberToObject(x, "max_conns_per_peer", s->gated ? s->conns.per_peer : 0) &&
+           cJSON_AddNumberToObject(x, "header_timeout_s", s->cfg.header_timeout_s) &&
+           cJSON_AddNumberToObject(x, "body_budget", (double)s->body_budget) &&
+           cJSON_AddNumberToObject(x, "body_bytes_in_flight", (double)atomic_load(&s->body_bytes));
 }
 
 cJSON *zp__api_gpu_json(const zp_gpu_info *g)
@@ -277,8 +286,10 @@ void zp__api_key_evict(zp__srv_reply *out, const zp__srv_req *r)
 }
 
 /* The daemon's own counters, appended to the engine's exposition. */
-static int server_metrics(char *buf, size_t n, const zp__srv *s)
+static int server_metrics(char *buf, size_t n, zp__srv *s)
 {
+    zp__conns_stats cs;
+    zp__conns_counts(&s->conns, &cs);
     int k = snprintf(buf, n,
                      "# HELP zkpipe_http_requests_total HTTP requests received by the daemon.\n"
                      "# TYPE zkpipe_http_requests_total counter\n"
@@ -296,6 +307,18 @@ static int server_metrics(char *buf, size_t n, const zp__srv *s)
                      "# TYPE zkpipe_http_rejected_total counter\n"
                      "zkpipe_http_rejected_total{reason=\"auth\"} %llu\n"
                      "zkpipe_http_rejected_total{reason=\"body_size\"} %llu\n"
+                     "zkpipe_http_rejected_total{reason=\"body_budget\"} %llu\n"
+                     "# HELP zkpipe_http_connections_unauthenticated Open connections without an authenticated request yet.\n"
+                     "# TYPE zkpipe_http_connections_unauthenticated gauge\n"
+                     "zkpipe_http_connections_unauthenticated %llu\n"
+                     "# HELP zkpipe_http_connections_evicted_total Unauthenticated connections the daemon closed.\n"
+                     "# TYPE zkpipe_http_connections_evicted_total counter\n"
+                     "zkpipe_http_connections_evicted_total{reason=\"peer_limit\"} %llu\n"
+                     "zkpipe_http_connections_evicted_total{reason=\"reserved\"} %llu\n"
+                     "zkpipe_http_connections_evicted_total{reason=\"header_timeout\"} %llu\n"
+                     "# HELP zkpipe_http_body_bytes_in_flight Bytes of request bodies held within the body budget.\n"
+                     "# TYPE zkpipe_http_body_bytes_in_flight gauge\n"
+                     "zkpipe_http_body_bytes_in_flight %llu\n"
                      "# HELP zkpipe_http_responses_total HTTP responses by status class.\n"
                      "# TYPE zkpipe_http_responses_total counter\n",
                      (unsigned long long)atomic_load(&s->requests),
@@ -303,7 +326,11 @@ static int server_metrics(char *buf, size_t n, const zp__srv *s)
                      (unsigned long long)atomic_load(&s->open_conns),
                      (unsigned long long)atomic_load(&s->active),
                      (unsigned long long)atomic_load(&s->rejected_auth),
-                     (unsigned long long)atomic_load(&s->rejected_size));
+                     (unsigned long long)atomic_load(&s->rejected_size),
+                     (unsigned long long)atomic_load(&s->rejected_budget),
+                     (unsigned long long)cs.unauthenticated, (unsigned long long)cs.evicted_peer,
+                     (unsigned long long)cs.evicted_reserve, (unsigned long long)cs.evicted_timeout,
+                     (unsigned long long)atomic_load(&s->body_bytes));
     for (int c = 2; c <= 5 && k > 0 && (size_t)k < n; c++)
         k += snprintf(buf + k, n - (size_t)k, "zkpipe_http_responses_total{class=\"%dxx\"} %llu\n", c,
                       (unsigned long long)atomic_load(&s->by_class[c]));
@@ -319,7 +346,7 @@ void zp__api_metrics(zp__srv_reply *out, const zp__srv_req *r)
         zp__reply_zperr(out, e, "metrics");
         return;
     }
-    char mine[2048];
+    char mine[4096];
     int k = server_metrics(mine, sizeof mine, r->srv);
     size_t mk = k > 0 && (size_t)k < sizeof mine ? (size_t)k : 0;
     bool nl = len > 0 && text[len - 1] != '\n';

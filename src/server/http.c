@@ -1,14 +1,21 @@
 /*
  * The daemon's HTTP front: libmicrohttpd with one thread per connection,
- * the bearer token, body limits enforced while the body streams in, the
- * dispatch to route handlers, and the graceful stop.
+ * the bearer token, the limits on connections not yet authenticated
+ * (conns.c), body limits enforced while the body streams in and one budget
+ * for all bodies in flight, the dispatch to route handlers, and the
+ * graceful stop.
  */
+#define _GNU_SOURCE /* struct ucred */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 
 #include <microhttpd.h>
 
@@ -26,6 +33,9 @@ void zp__srv_config_default(zp__srv_config *c)
     c->max_json = ZP__SRV_MAX_JSON_DEFAULT;
     c->max_conns = 64;
     c->idle_timeout_s = 120;
+    c->max_conns_per_peer = 16;
+    c->reserved_conns = ZP__SRV_AUTO;
+    c->header_timeout_s = 10;
     c->max_wait_s = 600;
     c->grace_s = 30;
     c->allow_witness_path = true;
@@ -44,8 +54,40 @@ void zp__srv_log(const zp__srv *s, const char *fmt, ...)
         fprintf(stderr, "zkpipe serve: %s\n", line);
 }
 
+/* libmicrohttpd logs a line per refused or evicted connection: at most
+ * MHD_LOG_PER_S of them a second reach the log, and the next line after
+ * says how many were left out, so a flood of connections is not a flood
+ * of log. */
+#define MHD_LOG_PER_S 10
+
+static bool mhd_log_allowed(zp__srv *s, uint64_t *suppressed)
+{
+    double now = zp__srv_now();
+    bool ok;
+    pthread_mutex_lock(&s->log_mu);
+    *suppressed = 0;
+    if (now - s->log_window >= 1) {
+        s->log_window = now;
+        s->log_in_window = 0;
+        *suppressed = s->log_left_out;
+        s->log_left_out = 0;
+    }
+    ok = s->log_in_window++ < MHD_LOG_PER_S;
+    if (!ok)
+        s->log_left_out++;
+    pthread_mutex_unlock(&s->log_mu);
+    return ok;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+    uint64_t suppressed;
+    bool ok = mhd_log_allowed(cls, &suppressed);
+    if (suppressed)
+        zp__srv_log(cls, "http: %llu more message(s) left out of the log",
+                    (unsigned long long)suppressed);
+    if (!ok)
+        return;
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
     size_t n = strlen(line);
@@ -61,6 +103,8 @@ struct request {
     bool binary;
     bool answered;      /* a reply was queued before the body was read */
     bool too_big;
+    bool over_budget;   /* the bodies in flight would pass --body-budget */
+    uint64_t reserved;  /* bytes of the budget this body holds */
     uint8_t *body;
     size_t len, cap;
     uint64_t dropped;
@@ -82,6 +126,13 @@ static bool token_equal(const char *got, size_t got_len, const char *want, size_
         d |= g ^ (unsigned char)want[i];
     }
     return d == 0;
+}
+
+/* The connection's own record (NULL without a token). */
+static zp__conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return i ? i->socket_context : NULL;
 }
 
 static bool authorized(const zp__srv *s, struct MHD_Connection *c)
@@ -159,6 +210,9 @@ static unsigned admit(zp__srv *s, struct MHD_Connection *c, struct request *q, c
         zp__reply_error(rep, 401, "unauthorized", "missing or wrong bearer token (send 'Authorization: Bearer <token>')");
         return 401;
     }
+    zp__conn *k = conn_of(c);
+    if (k && !k->authenticated)
+        zp__conns_authenticated(&s->conns, k);
     unsigned st = zp__route(&q->m, method, url, allow);
     if (st == 404)
         zp__reply_error(rep, 404, "not_found", "no route %s %s", method, url);
@@ -186,6 +240,15 @@ static unsigned admit(zp__srv *s, struct MHD_Connection *c, struct request *q, c
         return 413;
     }
     if (content_length(c, &cl) && cl > 0) {
+        if (!zp__budget_take(&s->body_bytes, s->body_budget, cl)) {
+            atomic_fetch_add(&s->rejected_budget, 1);
+            zp__reply_error(rep, 503, "body_budget",
+                            "bodies in flight hold the daemon's budget of %llu bytes (--body-budget); retry",
+                            (unsigned long long)s->body_budget);
+            rep->retry_after_s = 1;
+            return 503;
+        }
+        q->reserved = cl;
         /* One allocation for the common case; a huge declared length still
          * grows as bytes actually arrive. */
         size_t first = cl < ((uint64_t)64 << 20) ? (size_t)cl : (size_t)64 << 20;
@@ -199,11 +262,21 @@ static unsigned admit(zp__srv *s, struct MHD_Connection *c, struct request *q, c
     return 0;
 }
 
-/* Takes one piece of the body; never holds more than the limit. */
-static bool absorb(struct request *q, const char *data, size_t n)
+/* Takes one piece of the body; never holds more than the limit, nor more
+ * than the budget lets it reserve (a body without Content-Length reserves
+ * as it grows). */
+static bool absorb(zp__srv *s, struct request *q, const char *data, size_t n)
 {
-    if (q->too_big || n > q->limit - q->len) {
+    if (!q->too_big && n > q->limit - q->len)
         q->too_big = true;
+    if (!q->too_big && !q->over_budget && q->len + n > q->reserved) {
+        uint64_t more = q->len + n - q->reserved;
+        if (zp__budget_take(&s->body_bytes, s->body_budget, more))
+            q->reserved += more;
+        else
+            q->over_budget = true;
+    }
+    if (q->too_big || q->over_budget) {
         q->dropped += n;
         return q->dropped <= DISCARD_MAX;
     }
@@ -252,7 +325,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         if (q->answered)
             return MHD_YES;
-        return absorb(q, upload, n) ? MHD_YES : MHD_NO;
+        return absorb(s, q, upload, n) ? MHD_YES : MHD_NO;
     }
     if (q->answered)
         return MHD_YES;
@@ -260,6 +333,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         atomic_fetch_add(&s->rejected_size, 1);
         zp__reply_error(&rep, 413, "payload_too_large", "body is over the limit of %llu bytes",
                         (unsigned long long)q->limit);
+    } else if (q->over_budget) {
+        atomic_fetch_add(&s->rejected_budget, 1);
+        zp__reply_error(&rep, 503, "body_budget",
+                        "bodies in flight hold the daemon's budget of %llu bytes (--body-budget); retry",
+                        (unsigned long long)s->body_budget);
+        rep.retry_after_s = 1;
     } else {
         zp__srv_req r = {.srv = s, .method = method, .path = url,
                          .param = q->m.has_param ? q->m.param : NULL,
@@ -283,23 +362,160 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     struct request *q = *con_cls;
     if (q) {
         atomic_fetch_sub(&s->active, 1);
+        if (q->reserved)
+            zp__budget_give(&s->body_bytes, q->reserved);
         free(q->body);
         free(q);
         *con_cls = NULL;
     }
 }
 
+/* Who a connection comes from, for the per-peer cap: an IPv4 address, an
+ * IPv6 /64 (one host's share of a typical allocation), or on a unix socket
+ * the peer's uid. */
+static void peer_key(zp__conn *k, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = i ? i->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET) {
+        k->peer[0] = 4;
+        memcpy(k->peer + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+        k->peer_len = 5;
+    } else if (sa && sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a)) {
+            k->peer[0] = 4;
+            memcpy(k->peer + 1, a->s6_addr + 12, 4);
+            k->peer_len = 5;
+        } else {
+            k->peer[0] = 6;
+            memcpy(k->peer + 1, a->s6_addr, 8);
+            k->peer_len = 9;
+        }
+    } else {
+        struct ucred cr = {0};
+        socklen_t len = sizeof cr;
+        k->peer[0] = 'u';
+        if (getsockopt(k->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
+            cr.uid = (uid_t)-1;
+        memcpy(k->peer + 1, &cr.uid, sizeof cr.uid);
+        k->peer_len = 1 + sizeof cr.uid;
+    }
+}
+
+/* Called by conns under its lock, while the connection still owns its
+ * socket (libmicrohttpd tells it closed before it closes the fd): its own
+ * thread then reads end-of-file and closes the connection. */
+static void evict_conn(void *ctx, zp__conn *k)
+{
+    (void)ctx;
+    shutdown(k->fd, SHUT_RDWR);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    (void)c, (void)socket_ctx;
     zp__srv *s = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         atomic_fetch_add(&s->connections, 1);
         atomic_fetch_add(&s->open_conns, 1);
+        if (!s->gated)
+            return;
+        const union MHD_ConnectionInfo *fi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        zp__conn *k = fi ? calloc(1, sizeof *k) : NULL;
+        if (!k) {
+            /* Not tracked would mean not limited: refuse instead. */
+            if (fi)
+                shutdown(fi->connect_fd, SHUT_RDWR);
+            return;
+        }
+        k->fd = fi->connect_fd;
+        peer_key(k, c);
+        *socket_ctx = k;
+        zp__conns_add(&s->conns, k, zp__srv_now());
     } else {
         atomic_fetch_sub(&s->open_conns, 1);
+        zp__conn *k = *socket_ctx;
+        if (k) {
+            zp__conns_remove(&s->conns, k);
+            free(k);
+            *socket_ctx = NULL;
+        }
     }
+}
+
+/* Closes the connections still unauthenticated after the header timeout,
+ * however slowly they trickle bytes: a few ticks per timeout. */
+static void *reaper_main(void *arg)
+{
+    zp__srv *s = arg;
+    double tick = s->cfg.header_timeout_s / 4;
+    if (tick > 0.25)
+        tick = 0.25;
+    if (tick < 0.01)
+        tick = 0.01;
+    pthread_mutex_lock(&s->reaper_mu);
+    while (!s->reaper_stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        long ns = ts.tv_nsec + (long)(tick * 1e9);
+        ts.tv_sec += ns / 1000000000L;
+        ts.tv_nsec = ns % 1000000000L;
+        pthread_cond_timedwait(&s->reaper_cv, &s->reaper_mu, &ts);
+        if (!s->reaper_stop)
+            zp__conns_expire(&s->conns, zp__srv_now());
+    }
+    pthread_mutex_unlock(&s->reaper_mu);
+    return NULL;
+}
+
+static bool reaper_start(zp__srv *s)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->reaper_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&s->reaper_mu, NULL);
+    s->reaper_on = pthread_create(&s->reaper, NULL, reaper_main, s) == 0;
+    return s->reaper_on;
+}
+
+static void reaper_stop(zp__srv *s)
+{
+    if (!s->reaper_on)
+        return;
+    pthread_mutex_lock(&s->reaper_mu);
+    s->reaper_stop = true;
+    pthread_cond_signal(&s->reaper_cv);
+    pthread_mutex_unlock(&s->reaper_mu);
+    pthread_join(s->reaper, NULL);
+    s->reaper_on = false;
+    pthread_cond_destroy(&s->reaper_cv);
+    pthread_mutex_destroy(&s->reaper_mu);
+}
+
+/* The limits as they apply: reserved slots resolved, the budget set. */
+static bool resolve_limits(zp__srv *s, char *why, size_t why_len)
+{
+    const zp__srv_config *cfg = &s->cfg;
+    unsigned reserved = cfg->reserved_conns == ZP__SRV_AUTO ? cfg->max_conns / 4 : cfg->reserved_conns;
+    if (cfg->max_conns < 2 || reserved >= cfg->max_conns) {
+        snprintf(why, why_len, "--reserved-conns (%u) must be below --max-conns (%u)", reserved,
+                 cfg->max_conns);
+        return false;
+    }
+    if (!(cfg->header_timeout_s > 0)) {
+        snprintf(why, why_len, "--header-timeout must be above 0 seconds");
+        return false;
+    }
+    s->body_budget = cfg->body_budget;
+    if (!s->body_budget)
+        s->body_budget = cfg->max_body > ((uint64_t)1 << 30) ? cfg->max_body : (uint64_t)1 << 30;
+    s->gated = cfg->token && *cfg->token;
+    zp__conns_init(&s->conns, cfg->max_conns - reserved, cfg->max_conns_per_peer,
+                   cfg->header_timeout_s, evict_conn, s);
+    return true;
 }
 
 zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, char *why,
@@ -311,6 +527,7 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
         return ZP_E_NOMEM;
     s->cfg = *cfg;
     s->eng = eng;
+    pthread_mutex_init(&s->log_mu, NULL);
     s->listen_fd = -1;
     if (!zp__listen_parse(&s->addr, cfg->listen, why, why_len)) {
         free(s);
@@ -321,7 +538,12 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
         free(s);
         return ZP_E_INVALID_ARG;
     }
+    if (!resolve_limits(s, why, why_len)) {
+        free(s);
+        return ZP_E_INVALID_ARG;
+    }
     if (zp__track_init(&s->track, 4096) != ZP_OK) {
+        zp__conns_destroy(&s->conns);
         free(s);
         return ZP_E_NOMEM;
     }
@@ -329,6 +551,7 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
     if (s->listen_fd < 0) {
         zp_err e = strstr(why, "already listening") ? ZP_E_EXISTS : ZP_E_IO;
         zp__track_free(&s->track);
+        zp__conns_destroy(&s->conns);
         free(s);
         return e;
     }
@@ -348,6 +571,17 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
         if (s->addr.is_unix)
             unlink(s->addr.path);
         zp__track_free(&s->track);
+        zp__conns_destroy(&s->conns);
+        free(s);
+        return ZP_E_IO;
+    }
+    if (s->gated && !reaper_start(s)) {
+        snprintf(why, why_len, "cannot start the header-timeout thread");
+        MHD_stop_daemon(s->mhd);
+        if (s->addr.is_unix)
+            unlink(s->addr.path);
+        zp__track_free(&s->track);
+        zp__conns_destroy(&s->conns);
         free(s);
         return ZP_E_IO;
     }
@@ -390,7 +624,10 @@ void zp__srv_stop(zp__srv *s)
     if (atomic_load(&s->active) > 0)
         zp__srv_log(s, "closing %llu request(s) still in progress",
                     (unsigned long long)atomic_load(&s->active));
+    reaper_stop(s);
     MHD_stop_daemon(s->mhd);
+    zp__conns_destroy(&s->conns);
+    pthread_mutex_destroy(&s->log_mu);
     zp__track_free(&s->track);
     free(s);
 }

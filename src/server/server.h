@@ -38,6 +38,14 @@ typedef struct zp__srv_config {
     uint64_t max_json;      /* bytes of any other body (JSON) */
     unsigned max_conns;     /* connections at once (one thread each) */
     unsigned idle_timeout_s;/* an idle connection is closed after this */
+    /* Before authentication (only with a token; without one every
+     * connection counts as authenticated): */
+    unsigned max_conns_per_peer; /* unauthenticated ones from one peer; 0: no cap */
+    unsigned reserved_conns;     /* slots unauthenticated ones never take;
+                                    ZP__SRV_AUTO: max_conns / 4 */
+    double header_timeout_s;     /* an unauthenticated connection lives this long */
+    uint64_t body_budget;        /* bytes of all bodies in flight; 0: the larger
+                                    of 1 GiB and max_body */
     double max_wait_s;      /* ceiling of ?wait= on GET /v1/jobs/{id} */
     double grace_s;         /* on stop: how long unfinished jobs may still run */
     bool allow_witness_path;/* JSON submits may name a file on this host */
@@ -47,6 +55,7 @@ typedef struct zp__srv_config {
 
 #define ZP__SRV_MAX_BODY_DEFAULT ((uint64_t)1 << 30)  /* 1 GiB */
 #define ZP__SRV_MAX_JSON_DEFAULT ((uint64_t)1 << 20)  /* 1 MiB */
+#define ZP__SRV_AUTO UINT32_MAX
 
 void zp__srv_config_default(zp__srv_config *c);
 
@@ -115,6 +124,58 @@ zp_err zp__track_add(zp__track *t, zp_engine *eng, const char *id);
 size_t zp__track_drain(zp__track *t, zp_engine *eng, double grace_s,
                        void (*logf)(void *ctx, const char *line), void *ctx);
 
+/*
+ * Connections not yet authenticated (conns.c): the limits that hold before
+ * a token is checked. Each connection has a zp__conn from its start to its
+ * close; it is listed, oldest first, until a request on it carries the
+ * right token. A new one over a limit evicts the oldest listed one of its
+ * peer (more than per_peer) or of all (more than cap); zp__conns_expire
+ * evicts those listed for timeout_s. evict is called under mu, so the
+ * connection (and its socket) still exists while it runs.
+ */
+typedef struct zp__conn {
+    struct zp__conn *prev, *next;
+    uint8_t peer[17];       /* family tag + address (or unix peer uid) */
+    uint8_t peer_len;
+    int fd;
+    double t0;
+    bool listed, authenticated;
+} zp__conn;
+
+typedef struct zp__conns {
+    pthread_mutex_t mu;
+    zp__conn *head, *tail;
+    size_t n;
+    unsigned cap, per_peer;
+    double timeout_s;
+    void (*evict)(void *ctx, zp__conn *c);
+    void *ctx;
+    uint64_t evicted_peer, evicted_reserve, evicted_timeout;
+} zp__conns;
+
+typedef struct zp__conns_stats {
+    uint64_t unauthenticated, evicted_peer, evicted_reserve, evicted_timeout;
+} zp__conns_stats;
+
+/* cap 0 counts as 1; per_peer 0: no per-peer cap. */
+void zp__conns_init(zp__conns *t, unsigned cap, unsigned per_peer, double timeout_s,
+                    void (*evict)(void *ctx, zp__conn *c), void *ctx);
+void zp__conns_destroy(zp__conns *t);
+/* Lists c (peer, peer_len, fd set by the caller) as started at now, then
+ * evicts over the limits (never c itself). */
+void zp__conns_add(zp__conns *t, zp__conn *c, double now);
+/* A request on c carried the token: c leaves the list for good. */
+void zp__conns_authenticated(zp__conns *t, zp__conn *c);
+/* c closes: it leaves the list (c may be freed after). */
+void zp__conns_remove(zp__conns *t, zp__conn *c);
+/* Evicts every listed connection started timeout_s or more before now. */
+size_t zp__conns_expire(zp__conns *t, double now);
+void zp__conns_counts(zp__conns *t, zp__conns_stats *out);
+
+/* Bytes of request bodies in flight, within one budget. */
+bool zp__budget_take(_Atomic uint64_t *used, uint64_t budget, uint64_t n);
+void zp__budget_give(_Atomic uint64_t *used, uint64_t n);
+
 struct zp__srv {
     zp__srv_config cfg;
     zp_engine *eng;
@@ -130,7 +191,20 @@ struct zp__srv {
     atomic_uint_fast64_t requests, connections, open_conns;
     atomic_uint_fast64_t active;   /* requests between first call and completion */
     atomic_uint_fast64_t by_class[6];  /* responses 1xx..5xx, [0] unused */
-    atomic_uint_fast64_t rejected_auth, rejected_size;
+    atomic_uint_fast64_t rejected_auth, rejected_size, rejected_budget;
+    bool gated;             /* a token is required: conns applies */
+    zp__conns conns;
+    _Atomic uint64_t body_bytes;   /* reserved by bodies in flight */
+    uint64_t body_budget;
+    pthread_t reaper;
+    bool reaper_on;
+    pthread_mutex_t reaper_mu;
+    pthread_cond_t reaper_cv;
+    bool reaper_stop;
+    pthread_mutex_t log_mu;  /* libmicrohttpd's lines, at most a few a second */
+    double log_window;
+    unsigned log_in_window;
+    uint64_t log_left_out;
 };
 
 /* One log line through cfg.log (or stderr), printf-style. */
