@@ -162,6 +162,8 @@ typedef struct zp__g16_dkey {
     uint64_t ring_buffer;
 } zp__g16_dkey;
 
+/* The region of k's array i (its resident points). */
+zp__gpu_buf *zp__g16_dkey_part(zp__g16_dkey *k, zp__g16_part i);
 /* Whether any point of k streams from host memory. */
 bool zp__g16_dkey_streams(const zp__g16_dkey *k);
 /* Bytes of points k streams per proof (the MSMs read each point once). */

@@ -50,7 +50,7 @@ static const void *part_host(const zp__pk *pk, zp__g16_part i)
     return h[i];
 }
 
-static zp__gpu_buf *part_buf(zp__g16_dkey *k, zp__g16_part i)
+zp__gpu_buf *zp__g16_dkey_part(zp__g16_dkey *k, zp__g16_part i)
 {
     zp__gpu_buf *b[ZP_G16_NP] = {&k->p_l, &k->p_a, &k->p_b1, &k->p_b2, &k->p_h};
     return b[i];
@@ -265,7 +265,7 @@ static zp_err put_part(zp__g16_dkey *k, zp__gpu_stream *s, zp__g16_part i)
     const zp__pk *pk = k->pk;
     const uint64_t n = zp__g16_part_count(pk, i), size = zp__g16_part_size(i), r = k->res[i];
     const char *src = part_host(pk, i);
-    zp_err e = put(k, s, part_buf(k, i), src, r * size);
+    zp_err e = put(k, s, zp__g16_dkey_part(k, i), src, r * size);
     if (e || r == n)
         return e;
     e = zp__gpu_host_alloc(k->dev, &k->host[i], (n - r) * size);
@@ -355,7 +355,7 @@ zp_err zp__g16_dkey_upload_plan(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream 
 static zp_err get(const zp__g16_dkey *k, zp__gpu_stream *s, void *host, zp__g16_part i)
 {
     const uint64_t n = zp__g16_part_count(k->pk, i), size = zp__g16_part_size(i), r = k->res[i];
-    const zp__gpu_buf *b = part_buf((zp__g16_dkey *)k, i);
+    const zp__gpu_buf *b = zp__g16_dkey_part((zp__g16_dkey *)k, i);
     if (!host || !n)
         return ZP_OK;
     if (r && (!b->ptr || b->bytes < r * size))

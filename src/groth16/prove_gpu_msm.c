@@ -30,13 +30,6 @@ void zp__g16_slot_msm_paths(const zp__g16_slot *s, zp__g16_msm_paths *out) { *ou
 
 /* ------------------------------------------------------------ key tiers */
 
-/* Device base of k's array i (its resident points). */
-static const char *part_dev(const zp__g16_dkey *k, zp__g16_part i)
-{
-    const zp__gpu_buf *b[ZP_G16_NP] = {&k->p_l, &k->p_a, &k->p_b1, &k->p_b2, &k->p_h};
-    return b[i]->ptr;
-}
-
 /* Enqueues on the ring stream the copy of k's streamed points [p, p + len)
  * of array i into staging buffer `buf`. */
 static zp_err ring_put(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i, uint64_t p,
@@ -68,7 +61,7 @@ static zp_err over_points(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i
     const uint64_t size = zp__g16_part_size(i);
     const uint64_t chunk = zp__g16_slot_chunk(s, i == ZP_G16_P_B2);
     const uint64_t rend = min_u64(to, k->res[i]), s0 = max_u64(from, k->res[i]);
-    const char *dev = part_dev(k, i);
+    const char *dev = zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr;
     zp_err e = ZP_OK;
     const bool sent = s->pre_key == k && s->pre_part == i && s->pre_at == s0;
     s->pre_key = NULL;

@@ -50,12 +50,6 @@ static zp_err upload_density(zp__gpu_stream *s, zp__gpu *dev, zp__gpu_buf *words
     return e;
 }
 
-static zp__gpu_buf *part_buf(zp__g16_dkey *k, zp__g16_part i)
-{
-    zp__gpu_buf *b[ZP_G16_NP] = {&k->p_l, &k->p_a, &k->p_b1, &k->p_b2, &k->p_h};
-    return b[i];
-}
-
 /* The device side of the key: regions of the resident points (k->res),
  * pinned host memory for the streamed ones, matrices, densities. */
 static zp_err device_regions(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
@@ -64,7 +58,7 @@ static zp_err device_regions(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *p
     for (int i = 0; i < ZP_G16_NP; i++) {
         const zp__g16_part part = (zp__g16_part)i;
         const uint64_t n = zp__g16_part_count(pk, part), size = zp__g16_part_size(part);
-        if ((e = region(k->dev, part_buf(k, part), k->res[i] * size)))
+        if ((e = region(k->dev, zp__g16_dkey_part(k, part), k->res[i] * size)))
             return e;
         if (k->res[i] < n &&
             (e = zp__gpu_host_alloc(k->dev, &k->host[i], (n - k->res[i]) * size)))
@@ -145,7 +139,7 @@ static zp_err mul(gs *x, zp__g16_part part, void *out, uint64_t off, uint64_t n)
 static zp_err points(gs *x, zp__g16_dkey *k, zp__g16_part part, uint64_t n)
 {
     const uint64_t r = k->res[part], size = zp__g16_part_size(part);
-    zp_err e = r ? mul(x, part, part_buf(k, part)->ptr, 0, r) : ZP_OK;
+    zp_err e = r ? mul(x, part, zp__g16_dkey_part(k, part)->ptr, 0, r) : ZP_OK;
     if (e || r == n)
         return e;
     const uint64_t chunk = x->stage.bytes / size;
