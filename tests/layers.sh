@@ -12,7 +12,8 @@
 set -u
 
 # Lowest first. What each builds on:
-#   base     libc only: the thread pool, byte codecs (hex, base64, decimal)
+#   base     libc only: the thread pool, byte codecs (hex, base64, decimal),
+#            the process log
 #   math     Fp, Fr, towers, curves, pairing
 #   r1cs     constraint systems in CSR form, synthetic circuits
 #   cpu      the CPU backend: NTT and MSM
