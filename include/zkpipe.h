@@ -691,6 +691,9 @@ typedef struct zp_gpu_info {
      * the streamed points. */
     uint64_t h2d_bytes;
     uint64_t streamed_bytes;
+    char name[128];           /* the device's name, e.g. "NVIDIA H200" */
+    int cc_major, cc_minor;   /* its compute capability (architecture) */
+    uint64_t total_bytes;     /* its memory */
 } zp_gpu_info;
 
 /* The index-th GPU of the engine; ZP_E_NOT_FOUND past the last. */

@@ -41,6 +41,10 @@ zp_err zp_engine_gpu_info(zp_engine *e, size_t index, zp_gpu_info *out)
         out->pinned_bytes = d->pinned;
         out->h2d_bytes = d->h2d_bytes;
         out->streamed_bytes = d->streamed_bytes;
+        snprintf(out->name, sizeof out->name, "%s", info.name);
+        out->cc_major = info.cc_major;
+        out->cc_minor = info.cc_minor;
+        out->total_bytes = info.total_mem;
     }
     pthread_mutex_unlock(&e->mu);
     return err;

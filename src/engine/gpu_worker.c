@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "engine/engine_impl.h"
 #include "engine/loader.h"
 #include "engine/util.h"
@@ -180,10 +181,6 @@ static zp_err plan_key(void *arg, const zp__pk *pk, zp__g16_plan *plan, zp__ioer
                                    &c->e->gpu_opts, why);
     if (!err) {
         *c->out = *plan;
-        char line[256];
-        zp__g16_plan_describe(plan, pk, line, sizeof line);
-        if (zp__g16_plan_streams(plan))
-            fprintf(stderr, "zkpipe: gpu%d: %s\n", c->d->ordinal, line);
     }
     return err;
 }
@@ -284,6 +281,19 @@ static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey
     }
     pthread_cond_broadcast(&e->key_cv);
     pthread_mutex_unlock(&e->mu);
+    /* A key that streams part of its points says so (info); one wholly
+     * resident only at debug, so that library users see no more than that. */
+    const zp__log_level lv = !err && zp__g16_plan_streams(&plan) ? ZP__LOG_INFO : ZP__LOG_DEBUG;
+    if (!err && zp__log_on(lv)) {
+        char line[256];
+        zp__g16_plan_describe(&plan, &k->pk, line, sizeof line);
+        zp__log(lv, "key.resident", "key=%s gpu=%d device_bytes=%llu streams=%s plan=%s",
+                k->name, g, (unsigned long long)dkb, zp__g16_plan_streams(&plan) ? "yes" : "no",
+                line);
+    } else if (err) {
+        zp__log(ZP__LOG_WARN, "key.gpu_failed", "key=%s gpu=%d error=%s reason=%s", k->name, g,
+                zp_strerror(err), why->msg);
+    }
     return err;
 }
 
@@ -419,8 +429,8 @@ static bool go_dormant(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk 
                  "bytes in use)",
                  w->slot_index, (unsigned long long)zp__g16_slot_bytes_min(pk),
                  (unsigned long long)info.arena_used, (unsigned long long)info.arena_bytes);
-        fprintf(stderr, "zkpipe: gpu%d admits %d slot(s): %s\n", d->ordinal, d->admitted,
-                d->why);
+        zp__log(ZP__LOG_WARN, "gpu.admits", "gpu=%d slot=%d admitted=%d reason=%s", d->ordinal,
+                w->slot_index, d->admitted, d->why);
     }
     pthread_mutex_unlock(&e->mu);
     return others;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "engine/engine_impl.h"
 #include "engine/util.h"
 
@@ -138,6 +139,13 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
     else
         e->jobs_cancelled++;
     zp__trace_log(&e->trace, j->t_finish, zp_job_state_name(st), j->id, -1);
+    /* Per-job lines only at debug: a library user proving many jobs sees
+     * none by default; the daemon shows them with --log-level debug. */
+    if (zp__log_on(ZP__LOG_DEBUG))
+        zp__log(ZP__LOG_DEBUG, "job.finished",
+                "job=%s key=%s state=%s partitions=%u seconds=%.3f error=%s reason=%s", j->id,
+                j->key->name, zp_job_state_name(st), j->k, j->t_finish - j->t_submit,
+                err ? zp_strerror(err) : "", j->msg);
     /* Memory witnesses are not needed any more: give borrowed buffers back
      * as early as possible. */
     bool busy = false;

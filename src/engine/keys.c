@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/log.h"
 #include "engine/engine_impl.h"
 #include "engine/util.h"
 #include "gpu/gpu.h"
@@ -261,7 +262,7 @@ static void pin_key(zp_engine *e, zp__key *k)
                                              k->pk.map_base != NULL) == ZP_OK)
         done++;
     if (done < n) {
-        fprintf(stderr, "zkpipe: key %s stays unpinned: %s\n", k->name, zp__gpu_last_error());
+        zp__log(ZP__LOG_WARN, "key.unpinned", "key=%s reason=%s", k->name, zp__gpu_last_error());
         while (done)
             zp__gpu_host_unregister(r[--done].p);
     }
