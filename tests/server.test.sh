@@ -219,7 +219,7 @@ for p in "${apids[@]}"; do wait "$p" || aw_ok=0; done
 check "waiting clients got their proofs" \
   test "$aw_ok/$(size_of "$T/term-1.bin")/$(size_of "$T/term-3.bin")" = "1/1152/192"
 check "the log names each drained job" \
-  test "$(grep -c 'job term-[123]: done before shutdown' "$T/d1.log")" = 3
+  test "$(grep -c 'job.shutdown job=term-[123] state=done when=before_grace' "$T/d1.log")" = 3
 check "socket removed on exit" test ! -e "$T/d1.sock"
 
 # ------------------------------------------------------------ daemon 2
@@ -240,7 +240,7 @@ check "SIGTERM, grace 0: exit 0" test "$EXIT_RC" = 0
 wait "$gpid"
 check "the waiting client is told 'cancelled'" test $? = 1 -a -n "$(grep cancelled "$T/g.err")"
 check "the log names the cancelled jobs" \
-  test "$(grep -c 'job g-[a-z]*: cancelled at shutdown' "$T/d2.log")" = 2
+  test "$(grep -c 'job.shutdown job=g-[a-z]* state=cancelled when=after_grace' "$T/d2.log")" = 2
 
 # ------------------------------------------------------------ daemon 3
 echo "== TCP with a bearer token"
@@ -270,7 +270,7 @@ printf 's3cret-token\n' >"$T/token"
 start_daemon d3 --listen tcp://127.0.0.1:0 --token-file "$T/token" --key mul3=data/mul3.zkey ||
   { cat "$T/d3.log"; exit 1; }
 D3=$DPID
-port=$(sed -n 's|.*listening on tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3.log")
+port=$(sed -n 's|.*listen=tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3.log")
 A=(--addr "http://127.0.0.1:$port")
 TOKEN=(--token-file "$T/token")
 GOOD_TOKEN=("${TOKEN[@]}")
@@ -316,7 +316,7 @@ start_daemon d3c --listen tcp://127.0.0.1:0 --token-file "$T/token2" --key mul3=
   --max-conns 32 --reserved-conns 8 --header-timeout 3 --max-conns-per-peer 0 \
   --max-body 64K --body-budget 64K || { cat "$T/d3c.log"; exit 1; }
 D3C=$DPID
-port=$(sed -n 's|.*listening on tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3c.log")
+port=$(sed -n 's|.*listen=tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3c.log")
 A=(--addr "http://127.0.0.1:$port")
 GOOD_TOKEN=(--token-file "$T/token2")
 TOKEN=("${GOOD_TOKEN[@]}")
@@ -406,7 +406,7 @@ echo "== the per-peer cap"
 start_daemon d3d --listen tcp://127.0.0.1:0 --token-file "$T/token2" --key mul3=data/mul3.zkey \
   --max-conns 16 --max-conns-per-peer 4 || { cat "$T/d3d.log"; exit 1; }
 D3D=$DPID
-port=$(sed -n 's|.*listening on tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3d.log")
+port=$(sed -n 's|.*listen=tcp://127.0.0.1:\([0-9]*\).*|\1|p' "$T/d3d.log")
 A=(--addr "http://127.0.0.1:$port")
 fds=()
 for i in $(seq 1 10); do
@@ -458,6 +458,40 @@ PIDS+=($d7)
 wait_exit "$d7" 20
 check "a regular file is never replaced" \
   test "$EXIT_RC" = 1 -a -f "$T/plain" -a -n "$(grep 'not a socket' "$T/d7.log")"
+
+# ------------------------------------------------------------ logs
+echo "== --log-format json: every line of the log is a JSON object"
+start_daemon dj --listen "unix://$T/dj.sock" --key mul3=data/mul3.zkey --log-format json \
+  --log-level debug --timeline || { cat "$T/dj.log"; exit 1; }
+DJ=$DPID
+A=(--addr "unix://$T/dj.sock")
+"$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id log-1 >/dev/null &&
+  "$Z" await "${A[@]}" log-1 --timeout 60 -o "$T/log-1.bin" >/dev/null
+check "a job through the daemon with JSON logs" test $? = 0
+kill -TERM "$DJ"
+wait_exit "$DJ" 30
+check "JSON logs: exit 0" test "$EXIT_RC" = 0
+if command -v python3 >/dev/null; then
+  check "every log line is JSON with time, level and event" python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    o = json.loads(line)
+    assert o["level"] in ("error", "warn", "info", "debug") and o["event"] and o["time"], line
+    n += 1
+assert n >= 4, n' "$T/dj.log"
+else
+  check "every log line looks like a JSON object with time, level and event" sh -c \
+    "! grep -Ev '^\{\"time\":\"[0-9T:.-]+Z\",\"level\":\"(error|warn|info|debug)\",\"event\":\"[a-z._]+\".*\}\$' '$T/dj.log'"
+fi
+check "the start line says version, backends and the key" \
+  grep -q '"event":"serve.start","version":"[0-9.]*",.*"backends":"cpu[a-z,]*",.*"key.mul3":"data/mul3.zkey (host)"' "$T/dj.log"
+check "debug: the job's end is logged" grep -q '"event":"job.finished","job":"log-1","key":"mul3","state":"done"' "$T/dj.log"
+check "--timeline lines are events too" grep -q '"event":"timeline","ms":[0-9.]*,"stage":"[a-z._]*","job":"log-1"' "$T/dj.log"
+"$Z" serve --listen "unix://$T/dj.sock" --key mul3=data/mul3.zkey --log-format xml >"$T/dj2.log" 2>&1
+check "an unknown log format is a usage error" test $? = 2 -a -n "$(grep 'text or json, got xml' "$T/dj2.log")"
+"$Z" serve --listen "unix://$T/dj.sock" --key mul3=data/mul3.zkey --log-level loud >"$T/dj3.log" 2>&1
+check "an unknown log level is a usage error" test $? = 2 -a -n "$(grep 'error, warn, info or debug, got loud' "$T/dj3.log")"
 
 # A sanitizer build reports into the daemons' logs without failing them.
 check "no sanitizer report in any daemon or client log" \

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "cli/cli.h"
 #include "gpu/gpu.h"
 #include "io/io.h"
@@ -72,6 +73,9 @@ static const char serve_help[] =
     "  --allow-witness-path let TCP clients name witness files on this host (always\n"
     "                       allowed on a unix socket)\n"
     "  --timeline           log TIMELINE,<ms>,<event>,<job>,<partition> lines to stderr\n"
+    "  --log-format F       text (default: time level event key=value ...) or json\n"
+    "                       (one JSON object per line); docs/engine.md lists the events\n"
+    "  --log-level L        error, warn, info (default) or debug (adds a line per job)\n"
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "\n"
     "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n";
@@ -100,6 +104,8 @@ struct serve_opts {
     int n_keys;
     char token[512];
     bool lazy, allow_path, timeline, workers_set;
+    zp__log_level log_level;
+    zp__log_format log_format;
 };
 
 /* "123", "64K", "1M", "2G" (binary multiples), not zero. */
@@ -266,6 +272,12 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
         if (zp__cli_tune_parse(&o->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "serve", v))
             return 2;
         o->eng.gpu_tuning = o->tune.gpu;
+    } else if (!strcmp(a, "--log-format")) {
+        if (!zp__log_format_parse(&o->log_format, v))
+            return usage_error("--log-format wants text or json, got", v);
+    } else if (!strcmp(a, "--log-level")) {
+        if (!zp__log_level_parse(&o->log_level, v))
+            return usage_error("--log-level wants error, warn, info or debug, got", v);
     } else if (!strcmp(a, "--max-wait") || !strcmp(a, "--grace")) {
         char *end;
         double s = strtod(v, &end);
@@ -326,10 +338,59 @@ static bool loopback_host(const char *h)
            !strcmp(h, "localhost");
 }
 
+/* A TIMELINE,<ms>,<event>,<job>,<partition> line as a timeline event. */
 static void timeline_line(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "%s\n", line);
+    double ms;
+    char stage[64], job[ZP_JOB_ID_MAX + 1];
+    int part;
+    _Static_assert(ZP_JOB_ID_MAX == 64, "the %64[ below");
+    int n = sscanf(line, "TIMELINE,%lf,%63[^,],%64[^,],%d", &ms, stage, job, &part);
+    if (n == 4)
+        zp__log(ZP__LOG_INFO, "timeline", "ms=%.3f stage=%s job=%s partition=%d", ms, stage, job,
+                part);
+    else if (n == 3) /* a job's event: no partition */
+        zp__log(ZP__LOG_INFO, "timeline", "ms=%.3f stage=%s job=%s", ms, stage, job);
+    else
+        zp__log(ZP__LOG_INFO, "timeline", "line=%s", line);
+}
+
+/* The start line: what runs (version, backends, the CUDA architectures
+ * built, each GPU) and the keys with their sources and placement. */
+static void log_start(zp_engine *eng, const zp__srv *srv)
+{
+    zp__log_ev ev;
+    if (!zp__log_begin(&ev, ZP__LOG_INFO, "serve.start"))
+        return;
+    zp__log_str(&ev, "version", "0.1.0");
+    zp__log_str(&ev, "listen", zp__srv_address(srv));
+    zp__log_str(&ev, "backends", zp__gpu_compiled() ? "cpu,cuda" : "cpu");
+    if (zp__gpu_compiled())
+        zp__log_str(&ev, "cuda_archs", zp__gpu_archs());
+    char name[ZP_NAME_MAX + 8], v[512];
+    zp_gpu_info gi;
+    size_t n_gpus = 0;
+    for (; zp_engine_gpu_info(eng, n_gpus, &gi) == ZP_OK; n_gpus++) {
+        snprintf(name, sizeof name, "gpu%d", gi.ordinal);
+        snprintf(v, sizeof v, "%s, sm_%d%d, %.1f GiB, arena %.1f GiB, %u slot(s)", gi.name,
+                 gi.cc_major, gi.cc_minor, gi.total_bytes / 1073741824.0,
+                 gi.arena_bytes / 1073741824.0, gi.slots_admitted);
+        zp__log_str(&ev, name, v);
+    }
+    zp__log_uint(&ev, "gpus", n_gpus);
+    zp_key_info ki;
+    for (size_t k = 0; zp_engine_key_info(eng, k, &ki) == ZP_OK; k++) {
+        int at = snprintf(v, sizeof v, "%s (%s)", ki.source, zp_key_tier_name(ki.tier));
+        for (size_t g = 0; g < n_gpus && at > 0 && (size_t)at < sizeof v; g++) {
+            zp_key_gpu_plan kp;
+            if (zp_engine_key_plan(eng, k, (int)g, &kp) == ZP_OK && kp.resident)
+                at += snprintf(v + at, sizeof v - (size_t)at, "; gpu%zu: %s", g, kp.summary);
+        }
+        snprintf(name, sizeof name, "key.%s", ki.name);
+        zp__log_str(&ev, name, v);
+    }
+    zp__log_end(&ev);
 }
 
 /* The registered key called name (false when there is none). */
@@ -350,7 +411,7 @@ static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
         const char *eq = strchr(o->keys[i], '=');
         size_t nl = (size_t)(eq - o->keys[i]);
         if (nl > ZP_NAME_MAX) {
-            fprintf(stderr, "zkpipe serve: key name too long: %s\n", o->keys[i]);
+            zp__log(ZP__LOG_ERROR, "key.failed", "key=%s reason=%s", o->keys[i], "name too long");
             return false;
         }
         memcpy(name, o->keys[i], nl);
@@ -362,13 +423,13 @@ static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
         bool known = key_named(eng, name, &ki);
         if (e != ZP_OK) {
             const char *msg = known ? ki.last_message : "";
-            fprintf(stderr, "zkpipe serve: key %s (%s): %s%s%s\n", name, eq + 1, zp_strerror(e),
-                    msg[0] ? ": " : "", msg);
+            zp__log(ZP__LOG_ERROR, "key.failed", "key=%s source=%s error=%s reason=%s", name, eq + 1,
+                    zp_strerror(e), msg);
             return false;
         }
         if (known)
-            fprintf(stderr, "zkpipe serve: key %s: %s, %s%s\n", name, eq + 1, zp_key_tier_name(ki.tier),
-                    ki.n_vars ? "" : " (loads on first use)");
+            zp__log(ZP__LOG_INFO, "key.ready", "key=%s source=%s tier=%s", name, eq + 1,
+                    ki.n_vars ? zp_key_tier_name(ki.tier) : "unloaded (loads on first use)");
     }
     return true;
 }
@@ -379,7 +440,8 @@ static void *second_signal(void *arg)
     sigset_t *set = arg;
     int sig;
     if (sigwait(set, &sig) == 0) {
-        fprintf(stderr, "zkpipe serve: second signal (%d): exiting without draining\n", sig);
+        zp__log(ZP__LOG_WARN, "serve.exit", "signal=%d reason=%s", sig,
+                "a second signal: exiting without draining");
         _exit(1);
     }
     return NULL;
@@ -393,9 +455,11 @@ int zp__cmd_serve(int argc, char **argv)
     zp__srv_config_default(&o.srv);
     zp_engine_config_default(&o.eng);
     zp__cli_tune_default(&o.tune);
+    o.log_level = ZP__LOG_INFO;
     int rc = parse_args(&o, argc, argv);
     if (rc)
         return rc;
+    zp__log_setup(o.log_level, o.log_format, 2);
     zp__cli_tune_apply(&o.tune);
     zp__listen_addr la;
     char why[512];
@@ -404,10 +468,10 @@ int zp__cmd_serve(int argc, char **argv)
     if (!la.is_unix && !o.srv.token)
         return usage_error("refusing to listen on TCP without --token or --token-file", NULL);
     if (!la.is_unix && !loopback_host(la.host))
-        fprintf(stderr, "zkpipe serve: warning: %s is not a loopback address and the daemon "
-                        "speaks plain HTTP: the token and every witness cross the network "
-                        "unencrypted (put a TLS proxy in front, or listen on 127.0.0.1)\n",
-                la.host);
+        zp__log(ZP__LOG_WARN, "serve.plain_http", "host=%s reason=%s", la.host,
+                "not a loopback address and the daemon speaks plain HTTP: the token and every "
+                "witness cross the network unencrypted (put a TLS proxy in front, or listen on "
+                "127.0.0.1)");
     o.srv.allow_witness_path = la.is_unix || o.allow_path;
     if (o.timeline)
         o.eng.timeline_log = timeline_line;
@@ -428,28 +492,28 @@ int zp__cmd_serve(int argc, char **argv)
          * which GPU and why in the GPU's error line. */
         bool gpu = e == ZP_E_UNSUPPORTED || e == ZP_E_GPU || e == ZP_E_GPU_OOM ||
                    e == ZP_E_GPU_FATAL;
-        fprintf(stderr, "zkpipe serve: engine: %s%s%s\n", zp_strerror(e), gpu ? ": " : "",
-                gpu ? zp__gpu_last_error() : "");
+        zp__log(ZP__LOG_ERROR, "serve.failed", "error=%s reason=%s", zp_strerror(e),
+                gpu ? zp__gpu_last_error() : "the engine did not open");
         return 1;
     }
     zp__srv *srv = NULL;
     if (!setup_keys(eng, &o) || (e = zp__srv_start(&srv, &o.srv, eng, why, sizeof why)) != ZP_OK) {
         if (e != ZP_OK)
-            fprintf(stderr, "zkpipe serve: %s\n", why);
+            zp__log(ZP__LOG_ERROR, "serve.failed", "error=%s reason=%s", zp_strerror(e), why);
         zp_engine_close(eng);
         return 1;
     }
-    fprintf(stderr, "zkpipe serve: listening on %s\n", zp__srv_address(srv));
+    log_start(eng, srv);
     int sig = 0;
     sigwait(&stop_set, &sig);
-    fprintf(stderr, "zkpipe serve: %s: draining (grace %.0f s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+    zp__log(ZP__LOG_INFO, "serve.drain", "signal=%s grace_s=%g", sig == SIGINT ? "SIGINT" : "SIGTERM",
             o.srv.grace_s);
     pthread_t watcher;
     if (pthread_create(&watcher, NULL, second_signal, &stop_set) == 0)
         pthread_detach(watcher);
     zp__srv_stop(srv);
     zp_engine_close(eng);
-    fprintf(stderr, "zkpipe serve: stopped\n");
+    zp__log(ZP__LOG_INFO, "serve.stop", NULL);
     return 0;
 }
 

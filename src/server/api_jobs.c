@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/log.h"
 #include "server/api.h"
 
 /* One witness per partition at most; the engine bounds partitions too. */
@@ -296,7 +297,8 @@ static void do_submit(zp__srv_reply *out, const zp__srv_req *r, struct submit *s
         return;
     }
     if (zp__track_add(&s->track, s->eng, id) != ZP_OK)
-        zp__srv_log(s, "job %s: not tracked for shutdown (table full)", id);
+        zp__log(ZP__LOG_WARN, "job.untracked", "job=%s reason=%s", id,
+                "the shutdown table is full: a drain will not wait for it");
     zp_job_info info;
     e = zp_engine_job_status(s->eng, id, &info);
     if (e != ZP_OK) {

@@ -19,6 +19,7 @@
 
 #include <microhttpd.h>
 
+#include "base/log.h"
 #include "server/server.h"
 
 /* Bytes of an over-limit body (without Content-Length: chunked) that are
@@ -39,19 +40,6 @@ void zp__srv_config_default(zp__srv_config *c)
     c->max_wait_s = 600;
     c->grace_s = 30;
     c->allow_witness_path = true;
-}
-
-void zp__srv_log(const zp__srv *s, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (s->cfg.log)
-        s->cfg.log(s->cfg.log_ctx, line);
-    else
-        fprintf(stderr, "zkpipe serve: %s\n", line);
 }
 
 /* libmicrohttpd logs a line per refused or evicted connection: at most
@@ -84,8 +72,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     uint64_t suppressed;
     bool ok = mhd_log_allowed(cls, &suppressed);
     if (suppressed)
-        zp__srv_log(cls, "http: %llu more message(s) left out of the log",
-                    (unsigned long long)suppressed);
+        zp__log(ZP__LOG_WARN, "http.log_dropped", "count=%llu", (unsigned long long)suppressed);
     if (!ok)
         return;
     char line[1024];
@@ -93,7 +80,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         line[--n] = 0;
-    zp__srv_log(cls, "http: %s", line);
+    zp__log(ZP__LOG_WARN, "http.log", "msg=%s", line);
 }
 
 /* The state of one request, kept across the handler's calls. */
@@ -349,7 +336,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             zp__reply_error(&rep, 500, "internal", "handler gave no reply");
     }
     if (rep.status >= 500)
-        zp__srv_log(s, "%s %s -> %u", method, url, rep.status);
+        zp__log(ZP__LOG_ERROR, "http.error", "method=%s path=%s status=%u", method, url,
+                rep.status);
     q->answered = true;
     return send_reply(s, c, &rep, NULL);
 }
@@ -594,11 +582,6 @@ const char *zp__srv_address(const zp__srv *s)
     return s->bound;
 }
 
-static void log_line(void *ctx, const char *line)
-{
-    zp__srv_log(ctx, "%s", line);
-}
-
 void zp__srv_stop(zp__srv *s)
 {
     if (!s)
@@ -611,10 +594,9 @@ void zp__srv_stop(zp__srv *s)
         close(fd);
     if (s->addr.is_unix)
         unlink(s->addr.path);
-    size_t cancelled = zp__track_drain(&s->track, s->eng, s->cfg.grace_s, log_line, s);
+    size_t cancelled = zp__track_drain(&s->track, s->eng, s->cfg.grace_s);
     if (cancelled)
-        zp__srv_log(s, "cancelled %zu unfinished job(s) after the %.0f s grace period", cancelled,
-                    s->cfg.grace_s);
+        zp__log(ZP__LOG_WARN, "serve.cancelled", "jobs=%zu grace_s=%g", cancelled, s->cfg.grace_s);
     /* Every job is finished now; awaiters answer within one wait slice.
      * Stopping libmicrohttpd aborts answers not yet sent, so first let the
      * requests in progress finish (bounded: a client may stall). */
@@ -622,8 +604,8 @@ void zp__srv_stop(zp__srv *s)
     for (int i = 0; i < 1000 && atomic_load(&s->active) > 0; i++)
         usleep(10000);
     if (atomic_load(&s->active) > 0)
-        zp__srv_log(s, "closing %llu request(s) still in progress",
-                    (unsigned long long)atomic_load(&s->active));
+        zp__log(ZP__LOG_WARN, "serve.requests_cut", "requests=%llu",
+                (unsigned long long)atomic_load(&s->active));
     reaper_stop(s);
     MHD_stop_daemon(s->mhd);
     zp__conns_destroy(&s->conns);

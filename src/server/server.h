@@ -49,8 +49,6 @@ typedef struct zp__srv_config {
     double max_wait_s;      /* ceiling of ?wait= on GET /v1/jobs/{id} */
     double grace_s;         /* on stop: how long unfinished jobs may still run */
     bool allow_witness_path;/* JSON submits may name a file on this host */
-    void (*log)(void *ctx, const char *line); /* NULL: stderr */
-    void *log_ctx;
 } zp__srv_config;
 
 #define ZP__SRV_MAX_BODY_DEFAULT ((uint64_t)1 << 30)  /* 1 GiB */
@@ -120,9 +118,8 @@ void zp__track_free(zp__track *t);
 zp_err zp__track_add(zp__track *t, zp_engine *eng, const char *id);
 /* Waits until every tracked job is finished or until deadline (engine
  * clock free: CLOCK_MONOTONIC seconds); then cancels the unfinished ones.
- * Logs one line per job through logf. Returns the number cancelled. */
-size_t zp__track_drain(zp__track *t, zp_engine *eng, double grace_s,
-                       void (*logf)(void *ctx, const char *line), void *ctx);
+ * Logs a job.shutdown event per job. Returns the number cancelled. */
+size_t zp__track_drain(zp__track *t, zp_engine *eng, double grace_s);
 
 /*
  * Connections not yet authenticated (conns.c): the limits that hold before
@@ -207,8 +204,6 @@ struct zp__srv {
     uint64_t log_left_out;
 };
 
-/* One log line through cfg.log (or stderr), printf-style. */
-void zp__srv_log(const zp__srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A request as the route handlers see it. */
 typedef struct zp__srv_req {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "server/server.h"
 
 zp_err zp__track_init(zp__track *t, size_t cap)
@@ -65,10 +66,8 @@ out:
     return e;
 }
 
-size_t zp__track_drain(zp__track *t, zp_engine *eng, double grace_s,
-                       void (*logf)(void *ctx, const char *line), void *ctx)
+size_t zp__track_drain(zp__track *t, zp_engine *eng, double grace_s)
 {
-    char line[512];
     size_t cancelled = 0;
     double deadline = zp__srv_now() + (grace_s > 0 ? grace_s : 0);
     pthread_mutex_lock(&t->mu);
@@ -92,15 +91,16 @@ size_t zp__track_drain(zp__track *t, zp_engine *eng, double grace_s,
             zp_engine_cancel(eng, id);
             e = zp_engine_job_status(eng, id, &info);
             cancelled++;
-            snprintf(line, sizeof line, "job %s: %s at shutdown (%u of %u partitions were done)", id,
-                     e == ZP_OK ? zp_job_state_name(info.state) : "cancelled",
-                     e == ZP_OK ? info.partitions_done : 0, e == ZP_OK ? info.partitions : 0);
+            zp__log(ZP__LOG_WARN, "job.shutdown",
+                    "job=%s state=%s when=after_grace partitions_done=%u partitions=%u", id,
+                    e == ZP_OK ? zp_job_state_name(info.state) : "cancelled",
+                    e == ZP_OK ? info.partitions_done : 0, e == ZP_OK ? info.partitions : 0);
         } else if (e == ZP_E_NOT_FOUND) {
             continue;
         } else {
-            snprintf(line, sizeof line, "job %s: %s before shutdown", id, zp_job_state_name(info.state));
+            zp__log(ZP__LOG_INFO, "job.shutdown", "job=%s state=%s when=before_grace", id,
+                    zp_job_state_name(info.state));
         }
-        logf(ctx, line);
     }
     return cancelled;
 }

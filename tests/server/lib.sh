@@ -22,7 +22,7 @@ check() { # name command...
 size_of() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
 # Starts a daemon with its log in $T/NAME.log; DPID is its pid. Waits (up
-# to 30 s) for "listening on"; fails when it exits first.
+# to 30 s) for its start line (serve.start); fails when it exits first.
 start_daemon() {
   local name=$1
   shift
@@ -31,7 +31,7 @@ start_daemon() {
   PIDS+=("$DPID")
   local i
   for i in $(seq 1 300); do
-    grep -q "listening on" "$T/$name.log" && return 0
+    grep -q "serve.start" "$T/$name.log" && return 0
     kill -0 "$DPID" 2>/dev/null || return 1
     sleep 0.1
   done
