@@ -428,8 +428,8 @@ static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
             return false;
         }
         if (known)
-            zp__log(ZP__LOG_INFO, "key.ready", "key=%s source=%s tier=%s", name, eq + 1,
-                    ki.n_vars ? zp_key_tier_name(ki.tier) : "unloaded (loads on first use)");
+            zp__log(ZP__LOG_INFO, "key.ready", "key=%s source=%s tier=%s loads=%s", name, eq + 1,
+                    zp_key_tier_name(ki.tier), ki.n_vars ? "at_start" : "on_first_use");
     }
     return true;
 }

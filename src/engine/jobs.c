@@ -141,11 +141,19 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
     zp__trace_log(&e->trace, j->t_finish, zp_job_state_name(st), j->id, -1);
     /* Per-job lines only at debug: a library user proving many jobs sees
      * none by default; the daemon shows them with --log-level debug. */
-    if (zp__log_on(ZP__LOG_DEBUG))
-        zp__log(ZP__LOG_DEBUG, "job.finished",
-                "job=%s key=%s state=%s partitions=%u seconds=%.3f error=%s reason=%s", j->id,
-                j->key->name, zp_job_state_name(st), j->k, j->t_finish - j->t_submit,
-                err ? zp_strerror(err) : "", j->msg);
+    zp__log_ev ev;
+    if (zp__log_begin(&ev, ZP__LOG_DEBUG, "job.finished")) {
+        zp__log_str(&ev, "job", j->id);
+        zp__log_str(&ev, "key", j->key->name);
+        zp__log_str(&ev, "state", zp_job_state_name(st));
+        zp__log_uint(&ev, "partitions", j->k);
+        zp__log_num(&ev, "seconds", j->t_finish - j->t_submit);
+        if (err)
+            zp__log_str(&ev, "error", zp_strerror(err));
+        if (j->msg[0])
+            zp__log_str(&ev, "reason", j->msg);
+        zp__log_end(&ev);
+    }
     /* Memory witnesses are not needed any more: give borrowed buffers back
      * as early as possible. */
     bool busy = false;
