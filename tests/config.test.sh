@@ -7,6 +7,8 @@
 #  - a missing --config file, a folder, /dev/zero and a too-long line exit 2
 #    naming the file;
 #  - a token in a file others may read draws a warning, in a 0600 one not;
+#  - packaging/zkpipe.conf sets nothing, and its commented values are the
+#    defaults;
 #  - a daemon started from a config file on a unix socket answers
 #    'zkpipe status' and stops on SIGTERM with status 0.
 # Needs only bash, coreutils and the zkpipe binary; every daemon started here
@@ -120,6 +122,25 @@ check "--key flags replace the file's keys" \
 check "flags alone, without a file (--no-config)" \
   sh -c "\"$Z\" serve --no-config --print-config --listen unix://$T/x.sock --key a=synth:porep:8 | grep -q 'config file: none'"
 
+# The packaged default file: as shipped it sets nothing, and its commented
+# values, uncommented, are the daemon's defaults.
+PKG=../packaging/zkpipe.conf
+if [ -f "$PKG" ]; then
+  "$Z" serve --print-config --config "$PKG" --listen "unix://$T/x.sock" --key a=synth:porep:8 \
+    2>"$T/out" | tail -n +2 >"$T/pkg"
+  "$Z" serve --print-config --no-config --listen "unix://$T/x.sock" --key a=synth:porep:8 \
+    | tail -n +2 >"$T/none"
+  check "the packaged config file sets nothing" diff "$T/none" "$T/pkg"
+  # Uncomment the settings with plain values (not the examples of keys,
+  # listen, token and tune, nor the "(default: ...)" ones).
+  sed -n 's/^# \([a-z-]* = [^(]*\)$/\1/p' "$PKG" |
+    grep -Ev '^(listen|key|token|token-file|tune) ' >"$T/pkg.conf"
+  "$Z" serve --print-config --config "$T/pkg.conf" --listen "unix://$T/x.sock" \
+    --key a=synth:porep:8 2>"$T/out" | tail -n +2 >"$T/pkg"
+  check "the packaged file's commented values are the defaults" diff "$T/none" "$T/pkg"
+  check "the packaged file has them all ($(wc -l <"$T/pkg.conf"))" test "$(wc -l <"$T/pkg.conf")" -ge 15
+fi
+
 # ----------------------------------------------------- malformed entries
 n=0
 malformed() { # pattern label line
@@ -135,7 +156,7 @@ malformed "bad value for key: " "a key without NAME=" "key = porep.zpk"
 malformed "bad value for lazy-keys: " "a bad switch" "lazy-keys = maybe"
 malformed "bad value for header-timeout: " "a bad duration" "header-timeout = 0"
 malformed "bad value for tune" "a bad tuning" "tune = nosuch=1"
-malformed "bad value for token-file" "an unreadable token file" "token-file = $T/none"
+malformed "bad value for token-file" "an unreadable token file" "token-file = $T/absent-token"
 malformed "no value after '='" "an empty value" "grace ="
 malformed "no setting name" "no name" "= 3"
 malformed "a setting name is lower-case letters" "a bad name" "Max-Conns = 3"
