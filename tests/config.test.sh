@@ -10,7 +10,9 @@
 #  - packaging/zkpipe.conf sets nothing, and its commented values are the
 #    defaults;
 #  - a daemon started from a config file on a unix socket answers
-#    'zkpipe status' and stops on SIGTERM with status 0.
+#    'zkpipe status'; SIGHUP adds a new key, reports a changed limit as
+#    needing a restart, leaves all as it was on a bad file, and keeps a
+#    removed key; SIGTERM stops it with status 0.
 # Needs only bash, coreutils and the zkpipe binary; every daemon started here
 # is killed on exit and every wait is bounded.
 #
@@ -215,6 +217,37 @@ else
   "$Z" status --addr "unix://$T/d.sock" >"$T/out" 2>&1
   check "it answers zkpipe status with the file's keys" \
     sh -c "grep -q syn '$T/out' && grep -q two '$T/out'"
+  # SIGHUP: a new key is added, a changed limit is reported as needing a
+  # restart, a bad file changes nothing.
+  hup() { # waits for the Nth "SIGHUP: done" or "nothing changed" line
+    kill -HUP "$D"
+    for i in $(seq 1 100); do
+      [ "$(grep -cE 'SIGHUP: (done|the settings above)' "$T/d.log")" -ge "$1" ] && return 0
+      sleep 0.1
+    done
+    return 1
+  }
+  cp "$T/good.conf" "$T/good.orig"
+  sed -i 's/^max-conns = 32$/max-conns = 40/' "$T/good.conf"
+  echo "key = three=synth:porep:8" >>"$T/good.conf"
+  check "SIGHUP reloads" hup 1
+  check "SIGHUP adds a new key" grep -q "SIGHUP: key three=synth:porep:8 added" "$T/d.log"
+  check "SIGHUP reports a changed limit as needing a restart" \
+    grep -q "SIGHUP: max-conns: 'max-conns = 32' -> 'max-conns = 40' needs a restart" "$T/d.log"
+  check "SIGHUP reports nothing else" test "$(grep -c 'needs a restart' "$T/d.log")" = 1
+  "$Z" status --addr "unix://$T/d.sock" >"$T/out" 2>&1
+  check "the added key is served" grep -q three "$T/out"
+  cp "$T/good.orig" "$T/good.conf"
+  echo "gpus two" >>"$T/good.conf"
+  check "SIGHUP with a bad file" hup 2
+  check "a bad file is reported by line" grep -q "good.conf:$(wc -l <"$T/good.conf"): missing '='" "$T/d.log"
+  check "a bad file changes nothing" grep -q "SIGHUP: the settings above are not valid: nothing changed" "$T/d.log"
+  cp "$T/good.orig" "$T/good.conf"
+  check "SIGHUP with a key removed" hup 3
+  check "a removed key is still served until a restart" \
+    grep -q "SIGHUP: key three: no longer configured" "$T/d.log"
+  "$Z" status --addr "unix://$T/d.sock" >"$T/out" 2>&1
+  check "the daemon still answers after the reloads" grep -q three "$T/out"
   kill -TERM "$D"
   for i in $(seq 1 100); do kill -0 "$D" 2>/dev/null || break; sleep 0.1; done
   wait "$D"

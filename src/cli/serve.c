@@ -2,7 +2,8 @@
  * zkpipe serve: the daemon. Opens an engine, registers (and by default
  * loads) the keys, serves HTTP until SIGTERM or SIGINT, then drains: no new
  * connections or jobs, unfinished jobs get --grace seconds, the rest are
- * cancelled, and the process exits 0.
+ * cancelled, and the process exits 0. Settings come from a config file
+ * (config.c) and then the flags; SIGHUP reads both again and adds new keys.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -87,7 +88,10 @@ static const char serve_help[] =
     "  --timeline           log TIMELINE,<ms>,<event>,<job>,<partition> lines to stderr\n"
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "\n"
-    "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n";
+    "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n"
+    "SIGHUP reads the config file and the options again: keys not yet served are\n"
+    "added; any other change is logged as needing a restart, and a bad file\n"
+    "changes nothing.\n";
 
 #ifndef ZP_HAVE_SERVER
 
@@ -477,74 +481,74 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
 
 /* A byte count in the largest binary unit that divides it, as the size
  * options read it back. */
-static void print_size(const char *key, uint64_t v)
+static void print_size(FILE *f, const char *key, uint64_t v)
 {
     static const char units[] = "TGMK";
     for (int i = 0; i < 4; i++) {
         unsigned shift = 40 - 10 * (unsigned)i;
         if (v && v % (1ull << shift) == 0) {
-            printf("%s = %llu%c\n", key, (unsigned long long)(v >> shift), units[i]);
+            fprintf(f, "%s = %llu%c\n", key, (unsigned long long)(v >> shift), units[i]);
             return;
         }
     }
-    printf("%s = %llu\n", key, (unsigned long long)v);
+    fprintf(f, "%s = %llu\n", key, (unsigned long long)v);
 }
 
 /* A size whose 0 means "the default": the default stays a comment, since
  * the option takes no 0. */
-static void print_size_or(const char *key, uint64_t v, const char *dflt)
+static void print_size_or(FILE *f, const char *key, uint64_t v, const char *dflt)
 {
     if (v)
-        print_size(key, v);
+        print_size(f, key, v);
     else
-        printf("# %s = (default: %s)\n", key, dflt);
+        fprintf(f, "# %s = (default: %s)\n", key, dflt);
 }
 
 /* The settings in effect, as a config file that sets them again (all but
  * a literal token, which is redacted). */
-static void print_config(const struct serve_opts *o)
+static void print_config(FILE *f, const struct serve_opts *o)
 {
-    printf("# zkpipe serve: effective settings (config file: %s)\n", o->cfg.path ? o->cfg.path : "none");
-    printf("listen = %s\n", o->srv.listen);
+    fprintf(f, "# zkpipe serve: effective settings (config file: %s)\n", o->cfg.path ? o->cfg.path : "none");
+    fprintf(f, "listen = %s\n", o->srv.listen);
     for (int i = 0; i < o->n_keys; i++)
-        printf("key = %s\n", o->keys[i]);
+        fprintf(f, "key = %s\n", o->keys[i]);
     if (o->token_file)
-        printf("token-file = %s\n", o->token_file);
+        fprintf(f, "token-file = %s\n", o->token_file);
     else if (o->token[0])
-        printf("# token = <set> (redacted)\n");
+        fprintf(f, "# token = <set> (redacted)\n");
     else
-        printf("# token = (none)\n");
-    printf("workers = %d\n", o->eng.cpu_workers);
-    printf("threads = %d\n", o->eng.threads_per_worker);
+        fprintf(f, "# token = (none)\n");
+    fprintf(f, "workers = %d\n", o->eng.cpu_workers);
+    fprintf(f, "threads = %d\n", o->eng.threads_per_worker);
     if (o->eng.gpus < 0)
-        printf("gpus = all\n");
+        fprintf(f, "gpus = all\n");
     else if (o->eng.gpus == 0)
-        printf("gpus = none\n");
+        fprintf(f, "gpus = none\n");
     else
-        printf("gpus = %d\n", o->eng.gpus);
-    printf("slots = %d\n", o->eng.gpu_slots);
-    print_size_or("gpu-mem", o->eng.gpu_mem_bytes, "free memory less a reserve");
-    print_size_or("pinned-keys", o->eng.pinned_key_bytes, "none");
-    printf("max-queued = %u\n", (unsigned)o->eng.max_queued_partitions);
-    print_size_or("key-budget", o->eng.key_budget_bytes, "no limit");
-    print_size("max-body", o->srv.max_body);
-    print_size("max-json", o->srv.max_json);
-    printf("max-conns = %u\n", o->srv.max_conns);
+        fprintf(f, "gpus = %d\n", o->eng.gpus);
+    fprintf(f, "slots = %d\n", o->eng.gpu_slots);
+    print_size_or(f, "gpu-mem", o->eng.gpu_mem_bytes, "free memory less a reserve");
+    print_size_or(f, "pinned-keys", o->eng.pinned_key_bytes, "none");
+    fprintf(f, "max-queued = %u\n", (unsigned)o->eng.max_queued_partitions);
+    print_size_or(f, "key-budget", o->eng.key_budget_bytes, "no limit");
+    print_size(f, "max-body", o->srv.max_body);
+    print_size(f, "max-json", o->srv.max_json);
+    fprintf(f, "max-conns = %u\n", o->srv.max_conns);
     if (o->srv.reserved_conns == ZP__SRV_AUTO)
-        printf("# reserved-conns = (default: max-conns/4)\n");
+        fprintf(f, "# reserved-conns = (default: max-conns/4)\n");
     else
-        printf("reserved-conns = %u\n", o->srv.reserved_conns);
-    printf("max-conns-per-peer = %u\n", o->srv.max_conns_per_peer);
-    printf("header-timeout = %g\n", o->srv.header_timeout_s);
-    printf("idle-timeout = %u\n", o->srv.idle_timeout_s);
-    print_size_or("body-budget", o->srv.body_budget, "max(1G, max-body)");
-    printf("max-wait = %g\n", o->srv.max_wait_s);
-    printf("grace = %g\n", o->srv.grace_s);
-    printf("lazy-keys = %s\n", o->lazy ? "yes" : "no");
-    printf("allow-witness-path = %s\n", o->allow_path ? "yes" : "no");
-    printf("timeline = %s\n", o->timeline ? "yes" : "no");
+        fprintf(f, "reserved-conns = %u\n", o->srv.reserved_conns);
+    fprintf(f, "max-conns-per-peer = %u\n", o->srv.max_conns_per_peer);
+    fprintf(f, "header-timeout = %g\n", o->srv.header_timeout_s);
+    fprintf(f, "idle-timeout = %u\n", o->srv.idle_timeout_s);
+    print_size_or(f, "body-budget", o->srv.body_budget, "max(1G, max-body)");
+    fprintf(f, "max-wait = %g\n", o->srv.max_wait_s);
+    fprintf(f, "grace = %g\n", o->srv.grace_s);
+    fprintf(f, "lazy-keys = %s\n", o->lazy ? "yes" : "no");
+    fprintf(f, "allow-witness-path = %s\n", o->allow_path ? "yes" : "no");
+    fprintf(f, "timeline = %s\n", o->timeline ? "yes" : "no");
     for (int i = 0; i < o->n_tunes; i++)
-        printf("tune = %s\n", o->tunes[i]);
+        fprintf(f, "tune = %s\n", o->tunes[i]);
 }
 
 /* Only names that cannot leave the host count as loopback: 127.0.0.0/8,
@@ -602,6 +606,143 @@ static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
     return true;
 }
 
+/* ------------------------------------------------------------ SIGHUP */
+
+/* Settings as print_config renders them, one line each: comparing two
+ * renderings compares every setting with its printed form. */
+static char *render(const struct serve_opts *o)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    print_config(f, o);
+    if (fclose(f)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The line of text that sets name (commented or not), or NULL; *len is
+ * its length. */
+static const char *setting_line(const char *text, const char *name, size_t *len)
+{
+    size_t nl = strlen(name);
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *q = !strncmp(p, "# ", 2) ? p + 2 : p;
+        if (!strncmp(q, name, nl) && !strncmp(q + nl, " = ", 3)) {
+            *len = n;
+            return p;
+        }
+        p += n + (e != NULL);
+    }
+    return NULL;
+}
+
+/* The NAME of a NAME=SOURCE key, or NULL. */
+static const char *key_source(const struct serve_opts *o, const char *spec)
+{
+    size_t nl = (size_t)(strchr(spec, '=') - spec);
+    for (int i = 0; i < o->n_keys; i++)
+        if (!strncmp(o->keys[i], spec, nl) && o->keys[i][nl] == '=')
+            return o->keys[i] + nl + 1;
+    return NULL;
+}
+
+/* Keys are the settings a running daemon takes: a new one is registered
+ * (and loaded unless lazy) and joins cur; the others only log. */
+static void reload_keys(zp_engine *eng, struct serve_opts *cur, const struct serve_opts *next,
+                        char **owned, int *n_owned)
+{
+    for (int i = 0; i < next->n_keys; i++) {
+        const char *spec = next->keys[i], *eq = strchr(spec, '=');
+        const char *old = key_source(cur, spec);
+        if (old) {
+            if (strcmp(old, eq + 1))
+                fprintf(stderr, "zkpipe serve: SIGHUP: key %.*s: source %s -> %s needs a restart "
+                                "(not applied)\n", (int)(eq - spec), spec, old, eq + 1);
+            continue;
+        }
+        if (cur->n_keys == MAX_KEYS || *n_owned == MAX_KEYS) {
+            fprintf(stderr, "zkpipe serve: SIGHUP: key %s: too many keys (not added)\n", spec);
+            continue;
+        }
+        struct serve_opts one = *cur;
+        one.keys[0] = spec;
+        one.n_keys = 1;
+        one.lazy = next->lazy;
+        if (!setup_keys(eng, &one))
+            continue;
+        owned[(*n_owned)++] = strdup(spec);
+        if (owned[*n_owned - 1])
+            cur->keys[cur->n_keys++] = owned[*n_owned - 1];
+        fprintf(stderr, "zkpipe serve: SIGHUP: key %s added\n", spec);
+    }
+    for (int i = 0; i < cur->n_keys; i++)
+        if (!key_source(next, cur->keys[i]))
+            fprintf(stderr, "zkpipe serve: SIGHUP: key %.*s: no longer configured; it is served "
+                            "until a restart\n", (int)(strchr(cur->keys[i], '=') - cur->keys[i]),
+                    cur->keys[i]);
+}
+
+/* Every other setting that differs needs a restart: the engine and the
+ * server read their configs unlocked from many threads. */
+static void reload_report(const struct serve_opts *cur, const struct serve_opts *next)
+{
+    char *a = render(cur), *b = render(next);
+    for (const char *p = b; p && a && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *q = !strncmp(p, "# ", 2) ? p + 2 : p;
+        const char *sep = memchr(q, ' ', n - (size_t)(q - p));
+        char name[64];
+        if (sep && sep - q < (long)sizeof name && strncmp(q, "key = ", 6) != 0 &&
+            strncmp(p, "# zkpipe", 8)) {
+            snprintf(name, sizeof name, "%.*s", (int)(sep - q), q);
+            size_t on;
+            const char *o = setting_line(a, name, &on);
+            if (!o || on != n || memcmp(o, p, n))
+                fprintf(stderr, "zkpipe serve: SIGHUP: %s: '%.*s' -> '%.*s' needs a restart "
+                                "(not applied)\n", name, o ? (int)on : 0, o ? o : "", (int)n, p);
+        }
+        p += n + (e != NULL);
+    }
+    if (strcmp(cur->token, next->token))
+        fprintf(stderr, "zkpipe serve: SIGHUP: the token changed: that needs a restart (not applied)\n");
+    free(a);
+    free(b);
+}
+
+/* Reads the config file and the flags again, as at start; a bad file
+ * changes nothing. */
+static void reload(zp_engine *eng, struct serve_opts *cur, int argc, char **argv, char **owned,
+                   int *n_owned)
+{
+    struct serve_opts *next = calloc(1, sizeof *next);
+    if (!next)
+        return;
+    zp__srv_config_default(&next->srv);
+    zp_engine_config_default(&next->eng);
+    zp__cli_tune_default(&next->tune);
+    if (parse_args(next, argc, argv)) {
+        fprintf(stderr, "zkpipe serve: SIGHUP: the settings above are not valid: nothing changed\n");
+    } else {
+        if (!next->cfg.path)
+            fprintf(stderr, "zkpipe serve: SIGHUP: no config file to read\n");
+        next->srv.allow_witness_path = cur->srv.allow_witness_path;
+        next->eng.timeline_log = cur->eng.timeline_log;
+        reload_keys(eng, cur, next, owned, n_owned);
+        reload_report(cur, next);
+        fprintf(stderr, "zkpipe serve: SIGHUP: done\n");
+    }
+    zp__cfg_free(&next->cfg);
+    free(next);
+}
+
 /* After the first signal: a second one ends the process without waiting. */
 static void *second_signal(void *arg)
 {
@@ -639,7 +780,7 @@ int zp__cmd_serve(int argc, char **argv)
                 la.host);
     o.srv.allow_witness_path = la.is_unix || o.allow_path;
     if (o.print_config) {
-        print_config(&o);
+        print_config(stdout, &o);
         zp__cfg_free(&o.cfg);
         return fflush(stdout) == 0 ? 0 : 1;
     }
@@ -649,10 +790,13 @@ int zp__cmd_serve(int argc, char **argv)
     /* Signals are taken by sigwait below; every thread started from here
      * on inherits the mask, so none of them is interrupted by them. */
     static sigset_t stop_set;
+    sigset_t wait_set;
     sigemptyset(&stop_set);
     sigaddset(&stop_set, SIGTERM);
     sigaddset(&stop_set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
+    wait_set = stop_set;
+    sigaddset(&wait_set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &wait_set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
     zp_engine *eng = NULL;
@@ -675,7 +819,10 @@ int zp__cmd_serve(int argc, char **argv)
     }
     fprintf(stderr, "zkpipe serve: listening on %s\n", zp__srv_address(srv));
     int sig = 0;
-    sigwait(&stop_set, &sig);
+    char *owned[MAX_KEYS];
+    int n_owned = 0;
+    while (sigwait(&wait_set, &sig) == 0 && sig == SIGHUP)
+        reload(eng, &o, argc, argv, owned, &n_owned);
     fprintf(stderr, "zkpipe serve: %s: draining (grace %.0f s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
             o.srv.grace_s);
     pthread_t watcher;
@@ -685,6 +832,8 @@ int zp__cmd_serve(int argc, char **argv)
     zp_engine_close(eng);
     fprintf(stderr, "zkpipe serve: stopped\n");
     zp__cfg_free(&o.cfg);
+    for (int i = 0; i < n_owned; i++)
+        free(owned[i]);
     return 0;
 }
 
