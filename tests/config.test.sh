@@ -246,6 +246,12 @@ else
   check "SIGHUP with a key removed" hup 3
   check "a removed key is still served until a restart" \
     grep -q "SIGHUP: key three: no longer configured" "$T/d.log"
+  echo "key = bad=$T/absent.zpk" >>"$T/good.conf"
+  # lazy-keys = yes: the key is registered now and fails on first use.
+  check "SIGHUP with a key whose file is absent" hup 4
+  check "a lazy key is added without loading" grep -q "SIGHUP: key bad=$T/absent.zpk added$" "$T/d.log"
+  check "another SIGHUP" hup 5
+  check "it is not added twice" test "$(grep -c 'SIGHUP: key bad=' "$T/d.log")" = 1
   "$Z" status --addr "unix://$T/d.sock" >"$T/out" 2>&1
   check "the daemon still answers after the reloads" grep -q three "$T/out"
   kill -TERM "$D"

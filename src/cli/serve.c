@@ -675,12 +675,19 @@ static void reload_keys(zp_engine *eng, struct serve_opts *cur, const struct ser
         one.keys[0] = spec;
         one.n_keys = 1;
         one.lazy = next->lazy;
-        if (!setup_keys(eng, &one))
+        char name[ZP_NAME_MAX + 1];
+        zp_key_info ki;
+        snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+        bool loaded = setup_keys(eng, &one);
+        /* A key registered but not loaded is served (it loads on its
+         * first job, or fails it), so it joins cur all the same. */
+        if (!loaded && !key_named(eng, name, &ki))
             continue;
         owned[(*n_owned)++] = strdup(spec);
         if (owned[*n_owned - 1])
             cur->keys[cur->n_keys++] = owned[*n_owned - 1];
-        fprintf(stderr, "zkpipe serve: SIGHUP: key %s added\n", spec);
+        fprintf(stderr, "zkpipe serve: SIGHUP: key %s added%s\n", spec,
+                loaded ? "" : " (it could not be loaded: see above)");
     }
     for (int i = 0; i < cur->n_keys; i++)
         if (!key_source(next, cur->keys[i]))
@@ -700,8 +707,9 @@ static void reload_report(const struct serve_opts *cur, const struct serve_opts 
         const char *q = !strncmp(p, "# ", 2) ? p + 2 : p;
         const char *sep = memchr(q, ' ', n - (size_t)(q - p));
         char name[64];
+        /* Keys are compared by reload_keys, tunings as one list below. */
         if (sep && sep - q < (long)sizeof name && strncmp(q, "key = ", 6) != 0 &&
-            strncmp(p, "# zkpipe", 8)) {
+            strncmp(q, "tune = ", 7) != 0 && strncmp(p, "# zkpipe", 8)) {
             snprintf(name, sizeof name, "%.*s", (int)(sep - q), q);
             size_t on;
             const char *o = setting_line(a, name, &on);
@@ -711,6 +719,12 @@ static void reload_report(const struct serve_opts *cur, const struct serve_opts 
         }
         p += n + (e != NULL);
     }
+    bool tunes_differ = cur->n_tunes != next->n_tunes;
+    for (int i = 0; i < cur->n_tunes && !tunes_differ; i++)
+        tunes_differ = strcmp(cur->tunes[i], next->tunes[i]) != 0;
+    if (tunes_differ)
+        fprintf(stderr, "zkpipe serve: SIGHUP: the tune settings changed: that needs a restart "
+                        "(not applied)\n");
     if (strcmp(cur->token, next->token))
         fprintf(stderr, "zkpipe serve: SIGHUP: the token changed: that needs a restart (not applied)\n");
     free(a);
