@@ -769,37 +769,35 @@ static void *second_signal(void *arg)
     return NULL;
 }
 
-int zp__cmd_serve(int argc, char **argv)
+/* The daemon from its options to its exit status; o->cfg is the
+ * caller's to free. */
+static int serve_run(struct serve_opts *o, int argc, char **argv)
 {
-    if (zp__cli_wants_help(argc, argv, serve_help))
-        return 0;
-    struct serve_opts o = {0};
-    zp__srv_config_default(&o.srv);
-    zp_engine_config_default(&o.eng);
-    zp__cli_tune_default(&o.tune);
-    int rc = parse_args(&o, argc, argv);
+    zp__srv_config_default(&o->srv);
+    zp_engine_config_default(&o->eng);
+    zp__cli_tune_default(&o->tune);
+    int rc = parse_args(o, argc, argv);
     if (rc)
         return rc;
-    zp__cli_tune_apply(&o.tune);
+    zp__cli_tune_apply(&o->tune);
     zp__listen_addr la;
     char why[512];
-    if (!zp__listen_parse(&la, o.srv.listen, why, sizeof why))
+    if (!zp__listen_parse(&la, o->srv.listen, why, sizeof why))
         return usage_error(why, NULL);
-    if (!la.is_unix && !o.srv.token)
+    if (!la.is_unix && !o->srv.token)
         return usage_error("refusing to listen on TCP without --token or --token-file", NULL);
     if (!la.is_unix && !loopback_host(la.host))
         fprintf(stderr, "zkpipe serve: warning: %s is not a loopback address and the daemon "
                         "speaks plain HTTP: the token and every witness cross the network "
                         "unencrypted (put a TLS proxy in front, or listen on 127.0.0.1)\n",
                 la.host);
-    o.srv.allow_witness_path = la.is_unix || o.allow_path;
-    if (o.print_config) {
-        print_config(stdout, &o);
-        zp__cfg_free(&o.cfg);
+    o->srv.allow_witness_path = la.is_unix || o->allow_path;
+    if (o->print_config) {
+        print_config(stdout, o);
         return fflush(stdout) == 0 ? 0 : 1;
     }
-    if (o.timeline)
-        o.eng.timeline_log = timeline_line;
+    if (o->timeline)
+        o->eng.timeline_log = timeline_line;
 
     /* Signals are taken by sigwait below; every thread started from here
      * on inherits the mask, so none of them is interrupted by them. */
@@ -814,7 +812,7 @@ int zp__cmd_serve(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     zp_engine *eng = NULL;
-    zp_err e = zp_engine_open(&eng, &o.eng);
+    zp_err e = zp_engine_open(&eng, &o->eng);
     if (e != ZP_OK) {
         /* A GPU's failure (one the build cannot serve, among others) says
          * which GPU and why in the GPU's error line. */
@@ -825,7 +823,7 @@ int zp__cmd_serve(int argc, char **argv)
         return 1;
     }
     zp__srv *srv = NULL;
-    if (!setup_keys(eng, &o) || (e = zp__srv_start(&srv, &o.srv, eng, why, sizeof why)) != ZP_OK) {
+    if (!setup_keys(eng, o) || (e = zp__srv_start(&srv, &o->srv, eng, why, sizeof why)) != ZP_OK) {
         if (e != ZP_OK)
             fprintf(stderr, "zkpipe serve: %s\n", why);
         zp_engine_close(eng);
@@ -836,19 +834,28 @@ int zp__cmd_serve(int argc, char **argv)
     char *owned[MAX_KEYS];
     int n_owned = 0;
     while (sigwait(&wait_set, &sig) == 0 && sig == SIGHUP)
-        reload(eng, &o, argc, argv, owned, &n_owned);
+        reload(eng, o, argc, argv, owned, &n_owned);
     fprintf(stderr, "zkpipe serve: %s: draining (grace %.0f s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
-            o.srv.grace_s);
+            o->srv.grace_s);
     pthread_t watcher;
     if (pthread_create(&watcher, NULL, second_signal, &stop_set) == 0)
         pthread_detach(watcher);
     zp__srv_stop(srv);
     zp_engine_close(eng);
     fprintf(stderr, "zkpipe serve: stopped\n");
-    zp__cfg_free(&o.cfg);
     for (int i = 0; i < n_owned; i++)
         free(owned[i]);
     return 0;
+}
+
+int zp__cmd_serve(int argc, char **argv)
+{
+    if (zp__cli_wants_help(argc, argv, serve_help))
+        return 0;
+    struct serve_opts o = {0};
+    int rc = serve_run(&o, argc, argv);
+    zp__cfg_free(&o.cfg);
+    return rc;
 }
 
 #endif
