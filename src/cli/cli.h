@@ -32,4 +32,39 @@ int zp__cmd_verify(int argc, char **argv);
 int zp__cmd_setup(int argc, char **argv);
 int zp__cmd_witness(int argc, char **argv);
 
+/*
+ * The daemon's config file (config.c): `key = value` lines, `#` comment
+ * lines and blank lines; see docs/engine.md for the format.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ZP__CFG_LINE_MAX 4096
+#define ZP__CFG_FILE_MAX (1u << 20)
+
+enum { ZP__CFG_BLANK, ZP__CFG_ENTRY, ZP__CFG_BAD };
+
+/* Parses one line (NUL-terminated, without its newline) in place. Returns
+ * ZP__CFG_ENTRY with key and value pointing into line, ZP__CFG_BLANK for a
+ * blank or comment line, or ZP__CFG_BAD with why set to the reason. */
+int zp__cfg_parse_line(char *line, const char **key, const char **value, const char **why);
+
+typedef struct zp__cfg_entry {
+    const char *key, *value;
+    int line;
+} zp__cfg_entry;
+
+typedef struct zp__cfg {
+    const char *path;
+    unsigned mode; /* the file's permission bits */
+    char *text;
+    zp__cfg_entry *entries;
+    size_t n;
+} zp__cfg;
+
+/* Reads and parses path; on failure why holds "FILE:LINE: reason" (or the
+ * reason the file cannot be read) and nothing is left to free. */
+bool zp__cfg_load(zp__cfg *c, const char *path, char *why, size_t cap);
+void zp__cfg_free(zp__cfg *c);
+
 #endif

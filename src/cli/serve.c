@@ -2,7 +2,8 @@
  * zkpipe serve: the daemon. Opens an engine, registers (and by default
  * loads) the keys, serves HTTP until SIGTERM or SIGINT, then drains: no new
  * connections or jobs, unfinished jobs get --grace seconds, the rest are
- * cancelled, and the process exits 0.
+ * cancelled, and the process exits 0. Settings come from a config file
+ * (config.c) and then the flags; SIGHUP reads both again and adds new keys.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,13 +25,26 @@
 #include "server/server.h"
 #endif
 
+/* The config file read when no --config is given, if it exists. */
+#define ZP__CFG_DEFAULT "/etc/zkpipe/zkpipe.conf"
+
 static const char serve_help[] =
     "usage: zkpipe serve --listen ADDR --key NAME=SOURCE... [options]\n"
+    "       zkpipe serve --config FILE [options]\n"
+    "       zkpipe serve --print-config [--config FILE] [options]\n"
     "\n"
     "Keeps proving keys loaded and proves jobs sent over HTTP/1.1 + JSON\n"
     "(routes: POST /v1/jobs, GET|DELETE /v1/jobs/{id}, GET /v1/status,\n"
     "GET /v1/keys, POST /v1/keys/{name}/preload|evict, GET /metrics, GET /healthz).\n"
     "\n"
+    "  --config FILE        read settings from FILE first: `key = value` lines with\n"
+    "                       the option names below without '--' (repeat `key = ...`\n"
+    "                       for more keys); options given here override them, and\n"
+    "                       --key options replace all of the file's keys. Without\n"
+    "                       it, " ZP__CFG_DEFAULT " is read when it exists\n"
+    "  --no-config          read no config file, not even the default one\n"
+    "  --print-config       print the effective settings as a config file (the token\n"
+    "                       redacted) and exit 0 without starting the daemon\n"
     "  --listen ADDR        unix:///path/to.sock (mode 0600) or tcp://host:port\n"
     "                       (port 0 picks one; TCP needs a token)\n"
     "  --key NAME=SOURCE    a key: a .zpk or .zkey path, or synth:NAME:LOG2 (test only);\n"
@@ -78,7 +92,10 @@ static const char serve_help[] =
     "  --log-level L        error, warn, info (default) or debug (adds a line per job)\n"
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "\n"
-    "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n";
+    "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n"
+    "SIGHUP reads the config file and the options again: keys not yet served are\n"
+    "added; any other change is logged as needing a restart, and a bad file\n"
+    "changes nothing.\n";
 
 #ifndef ZP_HAVE_SERVER
 
@@ -95,6 +112,7 @@ int zp__cmd_serve(int argc, char **argv)
 #else
 
 #define MAX_KEYS 64
+#define MAX_TUNES 32
 
 struct serve_opts {
     zp__srv_config srv;
@@ -102,10 +120,21 @@ struct serve_opts {
     zp__cli_tune tune;
     const char *keys[MAX_KEYS];
     int n_keys;
+    const char *tunes[MAX_TUNES]; /* as given, for --print-config */
+    int n_tunes;
     char token[512];
+    const char *token_file; /* read once every setting is in */
+    int token_file_line;    /* its line in the config file, or 0 */
     bool lazy, allow_path, timeline, workers_set;
     zp__log_level log_level;
     zp__log_format log_format;
+    bool flag_keys;     /* a --key flag replaced the file's keys */
+    bool print_config;  /* --print-config */
+    const char *config; /* --config FILE, or NULL */
+    bool no_config;     /* --no-config */
+    zp__cfg cfg;        /* the file read; values point into it */
+    int cfg_line;       /* while applying the file: its line, else 0 */
+    const char *cfg_key;
 };
 
 /* "123", "64K", "1M", "2G" (binary multiples), not zero. */
@@ -189,88 +218,111 @@ static int usage_error(const char *msg, const char *arg)
     return 2;
 }
 
+/* A bad value: on the command line a usage error, in the config file
+ * FILE:LINE: bad value for KEY: the reason. */
+static int opt_error(const struct serve_opts *o, const char *msg, const char *arg)
+{
+    if (!o->cfg_line)
+        return usage_error(msg, arg);
+    fprintf(stderr, "zkpipe serve: %s:%d: bad value for %s: %s%s%s\n", o->cfg.path, o->cfg_line,
+            o->cfg_key, msg, arg ? " " : "", arg ? arg : "");
+    return 2;
+}
+
 static int parse_opt(struct serve_opts *o, const char *a, const char *v)
 {
     uint64_t size;
     int n;
     if (!strcmp(a, "--listen"))
         o->srv.listen = v;
-    else if (!strcmp(a, "--token"))
+    else if (!strcmp(a, "--token")) {
         snprintf(o->token, sizeof o->token, "%s", v);
-    else if (!strcmp(a, "--token-file")) {
-        if (!read_token(o->token, sizeof o->token, v))
-            return 2;
+        o->token_file = NULL;
+    } else if (!strcmp(a, "--token-file")) {
+        o->token_file = v;
+        o->token_file_line = o->cfg_line;
+        o->token[0] = 0;
     } else if (!strcmp(a, "--key")) {
+        if (!o->cfg_line && !o->flag_keys) {
+            o->flag_keys = true;
+            o->n_keys = 0;
+        }
         if (o->n_keys == MAX_KEYS)
-            return usage_error("too many --key options", NULL);
+            return opt_error(o, "too many --key options", NULL);
         if (!strchr(v, '=') || v[0] == '=')
-            return usage_error("--key wants NAME=SOURCE, got", v);
+            return opt_error(o, "--key wants NAME=SOURCE, got", v);
         o->keys[o->n_keys++] = v;
     } else if (!strcmp(a, "--workers")) {
         if (!parse_int(&o->eng.cpu_workers, v, 0, 1024))
-            return usage_error("--workers wants 0..1024, got", v);
+            return opt_error(o, "--workers wants 0..1024, got", v);
         o->workers_set = true;
     } else if (!strcmp(a, "--slots")) {
         if (!parse_int(&o->eng.gpu_slots, v, 1, 64))
-            return usage_error("--slots wants 1..64, got", v);
+            return opt_error(o, "--slots wants 1..64, got", v);
     } else if (!strcmp(a, "--pinned-keys")) {
         if (!parse_size(&o->eng.pinned_key_bytes, v))
-            return usage_error("--pinned-keys wants a size like 64G, got", v);
+            return opt_error(o, "--pinned-keys wants a size like 64G, got", v);
     } else if (!strcmp(a, "--gpu-mem")) {
         if (!parse_size(&o->eng.gpu_mem_bytes, v))
-            return usage_error("--gpu-mem wants a size like 100G, got", v);
+            return opt_error(o, "--gpu-mem wants a size like 100G, got", v);
     } else if (!strcmp(a, "--threads")) {
         if (!parse_int(&o->eng.threads_per_worker, v, 0, 4096))
-            return usage_error("--threads wants 0..4096, got", v);
+            return opt_error(o, "--threads wants 0..4096, got", v);
     } else if (!strcmp(a, "--gpus")) {
         if (!strcmp(v, "all"))
             o->eng.gpus = -1;
         else if (!strcmp(v, "none"))
             o->eng.gpus = 0;
         else if (!parse_int(&o->eng.gpus, v, 0, 1024))
-            return usage_error("--gpus wants a count, all or none, got", v);
+            return opt_error(o, "--gpus wants a count, all or none, got", v);
     } else if (!strcmp(a, "--body-budget")) {
         if (!parse_size(&o->srv.body_budget, v))
-            return usage_error("--body-budget wants a size like 64K, 1M or 4G, got", v);
+            return opt_error(o, "--body-budget wants a size like 64K, 1M or 4G, got", v);
     } else if (!strcmp(a, "--reserved-conns")) {
         if (!parse_int(&n, v, 0, 100000))
-            return usage_error("--reserved-conns wants 0..100000, got", v);
+            return opt_error(o, "--reserved-conns wants 0..100000, got", v);
         o->srv.reserved_conns = (unsigned)n;
     } else if (!strcmp(a, "--max-conns-per-peer")) {
         if (!parse_int(&n, v, 0, 100000))
-            return usage_error("--max-conns-per-peer wants 0..100000 (0: no cap), got", v);
+            return opt_error(o, "--max-conns-per-peer wants 0..100000 (0: no cap), got", v);
         o->srv.max_conns_per_peer = (unsigned)n;
     } else if (!strcmp(a, "--idle-timeout")) {
         if (!parse_int(&n, v, 1, 86400))
-            return usage_error("--idle-timeout wants 1..86400 seconds, got", v);
+            return opt_error(o, "--idle-timeout wants 1..86400 seconds, got", v);
         o->srv.idle_timeout_s = (unsigned)n;
     } else if (!strcmp(a, "--header-timeout")) {
         char *end;
         double t = strtod(v, &end);
         if (end == v || *end || !(t >= 0.1 && t <= 3600))
-            return usage_error("--header-timeout wants 0.1..3600 seconds, got", v);
+            return opt_error(o, "--header-timeout wants 0.1..3600 seconds, got", v);
         o->srv.header_timeout_s = t;
     } else if (!strcmp(a, "--max-body") || !strcmp(a, "--max-json")) {
         if (!parse_size(&size, v))
-            return usage_error("a size like 65536, 64K, 1M or 1G, got", v);
+            return opt_error(o, "a size like 65536, 64K, 1M or 1G, got", v);
         if (!strcmp(a, "--max-body"))
             o->srv.max_body = size;
         else
             o->srv.max_json = size;
     } else if (!strcmp(a, "--max-queued")) {
         if (!parse_int(&n, v, 1, 1 << 30))
-            return usage_error("--max-queued wants 1..2^30, got", v);
+            return opt_error(o, "--max-queued wants 1..2^30, got", v);
         o->eng.max_queued_partitions = (uint32_t)n;
     } else if (!strcmp(a, "--key-budget")) {
         if (!parse_size(&o->eng.key_budget_bytes, v))
-            return usage_error("--key-budget wants a size like 64G, got", v);
+            return opt_error(o, "--key-budget wants a size like 64G, got", v);
     } else if (!strcmp(a, "--max-conns")) {
         if (!parse_int(&n, v, 2, 100000))
-            return usage_error("--max-conns wants 2..100000, got", v);
+            return opt_error(o, "--max-conns wants 2..100000, got", v);
         o->srv.max_conns = (unsigned)n;
     } else if (!strcmp(a, "--tune")) {
-        if (zp__cli_tune_parse(&o->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "serve", v))
+        if (o->n_tunes == MAX_TUNES)
+            return opt_error(o, "too many --tune options", NULL);
+        if (zp__cli_tune_parse(&o->tune, ZP__TUNE_GPU | ZP__TUNE_CPU, "serve", v)) {
+            if (o->cfg_line)
+                fprintf(stderr, "zkpipe serve: %s:%d: bad value for tune\n", o->cfg.path, o->cfg_line);
             return 2;
+        }
+        o->tunes[o->n_tunes++] = v;
         o->eng.gpu_tuning = o->tune.gpu;
     } else if (!strcmp(a, "--log-format")) {
         if (!zp__log_format_parse(&o->log_format, v))
@@ -282,22 +334,123 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
         char *end;
         double s = strtod(v, &end);
         if (end == v || *end || !(s >= 0 && s <= 1e6))
-            return usage_error("seconds >= 0, got", v);
+            return opt_error(o, "seconds >= 0, got", v);
         if (!strcmp(a, "--grace"))
             o->srv.grace_s = s;
         else
             o->srv.max_wait_s = s;
+    } else if (o->cfg_line) {
+        fprintf(stderr, "zkpipe serve: %s:%d: unknown setting '%s'\n", o->cfg.path, o->cfg_line, a + 2);
+        return 2;
     } else {
         return usage_error("unknown option", a);
     }
     return 0;
 }
 
-static int parse_args(struct serve_opts *o, int argc, char **argv)
+/* The flags that choose the config file, before anything else is read. */
+static int find_config(struct serve_opts *o, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--config")) {
+            if (i + 1 >= argc)
+                return usage_error("missing value after", argv[i]);
+            o->config = argv[++i];
+        } else if (!strcmp(argv[i], "--no-config"))
+            o->no_config = true;
+        else if (!strcmp(argv[i], "--print-config"))
+            o->print_config = true;
+    }
+    if (o->config && o->no_config)
+        return usage_error("--config and --no-config together", NULL);
+    return 0;
+}
+
+/* yes/no, true/false, on/off, 1/0 for the switches in a config file. */
+static bool parse_bool(bool *out, const char *v)
+{
+    if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))
+        *out = true;
+    else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0"))
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+/* Each entry of the file as the flag of the same name, so both take the
+ * same values and give the same checks. */
+static int apply_config(struct serve_opts *o)
+{
+    static const char *const cli_only[] = {"config", "no-config", "print-config", "help"};
+    for (size_t i = 0; i < o->cfg.n; i++) {
+        const zp__cfg_entry *en = &o->cfg.entries[i];
+        char flag[64];
+        o->cfg_line = en->line;
+        o->cfg_key = en->key;
+        for (size_t j = 0; j < sizeof cli_only / sizeof *cli_only; j++)
+            if (!strcmp(en->key, cli_only[j])) {
+                fprintf(stderr, "zkpipe serve: %s:%d: '%s' is a command-line option only\n",
+                        o->cfg.path, en->line, en->key);
+                return 2;
+            }
+        bool *sw = !strcmp(en->key, "lazy-keys")            ? &o->lazy
+                   : !strcmp(en->key, "allow-witness-path") ? &o->allow_path
+                   : !strcmp(en->key, "timeline")           ? &o->timeline
+                                                            : NULL;
+        int rc = 0;
+        if (sw) {
+            if (!parse_bool(sw, en->value))
+                rc = opt_error(o, "yes or no, got", en->value);
+        } else if (strlen(en->key) + 3 > sizeof flag) {
+            fprintf(stderr, "zkpipe serve: %s:%d: unknown setting '%s'\n", o->cfg.path, en->line, en->key);
+            rc = 2;
+        } else {
+            snprintf(flag, sizeof flag, "--%s", en->key);
+            rc = parse_opt(o, flag, en->value);
+        }
+        if (rc)
+            return rc;
+        /* A literal token in a file others may read is as exposed as a
+         * token file they may read. */
+        if (!strcmp(en->key, "token") && (o->cfg.mode & (S_IRWXG | S_IRWXO)))
+            fprintf(stderr, "zkpipe serve: warning: config file %s has mode %04o and holds a token: "
+                            "others than its owner can read it (chmod 600 %s)\n",
+                    o->cfg.path, o->cfg.mode, o->cfg.path);
+    }
+    o->cfg_line = 0;
+    o->cfg_key = NULL;
+    return 0;
+}
+
+/* The explicit --config FILE, or the default one when it exists. */
+static int load_config(struct serve_opts *o)
+{
+    const char *path = o->config;
+    if (!path && !o->no_config && access(ZP__CFG_DEFAULT, F_OK) == 0)
+        path = ZP__CFG_DEFAULT;
+    if (!path)
+        return 0;
+    char why[512];
+    if (!zp__cfg_load(&o->cfg, path, why, sizeof why)) {
+        fprintf(stderr, "zkpipe serve: %s\n", why);
+        return 2;
+    }
+    return apply_config(o);
+}
+
+static int parse_args(struct serve_opts *o, int argc, char **argv)
+{
+    int rc = find_config(o, argc, argv);
+    if (rc || (rc = load_config(o)))
+        return rc;
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--lazy-keys"))
+        if (!strcmp(a, "--config"))
+            i++;
+        else if (!strcmp(a, "--no-config") || !strcmp(a, "--print-config"))
+            continue;
+        else if (!strcmp(a, "--lazy-keys"))
             o->lazy = true;
         else if (!strcmp(a, "--allow-witness-path"))
             o->allow_path = true;
@@ -311,10 +464,18 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
                 return rc;
         }
     }
+    if (o->token_file && !read_token(o->token, sizeof o->token, o->token_file)) {
+        if (o->token_file_line)
+            fprintf(stderr, "zkpipe serve: %s:%d: bad value for token-file\n", o->cfg.path,
+                    o->token_file_line);
+        return 2;
+    }
     if (!o->srv.listen)
-        return usage_error("--listen is required (unix:///path or tcp://host:port)", NULL);
+        return usage_error("--listen is required (unix:///path or tcp://host:port; "
+                           "`listen =` in a config file)", NULL);
     if (o->n_keys == 0)
-        return usage_error("no --key NAME=SOURCE given: the daemon would have nothing to prove", NULL);
+        return usage_error("no --key NAME=SOURCE given (nor `key =` in a config file): the daemon "
+                           "would have nothing to prove", NULL);
     if (o->token[0] && !token_ok(o->token))
         return usage_error("the token must be 1..255 visible ASCII characters without spaces", NULL);
     if (o->token[0] && strlen(o->token) < TOKEN_MIN)
@@ -328,6 +489,78 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
     if ((o->eng.gpus > 0 || (o->eng.gpus < 0 && zp__gpu_count() > 0)) && !o->workers_set)
         o->eng.cpu_workers = 0;
     return 0;
+}
+
+/* A byte count in the largest binary unit that divides it, as the size
+ * options read it back. */
+static void print_size(FILE *f, const char *key, uint64_t v)
+{
+    static const char units[] = "TGMK";
+    for (int i = 0; i < 4; i++) {
+        unsigned shift = 40 - 10 * (unsigned)i;
+        if (v && v % (1ull << shift) == 0) {
+            fprintf(f, "%s = %llu%c\n", key, (unsigned long long)(v >> shift), units[i]);
+            return;
+        }
+    }
+    fprintf(f, "%s = %llu\n", key, (unsigned long long)v);
+}
+
+/* A size whose 0 means "the default": the default stays a comment, since
+ * the option takes no 0. */
+static void print_size_or(FILE *f, const char *key, uint64_t v, const char *dflt)
+{
+    if (v)
+        print_size(f, key, v);
+    else
+        fprintf(f, "# %s = (default: %s)\n", key, dflt);
+}
+
+/* The settings in effect, as a config file that sets them again (all but
+ * a literal token, which is redacted). */
+static void print_config(FILE *f, const struct serve_opts *o)
+{
+    fprintf(f, "# zkpipe serve: effective settings (config file: %s)\n", o->cfg.path ? o->cfg.path : "none");
+    fprintf(f, "listen = %s\n", o->srv.listen);
+    for (int i = 0; i < o->n_keys; i++)
+        fprintf(f, "key = %s\n", o->keys[i]);
+    if (o->token_file)
+        fprintf(f, "token-file = %s\n", o->token_file);
+    else if (o->token[0])
+        fprintf(f, "# token = <set> (redacted)\n");
+    else
+        fprintf(f, "# token = (none)\n");
+    fprintf(f, "workers = %d\n", o->eng.cpu_workers);
+    fprintf(f, "threads = %d\n", o->eng.threads_per_worker);
+    if (o->eng.gpus < 0)
+        fprintf(f, "gpus = all\n");
+    else if (o->eng.gpus == 0)
+        fprintf(f, "gpus = none\n");
+    else
+        fprintf(f, "gpus = %d\n", o->eng.gpus);
+    fprintf(f, "slots = %d\n", o->eng.gpu_slots);
+    print_size_or(f, "gpu-mem", o->eng.gpu_mem_bytes, "free memory less a reserve");
+    print_size_or(f, "pinned-keys", o->eng.pinned_key_bytes, "none");
+    fprintf(f, "max-queued = %u\n", (unsigned)o->eng.max_queued_partitions);
+    print_size_or(f, "key-budget", o->eng.key_budget_bytes, "no limit");
+    print_size(f, "max-body", o->srv.max_body);
+    print_size(f, "max-json", o->srv.max_json);
+    fprintf(f, "max-conns = %u\n", o->srv.max_conns);
+    if (o->srv.reserved_conns == ZP__SRV_AUTO)
+        fprintf(f, "# reserved-conns = (default: max-conns/4)\n");
+    else
+        fprintf(f, "reserved-conns = %u\n", o->srv.reserved_conns);
+    fprintf(f, "max-conns-per-peer = %u\n", o->srv.max_conns_per_peer);
+    fprintf(f, "header-timeout = %g\n", o->srv.header_timeout_s);
+    fprintf(f, "idle-timeout = %u\n", o->srv.idle_timeout_s);
+    print_size_or(f, "body-budget", o->srv.body_budget, "max(1G, max-body)");
+    fprintf(f, "max-wait = %g\n", o->srv.max_wait_s);
+    fprintf(f, "grace = %g\n", o->srv.grace_s);
+    fprintf(f, "lazy-keys = %s\n", o->lazy ? "yes" : "no");
+    fprintf(f, "allow-witness-path = %s\n", o->allow_path ? "yes" : "no");
+    fprintf(f, "timeline = %s\n", o->timeline ? "yes" : "no");
+    for (int i = 0; i < o->n_tunes; i++)
+        fprintf(f, "tune = %s\n", o->tunes[i]);
 }
 
 /* Only names that cannot leave the host count as loopback: 127.0.0.0/8,
@@ -434,6 +667,157 @@ static bool setup_keys(zp_engine *eng, const struct serve_opts *o)
     return true;
 }
 
+/* ------------------------------------------------------------ SIGHUP */
+
+/* Settings as print_config renders them, one line each: comparing two
+ * renderings compares every setting with its printed form. */
+static char *render(const struct serve_opts *o)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    print_config(f, o);
+    if (fclose(f)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The line of text that sets name (commented or not), or NULL; *len is
+ * its length. */
+static const char *setting_line(const char *text, const char *name, size_t *len)
+{
+    size_t nl = strlen(name);
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *q = !strncmp(p, "# ", 2) ? p + 2 : p;
+        if (!strncmp(q, name, nl) && !strncmp(q + nl, " = ", 3)) {
+            *len = n;
+            return p;
+        }
+        p += n + (e != NULL);
+    }
+    return NULL;
+}
+
+/* The NAME of a NAME=SOURCE key, or NULL. */
+static const char *key_source(const struct serve_opts *o, const char *spec)
+{
+    size_t nl = (size_t)(strchr(spec, '=') - spec);
+    for (int i = 0; i < o->n_keys; i++)
+        if (!strncmp(o->keys[i], spec, nl) && o->keys[i][nl] == '=')
+            return o->keys[i] + nl + 1;
+    return NULL;
+}
+
+/* Keys are the settings a running daemon takes: a new one is registered
+ * (and loaded unless lazy) and joins cur; the others only log. */
+static void reload_keys(zp_engine *eng, struct serve_opts *cur, const struct serve_opts *next,
+                        char **owned, int *n_owned)
+{
+    for (int i = 0; i < next->n_keys; i++) {
+        const char *spec = next->keys[i], *eq = strchr(spec, '=');
+        const char *old = key_source(cur, spec);
+        if (old) {
+            if (strcmp(old, eq + 1))
+                fprintf(stderr, "zkpipe serve: SIGHUP: key %.*s: source %s -> %s needs a restart "
+                                "(not applied)\n", (int)(eq - spec), spec, old, eq + 1);
+            continue;
+        }
+        if (cur->n_keys == MAX_KEYS || *n_owned == MAX_KEYS) {
+            fprintf(stderr, "zkpipe serve: SIGHUP: key %s: too many keys (not added)\n", spec);
+            continue;
+        }
+        struct serve_opts one = *cur;
+        one.keys[0] = spec;
+        one.n_keys = 1;
+        one.lazy = next->lazy;
+        char name[ZP_NAME_MAX + 1];
+        zp_key_info ki;
+        snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+        bool loaded = setup_keys(eng, &one);
+        /* A key registered but not loaded is served (it loads on its
+         * first job, or fails it), so it joins cur all the same. */
+        if (!loaded && !key_named(eng, name, &ki))
+            continue;
+        owned[(*n_owned)++] = strdup(spec);
+        if (owned[*n_owned - 1])
+            cur->keys[cur->n_keys++] = owned[*n_owned - 1];
+        fprintf(stderr, "zkpipe serve: SIGHUP: key %s added%s\n", spec,
+                loaded ? "" : " (it could not be loaded: see above)");
+    }
+    for (int i = 0; i < cur->n_keys; i++)
+        if (!key_source(next, cur->keys[i]))
+            fprintf(stderr, "zkpipe serve: SIGHUP: key %.*s: no longer configured; it is served "
+                            "until a restart\n", (int)(strchr(cur->keys[i], '=') - cur->keys[i]),
+                    cur->keys[i]);
+}
+
+/* Every other setting that differs needs a restart: the engine and the
+ * server read their configs unlocked from many threads. */
+static void reload_report(const struct serve_opts *cur, const struct serve_opts *next)
+{
+    char *a = render(cur), *b = render(next);
+    for (const char *p = b; p && a && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *q = !strncmp(p, "# ", 2) ? p + 2 : p;
+        const char *sep = memchr(q, ' ', n - (size_t)(q - p));
+        char name[64];
+        /* Keys are compared by reload_keys, tunings as one list below. */
+        if (sep && sep - q < (long)sizeof name && strncmp(q, "key = ", 6) != 0 &&
+            strncmp(q, "tune = ", 7) != 0 && strncmp(p, "# zkpipe", 8)) {
+            snprintf(name, sizeof name, "%.*s", (int)(sep - q), q);
+            size_t on;
+            const char *o = setting_line(a, name, &on);
+            if (!o || on != n || memcmp(o, p, n))
+                fprintf(stderr, "zkpipe serve: SIGHUP: %s: '%.*s' -> '%.*s' needs a restart "
+                                "(not applied)\n", name, o ? (int)on : 0, o ? o : "", (int)n, p);
+        }
+        p += n + (e != NULL);
+    }
+    bool tunes_differ = cur->n_tunes != next->n_tunes;
+    for (int i = 0; i < cur->n_tunes && !tunes_differ; i++)
+        tunes_differ = strcmp(cur->tunes[i], next->tunes[i]) != 0;
+    if (tunes_differ)
+        fprintf(stderr, "zkpipe serve: SIGHUP: the tune settings changed: that needs a restart "
+                        "(not applied)\n");
+    if (strcmp(cur->token, next->token))
+        fprintf(stderr, "zkpipe serve: SIGHUP: the token changed: that needs a restart (not applied)\n");
+    free(a);
+    free(b);
+}
+
+/* Reads the config file and the flags again, as at start; a bad file
+ * changes nothing. */
+static void reload(zp_engine *eng, struct serve_opts *cur, int argc, char **argv, char **owned,
+                   int *n_owned)
+{
+    struct serve_opts *next = calloc(1, sizeof *next);
+    if (!next)
+        return;
+    zp__srv_config_default(&next->srv);
+    zp_engine_config_default(&next->eng);
+    zp__cli_tune_default(&next->tune);
+    if (parse_args(next, argc, argv)) {
+        fprintf(stderr, "zkpipe serve: SIGHUP: the settings above are not valid: nothing changed\n");
+    } else {
+        if (!next->cfg.path)
+            fprintf(stderr, "zkpipe serve: SIGHUP: no config file to read\n");
+        next->srv.allow_witness_path = cur->srv.allow_witness_path;
+        next->eng.timeline_log = cur->eng.timeline_log;
+        reload_keys(eng, cur, next, owned, n_owned);
+        reload_report(cur, next);
+        fprintf(stderr, "zkpipe serve: SIGHUP: done\n");
+    }
+    zp__cfg_free(&next->cfg);
+    free(next);
+}
+
 /* After the first signal: a second one ends the process without waiting. */
 static void *second_signal(void *arg)
 {
@@ -447,46 +831,52 @@ static void *second_signal(void *arg)
     return NULL;
 }
 
-int zp__cmd_serve(int argc, char **argv)
+/* The daemon from its options to its exit status; o->cfg is the
+ * caller's to free. */
+static int serve_run(struct serve_opts *o, int argc, char **argv)
 {
-    if (zp__cli_wants_help(argc, argv, serve_help))
-        return 0;
-    struct serve_opts o = {0};
-    zp__srv_config_default(&o.srv);
-    zp_engine_config_default(&o.eng);
-    zp__cli_tune_default(&o.tune);
-    o.log_level = ZP__LOG_INFO;
-    int rc = parse_args(&o, argc, argv);
+    zp__srv_config_default(&o->srv);
+    zp_engine_config_default(&o->eng);
+    zp__cli_tune_default(&o->tune);
+    o->log_level = ZP__LOG_INFO;
+    int rc = parse_args(o, argc, argv);
     if (rc)
         return rc;
-    zp__log_setup(o.log_level, o.log_format, 2);
-    zp__cli_tune_apply(&o.tune);
+    zp__log_setup(o->log_level, o->log_format, 2);
+    zp__cli_tune_apply(&o->tune);
     zp__listen_addr la;
     char why[512];
-    if (!zp__listen_parse(&la, o.srv.listen, why, sizeof why))
+    if (!zp__listen_parse(&la, o->srv.listen, why, sizeof why))
         return usage_error(why, NULL);
-    if (!la.is_unix && !o.srv.token)
+    if (!la.is_unix && !o->srv.token)
         return usage_error("refusing to listen on TCP without --token or --token-file", NULL);
     if (!la.is_unix && !loopback_host(la.host))
         zp__log(ZP__LOG_WARN, "serve.plain_http", "host=%s reason=%s", la.host,
                 "not a loopback address and the daemon speaks plain HTTP: the token and every "
                 "witness cross the network unencrypted (put a TLS proxy in front, or listen on "
                 "127.0.0.1)");
-    o.srv.allow_witness_path = la.is_unix || o.allow_path;
-    if (o.timeline)
-        o.eng.timeline_log = timeline_line;
+    o->srv.allow_witness_path = la.is_unix || o->allow_path;
+    if (o->print_config) {
+        print_config(stdout, o);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
+    if (o->timeline)
+        o->eng.timeline_log = timeline_line;
 
     /* Signals are taken by sigwait below; every thread started from here
      * on inherits the mask, so none of them is interrupted by them. */
     static sigset_t stop_set;
+    sigset_t wait_set;
     sigemptyset(&stop_set);
     sigaddset(&stop_set, SIGTERM);
     sigaddset(&stop_set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
+    wait_set = stop_set;
+    sigaddset(&wait_set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &wait_set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
     zp_engine *eng = NULL;
-    zp_err e = zp_engine_open(&eng, &o.eng);
+    zp_err e = zp_engine_open(&eng, &o->eng);
     if (e != ZP_OK) {
         /* A GPU's failure (one the build cannot serve, among others) says
          * which GPU and why in the GPU's error line. */
@@ -497,7 +887,7 @@ int zp__cmd_serve(int argc, char **argv)
         return 1;
     }
     zp__srv *srv = NULL;
-    if (!setup_keys(eng, &o) || (e = zp__srv_start(&srv, &o.srv, eng, why, sizeof why)) != ZP_OK) {
+    if (!setup_keys(eng, o) || (e = zp__srv_start(&srv, &o->srv, eng, why, sizeof why)) != ZP_OK) {
         if (e != ZP_OK)
             zp__log(ZP__LOG_ERROR, "serve.failed", "error=%s reason=%s", zp_strerror(e), why);
         zp_engine_close(eng);
@@ -505,16 +895,31 @@ int zp__cmd_serve(int argc, char **argv)
     }
     log_start(eng, srv);
     int sig = 0;
-    sigwait(&stop_set, &sig);
-    zp__log(ZP__LOG_INFO, "serve.drain", "signal=%s grace_s=%g", sig == SIGINT ? "SIGINT" : "SIGTERM",
-            o.srv.grace_s);
+    char *owned[MAX_KEYS];
+    int n_owned = 0;
+    while (sigwait(&wait_set, &sig) == 0 && sig == SIGHUP)
+        reload(eng, o, argc, argv, owned, &n_owned);
+    zp__log(ZP__LOG_INFO, "serve.drain", "signal=%s grace_s=%g",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", o->srv.grace_s);
     pthread_t watcher;
     if (pthread_create(&watcher, NULL, second_signal, &stop_set) == 0)
         pthread_detach(watcher);
     zp__srv_stop(srv);
     zp_engine_close(eng);
     zp__log(ZP__LOG_INFO, "serve.stop", NULL);
+    for (int i = 0; i < n_owned; i++)
+        free(owned[i]);
     return 0;
+}
+
+int zp__cmd_serve(int argc, char **argv)
+{
+    if (zp__cli_wants_help(argc, argv, serve_help))
+        return 0;
+    struct serve_opts o = {0};
+    int rc = serve_run(&o, argc, argv);
+    zp__cfg_free(&o.cfg);
+    return rc;
 }
 
 #endif
