@@ -209,11 +209,11 @@ else
   D=$!
   PIDS+=("$D")
   for i in $(seq 1 300); do
-    grep -q "listening on" "$T/d.log" && break
+    grep -q "serve.start" "$T/d.log" && break
     kill -0 "$D" 2>/dev/null || break
     sleep 0.1
   done
-  check "a daemon starts from a config file" grep -q "listening on unix://$T/d.sock" "$T/d.log"
+  check "a daemon starts from a config file" grep -q "serve.start.*listen=unix://$T/d.sock" "$T/d.log"
   "$Z" status --addr "unix://$T/d.sock" >"$T/out" 2>&1
   check "it answers zkpipe status with the file's keys" \
     sh -c "grep -q syn '$T/out' && grep -q two '$T/out'"
