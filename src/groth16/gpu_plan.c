@@ -18,12 +18,7 @@
 #include "groth16/gpu_prover.h"
 #include "io/io.h"
 
-/* The arena's rounding of one region (a zero-byte request takes 32). */
-static uint64_t rnd(uint64_t bytes)
-{
-    bytes = bytes ? bytes : 32;
-    return (bytes + 255) & ~(uint64_t)255;
-}
+static uint64_t rnd(uint64_t bytes) { return zp__g16_arena_round(bytes); }
 
 static uint64_t part_bytes(const zp__pk *pk, zp__g16_part i)
 {

@@ -162,6 +162,12 @@ typedef struct zp__g16_dkey {
     uint64_t ring_buffer;
 } zp__g16_dkey;
 
+/* The arena bytes a request of `bytes` takes (256-byte rounding; a
+ * zero-byte request takes 32): the key, slot and plan sizes all use it. */
+uint64_t zp__g16_arena_round(uint64_t bytes);
+/* k->res and k->ring_buffer from plan (NULL: all resident); false when the
+ * plan is not of pk's shape. */
+bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_plan *plan);
 /* The region of k's array i (its resident points). */
 zp__gpu_buf *zp__g16_dkey_part(zp__g16_dkey *k, zp__g16_part i);
 /* Whether any point of k streams from host memory. */

@@ -11,12 +11,13 @@
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
 
-/* The arena's rounding of one region (a zero-byte request takes 32). */
-static uint64_t rnd(uint64_t bytes)
+uint64_t zp__g16_arena_round(uint64_t bytes)
 {
     bytes = bytes ? bytes : 32;
     return (bytes + 255) & ~(uint64_t)255;
 }
+
+static uint64_t rnd(uint64_t bytes) { return zp__g16_arena_round(bytes); }
 
 static uint64_t n_words(const zp__pk *pk) { return ((uint64_t)pk->n_vars + 63) / 64; }
 
@@ -291,9 +292,7 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
     return ZP_OK;
 }
 
-/* k->res and k->ring_buffer from plan (NULL: all resident); false when
- * the plan is not of pk's shape. */
-static bool take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_plan *plan)
+bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_plan *plan)
 {
     for (int i = 0; i < ZP_G16_NP; i++) {
         const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
@@ -321,7 +320,7 @@ zp_err zp__g16_dkey_upload_plan(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream 
         return e;
     if ((pk->n_a && !pk->a) || (pk->n_h && !pk->h))
         return zp__fail(why, ZP_E_UNSUPPORTED, "the proving key has no points to upload");
-    if (!take_plan(out, pk, plan))
+    if (!zp__g16_dkey_take_plan(out, pk, plan))
         return zp__fail(why, ZP_E_INVALID_ARG, "the key's plan is not of its shape");
     uint64_t nw = n_words(pk);
     uint32_t *ra = density_rank(&pk->a_density, nw), *rb = density_rank(&pk->b_density, nw);

@@ -77,11 +77,7 @@ double zp__g16_now(void)
 
 /* ------------------------------------------------------------- sizing */
 
-static uint64_t rnd(uint64_t bytes)
-{
-    bytes = bytes ? bytes : 32;
-    return (bytes + 255) & ~(uint64_t)255;
-}
+static uint64_t rnd(uint64_t bytes) { return zp__g16_arena_round(bytes); }
 
 /* The bytes of a slot's regions (the layout above) and where its MSM
  * scratch starts in work. */

@@ -238,16 +238,9 @@ static zp_err take_plan(zp__g16_dkey *k, const zp__pk *pk, zp__g16_plan_fn plan_
 {
     zp__g16_plan plan;
     zp_err e = plan_fn ? plan_fn(ctx, pk, &plan, why) : ZP_OK;
-    if (e)
-        return e;
-    for (int i = 0; i < ZP_G16_NP; i++) {
-        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
-        k->res[i] = plan_fn ? plan.res[i] : n;
-        if (k->res[i] > n)
-            return zp__fail(why, ZP_E_INVALID_ARG, "the key's plan is not of its shape");
-    }
-    k->ring_buffer = plan_fn ? plan.ring_buffer : 0;
-    return ZP_OK;
+    if (!e && !zp__g16_dkey_take_plan(k, pk, plan_fn ? &plan : NULL))
+        e = zp__fail(why, ZP_E_INVALID_ARG, "the key's plan is not of its shape");
+    return e;
 }
 
 /* A staging region for streamed points: the plan's buffer size, at most
