@@ -52,9 +52,14 @@ static void fill(zp__g16_plan *p, const zp__pk *pk, uint64_t room, uint64_t cap)
     }
 }
 
+/* A size for people: GiB from 1 GiB up, MiB below (a test key's 0.0 GiB
+ * says nothing). */
 static void gib(char *buf, size_t len, uint64_t bytes)
 {
-    snprintf(buf, len, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+    if (bytes >= (1ull << 30))
+        snprintf(buf, len, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+    else
+        snprintf(buf, len, "%.1f MiB", (double)bytes / (double)(1ull << 20));
 }
 
 static uint64_t points_bytes(const zp__pk *pk)

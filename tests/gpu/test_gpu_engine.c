@@ -327,7 +327,12 @@ static void test_admission(void)
         t_await_ok(e, ids[i], "p", 3);
     int admitted = e->gpus[0].admitted;
     printf("admission: %d of 3 slots admitted (%s)\n", admitted, e->gpus[0].why);
-    CHECK(admitted >= 1 && admitted < 3);
+    if (T_opts.resident_cap == UINT64_MAX)
+        CHECK(admitted >= 1 && admitted < 3);
+    else
+        /* Key tiers cap the resident points: the key takes a fraction of
+         * `dkey`, and what it leaves holds more working sets. */
+        CHECK(admitted >= 1);
     close_with_pad(e, &pad);
 
     /* An arena that holds a small key and its working set, not the big
