@@ -149,10 +149,11 @@ static void test_gpu_only(void)
     CHECK_EQ_INT(zp_engine_metrics(e, &m, &len), ZP_OK);
     CHECK(strstr(m, "zkpipe_gpu_slots_admitted{gpu=\"0\"} 2") != NULL);
     CHECK(strstr(m, "zkpipe_gpu_memory_bytes{gpu=\"0\",kind=\"used\"}") != NULL);
-    /* Both slots proved, so both pinned a witness buffer of the key's size. */
+    /* Both slots proved, so both pinned a witness buffer of the key's size
+     * (lean slots two each: --lean, porep being a lean shape). */
     char want[96];
     snprintf(want, sizeof want, "zkpipe_pinned_host_bytes{gpu=\"0\"} %llu",
-             (unsigned long long)(2ull * key_of(e, "p")->n_vars * 32));
+             (unsigned long long)((T_opts.lean ? 4ull : 2ull) * key_of(e, "p")->n_vars * 32));
     CHECK(strstr(m, want) != NULL);
     zp_free(m);
     /* Evicting the key frees its device copy; the next job makes it again. */
