@@ -139,6 +139,46 @@ static void test_file_fifo(void)
     unlink(p);
 }
 
+/* A mapped file cut under the mapping: pages past its new end read as
+ * zeros instead of raising SIGBUS, and the buffer says it changed; an
+ * intact mapping says it did not. */
+static void test_map_truncated(void)
+{
+    char p[128];
+    path_in_tmp(p, sizeof p, "cut.bin");
+    enum { LEN = 1 << 18 };
+    uint8_t *data = malloc(LEN);
+    for (size_t i = 0; i < LEN; i++)
+        data[i] = (uint8_t)(i * 7 + 1);
+    FILE *f = fopen(p, "wb");
+    CHECK(f && fwrite(data, 1, LEN, f) == LEN);
+    if (f)
+        fclose(f);
+    zp__buf a, b;
+    CHECK_EQ_INT(zp__file_map(&a, p, UINT64_MAX, NULL), ZP_OK);
+    CHECK_EQ_INT(zp__file_map(&b, p, UINT64_MAX, NULL), ZP_OK);
+    CHECK(a.len == LEN && memcmp(a.data, data, 100) == 0);
+    CHECK(!zp__buf_changed(&a));
+    CHECK(truncate(p, 4096) == 0);
+    uint64_t sum = 0;
+    for (size_t i = 8192; i < LEN; i += 512)
+        sum += a.data[i];
+    CHECK_EQ_INT(sum, 0);
+    CHECK(a.data[10] == data[10]); /* what is left is the file's */
+    CHECK(zp__buf_changed(&a));
+    CHECK(!zp__buf_changed(&b)); /* not read past the end: no fault yet */
+    CHECK_EQ_INT(b.data[LEN - 1], 0);
+    CHECK(zp__buf_changed(&b));
+    zp__buf_free(&a);
+    zp__buf_free(&b);
+    /* A mapping made after the others were freed starts unchanged. */
+    CHECK_EQ_INT(zp__file_map(&a, p, UINT64_MAX, NULL), ZP_OK);
+    CHECK(!zp__buf_changed(&a) && a.len == 4096);
+    zp__buf_free(&a);
+    free(data);
+    unlink(p);
+}
+
 static void test_atomic_failure(void)
 {
     char p[128];
@@ -558,6 +598,7 @@ int main(void)
     RUN(test_file_errors);
     RUN(test_file_fifo);
     RUN(test_atomic_failure);
+    RUN(test_map_truncated);
     RUN(test_container);
     RUN(test_wtns_fixture);
     RUN(test_wtns_random);

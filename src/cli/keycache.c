@@ -68,7 +68,10 @@ bool zp__cli_cache_path(char *out, size_t cap, const char *zkey_path, int thread
         return false;
     uint64_t h = zp__hash64(buf.data, buf.len, threads);
     unsigned long long len = (unsigned long long)buf.len;
+    const bool changed = zp__buf_changed(&buf); /* no name for a file cut meanwhile */
     zp__buf_free(&buf);
+    if (changed)
+        return false;
     int n = snprintf(out, cap, "%s/%016llx-%llu.zpk", dir, (unsigned long long)h, len);
     return n > 0 && (size_t)n < cap;
 }

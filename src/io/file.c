@@ -1,10 +1,12 @@
 /*
  * Whole-file reads of regular files only, with a size ceiling, read-only
- * mappings, and atomic
+ * mappings that survive the file's truncation, and atomic
  * writes (temporary file in the same folder, fsync, rename, fsync folder).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -120,6 +122,96 @@ zp_err zp__file_read(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr
     return e;
 }
 
+/* ------------------------------------------------- mappings that fail */
+
+/*
+ * A file truncated under a mapping raises SIGBUS where a page past its new
+ * end is read. zp__file_map registers each mapping here, and a SIGBUS
+ * handler installed once replaces the mapping from the faulting page to
+ * its end with zero pages (an anonymous MAP_FIXED mapping: the read that
+ * faulted is retried and reads zeros) and marks the mapping changed. The
+ * parser then sees zeros and the caller, asking zp__buf_changed, fails
+ * with ZP_E_TRUNCATED instead of the process ending. A SIGBUS outside the
+ * registered mappings is a real fault: the default action ends the
+ * process as before.
+ */
+#define MAPS_MAX 64
+
+typedef struct map_slot {
+    _Atomic(uintptr_t) base; /* 0: free */
+    _Atomic(size_t) len;
+    atomic_int changed;
+} map_slot;
+
+static map_slot maps[MAPS_MAX];
+#define MAP_TAKEN ((uintptr_t)1) /* a slot being filled */
+static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    const uintptr_t a = (uintptr_t)si->si_addr;
+    for (int i = 0; i < MAPS_MAX; i++) {
+        const uintptr_t b = atomic_load(&maps[i].base);
+        const size_t len = atomic_load(&maps[i].len);
+        if (b <= MAP_TAKEN || a < b || a - b >= len)
+            continue;
+        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        const uintptr_t from = a & ~(page - 1);
+        if (mmap((void *)from, b + len - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                 -1, 0) == MAP_FAILED)
+            break;
+        atomic_store(&maps[i].changed, 1);
+        return;
+    }
+    signal(sig, SIG_DFL); /* not ours: die of it, as without the handler */
+    raise(sig);
+}
+
+static void install_sigbus(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+/* A slot for the mapping (-1: none free; the mapping is then unguarded). */
+static int map_register(const void *base, size_t len)
+{
+    pthread_once(&maps_once, install_sigbus);
+    for (int i = 0; i < MAPS_MAX; i++) {
+        uintptr_t none = 0;
+        /* Taken with a placeholder first (the handler skips it), filled,
+         * then published. */
+        if (!atomic_compare_exchange_strong(&maps[i].base, &none, MAP_TAKEN))
+            continue;
+        atomic_store(&maps[i].changed, 0);
+        atomic_store(&maps[i].len, len);
+        atomic_store(&maps[i].base, (uintptr_t)base);
+        return i;
+    }
+    return -1;
+}
+
+static map_slot *slot_of(const zp__buf *b)
+{
+    if (b->kind_ != 2)
+        return NULL;
+    for (int i = 0; i < MAPS_MAX; i++)
+        if (atomic_load(&maps[i].base) == (uintptr_t)b->base_ && b->base_)
+            return &maps[i];
+    return NULL;
+}
+
+bool zp__buf_changed(const zp__buf *b)
+{
+    const map_slot *m = slot_of(b);
+    return m && atomic_load(&m->changed);
+}
+
 zp_err zp__file_map(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
@@ -142,16 +234,21 @@ zp_err zp__file_map(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr 
         return e;
     }
     close(fd);
+    map_register(m, size);
     *out = (zp__buf){.data = m, .len = size, .base_ = m, .size_ = size, .kind_ = 2};
     return ZP_OK;
 }
 
 void zp__buf_free(zp__buf *b)
 {
-    if (b->kind_ == 1)
+    if (b->kind_ == 1) {
         free(b->base_);
-    else if (b->kind_ == 2)
+    } else if (b->kind_ == 2) {
+        map_slot *m = slot_of(b);
         munmap(b->base_, b->size_);
+        if (m)
+            atomic_store(&m->base, 0);
+    }
     memset(b, 0, sizeof *b);
 }
 

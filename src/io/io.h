@@ -69,8 +69,12 @@ zp_err zp__file_open(int *fd, struct stat *st, const char *path, uint64_t max_le
 /* Reads all of path (through zp__file_open) into the heap; files longer
  * than max_len fail with ZP_E_TOO_LARGE before anything is allocated. */
 zp_err zp__file_read(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr *why);
-/* Maps path read-only (an empty file gives len 0). Same limit as above. */
+/* Maps path read-only (an empty file gives len 0). Same limit as above.
+ * Pages past the end of a file truncated meanwhile read as zeros instead
+ * of raising SIGBUS, and zp__buf_changed says so: a caller that parsed a
+ * mapping asks it before trusting the result (ZP_E_TRUNCATED). */
 zp_err zp__file_map(zp__buf *out, const char *path, uint64_t max_len, zp__ioerr *why);
+bool zp__buf_changed(const zp__buf *b);
 void zp__buf_free(zp__buf *b);
 
 /*

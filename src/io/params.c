@@ -265,6 +265,11 @@ zp_err zp__params_vk_load(zp__vk *out, const char *path, zp__ioerr *why)
     if (e)
         return e;
     e = zp__params_vk_parse(out, b.data, b.len, why);
+    if (zp__buf_changed(&b)) { /* cut while mapped: what was parsed is zeros */
+        if (!e)
+            zp__vk_free(out);
+        e = zp__fail(why, ZP_E_TRUNCATED, "%s changed while being read", path);
+    }
     zp__buf_free(&b);
     return e;
 }
@@ -346,6 +351,11 @@ zp_err zp__params_load_circuit(zp__pk *out, const char *path, const zp__r1cs *cs
     if (e)
         return e;
     e = parse(out, b.data, b.len, cs, threads, why);
+    if (zp__buf_changed(&b)) {
+        if (!e)
+            zp__pk_free(out);
+        e = zp__fail(why, ZP_E_TRUNCATED, "%s changed while being read", path);
+    }
     zp__buf_free(&b);
     return e;
 }

@@ -162,6 +162,11 @@ zp_err zp__r1cs_load(zp__r1cs *out, const char *path, zp__ioerr *why)
     if (e)
         return e;
     e = zp__r1cs_parse(out, b.data, b.len, why);
+    if (zp__buf_changed(&b)) { /* cut while mapped: what was parsed is zeros */
+        if (!e)
+            zp__r1cs_free(out);
+        e = zp__fail(why, ZP_E_TRUNCATED, "%s changed while being read", path);
+    }
     zp__buf_free(&b);
     return e;
 }

@@ -247,6 +247,11 @@ zp_err zp__zkey_load(zp__pk *out, const char *path, zp__ioerr *why)
     if (e)
         return e;
     e = zp__zkey_parse(out, b.data, b.len, why);
+    if (zp__buf_changed(&b)) { /* cut while mapped: what was parsed is zeros */
+        if (!e)
+            zp__pk_free(out);
+        e = zp__fail(why, ZP_E_TRUNCATED, "%s changed while being read", path);
+    }
     zp__buf_free(&b);
     return e;
 }
