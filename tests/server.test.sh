@@ -35,9 +35,10 @@ trap 'exit 1' INT TERM
 
 # ------------------------------------------------------------ daemon 1
 echo "== daemon on a unix socket"
+"$Z" import data/mul3.zkey "$T/live.zpk" >/dev/null 2>&1 || { echo "import failed"; exit 1; }
 start_daemon d1 --listen "unix://$T/d1.sock" --workers 1 --max-body 64K --max-json 4K \
-  --key mul3=data/mul3.zkey --key syn=synth:porep:8 --key blk=synth:porep:10 ||
-  { cat "$T/d1.log"; exit 1; }
+  --key mul3=data/mul3.zkey --key syn=synth:porep:8 --key blk=synth:porep:10 \
+  --key live="$T/live.zpk" || { cat "$T/d1.log"; exit 1; }
 D1=$DPID
 A=(--addr "unix://$T/d1.sock")
 
@@ -56,6 +57,26 @@ check "public inputs match snarkjs' public.json" \
 id=$("$Z" submit "${A[@]}" --key mul3 --witness-path "$PWD/data/mul3.wtns" --priority high)
 "$Z" await "${A[@]}" "$id" -o "$T/p2.bin" --timeout 60 >/dev/null
 check "witness by path" test "$(size_of "$T/p2.bin")" = 192
+
+# The key's file truncated, then rewritten in place, under the daemon: the
+# loaded key owns its bytes, so jobs still prove and the daemon lives; a
+# witness cut short is refused with a clear code.
+id=$("$Z" submit "${A[@]}" --key live --witness data/mul3.wtns)
+"$Z" await "${A[@]}" "$id" -o "$T/live1.bin" --timeout 60 >/dev/null
+check "a .zpk key proves" test "$(size_of "$T/live1.bin")" = 192
+zsize=$(size_of "$T/live.zpk")
+truncate -s 8192 "$T/live.zpk"
+id=$("$Z" submit "${A[@]}" --key live --witness data/mul3.wtns)
+"$Z" await "${A[@]}" "$id" -o "$T/live2.bin" --timeout 60 >/dev/null
+check "its file truncated: it still proves" test "$(size_of "$T/live2.bin")" = 192
+head -c "$zsize" /dev/urandom | dd of="$T/live.zpk" conv=notrunc status=none
+id=$("$Z" submit "${A[@]}" --key live --witness data/mul3.wtns)
+"$Z" await "${A[@]}" "$id" -o "$T/live3.bin" --timeout 60 >/dev/null
+check "its file rewritten in place: it still proves" test "$(size_of "$T/live3.bin")" = 192
+expect 200 "" GET /healthz
+cp data/mul3.wtns "$T/cut.wtns"
+truncate -s 100 "$T/cut.wtns"
+expect 400 bad_witness POST /v1/jobs --data "{\"key\":\"live\",\"witness\":\"$T/cut.wtns\"}"
 
 # One witness file per partition, and the proof as hex: the same bytes.
 w=$PWD/data/mul3.wtns
