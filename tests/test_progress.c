@@ -36,7 +36,7 @@ static void test_format_tty(void)
                   "\rx [........................]   0% ?/s, ? left\033[K"));
     /* A rate in M, a time left over an hour. */
     CHECK(!strcmp(fmt(ZP__BAR_TTY, 3000000, 12000000, 2),
-                  "\rx [######..................]  25% 1.50M/s, 6 s left\033[K"));
+                  "\rx [######..................]  25% 1.50M/s, 6.0 s left\033[K"));
     CHECK(strstr(fmt(ZP__BAR_TTY, 1, 4000, 1), " 1:06:39 left") != NULL);
     CHECK(strstr(fmt(ZP__BAR_TTY, 10, 20, 50), " 50 s left") != NULL);
     CHECK(strstr(fmt(ZP__BAR_TTY, 1, 3, 40), " 1:20 left") != NULL);
@@ -100,7 +100,7 @@ static void test_plain_pace(void)
     CHECK_EQ_INT(count(out, '\n'), 3);
     CHECK(!strncmp(out, "step: 16% (160 of 1.00k)", 24));
     CHECK(strstr(out, "\nstep: 21% (210 of 1.00k)") != NULL);
-    CHECK(strstr(out, "\nstep: done, 1.00k in 8 s (125/s)\n") != NULL);
+    CHECK(strstr(out, "\nstep: done, 1.00k in 8.0 s (125/s)\n") != NULL);
     CHECK(count(out, '\r') == 0);
 }
 

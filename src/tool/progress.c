@@ -29,11 +29,13 @@ static void si(char *out, size_t cap, double v)
         snprintf(out, cap, "%.*f%c", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, suffix[k]);
 }
 
-/* Seconds as 7 s, 1:05, 1:02:03. */
+/* Seconds as 0.4 s, 7.0 s, 12 s, 1:05, 1:02:03. */
 static void duration(char *out, size_t cap, double s)
 {
     unsigned long t = (unsigned long)(s + 0.5);
-    if (t < 60)
+    if (s < 9.95)
+        snprintf(out, cap, "%.1f s", s);
+    else if (t < 60)
         snprintf(out, cap, "%lu s", t);
     else if (t < 3600)
         snprintf(out, cap, "%lu:%02lu", t / 60, t % 60);
