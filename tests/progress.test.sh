@@ -75,6 +75,9 @@ each witness "generating witness" witness synth:porep:16 w.wtns
 each import "checking G1 points" import --circuit synth:porep:10 k.params i.zpk
 each prove "generating witness" prove --circuit synth:porep:10 --key k.zpk --seed 3 \
   proof.json public.json
+if plain prove.err "checking key checksums" && silent prove.qerr "checking key checksums"; then
+  ok "prove: the key's checksums, not with --quiet"
+else bad "prove: the key's checksums, not with --quiet" prove.err; fi
 # --quiet is an option like the others: anywhere among them.
 "$Z" witness --quiet synth:porep:8 w8.wtns 2>q.err
 if [ $? = 0 ] && silent q.err "generating witness"; then ok "--quiet before the arguments"

@@ -70,7 +70,7 @@ typedef struct prove_args {
     int threads;
     bool verbose;
     zp__cli_tune tune;
-    zp__progress progress; /* witness generation's (--quiet: off) */
+    zp__progress progress; /* the key's checks and witness generation's */
 } prove_args;
 
 static int usage_error(const char *msg, const char *arg)
@@ -219,7 +219,7 @@ static int load_synth(prove_in *in, const prove_args *a)
         return usage_error("not a synthetic circuit (synth:porep|dense|chain:LOG2):", a->synth);
     sp.threads = a->threads;
     sp.progress = &a->progress;
-    if (zp__cli_load_pk(&in->pk, a->key, a->threads, "prove", NULL))
+    if (zp__cli_load_pk(&in->pk, a->key, a->threads, &a->progress, "prove", NULL))
         return 2;
     if ((e = zp__synth_circuit(&in->cs, &sp)))
         return zp__cli_fail("prove", "building the circuit", e, NULL);
@@ -255,7 +255,7 @@ static int load_files(prove_in *in, const prove_args *a)
                 zp__cli_kind_name(k));
         return 2;
     }
-    if (zp__cli_load_pk(&in->pk, a->key, a->threads, "prove", NULL))
+    if (zp__cli_load_pk(&in->pk, a->key, a->threads, &a->progress, "prove", NULL))
         return 2;
     /* A count that differs from the key's is refused by zp__prove with a
      * message naming both numbers; w[0] is checked here already. */

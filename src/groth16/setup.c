@@ -413,7 +413,7 @@ static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int thr
         return e;
     }
     zp__setup_vk_points(pk, t, &f1, &f2);
-    points_progress pp = {progress, 0, n1 - 3};
+    points_progress pp = {progress, 0, n1 - 3 + pk->n_b}; /* B in G1 and G2 */
     zp__progress_note(progress, "making key points", 0, pp.total);
     g1_points(pk->a, &f1, s->u, (size_t)pk->n_a, threads, &pp);
     g1_points(pk->b1, &f1, s->v, (size_t)pk->n_b, threads, &pp);

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "io/key.h"
 #include "io/io.h"
 
@@ -55,6 +56,17 @@
  */
 uint64_t zp__hash64(const void *p, size_t len, int threads);
 uint64_t zp__hash64_ref(const void *p, size_t len);
+
+/* Progress over the checksums of several calls: bytes done before this
+ * call and the total of all, reported as step to p. */
+typedef struct zp__hash_progress {
+    const zp__progress *p;
+    const char *step;
+    uint64_t done, total;
+} zp__hash_progress;
+/* zp__hash64 that adds the bytes it hashes to hp->done and reports them
+ * every 2 GiB (hp NULL: zp__hash64). */
+uint64_t zp__hash64_progress(const void *p, size_t len, int threads, zp__hash_progress *hp);
 
 /* ------------------------------------------------------------------ .zpk */
 
@@ -155,5 +167,9 @@ zp_err zp__zpk_save(const char *path, const zp__pk *pk, int threads, zp__ioerr *
  */
 zp_err zp__zpk_load(zp__pk *out, const char *path, unsigned flags, int threads,
                     zp__ioerr *why);
+/* zp__zpk_load reporting its checksums ("checking key checksums", in
+ * bytes) to progress (NULL: silent). */
+zp_err zp__zpk_load_progress(zp__pk *out, const char *path, unsigned flags, int threads,
+                             const zp__progress *progress, zp__ioerr *why);
 
 #endif
