@@ -49,6 +49,17 @@ static zp_engine *open_with(seen *s)
     return e;
 }
 
+/* One load seen: its steps ended once, with the key's name and step. */
+static void check_seen(const seen *s, const char *key, const char *step)
+{
+    CHECK(s->calls >= 2);
+    CHECK_EQ_INT(s->ends, 1);
+    CHECK_EQ_INT(s->bad, 0);
+    CHECK(!strcmp(s->key, key));
+    CHECK(!strcmp(s->step, step));
+    CHECK(s->last_done > 0);
+}
+
 static void test_synth(void)
 {
     seen s;
@@ -56,11 +67,7 @@ static void test_synth(void)
     CHECK_EQ_INT(zp_engine_add_key(e, "syn", "synth:chain:10"), ZP_OK);
     CHECK_EQ_INT(zp_engine_preload_key(e, "syn"), ZP_OK);
     zp_engine_close(e);
-    CHECK(s.calls >= 2);
-    CHECK_EQ_INT(s.ends, 1);
-    CHECK_EQ_INT(s.bad, 0);
-    CHECK(!strcmp(s.key, "syn"));
-    CHECK(!strcmp(s.step, "making key points"));
+    check_seen(&s, "syn", "making key points");
 }
 
 static void test_zpk(void)
@@ -86,12 +93,7 @@ static void test_zpk(void)
     CHECK_EQ_INT(zp_engine_add_key(e, "file", zpk), ZP_OK);
     CHECK_EQ_INT(zp_engine_preload_key(e, "file"), ZP_OK);
     zp_engine_close(e);
-    CHECK(s.calls >= 2);
-    CHECK_EQ_INT(s.ends, 1);
-    CHECK_EQ_INT(s.bad, 0);
-    CHECK(!strcmp(s.key, "file"));
-    CHECK(!strcmp(s.step, "checking key checksums"));
-    CHECK(s.last_done > 0);
+    check_seen(&s, "file", "checking key checksums");
     remove(zpk);
     remove(path);
 }

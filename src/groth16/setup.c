@@ -371,23 +371,16 @@ typedef struct points_progress {
     uint64_t done, total;
 } points_progress;
 
-static void g1_points(zp_g1_affine *out, const zp__fb_g1 *fb, const zp_fr *k, size_t n,
-                      int threads, points_progress *pp)
+/* Points of one part: out[i] = k[i] * the base of fb, in G2 or G1. */
+static void part_points(void *out, bool g2, const void *fb, const zp_fr *k, size_t n,
+                        int threads, points_progress *pp)
 {
     for (size_t at = 0; at < n; at += POINT_SLICE) {
         size_t m = n - at < POINT_SLICE ? n - at : POINT_SLICE;
-        zp__fb_g1_mul(out + at, fb, k + at, m, threads);
-        pp->done += m;
-        zp__progress_note(pp->p, "making key points", pp->done, pp->total);
-    }
-}
-
-static void g2_points(zp_g2_affine *out, const zp__fb_g2 *fb, const zp_fr *k, size_t n,
-                      int threads, points_progress *pp)
-{
-    for (size_t at = 0; at < n; at += POINT_SLICE) {
-        size_t m = n - at < POINT_SLICE ? n - at : POINT_SLICE;
-        zp__fb_g2_mul(out + at, fb, k + at, m, threads);
+        if (g2)
+            zp__fb_g2_mul((zp_g2_affine *)out + at, fb, k + at, m, threads);
+        else
+            zp__fb_g1_mul((zp_g1_affine *)out + at, fb, k + at, m, threads);
         pp->done += m;
         zp__progress_note(pp->p, "making key points", pp->done, pp->total);
     }
@@ -415,12 +408,12 @@ static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int thr
     zp__setup_vk_points(pk, t, &f1, &f2);
     points_progress pp = {progress, 0, n1 - 3 + pk->n_b}; /* B in G1 and G2 */
     zp__progress_note(progress, "making key points", 0, pp.total);
-    g1_points(pk->a, &f1, s->u, (size_t)pk->n_a, threads, &pp);
-    g1_points(pk->b1, &f1, s->v, (size_t)pk->n_b, threads, &pp);
-    g2_points(pk->b2, &f2, s->v, (size_t)pk->n_b, threads, &pp);
-    g1_points(pk->vk.ic, &f1, s->w, pk->vk.n_ic, threads, &pp);
-    g1_points(pk->l, &f1, s->w + pk->vk.n_ic, (size_t)pk->n_l, threads, &pp);
-    g1_points(pk->h, &f1, s->h, (size_t)pk->n_h, threads, &pp);
+    part_points(pk->a, false, &f1, s->u, (size_t)pk->n_a, threads, &pp);
+    part_points(pk->b1, false, &f1, s->v, (size_t)pk->n_b, threads, &pp);
+    part_points(pk->b2, true, &f2, s->v, (size_t)pk->n_b, threads, &pp);
+    part_points(pk->vk.ic, false, &f1, s->w, pk->vk.n_ic, threads, &pp);
+    part_points(pk->l, false, &f1, s->w + pk->vk.n_ic, (size_t)pk->n_l, threads, &pp);
+    part_points(pk->h, false, &f1, s->h, (size_t)pk->n_h, threads, &pp);
     zp__fb_g1_free(&f1);
     zp__fb_g2_free(&f2);
     return ZP_OK;
