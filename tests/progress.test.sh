@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Progress on stderr (src/tool/progress.c) as the commands print it (run from
 # tests/ as `bash progress.test.sh /path/to/zkpipe`):
-#  - under a pseudo-terminal (script -qc), setup, witness and import redraw
+#  - under a pseudo-terminal (script -qc), setup, witness, import (a .params
+#    and a .zkey) and prove redraw
 #    one line in place: carriage returns, a bar, erase-to-end-of-line, and
 #    the step's last line with "took";
 #  - without one (stderr a file), plain lines: no carriage return and no
@@ -73,6 +74,8 @@ each setup "making key points" setup synth:porep:10 --convention bellperson --zp
   --params k.params --vk-json vk.json
 each witness "generating witness" witness synth:porep:16 w.wtns
 each import "checking G1 points" import --circuit synth:porep:10 k.params i.zpk
+"$Z" setup synth:porep:10 z.zkey zvk.json --quiet >/dev/null 2>&1
+each import_zkey "checking key points" import z.zkey z.zpk
 each prove "generating witness" prove --circuit synth:porep:10 --key k.zpk --seed 3 \
   proof.json public.json
 if plain prove.err "checking key checksums" && silent prove.qerr "checking key checksums"; then

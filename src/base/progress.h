@@ -21,6 +21,14 @@ typedef struct zp__progress {
     void *ctx;
 } zp__progress;
 
+/* A step made of several calls, each adding its units to done: the units
+ * of the calls before the current one, and the step's total. */
+typedef struct zp__progress_span {
+    const zp__progress *p;
+    const char *step;
+    uint64_t done, total;
+} zp__progress_span;
+
 static inline void zp__progress_note(const zp__progress *p, const char *step, uint64_t done,
                                      uint64_t total)
 {

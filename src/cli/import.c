@@ -151,7 +151,7 @@ static int read_key(zp__pk *pk, const import_args *a, const char **kind)
         if (a->synth || a->r1cs)
             return usage_error("a .zkey carries its own matrices: --circuit and --r1cs are "
                                "for bellperson .params files", NULL);
-        if ((e = zp__zkey_load(pk, a->in, &why)))
+        if ((e = zp__zkey_load_progress(pk, a->in, &a->progress, &why)))
             return fail(a->in, e, &why);
         fprintf(stderr, "zkpipe import: read and checked %s in %.2f s\n", a->in, zp__now() - t0);
         return 0;

@@ -148,7 +148,7 @@ uint64_t zp__hash64(const void *data, size_t len, int threads)
     return zp__hash64_progress(data, len, threads, NULL);
 }
 
-uint64_t zp__hash64_progress(const void *data, size_t len, int threads, zp__hash_progress *hp)
+uint64_t zp__hash64_progress(const void *data, size_t len, int threads, zp__progress_span *hp)
 {
     const uint8_t *p = data;
     uint64_t digests[BATCH];

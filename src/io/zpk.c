@@ -99,7 +99,7 @@ zp_err zp__zpk_header_parse(zp__zpk_header *out, const uint8_t *p, size_t len,
 static zp_err verify_sections(const uint8_t *base, const zp__zpk_header *h, int threads,
                               const zp__progress *progress, zp__ioerr *why)
 {
-    zp__hash_progress hp = {progress, "checking key checksums", 0, 0};
+    zp__progress_span hp = {progress, "checking key checksums", 0, 0};
     for (uint32_t id = 1; id <= ZP__ZPK_NSEC; id++)
         hp.total += h->sec[id].len;
     zp__progress_note(progress, hp.step, 0, hp.total);

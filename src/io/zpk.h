@@ -57,16 +57,9 @@
 uint64_t zp__hash64(const void *p, size_t len, int threads);
 uint64_t zp__hash64_ref(const void *p, size_t len);
 
-/* Progress over the checksums of several calls: bytes done before this
- * call and the total of all, reported as step to p. */
-typedef struct zp__hash_progress {
-    const zp__progress *p;
-    const char *step;
-    uint64_t done, total;
-} zp__hash_progress;
-/* zp__hash64 that adds the bytes it hashes to hp->done and reports them
- * every 2 GiB (hp NULL: zp__hash64). */
-uint64_t zp__hash64_progress(const void *p, size_t len, int threads, zp__hash_progress *hp);
+/* zp__hash64 that adds the bytes it hashes to span->done and reports them
+ * every 2 GiB (span NULL: zp__hash64). */
+uint64_t zp__hash64_progress(const void *p, size_t len, int threads, zp__progress_span *span);
 
 /* ------------------------------------------------------------------ .zpk */
 
