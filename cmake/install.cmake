@@ -54,3 +54,20 @@ if(TARGET zkpipe_server)
   install(FILES ${CMAKE_SOURCE_DIR}/packaging/zkpipe.sysusers DESTINATION lib/sysusers.d
           RENAME zkpipe.conf)
 endif()
+# The daemon's default config file, everything commented out: in /etc under
+# the prefix /usr (the path `zkpipe serve` reads without --config), else in
+# <prefix>/etc. An existing file is the administrator's and is kept.
+if(TARGET zkpipe_server)
+  set(zp_conf_src ${CMAKE_SOURCE_DIR}/packaging/zkpipe.conf)
+  install(CODE "
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+      set(zp_etc /etc/zkpipe)
+    else()
+      set(zp_etc \"\${CMAKE_INSTALL_PREFIX}/etc/zkpipe\")
+    endif()
+    if(EXISTS \"\$ENV{DESTDIR}\${zp_etc}/zkpipe.conf\")
+      message(STATUS \"Kept: \$ENV{DESTDIR}\${zp_etc}/zkpipe.conf\")
+    else()
+      file(INSTALL DESTINATION \"\${zp_etc}\" TYPE FILE FILES \"${zp_conf_src}\")
+    endif()")
+endif()

@@ -454,6 +454,15 @@ typedef struct zp_engine_config {
      * and thread-safe. */
     void (*timeline_log)(void *ctx, const char *line);
     void *timeline_ctx;
+    /* When not NULL, called as a key loads, which takes long for large
+     * keys: step "checking key checksums" (a .zpk, in bytes) or "making key
+     * points" (a synthetic key's TEST-ONLY setup, in points), done of total,
+     * with done == total once at the step's end. From engine threads,
+     * several keys at once; must be quick and thread-safe. NULL (default):
+     * the engine reports nothing. */
+    void (*key_progress)(void *ctx, const char *key, const char *step, uint64_t done,
+                         uint64_t total);
+    void *key_progress_ctx;
 } zp_engine_config;
 
 void zp_engine_config_default(zp_engine_config *c);

@@ -2,7 +2,8 @@
 # cmake --install end to end (run from tests/ as `bash install.test.sh
 # /path/to/build/zkpipe`; the build folder is the program's):
 #  - the program, libzkpipe.a, libzkpipe.so with its soname links, zkpipe.h,
-#    zkpipe.pc, the docs and the systemd unit land under a fresh prefix;
+#    zkpipe.pc, the docs, the systemd unit and the config file land under a
+#    fresh prefix (a second install keeps an edited config file);
 #  - the shared library needs no CUDA runtime from its users (it carries
 #    the static one);
 #  - examples/prove.c builds against the installed library through
@@ -50,6 +51,11 @@ done
 UNIT=$P/lib/systemd/system/zkpipe.service
 if [ -f "$BUILD/libzkpipe_server.a" ]; then
   [ -f "$P/lib/sysusers.d/zkpipe.conf" ] || fail "lib/sysusers.d/zkpipe.conf not installed"
+  # The config file: under the prefix (not /usr), and an edited one is kept.
+  [ -f "$P/etc/zkpipe/zkpipe.conf" ] || fail "etc/zkpipe/zkpipe.conf not installed"
+  echo "# edited" >>"$P/etc/zkpipe/zkpipe.conf"
+  cmake --install "$BUILD" --prefix "$P" >/dev/null 2>&1
+  grep -qx "# edited" "$P/etc/zkpipe/zkpipe.conf" || fail "a second install replaced etc/zkpipe/zkpipe.conf"
   grep -q "^ExecStart=$P/bin/zkpipe serve --listen unix:///run/zkpipe/zkpipe.sock " "$UNIT" ||
     fail "lib/systemd/system/zkpipe.service does not start $P/bin/zkpipe serve"
 else

@@ -165,6 +165,31 @@ static void test_device_check(void)
     CHECK(zp__gpu_device_check(zp__gpu_count(), s, sizeof s) == ZP_E_NO_GPU);
 }
 
+/* The driver's CUDA against the runtime's: equal or newer runs, an older
+ * minor runs with a warning, an older major or no driver does not. */
+static void test_cuda_fit(void)
+{
+    CHECK(zp__cuda_fit_of(13000, 13000) == ZP_CUDA_FIT_OK);
+    CHECK(zp__cuda_fit_of(13010, 13000) == ZP_CUDA_FIT_OK);
+    CHECK(zp__cuda_fit_of(13000, 12080) == ZP_CUDA_FIT_OK);
+    CHECK(zp__cuda_fit_of(12020, 12080) == ZP_CUDA_FIT_MINOR);
+    CHECK(zp__cuda_fit_of(12080, 13000) == ZP_CUDA_FIT_TOO_OLD);
+    CHECK(zp__cuda_fit_of(11080, 12000) == ZP_CUDA_FIT_TOO_OLD);
+    CHECK(zp__cuda_fit_of(0, 13000) == ZP_CUDA_FIT_NO_DRIVER);
+    char s[16];
+    zp__cuda_version_str(s, sizeof s, 12080);
+    CHECK(!strcmp(s, "12.8"));
+    zp__cuda_version_str(s, sizeof s, 13000);
+    CHECK(!strcmp(s, "13.0"));
+    zp__cuda_version_str(s, sizeof s, 11010);
+    CHECK(!strcmp(s, "11.1"));
+    /* This build's runtime: none without CUDA, a real one with it. */
+    int driver = -1, runtime = -1;
+    zp__gpu_cuda_versions(&driver, &runtime);
+    CHECK(driver >= 0);
+    CHECK(zp__gpu_compiled() ? runtime >= 11000 : runtime == 0 && driver == 0);
+}
+
 int main(void)
 {
     RUN(test_default_sass);
@@ -175,5 +200,6 @@ int main(void)
     RUN(test_this_build);
     RUN(test_describe);
     RUN(test_device_check);
+    RUN(test_cuda_fit);
     return FINISH();
 }

@@ -576,7 +576,7 @@ static void test_attach(void)
         char path[128];
         snprintf(path, sizeof path, "%s/c.params", dir);
         zp__pk pk2;
-        CHECK_EQ_INT(zp__params_load_circuit(&pk2, path, &cs, 2, NULL), ZP_OK);
+        CHECK_EQ_INT(zp__params_load_circuit(&pk2, path, &cs, 2, NULL, NULL), ZP_OK);
         CHECK(pk_eq(&pk, &pk2));
         zp__pk_free(&pk2);
         /* Twice is a caller error. */
@@ -601,7 +601,7 @@ static void test_attach_mismatch(void)
     char path[128];
     snprintf(path, sizeof path, "%s/c.params", dir);
     zp__pk pk2;
-    CHECK_EQ_INT(zp__params_load_circuit(&pk2, path, &other, 2, &why), ZP_E_FORMAT);
+    CHECK_EQ_INT(zp__params_load_circuit(&pk2, path, &other, 2, NULL, &why), ZP_E_FORMAT);
     CHECK(strstr(why.msg, "variables") != NULL);
     CHECK(pk2.a == NULL && pk2.ma.row_ptr == NULL);
     /* The same counts, but one variable dropped out of B: popcounts. */
@@ -691,7 +691,7 @@ static void test_bellperson_roundtrip(void)
     zp__pk pk;
     zp__vk vk;
     zp__ioerr why = {{0}};
-    CHECK_EQ_INT(zp__params_load_circuit(&pk, pp, &cs, 2, &why), ZP_OK);
+    CHECK_EQ_INT(zp__params_load_circuit(&pk, pp, &cs, 2, NULL, &why), ZP_OK);
     CHECK_EQ_INT(zp__params_vk_load(&vk, vp, &why), ZP_OK);
     CHECK(pk_eq(&pk, &fx.pk)); /* matrices and densities too */
     CHECK(vk_eq(&vk, &fx.pk.vk));

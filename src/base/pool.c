@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/pool.h"
+#include "base/progress.h"
 
 /* Bounds the stack array of thread handles; more CPUs than this are unusual
  * for one process and would only add contention on the counter. */
@@ -78,4 +79,40 @@ void zp__parallel_for(size_t n, size_t grain,
     pf_worker(&job);
     for (int i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
+}
+
+/* ------------------------------------------------ with progress (progress.h) */
+
+typedef struct pf_counted {
+    void (*fn)(void *ctx, size_t begin, size_t end);
+    void *ctx;
+    size_t n;
+    atomic_size_t done;
+    const zp__progress *p;
+    const char *step;
+} pf_counted;
+
+static void pf_count(void *arg, size_t begin, size_t end)
+{
+    pf_counted *c = arg;
+    c->fn(c->ctx, begin, end);
+    size_t done = atomic_fetch_add(&c->done, end - begin) + (end - begin);
+    /* The last range reports after the loop, once all have returned. */
+    if (done < c->n)
+        zp__progress_note(c->p, c->step, done, c->n);
+}
+
+void zp__parallel_for_progress(size_t n, size_t grain,
+                               void (*fn)(void *ctx, size_t begin, size_t end), void *ctx,
+                               int threads, const zp__progress *p, const char *step)
+{
+    if (!p || !p->fn) {
+        zp__parallel_for(n, grain, fn, ctx, threads);
+        return;
+    }
+    pf_counted c = {.fn = fn, .ctx = ctx, .n = n, .p = p, .step = step};
+    atomic_init(&c.done, 0);
+    zp__progress_note(p, step, 0, n);
+    zp__parallel_for(n, grain, pf_count, &c, threads);
+    zp__progress_note(p, step, n, n);
 }

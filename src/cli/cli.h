@@ -2,6 +2,8 @@
 #ifndef ZP_CLI_H
 #define ZP_CLI_H
 
+#include <stdint.h>
+
 #include "tool/cmdline.h"
 
 struct zp__cli_cmd {
@@ -23,6 +25,10 @@ int zp__cmd_import(int argc, char **argv);
 /* The daemon and its clients (serve.c, client.c). */
 int zp__cmd_serve(int argc, char **argv);
 int zp__cmd_submit(int argc, char **argv);
+/* zp_engine_config.key_progress of the daemon: key.progress log events
+ * (serve_progress.c). */
+void zp__serve_key_progress(void *ctx, const char *key, const char *step, uint64_t done,
+                            uint64_t total);
 int zp__cmd_await(int argc, char **argv);
 int zp__cmd_cancel(int argc, char **argv);
 int zp__cmd_status(int argc, char **argv);

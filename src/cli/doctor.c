@@ -3,7 +3,8 @@
  *
  * Each check prints one line, OK, WARN or FAIL with its reason: the build,
  * the CPU (the features the field kernels pick their paths by), host
- * memory, the locked-memory limit, and each GPU, opened as a prover opens
+ * memory, the locked-memory limit, the NVIDIA driver's CUDA version
+ * against the build's runtime, and each GPU, opened as a prover opens
  * it (its arena taken and its NTT tables built, so that a device the
  * build's kernels cannot run on fails here rather than in a proof), with
  * a test pinned allocation. Given a key, the key-tier planner
@@ -43,8 +44,10 @@ static const char doctor_help[] =
     "Checks whether this machine can prove, one line per check (OK, WARN or\n"
     "FAIL and why): the build and its backends, the CPU's features (ADX and\n"
     "BMI2 for the field kernels, AVX-512 IFMA), host memory, the locked-memory\n"
-    "limit, and each GPU: name, compute capability, memory, whether the build's\n"
-    "kernels run on it, and a 64 MiB pinned host allocation.\n"
+    "limit, the NVIDIA driver and the CUDA version it supports against the\n"
+    "build's CUDA runtime (FAIL when the driver is too old to run it), and each\n"
+    "GPU: name, compute capability, memory, whether the build's kernels run on\n"
+    "it, and a 64 MiB pinned host allocation.\n"
     "\n"
     "Given KEY (a .zpk, a snarkjs .zkey, or synth:NAME:LOG2), says for each GPU\n"
     "whether the key stays whole in its memory, streams part of its points from\n"
@@ -262,12 +265,73 @@ static void check_gpu(doc *d, int i, uint64_t arena, bool pin_test)
     zp__gpu_close(g);
 }
 
+/* The NVIDIA kernel module's version from /proc/driver/nvidia/version
+ * ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  ..."), ""
+ * where there is none. */
+static void nvidia_module_version(char *out, size_t len)
+{
+    out[0] = 0;
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f)
+        return;
+    char line[512];
+    const char *k = fgets(line, sizeof line, f) ? strstr(line, "Kernel Module") : NULL;
+    if (k) {
+        k += strlen("Kernel Module");
+        k += strspn(k, " \t");
+        snprintf(out, len, "%.*s", (int)strcspn(k, " \t\n"), k);
+    }
+    fclose(f);
+}
+
+/* The driver against the CUDA runtime of the build; false when the GPUs
+ * cannot be used (no driver, or one too old for the runtime). */
+static bool check_cuda(doc *d)
+{
+    int drv, rt;
+    zp__gpu_cuda_versions(&drv, &rt);
+    char mod[64], name[96], dv[16], rv[16];
+    nvidia_module_version(mod, sizeof mod);
+    snprintf(name, sizeof name, "NVIDIA driver%s%s", mod[0] ? " " : "", mod);
+    zp__cuda_version_str(dv, sizeof dv, drv);
+    zp__cuda_version_str(rv, sizeof rv, rt);
+    switch (zp__cuda_fit_of(drv, rt)) {
+    case ZP_CUDA_FIT_OK:
+        say(d, OK, "cuda: %s (CUDA %s); runtime CUDA %s", name, dv, rv);
+        return true;
+    case ZP_CUDA_FIT_MINOR:
+        say(d, WARN,
+            "cuda: %s supports CUDA %s, older than this build's runtime (CUDA %s): it runs "
+            "by CUDA's minor version compatibility, but cannot compile the build's PTX for "
+            "a GPU without its own code; a driver for CUDA %s or newer lifts that",
+            name, dv, rv, rv);
+        return true;
+    case ZP_CUDA_FIT_TOO_OLD:
+        say(d, FAIL,
+            "cuda: %s supports CUDA %s only; this build's runtime is CUDA %s and does not "
+            "start on it: install an NVIDIA driver for CUDA %s or newer (or build with a "
+            "CUDA %d toolkit)",
+            name, dv, rv, rv, drv / 1000);
+        return false;
+    case ZP_CUDA_FIT_NO_DRIVER:
+        break;
+    }
+    say(d, WARN, "cuda: no NVIDIA driver loads (libcuda.so.1); runtime CUDA %s: proofs run "
+                 "on the CPU", rv);
+    return false;
+}
+
 static void check_gpus(doc *d, const doc_args *a)
 {
     if (!zp__gpu_compiled()) {
-        say(d, OK, "gpu: this build has no CUDA backend (proofs run on the CPU)");
+        char mod[64];
+        nvidia_module_version(mod, sizeof mod);
+        say(d, OK, "gpu: this build has no CUDA backend (proofs run on the CPU)%s%s%s",
+            mod[0] ? "; NVIDIA driver " : "", mod, mod[0] ? " present" : "");
         return;
     }
+    if (!check_cuda(d))
+        return;
     int n = zp__gpu_count();
     d->n_gpus = n < MAX_GPUS ? n : MAX_GPUS;
     if (n == 0) {

@@ -15,6 +15,7 @@
 #include "io/io.h"
 #include "io/zpk.h"
 #include "r1cs/synth.h"
+#include "tool/progress.h"
 #include "tool/timing.h"
 
 static const char import_help[] =
@@ -35,6 +36,7 @@ static const char import_help[] =
     "  --circuit synth:NAME:LOG2  the circuit of a .params (NAME porep, dense, chain)\n"
     "  --r1cs FILE                the circuit of a .params as a circom .r1cs\n"
     "  --threads N                worker threads (default: one per CPU)\n"
+    "  --quiet                    no progress on stderr\n"
     "  --help, -h                 this text\n"
     "\n"
     "exit status: 0 written, 2 bad usage or a key or circuit that fails a check.\n";
@@ -42,6 +44,7 @@ static const char import_help[] =
 typedef struct import_args {
     const char *in, *out, *synth, *r1cs;
     int threads;
+    zp__progress progress; /* the point checks' (--quiet: off) */
 } import_args;
 
 static int usage_error(const char *msg, const char *arg)
@@ -148,7 +151,7 @@ static int read_key(zp__pk *pk, const import_args *a, const char **kind)
         if (a->synth || a->r1cs)
             return usage_error("a .zkey carries its own matrices: --circuit and --r1cs are "
                                "for bellperson .params files", NULL);
-        if ((e = zp__zkey_load(pk, a->in, &why)))
+        if ((e = zp__zkey_load_progress(pk, a->in, &a->progress, &why)))
             return fail(a->in, e, &why);
         fprintf(stderr, "zkpipe import: read and checked %s in %.2f s\n", a->in, zp__now() - t0);
         return 0;
@@ -168,7 +171,7 @@ static int read_key(zp__pk *pk, const import_args *a, const char **kind)
     fprintf(stderr, "zkpipe import: circuit %s ready in %.2f s\n", a->synth ? a->synth : a->r1cs,
             zp__now() - t0);
     t0 = zp__now();
-    if ((e = zp__params_load_circuit(pk, a->in, &cs, a->threads, &why)))
+    if ((e = zp__params_load_circuit(pk, a->in, &cs, a->threads, &a->progress, &why)))
         rc = fail(a->in, e, &why);
     else
         fprintf(stderr, "zkpipe import: read and checked %s in %.2f s\n", a->in,
@@ -193,34 +196,45 @@ static void print_counts(const zp__pk *pk, const char *kind)
            (unsigned long long)pk->mb.nrows, (unsigned long long)pk->mb.nnz);
 }
 
-int zp__cmd_import(int argc, char **argv)
+static int import(const import_args *a)
 {
-    if (zp__cli_wants_help(argc, argv, import_help))
-        return 0;
-    import_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc)
-        return rc;
+    int rc;
     double t0 = zp__now();
     zp__pk pk;
     memset(&pk, 0, sizeof pk);
     const char *kind = "";
-    if ((rc = read_key(&pk, &a, &kind))) {
+    if ((rc = read_key(&pk, a, &kind))) {
         zp__pk_free(&pk);
         return rc;
     }
     double t1 = zp__now();
     zp__ioerr why = {""};
-    zp_err e = zp__zpk_save(a.out, &pk, a.threads, &why);
+    zp_err e = zp__zpk_save(a->out, &pk, a->threads, &why);
     if (e) {
         zp__pk_free(&pk);
-        return fail(a.out, e, &why);
+        return fail(a->out, e, &why);
     }
     print_counts(&pk, kind);
     struct stat st;
-    double mib = stat(a.out, &st) == 0 ? (double)st.st_size / (1 << 20) : 0;
-    printf("wrote:      %s, %.1f MiB in %.2f s (total %.2f s)\n", a.out, mib, zp__now() - t1,
+    double mib = stat(a->out, &st) == 0 ? (double)st.st_size / (1 << 20) : 0;
+    printf("wrote:      %s, %.1f MiB in %.2f s (total %.2f s)\n", a->out, mib, zp__now() - t1,
            zp__now() - t0);
     zp__pk_free(&pk);
     return 0;
+}
+
+int zp__cmd_import(int argc, char **argv)
+{
+    if (zp__cli_wants_help(argc, argv, import_help))
+        return 0;
+    zp__bar bar;
+    zp__bar_from_args(&bar, &argc, argv);
+    import_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (!rc) {
+        a.progress = zp__bar_progress(&bar);
+        rc = import(&a);
+    }
+    zp__bar_close(&bar);
+    return rc;
 }

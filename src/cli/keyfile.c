@@ -92,8 +92,8 @@ static int wrong_kind(const char *cmd, const char *path, zp__cli_kind k, const c
     return 2;
 }
 
-int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const char *cmd,
-                    zp__cli_kind *kind)
+int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const zp__progress *progress,
+                    const char *cmd, zp__cli_kind *kind)
 {
     static const char wanted[] =
         "a proving key (a snarkjs .zkey or a zkpipe .zpk; 'zkpipe import' turns a "
@@ -108,7 +108,7 @@ int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const char *cmd,
     if (k == ZP__KIND_ZKEY)
         e = zp__cli_load_zkey_cached(pk, path, threads, &hit, &why);
     else if (k == ZP__KIND_ZPK)
-        e = zp__zpk_load(pk, path, 0, threads, &why);
+        e = zp__zpk_load_progress(pk, path, 0, threads, progress, &why);
     else
         return wrong_kind(cmd, path, k, wanted);
     return e ? zp__cli_fail(cmd, path, e, &why) : 0;
@@ -135,7 +135,7 @@ int zp__cli_load_vk(zp__vk *vk, const char *path, int threads, const char *cmd)
     case ZP__KIND_ZKEY:
     case ZP__KIND_ZPK: {
         zp__pk pk;
-        if (zp__cli_load_pk(&pk, path, threads, cmd, NULL))
+        if (zp__cli_load_pk(&pk, path, threads, NULL, cmd, NULL))
             return 2;
         take_vk(vk, &pk);
         return 0;

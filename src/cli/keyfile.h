@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "io/io.h"
 #include "io/key.h"
 #include "tool/cmdline.h" /* zp__cli_fail */
@@ -39,10 +40,11 @@ const char *zp__cli_kind_name(zp__cli_kind k);
  * cached .zpk: see below) or a zkpipe .zpk (mapped; header and section
  * checksums checked), chosen by the file's magic. On failure prints why (naming the file, and what it holds
  * when it is not a proving key) and returns 2 with pk zeroed; 0 otherwise.
- * *kind (may be NULL) receives ZP__KIND_ZKEY or ZP__KIND_ZPK.
+ * *kind (may be NULL) receives ZP__KIND_ZKEY or ZP__KIND_ZPK. A .zpk's
+ * checksums are reported to progress (NULL: silent).
  */
-int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const char *cmd,
-                    zp__cli_kind *kind);
+int zp__cli_load_pk(zp__pk *pk, const char *path, int threads, const zp__progress *progress,
+                    const char *cmd, zp__cli_kind *kind);
 
 /*
  * The .zkey cache (keycache.c): a .zkey checked once is kept as a .zpk in

@@ -18,6 +18,7 @@
 #include "groth16/groth16.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
+#include "tool/progress.h"
 #include "tool/timing.h"
 #include "tool/tune.h"
 
@@ -54,6 +55,7 @@ static const char prove_help[] =
     "                    first constraint it fails\n"
     "  --verbose, -v     print the time of every stage (a one-line summary is\n"
     "                    always printed to stderr)\n"
+    "  --quiet           no progress on stderr\n"
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "  --help, -h        this text\n"
     "\n"
@@ -68,6 +70,7 @@ typedef struct prove_args {
     int threads;
     bool verbose;
     zp__cli_tune tune;
+    zp__progress progress; /* the key's checks and witness generation's */
 } prove_args;
 
 static int usage_error(const char *msg, const char *arg)
@@ -215,7 +218,8 @@ static int load_synth(prove_in *in, const prove_args *a)
     if (zp__synth_parse(&sp, a->synth))
         return usage_error("not a synthetic circuit (synth:porep|dense|chain:LOG2):", a->synth);
     sp.threads = a->threads;
-    if (zp__cli_load_pk(&in->pk, a->key, a->threads, "prove", NULL))
+    sp.progress = &a->progress;
+    if (zp__cli_load_pk(&in->pk, a->key, a->threads, &a->progress, "prove", NULL))
         return 2;
     if ((e = zp__synth_circuit(&in->cs, &sp)))
         return zp__cli_fail("prove", "building the circuit", e, NULL);
@@ -251,7 +255,7 @@ static int load_files(prove_in *in, const prove_args *a)
                 zp__cli_kind_name(k));
         return 2;
     }
-    if (zp__cli_load_pk(&in->pk, a->key, a->threads, "prove", NULL))
+    if (zp__cli_load_pk(&in->pk, a->key, a->threads, &a->progress, "prove", NULL))
         return 2;
     /* A count that differs from the key's is refused by zp__prove with a
      * message naming both numbers; w[0] is checked here already. */
@@ -358,10 +362,15 @@ int zp__cmd_prove(int argc, char **argv)
 {
     if (zp__cli_wants_help(argc, argv, prove_help))
         return 0;
+    zp__bar bar;
+    zp__bar_from_args(&bar, &argc, argv);
     prove_args a;
     int rc = parse_args(&a, argc, argv);
-    if (rc)
+    if (rc) {
+        zp__bar_close(&bar);
         return rc;
+    }
+    a.progress = zp__bar_progress(&bar);
     zp__cli_tune_apply(&a.tune);
     prove_in in;
     memset(&in, 0, sizeof in);
@@ -390,5 +399,6 @@ int zp__cmd_prove(int argc, char **argv)
         }
     }
     prove_in_free(&in);
+    zp__bar_close(&bar);
     return rc;
 }

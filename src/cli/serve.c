@@ -862,6 +862,7 @@ static int serve_run(struct serve_opts *o, int argc, char **argv)
     }
     if (o->timeline)
         o->eng.timeline_log = timeline_line;
+    o->eng.key_progress = zp__serve_key_progress;
 
     /* Signals are taken by sigwait below; every thread started from here
      * on inherits the mask, so none of them is interrupted by them. */

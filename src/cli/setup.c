@@ -15,6 +15,7 @@
 #include "io/io.h"
 #include "io/zpk.h"
 #include "r1cs/synth.h"
+#include "tool/progress.h"
 #include "tool/timing.h"
 
 static const char test_only[] =
@@ -40,6 +41,7 @@ static const char setup_help[] =
     "  --params FILE    a bellperson .params (bellperson convention)\n"
     "  --vk FILE        a bellperson .vk (bellperson convention)\n"
     "  --threads N      worker threads (default: one per CPU)\n"
+    "  --quiet          no progress on stderr\n"
     "  --help, -h       this text\n"
     "\n"
     "The form with two names after CIRCUIT is --zkey OUT.zkey --vk-json VK.json.\n"
@@ -140,7 +142,7 @@ static void print_done(const setup_args *a, const zp__r1cs *cs, const zp__pk *pk
             fprintf(stderr, "  wrote %s\n", out[k]);
 }
 
-static int run(const setup_args *a)
+static int run(const setup_args *a, zp__bar *bar)
 {
     zp__r1cs cs;
     zp__pk pk;
@@ -151,7 +153,8 @@ static int run(const setup_args *a)
     if (rc)
         return rc;
     fputs(test_only, stderr);
-    zp_err e = zp__setup(&pk, &cs, a->conv, a->threads, NULL);
+    zp__progress progress = zp__bar_progress(bar);
+    zp_err e = zp__setup_progress(&pk, &cs, a->conv, a->threads, NULL, &progress);
     if (e)
         rc = zp__cli_fail("setup", "setup", e, NULL);
     else if (!(rc = write_outputs(a, &pk)))
@@ -250,7 +253,12 @@ int zp__cmd_setup(int argc, char **argv)
         fputs(test_only, stdout);
         return 0;
     }
+    zp__bar bar;
+    zp__bar_from_args(&bar, &argc, argv);
     setup_args a;
     int rc = parse_args(&a, argc, argv);
-    return rc ? rc : run(&a);
+    if (!rc)
+        rc = run(&a, &bar);
+    zp__bar_close(&bar);
+    return rc;
 }

@@ -12,6 +12,7 @@
 #include "cli/keyfile.h"
 #include "io/io.h"
 #include "r1cs/synth.h"
+#include "tool/progress.h"
 #include "tool/timing.h"
 
 static const char witness_help[] =
@@ -25,6 +26,7 @@ static const char witness_help[] =
     "  --seed S        witness seed (default 1)\n"
     "  --public FILE   also write its public inputs as snarkjs' public.json\n"
     "  --threads N     worker threads (default: one per CPU)\n"
+    "  --quiet         no progress on stderr\n"
     "  --help, -h      this text\n"
     "\n"
     "exit status: 0 written, 2 bad usage or a failure.\n";
@@ -91,34 +93,45 @@ static int write_files(const witness_args *a, const zp_fr *w, const zp__r1cs *cs
     return 0;
 }
 
-int zp__cmd_witness(int argc, char **argv)
+static int make_witness(const witness_args *a, zp__bar *bar)
 {
-    if (zp__cli_wants_help(argc, argv, witness_help))
-        return 0;
-    witness_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc)
-        return rc;
     zp__synth_spec sp;
-    if (zp__synth_parse(&sp, a.spec))
-        return usage_error("not a synthetic circuit (synth:porep|dense|chain:LOG2):", a.spec);
-    sp.threads = a.threads;
+    if (zp__synth_parse(&sp, a->spec))
+        return usage_error("not a synthetic circuit (synth:porep|dense|chain:LOG2):", a->spec);
+    zp__progress progress = zp__bar_progress(bar);
+    sp.threads = a->threads;
     sp.keep_c = false; /* the witness reads A and B only */
+    sp.progress = &progress;
     double t0 = zp__now();
     zp__r1cs cs;
     zp_err e = zp__synth_circuit(&cs, &sp);
     if (e)
-        return zp__cli_fail("witness", a.spec, e, NULL);
+        return zp__cli_fail("witness", a->spec, e, NULL);
+    int rc = 0;
     zp_fr *w = malloc((size_t)cs.n_vars * sizeof *w);
     if (!w)
         rc = zp__cli_fail("witness", "witness", ZP_E_NOMEM, NULL);
-    else if ((e = zp__synth_witness(w, &cs, &sp, a.seed)))
+    else if ((e = zp__synth_witness(w, &cs, &sp, a->seed)))
         rc = zp__cli_fail("witness", "generating the witness", e, NULL);
-    else if (!(rc = write_files(&a, w, &cs)))
+    else if (!(rc = write_files(a, w, &cs)))
         fprintf(stderr, "zkpipe witness: %s seed %llu: %u values (%u public) -> %s in %.2f s\n",
-                a.spec, (unsigned long long)a.seed, cs.n_vars, cs.n_public, a.out,
+                a->spec, (unsigned long long)a->seed, cs.n_vars, cs.n_public, a->out,
                 zp__now() - t0);
     free(w);
     zp__r1cs_free(&cs);
+    return rc;
+}
+
+int zp__cmd_witness(int argc, char **argv)
+{
+    if (zp__cli_wants_help(argc, argv, witness_help))
+        return 0;
+    zp__bar bar;
+    zp__bar_from_args(&bar, &argc, argv);
+    witness_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (!rc)
+        rc = make_witness(&a, &bar);
+    zp__bar_close(&bar);
     return rc;
 }

@@ -181,7 +181,8 @@ static zp_err draw_toxic(zp__toxic *t)
     return ZP_OK;
 }
 
-static zp_err load_synth(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
+static zp_err load_synth(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads,
+                         const zp__progress *progress, zp__ioerr *why)
 {
     zp__synth_spec s = k->spec;
     s.threads = threads;
@@ -203,7 +204,7 @@ static zp_err load_synth(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__
         }
         return ZP_OK;
     }
-    err = zp__setup(pk, cs, conv, threads, NULL);
+    err = zp__setup_progress(pk, cs, conv, threads, NULL, progress);
     if (err) {
         zp__r1cs_free(cs);
         return zp__fail(why, err, "test-key setup for %s failed: %s", k->source,
@@ -213,17 +214,32 @@ static zp_err load_synth(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__
     return ZP_OK;
 }
 
-static zp_err load_key(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__ioerr *why)
+/* A key's load progress as cfg.key_progress sees it: with its name. */
+typedef struct key_progress {
+    const zp_engine_config *cfg;
+    const char *name;
+} key_progress;
+
+static void key_progress_fn(void *ctx, const char *step, uint64_t done, uint64_t total)
+{
+    const key_progress *kp = ctx;
+    kp->cfg->key_progress(kp->cfg->key_progress_ctx, kp->name, step, done, total);
+}
+
+static zp_err load_key(const zp_engine *e, zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads,
+                       zp__ioerr *why)
 {
     memset(pk, 0, sizeof *pk);
     memset(cs, 0, sizeof *cs);
+    key_progress kp = {&e->cfg, k->name};
+    zp__progress p = {e->cfg.key_progress ? key_progress_fn : NULL, &kp};
     switch (k->kind) {
     case ZP__KEY_ZPK:
-        return zp__zpk_load(pk, k->source, 0, threads, why);
+        return zp__zpk_load_progress(pk, k->source, 0, threads, &p, why);
     case ZP__KEY_ZKEY:
         return zp__zkey_load(pk, k->source, why);
     case ZP__KEY_SYNTH:
-        return load_synth(k, pk, cs, threads, why);
+        return load_synth(k, pk, cs, threads, &p, why);
     }
     return ZP_E_INVALID_ARG;
 }
@@ -354,7 +370,7 @@ static zp_err load_unlocked(zp_engine *e, zp__key *k, uint64_t est, zp__ioerr *w
     zp__pk pk;
     zp__r1cs cs;
     zp__ioerr w = {{0}};
-    zp_err err = load_key(k, &pk, &cs, e->threads_per_worker, &w);
+    zp_err err = load_key(e, k, &pk, &cs, e->threads_per_worker, &w);
     pthread_mutex_lock(&e->mu);
     e->key_used -= est;
     k->reserved = 0;

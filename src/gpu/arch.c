@@ -131,3 +131,19 @@ void zp__gpu_arch_describe(char *out, size_t len, int device, const char *name, 
         break;
     }
 }
+
+/* ------------------------------------------------------- CUDA versions */
+
+zp__cuda_fit zp__cuda_fit_of(int driver, int runtime)
+{
+    if (driver <= 0)
+        return ZP_CUDA_FIT_NO_DRIVER;
+    if (driver >= runtime)
+        return ZP_CUDA_FIT_OK;
+    return driver / 1000 == runtime / 1000 ? ZP_CUDA_FIT_MINOR : ZP_CUDA_FIT_TOO_OLD;
+}
+
+void zp__cuda_version_str(char *out, size_t len, int v)
+{
+    snprintf(out, len, "%d.%d", v / 1000, v % 1000 / 10);
+}

@@ -41,6 +41,29 @@ bool zp__gpu_compiled(void);
  * when none. */
 const char *zp__gpu_last_error(void);
 
+/* ------------------------------------------------------- CUDA versions */
+
+/*
+ * CUDA versions as 1000 * major + 10 * minor (12080 is 12.8): *driver the
+ * newest CUDA the installed driver supports (cudaDriverGetVersion; 0 when
+ * no driver loads), *runtime the CUDA runtime this build carries
+ * (cudaRuntimeGetVersion). Both 0 in a build without CUDA.
+ */
+void zp__gpu_cuda_versions(int *driver, int *runtime);
+
+/* Whether a driver of CUDA version `driver` runs a runtime of `runtime`. */
+typedef enum zp__cuda_fit {
+    ZP_CUDA_FIT_OK = 0,        /* the driver's CUDA is the runtime's or newer */
+    ZP_CUDA_FIT_MINOR = 1,     /* same major, older minor: runs by CUDA's minor
+                                * version compatibility, but the driver cannot
+                                * compile the runtime's newer PTX */
+    ZP_CUDA_FIT_TOO_OLD = 2,   /* an older major: the runtime does not start */
+    ZP_CUDA_FIT_NO_DRIVER = 3, /* no driver loads */
+} zp__cuda_fit;
+zp__cuda_fit zp__cuda_fit_of(int driver, int runtime);
+/* "12.8" for 12080 into out (len bytes). */
+void zp__cuda_version_str(char *out, size_t len, int v);
+
 /* ------------------------------------------------------ architectures */
 
 /* The CUDA architectures this build holds kernels for, as it was built:

@@ -11,6 +11,7 @@
 int zp__gpu_count(void) { return 0; }
 bool zp__gpu_compiled(void) { return false; }
 const char *zp__gpu_last_error(void) { return "built without CUDA"; }
+void zp__gpu_cuda_versions(int *driver, int *runtime) { *driver = *runtime = 0; }
 
 zp_err zp__gpu_device_check(int device, char *text, size_t len)
 {

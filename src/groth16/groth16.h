@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "io/key.h"
 #include "io/io.h"
 #include "r1cs/r1cs.h"
@@ -285,6 +286,10 @@ typedef struct zp__toxic {
  */
 zp_err zp__setup(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
                  const zp__toxic *toxic);
+/* zp__setup reporting its longest part, the points ("making key points",
+ * in points), to progress (NULL: silent). */
+zp_err zp__setup_progress(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
+                          const zp__toxic *toxic, const zp__progress *progress);
 
 /* --------------------------------------------------- 192-byte proof bytes */
 

@@ -361,7 +361,33 @@ static zp_err alloc_points(zp__pk *pk)
     return ZP_OK;
 }
 
-static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int threads)
+/* The key's points are made in slices so that progress can be reported
+ * between them; a slice is long enough that starting its threads costs
+ * nothing measurable. */
+#define POINT_SLICE ((size_t)1 << 16)
+
+typedef struct points_progress {
+    const zp__progress *p;
+    uint64_t done, total;
+} points_progress;
+
+/* Points of one part: out[i] = k[i] * the base of fb, in G2 or G1. */
+static void part_points(void *out, bool g2, const void *fb, const zp_fr *k, size_t n,
+                        int threads, points_progress *pp)
+{
+    for (size_t at = 0; at < n; at += POINT_SLICE) {
+        size_t m = n - at < POINT_SLICE ? n - at : POINT_SLICE;
+        if (g2)
+            zp__fb_g2_mul((zp_g2_affine *)out + at, fb, k + at, m, threads);
+        else
+            zp__fb_g1_mul((zp_g1_affine *)out + at, fb, k + at, m, threads);
+        pp->done += m;
+        zp__progress_note(pp->p, "making key points", pp->done, pp->total);
+    }
+}
+
+static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int threads,
+                          const zp__progress *progress)
 {
     zp_err e = alloc_points(pk);
     if (e)
@@ -380,12 +406,14 @@ static zp_err make_points(zp__pk *pk, const scal *s, const zp__toxic *t, int thr
         return e;
     }
     zp__setup_vk_points(pk, t, &f1, &f2);
-    zp__fb_g1_mul(pk->a, &f1, s->u, (size_t)pk->n_a, threads);
-    zp__fb_g1_mul(pk->b1, &f1, s->v, (size_t)pk->n_b, threads);
-    zp__fb_g2_mul(pk->b2, &f2, s->v, (size_t)pk->n_b, threads);
-    zp__fb_g1_mul(pk->vk.ic, &f1, s->w, pk->vk.n_ic, threads);
-    zp__fb_g1_mul(pk->l, &f1, s->w + pk->vk.n_ic, (size_t)pk->n_l, threads);
-    zp__fb_g1_mul(pk->h, &f1, s->h, (size_t)pk->n_h, threads);
+    points_progress pp = {progress, 0, n1 - 3 + pk->n_b}; /* B in G1 and G2 */
+    zp__progress_note(progress, "making key points", 0, pp.total);
+    part_points(pk->a, false, &f1, s->u, (size_t)pk->n_a, threads, &pp);
+    part_points(pk->b1, false, &f1, s->v, (size_t)pk->n_b, threads, &pp);
+    part_points(pk->b2, true, &f2, s->v, (size_t)pk->n_b, threads, &pp);
+    part_points(pk->vk.ic, false, &f1, s->w, pk->vk.n_ic, threads, &pp);
+    part_points(pk->l, false, &f1, s->w + pk->vk.n_ic, (size_t)pk->n_l, threads, &pp);
+    part_points(pk->h, false, &f1, s->h, (size_t)pk->n_h, threads, &pp);
     zp__fb_g1_free(&f1);
     zp__fb_g2_free(&f2);
     return ZP_OK;
@@ -437,6 +465,12 @@ zp_err zp__setup_shape(zp__pk *pk, unsigned *log2n, const zp__r1cs *cs, zp_h_con
 zp_err zp__setup(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
                  const zp__toxic *toxic)
 {
+    return zp__setup_progress(out, cs, conv, threads, toxic, NULL);
+}
+
+zp_err zp__setup_progress(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
+                          const zp__toxic *toxic, const zp__progress *progress)
+{
     zp__pk pk;
     memset(&pk, 0, sizeof pk);
     memset(out, 0, sizeof *out);
@@ -453,7 +487,7 @@ zp_err zp__setup(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int threads,
     if (!e)
         e = make_scalars(&s, &pk, cs, &t, log2n, threads);
     if (!e)
-        e = make_points(&pk, &s, &t, threads);
+        e = make_points(&pk, &s, &t, threads, progress);
     /* Whoever keeps the toxic waste can forge proofs: wipe this copy. (The
      * scalar arrays derived from it are freed, not wiped: a test key is
      * never trusted anyway.) */

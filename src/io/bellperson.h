@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "io/key.h"
 #include "io/io.h"
 #include "r1cs/r1cs.h"
@@ -46,12 +47,14 @@ zp_err zp__params_load(zp__pk *out, const char *path, int threads, zp__ioerr *wh
  * The same with the key's circuit attached (as zp__pk_attach_circuit),
  * which happens before any point is decoded: a circuit that does not fit
  * fails at once rather than after the point checks of a large file. cs may
- * be NULL (then these equal the functions above).
+ * be NULL (then these equal the functions above). The load reports its
+ * point checks ("checking G1 points", "checking G2 points", one step per
+ * array) to progress (NULL: silent).
  */
 zp_err zp__params_parse_circuit(zp__pk *out, const uint8_t *data, size_t len,
                                 const zp__r1cs *cs, int threads, zp__ioerr *why);
 zp_err zp__params_load_circuit(zp__pk *out, const char *path, const zp__r1cs *cs, int threads,
-                               zp__ioerr *why);
+                               const zp__progress *progress, zp__ioerr *why);
 
 /*
  * Gives a key read from .params the circuit it was made for: cs is the

@@ -145,6 +145,11 @@ static void hash_chunks(void *ctx, size_t begin, size_t end)
 
 uint64_t zp__hash64(const void *data, size_t len, int threads)
 {
+    return zp__hash64_progress(data, len, threads, NULL);
+}
+
+uint64_t zp__hash64_progress(const void *data, size_t len, int threads, zp__progress_span *hp)
+{
     const uint8_t *p = data;
     uint64_t digests[BATCH];
     uint64_t h = fmix(len ^ TOTAL_SEED);
@@ -159,6 +164,10 @@ uint64_t zp__hash64(const void *data, size_t len, int threads)
             zp__parallel_for(nc, 1, hash_chunks, &j, threads);
         for (size_t c = 0; c < nc; c++)
             h = fmix(h ^ digests[c]);
+        if (hp) {
+            hp->done += nc * ZP__HASH_CHUNK < len - off ? nc * ZP__HASH_CHUNK : len - off;
+            zp__progress_note(hp->p, hp->step, hp->done, hp->total);
+        }
     }
     return h;
 }

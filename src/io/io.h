@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "base/progress.h"
 #include "io/key.h"
 #include "r1cs/r1cs.h"
 #include "zkpipe.h"
@@ -251,6 +252,10 @@ zp_err zp__r1cs_load(zp__r1cs *out, const char *path, zp__ioerr *why);
  */
 zp_err zp__zkey_parse(zp__pk *out, const uint8_t *data, size_t len, zp__ioerr *why);
 zp_err zp__zkey_load(zp__pk *out, const char *path, zp__ioerr *why);
+/* zp__zkey_load reporting its point checks ("checking key points", every
+ * point of the file) to progress (NULL: silent). */
+zp_err zp__zkey_load_progress(zp__pk *out, const char *path, const zp__progress *progress,
+                              zp__ioerr *why);
 /* Writes pk (ZP_H_COSET, snarkjs roots) as a .zkey snarkjs can prove
  * with; section 10 holds a zero circuit hash and no contributions. */
 zp_err zp__zkey_save(const char *path, const zp__pk *pk, zp__ioerr *why);

@@ -187,10 +187,14 @@ static void decode_range(void *ctx, size_t begin, size_t end)
     }
 }
 
+/* Progress steps: the arrays of a point type count as one step each. */
+static const char *const STEP_NAME[2] = {"checking G1 points", "checking G2 points"};
+
 /* Decodes n points at src into a new array *out (freed by the caller even
  * on failure). */
 static zp_err decode_array(void **out, const uint8_t *src, uint64_t n, bool g2,
-                           const char *name, int threads, zp__ioerr *why)
+                           const char *name, int threads, const zp__progress *progress,
+                           zp__ioerr *why)
 {
     size_t sz = g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine);
     if (n > SIZE_MAX / sz)
@@ -202,7 +206,8 @@ static zp_err decode_array(void **out, const uint8_t *src, uint64_t n, bool g2,
                         (unsigned long long)n);
     decode_job j = {.src = src, .dst = *out, .g2 = g2};
     atomic_init(&j.first_bad, UINT64_MAX);
-    zp__parallel_for((size_t)n, 4096, decode_range, &j, threads);
+    zp__parallel_for_progress((size_t)n, 4096, decode_range, &j, threads, progress,
+                              STEP_NAME[g2]);
     uint64_t bad = atomic_load(&j.first_bad);
     if (bad == UINT64_MAX)
         return ZP_OK;
@@ -238,7 +243,7 @@ static zp_err vk_read(zp__vk *vk, const uint8_t *data, const layout *lay, int th
         return e;
     vk->n_ic = lay->count[F_IC];
     void *ic = NULL;
-    e = decode_array(&ic, data + lay->off[F_IC], vk->n_ic, false, "ic", threads, why);
+    e = decode_array(&ic, data + lay->off[F_IC], vk->n_ic, false, "ic", threads, NULL, why);
     vk->ic = ic; /* owned by vk even on failure */
     return e;
 }
@@ -288,12 +293,12 @@ static void set_array(zp__pk *pk, int f, void *p)
 }
 
 static zp_err read_arrays(zp__pk *pk, const uint8_t *data, const layout *lay, int threads,
-                          zp__ioerr *why)
+                          const zp__progress *progress, zp__ioerr *why)
 {
     for (int f = F_H; f < NFIELDS; f++) {
         void *p = NULL;
         zp_err e = decode_array(&p, data + lay->off[f], lay->count[f], f == F_B2,
-                                FIELD_NAME[f], threads, why);
+                                FIELD_NAME[f], threads, progress, why);
         set_array(pk, f, p); /* owned by pk even on failure */
         if (e)
             return e;
@@ -305,7 +310,7 @@ static zp_err read_arrays(zp__pk *pk, const uint8_t *data, const layout *lay, in
  * before any point is decoded: a wrong circuit fails at once instead of
  * after the point checks of a large file. */
 static zp_err parse(zp__pk *out, const uint8_t *data, size_t len, const zp__r1cs *cs,
-                    int threads, zp__ioerr *why)
+                    int threads, const zp__progress *progress, zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
     layout lay;
@@ -325,7 +330,7 @@ static zp_err parse(zp__pk *out, const uint8_t *data, size_t len, const zp__r1cs
     out->n_b = lay.count[F_B1];
     if ((cs && (e = zp__pk_attach_circuit(out, cs, why))) ||
         (e = vk_read(&out->vk, data, &lay, threads, why)) ||
-        (e = read_arrays(out, data, &lay, threads, why)))
+        (e = read_arrays(out, data, &lay, threads, progress, why)))
         zp__pk_free(out);
     return e;
 }
@@ -333,25 +338,25 @@ static zp_err parse(zp__pk *out, const uint8_t *data, size_t len, const zp__r1cs
 zp_err zp__params_parse(zp__pk *out, const uint8_t *data, size_t len, int threads,
                         zp__ioerr *why)
 {
-    return parse(out, data, len, NULL, threads, why);
+    return parse(out, data, len, NULL, threads, NULL, why);
 }
 
 zp_err zp__params_parse_circuit(zp__pk *out, const uint8_t *data, size_t len,
                                 const zp__r1cs *cs, int threads, zp__ioerr *why)
 {
-    return parse(out, data, len, cs, threads, why);
+    return parse(out, data, len, cs, threads, NULL, why);
 }
 
 zp_err zp__params_load_circuit(zp__pk *out, const char *path, const zp__r1cs *cs, int threads,
-                               zp__ioerr *why)
+                               const zp__progress *progress, zp__ioerr *why)
 {
     zp__buf b;
     memset(out, 0, sizeof *out);
     zp_err e = zp__file_map(&b, path, UINT64_MAX, why);
     if (e)
         return e;
-    e = parse(out, b.data, b.len, cs, threads, why);
-    if (zp__buf_changed(&b)) {
+    e = parse(out, b.data, b.len, cs, threads, progress, why);
+    if (zp__buf_changed(&b)) { /* cut while mapped: what was parsed is zeros */
         if (!e)
             zp__pk_free(out);
         e = zp__fail(why, ZP_E_TRUNCATED, "%s changed while being read", path);
@@ -362,5 +367,5 @@ zp_err zp__params_load_circuit(zp__pk *out, const char *path, const zp__r1cs *cs
 
 zp_err zp__params_load(zp__pk *out, const char *path, int threads, zp__ioerr *why)
 {
-    return zp__params_load_circuit(out, path, NULL, threads, why);
+    return zp__params_load_circuit(out, path, NULL, threads, NULL, why);
 }

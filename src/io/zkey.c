@@ -155,18 +155,21 @@ static zp_err points(const zp__zkey_pts *j, const char *what, zp__ioerr *why)
 
 /* A whole G1 section into a new array (infinity kept). */
 static zp_err read_g1_all(zp_g1_affine **out, const zp__container *c, uint32_t id,
-                          uint64_t n, const char *what, zp__ioerr *why)
+                          uint64_t n, const char *what, zp__progress_span *span,
+                          zp__ioerr *why)
 {
     zp_g1_affine *v = malloc(n ? n * sizeof *v : 1);
     if (!v)
         return ZP_E_NOMEM;
     *out = v;
-    zp__zkey_pts j = {.src = c->data + zp__container_find(c, id)->off, .n_src = n, .dst = v};
+    zp__zkey_pts j = {.src = c->data + zp__container_find(c, id)->off, .n_src = n, .dst = v,
+                      .progress = span};
     return points(&j, what, why);
 }
 
 /* A, B1, B2 compact: only points that are not infinity, with density. */
-static zp_err read_ab(zp__pk *pk, const zp__container *c, zp__ioerr *why)
+static zp_err read_ab(zp__pk *pk, const zp__container *c, zp__progress_span *span,
+                      zp__ioerr *why)
 {
     const uint8_t *a = c->data + zp__container_find(c, 5)->off;
     const uint8_t *b1 = c->data + zp__container_find(c, 6)->off;
@@ -194,35 +197,45 @@ static zp_err read_ab(zp__pk *pk, const zp__container *c, zp__ioerr *why)
     pk->b2 = malloc(pk->n_b ? pk->n_b * sizeof *pk->b2 : 1);
     if (!pk->a || !pk->b1 || !pk->b2)
         return ZP_E_NOMEM;
-    zp__zkey_pts ja = {.src = a, .n_src = pk->n_vars, .density = &pk->a_density, .dst = pk->a};
-    zp__zkey_pts jb1 = {.src = b1, .n_src = pk->n_vars, .density = &pk->b_density, .dst = pk->b1};
+    zp__zkey_pts ja = {.src = a, .n_src = pk->n_vars, .density = &pk->a_density, .dst = pk->a,
+                       .progress = span};
+    zp__zkey_pts jb1 = {.src = b1, .n_src = pk->n_vars, .density = &pk->b_density, .dst = pk->b1,
+                        .progress = span};
     zp__zkey_pts jb2 = {.src = b2, .n_src = pk->n_vars, .g2 = true, .density = &pk->b_density,
-                        .dst = pk->b2};
+                        .dst = pk->b2, .progress = span};
     if ((e = points(&ja, "A", why)) || (e = points(&jb1, "B1", why)))
         return e;
     return points(&jb2, "B2", why);
 }
 
-static zp_err parse_sections(zp__pk *pk, const zp__container *c, zp__ioerr *why)
+/* The point checks are one progress step over every point the file holds:
+ * IC, A, B1, B2 (all variables each), L and H. */
+static zp_err parse_sections(zp__pk *pk, const zp__container *c, const zp__progress *progress,
+                             zp__ioerr *why)
 {
     zp_err e;
     if ((e = read_header(pk, c, why)) || (e = check_sizes(pk, c, why)))
         return e;
     pk->vk.n_ic = pk->n_public + 1;
-    if ((e = read_g1_all(&pk->vk.ic, c, 3, pk->vk.n_ic, "IC", why)))
+    pk->n_l = (uint64_t)pk->n_vars - pk->n_public - 1;
+    pk->n_h = pk->domain_size;
+    zp__progress_span span = {progress, "checking key points", 0,
+                              pk->vk.n_ic + 3 * (uint64_t)pk->n_vars + pk->n_l + pk->n_h};
+    zp__progress_span *sp = progress && progress->fn ? &span : NULL;
+    zp__progress_note(progress, span.step, 0, span.total);
+    if ((e = read_g1_all(&pk->vk.ic, c, 3, pk->vk.n_ic, "IC", sp, why)))
         return e;
     if ((e = zp__zkey_read_matrices(pk, c, why)))
         return e;
-    if ((e = read_ab(pk, c, why)))
+    if ((e = read_ab(pk, c, sp, why)))
         return e;
-    pk->n_l = (uint64_t)pk->n_vars - pk->n_public - 1;
-    if ((e = read_g1_all(&pk->l, c, 8, pk->n_l, "C (L)", why)))
+    if ((e = read_g1_all(&pk->l, c, 8, pk->n_l, "C (L)", sp, why)))
         return e;
-    pk->n_h = pk->domain_size;
-    return read_g1_all(&pk->h, c, 9, pk->n_h, "H", why);
+    return read_g1_all(&pk->h, c, 9, pk->n_h, "H", sp, why);
 }
 
-zp_err zp__zkey_parse(zp__pk *out, const uint8_t *data, size_t len, zp__ioerr *why)
+static zp_err parse(zp__pk *out, const uint8_t *data, size_t len, const zp__progress *progress,
+                    zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
     out->h_conv = ZP_H_COSET;
@@ -234,19 +247,30 @@ zp_err zp__zkey_parse(zp__pk *out, const uint8_t *data, size_t len, zp__ioerr *w
     if (c.version != 1)
         return zp__fail(why, ZP_E_UNSUPPORTED, "zkey version %u (only 1 is supported)",
                         c.version);
-    if ((e = parse_sections(out, &c, why)))
+    if ((e = parse_sections(out, &c, progress, why)))
         zp__pk_free(out);
     return e;
 }
 
+zp_err zp__zkey_parse(zp__pk *out, const uint8_t *data, size_t len, zp__ioerr *why)
+{
+    return parse(out, data, len, NULL, why);
+}
+
 zp_err zp__zkey_load(zp__pk *out, const char *path, zp__ioerr *why)
+{
+    return zp__zkey_load_progress(out, path, NULL, why);
+}
+
+zp_err zp__zkey_load_progress(zp__pk *out, const char *path, const zp__progress *progress,
+                              zp__ioerr *why)
 {
     zp__buf b;
     memset(out, 0, sizeof *out);
     zp_err e = zp__file_map(&b, path, UINT64_MAX, why);
     if (e)
         return e;
-    e = zp__zkey_parse(out, b.data, b.len, why);
+    e = parse(out, b.data, b.len, progress, why);
     if (zp__buf_changed(&b)) { /* cut while mapped: what was parsed is zeros */
         if (!e)
             zp__pk_free(out);

@@ -24,6 +24,8 @@ typedef struct zp__zkey_pts {
     const zp__bitmap *density;
     void *dst;
     int threads;
+    /* The points scanned (n_src) are added to it and reported; NULL: none. */
+    zp__progress_span *progress;
 } zp__zkey_pts;
 
 zp_err zp__zkey_points(const zp__zkey_pts *job, uint64_t *bad);

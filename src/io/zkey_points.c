@@ -24,6 +24,7 @@ typedef struct pts_ctx {
     zp_err *err;           /* per chunk */
     uint64_t *bad;         /* per chunk: source index of the failure */
     _Atomic uint64_t first_fail; /* lowest failing chunk so far */
+    _Atomic uint64_t done;       /* source points scanned, for progress */
 } pts_ctx;
 
 static bool wanted(const zp__zkey_pts *j, uint64_t i)
@@ -131,12 +132,28 @@ static void do_chunk(pts_ctx *c, uint64_t ch)
     }
 }
 
+/* Reports a chunk's points scanned; the step's end is reported once, by
+ * zp__zkey_points after the last call. */
+static void chunk_done(pts_ctx *c, size_t ch)
+{
+    zp__progress_span *s = c->job->progress;
+    if (!s)
+        return;
+    uint64_t lo = (uint64_t)ch * CHUNK, n_src = c->job->n_src;
+    uint64_t n = n_src - lo < CHUNK ? n_src - lo : CHUNK;
+    uint64_t d = s->done + atomic_fetch_add(&c->done, n) + n;
+    if (d < s->total)
+        zp__progress_note(s->p, s->step, d, s->total);
+}
+
 static void run_chunks(void *ctx, size_t begin, size_t end)
 {
     pts_ctx *c = ctx;
     for (size_t ch = begin; ch < end; ch++)
-        if (ch < atomic_load(&c->first_fail))
+        if (ch < atomic_load(&c->first_fail)) {
             do_chunk(c, ch);
+            chunk_done(c, ch);
+        }
 }
 
 zp_err zp__zkey_points(const zp__zkey_pts *job, uint64_t *bad)
@@ -160,8 +177,15 @@ zp_err zp__zkey_points(const zp__zkey_pts *job, uint64_t *bad)
     }
     pts_ctx c = {.job = job, .start = start, .err = err, .bad = badv};
     atomic_init(&c.first_fail, UINT64_MAX);
+    atomic_init(&c.done, 0);
     zp__parallel_for((size_t)nch, 1, run_chunks, &c, job->threads);
     uint64_t f = atomic_load(&c.first_fail);
+    zp__progress_span *s = job->progress;
+    if (s && f == UINT64_MAX) {
+        s->done += job->n_src;
+        if (s->done >= s->total)
+            zp__progress_note(s->p, s->step, s->total, s->total);
+    }
     if (f != UINT64_MAX) {
         e = err[f];
         *bad = badv[f];

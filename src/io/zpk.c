@@ -100,11 +100,15 @@ zp_err zp__zpk_header_parse(zp__zpk_header *out, const uint8_t *p, size_t len,
 /* Section by section; a big section hashes its 1 MiB chunks in parallel
  * (small ones are a single chunk and start no thread). */
 static zp_err verify_sections(const uint8_t *base, const zp__zpk_header *h, int threads,
-                              zp__ioerr *why)
+                              const zp__progress *progress, zp__ioerr *why)
 {
+    zp__progress_span hp = {progress, "checking key checksums", 0, 0};
+    for (uint32_t id = 1; id <= ZP__ZPK_NSEC; id++)
+        hp.total += h->sec[id].len;
+    zp__progress_note(progress, hp.step, 0, hp.total);
     for (uint32_t id = 1; id <= ZP__ZPK_NSEC; id++) {
         const zp__zpk_section *s = &h->sec[id];
-        if (zp__hash64(base + s->off, (size_t)s->len, threads) != s->sum)
+        if (zp__hash64_progress(base + s->off, (size_t)s->len, threads, &hp) != s->sum)
             return zp__fail(why, ZP_E_CHECKSUM, "checksum mismatch in section %s",
                             zp__zpk_section_name(id));
     }
@@ -273,6 +277,12 @@ static zp_err load_file(uint8_t **base, uint64_t *size, const char *path, bool m
 zp_err zp__zpk_load(zp__pk *out, const char *path, unsigned flags, int threads,
                     zp__ioerr *why)
 {
+    return zp__zpk_load_progress(out, path, flags, threads, NULL, why);
+}
+
+zp_err zp__zpk_load_progress(zp__pk *out, const char *path, unsigned flags, int threads,
+                             const zp__progress *progress, zp__ioerr *why)
+{
     memset(out, 0, sizeof *out);
     uint8_t *base = NULL;
     uint64_t size = 0;
@@ -283,7 +293,7 @@ zp_err zp__zpk_load(zp__pk *out, const char *path, unsigned flags, int threads,
     zp__zpk_header h;
     if ((e = zp__zpk_header_parse(&h, base, ZP__ZPK_ALIGN, size, why)))
         goto fail;
-    if (!(flags & ZP__ZPK_TRUSTED) && (e = verify_sections(base, &h, threads, why)))
+    if (!(flags & ZP__ZPK_TRUSTED) && (e = verify_sections(base, &h, threads, progress, why)))
         goto fail;
     point_into(out, base, &h);
     out->map_base = base;

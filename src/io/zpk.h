@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "io/key.h"
 #include "io/io.h"
 
@@ -55,6 +56,10 @@
  */
 uint64_t zp__hash64(const void *p, size_t len, int threads);
 uint64_t zp__hash64_ref(const void *p, size_t len);
+
+/* zp__hash64 that adds the bytes it hashes to span->done and reports them
+ * every 2 GiB (span NULL: zp__hash64). */
+uint64_t zp__hash64_progress(const void *p, size_t len, int threads, zp__progress_span *span);
 
 /* ------------------------------------------------------------------ .zpk */
 
@@ -159,5 +164,9 @@ zp_err zp__zpk_save(const char *path, const zp__pk *pk, int threads, zp__ioerr *
  */
 zp_err zp__zpk_load(zp__pk *out, const char *path, unsigned flags, int threads,
                     zp__ioerr *why);
+/* zp__zpk_load reporting its checksums ("checking key checksums", in
+ * bytes) to progress (NULL: silent). */
+zp_err zp__zpk_load_progress(zp__pk *out, const char *path, unsigned flags, int threads,
+                             const zp__progress *progress, zp__ioerr *why);
 
 #endif

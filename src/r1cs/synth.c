@@ -89,6 +89,7 @@ zp_err zp__synth_parse(zp__synth_spec *out, const char *spec)
     out->log2 = v;
     out->keep_c = true;
     out->threads = 0;
+    out->progress = NULL;
     return ZP_OK;
 }
 

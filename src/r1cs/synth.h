@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "r1cs/r1cs.h"
 #include "zkpipe.h"
 
@@ -39,6 +40,9 @@ typedef struct zp__synth_spec {
     unsigned log2;
     bool keep_c;  /* build C too (zp__r1cs_is_satisfied needs it); parse sets true */
     int threads;  /* <= 0: one per online CPU; parse sets 0 */
+    /* Reports witness generation ("generating witness", in lanes); NULL
+     * (parse sets it) is silent. */
+    const zp__progress *progress;
 } zp__synth_spec;
 
 /* Counts of a circuit, known without building it (for sizing buffers). */

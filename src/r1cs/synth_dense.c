@@ -132,7 +132,8 @@ zp_err zp__dense_witness(zp_fr *w, const zp__r1cs *cs, const zp__synth_spec *s, 
     dense_ctx x = {.cs = (zp__r1cs *)cs, .w = w, .seed = seed};
     dense_layout_of(&x.d, s->log2);
     zp_fr_one(&w[0]);
-    zp__r1cs_par_for(x.d.lanes, 16, s->threads, dense_witness_lanes, &x);
+    zp__parallel_for_progress(x.d.lanes, 16, dense_witness_lanes, &x, s->threads, s->progress,
+                              "generating witness");
     return ZP_OK;
 }
 

@@ -442,7 +442,8 @@ zp_err zp__porep_witness(zp_fr *w, const zp__r1cs *cs, const zp__synth_spec *s, 
     zp_fr_one(&w[0]);
     zp__r1cs_par_for(x.L.nblk, 256, s->threads, witness_blocks, &x);
     if (atomic_load(&x.err) == ZP_OK)
-        zp__r1cs_par_for(x.L.nlane, 4, s->threads, witness_lanes, &x);
+        zp__parallel_for_progress(x.L.nlane, 4, witness_lanes, &x, s->threads, s->progress,
+                                  "generating witness");
     free(x.L.lane_a);
     return (zp_err)atomic_load(&x.err);
 }
