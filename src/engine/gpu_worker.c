@@ -510,7 +510,7 @@ static const zp_fr *take_ahead(void *arg, int phase)
         return NULL;
     a->taken = true;
     zp__ioerr why = {{0}};
-    if (a->j->key != c->key || zp__key_acquire(c->e, c->key, &why))
+    if (zp__job_is_abc(a->j) || a->j->key != c->key || zp__key_acquire(c->e, c->key, &why))
         return NULL;
     a->held = true;
     a->slot = c->w->slot;
@@ -698,7 +698,10 @@ void *zp__gpu_worker_main(void *arg)
             zp__eng_busy(w->e, w, cur.j, cur.part);
         else if (!zp__eng_take(w->e, w, &cur.j, &cur.part))
             break;
-        run_partition(w->e, w, &cur, &next);
+        if (zp__job_is_abc(cur.j))
+            zp__eng_run_abc(w->e, w, cur.j, cur.part); /* CPU stages (engine/abc.h) */
+        else
+            run_partition(w->e, w, &cur, &next);
     }
     zp__loader_close(w->loader); /* idle: each load is waited for by its run */
     w->loader = NULL;

@@ -14,6 +14,7 @@
 #include "engine/engine_impl.h"
 #include "engine/util.h"
 #include "gpu/gpu.h"
+#include "io/bellperson.h"
 #include "io/io.h"
 #include "io/zpk.h"
 
@@ -49,6 +50,8 @@ static zp_err parse_source(zp__key *k, const char *source)
         k->kind = ZP__KEY_ZPK;
     } else if (ends_with(source, ".zkey")) {
         k->kind = ZP__KEY_ZKEY;
+    } else if (ends_with(source, ".params")) {
+        k->kind = ZP__KEY_PARAMS;
     } else {
         return ZP_E_INVALID_ARG;
     }
@@ -224,6 +227,10 @@ static zp_err load_key(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads, zp__io
         return zp__zkey_load(pk, k->source, why);
     case ZP__KEY_SYNTH:
         return load_synth(k, pk, cs, threads, why);
+    case ZP__KEY_PARAMS:
+        /* Every point checked; no density maps or matrices: jobs of a,
+         * b, c bring the maps (groth16/abc.h). */
+        return zp__params_load(pk, k->source, threads, why);
     }
     return ZP_E_INVALID_ARG;
 }
