@@ -109,3 +109,69 @@ void zp__eng_run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
     uint32_t n_pub = held ? pk->n_public : 0;
     zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, pub, n_pub, held);
 }
+
+static bool same_map(const zp__bitmap *x, const zp__bitmap *y)
+{
+    return x->nbits == y->nbits && x->words && y->words &&
+           !memcmp(x->words, y->words, (size_t)(x->nbits / 64 + 1) * sizeof *x->words);
+}
+
+static bool copy_map(zp__bitmap *dst, const zp__bitmap *src)
+{
+    if (zp__bitmap_alloc(dst, src->nbits))
+        return false;
+    memcpy(dst->words, src->words, (size_t)(src->nbits / 64 + 1) * sizeof *src->words);
+    return true;
+}
+
+bool zp__key_abc_maps(zp_engine *e, zp__key *k, const zp__abc_in *in)
+{
+    zp__bitmap a, b;
+    if (zp__abc_density(&a, &b, in))
+        return false;
+    pthread_mutex_lock(&e->mu);
+    zp__pk *pk = &k->pk;
+    bool ok;
+    if (k->kind != ZP__KEY_PARAMS) {
+        ok = same_map(&a, &pk->a_density) && same_map(&b, &pk->b_density);
+    } else {
+        if (!k->abc_a.words) { /* the first: the key's maps from now on */
+            k->abc_a = a;
+            k->abc_b = b;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            ok = true;
+        } else {
+            ok = same_map(&a, &k->abc_a) && same_map(&b, &k->abc_b);
+        }
+        /* The load in use gets copies (zp__pk_free frees them) and empty
+         * matrices: its a, b, c come with each partition. */
+        if (ok && !pk->a_density.words) {
+            zp__bitmap ca, cb;
+            memset(&ca, 0, sizeof ca);
+            memset(&cb, 0, sizeof cb);
+            zp__csr ma, mb;
+            memset(&ma, 0, sizeof ma);
+            memset(&mb, 0, sizeof mb);
+            ok = copy_map(&ca, &k->abc_a) && copy_map(&cb, &k->abc_b) &&
+                 !zp__csr_alloc(&ma, 0, 0) && !zp__csr_alloc(&mb, 0, 0);
+            if (ok) {
+                pk->a_density = ca;
+                pk->b_density = cb;
+                zp__csr_free(&pk->ma);
+                zp__csr_free(&pk->mb);
+                pk->ma = ma;
+                pk->mb = mb;
+            } else {
+                zp__bitmap_free(&ca);
+                zp__bitmap_free(&cb);
+                zp__csr_free(&ma);
+                zp__csr_free(&mb);
+            }
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    zp__bitmap_free(&a);
+    zp__bitmap_free(&b);
+    return ok;
+}

@@ -137,6 +137,9 @@ typedef struct zp__key {
     zp_fr *wcache[ZP__WCACHE_MAX];
     uint8_t wc_state[ZP__WCACHE_MAX];
     bool wc_pinned[ZP__WCACHE_MAX]; /* page-locked: GPU slots upload from it */
+    /* PARAMS: the density maps of its first job of a, b, c that a GPU
+     * ran (e->mu), given to each load of it that a GPU uses (abc.c). */
+    zp__bitmap abc_a, abc_b;
 } zp__key;
 
 /* ------------------------------------------------------------------ jobs */
@@ -357,6 +360,11 @@ zp_err zp__worker_reserve(zp_fr **p, uint64_t *cap, uint64_t n);
  * the CPU stages on worker w (taken and marked busy), handing the outcome
  * to zp__eng_proved. */
 bool zp__job_is_abc(const zp__job *j);
+/* For a GPU: whether k's loaded key (referenced by the caller) has in's
+ * density maps, giving a PARAMS key those of its first such partition
+ * (and empty matrices) when it has none; false when they differ (or
+ * memory ran out): then the partition runs with the CPU stages. */
+bool zp__key_abc_maps(zp_engine *e, zp__key *k, const zp__abc_in *in);
 void zp__eng_run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part);
 void *zp__verify_main(void *arg);
 void zp__worker_scratch_free(zp__worker *w);

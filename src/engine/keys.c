@@ -562,6 +562,8 @@ void zp__keys_free(zp_engine *e)
         zp__key_drop_witnesses(k);
         zp__pk_free(&k->pk);
         zp__r1cs_free(&k->cs);
+        zp__bitmap_free(&k->abc_a);
+        zp__bitmap_free(&k->abc_b);
         free(k);
     }
     free(e->keys);

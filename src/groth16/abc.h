@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "groth16/gpu_prover.h"
 #include "groth16/groth16.h"
 
 /* One circuit's inputs, in the field order of supraseal-c2's Assignment. */
@@ -85,5 +86,19 @@ void zp__abc_view(zp__pk *view, const zp__pk *pk, const zp__bitmap *a, const zp_
  */
 zp_err zp__prove_abc(zp__proof *out, const zp__pk *pk, const zp__abc_in *in,
                      const zp__prove_opts *opt, zp__prove_times *times, zp__ioerr *why);
+
+/*
+ * The GPU slot's side (prove_gpu_abc.c; the slot and key as in
+ * gpu_prover.h). put_abc uploads w (n_vars values) and in's a, b, c into
+ * the slot, zero-padded to the domain, and waits: then in's arrays are
+ * no longer read. sums_abc runs the h stage and the five MSMs on them
+ * (zp__g16_slot_sums_next's, after its eval), with k's density maps.
+ * ZP_E_INVALID_ARG for a key not on the slot's device or larger than the
+ * slot, or abc_size above the domain; the GPU errors, named in why.
+ */
+zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
+                            const zp__abc_in *in);
+zp_err zp__g16_slot_sums_abc(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
+                             zp__prove_times *t, zp__ioerr *why);
 
 #endif
