@@ -26,21 +26,6 @@ zp_ss_result generate_groth16_proofs_c(const zp_ss_assignment provers[], size_t 
                                        const zp_ss_fr r_s[], const zp_ss_fr s_s[],
                                        zp_ss_proof proofs[], const zp_ss_srs *srs);
 
-/*
- * Loads the bellperson .params file at params_path (every point checked
- * on the curve and in its subgroup) into *ret. cache: share one loaded
- * copy among every cached handle of the same path (until evict_SRS);
- * else a copy of its own, freed with its last handle.
- */
-zp_ss_result create_SRS(zp_ss_srs *ret, const char *params_path, bool cache);
-/* Takes the SRS out of the cache and unloads it where no call uses it;
- * handles keep working (a later call loads it again). */
-void evict_SRS(const zp_ss_srs *srs);
-/* Drops the handle (NULL or a null handle: nothing). */
-void drop_SRS(const zp_ss_srs *srs);
-/* A second handle to the same SRS. */
-zp_ss_srs clone_SRS(const zp_ss_srs *srs);
-
 #ifdef __cplusplus
 }
 #endif

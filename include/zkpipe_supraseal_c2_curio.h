@@ -1,7 +1,7 @@
 /*
  * libzkpipe_supraseal_c2_curio: the C entry points of Curio's supraseal-c2
  * fork (as cuzk calls them), backed by one process-wide zkpipe engine
- * (docs/supraseal-c2.md). The SRS calls are those of zkpipe_supraseal_c2.h.
+ * (docs/supraseal-c2.md). The SRS calls are in zkpipe_supraseal_types.h.
  *
  * gpu_mutex and gpu_index are accepted and not needed: the engine
  * schedules its GPUs' slots itself, so one call's circuits spread over
@@ -44,11 +44,6 @@ void destroy_pending_proof(void *pending);
 /* A mutex for gpu_mutex (a pthread mutex; the engine does not need it). */
 void *create_gpu_mutex(void);
 void destroy_gpu_mutex(void *mutex);
-
-zp_ss_result create_SRS(zp_ss_srs *ret, const char *params_path, bool cache);
-void evict_SRS(const zp_ss_srs *srs);
-void drop_SRS(const zp_ss_srs *srs);
-zp_ss_srs clone_SRS(const zp_ss_srs *srs);
 
 #ifdef __cplusplus
 }

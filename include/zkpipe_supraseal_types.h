@@ -4,6 +4,8 @@
  * libraries (zkpipe_supraseal_c2.h, zkpipe_supraseal_c2_curio.h;
  * docs/supraseal-c2.md).
  *
+ * The SRS calls are declared here too: both variants export them alike.
+ *
  * Field elements of Fr are 32 bytes, four little-endian 64-bit limbs in
  * Montgomery form (blst's fr_t): a, b, c, the assignments, r and s.
  * Coordinates of Fp are 48 bytes, six little-endian 64-bit limbs in
@@ -71,6 +73,22 @@ typedef struct zp_ss_result {
 typedef struct zp_ss_srs {
     const void *ptr;
 } zp_ss_srs;
+
+/*
+ * The SRS calls, the same in both variants. create_SRS loads the
+ * bellperson .params file at params_path (its name ending in .params;
+ * every point checked on the curve and in its subgroup) into *ret. cache:
+ * share one loaded copy among every cached handle of the same path (until
+ * evict_SRS); else a copy of its own, freed with its last handle.
+ * evict_SRS takes the SRS out of the cache and unloads it where no call
+ * uses it; handles keep working (a later call loads it again). drop_SRS
+ * drops a handle (NULL or a null handle: nothing); clone_SRS makes a
+ * second one.
+ */
+zp_ss_result create_SRS(zp_ss_srs *ret, const char *params_path, bool cache);
+void evict_SRS(const zp_ss_srs *srs);
+void drop_SRS(const zp_ss_srs *srs);
+zp_ss_srs clone_SRS(const zp_ss_srs *srs);
 
 #ifdef __cplusplus
 }

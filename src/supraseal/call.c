@@ -74,7 +74,7 @@ static void call_free(zp__ss_call *c)
 {
     if (!c)
         return;
-    zp__ss_srs_drop(&c->srs);
+    drop_SRS(&c->srs);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c->parts);
@@ -156,7 +156,7 @@ zp_ss_result zp__ss_start(zp__ss_call **out, const zp_ss_assignment *provers, si
     pthread_cond_init(&c->cv, NULL);
     c->e = e;
     c->n = (uint32_t)n;
-    c->srs = zp__ss_srs_clone(srs);
+    c->srs = clone_SRS(srs);
     for (size_t i = 0; i < n; i++) {
         const zp_ss_assignment *p = &provers[i];
         zp__abc_part *q = &c->parts[i];

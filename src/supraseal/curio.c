@@ -65,12 +65,3 @@ void destroy_gpu_mutex(void *mutex)
     pthread_mutex_destroy(mutex);
     free(mutex);
 }
-
-zp_ss_result create_SRS(zp_ss_srs *ret, const char *params_path, bool cache)
-{
-    return zp__ss_srs_create(ret, params_path, cache);
-}
-
-void evict_SRS(const zp_ss_srs *srs) { zp__ss_srs_evict(srs); }
-void drop_SRS(const zp_ss_srs *srs) { zp__ss_srs_drop(srs); }
-zp_ss_srs clone_SRS(const zp_ss_srs *srs) { return zp__ss_srs_clone(srs); }

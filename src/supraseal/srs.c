@@ -1,6 +1,7 @@
 /*
- * The process-wide engine and the SRS handles of the supraseal-c2 drop-ins
- * (ss.h, docs/supraseal-c2.md).
+ * The process-wide engine and the SRS calls (create_SRS, evict_SRS,
+ * drop_SRS, clone_SRS: zkpipe_supraseal_types.h) of both supraseal-c2
+ * drop-ins (ss.h, docs/supraseal-c2.md).
  *
  * The engine opens on first use, with every GPU (zp_engine_config.gpus =
  * -1) or, where there is none, CPU workers. An SRS is an engine key whose
@@ -118,7 +119,7 @@ static zp_err load_now(zp_engine *e, const char *key, char *msg, size_t cap)
     return ZP_OK;
 }
 
-zp_ss_result zp__ss_srs_create(zp_ss_srs *ret, const char *path, bool cache)
+zp_ss_result create_SRS(zp_ss_srs *ret, const char *path, bool cache)
 {
     if (!ret)
         return zp__ss_err(ZP_E_INVALID_ARG, "create_SRS: the SRS pointer is NULL");
@@ -187,7 +188,7 @@ static void unref_locked(srs_rec *r)
     free(r);
 }
 
-void zp__ss_srs_evict(const zp_ss_srs *srs)
+void evict_SRS(const zp_ss_srs *srs)
 {
     if (!srs || !srs->ptr)
         return;
@@ -207,7 +208,7 @@ void zp__ss_srs_evict(const zp_ss_srs *srs)
     pthread_mutex_unlock(&g_mu);
 }
 
-void zp__ss_srs_drop(const zp_ss_srs *srs)
+void drop_SRS(const zp_ss_srs *srs)
 {
     if (!srs || !srs->ptr)
         return;
@@ -216,7 +217,7 @@ void zp__ss_srs_drop(const zp_ss_srs *srs)
     pthread_mutex_unlock(&g_mu);
 }
 
-zp_ss_srs zp__ss_srs_clone(const zp_ss_srs *srs)
+zp_ss_srs clone_SRS(const zp_ss_srs *srs)
 {
     zp_ss_srs out = {NULL};
     if (!srs || !srs->ptr)

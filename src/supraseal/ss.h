@@ -44,9 +44,4 @@ zp_err zp__ss_engine(zp_engine **out);
 /* The engine key of a handle (NULL for a null handle). */
 const char *zp__ss_srs_key(const zp_ss_srs *srs);
 
-zp_ss_result zp__ss_srs_create(zp_ss_srs *ret, const char *path, bool cache);
-void zp__ss_srs_evict(const zp_ss_srs *srs);
-void zp__ss_srs_drop(const zp_ss_srs *srs);
-zp_ss_srs zp__ss_srs_clone(const zp_ss_srs *srs);
-
 #endif

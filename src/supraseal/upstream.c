@@ -15,12 +15,3 @@ zp_ss_result generate_groth16_proofs_c(const zp_ss_assignment provers[], size_t 
     zp_ss_result r = zp__ss_start(&c, provers, num_circuits, r_s, s_s, srs, false);
     return r.code ? r : zp__ss_finish(c, proofs);
 }
-
-zp_ss_result create_SRS(zp_ss_srs *ret, const char *params_path, bool cache)
-{
-    return zp__ss_srs_create(ret, params_path, cache);
-}
-
-void evict_SRS(const zp_ss_srs *srs) { zp__ss_srs_evict(srs); }
-void drop_SRS(const zp_ss_srs *srs) { zp__ss_srs_drop(srs); }
-zp_ss_srs clone_SRS(const zp_ss_srs *srs) { return zp__ss_srs_clone(srs); }
