@@ -6,8 +6,9 @@
  *      CIRCUITS partitions of synth:porep:LOG2 from synthetic witnesses
  *      (its own TEST-ONLY key); a warm-up job, then CALLS timed jobs one
  *      after another; closed after.
- *   2. drop-in: the same circuit's .params (made here with a CPU setup
- *      when PARAMS does not exist yet; kept for later runs), create_SRS,
+ *   2. drop-in: the same circuit's key file, KEY (.zpk, default, mapped;
+ *      or .params, parsed with every point checked), made here with a CPU
+ *      setup when it does not exist yet and kept for later runs; create_SRS,
  *      then generate_groth16_proofs_c with CIRCUITS Assignments a call as
  *      bellperson makes them (a, b, c of DISTINCT witnesses, shared round
  *      robin; bitmaps; Montgomery form): a warm-up call, then CALLS timed.
@@ -18,7 +19,7 @@
  * counters; 0 without a GPU).
  *
  * usage: bench_supraseal_c2 [--log2 N] [--circuits C] [--calls K]
- *                           [--distinct D] [--params PATH] [--skip-native]
+ *                           [--distinct D] [--key PATH.zpk|PATH.params] [--skip-native]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "base/pool.h"
 #include "groth16/groth16.h"
 #include "io/bellperson.h"
+#include "io/zpk.h"
 #include "r1cs/synth.h"
 #include "supraseal/ss.h"
 #include "zkpipe_supraseal_c2.h"
@@ -147,7 +149,16 @@ static uint64_t cols(uint64_t *words, const zp__csr *m, uint32_t n_vars, uint64_
     return pop;
 }
 
-static void make_params(const char *path, const zp__synth_spec *sp)
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A TEST-ONLY key for the circuit, as a .params, or as a .zpk without its
+ * matrices (what proving from a, b, c uses; the GPUs then hold no
+ * matrices), which create_SRS maps instead of parsing. */
+static void make_key(const char *path, const zp__synth_spec *sp)
 {
     zp__synth_spec s = *sp;
     s.keep_c = true;
@@ -160,9 +171,18 @@ static void make_params(const char *path, const zp__synth_spec *sp)
         err = zp__setup(&pk, &cs, ZP_H_TAU, 0, NULL);
     if (err)
         die("setup", err);
-    if ((err = zp__params_save(path, &pk, 0, &why)))
+    if (ends_with(path, ".zpk")) {
+        zp__csr_free(&pk.ma);
+        zp__csr_free(&pk.mb);
+        if (zp__csr_alloc(&pk.ma, 0, 0) || zp__csr_alloc(&pk.mb, 0, 0))
+            die("matrices", ZP_E_NOMEM);
+        err = zp__zpk_save(path, &pk, 0, &why);
+    } else {
+        err = zp__params_save(path, &pk, 0, &why);
+    }
+    if (err)
         die(why.msg, err);
-    printf("setup    %s written in %.1f s (TEST-ONLY key, CPU)\n", path, now() - t0);
+    printf("setup    %s written in %.1f s (TEST-ONLY key, CPU setup)\n", path, now() - t0);
     zp__pk_free(&pk);
     zp__r1cs_free(&cs);
 }
@@ -178,7 +198,7 @@ static void dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned di
     sp.keep_c = false;
     struct stat st;
     if (stat(params, &st) != 0)
-        make_params(params, &sp);
+        make_key(params, &sp);
     zp__r1cs cs;
     zp_err err = zp__synth_circuit(&cs, &sp);
     if (err)
@@ -297,7 +317,7 @@ int main(int argc, char **argv)
             calls = (unsigned)atoi(v);
         else if (!strcmp(a, "--distinct"))
             distinct = (unsigned)atoi(v);
-        else if (!strcmp(a, "--params"))
+        else if (!strcmp(a, "--key"))
             params = v;
         else {
             fprintf(stderr, "bench_supraseal_c2: unknown option %s\n", a);
@@ -311,7 +331,7 @@ int main(int argc, char **argv)
     }
     char def[64];
     if (!params) {
-        snprintf(def, sizeof def, "porep-%u.params", log2);
+        snprintf(def, sizeof def, "porep-%u.zpk", log2);
         params = def;
     }
     double native_s = skip_native ? 0 : native(log2, circuits, calls, distinct);

@@ -129,9 +129,11 @@ zp_ss_result create_SRS(zp_ss_srs *ret, const char *path, bool cache)
     if (strlen(path) >= sizeof ((srs_rec *)0)->path)
         return zp__ss_err(ZP_E_INVALID_ARG, "create_SRS: the path is longer than %zu bytes",
                           sizeof ((srs_rec *)0)->path - 1);
-    if (!ends_with(path, ".params"))
-        return zp__ss_err(ZP_E_INVALID_ARG, "create_SRS: %s: the file name must end in .params",
-                          path);
+    /* A .zpk (zkpipe's own key file, mapped: a key made by zkpipe setup
+     * or kept from a .params with its circuit's maps) is taken too. */
+    if (!ends_with(path, ".params") && !ends_with(path, ".zpk"))
+        return zp__ss_err(ZP_E_INVALID_ARG,
+                          "create_SRS: %s: the file name must end in .params (or .zpk)", path);
     /* Under g_mu throughout: a second create of a path that is loading
      * waits for it and shares it (creates happen at start-up; proving
      * does not take g_mu). */

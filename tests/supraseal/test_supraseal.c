@@ -24,6 +24,7 @@
 
 #include "engine/engine_impl.h"
 #include "io/bellperson.h"
+#include "io/zpk.h"
 #include "test_abc_util.h"
 
 /* ------------------------------------------------ the caller's declarations */
@@ -274,6 +275,31 @@ static void test_prove(void)
     batch_free(&b);
 }
 
+/* create_SRS takes a .zpk too (mapped): the fixture's key written as one
+ * without its matrices, as bench_supraseal_c2 writes it. */
+static void test_zpk(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/circuit.zpk", g_dir);
+    zp__pk k = g_fix.pk; /* its arrays, matrices left out */
+    memset(&k.vk.prep, 0, sizeof k.vk.prep);
+    CHECK_EQ_INT(zp__csr_alloc(&k.ma, 0, 0), ZP_OK);
+    CHECK_EQ_INT(zp__csr_alloc(&k.mb, 0, 0), ZP_OK);
+    CHECK_EQ_INT(zp__zpk_save(path, &k, 1, NULL), ZP_OK);
+    zp__csr_free(&k.ma);
+    zp__csr_free(&k.mb);
+    struct SRS z;
+    CHECK_EQ_INT(create_SRS(&z, path, false).code, 0);
+    batch b;
+    batch_make(&b, 2, 600);
+    struct groth16_proof p[2];
+    CHECK_EQ_INT(GENERATE(b.as, 2, b.r, b.s, p, &z).code, 0);
+    CHECK(proofs_ok(&b, p));
+    drop_SRS(&z);
+    unlink(path);
+    batch_free(&b);
+}
+
 typedef struct thread_arg {
     uint64_t seed;
     bool ok;
@@ -484,6 +510,7 @@ int main(int argc, char **argv)
     setup();
     RUN(test_srs);
     RUN(test_prove);
+    RUN(test_zpk);
     RUN(test_threads);
 #ifdef ZP_SS_CURIO
     RUN(test_split);
