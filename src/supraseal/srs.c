@@ -203,10 +203,15 @@ void evict_SRS(const zp_ss_srs *srs)
                 break;
             }
         r->cached = false;
-        unref_locked(r);
+        if (r->refs == 1) { /* only the cache's: unloaded and freed */
+            unref_locked(r);
+            pthread_mutex_unlock(&g_mu);
+            return;
+        }
+        r->refs--;
     }
-    if (r->refs) /* unloaded now where no call uses it; loaded again on use */
-        zp_engine_evict_key(g_engine, r->key);
+    /* Unloaded now where no call uses it; loaded again on use. */
+    zp_engine_evict_key(g_engine, r->key);
     pthread_mutex_unlock(&g_mu);
 }
 
