@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "engine/abc.h"
+#include "groth16/prove_gpu_stages.h"
 #include "io/bellperson.h"
 #include "test_abc_util.h"
 #include "test_engine_util.h"
@@ -155,9 +156,64 @@ static void test_failures(void)
     world_free(&s);
 }
 
+/* What a GPU slot does before making the key resident (gpu_worker.c):
+ * a .params key takes the maps of its first partition and empty
+ * matrices, after which the GPU prover's key checks pass; other maps are
+ * refused (that partition runs with the CPU stages). */
+static void test_key_maps(void)
+{
+    world s;
+    world_make(&s);
+    zp_engine *e = t_open(1, 1, NULL);
+    CHECK_EQ_INT(zp_engine_add_key(e, "bp", s.path), ZP_OK);
+    pthread_mutex_lock(&e->mu);
+    zp__key *k = zp__key_find(e, "bp");
+    pthread_mutex_unlock(&e->mu);
+    zp__ioerr why = {{0}};
+    CHECK_EQ_INT(zp__key_acquire(e, k, &why), ZP_OK);
+    CHECK(!zp__pk_counts_ok(&k->pk)); /* no maps from the file */
+    CHECK(zp__key_abc_maps(e, k, &s.x[0].in));
+    CHECK(zp__pk_counts_ok(&k->pk));
+    CHECK(zp__g16_gpu_key_ok(&k->pk, NULL) == ZP_OK);
+    CHECK(k->pk.ma.nrows == 0 && k->pk.mb.nrows == 0);
+    size_t words = (size_t)s.f.pk.n_vars / 64 + 1;
+    CHECK_MEM(k->pk.a_density.words, s.f.pk.a_density.words, words * 8);
+    CHECK_MEM(k->pk.b_density.words, s.f.pk.b_density.words, words * 8);
+    CHECK(zp__key_abc_maps(e, k, &s.x[1].in)); /* the same circuit's */
+    uint64_t *bw = s.x[1].maps;                /* A aux: one bit off */
+    uint64_t i = 0;
+    while (!(bw[i / 64] >> (i % 64) & 1))
+        i++;
+    bw[i / 64] ^= 1ULL << (i % 64);
+    CHECK(!zp__key_abc_maps(e, k, &s.x[1].in));
+    bw[i / 64] ^= 1ULL << (i % 64);
+    zp__key_release(e, k);
+    /* Unloaded and loaded again: the maps come back from the key. */
+    CHECK_EQ_INT(zp_engine_evict_key(e, "bp"), ZP_OK);
+    CHECK_EQ_INT(zp__key_acquire(e, k, &why), ZP_OK);
+    CHECK(k->pk.a_density.words == NULL);
+    CHECK(zp__key_abc_maps(e, k, &s.x[2].in));
+    CHECK(zp__pk_counts_ok(&k->pk));
+    zp__key_release(e, k);
+    /* A key with maps of its own (synthetic) compares with them. */
+    CHECK_EQ_INT(zp_engine_add_key(e, "syn", "synth:porep:8"), ZP_OK);
+    pthread_mutex_lock(&e->mu);
+    zp__key *ks = zp__key_find(e, "syn");
+    pthread_mutex_unlock(&e->mu);
+    CHECK_EQ_INT(zp__key_acquire(e, ks, &why), ZP_OK);
+    CHECK(zp__key_abc_maps(e, ks, &s.x[0].in)); /* the same circuit, another key */
+    bw[i / 64] ^= 1ULL << (i % 64);
+    CHECK(!zp__key_abc_maps(e, ks, &s.x[1].in));
+    bw[i / 64] ^= 1ULL << (i % 64);
+    zp__key_release(e, ks);
+    zp_engine_close(e);
+    world_free(&s);
+}
+
 int main(void)
 {
     RUN(test_same_proofs);
     RUN(test_failures);
+    RUN(test_key_maps);
     return FINISH();
 }
