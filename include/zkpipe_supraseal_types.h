@@ -90,6 +90,16 @@ void evict_SRS(const zp_ss_srs *srs);
 void drop_SRS(const zp_ss_srs *srs);
 zp_ss_srs clone_SRS(const zp_ss_srs *srs);
 
+/*
+ * zkpipe's own, not supraseal-c2's: the folder of the key cache (NULL or
+ * "": none, the default). With it, a .params is parsed with every point
+ * checked once; after the first call that proves with it, the checked key
+ * is kept there as a .zpk (with the circuit's density maps, which that
+ * call brings), and later create_SRS calls of the same file (name and
+ * size) map it. Returns 0, or -1 for a folder name of 256 bytes or more.
+ */
+int zkpipe_supraseal_key_cache(const char *dir);
+
 #ifdef __cplusplus
 }
 #endif

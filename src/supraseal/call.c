@@ -250,6 +250,11 @@ zp_ss_result zp__ss_finish(zp__ss_call *c, zp_ss_proof *proofs)
         }
     }
     zp_job_result_free(&res);
+    /* The first call that proved with a .params to keep: its maps are the
+     * circuit's (the proofs verified). */
+    char zpk[320];
+    if (!err && zp__ss_srs_cache_claim(&c->srs, zpk, sizeof zpk))
+        zp__ss_cache_write(c->e, zp__ss_srs_key(&c->srs), zpk, &c->parts[0].in);
     call_free(c);
     if (err)
         return zp__ss_err(err, "a proof the engine made cannot be decoded: %s",

@@ -50,6 +50,10 @@ typedef struct srs_rec {
     char path[256];
     uint32_t refs;               /* handles, and the cache's (g_mu) */
     bool cached;                 /* in the cache list (g_mu) */
+    /* A .params loaded with the key cache on: where its .zpk goes, and
+     * whether that was started (g_mu). */
+    char zpk[320];
+    bool zpk_started;
     struct srs_rec *next;        /* the cache list */
 } srs_rec;
 
@@ -161,9 +165,26 @@ zp_ss_result create_SRS(zp_ss_srs *ret, const char *path, bool cache)
     snprintf(r->key, sizeof r->key, "srs-%llu", (unsigned long long)++g_keys);
     snprintf(r->path, sizeof r->path, "%s", path);
     char msg[300] = "";
-    err = zp_engine_add_key(e, r->key, path);
-    if (!err)
-        err = load_now(e, r->key, msg, sizeof msg);
+    /* A .params kept in the key cache loads from there (mapped); one that
+     * is not yet, or whose entry fails to load, from the file. */
+    const char *source = path;
+    if (!zp__ss_cache_entry(r->zpk, sizeof r->zpk, path))
+        r->zpk[0] = 0;
+    else if (zp__ss_cache_has(r->zpk)) {
+        char k2[ZP_NAME_MAX + 1];
+        snprintf(k2, sizeof k2, "srs-%llu", (unsigned long long)++g_keys);
+        if (!zp_engine_add_key(e, k2, r->zpk) && !load_now(e, k2, msg, sizeof msg)) {
+            snprintf(r->key, sizeof r->key, "%s", k2);
+            source = NULL;
+            r->zpk[0] = 0; /* kept already */
+        }
+        msg[0] = 0; /* a bad entry is written again after the next call */
+    }
+    if (source) {
+        err = zp_engine_add_key(e, r->key, path);
+        if (!err)
+            err = load_now(e, r->key, msg, sizeof msg);
+    }
     if (err) {
         pthread_mutex_unlock(&g_mu);
         free(r);
@@ -234,6 +255,19 @@ zp_ss_srs clone_SRS(const zp_ss_srs *srs)
     pthread_mutex_unlock(&g_mu);
     out.ptr = srs->ptr;
     return out;
+}
+
+bool zp__ss_srs_cache_claim(const zp_ss_srs *srs, char *zpk, size_t cap)
+{
+    srs_rec *r = srs && srs->ptr ? (srs_rec *)srs->ptr : NULL;
+    pthread_mutex_lock(&g_mu);
+    bool claim = r && r->zpk[0] && !r->zpk_started && strlen(r->zpk) < cap;
+    if (claim) {
+        r->zpk_started = true;
+        snprintf(zpk, cap, "%s", r->zpk);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return claim;
 }
 
 const char *zp__ss_srs_key(const zp_ss_srs *srs)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "groth16/abc.h"
 #include "zkpipe.h"
 #include "zkpipe_supraseal_types.h"
 
@@ -41,6 +42,19 @@ void zp__ss_abandon(zp__ss_call *call);
 /* The process-wide engine, opened on first use: every GPU, or CPU
  * workers where there is none. */
 zp_err zp__ss_engine(zp_engine **out);
+/* The key cache (cache.c). entry: the .zpk path that keeps params_path
+ * (its name less .params, and its size), false when the cache is off or
+ * the file cannot be looked at. has: whether an entry exists. */
+bool zp__ss_cache_entry(char *out, size_t cap, const char *params_path);
+bool zp__ss_cache_has(const char *entry);
+/* After a call of a handle whose .params is not kept yet: writes the
+ * loaded key with the call's density maps (from in, read now) and no
+ * matrices to entry, on a thread of its own. */
+void zp__ss_cache_write(zp_engine *e, const char *key, const char *entry,
+                        const zp__abc_in *in);
+/* True once per record whose .params is to be kept: entry into zpk. */
+bool zp__ss_srs_cache_claim(const zp_ss_srs *srs, char *zpk, size_t cap);
+
 /* The engine key of a handle (NULL for a null handle). */
 const char *zp__ss_srs_key(const zp_ss_srs *srs);
 

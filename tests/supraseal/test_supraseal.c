@@ -121,6 +121,9 @@ struct RustError create_SRS(struct SRS *ret, const char *params_path, bool cache
 void evict_SRS(const struct SRS *srs);
 void drop_SRS(const struct SRS *srs);
 struct SRS clone_SRS(const struct SRS *srs);
+/* zkpipe's own additions. */
+int zkpipe_supraseal_key_cache(const char *dir);
+zp_err zp__ss_engine(zp_engine **out);
 
 /* ------------------------------------------------------------ the circuits */
 
@@ -297,6 +300,48 @@ static void test_zpk(void)
     CHECK(proofs_ok(&b, p));
     drop_SRS(&z);
     unlink(path);
+    batch_free(&b);
+}
+
+/* The key cache: after the first call with a .params, its checked key is
+ * kept as a .zpk there, and a later create_SRS maps it (the engine's key
+ * for it is that .zpk, mapped) and proves the same proofs. */
+static void test_key_cache(void)
+{
+    char dir[128], entry[200];
+    snprintf(dir, sizeof dir, "%s/cache", g_dir);
+    mkdir(dir, 0700);
+    struct stat st;
+    CHECK(stat(g_params, &st) == 0);
+    snprintf(entry, sizeof entry, "%s/circuit-%lld.zpk", dir, (long long)st.st_size);
+    CHECK_EQ_INT(zkpipe_supraseal_key_cache(dir), 0);
+    struct SRS a;
+    CHECK_EQ_INT(create_SRS(&a, g_params, false).code, 0);
+    batch b;
+    batch_make(&b, 2, 700);
+    struct groth16_proof p[2];
+    CHECK_EQ_INT(GENERATE(b.as, 2, b.r, b.s, p, &a).code, 0);
+    CHECK(proofs_ok(&b, p));
+    for (int i = 0; i < 2000 && stat(entry, &st) != 0; i++)
+        usleep(10000); /* written on a thread of its own */
+    CHECK(stat(entry, &st) == 0);
+    struct SRS k;
+    CHECK_EQ_INT(create_SRS(&k, g_params, false).code, 0);
+    zp_engine *e = NULL;
+    CHECK_EQ_INT(zp__ss_engine(&e), ZP_OK);
+    bool mapped = false;
+    zp_key_info ki;
+    for (size_t i = 0; e && zp_engine_key_info(e, i, &ki) == ZP_OK; i++)
+        mapped |= !strcmp(ki.source, entry) && ki.tier == ZP_KEY_MAPPED;
+    CHECK(mapped);
+    memset(p, 0, sizeof p);
+    CHECK_EQ_INT(GENERATE(b.as, 2, b.r, b.s, p, &k).code, 0);
+    CHECK(proofs_ok(&b, p));
+    drop_SRS(&k);
+    drop_SRS(&a);
+    CHECK_EQ_INT(zkpipe_supraseal_key_cache(NULL), 0);
+    unlink(entry);
+    rmdir(dir);
     batch_free(&b);
 }
 
@@ -511,6 +556,7 @@ int main(int argc, char **argv)
     RUN(test_srs);
     RUN(test_prove);
     RUN(test_zpk);
+    RUN(test_key_cache);
     RUN(test_threads);
 #ifdef ZP_SS_CURIO
     RUN(test_split);
