@@ -168,8 +168,35 @@ static void test_bad_inputs(void)
     fix_free(&f);
 }
 
+/* The word-wise maps against the bit-by-bit reference, at every input
+ * count's offset mod 64 and with garbage past each bitmap's bit length. */
+static void test_density_ref(void)
+{
+    for (uint64_t n_inp = 1; n_inp <= 130; n_inp += 3) {
+        for (uint64_t n_aux = 0; n_aux <= 200; n_aux += 67) {
+            uint64_t words[3][5];
+            for (int k = 0; k < 3; k++)
+                for (int i = 0; i < 5; i++)
+                    words[k][i] = check_rand64();
+            zp__abc_in in = {.a_aux = words[0], .b_inp = words[1], .b_aux = words[2],
+                             .n_inp = n_inp, .n_aux = n_aux};
+            zp__bitmap a1, b1, a2, b2;
+            CHECK_EQ_INT(zp__abc_density(&a1, &b1, &in), ZP_OK);
+            CHECK_EQ_INT(zp__abc_density_ref(&a2, &b2, &in), ZP_OK);
+            size_t nw = (size_t)(n_inp + n_aux) / 64 + 1;
+            CHECK_MEM(a1.words, a2.words, nw * 8);
+            CHECK_MEM(b1.words, b2.words, nw * 8);
+            zp__bitmap_free(&a1);
+            zp__bitmap_free(&b1);
+            zp__bitmap_free(&a2);
+            zp__bitmap_free(&b2);
+        }
+    }
+}
+
 int main(void)
 {
+    RUN(test_density_ref);
     RUN(test_same_as_native);
     RUN(test_padding);
     RUN(test_bad_inputs);

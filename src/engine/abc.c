@@ -100,7 +100,7 @@ void zp__eng_run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         err = zp__fail(&why, ZP_E_NOMEM, "no memory for the witness and a, b, c of key %s",
                        key->name);
     if (!err) {
-        zp__abc_witness(w->w, &r.ap->in);
+        zp__abc_witness(w->w, &r.ap->in, e->threads_per_worker);
         stage_end(&r, ZP__ST_ACQUIRE);
         err = stages(&r, pk, &proof, bytes, &why);
     }

@@ -702,7 +702,7 @@ static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         err = zp__fail(&why, ZP_E_NOMEM, "no memory for the public inputs");
     zp__g16_sums sums;
     if (!err) {
-        zp__abc_witness(wit, &ap->in);
+        zp__abc_witness(wit, &ap->in, 0);
         memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
         stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));
         const uint64_t streamed0 = zp__g16_slot_streamed_bytes(w->slot);

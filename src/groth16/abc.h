@@ -57,9 +57,12 @@ zp_err zp__abc_check(const zp__abc_in *in, const zp__pk *pk, zp__ioerr *why);
 /* zkpipe's density maps over n_inp + n_aux variables (see above), for an
  * in that passed zp__abc_check. ZP_E_NOMEM (both freed then). */
 zp_err zp__abc_density(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in);
+/* The same bit by bit: the reference for tests. */
+zp_err zp__abc_density_ref(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in);
 
-/* w = inp ‖ aux (n_inp + n_aux values). */
-void zp__abc_witness(zp_fr *w, const zp__abc_in *in);
+/* w = inp ‖ aux (n_inp + n_aux values), copied from up to `threads`
+ * threads (<= 0: one per online CPU). */
+void zp__abc_witness(zp_fr *w, const zp__abc_in *in, int threads);
 
 /* Stage eval's twin: a, b, c (domain_size values each) from in's,
  * zero-padded past abc_size. */

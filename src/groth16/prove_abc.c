@@ -86,15 +86,32 @@ zp_err zp__abc_check(const zp__abc_in *in, const zp__pk *pk, zp__ioerr *why)
     return ZP_OK;
 }
 
-/* Bits [0, n) of src into dst from bit `at` on (dst zeroed there). */
+/* Bits [0, n) of src into dst from bit `at` on (dst zeroed there), a word
+ * at a time: at porep:27 the maps are 130 M bits each, made per proof. */
 static void put_bits(zp__bitmap *dst, uint64_t at, const uint64_t *src, uint64_t n)
+{
+    const unsigned sh = (unsigned)(at % 64);
+    uint64_t *d = dst->words + at / 64;
+    for (uint64_t k = 0; k * 64 < n; k++) {
+        uint64_t v = src[k];
+        if (n - k * 64 < 64)
+            v &= (1ULL << (n - k * 64)) - 1; /* the bits past n are not ours */
+        d[k] |= v << sh;
+        if (sh && (v >> (64 - sh)))
+            d[k + 1] |= v >> (64 - sh);
+    }
+}
+
+/* The reference: bit by bit. */
+static void put_bits_ref(zp__bitmap *dst, uint64_t at, const uint64_t *src, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++)
         if (src[i / 64] >> (i % 64) & 1)
             zp__bitmap_set(dst, at + i);
 }
 
-zp_err zp__abc_density(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in)
+static zp_err density(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in,
+                      void (*put)(zp__bitmap *, uint64_t, const uint64_t *, uint64_t))
 {
     uint64_t n = in->n_inp + in->n_aux;
     memset(a, 0, sizeof *a);
@@ -106,17 +123,44 @@ zp_err zp__abc_density(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in)
     }
     for (uint64_t i = 0; i < in->n_inp; i++)
         zp__bitmap_set(a, i);
-    put_bits(a, in->n_inp, in->a_aux, in->n_aux);
-    put_bits(b, 0, in->b_inp, in->n_inp);
-    put_bits(b, in->n_inp, in->b_aux, in->n_aux);
+    put(a, in->n_inp, in->a_aux, in->n_aux);
+    put(b, 0, in->b_inp, in->n_inp);
+    put(b, in->n_inp, in->b_aux, in->n_aux);
     return ZP_OK;
 }
 
-void zp__abc_witness(zp_fr *w, const zp__abc_in *in)
+zp_err zp__abc_density(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in)
 {
-    memcpy(w, in->inp, (size_t)in->n_inp * sizeof *w);
-    if (in->n_aux)
-        memcpy(w + in->n_inp, in->aux, (size_t)in->n_aux * sizeof *w);
+    return density(a, b, in, put_bits);
+}
+
+zp_err zp__abc_density_ref(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in)
+{
+    return density(a, b, in, put_bits_ref);
+}
+
+typedef struct wit_ctx {
+    zp_fr *w;
+    const zp__abc_in *in;
+} wit_ctx;
+
+static void wit_task(void *p, size_t begin, size_t end)
+{
+    const wit_ctx *x = p;
+    size_t n_inp = (size_t)x->in->n_inp;
+    for (size_t i = begin; i < end;) { /* the part of [begin, end) in inp, then in aux */
+        size_t stop = i < n_inp && end > n_inp ? n_inp : end;
+        const zp_fr *src = i < n_inp ? x->in->inp + i : x->in->aux + (i - n_inp);
+        memcpy(x->w + i, src, (stop - i) * sizeof *src);
+        i = stop;
+    }
+}
+
+void zp__abc_witness(zp_fr *w, const zp__abc_in *in, int threads)
+{
+    /* Several threads: at porep:27 it is 4 GiB, copied per proof. */
+    wit_ctx x = {w, in};
+    zp__parallel_for((size_t)(in->n_inp + in->n_aux), 1 << 18, wit_task, &x, threads);
 }
 
 typedef struct load_ctx {
@@ -187,7 +231,7 @@ static zp_err run(zp__proof *out, const zp__pk *pk, const zp__abc_in *in, zp_fr 
         return zp__fail(why, ZP_E_NOMEM, "no memory for the a, b, c arrays of %zu values", n);
     }
     zp_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-    zp__abc_witness(w, in);
+    zp__abc_witness(w, in, o->threads);
     double t0 = now();
     zp__abc_load(a, b, c, in, n, o->threads);
     double t1 = now();
