@@ -6,7 +6,7 @@
  *      CIRCUITS partitions of synth:porep:LOG2 from synthetic witnesses
  *      (its own TEST-ONLY key); a warm-up job, then CALLS timed jobs one
  *      after another; closed after.
- *   2. drop-in: the same circuit's key file, KEY (.zpk, default, mapped;
+ *   2. drop-in: the same circuit's key file, KEY (.zpk, default: checksums only;
  *      or .params, parsed with every point checked), made here with a CPU
  *      setup when it does not exist yet and kept for later runs; create_SRS,
  *      then generate_groth16_proofs_c with CIRCUITS Assignments a call as
@@ -157,7 +157,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 /* A TEST-ONLY key for the circuit, as a .params, or as a .zpk without its
  * matrices (what proving from a, b, c uses; the GPUs then hold no
- * matrices), which create_SRS maps instead of parsing. */
+ * matrices), which create_SRS loads without point checks. */
 static void make_key(const char *path, const zp__synth_spec *sp)
 {
     zp__synth_spec s = *sp;

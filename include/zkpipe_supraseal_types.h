@@ -96,7 +96,7 @@ zp_ss_srs clone_SRS(const zp_ss_srs *srs);
  * checked once; after the first call that proves with it, the checked key
  * is kept there as a .zpk (with the circuit's density maps, which that
  * call brings), and later create_SRS calls of the same file (name and
- * size) map it. Returns 0, or -1 for a folder name of 256 bytes or more.
+ * size) load it instead (section checksums, no point checks). Returns 0, or -1 for a folder name of 256 bytes or more.
  */
 int zkpipe_supraseal_key_cache(const char *dir);
 

@@ -4,7 +4,7 @@
  * first call with it, which brings the circuit's density maps, the checked
  * key is kept as a .zpk (those maps, no matrices: proving from a, b, c
  * needs none) in the folder zkpipe_supraseal_key_cache names; later loads
- * of the same .params map that file instead. Off until a folder is given.
+ * of the same .params load that file instead (checksums, no point checks). Off until a folder is given.
  *
  * An entry is named by the .params file's name and size (Filecoin's
  * parameter files are named by their contents' hash and never change);

@@ -133,8 +133,8 @@ zp_ss_result create_SRS(zp_ss_srs *ret, const char *path, bool cache)
     if (strlen(path) >= sizeof ((srs_rec *)0)->path)
         return zp__ss_err(ZP_E_INVALID_ARG, "create_SRS: the path is longer than %zu bytes",
                           sizeof ((srs_rec *)0)->path - 1);
-    /* A .zpk (zkpipe's own key file, mapped: a key made by zkpipe setup
-     * or kept from a .params with its circuit's maps) is taken too. */
+    /* A .zpk (zkpipe's own key file: a key made by zkpipe setup or kept
+     * from a .params with its circuit's maps) is taken too. */
     if (!ends_with(path, ".params") && !ends_with(path, ".zpk"))
         return zp__ss_err(ZP_E_INVALID_ARG,
                           "create_SRS: %s: the file name must end in .params (or .zpk)", path);
@@ -165,8 +165,8 @@ zp_ss_result create_SRS(zp_ss_srs *ret, const char *path, bool cache)
     snprintf(r->key, sizeof r->key, "srs-%llu", (unsigned long long)++g_keys);
     snprintf(r->path, sizeof r->path, "%s", path);
     char msg[300] = "";
-    /* A .params kept in the key cache loads from there (mapped); one that
-     * is not yet, or whose entry fails to load, from the file. */
+    /* A .params kept in the key cache loads from there; one that is not
+     * yet, or whose entry fails to load, from the file. */
     const char *source = path;
     if (!zp__ss_cache_entry(r->zpk, sizeof r->zpk, path))
         r->zpk[0] = 0;
