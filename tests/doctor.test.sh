@@ -7,7 +7,8 @@
 #  - the shape of a synth key planned without its points equals that of the
 #    key 'zkpipe setup' writes for it (.zpk), in both conventions;
 #  - without a GPU in a CUDA build, --gpu-mem plans for a GPU of that
-#    arena: synth:porep:27 streams at 24G and cannot be held at 8G (exit 1,
+#    arena: synth:porep:27 streams at 24G, goes lean with its matrices
+#    streamed at 16G, and cannot be held at 8G (exit 1,
 #    the bytes it needs on the last line);
 #  - a missing key file, a file that is no key, a bad option or size: exit 2
 #    naming what was wrong.
@@ -115,6 +116,9 @@ if "$ZKPIPE" version | grep -q "CUDA backend: compiled" &&
   check 0 "a GPU with a 24.0 GiB arena: streamed: resident.*; streamed .*pinned" \
     "can be proved on such a GPU$" -- "synth:porep:27 streams at 24G" \
     doctor --gpu-mem 24G synth:porep:27
+  check 0 "a GPU with a 16.0 GiB arena: streamed: .*lean slot.*matrices streamed" \
+    "can be proved on such a GPU$" -- "synth:porep:27 goes lean at 16G" \
+    doctor --gpu-mem 16G synth:porep:27
   check 1 "need at least [0-9.]+ GiB of GPU memory" -- "synth:porep:27 does not fit 8G" \
     doctor --gpu-mem 8G synth:porep:27
   tail -n 1 out | grep -Eq "cannot be proved on that GPU: .*need at least" &&

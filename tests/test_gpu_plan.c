@@ -31,7 +31,7 @@ static bool have_cuda(void) { return zp__gpu_msm_scratch_bytes((uint64_t)1 << 20
  * ~97 % of the domain in variables, A over nearly all, B over a quarter;
  * its fixed part: the compact matrices (5 bytes a nonzero, 4 a row
  * pointer) and density maps, scaled from porep:27's nonzeros. */
-static zp__pk porep_shape(unsigned lg, uint64_t *fixed)
+static zp__pk porep_shape(unsigned lg, uint64_t *fixed, uint64_t *mat)
 {
     zp__pk pk;
     memset(&pk, 0, sizeof pk);
@@ -44,13 +44,14 @@ static zp__pk porep_shape(unsigned lg, uint64_t *fixed)
     pk.n_l = pk.n_vars - pk.n_public - 1;
     pk.n_h = n - 1;
     const uint64_t nnz_a = n / 100 * 230, nnz_b = n / 100 * 97, words = (pk.n_vars + 63) / 64;
-    *fixed = 5 * (nnz_a + nnz_b) + 2 * 4 * (n + 1) + 2 * 12 * words;
+    *mat = 5 * (nnz_a + nnz_b) + 2 * 4 * (n + 1);
+    *fixed = *mat + 2 * 12 * words;
     return pk;
 }
 
 /* A snarkjs-like shape: as many variables as constraints, A and B dense
  * over all of them, H over the domain (the odd coset's convention). */
-static zp__pk snarkjs_shape(unsigned lg, uint64_t *fixed)
+static zp__pk snarkjs_shape(unsigned lg, uint64_t *fixed, uint64_t *mat)
 {
     zp__pk pk;
     memset(&pk, 0, sizeof pk);
@@ -61,7 +62,8 @@ static zp__pk snarkjs_shape(unsigned lg, uint64_t *fixed)
     pk.n_a = pk.n_b = pk.n_vars;
     pk.n_l = pk.n_vars - pk.n_public - 1;
     pk.n_h = n;
-    *fixed = 5 * 3 * n + 2 * 4 * (n + 1) + 2 * 12 * ((pk.n_vars + 63) / 64);
+    *mat = 5 * 3 * n + 2 * 4 * (n + 1);
+    *fixed = *mat + 2 * 12 * ((pk.n_vars + 63) / 64);
     return pk;
 }
 
@@ -72,28 +74,34 @@ static uint64_t rnd(uint64_t b)
 }
 
 /* The rules of the file's comment for one plan; returns whether it streams. */
-static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint64_t arena,
-                       unsigned asked, const zp__g16_gpu_opts *o)
+static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint64_t mat,
+                       uint64_t arena, unsigned asked, const zp__g16_gpu_opts *o)
 {
     zp__g16_plan p;
     zp__ioerr why = {""};
-    const zp_err e = zp__g16_plan_fixed(&p, pk, fixed, arena, asked, o, &why);
+    const zp_err e = zp__g16_plan_fixed(&p, pk, fixed, mat, arena, asked, o, &why);
     const uint64_t cap = o ? o->resident_cap : UINT64_MAX;
+    const bool forced = o && (o->lean || o->stream_matrices) &&
+                        zp__g16_slot_bytes_lean(pk, ZP_G16_RING_BUFFER_MIN, o) != UINT64_MAX;
     uint64_t points = 0;
     for (int i = 0; i < ZP_G16_NP; i++)
         points += rnd(zp__g16_part_count(pk, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i));
-    const uint64_t ring_min = zp__g16_slot_bytes_ring(pk, ZP_G16_RING_BUFFER_MIN, o);
+    const uint64_t rmin = o && o->ring_buffer ? o->ring_buffer : ZP_G16_RING_BUFFER_MIN;
+    const uint64_t ring_min = zp__g16_slot_bytes_ring(pk, rmin, o);
+    const uint64_t lean_min = zp__g16_slot_bytes_lean(pk, rmin, o);
     if (e) {
         CHECK_EQ_INT(e, ZP_E_GPU_OOM);
-        CHECK(fixed + ring_min > arena);
-        CHECK(strstr(why.msg, "GiB") != NULL);
+        CHECK(fixed + ring_min > arena || forced);
+        if (lean_min != UINT64_MAX)
+            CHECK(fixed - mat + lean_min > arena);
+        CHECK(strstr(why.msg, "GiB") != NULL || strstr(why.msg, "MiB") != NULL);
         printf("  %-12s %5.0f GiB x%u: %s\n", what, (double)arena / GiB, asked, why.msg);
         return false;
     }
-    CHECK(fixed + ring_min <= arena || fixed + points + zp__g16_slot_bytes_min(pk) <= arena);
     CHECK(p.slots >= 1 && p.slots <= asked);
     CHECK(p.key_bytes + (uint64_t)p.slots * p.slot_bytes <= arena);
-    CHECK(p.fixed_bytes == fixed);
+    CHECK(p.fixed_bytes == (p.mat_stream ? fixed - mat : fixed));
+    CHECK(!p.mat_stream || p.lean);
     uint64_t pinned = 0, resident = 0;
     bool whole_before = true;
     for (int i = 0; i < ZP_G16_NP; i++) {
@@ -106,13 +114,24 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         pinned += (n - p.res[i]) * size;
         resident += rnd(p.res[i] * size);
     }
-    CHECK(p.pinned_bytes == pinned);
-    CHECK(p.key_bytes == fixed + resident);
+    CHECK(p.pinned_bytes == pinned + (p.mat_stream ? mat : 0));
+    CHECK(p.key_bytes == p.fixed_bytes + resident);
     const bool streams = zp__g16_plan_streams(&p);
-    if (!streams) {
+    if (p.lean) {
+        /* Lean only where a working set of the usual layout does not fit
+         * beside the matrices; matrices streamed only where a lean one does
+         * not fit beside them either. */
+        CHECK(fixed + ring_min > arena || forced);
+        CHECK(p.slot_bytes == zp__g16_slot_bytes_lean(pk, p.ring_buffer, o));
+        if (p.mat_stream)
+            CHECK(fixed + lean_min > arena || (o && o->stream_matrices));
+        CHECK_EQ_INT(p.slots, 1);
+    } else if (!streams) {
         CHECK(p.ring_buffer == 0);
         CHECK(p.slot_bytes == zp__g16_slot_bytes_min(pk));
+        CHECK(fixed + points + zp__g16_slot_bytes_min(pk) <= arena);
     } else {
+        CHECK(fixed + ring_min <= arena);
         /* Streams only where the whole key and one working set do not fit
          * (or the cap holds points back); leaves no room for another point. */
         CHECK(fixed + points + zp__g16_slot_bytes_min(pk) > arena || cap < points);
@@ -127,6 +146,8 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
     char line[256];
     zp__g16_plan_describe(&p, pk, line, sizeof line);
     CHECK(strlen(line) > 10);
+    CHECK((strstr(line, "lean") != NULL) == p.lean);
+    CHECK((strstr(line, "matrices streamed") != NULL) == p.mat_stream);
     printf("  %-12s %5.0f GiB x%u: %s\n", what, (double)arena / GiB, asked, line);
     return streams;
 }
@@ -136,21 +157,21 @@ static void test_shapes(void)
     const uint64_t arenas[] = {4 * GiB, 8 * GiB, 16 * GiB, 24 * GiB, 32 * GiB,
                                48 * GiB, 80 * GiB, 139 * GiB};
     for (unsigned lg = 24; lg <= 27; lg++) {
-        uint64_t fixed;
-        const zp__pk pk = porep_shape(lg, &fixed);
+        uint64_t fixed, mat;
+        const zp__pk pk = porep_shape(lg, &fixed, &mat);
         char what[32];
         snprintf(what, sizeof what, "porep:%u", lg);
         for (size_t a = 0; a < sizeof arenas / sizeof *arenas; a++)
             for (unsigned asked = 1; asked <= 2; asked++)
-                check_plan(what, &pk, fixed, arenas[a], asked, NULL);
+                check_plan(what, &pk, fixed, mat, arenas[a], asked, NULL);
     }
     for (unsigned lg = 16; lg <= 24; lg += 4) {
-        uint64_t fixed;
-        const zp__pk pk = snarkjs_shape(lg, &fixed);
+        uint64_t fixed, mat;
+        const zp__pk pk = snarkjs_shape(lg, &fixed, &mat);
         char what[32];
         snprintf(what, sizeof what, "snarkjs:%u", lg);
         for (size_t a = 0; a < 4; a++)
-            check_plan(what, &pk, fixed, arenas[a] / 8, 2, NULL);
+            check_plan(what, &pk, fixed, mat, arenas[a] / 8, 2, NULL);
     }
 }
 
@@ -158,24 +179,24 @@ static void test_shapes(void)
  * at 24 to 80 GiB with one working set at 24, refused at 8. */
 static void test_porep27(void)
 {
-    uint64_t fixed;
-    const zp__pk pk = porep_shape(27, &fixed);
+    uint64_t fixed, mat;
+    const zp__pk pk = porep_shape(27, &fixed, &mat);
     zp__g16_plan p;
     zp__ioerr why = {""};
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 138 * GiB, 2, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 138 * GiB, 2, NULL, &why), ZP_OK);
     CHECK(!zp__g16_plan_streams(&p));
     CHECK_EQ_INT(p.slots, 2);
     for (uint64_t a = 24; a <= 80; a += 8) {
-        CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, a * GiB, 2, NULL, &why), ZP_OK);
+        CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 2, NULL, &why), ZP_OK);
         CHECK(zp__g16_plan_streams(&p) || a == 72 || a == 80); /* 65 GiB whole with one */
         if (a == 24)
             CHECK_EQ_INT(p.slots, 1);
     }
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 8 * GiB, 1, NULL, &why), ZP_E_GPU_OOM);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 8 * GiB, 1, NULL, &why), ZP_E_GPU_OOM);
     /* More arena never keeps fewer points resident (one working set). */
     uint64_t last = 0;
     for (uint64_t a = 20; a <= 80; a += 4) {
-        if (zp__g16_plan_fixed(&p, &pk, fixed, a * GiB, 1, NULL, &why))
+        if (zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 1, NULL, &why))
             continue;
         CHECK(p.key_bytes >= last);
         last = p.key_bytes;
@@ -186,26 +207,26 @@ static void test_porep27(void)
  * huge arena; a fixed ring buffer is taken as it is. */
 static void test_overrides(void)
 {
-    uint64_t fixed;
-    const zp__pk pk = porep_shape(24, &fixed);
+    uint64_t fixed, mat;
+    const zp__pk pk = porep_shape(24, &fixed, &mat);
     zp__g16_gpu_opts o;
     zp__g16_gpu_opts_default(&o);
     o.resident_cap = 0;
     o.ring_buffer = 4096;
     zp__g16_plan p;
     zp__ioerr why = {""};
-    CHECK(check_plan("porep:24 cap0", &pk, fixed, 139 * GiB, 2, &o));
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 139 * GiB, 2, &o, &why), ZP_OK);
+    CHECK(check_plan("porep:24 cap0", &pk, fixed, mat, 139 * GiB, 2, &o));
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
     CHECK_EQ_INT(p.ring_buffer, 4096);
     for (int i = 0; i < ZP_G16_NP; i++)
         CHECK_EQ_INT(p.res[i], 0);
     CHECK_EQ_INT(p.slots, 1);
     /* A cap that cuts L: L partly, nothing after it. */
     o.resident_cap = 1000 * sizeof(zp_g1_affine) + 256;
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 139 * GiB, 1, &o, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 139 * GiB, 1, &o, &why), ZP_OK);
     CHECK(p.res[ZP_G16_P_L] >= 990 && p.res[ZP_G16_P_L] <= 1000);
     CHECK_EQ_INT(p.res[ZP_G16_P_A], 0);
-    check_plan("porep:24 capL", &pk, fixed, 139 * GiB, 1, &o);
+    check_plan("porep:24 capL", &pk, fixed, mat, 139 * GiB, 1, &o);
 }
 
 /* No working set asked: a key that fits alone stays whole (the GPU's
@@ -213,33 +234,74 @@ static void test_overrides(void)
  * A small key's ring is no larger than its largest array. */
 static void test_no_slots(void)
 {
-    uint64_t fixed;
-    const zp__pk pk = porep_shape(24, &fixed);
+    uint64_t fixed, mat;
+    const zp__pk pk = porep_shape(24, &fixed, &mat);
     uint64_t points = 0;
     for (int i = 0; i < ZP_G16_NP; i++)
         points += rnd(zp__g16_part_count(&pk, (zp__g16_part)i) *
                       zp__g16_part_size((zp__g16_part)i));
     zp__g16_plan p, one;
     zp__ioerr why = {""};
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, fixed + points, 0, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, fixed + points, 0, NULL, &why), ZP_OK);
     CHECK(!zp__g16_plan_streams(&p));
     CHECK_EQ_INT(p.slots, 0);
     CHECK_EQ_INT(p.key_bytes, fixed + points);
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, fixed + points - 1, 0, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, fixed + points - 1, 0, NULL, &why), ZP_OK);
     CHECK(zp__g16_plan_streams(&p) && p.slots == 1);
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, 4 * GiB, 0, NULL, &why), ZP_OK);
-    CHECK_EQ_INT(zp__g16_plan_fixed(&one, &pk, fixed, 4 * GiB, 1, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 4 * GiB, 0, NULL, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&one, &pk, fixed, mat, 4 * GiB, 1, NULL, &why), ZP_OK);
     CHECK(zp__g16_plan_streams(&p) && p.slots == 1 && p.key_bytes == one.key_bytes);
     /* A tiny key (2^12) streamed: its ring fits its largest array. */
-    const zp__pk tiny = porep_shape(12, &fixed);
+    const zp__pk tiny = porep_shape(12, &fixed, &mat);
     zp__g16_gpu_opts o;
     zp__g16_gpu_opts_default(&o);
     o.resident_cap = 0;
-    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &tiny, fixed, GiB, 1, &o, &why), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &tiny, fixed, mat, GiB, 1, &o, &why), ZP_OK);
     const uint64_t largest = zp__g16_part_count(&tiny, ZP_G16_P_H) * sizeof(zp_g1_affine);
     CHECK(p.ring_buffer >= largest / 2 && p.ring_buffer <= 2 * largest + 8192);
     printf("  tiny key: ring 2 x %llu bytes for %llu bytes of H\n",
            (unsigned long long)p.ring_buffer, (unsigned long long)largest);
+}
+
+/* The last steps: porep:27 with the synthetic circuit's matrices (its
+ * random coefficients escaped: ~7 GiB) fits a 16 GiB arena with a lean
+ * working set and the matrices streamed, a 20 GiB one with them resident;
+ * 8 GiB is refused naming the least it needs. Forced (the tests' options),
+ * a small key takes the lean steps in any arena. */
+static void test_lean(void)
+{
+    uint64_t fixed, mat;
+    const zp__pk pk = porep_shape(27, &fixed, &mat);
+    const uint64_t esc = 4 * GiB; /* the synthetic circuit's escaped coefficients */
+    zp__g16_plan p;
+    zp__ioerr why = {""};
+    CHECK(check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 16 * GiB, 1, NULL));
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 16 * GiB, 1, NULL, &why),
+                 ZP_OK);
+    CHECK(p.lean && p.mat_stream);
+    check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL, &why),
+                 ZP_OK);
+    CHECK(p.lean && !p.mat_stream);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL, &why),
+                 ZP_OK);
+    CHECK(!p.lean);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 8 * GiB, 1, NULL, &why),
+                 ZP_E_GPU_OOM);
+    CHECK(strstr(why.msg, "lean") != NULL);
+    printf("  porep:27 syn     8 GiB: %s\n", why.msg);
+    const zp__pk small = porep_shape(16, &fixed, &mat);
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    o.lean = true;
+    o.ring_buffer = 65536;
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
+    CHECK(p.lean && !p.mat_stream && p.ring_buffer == 65536);
+    check_plan("porep:16 lean", &small, fixed, mat, 139 * GiB, 2, &o);
+    o.stream_matrices = true;
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
+    CHECK(p.lean && p.mat_stream && p.pinned_bytes == mat);
+    check_plan("porep:16 mats", &small, fixed, mat, 139 * GiB, 2, &o);
 }
 
 int main(void)
@@ -252,5 +314,6 @@ int main(void)
     RUN(test_porep27);
     RUN(test_overrides);
     RUN(test_no_slots);
+    RUN(test_lean);
     return FINISH();
 }

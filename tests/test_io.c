@@ -274,6 +274,53 @@ static void test_wtns_fixture(void)
 }
 
 /* Random witnesses, including edge values 0 and r-1, round-trip. */
+/* Writes len bytes to a temporary file whose path goes to path. */
+static void put_file(char *path, size_t cap, const uint8_t *p, size_t len)
+{
+    path_in_tmp(path, cap, "try.wtns");
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(p, 1, len, f) == len);
+        fclose(f);
+    }
+}
+
+/* A witness of several read chunks (zp__wtns_read_into reads 2^17 values
+ * at a time): the same values, and a bad value's index counted across
+ * chunks. */
+static void test_wtns_chunks(void)
+{
+    enum { N = 300001 };
+    zp_fr *w = malloc(N * sizeof *w), *back = NULL;
+    zp_fr_one(&w[0]);
+    for (int i = 1; i < N; i++)
+        zp_fr_from_u64(&w[i], check_rand64());
+    char p[128];
+    path_in_tmp(p, sizeof p, "big.wtns");
+    CHECK_EQ_INT(zp__wtns_save(p, w, N, NULL), ZP_OK);
+    uint64_t n = 0;
+    CHECK_EQ_INT(zp__wtns_load(&back, &n, p, N, NULL), ZP_OK);
+    CHECK(n == N && back && memcmp(back, w, N * sizeof *w) == 0);
+    free(back);
+    size_t len;
+    uint8_t *raw = slurp(p, &len);
+    const size_t at = len - 32 * (N - 200000); /* value 200000, in the second chunk */
+    memcpy(raw + at, ZP__R_LE, 32);
+    zp__ioerr why = {""};
+    char q[128];
+    put_file(q, sizeof q, raw, len);
+    CHECK_EQ_INT(zp__wtns_load(&back, &n, q, N, &why), ZP_E_NOT_CANONICAL);
+    CHECK(strstr(why.msg, "value 200000 ") != NULL);
+    /* Cut inside the values: the file read says so. */
+    CHECK(truncate(q, (off_t)(len - 1000)) == 0);
+    CHECK_EQ_INT(zp__wtns_load(&back, &n, q, N, NULL), ZP_E_TRUNCATED);
+    unlink(q);
+    free(raw);
+    free(w);
+    unlink(p);
+}
+
 static void test_wtns_random(void)
 {
     enum { N = 300 };
@@ -305,14 +352,31 @@ static void test_wtns_random(void)
     unlink(p);
 }
 
+/* Both readers of a .wtns, from memory (zp__wtns_parse) and from a file a
+ * chunk at a time (zp__wtns_load: zp__wtns_read_into), give the same code
+ * and the same values. */
+static zp_err wtns_bytes(const uint8_t *p, size_t len, uint64_t expect)
+{
+    zp_fr *w = NULL, *v = NULL;
+    uint64_t n = 0, m = 0;
+    zp_err e = zp__wtns_parse(&w, &n, p, len, expect, NULL);
+    char path[128];
+    put_file(path, sizeof path, p, len);
+    zp_err f = zp__wtns_load(&v, &m, path, expect, NULL);
+    CHECK_EQ_INT(f, e);
+    if (!e && !f)
+        CHECK(n == m && memcmp(w, v, n * sizeof *w) == 0);
+    unlink(path);
+    free(w);
+    free(v);
+    return e;
+}
+
 static zp_err wtns_try(const tcont *c, uint64_t expect)
 {
     size_t len;
     uint8_t *p = tcont_join(c, &len);
-    zp_fr *w = NULL;
-    uint64_t n;
-    zp_err e = zp__wtns_parse(&w, &n, p, len, expect, NULL);
-    free(w);
+    zp_err e = wtns_bytes(p, len, expect);
     free(p);
     return e;
 }
@@ -326,6 +390,7 @@ static void test_wtns_bad(void)
         uint64_t n;
         CHECK_EQ_INT(zp__wtns_parse(&w, &n, orig, cut, 0, NULL), ZP_E_TRUNCATED);
         CHECK(w == NULL);
+        CHECK_EQ_INT(wtns_bytes(orig, cut, 0), ZP_E_TRUNCATED);
     }
     tcont base, c;
     tcont_split(&base, orig, len);
@@ -496,6 +561,7 @@ int main(void)
     RUN(test_container);
     RUN(test_wtns_fixture);
     RUN(test_wtns_random);
+    RUN(test_wtns_chunks);
     RUN(test_wtns_bad);
     RUN(test_r1cs_fixture);
     RUN(test_r1cs_bad);

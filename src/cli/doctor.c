@@ -289,6 +289,7 @@ typedef struct key_shape {
     zp__r1cs cs;           /* the small synthetic circuit */
     zp__pk target;         /* the counts planned with */
     uint64_t fixed;        /* arena bytes of the matrices and densities */
+    uint64_t matrices;     /* of them the matrices' */
     uint64_t host_bytes;   /* host bytes of the loaded key */
     char note[160];        /* how the shape was had */
 } key_shape;
@@ -341,6 +342,7 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
         return 2;
     }
     k->fixed = full - points_bytes(&k->pk);
+    k->matrices = zp__g16_matrix_bytes(&k->pk);
     k->target = k->pk;
     zp__pk *t = &k->target;
     uint64_t nnz = big_sh.nnz_a + big_sh.nnz_b;
@@ -361,8 +363,9 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
         t->n_b = out_b < t->n_vars ? t->n_vars - out_b : 0;
         t->n_l = (uint64_t)t->n_vars - t->n_public - 1;
         t->n_h = conv == ZP_H_COSET ? dom : dom - 1;
-        k->fixed = (uint64_t)((double)k->fixed * (double)nnz /
-                              (double)(small_sh.nnz_a + small_sh.nnz_b));
+        const double scale = (double)nnz / (double)(small_sh.nnz_a + small_sh.nnz_b);
+        k->fixed = (uint64_t)((double)k->fixed * scale);
+        k->matrices = (uint64_t)((double)k->matrices * scale);
         snprintf(k->note, sizeof k->note, "estimated from synth at 2^%u, scaled", small.log2);
     }
     /* The CPU prover holds the key and the circuit's A and B (for its
@@ -409,6 +412,7 @@ static int file_shape(key_shape *k, const char *key, int threads)
         return 2;
     }
     k->fixed = full - points_bytes(&k->pk);
+    k->matrices = zp__g16_matrix_bytes(&k->pk);
     k->target = k->pk;
     k->host_bytes = k->pk.map_base ? k->pk.map_len
                                    : key_host_bytes(&k->pk, k->pk.ma.nnz + k->pk.mb.nnz);
@@ -441,7 +445,8 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
             __builtin_ctzll(k->target.domain_size));
         return false;
     }
-    if (zp__g16_plan_fixed(&p, &k->target, k->fixed, arena_free, slots, NULL, &why)) {
+    if (zp__g16_plan_fixed(&p, &k->target, k->fixed, k->matrices, arena_free, slots, NULL,
+                           &why)) {
         say(d, FAIL, "%s: cannot hold the key: %s", who, why.msg);
         return false;
     }

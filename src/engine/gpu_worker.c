@@ -398,10 +398,12 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
          * of the GPU that finds no room meanwhile goes dormant instead of
          * failing its partition (go_dormant). */
         sets_add(e, d, 1, 0, 0);
-        zp_err err = zp__g16_slot_open_ring(&w->slot, d->dev, pk, dk->ring_buffer, share,
-                                            &e->gpu_opts, why);
+        zp_err err = zp__g16_slot_open_plan(&w->slot, d->dev, pk, dk->ring_buffer, dk->lean,
+                                            share, &e->gpu_opts, why);
         if (!err) {
-            w->slot_pinned = (uint64_t)pk->n_vars * sizeof(zp_fr);
+            /* A lean slot holds two host witness buffers. */
+            w->slot_pinned = (zp__g16_slot_lean(w->slot) ? 2 : 1) * (uint64_t)pk->n_vars *
+                             sizeof(zp_fr);
             w->slot_ring = 2 * zp__g16_slot_ring_buffer(w->slot); /* its two buffers */
             sets_add(e, d, 0, (int64_t)w->slot_pinned, (int64_t)w->slot_ring);
         } else {
@@ -562,7 +564,9 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
      * queue crossed in vain, and is not counted). */
     zp__trace_io io;
     io.streamed = zp__g16_slot_streamed_bytes(r->w->slot) - streamed0;
-    io.h2d = io.streamed + (uint64_t)dk->pk->n_vars * sizeof(zp_fr);
+    /* A lean slot sends the witness twice (before eval and after h). */
+    io.h2d = io.streamed + (zp__g16_slot_lean(r->w->slot) ? 2 : 1) *
+                               (uint64_t)dk->pk->n_vars * sizeof(zp_fr);
     count_io(r->e, &r->e->gpus[r->w->gpu], &io);
     const double t_eval = r->t + pt.eval < end ? r->t + pt.eval : end;
     const double t_h = t_eval + pt.h < end ? t_eval + pt.h : end;

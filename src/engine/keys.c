@@ -374,7 +374,7 @@ static zp_err load_unlocked(zp_engine *e, zp__key *k, uint64_t est, zp__ioerr *w
     } else {
         k->pk = pk;
         k->cs = cs;
-        k->tier = pk.map_base ? ZP_KEY_MAPPED : ZP_KEY_HOST;
+        k->tier = pk.map_base && pk.map_file ? ZP_KEY_MAPPED : ZP_KEY_HOST;
         k->bytes = zp__key_loaded_bytes(k);
         e->key_used += k->bytes;
         k->loads++;

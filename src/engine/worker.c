@@ -99,14 +99,9 @@ zp_err zp__load_witness(zp_engine *e, zp_fr *dst, const zp_fr **use, const zp__j
         return cached_witness(e, use, key, seed, n_vars, why);
     }
     switch (src->kind) {
-    case ZP_WITNESS_FILE: {
-        zp__buf buf;
-        if ((err = zp__file_map(&buf, src->path, zp__wtns_max_bytes(n_vars), why)))
-            return err;
-        err = zp__wtns_decode_into(dst, n_vars, buf.data, buf.len, why);
-        zp__buf_free(&buf);
+    case ZP_WITNESS_FILE: /* read, not mapped: the file may change under us */
+        err = zp__wtns_read_into(dst, n_vars, src->path, why);
         break;
-    }
     case ZP_WITNESS_MEMORY:
         err = zp__wtns_decode_into(dst, n_vars, src->data, src->len, why);
         break;

@@ -71,13 +71,14 @@ static __device__ __forceinline__ void row_range(uint64_t *s, uint64_t *e, const
     }
 }
 
-/* Thread per row: a, b of short rows, c where both are short. The row
- * pointers of A and B are loaded before either sum, so both are in flight. */
-static __global__ void eval_short(fr_t *a, fr_t *b, fr_t *c, uint64_t n_out, zp__gpu_csr A,
-                                  zp__gpu_csr B, const fr_t *w)
+/* Thread per row of [row0, end): a, b of short rows, c (where c is not
+ * NULL) where both are short. The row pointers of A and B are loaded before
+ * either sum, so both are in flight. */
+static __global__ void eval_short(fr_t *a, fr_t *b, fr_t *c, uint64_t row0, uint64_t end,
+                                  zp__gpu_csr A, zp__gpu_csr B, const fr_t *w)
 {
-    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n_out)
+    uint64_t i = row0 + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= end)
         return;
     uint64_t sa, ea, sb, eb;
     row_range(&sa, &ea, A, i);
@@ -89,7 +90,7 @@ static __global__ void eval_short(fr_t *a, fr_t *b, fr_t *c, uint64_t n_out, zp_
         fr_store(a + i, x);
     if (!lb)
         fr_store(b + i, y);
-    if (!la && !lb)
+    if (c && !la && !lb)
         fr_store(c + i, fr_mul(x, y));
 }
 
@@ -149,6 +150,30 @@ static __global__ void eval_long_c(fr_t *c, const fr_t *a, const fr_t *b, uint64
         fr_store(c + row, fr_mul(fr_load(a + row), fr_load(b + row)));
 }
 
+/* The rows [row0, end) of n_out, A and B device views holding them (their
+ * long rows those of the range); c NULL: a and b only. */
+static zp_err eval_rows(zp__gpu_stream *s, fr_t *a, fr_t *b, fr_t *c, uint64_t row0,
+                        uint64_t end, uint64_t n_out, const zp__gpu_csr *A,
+                        const zp__gpu_csr *B, const fr_t *w)
+{
+    zp__gpu *g = s->g;
+    if (end > row0) {
+        eval_short<<<zp__ceil_div_u(end - row0, 128), 128, 0, s->st>>>(a, b, c, row0, end, *A,
+                                                                       *B, w);
+        ZP_CUDA_LAUNCHED();
+    }
+    uint64_t n_long = A->n_long + B->n_long;
+    if (n_long) {
+        eval_long<<<zp__ceil_div_u(32 * n_long, 256), 256, 0, s->st>>>(a, b, n_out, *A, *B, w);
+        ZP_CUDA_LAUNCHED();
+        if (c) {
+            eval_long_c<<<zp__ceil_div_u(n_long, 256), 256, 0, s->st>>>(c, a, b, n_out, *A, *B);
+            ZP_CUDA_LAUNCHED();
+        }
+    }
+    return ZP_OK;
+}
+
 extern "C" zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
                                    uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
                                    const zp_fr *d_w)
@@ -156,20 +181,45 @@ extern "C" zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp
     zp__gpu *g = s->g;
     if (n_out == 0)
         return ZP_OK;
-    if (!d_a || !d_b || !d_c || !d_w)
+    if (!d_a || !d_b || !d_c || !d_w || A->host || B->host)
         return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
-    fr_t *a = (fr_t *)d_a, *b = (fr_t *)d_b, *c = (fr_t *)d_c;
-    const fr_t *w = (const fr_t *)d_w;
-    eval_short<<<zp__ceil_div_u(n_out, 128), 128, 0, s->st>>>(a, b, c, n_out, *A, *B, w);
+    return eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, (fr_t *)d_c, 0, n_out, n_out, A, B,
+                     (const fr_t *)d_w);
+}
+
+extern "C" zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
+                                  const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w)
+{
+    zp__gpu *g = s->g;
+    if (n_out == 0)
+        return ZP_OK;
+    if (!d_a || !d_b || !d_w || A->host || B->host)
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    return eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, NULL, 0, n_out, n_out, A, B,
+                     (const fr_t *)d_w);
+}
+
+static __global__ void mul_kernel(fr_t *out, const fr_t *x, const fr_t *y, uint64_t n)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        fr_store(out + i, fr_mul(fr_load(x + i), fr_load(y + i)));
+}
+
+extern "C" zp_err zp__gpu_fr_mul(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a,
+                                 const zp_fr *d_b, uint64_t n)
+{
+    if (n == 0)
+        return ZP_OK;
+    if (!d_out || !d_a || !d_b)
+        return ZP_E_INVALID_ARG;
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    mul_kernel<<<zp__ceil_div_u(n, 256), 256, 0, s->st>>>((fr_t *)d_out, (const fr_t *)d_a,
+                                                          (const fr_t *)d_b, n);
     ZP_CUDA_LAUNCHED();
-    uint64_t n_long = A->n_long + B->n_long;
-    if (n_long) {
-        eval_long<<<zp__ceil_div_u(32 * n_long, 256), 256, 0, s->st>>>(a, b, n_out, *A, *B, w);
-        ZP_CUDA_LAUNCHED();
-        eval_long_c<<<zp__ceil_div_u(n_long, 256), 256, 0, s->st>>>(c, a, b, n_out, *A, *B);
-        ZP_CUDA_LAUNCHED();
-    }
     return ZP_OK;
 }
 
@@ -204,10 +254,20 @@ typedef struct ev_stage {
     zp_fr *esc;
 } ev_stage;
 
+/* The image is written through s into the arena, or, with s NULL, into
+ * pinned host memory (zp__gpu_csr_pin) directly. */
 static zp_err put(zp__gpu_stream *s, char *base, uint64_t off, const void *src, uint64_t bytes)
 {
-    return bytes ? zp__gpu_upload(s, base + off, src, bytes) : ZP_OK;
+    if (!bytes)
+        return ZP_OK;
+    if (!s) {
+        memcpy(base + off, src, bytes);
+        return ZP_OK;
+    }
+    return zp__gpu_upload(s, base + off, src, bytes);
 }
+
+static zp_err sync_of(zp__gpu_stream *s) { return s ? zp__gpu_stream_sync(s) : ZP_OK; }
 
 /* Row pointers: as they are when 64-bit, else narrowed chunk by chunk. */
 static zp_err put_row_ptr(zp__gpu_stream *s, char *base, const zp__ev_plan *p, const zp__csr *m,
@@ -223,7 +283,7 @@ static zp_err put_row_ptr(zp__gpu_stream *s, char *base, const zp__ev_plan *p, c
         for (uint64_t j = 0; j < n; j++)
             st->u32[j] = (uint32_t)m->row_ptr[r0 + j];
         ZP_TRY(put(s, base, p->o_rp + 4 * r0, st->u32, 4 * n));
-        ZP_TRY(zp__gpu_stream_sync(s));
+        ZP_TRY(sync_of(s));
     }
     return ZP_OK;
 }
@@ -251,7 +311,7 @@ static zp_err put_codes(zp__gpu_stream *s, char *base, const zp__ev_plan *p, con
             ZP_TRY(put(s, base, p->o_esc + sizeof(zp_fr) * done, st->esc, sizeof(zp_fr) * ne));
         }
         done += ne;
-        ZP_TRY(zp__gpu_stream_sync(s));
+        ZP_TRY(sync_of(s));
     }
     return done == p->n_esc ? ZP_OK : ZP_E_INVALID_ARG;
 }
@@ -268,22 +328,31 @@ static zp_err put_long_rows(zp__gpu_stream *s, char *base, const zp__ev_plan *p,
         st->u64[n++] = i;
         if (n == EV_CHUNK || i == m->nrows - 1) {
             ZP_TRY(put(s, base, p->o_long + 8 * done, st->u64, 8 * n));
-            ZP_TRY(zp__gpu_stream_sync(s));
+            ZP_TRY(sync_of(s));
             done += n;
             n = 0;
         }
     }
     ZP_TRY(put(s, base, p->o_long + 8 * done, st->u64, 8 * n));
-    ZP_TRY(zp__gpu_stream_sync(s));
+    ZP_TRY(sync_of(s));
     return done + n == p->n_long ? ZP_OK : ZP_E_INVALID_ARG;
 }
 
-static zp_err upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__ev_plan *p,
+/* The image of m into out's region: the arena through s, or (s NULL) pinned
+ * host memory of g. */
+static zp_err upload(zp__gpu *g, zp__gpu_stream *s, zp__gpu_csr *out, const zp__ev_plan *p,
                      const zp__csr *m)
 {
-    zp__gpu *g = s->g;
-    ZP_TRY(zp__gpu_alloc(g, &out->mem, p->end));
+    if (s) {
+        ZP_TRY(zp__gpu_alloc(g, &out->mem, p->end));
+    } else {
+        ZP_TRY(zp__gpu_host_alloc(g, &out->mem.ptr, p->bytes));
+        out->mem.bytes = p->bytes; /* as zp__gpu_csr_bytes, which plans it */
+        out->host = true;
+    }
     char *base = (char *)out->mem.ptr;
+    out->n_esc = p->n_esc;
+    out->n_tab = p->n_tab;
     out->nrows = m->nrows;
     out->nnz = m->nnz;
     out->n_long = p->n_long;
@@ -312,30 +381,226 @@ static zp_err upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__ev_plan *p,
         !(e = put_codes(s, base, p, m, &st)) &&
         !(e = put(s, base, p->o_tab, p->tab, sizeof(zp_fr) * p->n_tab)) &&
         !(e = put_long_rows(s, base, p, m, &st)))
-        e = zp__gpu_stream_sync(s);
+        e = sync_of(s);
     /* the last copies may still read host: wait even after a failure */
-    zp__gpu_stream_sync(s);
+    sync_of(s);
     free(host);
     return e;
 }
 
-extern "C" zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
-                                     uint64_t ncols)
+static zp_err csr_make(zp__gpu *g, zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
+                       uint64_t ncols)
 {
     memset(out, 0, sizeof *out);
     ZP_TRY(csr_validate(m, ncols));
     zp__ev_plan *p = (zp__ev_plan *)malloc(sizeof *p);
     zp_err e = p ? zp__ev_plan_make(p, m, 0) : ZP_E_NOMEM;
     if (!e)
-        e = upload(s, out, p, m);
+        e = upload(g, s, out, p, m);
     free(p);
     if (e)
-        zp__gpu_csr_free(s->g, out);
+        zp__gpu_csr_free(g, out);
     return e;
+}
+
+extern "C" zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
+                                     uint64_t ncols)
+{
+    return csr_make(s->g, s, out, m, ncols);
+}
+
+extern "C" zp_err zp__gpu_csr_pin(zp__gpu *g, zp__gpu_csr *out, const zp__csr *m,
+                                  uint64_t ncols)
+{
+    return csr_make(g, NULL, out, m, ncols);
 }
 
 extern "C" void zp__gpu_csr_free(zp__gpu *g, zp__gpu_csr *m)
 {
-    zp__gpu_free(g, &m->mem);
+    if (m->host)
+        zp__gpu_host_free(m->mem.ptr);
+    else
+        zp__gpu_free(g, &m->mem);
     memset(m, 0, sizeof *m);
+}
+
+/* ----------------------------------------------- matrices that stream */
+
+/* Rows [r0, r1) of a pinned image m in a staging buffer: the row pointers
+ * r0 .. r1 (clipped to m's rows), the nonzeros [k0, k1) they span (columns
+ * and codes), the escape bitmap's words [w0, w1) with their ranks, the
+ * escaped values [e0, e1) those words can name, the long rows [l0, l1) of
+ * the list that fall in the range, and the table; each section at a
+ * 256-byte offset from the slice's start. */
+typedef struct ev_slice {
+    uint64_t r0, r1, k0, k1, w0, w1, e0, e1, l0, l1;
+    uint64_t o_rp, o_col, o_code, o_bits, o_rank, o_esc, o_tab, o_long, bytes;
+} ev_slice;
+
+static uint64_t al256(uint64_t x) { return (x + 255) & ~(uint64_t)255; }
+
+static uint64_t host_rp(const zp__gpu_csr *m, uint64_t i)
+{
+    return m->rp64 ? ((const uint64_t *)m->row_ptr)[i] : ((const uint32_t *)m->row_ptr)[i];
+}
+
+/* The first entry of m's long-row list at or past row r. */
+static uint64_t long_from(const zp__gpu_csr *m, uint64_t r)
+{
+    uint64_t lo = 0, hi = m->n_long;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (m->long_rows[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void slice_of(ev_slice *x, const zp__gpu_csr *m, uint64_t r0, uint64_t r1)
+{
+    x->r0 = r0 < m->nrows ? r0 : m->nrows;
+    x->r1 = r1 < m->nrows ? r1 : m->nrows;
+    x->k0 = host_rp(m, x->r0);
+    x->k1 = host_rp(m, x->r1);
+    const uint64_t words = (m->nnz + 63) / 64;
+    x->w0 = x->w1 = x->e0 = x->e1 = 0;
+    if (m->n_esc && x->k1 > x->k0) {
+        x->w0 = x->k0 / 64;
+        x->w1 = (x->k1 + 63) / 64;
+        x->e0 = m->esc_rank[x->w0];
+        x->e1 = x->w1 < words ? m->esc_rank[x->w1] : m->n_esc;
+    }
+    x->l0 = long_from(m, r0);
+    x->l1 = long_from(m, r1);
+    uint64_t o = 0;
+    x->o_rp = o;
+    o = al256(o + (x->r1 - x->r0 + 1) * (m->rp64 ? 8 : 4));
+    x->o_col = o;
+    o = al256(o + 4 * (x->k1 - x->k0));
+    x->o_code = o;
+    o = al256(o + (x->k1 - x->k0));
+    x->o_bits = o;
+    o = al256(o + 8 * (x->w1 - x->w0));
+    x->o_rank = o;
+    o = al256(o + 8 * (x->w1 - x->w0));
+    x->o_esc = o;
+    o = al256(o + sizeof(zp_fr) * (x->e1 - x->e0));
+    x->o_tab = o;
+    o = al256(o + sizeof(zp_fr) * m->n_tab);
+    x->o_long = o;
+    x->bytes = al256(o + 8 * (x->l1 - x->l0));
+}
+
+/* Copies slice x of m to dst on s (asynchronous) and gives the device view
+ * of it: m's struct with each array's pointer moved back by the slice's
+ * first index, so that the kernels index the slice by the matrix's own row,
+ * nonzero, word and escape numbers; only the slice's entries are read. */
+static zp_err slice_put(zp__gpu_stream *s, char *dst, const zp__gpu_csr *m, const ev_slice *x,
+                        zp__gpu_csr *view, uint64_t *sent)
+{
+    const uint64_t rps = m->rp64 ? 8 : 4;
+    const char *rp = (const char *)m->row_ptr + x->r0 * rps;
+    ZP_TRY(put(s, dst, x->o_rp, rp, (x->r1 - x->r0 + 1) * rps));
+    ZP_TRY(put(s, dst, x->o_col, m->col + x->k0, 4 * (x->k1 - x->k0)));
+    ZP_TRY(put(s, dst, x->o_code, m->code + x->k0, x->k1 - x->k0));
+    if (x->w1 > x->w0) {
+        ZP_TRY(put(s, dst, x->o_bits, m->esc_bits + x->w0, 8 * (x->w1 - x->w0)));
+        ZP_TRY(put(s, dst, x->o_rank, m->esc_rank + x->w0, 8 * (x->w1 - x->w0)));
+    }
+    ZP_TRY(put(s, dst, x->o_esc, m->esc + x->e0, sizeof(zp_fr) * (x->e1 - x->e0)));
+    ZP_TRY(put(s, dst, x->o_tab, m->tab, sizeof(zp_fr) * m->n_tab));
+    ZP_TRY(put(s, dst, x->o_long, m->long_rows + x->l0, 8 * (x->l1 - x->l0)));
+    *sent += x->bytes;
+    *view = *m;
+    view->host = false;
+    const uintptr_t d = (uintptr_t)dst;
+    view->row_ptr = (void *)(d + x->o_rp - x->r0 * rps);
+    view->col = (uint32_t *)(d + x->o_col - 4 * x->k0);
+    view->code = (uint8_t *)(d + x->o_code - x->k0);
+    view->esc_bits = m->n_esc ? (uint64_t *)(d + x->o_bits - 8 * x->w0) : NULL;
+    view->esc_rank = m->n_esc ? (uint64_t *)(d + x->o_rank - 8 * x->w0) : NULL;
+    view->esc = m->n_esc ? (zp_fr *)(d + x->o_esc - sizeof(zp_fr) * x->e0) : NULL;
+    view->tab = (zp_fr *)(d + x->o_tab);
+    view->long_rows = (uint64_t *)(d + x->o_long);
+    view->n_long = x->l1 - x->l0;
+    view->mem.ptr = NULL;
+    view->mem.bytes = 0;
+    return ZP_OK;
+}
+
+static uint64_t block_bytes(const zp__gpu_csr *A, const zp__gpu_csr *B, uint64_t r0, uint64_t r1)
+{
+    ev_slice a, b;
+    slice_of(&a, A, r0, r1);
+    slice_of(&b, B, r0, r1);
+    return a.bytes + b.bytes;
+}
+
+/* The end of the block of rows from r0 that fills a buffer the most (r0
+ * when not even one row fits). */
+static uint64_t block_end(const zp__gpu_csr *A, const zp__gpu_csr *B, uint64_t r0,
+                          uint64_t n_out, uint64_t buffer)
+{
+    uint64_t lo = r0, hi = n_out; /* lo fits (or is r0), hi is the most */
+    if (block_bytes(A, B, r0, hi) <= buffer)
+        return hi;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (block_bytes(A, B, r0, mid) <= buffer)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Enqueues the copy of rows [r0, r1) of A and B into buffer dst on s. */
+static zp_err block_put(zp__gpu_stream *s, char *dst, const zp__gpu_csr *A, const zp__gpu_csr *B,
+                        uint64_t r0, uint64_t r1, zp__gpu_csr *va, zp__gpu_csr *vb,
+                        uint64_t *sent)
+{
+    ev_slice a, b;
+    slice_of(&a, A, r0, r1);
+    slice_of(&b, B, r0, r1);
+    ZP_TRY(slice_put(s, dst, A, &a, va, sent));
+    return slice_put(s, dst + a.bytes, B, &b, vb, sent);
+}
+
+extern "C" zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream,
+                                       void *ring, uint64_t buffer, zp_fr *d_a, zp_fr *d_b,
+                                       uint64_t n_out, const zp__gpu_csr *A,
+                                       const zp__gpu_csr *B, const zp_fr *d_w, uint64_t *sent)
+{
+    zp__gpu *g = s->g;
+    if (n_out == 0)
+        return ZP_OK;
+    if (!d_a || !d_b || !d_w || !ring || !A->host || !B->host || !ring_stream)
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    char *buf[2] = {(char *)ring, (char *)ring + buffer};
+    zp__gpu_csr va[2], vb[2];
+    uint64_t r0 = 0, r1 = block_end(A, B, 0, n_out, buffer);
+    if (r1 == r0)
+        return ZP_E_GPU_OOM;
+    /* The ring's buffers are free: whatever read them before waited for s. */
+    ZP_TRY(zp__gpu_stream_after(ring_stream, s));
+    ZP_TRY(block_put(ring_stream, buf[0], A, B, r0, r1, &va[0], &vb[0], sent));
+    for (unsigned b = 0; r0 < n_out; b ^= 1) {
+        ZP_TRY(zp__gpu_stream_after(s, ring_stream)); /* this block's copy */
+        const uint64_t r2 = r1 < n_out ? block_end(A, B, r1, n_out, buffer) : r1;
+        if (r1 < n_out && r2 == r1)
+            return ZP_E_GPU_OOM;
+        if (r1 < n_out) {
+            /* The other buffer, once the block before has been evaluated. */
+            ZP_TRY(zp__gpu_stream_after(ring_stream, s));
+            ZP_TRY(block_put(ring_stream, buf[b ^ 1], A, B, r1, r2, &va[b ^ 1], &vb[b ^ 1], sent));
+        }
+        ZP_TRY(eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, NULL, r0, r1, n_out, &va[b], &vb[b],
+                         (const fr_t *)d_w));
+        r0 = r1;
+        r1 = r2;
+    }
+    return ZP_OK;
 }

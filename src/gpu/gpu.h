@@ -501,7 +501,10 @@ typedef struct zp__gpu_csr {
     uint64_t *esc_rank; /* escapes before each word */
     zp_fr *esc, *tab;
     uint64_t *long_rows; /* the rows with more than ZP__GPU_EVAL_SHORT entries */
-    zp__gpu_buf mem;     /* the arena region holding the arrays */
+    uint64_t n_esc;      /* entries of esc */
+    uint32_t n_tab;      /* entries of tab */
+    bool host;           /* the arrays are a pinned host image (zp__gpu_csr_pin) */
+    zp__gpu_buf mem;     /* the arena region holding the arrays (host: the image) */
 } zp__gpu_csr;
 
 /* The arena bytes zp__gpu_csr_upload takes for m (a pass over m;
@@ -512,6 +515,9 @@ uint64_t zp__gpu_csr_bytes(const zp__csr *m);
  * copies it, encoded, into the arena on s (waits for s). */
 zp_err zp__gpu_csr_upload(zp__gpu_stream *s, zp__gpu_csr *out, const zp__csr *m,
                           uint64_t ncols);
+/* The same layout in pinned host memory instead, for a key whose matrices
+ * stream (zp__gpu_eval_ab_ring); mem.bytes is zp__gpu_csr_bytes(m). */
+zp_err zp__gpu_csr_pin(zp__gpu *g, zp__gpu_csr *out, const zp__csr *m, uint64_t ncols);
 void zp__gpu_csr_free(zp__gpu *g, zp__gpu_csr *m);
 
 /*
@@ -522,6 +528,25 @@ void zp__gpu_csr_free(zp__gpu *g, zp__gpu_csr *m);
 zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
                         uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
                         const zp_fr *d_w);
+/* a = A w and b = B w only (zp__gpu_fr_mul makes c after, where c's
+ * region held w). */
+zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
+                       const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w);
+/*
+ * zp__gpu_eval_ab from matrices pinned on the host (zp__gpu_csr_pin): rows
+ * in blocks that fill one of two staging buffers of `buffer` bytes at
+ * `ring` (device), each block's slices of A and B copied on ring_stream
+ * while s evaluates the block before. Enqueued, not waited for (the host
+ * images stay valid). *sent: bytes copied. ZP_E_GPU_OOM where one row
+ * does not fit a buffer.
+ */
+zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream, void *ring,
+                            uint64_t buffer, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
+                            const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w,
+                            uint64_t *sent);
+/* d_out[i] = d_a[i]·d_b[i] for i < n (Montgomery; d_out may be d_a). */
+zp_err zp__gpu_fr_mul(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a, const zp_fr *d_b,
+                      uint64_t n);
 
 /* --------------------------------------------- fixed-base multiplication */
 

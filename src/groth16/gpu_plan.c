@@ -70,28 +70,73 @@ static uint64_t points_bytes(const zp__pk *pk)
     return points;
 }
 
+uint64_t zp__g16_matrix_bytes(const zp__pk *pk)
+{
+    const uint64_t ma = zp__gpu_csr_bytes(&pk->ma), mb = zp__gpu_csr_bytes(&pk->mb);
+    return ma == UINT64_MAX || mb == UINT64_MAX ? UINT64_MAX : ma + mb;
+}
+
 zp_err zp__g16_plan_make(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free,
                          unsigned slots, const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
-    const uint64_t full = zp__g16_dkey_bytes(pk);
-    if (full == UINT64_MAX) {
+    const uint64_t full = zp__g16_dkey_bytes(pk), mat = zp__g16_matrix_bytes(pk);
+    if (full == UINT64_MAX || mat == UINT64_MAX) {
         memset(p, 0, sizeof *p);
         return zp__fail(why, ZP_E_NOMEM, "no host memory to plan the key's matrices");
     }
-    return zp__g16_plan_fixed(p, pk, full - points_bytes(pk), arena_free, slots, o, why);
+    return zp__g16_plan_fixed(p, pk, full - points_bytes(pk), mat, arena_free, slots, o, why);
 }
 
-zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t arena_free,
-                          unsigned slots, const zp__g16_gpu_opts *o, zp__ioerr *why)
+/* The lean steps (zp__g16_plan.lean): with the matrices resident, then
+ * streamed, the largest ring whose working set fits from rb0 down to
+ * rb_min. False where neither fits; *need: the least they take. */
+static bool plan_lean(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
+                      uint64_t arena_free, uint64_t rb0, uint64_t rb_min,
+                      const zp__g16_gpu_opts *op, uint64_t *need)
+{
+    *need = UINT64_MAX;
+    for (int ms = op->stream_matrices ? 1 : 0; ms < 2; ms++) {
+        const uint64_t fx = ms ? fixed - matrices : fixed;
+        for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
+            const uint64_t w = zp__g16_slot_bytes_lean(pk, rb, op);
+            if (w == UINT64_MAX)
+                return false;
+            if (fx + w < *need)
+                *need = fx + w;
+            if (fx > arena_free || w > arena_free - fx)
+                continue;
+            const uint64_t room = arena_free - fx - w;
+            p->fixed_bytes = fx;
+            fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
+            p->lean = true;
+            p->mat_stream = ms;
+            p->mat_bytes = matrices;
+            p->pinned_bytes += ms ? matrices : 0;
+            p->ring_buffer = rb;
+            p->slot_bytes = w;
+            p->slots = 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
+                          uint64_t arena_free, unsigned slots, const zp__g16_gpu_opts *o,
+                          zp__ioerr *why)
 {
     memset(p, 0, sizeof *p);
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     const uint64_t points = points_bytes(pk), full = fixed + points;
     p->fixed_bytes = fixed;
+    matrices = matrices < fixed ? matrices : fixed;
+    /* Forced (tests) only for shapes a lean working set can hold. */
+    const bool forced = (op.lean || op.stream_matrices) &&
+                        zp__g16_slot_bytes_lean(pk, ZP_G16_RING_BUFFER_MIN, o) != UINT64_MAX;
 
     /* No working set asked (the GPU's slots hold theirs): the whole key
      * where it fits; else as for one, which a slot carves again. */
-    if (slots == 0 && points <= op.resident_cap && full <= arena_free) {
+    if (!forced && slots == 0 && points <= op.resident_cap && full <= arena_free) {
         fill(p, pk, UINT64_MAX, UINT64_MAX);
         p->slot_bytes = zp__g16_slot_bytes_min(pk);
         return ZP_OK;
@@ -101,7 +146,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
 
     /* The whole key, where it and one working set fit. */
     const uint64_t ws = zp__g16_slot_bytes_min(pk);
-    if (points <= op.resident_cap && full <= arena_free && ws <= arena_free - full) {
+    if (!forced && points <= op.resident_cap && full <= arena_free && ws <= arena_free - full) {
         const uint64_t n = (arena_free - full) / ws;
         fill(p, pk, UINT64_MAX, UINT64_MAX);
         p->slot_bytes = ws;
@@ -126,7 +171,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
             rb0 /= 2;
         rb_min = rb_min < rb0 ? rb_min : rb0;
     }
-    for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
+    for (uint64_t rb = rb0; rb >= rb_min && !forced; rb /= 2) {
         const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
         if (p->fixed_bytes > arena_free || w > arena_free - p->fixed_bytes)
             continue;
@@ -138,12 +183,29 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
         p->slots = 1;
         return ZP_OK;
     }
+    /* Lean working sets, the matrices resident and then streamed too. */
+    uint64_t lean_need;
+    if (plan_lean(p, pk, fixed, matrices, arena_free, rb0, rb_min, &op, &lean_need))
+        return ZP_OK;
     const uint64_t w = zp__g16_slot_bytes_ring(pk, rb_min, o);
     char need[32], fx[32], one[32], have[32];
-    gib(need, sizeof need, p->fixed_bytes + w);
-    gib(fx, sizeof fx, p->fixed_bytes);
-    gib(one, sizeof one, w);
     gib(have, sizeof have, arena_free);
+    if (lean_need != UINT64_MAX) {
+        const uint64_t lw = zp__g16_slot_bytes_lean(pk, rb_min, &op);
+        gib(need, sizeof need, lean_need);
+        gib(fx, sizeof fx, fixed - matrices);
+        gib(one, sizeof one, lw);
+        memset(p, 0, sizeof *p);
+        return zp__fail(why, ZP_E_GPU_OOM,
+                        "keys of this shape need at least %s of GPU memory (%s of density "
+                        "maps, %s for one lean working set with its staging ring, the "
+                        "matrices and points streamed); %s free",
+                        need, fx, one, have);
+    }
+    gib(need, sizeof need, fixed + w);
+    gib(fx, sizeof fx, fixed);
+    gib(one, sizeof one, w);
+    memset(p, 0, sizeof *p);
     return zp__fail(why, ZP_E_GPU_OOM,
                     "keys of this shape need at least %s of GPU memory (%s of matrices and "
                     "density maps, %s for one working set with its staging ring); %s free",
@@ -163,7 +225,8 @@ void zp__g16_plan_describe(const zp__g16_plan *p, const zp__pk *pk, char *buf, s
     if (at < len && !zp__g16_plan_streams(p)) {
         gib(b1, sizeof b1, p->key_bytes);
         gib(b2, sizeof b2, p->slot_bytes);
-        snprintf(buf + at, len - at, " (%s), %u slot(s) of %s", b1, p->slots, b2);
+        snprintf(buf + at, len - at, " (%s), %u %sslot(s) of %s", b1, p->slots,
+                 p->lean ? "lean " : "", b2);
         return;
     }
     if (at < len)
@@ -188,6 +251,11 @@ void zp__g16_plan_describe(const zp__g16_plan *p, const zp__pk *pk, char *buf, s
     if (at < len) {
         gib(b1, sizeof b1, p->ring_buffer);
         gib(b2, sizeof b2, p->slot_bytes);
-        snprintf(buf + at, len - at, "; ring 2 x %s; %u slot(s) of %s", b1, p->slots, b2);
+        at += (size_t)snprintf(buf + at, len - at, "; ring 2 x %s; %u %sslot(s) of %s", b1,
+                               p->slots, p->lean ? "lean " : "", b2);
+    }
+    if (at < len && p->mat_stream) {
+        gib(b1, sizeof b1, p->mat_bytes);
+        snprintf(buf + at, len - at, "; matrices streamed (%s)", b1);
     }
 }

@@ -65,6 +65,13 @@ typedef struct zp__g16_gpu_opts {
      * their sizes. */
     uint64_t resident_cap;
     uint64_t ring_buffer;
+    /* Tests force the key tiers' last two steps at their sizes: lean
+     * working sets (the witness kept in c's region) and, with
+     * stream_matrices too, matrices streamed from pinned host memory
+     * through the ring during eval. The plan takes them on its own only
+     * where nothing larger fits (default false). */
+    bool lean;
+    bool stream_matrices;
     /* The arena zp__g16_gpu_open takes (0, the default: the device's free
      * memory less its reserve), as --gpu-mem caps an engine's. */
     uint64_t arena_bytes;
@@ -109,7 +116,13 @@ typedef struct zp__g16_plan {
     uint64_t ring_buffer;  /* bytes of one staging buffer; 0: nothing streams */
     uint64_t slot_bytes;   /* one working set, its ring included */
     unsigned slots;        /* working sets that fit beside the key (<= asked) */
-    uint64_t fixed_bytes;  /* the part of the key that never streams */
+    uint64_t fixed_bytes;  /* the part of the key resident whatever streams */
+    /* The last steps, where nothing larger fits: lean working sets (the
+     * witness in c's region during eval and the MSMs, sent again after h:
+     * zp__g16_slot_open_plan), and the matrices streamed too (mat_bytes of
+     * them, in pinned_bytes then, not in fixed_bytes). */
+    bool lean, mat_stream;
+    uint64_t mat_bytes;
 } zp__g16_plan;
 
 /* Default bytes of one staging buffer and the least the plan shrinks it to. */
@@ -131,8 +144,12 @@ zp_err zp__g16_plan_make(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free,
 /* The same from pk's counts alone (no matrices needed) and the arena
  * bytes of the part that never streams (the matrices and density maps:
  * zp__g16_dkey_bytes less the points). For planning shapes without a key. */
-zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t arena_free,
-                          unsigned slots, const zp__g16_gpu_opts *o, zp__ioerr *why);
+zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
+                          uint64_t arena_free, unsigned slots, const zp__g16_gpu_opts *o,
+                          zp__ioerr *why);
+/* The arena bytes of pk's two compact matrices (UINT64_MAX: no host memory
+ * to plan them). */
+uint64_t zp__g16_matrix_bytes(const zp__pk *pk);
 /* Whether the plan streams anything. */
 bool zp__g16_plan_streams(const zp__g16_plan *p);
 /* One line: "resident L A B1, streamed B2 H (12.0 GiB pinned), ring 2 x 1.0 GiB". */
@@ -160,6 +177,9 @@ typedef struct zp__g16_dkey {
     uint64_t res[ZP_G16_NP];
     void *host[ZP_G16_NP];
     uint64_t ring_buffer;
+    /* The plan's last steps: slots for it lean; ma and mb pinned host
+     * images (ma.host) that stream through the ring during eval. */
+    bool lean, mat_stream;
 } zp__g16_dkey;
 
 /* The arena bytes a request of `bytes` takes (256-byte rounding; a
@@ -168,6 +188,9 @@ uint64_t zp__g16_arena_round(uint64_t bytes);
 /* k->res and k->ring_buffer from plan (NULL: all resident); false when the
  * plan is not of pk's shape. */
 bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_plan *plan);
+/* pk's matrices into k's arena regions on s, or, where k's plan streams
+ * them (k->mat_stream), into pinned host images. */
+zp_err zp__g16_dkey_put_matrices(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk);
 /* The region of k's array i (its resident points). */
 zp__gpu_buf *zp__g16_dkey_part(zp__g16_dkey *k, zp__g16_part i);
 /* Whether any point of k streams from host memory. */
@@ -311,6 +334,20 @@ uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
 zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
                               uint64_t ring_buffer, uint64_t share, const zp__g16_gpu_opts *o,
                               zp__ioerr *why);
+/* A lean slot (zp__g16_plan.lean): no witness region of its own, the
+ * witness lies in c's during eval (c = a∘b made after) and is sent again
+ * after h for the MSMs, whose scratch stays out of it; no MSMs beside h.
+ * Only for shapes with no more variables than the domain
+ * (zp__g16_slot_bytes_lean is UINT64_MAX for the others). With a ring
+ * (> 0) it also evaluates keys whose matrices stream. */
+uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
+                                 const zp__g16_gpu_opts *o);
+/* zp__g16_slot_open_ring, lean where `lean`: the slot a dkey's plan asks
+ * for (its ring_buffer and lean). */
+zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                              uint64_t ring_buffer, bool lean, uint64_t share,
+                              const zp__g16_gpu_opts *o, zp__ioerr *why);
+bool zp__g16_slot_lean(const zp__g16_slot *s);
 /* The slot's staging buffer bytes (0: it has no ring), and the bytes its
  * ring has sent since it opened. */
 uint64_t zp__g16_slot_ring_buffer(const zp__g16_slot *s);

@@ -80,7 +80,7 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
         zp__fail(why, e, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
     if (!e) { /* the one slot takes what the key leaves */
         zp__gpu_get_info(g->dev, &info);
-        e = zp__g16_slot_open_ring(&g->slot, g->dev, pk, g->key.ring_buffer,
+        e = zp__g16_slot_open_plan(&g->slot, g->dev, pk, g->key.ring_buffer, g->key.lean,
                                    info.arena_largest_free, o, why);
     }
     if (e) {

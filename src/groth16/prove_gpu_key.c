@@ -62,12 +62,12 @@ bool zp__g16_dkey_streams(const zp__g16_dkey *k)
     for (int i = 0; i < ZP_G16_NP; i++)
         if (k->host[i])
             return true;
-    return false;
+    return k->mat_stream;
 }
 
 uint64_t zp__g16_dkey_stream_bytes(const zp__g16_dkey *k)
 {
-    uint64_t b = 0;
+    uint64_t b = k->ma.host ? k->ma.mem.bytes + k->mb.mem.bytes : 0;
     for (int i = 0; i < ZP_G16_NP; i++)
         if (k->host[i])
             b += (zp__g16_part_count(k->pk, (zp__g16_part)i) - k->res[i]) *
@@ -285,11 +285,19 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
         e = put_part(k, s, (zp__g16_part)i);
     if (e || (e = put(k, s, &k->a_words, pk->a_density.words, 8 * nw)) ||
         (e = put(k, s, &k->b_words, pk->b_density.words, 8 * nw)) ||
-        (e = put(k, s, &k->a_rank, ra, 4 * nw)) || (e = put(k, s, &k->b_rank, rb, 4 * nw)) ||
-        (e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars)) ||
-        (e = zp__gpu_csr_upload(s, &k->mb, &pk->mb, pk->n_vars)))
+        (e = put(k, s, &k->a_rank, ra, 4 * nw)) || (e = put(k, s, &k->b_rank, rb, 4 * nw)))
         return e;
-    return ZP_OK;
+    return zp__g16_dkey_put_matrices(k, s, pk);
+}
+
+zp_err zp__g16_dkey_put_matrices(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
+{
+    if (k->mat_stream) {
+        zp_err e = zp__gpu_csr_pin(k->dev, &k->ma, &pk->ma, pk->n_vars);
+        return e ? e : zp__gpu_csr_pin(k->dev, &k->mb, &pk->mb, pk->n_vars);
+    }
+    zp_err e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars);
+    return e ? e : zp__gpu_csr_upload(s, &k->mb, &pk->mb, pk->n_vars);
 }
 
 bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_plan *plan)
@@ -301,6 +309,8 @@ bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_pla
             return false;
     }
     k->ring_buffer = plan ? plan->ring_buffer : 0;
+    k->lean = plan && plan->lean;
+    k->mat_stream = plan && plan->mat_stream;
     return true;
 }
 

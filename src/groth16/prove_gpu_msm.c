@@ -12,7 +12,8 @@
 
 static zp__gpu_buf scratch_after_h(const zp__g16_slot *s)
 {
-    zp__gpu_buf b = {(char *)s->work.ptr + s->scratch_off, s->work.bytes - s->scratch_off};
+    const uint64_t end = s->scratch_end < s->work.bytes ? s->scratch_end : s->work.bytes;
+    zp__gpu_buf b = {(char *)s->work.ptr + s->scratch_off, end - s->scratch_off};
     return b;
 }
 
@@ -324,14 +325,30 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         t = &dummy;
     zp__g16_slot_msm_on(s, false);
     double t0 = zp__g16_now();
-    zp_err e = msm_h(s, k, &out->h);
+    zp_err e = ZP_OK;
+    /* A lean slot's witness goes up into c's region again, after h, while
+     * H's MSM runs (its scalars in a, its scratch out of c). */
+    if (s->lean) {
+        if (!s->lean_w)
+            return ZP_E_INVALID_ARG;
+        e = zp__gpu_stream_after(s->copy_stream, s->stream);
+        if (!e)
+            e = zp__gpu_upload(s->copy_stream, s->witness.ptr, s->lean_w,
+                               (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+    }
+    if (!e)
+        e = msm_h(s, k, &out->h);
     t->msm_h = zp__g16_now() - t0;
+    if (!e && s->lean)
+        e = zp__gpu_stream_after(s->stream, s->copy_stream);
     if (!e)
         e = msms_of_w(s, k, out, t);
     t->msm_beside_h = false;
     s->next_witness = NULL;
-    if (e)
-        zp__gpu_stream_sync(s->stream); /* leave nothing running on failure */
+    if (e) { /* leave nothing running on failure */
+        zp__gpu_stream_sync(s->stream);
+        zp__gpu_stream_sync(s->copy_stream);
+    }
     return e;
 }
 

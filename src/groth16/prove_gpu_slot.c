@@ -13,6 +13,10 @@
  *               scalars; otherwise they go to a once the H MSM is done
  *               with it.
  * So a slot holds the witness, 3n scalars and one MSM scratch, no more.
+ * A lean slot (key tiers' last steps) holds no witness region: the witness
+ * lies in c's third of work during eval, c = a∘b is made over it after,
+ * and it goes up there again after h while H's MSM runs; the MSM scratch
+ * is then b's third where it fits, else above c, never c's.
  * Where work also holds, above a, b and c, the gathers and the scratch of
  * the MSMs over the witness, those run there beside h (prove_gpu_msm.c).
  *
@@ -148,6 +152,19 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     p->ring = ring ? 2 * rnd(ring) : 0;
 }
 
+/* The lean layout (the file's comment): no witness region; the scratch in
+ * b's third where it fits, else above c. */
+static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring)
+{
+    plan(p, mo, pk, 0, 0, ring);
+    const uint64_t third = rnd(pk->domain_size * sizeof(zp_fr));
+    const uint64_t sc = rnd(max_u64(g1_bytes(mo, pk, 0, ring),
+                                    msm_bytes(mo, pk->n_b, true, 0, true, ring)));
+    p->witness = 0;
+    p->scratch_off = sc <= third ? third : 3 * third;
+    p->work = max_u64(3 * third, p->scratch_off + sc);
+}
+
 /* With the scratch of its two streams that run kernels (its own and the
  * one beside h). */
 static uint64_t plan_total(const slot_plan *p)
@@ -224,6 +241,19 @@ uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     return plan_bytes(&op.msm, pk, 0, 0, ring_buffer);
 }
+
+uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
+                                 const zp__g16_gpu_opts *o)
+{
+    if (pk->n_vars > pk->domain_size)
+        return UINT64_MAX;
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    slot_plan p;
+    plan_lean(&p, &op.msm, pk, ring_buffer);
+    return plan_total(&p);
+}
+
+bool zp__g16_slot_lean(const zp__g16_slot *s) { return s->lean; }
 
 uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
@@ -312,6 +342,10 @@ zp_fr *zp__g16_slot_witness_buf(zp__g16_slot *s)
     if (s->sent_witness)
         zp__gpu_stream_sync(s->copy_stream);
     s->sent_witness = NULL;
+    /* A lean slot reads its partition's witness again after h, while the
+     * next one may be loaded: that goes to the other buffer. */
+    if (s->lean && s->lean_w == s->host_witness)
+        return s->host_witness2;
     return s->host_witness;
 }
 
@@ -330,10 +364,12 @@ void zp__g16_slot_close(zp__g16_slot *s)
     if (s->ring_stream)
         zp__gpu_stream_sync(s->ring_stream);
     zp__gpu_free(s->dev, &s->ring);
-    zp__gpu_free(s->dev, &s->witness);
+    if (!s->lean) /* else a part of work */
+        zp__gpu_free(s->dev, &s->witness);
     zp__gpu_free(s->dev, &s->work);
     zp__gpu_free(s->dev, &s->ab_scalars);
     zp__gpu_host_free(s->host_witness);
+    zp__gpu_host_free(s->host_witness2);
     zp__gpu_stream_close(s->copy_stream);
     zp__gpu_stream_close(s->ring_stream);
     zp__gpu_stream_close(s->side_stream);
@@ -359,10 +395,56 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
                               uint64_t ring, uint64_t share, const zp__g16_gpu_opts *o,
                               zp__ioerr *why)
 {
+    return zp__g16_slot_open_plan(out, dev, pk, ring, false, share, o, why);
+}
+
+/* The regions and streams of a lean slot (s's shape fields set). */
+static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__ioerr *why)
+{
+    slot_plan p;
+    plan_lean(&p, &s->msm, pk, ring);
+    const uint64_t third = rnd(s->domain_size * sizeof(zp_fr));
+    s->lean = true;
+    s->windows = 0;
+    s->scratch_off = p.scratch_off;
+    zp_err e = ring ? zp__gpu_alloc_high(s->dev, &s->ring, p.ring) : ZP_OK;
+    if (!e)
+        e = zp__gpu_alloc_high(s->dev, &s->work, p.work);
+    if (!e && p.ab_scalars)
+        e = zp__gpu_alloc_high(s->dev, &s->ab_scalars, p.ab_scalars);
+    if (!e) {
+        s->scratch_end = s->scratch_off == third ? 2 * third : s->work.bytes;
+        s->witness = (zp__gpu_buf){(char *)s->work.ptr + 2 * third, third};
+        e = zp__gpu_stream_open(s->dev, &s->stream);
+    }
+    if (!e)
+        e = zp__gpu_stream_open_copy(s->dev, &s->copy_stream);
+    if (!e && ring)
+        e = zp__gpu_stream_open_copy(s->dev, &s->ring_stream);
+    if (!e)
+        e = zp__gpu_host_alloc(s->dev, (void **)&s->host_witness,
+                               (uint64_t)pk->n_vars * sizeof(zp_fr));
+    if (!e)
+        e = zp__gpu_host_alloc(s->dev, (void **)&s->host_witness2,
+                               (uint64_t)pk->n_vars * sizeof(zp_fr));
+    if (e)
+        return zp__fail(why, e, "opening a lean GPU slot of %llu bytes failed: %s (%s)",
+                        (unsigned long long)plan_total(&p), zp_errname(e),
+                        zp__gpu_last_error());
+    return ZP_OK;
+}
+
+zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
+                              uint64_t ring, bool lean_slot, uint64_t share,
+                              const zp__g16_gpu_opts *o, zp__ioerr *why)
+{
     *out = NULL;
     uint64_t n = pk->domain_size;
     if (n < 2 || (n & (n - 1)) || pk->n_public >= pk->n_vars)
         return zp__fail(why, ZP_E_INVALID_ARG, "slot: not a key shape");
+    if (lean_slot && pk->n_vars > n)
+        return zp__fail(why, ZP_E_INVALID_ARG,
+                        "slot: a lean slot needs no more variables than the domain");
     zp__g16_slot *s = calloc(1, sizeof *s);
     if (!s)
         return zp__fail(why, ZP_E_NOMEM, "no memory for a GPU slot");
@@ -376,6 +458,18 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     s->n_h = pk->n_h;
     s->ring_buffer = ring;
     zp__gpu_get_msm_opts(dev, &s->msm);
+    if (lean_slot) {
+        zp_err e = open_lean(s, pk, ring, why);
+        if (e) {
+            zp__g16_slot_close(s);
+            return e;
+        }
+        zp__g16_slot_msm_on(s, false);
+        zp__gpu_slots_add(dev, 1);
+        s->counted = true;
+        *out = s;
+        return ZP_OK;
+    }
     const zp__gpu_msm_opts *mo = &s->msm;
     /* A streaming slot makes no room for an H table's MSM: a key that
      * streams has none. */
@@ -388,6 +482,7 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     plan(&lpre, mo, pk, 0, pre_c, ring);
     plan(&lean, mo, pk, 0, 0, ring);
     s->scratch_off = p.scratch_off;
+    s->scratch_end = UINT64_MAX; /* the end of work */
     /* Arena regions first: running out of arena is the expected failure
      * and must cost nothing else. */
     /* From the top of the arena: keys come from the bottom, and a slot
@@ -486,15 +581,30 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
         s->sent_witness = NULL;
     }
     s->took_sent = !up;
-    /* The witness in parts sums L over resident points only. */
+    /* The witness in parts sums L over resident points only, and not in a
+     * lean slot, whose witness region c's values replace. */
     const bool l_res = k->res[ZP_G16_P_L] == pk->n_l;
-    unsigned np = parts && up && l_res ? zp__g16_parts_wanted(s, pk, w) : 1;
+    unsigned np = parts && up && l_res && !s->lean ? zp__g16_parts_wanted(s, pk, w) : 1;
+    s->lean_w = w;
     if (!e && up)
         e = np > 1 ? zp__g16_parts_put(s, k, w, np) : zp__g16_slot_put_w(s, k, w);
-    if (!e)
-        e = zp__gpu_eval_abc(s->stream, a, a + s->domain_size, a + 2 * s->domain_size,
-                             pk->domain_size, &k->ma, &k->mb, s->witness.ptr);
+    /* c after a and b where c's region holds the witness (lean) or the
+     * matrices stream: c = a∘b over the rows either way. */
+    zp_fr *b = a + s->domain_size, *c = b + s->domain_size;
+    const bool c_after = s->lean || k->mat_stream;
+    if (!e && k->mat_stream)
+        e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, a, b,
+                                 pk->domain_size, &k->ma, &k->mb, s->witness.ptr, &s->streamed);
+    else if (!e && c_after)
+        e = zp__gpu_eval_ab(s->stream, a, b, pk->domain_size, &k->ma, &k->mb, s->witness.ptr);
+    else if (!e)
+        e = zp__gpu_eval_abc(s->stream, a, b, c, pk->domain_size, &k->ma, &k->mb,
+                             s->witness.ptr);
+    if (!e && c_after)
+        e = zp__gpu_fr_mul(s->stream, c, a, b, pk->domain_size);
     zp_err es = zp__gpu_stream_sync(s->stream); /* also on failure: the copy reads w */
+    if (e && s->ring_stream)
+        zp__gpu_stream_sync(s->ring_stream); /* no copy may still write the ring */
     return e ? e : es;
 }
 

@@ -44,7 +44,13 @@ struct zp__g16_slot {
      * scratch_off on) and, where n_a or n_b exceeds the domain, the
      * gathered A and B scalars. */
     zp__gpu_buf witness, work, ab_scalars;
-    uint64_t scratch_off;
+    uint64_t scratch_off, scratch_end;
+    /* A lean slot (zp__g16_slot_open_plan): witness is c's region of work,
+     * not a region of its own; lean_w is the host witness of the partition
+     * in flight, sent there again after h. */
+    bool lean;
+    const zp_fr *lean_w;
+    zp_fr *host_witness2; /* lean: the other host buffer (zp__g16_slot_witness_buf) */
     /* The MSMs over the witness beside h (prove_gpu_msm.c): side_stream, a
      * stream of their own (NULL: the slot has no room for them above a, b
      * and c, or its options run them after h), and in that room

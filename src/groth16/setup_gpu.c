@@ -64,8 +64,7 @@ static zp_err device_regions(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *p
             (e = zp__gpu_host_alloc(k->dev, &k->host[i], (n - k->res[i]) * size)))
             return e;
     }
-    if ((e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars)) ||
-        (e = zp__gpu_csr_upload(s, &k->mb, &pk->mb, pk->n_vars)) ||
+    if ((e = zp__g16_dkey_put_matrices(k, s, pk)) ||
         (e = upload_density(s, k->dev, &k->a_words, &k->a_rank, &pk->a_density)) ||
         (e = upload_density(s, k->dev, &k->b_words, &k->b_rank, &pk->b_density)))
         return e;

@@ -4,7 +4,9 @@
  * Section order is not fixed (circom writes the constraints before the
  * header), so readers look sections up by id.
  */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/io.h"
 
@@ -19,20 +21,39 @@ const uint8_t ZP__Q_LE[48] = {
     0xd7, 0xac, 0x4b, 0x43, 0xb6, 0xa7, 0x1b, 0x4b, 0x9a, 0xe6, 0x7f, 0x39, 0xea, 0x11, 0x01, 0x1a,
 };
 
-zp_err zp__container_parse(zp__container *c, const uint8_t *data, size_t len,
-                           const char magic[4], zp__ioerr *why)
+/* The headers' bytes [off, off + len) into buf: from memory or a file. */
+typedef zp_err (*read_fn)(void *ctx, uint8_t *buf, uint64_t len, uint64_t off, zp__ioerr *why);
+
+static zp_err read_mem(void *ctx, uint8_t *buf, uint64_t len, uint64_t off, zp__ioerr *why)
 {
-    memset(c, 0, sizeof *c);
-    c->data = data;
-    c->len = len;
+    (void)why;
+    memcpy(buf, (const uint8_t *)ctx + off, (size_t)len);
+    return ZP_OK;
+}
+
+static zp_err read_fd(void *ctx, uint8_t *buf, uint64_t len, uint64_t off, zp__ioerr *why)
+{
+    return zp__pread_all(*(const int *)ctx, buf, len, off, why);
+}
+
+/* The sections of a container of len bytes, their headers read through rd
+ * (never past len). */
+static zp_err walk(zp__container *c, uint64_t len, const char magic[4], read_fn rd, void *ctx,
+                   zp__ioerr *why)
+{
+    uint8_t h[12];
     if (len < 4)
-        return zp__fail(why, ZP_E_TRUNCATED, "file of %zu bytes is too short for a header", len);
-    if (memcmp(data, magic, 4) != 0)
+        return zp__fail(why, ZP_E_TRUNCATED, "file of %llu bytes is too short for a header",
+                        (unsigned long long)len);
+    zp_err e = rd(ctx, h, len < 12 ? 4 : 12, 0, why);
+    if (e)
+        return e;
+    if (memcmp(h, magic, 4) != 0)
         return zp__fail(why, ZP_E_FORMAT, "bad magic: expected \"%.4s\"", magic);
     if (len < 12)
         return zp__fail(why, ZP_E_TRUNCATED, "file ends inside the header");
-    c->version = zp__le32(data + 4);
-    uint32_t nsec = zp__le32(data + 8);
+    c->version = zp__le32(h + 4);
+    uint32_t nsec = zp__le32(h + 8);
     if (nsec > ZP__MAX_SECTIONS)
         return zp__fail(why, ZP_E_FORMAT, "%u sections (at most %d are expected)", nsec,
                         ZP__MAX_SECTIONS);
@@ -41,8 +62,10 @@ zp_err zp__container_parse(zp__container *c, const uint8_t *data, size_t len,
         if (len - pos < 12)
             return zp__fail(why, ZP_E_TRUNCATED, "file ends in the header of section %u of %u",
                             i + 1, nsec);
-        uint32_t id = zp__le32(data + pos);
-        uint64_t size = zp__le64(data + pos + 4);
+        if ((e = rd(ctx, h, 12, pos, why)))
+            return e;
+        uint32_t id = zp__le32(h);
+        uint64_t size = zp__le64(h + 4);
         pos += 12;
         /* size is untrusted: compare against what is left, never add. */
         if (size > len - pos)
@@ -56,6 +79,15 @@ zp_err zp__container_parse(zp__container *c, const uint8_t *data, size_t len,
     }
     /* Bytes after the last section are tolerated, as snarkjs does. */
     return ZP_OK;
+}
+
+zp_err zp__container_parse(zp__container *c, const uint8_t *data, size_t len,
+                           const char magic[4], zp__ioerr *why)
+{
+    memset(c, 0, sizeof *c);
+    c->data = data;
+    c->len = len;
+    return walk(c, len, magic, read_mem, (void *)data, why);
 }
 
 const zp__section *zp__container_find(const zp__container *c, uint32_t id)
@@ -105,4 +137,31 @@ zp_err zp__g2_check(const zp_g2_affine *p)
     if (!zp_g2_affine_in_subgroup(p))
         return ZP_E_NOT_IN_SUBGROUP;
     return ZP_OK;
+}
+
+zp_err zp__pread_all(int fd, void *buf, uint64_t len, uint64_t off, zp__ioerr *why)
+{
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t n = pread(fd, p, len > ((size_t)1 << 30) ? ((size_t)1 << 30) : (size_t)len,
+                          (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return zp__fail(why, ZP_E_IO, "read: %s", strerror(errno));
+        if (n == 0)
+            return zp__fail(why, ZP_E_TRUNCATED, "the file ended early: it changed while being read");
+        p += n;
+        off += (uint64_t)n;
+        len -= (uint64_t)n;
+    }
+    return ZP_OK;
+}
+
+zp_err zp__container_scan(zp__container *c, int fd, uint64_t len, const char magic[4],
+                          zp__ioerr *why)
+{
+    memset(c, 0, sizeof *c);
+    c->len = len;
+    return walk(c, len, magic, read_fd, &fd, why);
 }

@@ -192,6 +192,15 @@ zp_err zp__afile_section(zp__afile *f, uint32_t id, uint64_t size);
 extern const uint8_t ZP__R_LE[32];
 extern const uint8_t ZP__Q_LE[48];
 
+/* The container of an open file of len bytes from its headers alone
+ * (pread), under zp__container_parse's rules; c->data stays NULL. For
+ * files too large to read whole that must not be mapped (a file truncated
+ * under a mapping raises SIGBUS). */
+zp_err zp__container_scan(zp__container *c, int fd, uint64_t len, const char magic[4],
+                          zp__ioerr *why);
+/* len bytes at off, all of them (ZP_E_TRUNCATED where the file ends). */
+zp_err zp__pread_all(int fd, void *buf, uint64_t len, uint64_t off, zp__ioerr *why);
+
 /* ----------------------------------------------------------------- .wtns */
 
 /* Parses a .wtns into a new array of Montgomery-form values. expect = 0
@@ -212,6 +221,12 @@ static inline uint64_t zp__wtns_max_bytes(uint64_t n)
 }
 zp_err zp__wtns_load(zp_fr **out, uint64_t *n, const char *path, uint64_t expect,
                      zp__ioerr *why);
+/* From a file, read (not mapped) a chunk at a time: into a caller buffer
+ * of exactly n values (zp__wtns_read_into), or its count alone from the
+ * headers (zp__wtns_file_count; max_len bounds the file). A file that
+ * changes while it is read fails with ZP_E_TRUNCATED, never a signal. */
+zp_err zp__wtns_read_into(zp_fr *out, uint64_t n, const char *path, zp__ioerr *why);
+zp_err zp__wtns_file_count(uint64_t *n, const char *path, uint64_t max_len, zp__ioerr *why);
 /* Writes a version-2 .wtns (standard form values). */
 zp_err zp__wtns_save(const char *path, const zp_fr *w, uint64_t n, zp__ioerr *why);
 

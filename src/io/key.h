@@ -62,10 +62,14 @@ typedef struct zp__pk {
      * circuit). Row count <= domain_size; absent rows are zero. */
     zp__csr ma, mb;
     /* When not NULL, the arrays above (points, density words, CSR arrays;
-     * not vk.ic) live in this read-only file mapping (a loaded .zpk):
-     * zp__pk_free unmaps it instead of freeing them one by one. */
+     * not vk.ic) live in this one mapping (a loaded .zpk): zp__pk_free
+     * unmaps it instead of freeing them one by one. map_file: it maps the
+     * file itself (read-only, ZP__ZPK_TRUSTED loads); otherwise it is
+     * anonymous memory the file was read into, which no later change to
+     * the file can reach. */
     void *map_base;
     size_t map_len;
+    bool map_file;
 } zp__pk;
 
 /* Frees every array of pk (or its mapping) and zeroes it. */

@@ -1,18 +1,21 @@
 /*
- * Loads a .zpk (zpk.h) by mapping it: the header is decoded and every
- * bound checked before anything in the mapping is trusted; then the
+ * Loads a .zpk (zpk.h) by reading it into memory of its own (or mapping
+ * it, for a caller that trusts it and reads little): the header is decoded
+ * and every bound checked before anything in it is trusted; then the
  * section checksums and the index structure (density popcounts, CSR
  * offsets and columns) are verified, unless the caller says the file was
- * verified before; then the key's arrays are pointed into the mapping.
+ * verified before; then the key's arrays are pointed into those bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/pool.h"
 #include "io/zpk_impl.h"
 
 /* ----------------------------------------------------------- the header */
@@ -172,7 +175,73 @@ static void point_into(zp__pk *pk, uint8_t *base, const zp__zpk_header *h)
                        (zp_fr *)at(base, h, ZP__ZPK_MB_VALS)};
 }
 
-static zp_err map_file(uint8_t **base, uint64_t *size, const char *path, zp__ioerr *why)
+/* The file read into anonymous memory in chunks of READ_CHUNK, on all
+ * threads: the key then owns its bytes, and a file truncated or rewritten
+ * under a live daemon can neither raise SIGBUS nor change an array the
+ * structure checks passed. */
+#define READ_CHUNK ((size_t)64 << 20)
+
+typedef struct read_job {
+    int fd;
+    uint8_t *base;
+    uint64_t size;
+    atomic_int failed; /* 0, or the errno (-1: a short read) of the first failure */
+} read_job;
+
+static void read_chunks(void *ctx, size_t begin, size_t end)
+{
+    read_job *j = ctx;
+    for (size_t c = begin; c < end && !atomic_load(&j->failed); c++) {
+        uint64_t off = (uint64_t)c * READ_CHUNK;
+        size_t len = j->size - off < READ_CHUNK ? (size_t)(j->size - off) : READ_CHUNK;
+        while (len) {
+            ssize_t n = pread(j->fd, j->base + off, len, (off_t)off);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                int want = n < 0 ? errno : -1, none = 0;
+                atomic_compare_exchange_strong(&j->failed, &none, want);
+                return;
+            }
+            off += (uint64_t)n;
+            len -= (size_t)n;
+        }
+    }
+}
+
+static zp_err read_owned(uint8_t **base, int fd, uint64_t size, const char *path, int threads,
+                         zp__ioerr *why)
+{
+    void *m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return zp__fail(why, ZP_E_NOMEM, "no memory to read %s (%llu bytes)", path,
+                        (unsigned long long)size);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(m, (size_t)size, MADV_HUGEPAGE); /* fewer TLB misses; a hint only */
+#endif
+    read_job j = {.fd = fd, .base = m, .size = size};
+    atomic_init(&j.failed, 0);
+    zp__parallel_for((size_t)((size + READ_CHUNK - 1) / READ_CHUNK), 1, read_chunks, &j, threads);
+    struct stat st;
+    int f = atomic_load(&j.failed);
+    zp_err e = ZP_OK;
+    if (f > 0)
+        e = zp__fail(why, ZP_E_IO, "reading %s: %s", path, strerror(f));
+    else if (f < 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size != size)
+        e = zp__fail(why, ZP_E_TRUNCATED, "%s changed size while being read", path);
+    if (e) {
+        munmap(m, (size_t)size);
+        return e;
+    }
+    mprotect(m, (size_t)size, PROT_READ); /* read-only from here, as the mapping was */
+    *base = m;
+    return ZP_OK;
+}
+
+/* The file's bytes: mapped read-only where `mapped` (ZP__ZPK_TRUSTED),
+ * else read into memory of its own. */
+static zp_err load_file(uint8_t **base, uint64_t *size, const char *path, bool mapped,
+                        int threads, zp__ioerr *why)
 {
     int fd;
     struct stat st;
@@ -186,13 +255,18 @@ static zp_err map_file(uint8_t **base, uint64_t *size, const char *path, zp__ioe
         close(fd);
         return e;
     }
+    *size = (uint64_t)st.st_size;
+    if (!mapped) {
+        e = read_owned(base, fd, *size, path, threads, why);
+        close(fd);
+        return e;
+    }
     void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     int err = errno;
     close(fd);
     if (m == MAP_FAILED)
         return zp__fail(why, ZP_E_IO, "mmap %s: %s", path, strerror(err));
     *base = m;
-    *size = (uint64_t)st.st_size;
     return ZP_OK;
 }
 
@@ -202,7 +276,8 @@ zp_err zp__zpk_load(zp__pk *out, const char *path, unsigned flags, int threads,
     memset(out, 0, sizeof *out);
     uint8_t *base = NULL;
     uint64_t size = 0;
-    zp_err e = map_file(&base, &size, path, why);
+    const bool mapped = flags & ZP__ZPK_TRUSTED;
+    zp_err e = load_file(&base, &size, path, mapped, threads, why);
     if (e)
         return e;
     zp__zpk_header h;
@@ -213,6 +288,7 @@ zp_err zp__zpk_load(zp__pk *out, const char *path, unsigned flags, int threads,
     point_into(out, base, &h);
     out->map_base = base;
     out->map_len = (size_t)size;
+    out->map_file = mapped;
     if (!(flags & ZP__ZPK_TRUSTED) && (e = check_structure(out, threads, why)))
         goto fail_pk;
     if ((e = copy_vk(&out->vk, at(base, &h, ZP__ZPK_VK), h.n_public + 1))) {

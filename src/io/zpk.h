@@ -142,16 +142,20 @@ zp_err zp__zpk_save(const char *path, const zp__pk *pk, int threads, zp__ioerr *
 #define ZP__ZPK_TRUSTED 1u
 
 /*
- * Maps path read-only and fills out with arrays that point into the mapping
- * (out->map_base; zp__pk_free unmaps). Checks the header (above), then,
+ * Reads path into anonymous memory of its own (read-only once read; with
+ * ZP__ZPK_TRUSTED maps the file instead: out->map_file) and fills out with
+ * arrays that point into it (out->map_base; zp__pk_free unmaps). Checks the header (above), then,
  * unless flags has ZP__ZPK_TRUSTED, every section's checksum (in parallel;
  * a mismatch is ZP_E_CHECKSUM naming the section) and the structure that a
  * prover indexes with (density popcounts, row_ptr and column bounds), so a
  * corrupted file cannot make a later stage read out of range. The verifying
  * key is copied to the heap. out is zeroed on failure.
  *
- * A file truncated by someone else while mapped raises SIGBUS on access:
- * .zpk files are meant to be written once and never modified in place.
+ * A key read so is safe from later changes to its file (truncation, a
+ * rewrite in place); a file that changes while it is being read fails with
+ * ZP_E_TRUNCATED or a checksum mismatch. A TRUSTED mapping is not: a file
+ * truncated under it raises SIGBUS on access, so .zpk files are replaced
+ * by rename, never modified in place.
  */
 zp_err zp__zpk_load(zp__pk *out, const char *path, unsigned flags, int threads,
                     zp__ioerr *why);

@@ -228,12 +228,7 @@ static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w
                             "POST the .wtns bytes as application/octet-stream instead");
             return false;
         }
-        zp__buf b;
-        e = zp__file_map(&b, w->path, zp__wtns_max_bytes(n_vars), &why);
-        if (e == ZP_OK) {
-            e = zp__wtns_count(n, b.data, b.len, &why);
-            zp__buf_free(&b);
-        }
+        e = zp__wtns_file_count(n, w->path, zp__wtns_max_bytes(n_vars), &why);
     }
     bool unreadable = e == ZP_E_IO || e == ZP_E_NOT_FOUND;
     if (e != ZP_OK)

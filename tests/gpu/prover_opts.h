@@ -10,6 +10,8 @@
  *   --resident-cap B   key tiers: at most B bytes of points resident when
  *                      the plan streams (B = 0: every point streams)
  *   --ring-buffer B    key tiers: staging buffers of B bytes
+ *   --lean             key tiers: lean working sets (the witness in c's region)
+ *   --stream-matrices  key tiers: lean, and the matrices streamed during eval
  *   --gpu-mem B        the one-shot prover's arena (zp__g16_gpu_open)
  * and, in the programs that give their devices zp__g16_gpu_opts.msm
  * (prover_opts_parse_msm), the MSM thresholds of gpu_msm_opts.h
@@ -76,6 +78,10 @@ static inline void prover_opts_parse(int argc, char **argv)
         } else if (!strcmp(a, "--ring-buffer")) {
             T_opts.ring_buffer = prover_opts_bytes(a, v);
             i++;
+        } else if (!strcmp(a, "--lean")) {
+            T_opts.lean = true;
+        } else if (!strcmp(a, "--stream-matrices")) {
+            T_opts.lean = T_opts.stream_matrices = true;
         } else if (!strcmp(a, "--gpu-mem")) {
             T_opts.arena_bytes = prover_opts_bytes(a, v);
             i++;
@@ -89,10 +95,12 @@ static inline void prover_opts_parse(int argc, char **argv)
            T_opts.tuning.h_table, T_opts.tuning.ntt_twist, T_opts.beside_h ? "beside" : "after",
            T_opts.upload_parts, T_opts.upload_parts ? "" : " (planned)", T_opts.upload_head,
            T_opts.upload_head == ZP_G16_HEAD_PLANNED ? " (planned)" : "");
-    if (T_opts.resident_cap != UINT64_MAX || T_opts.ring_buffer || T_opts.arena_bytes)
-        printf("key tiers: resident cap %llu, ring buffer %llu, arena %llu\n",
+    if (T_opts.resident_cap != UINT64_MAX || T_opts.ring_buffer || T_opts.arena_bytes ||
+        T_opts.lean)
+        printf("key tiers: resident cap %llu, ring buffer %llu, arena %llu%s%s\n",
                (unsigned long long)T_opts.resident_cap, (unsigned long long)T_opts.ring_buffer,
-               (unsigned long long)T_opts.arena_bytes);
+               (unsigned long long)T_opts.arena_bytes, T_opts.lean ? ", lean" : "",
+               T_opts.stream_matrices ? ", matrices streamed" : "");
 }
 
 /* T_opts.msm from the command line (gpu_msm_opts.h), for a program whose

@@ -149,10 +149,11 @@ static void test_gpu_only(void)
     CHECK_EQ_INT(zp_engine_metrics(e, &m, &len), ZP_OK);
     CHECK(strstr(m, "zkpipe_gpu_slots_admitted{gpu=\"0\"} 2") != NULL);
     CHECK(strstr(m, "zkpipe_gpu_memory_bytes{gpu=\"0\",kind=\"used\"}") != NULL);
-    /* Both slots proved, so both pinned a witness buffer of the key's size. */
+    /* Both slots proved, so both pinned a witness buffer of the key's size
+     * (lean slots two each: --lean, porep being a lean shape). */
     char want[96];
     snprintf(want, sizeof want, "zkpipe_pinned_host_bytes{gpu=\"0\"} %llu",
-             (unsigned long long)(2ull * key_of(e, "p")->n_vars * 32));
+             (unsigned long long)((T_opts.lean ? 4ull : 2ull) * key_of(e, "p")->n_vars * 32));
     CHECK(strstr(m, want) != NULL);
     zp_free(m);
     /* Evicting the key frees its device copy; the next job makes it again. */
@@ -516,7 +517,9 @@ static void test_io_counts(void)
     zp_key_gpu_plan none;
     CHECK_EQ_INT(zp_engine_key_plan(e, 0, 1, &none), ZP_E_NOT_FOUND); /* a one-GPU engine */
     CHECK_EQ_INT(zp_engine_key_plan(e, 1, 0, &none), ZP_E_NOT_FOUND);
-    uint64_t pinned = 0;
+    /* Streamed matrices are pinned too (--stream-matrices). */
+    uint64_t pinned = dk->mat_stream ? dk->ma.mem.bytes + dk->mb.mem.bytes : 0;
+    CHECK(dk->mat_stream == T_opts.stream_matrices); /* porep: a lean shape */
     for (unsigned i = 0; i < ZP_KEY_ARRAYS; i++) {
         CHECK(p.resident_points[i] <= p.points[i]);
         pinned += (p.points[i] - p.resident_points[i]) * zp__g16_part_size((zp__g16_part)i);
@@ -546,7 +549,7 @@ static void test_io_counts(void)
            (unsigned long long)g.h2d_bytes, (unsigned long long)g.streamed_bytes,
            (unsigned long long)per, (unsigned long long)wit);
     CHECK(g.streamed_bytes >= 3 * per);
-    CHECK(g.h2d_bytes >= g.streamed_bytes + 3 * wit);
+    CHECK(g.h2d_bytes >= g.streamed_bytes + (T_opts.lean ? 6 : 3) * wit);
     if (!streams) {
         zp_engine_info st;
         CHECK_EQ_INT(zp_engine_status(e, &st), ZP_OK);

@@ -161,6 +161,16 @@ static void run_key(const zp__pk *pk, zp_fr *w, uint64_t nw)
         CHECK(zp__g16_slot_streamed_bytes(sl) > 0);
         CHECK(zp__g16_slot_ring_buffer(sl) == T_opts.ring_buffer || !T_opts.ring_buffer);
     }
+    /* The lean steps forced: the slot keeps the witness in c's region, and
+     * with the matrices streamed they crossed the ring too. */
+    const zp__g16_slot *sl = zp__g16_gpu_slot(g);
+    const bool lean_shape = pk->n_vars <= pk->domain_size; /* else never lean */
+    CHECK_EQ_INT(zp__g16_slot_lean(sl), T_opts.lean && lean_shape);
+    if (T_opts.stream_matrices && lean_shape) {
+        printf("  matrices streamed: %llu bytes through the ring in all\n",
+               (unsigned long long)zp__g16_slot_streamed_bytes(sl));
+        CHECK(zp__g16_slot_streamed_bytes(sl) > 0);
+    }
     prover_paths_add(zp__g16_gpu_slot(g));
     zp__g16_gpu_close(g);
 }
