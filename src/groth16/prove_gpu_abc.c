@@ -23,7 +23,10 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
         e = zp__gpu_stream_after(s->stream, s->copy_stream);
         s->sent_witness = NULL;
     }
-    if (!e)
+    /* A lean slot's witness region is c's: c goes there now, and the
+     * witness from lean_w again after h (prove_gpu_msm.c), as after eval. */
+    s->lean_w = w;
+    if (!e && !s->lean)
         e = zp__g16_slot_put_w(s, k, w);
     const zp_fr *src[3] = {in->a, in->b, in->c};
     zp_fr *dst = s->work.ptr;
