@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layering test: every #include "..." in src/ goes to the including
 # file's own module, to a module below it in ORDER, or to the public
-# header zkpipe.h; and no header includes itself through others (a cycle).
+# header zkpipe.h (supraseal/ also its own zkpipe_supraseal*.h); and no header includes itself through others (a cycle).
 # Fails naming each file and header that break it.
 #
 # A module is a folder of src/; src/gpu/bench/ (the device benchmarks,
@@ -22,12 +22,13 @@ set -u
 #            io builds and groth16 uses
 #   groth16  prover stages (CPU and GPU), verifier, setup
 #   engine   jobs, scheduler, workers, key cache (libzkpipe ends here)
+#   supraseal  the supraseal-c2 drop-ins over the engine (their own archives)
 #   server   the daemon (libzkpipe_server)
 #   tool     what the CLI and the benchmark drivers share: --help, timing
 #   client   the daemon's client side (libzkpipe_client)
 #   bench    benchmark drivers, the trace reader, src/gpu/bench/ (libzkpipe_bench)
 #   cli      the zkpipe program
-ORDER="base math r1cs cpu gpu io groth16 engine server tool client bench cli"
+ORDER="base math r1cs cpu gpu io groth16 engine supraseal server tool client bench cli"
 
 SRC=${1:-$(cd "$(dirname "$0")/../src" && pwd)}
 [ -d "$SRC" ] || { echo "layers.sh: no such folder: $SRC"; exit 2; }
@@ -66,6 +67,8 @@ done
 n=0
 while read -r f h; do
   [ "$h" = zkpipe.h ] && continue
+  # The public headers of the supraseal-c2 drop-ins, for their module only.
+  case $f:$h in supraseal/*:zkpipe_supraseal*.h) continue ;; esac
   n=$((n + 1))
   case $h in
     */*) target=$h ;;

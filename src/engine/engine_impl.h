@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/abc.h"
 #include "engine/metrics.h"
 #include "engine/queue.h"
 #include "engine/trace.h"
@@ -79,7 +80,14 @@ enum { ZP__DK_NONE = 0, ZP__DK_LOADING, ZP__DK_READY };
 
 /* ------------------------------------------------------------------ keys */
 
-typedef enum zp__key_kind { ZP__KEY_ZPK = 1, ZP__KEY_ZKEY, ZP__KEY_SYNTH } zp__key_kind;
+/* PARAMS: a bellperson .params file, which proves jobs of a, b, c only
+ * (it has no density maps or matrices). */
+typedef enum zp__key_kind {
+    ZP__KEY_ZPK = 1,
+    ZP__KEY_ZKEY,
+    ZP__KEY_SYNTH,
+    ZP__KEY_PARAMS,
+} zp__key_kind;
 
 /* Outcomes counted per key and priority. */
 enum { ZP__OUT_DONE, ZP__OUT_FAILED, ZP__OUT_CANCELLED, ZP__OUT_COUNT };
@@ -129,9 +137,17 @@ typedef struct zp__key {
     zp_fr *wcache[ZP__WCACHE_MAX];
     uint8_t wc_state[ZP__WCACHE_MAX];
     bool wc_pinned[ZP__WCACHE_MAX]; /* page-locked: GPU slots upload from it */
+    /* PARAMS: the density maps of its first job of a, b, c that a GPU
+     * ran (e->mu), given to each load of it that a GPU uses (abc.c). */
+    zp__bitmap abc_a, abc_b;
 } zp__key;
 
 /* ------------------------------------------------------------------ jobs */
+
+/* The kind of a partition of evaluated a, b, c (engine/abc.h): data is
+ * the engine's copy of its zp__abc_part. Not a zp_witness_kind of the
+ * public API: zp_engine_submit refuses it. */
+#define ZP__WITNESS_ABC 4
 
 typedef struct zp__wit {
     zp_witness_kind kind;
@@ -338,6 +354,18 @@ void zp__eng_requeue(zp_engine *e, zp__worker *w, zp__job *job, uint32_t part);
 
 /* worker.c */
 void *zp__cpu_worker_main(void *arg);
+/* Grows a worker's scratch array to n values (never shrinks). */
+zp_err zp__worker_reserve(zp_fr **p, uint64_t *cap, uint64_t n);
+/* abc.c: whether j's partitions are of a, b, c; proves one of them with
+ * the CPU stages on worker w (taken and marked busy), handing the outcome
+ * to zp__eng_proved. */
+bool zp__job_is_abc(const zp__job *j);
+/* For a GPU: whether k's loaded key (referenced by the caller) has in's
+ * density maps, giving a PARAMS key those of its first such partition
+ * (and empty matrices) when it has none; false when they differ (or
+ * memory ran out): then the partition runs with the CPU stages. */
+bool zp__key_abc_maps(zp_engine *e, zp__key *k, const zp__abc_in *in);
+void zp__eng_run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part);
 void *zp__verify_main(void *arg);
 void zp__worker_scratch_free(zp__worker *w);
 /* Partition part's witness (n_vars values of the loaded, referenced key),

@@ -512,7 +512,7 @@ static const zp_fr *take_ahead(void *arg, int phase)
         return NULL;
     a->taken = true;
     zp__ioerr why = {{0}};
-    if (a->j->key != c->key || zp__key_acquire(c->e, c->key, &why))
+    if (zp__job_is_abc(a->j) || a->j->key != c->key || zp__key_acquire(c->e, c->key, &why))
         return NULL;
     a->held = true;
     a->slot = c->w->slot;
@@ -672,6 +672,81 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     free(pub);
 }
 
+/* A partition of a, b, c (engine/abc.h) on the slot: its witness into the
+ * slot's buffer, its a, b, c up (then reported consumed), h and the MSMs
+ * there (groth16/abc.h), finish with its r, s. A partition whose density
+ * maps the key's device copy cannot take, or that finds no room on the
+ * GPU, runs with the CPU stages on this thread instead. */
+static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+{
+    const zp__abc_part *ap = (const zp__abc_part *)j->wit[part].data;
+    zp__gpudev *d = &e->gpus[w->gpu];
+    gpu_run r = {e, w, j, part, zp__eng_now(e)};
+    zp__ioerr why = {{0}};
+    zp__proof proof;
+    uint8_t bytes[ZP__PROOF_BYTES];
+    memset(&proof, 0, sizeof proof);
+    zp__key *key = j->key;
+    zp__g16_dkey *dk = NULL;
+    zp_err err = zp__key_acquire(e, key, &why);
+    bool held = !err;
+    if (!err && (!zp__abc_key_ok(&key->pk) || zp__abc_check(&ap->in, &key->pk, &why) ||
+                 !zp__key_abc_maps(e, key, &ap->in) || dkey_acquire(e, d, key, &dk, &why) ||
+                 slot_ready(e, w, d, dk, key, &why))) {
+        if (dk)
+            dkey_release(e, d->ordinal, key);
+        zp__key_release(e, key);
+        zp__eng_run_abc(e, w, j, part); /* checks again and says what is wrong */
+        return;
+    }
+    const zp__pk *pk = dk ? dk->pk : NULL;
+    uint32_t n_pub = held ? key->pk.n_public : 0;
+    zp_fr *pub = NULL, *wit = held ? zp__g16_slot_witness_buf(w->slot) : NULL;
+    if (!err && !(pub = malloc(((size_t)n_pub + 1) * sizeof *pub)))
+        err = zp__fail(&why, ZP_E_NOMEM, "no memory for the public inputs");
+    zp__g16_sums sums;
+    if (!err) {
+        zp__abc_witness(wit, &ap->in, 0);
+        memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
+        stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));
+        const uint64_t streamed0 = zp__g16_slot_streamed_bytes(w->slot);
+        err = zp__g16_slot_put_abc(w->slot, dk, wit, &ap->in);
+        if (ap->consumed)
+            ap->consumed(ap->ctx, part);
+        if (err)
+            zp__fail(&why, err, "uploading a, b, c failed: %s", zp__gpu_last_error());
+        stage(&r, ZP__ST_EVAL, zp__eng_now(e));
+        if (!err)
+            err = zp__g16_slot_sums_abc(w->slot, dk, &sums, NULL, &why);
+        if (err) {
+            gpu_failed(e, d, err);
+        } else {
+            /* Bytes moved: the witness, a, b, c and the points streamed. */
+            zp__trace_io io;
+            io.streamed = zp__g16_slot_streamed_bytes(w->slot) - streamed0;
+            io.h2d = io.streamed +
+                     ((uint64_t)pk->n_vars + 3 * ap->in.abc_size) * sizeof(zp_fr);
+            count_io(e, d, &io);
+            zp__eng_stage_io(e, (uint32_t)w->index, ZP__ST_MSM, j, part, r.t,
+                             zp__eng_now(e), &io);
+            r.t = zp__eng_now(e);
+        }
+    } else if (ap->consumed) {
+        ap->consumed(ap->ctx, part);
+    }
+    if (dk)
+        dkey_release(e, d->ordinal, key);
+    if (!err) {
+        zp__g16_finish(&proof, pk, &sums, &ap->r, &ap->s);
+        if ((err = zp__proof_encode(bytes, &proof)))
+            zp__fail(&why, err, "the proof cannot be encoded: %s", zp_strerror(err));
+        else
+            stage(&r, ZP__ST_FINISH, zp__eng_now(e));
+    }
+    zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, !err ? pub : NULL, n_pub, held);
+    free(pub);
+}
+
 /* A partition taken ahead goes back untouched: its loader waited for, its
  * key reference dropped (a witness it sent to the slot is overwritten by
  * the next upload). */
@@ -702,7 +777,10 @@ void *zp__gpu_worker_main(void *arg)
             zp__eng_busy(w->e, w, cur.j, cur.part);
         else if (!zp__eng_take(w->e, w, &cur.j, &cur.part))
             break;
-        run_partition(w->e, w, &cur, &next);
+        if (zp__job_is_abc(cur.j))
+            run_abc(w->e, w, cur.j, cur.part);
+        else
+            run_partition(w->e, w, &cur, &next);
     }
     zp__loader_close(w->loader); /* idle: each load is waited for by its run */
     w->loader = NULL;

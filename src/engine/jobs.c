@@ -30,7 +30,7 @@ zp__job *zp__job_find(zp_engine *e, const char *id)
 static void wit_free(zp__wit *w)
 {
     free(w->path);
-    if (w->kind == ZP_WITNESS_MEMORY && w->data) {
+    if ((w->kind == ZP_WITNESS_MEMORY || w->kind == ZP__WITNESS_ABC) && w->data) {
         if (w->release)
             w->release(w->release_ctx, w->data);
         else
@@ -161,7 +161,7 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
         busy |= j->parts[p].state == ZP__PART_PROVING;
     if (!busy)
         for (uint32_t i = 0; i < j->n_wit; i++)
-            if (j->wit[i].kind == ZP_WITNESS_MEMORY)
+            if (j->wit[i].kind == ZP_WITNESS_MEMORY || j->wit[i].kind == ZP__WITNESS_ABC)
                 wit_drop_data(&j->wit[i]);
     pthread_cond_broadcast(&e->job_cv);
 }
@@ -208,6 +208,17 @@ static zp_err copy_witness(zp__wit *d, const zp_witness *s, const zp__key *key)
         d->seed = s->seed;
         return ZP_OK;
     }
+    if (s->kind == ZP__WITNESS_ABC) { /* the descriptor only: its arrays stay the caller's */
+        if (!s->data || s->len != sizeof(zp__abc_part))
+            return ZP_E_INVALID_ARG;
+        void *copy = malloc(s->len);
+        if (!copy)
+            return ZP_E_NOMEM;
+        memcpy(copy, s->data, s->len);
+        d->data = copy;
+        d->len = s->len;
+        return ZP_OK;
+    }
     return ZP_E_INVALID_ARG;
 }
 
@@ -245,7 +256,7 @@ static void release_borrowed(const zp_job_request *r)
     }
 }
 
-static zp_err check_request(const zp_engine *e, const zp_job_request *r)
+static zp_err check_request(const zp_engine *e, const zp_job_request *r, bool abc)
 {
     if (!r->key || (unsigned)r->priority >= ZP_PRIO_COUNT || r->partitions == 0 ||
         r->partitions > e->cfg.max_partitions || !r->witnesses ||
@@ -259,7 +270,13 @@ static zp_err check_request(const zp_engine *e, const zp_job_request *r)
             return ZP_E_INVALID_ARG;
         if (w->kind == ZP_WITNESS_MEMORY && !w->data)
             return ZP_E_INVALID_ARG;
+        /* Jobs of a, b, c come through zp__engine_submit_abc only, one
+         * descriptor per partition, and only they. */
+        if ((w->kind == ZP__WITNESS_ABC) != abc)
+            return ZP_E_INVALID_ARG;
     }
+    if (abc && r->n_witnesses != r->partitions)
+        return ZP_E_INVALID_ARG;
     return ZP_OK;
 }
 
@@ -339,9 +356,10 @@ static zp_err admit(zp_engine *e, zp__job *j, const char *id)
     return ZP_OK;
 }
 
-zp_err zp_engine_submit(zp_engine *e, const zp_job_request *r, char id_out[ZP_JOB_ID_MAX + 1])
+static zp_err submit(zp_engine *e, const zp_job_request *r, char id_out[ZP_JOB_ID_MAX + 1],
+                     bool abc)
 {
-    zp_err err = !e || !r ? ZP_E_INVALID_ARG : check_request(e, r);
+    zp_err err = !e || !r ? ZP_E_INVALID_ARG : check_request(e, r, abc);
     if (err) {
         release_borrowed(r);
         return err;
@@ -377,6 +395,31 @@ zp_err zp_engine_submit(zp_engine *e, const zp_job_request *r, char id_out[ZP_JO
     free(h);
     if (old || err)
         job_free(j); /* also gives borrowed buffers back */
+    return err;
+}
+
+zp_err zp_engine_submit(zp_engine *e, const zp_job_request *r, char id_out[ZP_JOB_ID_MAX + 1])
+{
+    return submit(e, r, id_out, false);
+}
+
+zp_err zp__engine_submit_abc(zp_engine *e, const char *key, const zp__abc_part *parts,
+                             uint32_t n, char id_out[ZP_JOB_ID_MAX + 1])
+{
+    if (!e || !key || !parts || !n || n > e->cfg.max_partitions)
+        return ZP_E_INVALID_ARG;
+    zp_witness *w = calloc(n, sizeof *w);
+    if (!w)
+        return ZP_E_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        w[i].kind = (zp_witness_kind)ZP__WITNESS_ABC;
+        w[i].data = &parts[i];
+        w[i].len = sizeof parts[i];
+    }
+    zp_job_request r = {.key = key, .priority = ZP_PRIO_NORMAL, .partitions = n,
+                        .witnesses = w, .n_witnesses = n};
+    zp_err err = submit(e, &r, id_out, true);
+    free(w);
     return err;
 }
 

@@ -14,6 +14,7 @@
 #include "engine/engine_impl.h"
 #include "engine/util.h"
 #include "gpu/gpu.h"
+#include "io/bellperson.h"
 #include "io/io.h"
 #include "io/zpk.h"
 
@@ -49,6 +50,8 @@ static zp_err parse_source(zp__key *k, const char *source)
         k->kind = ZP__KEY_ZPK;
     } else if (ends_with(source, ".zkey")) {
         k->kind = ZP__KEY_ZKEY;
+    } else if (ends_with(source, ".params")) {
+        k->kind = ZP__KEY_PARAMS;
     } else {
         return ZP_E_INVALID_ARG;
     }
@@ -240,6 +243,10 @@ static zp_err load_key(const zp_engine *e, zp__key *k, zp__pk *pk, zp__r1cs *cs,
         return zp__zkey_load(pk, k->source, why);
     case ZP__KEY_SYNTH:
         return load_synth(k, pk, cs, threads, &p, why);
+    case ZP__KEY_PARAMS:
+        /* Every point checked; no density maps or matrices: jobs of a,
+         * b, c bring the maps (groth16/abc.h). */
+        return zp__params_load(pk, k->source, threads, why);
     }
     return ZP_E_INVALID_ARG;
 }
@@ -571,6 +578,8 @@ void zp__keys_free(zp_engine *e)
         zp__key_drop_witnesses(k);
         zp__pk_free(&k->pk);
         zp__r1cs_free(&k->cs);
+        zp__bitmap_free(&k->abc_a);
+        zp__bitmap_free(&k->abc_b);
         free(k);
     }
     free(e->keys);

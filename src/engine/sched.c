@@ -278,6 +278,13 @@ static void verified(zp_engine *e, zp__job *j, uint32_t part, int worker, zp_err
     }
     e->proofs_rejected++;
     p->state = ZP__PART_WAITING;
+    if (zp__job_is_abc(j)) { /* no retry (engine/abc.h) */
+        zp__job_finish(e, j, ZP_JOB_FAILED, ZP_E_VERIFY_FAILED,
+                       "partition %u: its proof does not verify (%s): its a, b, c, "
+                       "assignments or density bitmaps do not satisfy the circuit of key %s",
+                       part, zp_strerror(err), j->key->name);
+        return;
+    }
     if (p->attempts < 2) {
         /* Once more, elsewhere: a worker that made a bad proof from a good
          * witness (bad memory, a kernel bug) should not get to repeat it. */

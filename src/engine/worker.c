@@ -13,8 +13,7 @@
 #include "gpu/gpu.h"
 #include "io/io.h"
 
-/* Grows a scratch array to n values; never shrinks (see zp__worker). */
-static zp_err reserve(zp_fr **p, uint64_t *cap, uint64_t n)
+zp_err zp__worker_reserve(zp_fr **p, uint64_t *cap, uint64_t n)
 {
     if (n <= *cap)
         return ZP_OK;
@@ -126,7 +125,7 @@ static zp_err load_witness(zp__worker *w, const zp__job *j, uint32_t part, zp__k
                            zp__ioerr *why)
 {
     const zp__pk *pk = &key->pk;
-    zp_err err = reserve(&w->w, &w->w_cap, pk->n_vars);
+    zp_err err = zp__worker_reserve(&w->w, &w->w_cap, pk->n_vars);
     if (err)
         return zp__fail(why, err, "no memory for a witness of %u values", pk->n_vars);
     const zp_fr *use;
@@ -173,7 +172,7 @@ static zp_err run_stages(part_run *r, const zp__pk *pk, zp__proof *out, uint8_t 
     zp__worker *w = r->w;
     int th = r->e->threads_per_worker;
     uint64_t n = pk->domain_size;
-    if (n > UINT64_MAX / 3 || reserve(&w->abc, &w->abc_cap, 3 * n))
+    if (n > UINT64_MAX / 3 || zp__worker_reserve(&w->abc, &w->abc_cap, 3 * n))
         return zp__fail(why, ZP_E_NOMEM, "no memory for the a, b, c arrays of %llu values",
                         (unsigned long long)n);
     zp_fr *a = w->abc, *b = a + n, *c = b + n;
@@ -223,7 +222,11 @@ void *zp__cpu_worker_main(void *arg)
     zp__worker *w = arg;
     zp__job *j;
     uint32_t part;
-    while (zp__eng_take(w->e, w, &j, &part))
-        run_partition(w->e, w, j, part);
+    while (zp__eng_take(w->e, w, &j, &part)) {
+        if (zp__job_is_abc(j))
+            zp__eng_run_abc(w->e, w, j, part);
+        else
+            run_partition(w->e, w, j, part);
+    }
     return NULL;
 }

@@ -1,0 +1,340 @@
+/*
+ * supraseal-c2 drop-in against the native engine, in one run
+ * (docs/supraseal-c2.md, bench/supraseal_c2.sh):
+ *
+ *   1. native: an engine (every GPU, else CPU workers) proves jobs of
+ *      CIRCUITS partitions of synth:porep:LOG2 from synthetic witnesses
+ *      (its own TEST-ONLY key); a warm-up job, then CALLS timed jobs one
+ *      after another; closed after.
+ *   2. drop-in: the same circuit's key file, KEY (.zpk, default: checksums only;
+ *      or .params, parsed with every point checked), made here with a CPU
+ *      setup when it does not exist yet and kept for later runs; create_SRS,
+ *      then generate_groth16_proofs_c with CIRCUITS Assignments a call as
+ *      bellperson makes them (a, b, c of DISTINCT witnesses, shared round
+ *      robin; bitmaps; Montgomery form): a warm-up call, then CALLS timed.
+ *
+ * Prints s/proof of both and their ratio, host RAM (peak RSS after each
+ * part, and the bytes of the a, b, c and assignments the caller holds),
+ * and bytes moved host to device per partition (the engines' GPU
+ * counters; 0 without a GPU).
+ *
+ * usage: bench_supraseal_c2 [--log2 N] [--circuits C] [--calls K]
+ *                           [--distinct D] [--key PATH.zpk|PATH.params] [--skip-native]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/pool.h"
+#include "groth16/groth16.h"
+#include "io/bellperson.h"
+#include "io/zpk.h"
+#include "r1cs/synth.h"
+#include "supraseal/ss.h"
+#include "zkpipe_supraseal_c2.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double peak_rss_gib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss * 1024.0 / (1u << 30);
+}
+
+static uint64_t gpu_h2d(zp_engine *e)
+{
+    uint64_t sum = 0;
+    zp_gpu_info gi;
+    for (size_t i = 0; zp_engine_gpu_info(e, i, &gi) == ZP_OK; i++)
+        sum += gi.h2d_bytes;
+    return sum;
+}
+
+static void die(const char *what, zp_err e)
+{
+    fprintf(stderr, "bench_supraseal_c2: %s: %s\n", what, zp_strerror(e));
+    exit(1);
+}
+
+/* -------------------------------------------------------------- native */
+
+static double native(unsigned log2, unsigned circuits, unsigned calls, unsigned distinct)
+{
+    zp_engine_config c;
+    zp_engine_config_default(&c);
+    c.gpus = -1;
+    c.cpu_workers = 0;
+    c.max_partitions = circuits;
+    c.synth_witness_cache = distinct;
+    c.verify_threads = 4;
+    zp_engine *e = NULL;
+    zp_gpu_info gi;
+    zp_err err = zp_engine_open(&e, &c);
+    if (err || zp_engine_gpu_info(e, 0, &gi) != ZP_OK) {
+        zp_engine_close(err ? NULL : e);
+        c.gpus = 0;
+        c.cpu_workers = 2;
+        if ((err = zp_engine_open(&e, &c)))
+            die("native engine", err);
+    }
+    char src[64];
+    snprintf(src, sizeof src, "synth:porep:%u", log2);
+    if ((err = zp_engine_add_key(e, "native", src)) || (err = zp_engine_preload_key(e, "native")))
+        die("native key", err);
+    double t0 = 0;
+    uint64_t h0 = 0;
+    for (unsigned k = 0; k <= calls; k++) {
+        if (k == 1) {
+            t0 = now();
+            h0 = gpu_h2d(e);
+        }
+        zp_witness w = {.kind = ZP_WITNESS_SYNTH, .seed = 1000 * k};
+        zp_job_request r = {.key = "native", .priority = ZP_PRIO_NORMAL,
+                            .partitions = circuits, .witnesses = &w, .n_witnesses = 1};
+        char id[ZP_JOB_ID_MAX + 1];
+        zp_job_info info;
+        if ((err = zp_engine_submit(e, &r, id)) ||
+            (err = zp_engine_await(e, id, -1, &info, NULL)))
+            die(info.message[0] ? info.message : "native job", err);
+    }
+    double s = (now() - t0) / ((double)calls * circuits);
+    printf("native   %s: %.4f s/proof (%u jobs of %u), %.2f MB h2d/partition, peak RSS %.2f GiB\n",
+           src, s, calls, circuits, (double)(gpu_h2d(e) - h0) / calls / circuits / 1e6,
+           peak_rss_gib());
+    fflush(stdout);
+    zp_engine_close(e);
+    return s;
+}
+
+/* ------------------------------------------------- bellperson's side */
+
+typedef struct abc_ctx {
+    const zp__r1cs *cs;
+    const zp_fr *w;
+    zp_fr *a, *b, *c;
+} abc_ctx;
+
+static void abc_rows(void *p, size_t begin, size_t end)
+{
+    const abc_ctx *x = p;
+    for (size_t i = begin; i < end; i++) {
+        zp__csr_row_dot(&x->a[i], &x->cs->a, i, x->w);
+        zp__csr_row_dot(&x->b[i], &x->cs->b, i, x->w);
+        zp_fr_mul(&x->c[i], &x->a[i], &x->b[i]); /* = C·w: the witness satisfies */
+    }
+}
+
+static uint64_t cols(uint64_t *words, const zp__csr *m, uint32_t n_vars, uint64_t from,
+                     uint64_t count)
+{
+    zp__bitmap d;
+    uint64_t pop = 0;
+    if (zp__csr_column_density(&d, m, n_vars))
+        die("density", ZP_E_NOMEM);
+    for (uint64_t i = 0; i < count; i++)
+        if (zp__bitmap_get(&d, from + i)) {
+            words[i / 64] |= 1ULL << (i % 64);
+            pop++;
+        }
+    zp__bitmap_free(&d);
+    return pop;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A TEST-ONLY key for the circuit, as a .params, or as a .zpk without its
+ * matrices (what proving from a, b, c uses; the GPUs then hold no
+ * matrices), which create_SRS loads without point checks. */
+static void make_key(const char *path, const zp__synth_spec *sp)
+{
+    zp__synth_spec s = *sp;
+    s.keep_c = true;
+    zp__r1cs cs;
+    zp__pk pk;
+    zp__ioerr why = {{0}};
+    double t0 = now();
+    zp_err err = zp__synth_circuit(&cs, &s);
+    if (!err)
+        err = zp__setup(&pk, &cs, ZP_H_TAU, 0, NULL);
+    if (err)
+        die("setup", err);
+    if (ends_with(path, ".zpk")) {
+        zp__csr_free(&pk.ma);
+        zp__csr_free(&pk.mb);
+        if (zp__csr_alloc(&pk.ma, 0, 0) || zp__csr_alloc(&pk.mb, 0, 0))
+            die("matrices", ZP_E_NOMEM);
+        err = zp__zpk_save(path, &pk, 0, &why);
+    } else {
+        err = zp__params_save(path, &pk, 0, &why);
+    }
+    if (err)
+        die(why.msg, err);
+    printf("setup    %s written in %.1f s (TEST-ONLY key, CPU setup)\n", path, now() - t0);
+    zp__pk_free(&pk);
+    zp__r1cs_free(&cs);
+}
+
+static void dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned distinct,
+                   const char *params, double native_s)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "porep:%u", log2);
+    zp__synth_spec sp;
+    if (zp__synth_parse(&sp, spec))
+        die("spec", ZP_E_INVALID_ARG);
+    sp.keep_c = false;
+    struct stat st;
+    if (stat(params, &st) != 0)
+        make_key(params, &sp);
+    zp__r1cs cs;
+    zp_err err = zp__synth_circuit(&cs, &sp);
+    if (err)
+        die("circuit", err);
+    uint64_t n_inp = (uint64_t)cs.n_public + 1, n_aux = cs.n_vars - n_inp;
+    uint64_t m = cs.n_constraints + n_inp, wa = n_aux / 64 + 1, wi = n_inp / 64 + 1;
+    uint64_t *maps = calloc(2 * wa + wi, 8);
+    zp_ss_assignment base = {
+        .a_aux_density = maps, .a_aux_bit_len = n_aux,
+        .a_aux_popcount = cols(maps, &cs.a, cs.n_vars, n_inp, n_aux),
+        .b_inp_density = maps + wa, .b_inp_bit_len = n_inp,
+        .b_inp_popcount = cols(maps + wa, &cs.b, cs.n_vars, 0, n_inp),
+        .b_aux_density = maps + wa + wi, .b_aux_bit_len = n_aux,
+        .b_aux_popcount = cols(maps + wa + wi, &cs.b, cs.n_vars, n_inp, n_aux),
+        .abc_size = m, .inp_assignment_size = n_inp, .aux_assignment_size = n_aux};
+    zp_ss_assignment *as = calloc(circuits, sizeof *as);
+    zp_fr **w = calloc(distinct, sizeof *w), **abc = calloc(distinct, sizeof *abc);
+    double t0 = now();
+    for (unsigned d = 0; d < distinct; d++) {
+        w[d] = malloc((size_t)cs.n_vars * sizeof(zp_fr));
+        abc[d] = malloc(3 * (size_t)m * sizeof(zp_fr));
+        if (!w[d] || !abc[d] || zp__synth_witness(w[d], &cs, &sp, 77 + d))
+            die("witness", ZP_E_NOMEM);
+        abc_ctx x = {&cs, w[d], abc[d], abc[d] + m, abc[d] + 2 * m};
+        zp__parallel_for((size_t)cs.n_constraints, 1 << 14, abc_rows, &x, 0);
+        for (uint64_t s = 0; s < n_inp; s++) { /* x_s · 0 = 0 */
+            x.a[cs.n_constraints + s] = w[d][s];
+            zp_fr_zero(&x.b[cs.n_constraints + s]);
+            zp_fr_zero(&x.c[cs.n_constraints + s]);
+        }
+    }
+    for (unsigned i = 0; i < circuits; i++) {
+        unsigned d = i % distinct;
+        as[i] = base;
+        as[i].a = (const zp_ss_fr *)abc[d];
+        as[i].b = (const zp_ss_fr *)(abc[d] + m);
+        as[i].c = (const zp_ss_fr *)(abc[d] + 2 * m);
+        as[i].inp_assignment_data = (const zp_ss_fr *)w[d];
+        as[i].aux_assignment_data = (const zp_ss_fr *)(w[d] + n_inp);
+    }
+    double held = (double)distinct * (3.0 * m + cs.n_vars) * sizeof(zp_fr) / (1u << 30);
+    printf("caller   %u distinct a, b, c + assignments made in %.1f s: %.1f GiB held\n",
+           distinct, now() - t0, held);
+    zp__r1cs_free(&cs);
+    zp_ss_fr *r = calloc(circuits, sizeof *r), *s = calloc(circuits, sizeof *s);
+    for (unsigned i = 0; i < circuits; i++) {
+        zp_fr_from_u64((zp_fr *)&r[i], 5 + i);
+        zp_fr_from_u64((zp_fr *)&s[i], 500 + i);
+    }
+    zp_ss_srs srs;
+    t0 = now();
+    zp_ss_result res = create_SRS(&srs, params, true);
+    if (res.code) {
+        fprintf(stderr, "create_SRS: %s\n", res.message);
+        exit(1);
+    }
+    printf("create_SRS %.1f s\n", now() - t0);
+    zp_engine *e;
+    if ((err = zp__ss_engine(&e)))
+        die("engine", err);
+    zp_ss_proof *proofs = calloc(circuits, sizeof *proofs);
+    uint64_t h0 = 0;
+    for (unsigned k = 0; k <= calls; k++) {
+        if (k == 1) {
+            t0 = now();
+            h0 = gpu_h2d(e);
+        }
+        res = generate_groth16_proofs_c(as, circuits, r, s, proofs, &srs);
+        if (res.code) {
+            fprintf(stderr, "generate_groth16_proofs_c: %s\n", res.message);
+            exit(1);
+        }
+    }
+    double sp_s = (now() - t0) / ((double)calls * circuits);
+    printf("drop-in  upstream generate_groth16_proofs_c: %.4f s/proof (%u calls of %u), "
+           "%.2f MB h2d/partition, peak RSS %.2f GiB\n",
+           sp_s, calls, circuits, (double)(gpu_h2d(e) - h0) / calls / circuits / 1e6,
+           peak_rss_gib());
+    if (native_s > 0)
+        printf("ratio    drop-in / native = %.3f (target <= 1.10)\n", sp_s / native_s);
+    drop_SRS(&srs);
+    for (unsigned d = 0; d < distinct; d++) {
+        free(w[d]);
+        free(abc[d]);
+    }
+    free(w);
+    free(abc);
+    free(as);
+    free(maps);
+    free(r);
+    free(s);
+    free(proofs);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned log2 = 27, circuits = 10, calls = 3, distinct = 1;
+    const char *params = NULL;
+    bool skip_native = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--skip-native")) {
+            skip_native = true;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "bench_supraseal_c2: %s needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--log2"))
+            log2 = (unsigned)atoi(v);
+        else if (!strcmp(a, "--circuits"))
+            circuits = (unsigned)atoi(v);
+        else if (!strcmp(a, "--calls"))
+            calls = (unsigned)atoi(v);
+        else if (!strcmp(a, "--distinct"))
+            distinct = (unsigned)atoi(v);
+        else if (!strcmp(a, "--key"))
+            params = v;
+        else {
+            fprintf(stderr, "bench_supraseal_c2: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (log2 < 8 || log2 > 28 || !circuits || !calls || !distinct || distinct > circuits) {
+        fprintf(stderr, "bench_supraseal_c2: --log2 8..28, --circuits/--calls >= 1, "
+                        "--distinct 1..circuits\n");
+        return 2;
+    }
+    char def[64];
+    if (!params) {
+        snprintf(def, sizeof def, "porep-%u.zpk", log2);
+        params = def;
+    }
+    double native_s = skip_native ? 0 : native(log2, circuits, calls, distinct);
+    dropin(log2, circuits, calls, distinct, params, native_s);
+    return 0;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The supraseal-c2 drop-in against the native engine on one GPU machine
+# (docs/supraseal-c2.md): synth:porep:LOG2 through the upstream
+# generate_groth16_proofs_c, CIRCUITS circuits a call as bellperson makes
+# them, and the native engine's jobs of as many partitions, in one run.
+#
+# usage: bash bench/supraseal_c2.sh [LOG2 [CIRCUITS [CALLS [DISTINCT]]]]
+#   defaults 27 10 2 1. KEY (env) names the key file to use or make: a .zpk
+#   (default build-gpu/porep-LOG2.zpk: loaded without point checks) or a .params
+#   (parsed, every point checked: much longer to load). Made with a CPU
+#   setup the first time and kept: that takes long at porep:27 (about
+#   2^LOG2 / 2^16 × 8 s of two cores; run LOG2 24 first).
+# Host RAM at porep:27: the key (~47 GB of points) plus DISTINCT ×
+# 16.7 GB of a, b, c and assignments; disk: the key file (~47 GB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LOG2=${1:-27} CIRCUITS=${2:-10} CALLS=${3:-2} DISTINCT=${4:-1}
+BUILD=${BUILD:-build-gpu}
+KEY=${KEY:-$BUILD/porep-$LOG2.zpk}
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" --target bench_supraseal_c2 >/dev/null
+echo "commit $(git rev-parse --short HEAD), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+/usr/bin/time -v "$BUILD/bench_supraseal_c2" --log2 "$LOG2" --circuits "$CIRCUITS" \
+  --calls "$CALLS" --distinct "$DISTINCT" --key "$KEY" 2> >(grep -E "Maximum resident|Elapsed" >&2)

@@ -1,0 +1,114 @@
+/*
+ * Jobs of a, b, c (engine/abc.h) on the GPU slots, with a key read from a
+ * bellperson .params: every partition's proof equals zp__prove's on the
+ * CPU for the same circuit, r and s, byte for byte, in both H conventions'
+ * place (porep: TAU); the GPU's h2d byte count shows the slots ran them
+ * (witness + a, b, c per partition), not the CPU fallback; a partition
+ * whose density maps differ from the key's first ones still proves (with
+ * the CPU stages), as does a second job after it. Exit 77 without a GPU.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../test_abc_util.h"
+#include "../test_engine_util.h"
+#include "engine/abc.h"
+#include "gpu/gpu.h"
+#include "io/bellperson.h"
+
+#define PARTS 4
+
+static bool job_proofs_ok(zp_engine *e, const g16_fix *f, const zp__abc_part *p, zp_fr **w,
+                          uint32_t n)
+{
+    char id[ZP_JOB_ID_MAX + 1];
+    zp_job_result res;
+    zp_job_info info;
+    if (zp__engine_submit_abc(e, "bp", p, n, id) ||
+        zp_engine_await(e, id, -1, &info, &res) != ZP_OK) {
+        fprintf(stderr, "job failed: %s\n", info.message);
+        return false;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < n; i++) {
+        zp__prove_opts o;
+        zp__prove_opts_default(&o);
+        o.r = &p[i].r;
+        o.s = &p[i].s;
+        zp__proof q;
+        uint8_t want[ZP__PROOF_BYTES];
+        ok &= zp__prove(&q, &f->pk, w[i], f->pk.n_vars, &o, NULL, NULL) == ZP_OK &&
+              zp__proof_encode(want, &q) == ZP_OK &&
+              !memcmp(res.proofs + (size_t)i * ZP__PROOF_BYTES, want, ZP__PROOF_BYTES);
+    }
+    zp_job_result_free(&res);
+    return ok;
+}
+
+static void test_gpu_abc(void)
+{
+    g16_fix f;
+    CHECK(fix_make(&f, "porep:12", ZP_H_TAU, 1) == 0);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/zp-gpuabc-%d.params", (int)getpid());
+    CHECK_EQ_INT(zp__params_save(path, &f.pk, 0, NULL), ZP_OK);
+    zp_fr *w[PARTS];
+    abc_fix x[PARTS];
+    zp__abc_part p[PARTS];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < PARTS; i++) {
+        w[i] = malloc(f.cs.n_vars * sizeof(zp_fr));
+        CHECK_EQ_INT(zp__synth_witness(w[i], &f.cs, &f.sp, 60 + (uint64_t)i), ZP_OK);
+        abc_fix_make(&x[i], &f.cs, w[i]);
+        p[i].in = x[i].in;
+        fr_u64(&p[i].r, 11 + (uint64_t)i);
+        fr_u64(&p[i].s, 111 + (uint64_t)i);
+    }
+    zp_engine_config c;
+    zp_engine_config_default(&c);
+    c.gpus = 1;
+    c.cpu_workers = 0;
+    zp_engine *e = NULL;
+    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);
+    CHECK_EQ_INT(zp_engine_add_key(e, "bp", path), ZP_OK);
+    CHECK(job_proofs_ok(e, &f, p, w, PARTS));
+    zp_gpu_info gi;
+    CHECK_EQ_INT(zp_engine_gpu_info(e, 0, &gi), ZP_OK);
+    uint64_t per = ((uint64_t)f.pk.n_vars + 3 * x[0].in.abc_size) * sizeof(zp_fr);
+    printf("h2d %llu bytes for %d partitions (%llu each at least)\n",
+           (unsigned long long)gi.h2d_bytes, PARTS, (unsigned long long)per);
+    CHECK(gi.h2d_bytes >= PARTS * per);
+    /* Other density maps (one B aux bit moved, its popcount kept): the
+     * slot cannot take it; the CPU stages prove what the maps say, so the
+     * proof no longer verifies and the job fails, and the engine goes on. */
+    uint64_t *bw = (uint64_t *)x[1].in.b_aux;
+    uint64_t i = 0;
+    while (!(bw[i / 64] >> (i % 64) & 1) || (bw[(i + 1) / 64] >> ((i + 1) % 64) & 1))
+        i++;
+    bw[i / 64] ^= 3ULL << (i % 64); /* i and i+1 are in one word when i % 64 < 63 */
+    if (i % 64 != 63) {
+        char id[ZP_JOB_ID_MAX + 1];
+        zp_job_info info;
+        CHECK_EQ_INT(zp__engine_submit_abc(e, "bp", &p[1], 1, id), ZP_OK);
+        CHECK_EQ_INT(zp_engine_await(e, id, -1, &info, NULL), ZP_E_VERIFY_FAILED);
+        bw[i / 64] ^= 3ULL << (i % 64);
+    }
+    CHECK(job_proofs_ok(e, &f, p, w, PARTS));
+    zp_engine_close(e);
+    for (int k = 0; k < PARTS; k++) {
+        abc_fix_free(&x[k]);
+        free(w[k]);
+    }
+    unlink(path);
+    fix_free(&f);
+}
+
+int main(void)
+{
+    if (zp__gpu_count() == 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    RUN(test_gpu_abc);
+    return FINISH();
+}
