@@ -78,6 +78,20 @@ each import "checking G1 points" import --circuit synth:porep:10 k.params i.zpk
 each import_zkey "checking key points" import z.zkey z.zpk
 each prove "generating witness" prove --circuit synth:porep:10 --key k.zpk --seed 3 \
   proof.json public.json
+# bench batch: its key's setup (the engine's key progress); its figures
+# differ run to run, so only the progress is compared.
+B=(bench batch --circuit synth:porep:12 --count 1 --concurrency 1 --partitions 1)
+on_tty bench.tty "$Z" "${B[@]}"
+if tty_bar bench.tty "making key points"; then ok "bench batch: a bar on a terminal"
+else bad "bench batch: a bar on a terminal" bench.tty; fi
+"$Z" "${B[@]}" >bench.out 2>bench.err
+if plain bench.err "making key points" && grep -q "^wall " bench.out; then
+  ok "bench batch: plain lines elsewhere"
+else bad "bench batch: plain lines elsewhere" bench.err; fi
+"$Z" "${B[@]}" --quiet >bench.qout 2>bench.qerr
+if silent bench.qerr "making key points" && grep -q "^wall " bench.qout; then
+  ok "bench batch --quiet: nothing"
+else bad "bench batch --quiet: nothing" bench.qerr; fi
 if plain prove.err "checking key checksums" && silent prove.qerr "checking key checksums"; then
   ok "prove: the key's checksums, not with --quiet"
 else bad "prove: the key's checksums, not with --quiet" prove.err; fi

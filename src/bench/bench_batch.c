@@ -16,6 +16,7 @@
 #include "gpu/gpu.h"
 #include "io/io.h"
 #include "tool/cmdline.h"
+#include "tool/progress.h"
 #include "tool/timing.h"
 #include "tool/tune.h"
 #include "zkpipe.h"
@@ -474,21 +475,41 @@ static int bench(const batch_opts *o)
     return failed ? 1 : 0;
 }
 
+/* The bench key's load and setup (tens of seconds at porep:27) on the
+ * reporter: engine key progress, the key's name left out (there is one). */
+static void key_progress(void *ctx, const char *key, const char *step, uint64_t done,
+                         uint64_t total)
+{
+    (void)key;
+    zp__bar_note(ctx, step, done, total);
+}
+
 int zp__bench_batch(int argc, char **argv)
 {
     if (zp__cli_wants_help(argc, argv, batch_help))
         return 0;
+    zp__bar bar;
+    zp__bar_from_args(&bar, &argc, argv);
     batch_opts o;
     int rc = parse_opts(&o, argc, argv);
-    if (rc)
+    if (rc) {
+        zp__bar_close(&bar);
         return rc;
+    }
     zp__cli_tune_apply(&o.tune);
     if (o.remote) {
+        zp__bar_close(&bar);
         zp__remote_args ra = {o.key, "bench", o.count, o.concurrency, o.partitions};
         char prefix[32];
         snprintf(prefix, sizeof prefix, "bench-%x", (unsigned)getpid());
         ra.prefix = prefix;
         return zp__bench_remote(&o.client, &ra);
     }
-    return bench(&o);
+    if (bar.mode != ZP__BAR_OFF) {
+        o.cfg.key_progress = key_progress;
+        o.cfg.key_progress_ctx = &bar;
+    }
+    rc = bench(&o);
+    zp__bar_close(&bar);
+    return rc;
 }

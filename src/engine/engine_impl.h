@@ -305,6 +305,14 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
 /* keys.c. acquire waits for a load or for room under the budget; e->mu
  * NOT held by the caller. release takes e->mu itself too. */
 zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why);
+/* A key's long work as cfg.key_progress sees it, with the key's name: a
+ * zp__progress for library calls (its fn NULL where the engine has no
+ * key_progress). kp must outlive the calls. */
+typedef struct zp__key_progress {
+    const zp_engine_config *cfg;
+    const char *name;
+} zp__key_progress;
+zp__progress zp__key_progress_of(const zp__key_progress *kp);
 void zp__key_release(zp_engine *e, zp__key *k);
 /* The same with e->mu held: the scheduler gives a partition's reference
  * back before its job may finish, so that a caller who evicts the key

@@ -196,12 +196,16 @@ static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *d
         memset(pk_tmp, 0, sizeof *pk_tmp);
         zp__g16_plan p;
         plan_ctx pc = {e, d, plan};
+        /* The key's long work on the GPU reports as its load does. */
+        zp__g16_gpu_opts o = e->gpu_opts;
+        zp__key_progress kp = {&e->cfg, k->name};
+        o.progress = zp__key_progress_of(&kp);
         if (k->gpu_setup)
             err = zp__g16_dkey_setup_plan(dk, pk_tmp, d->dev, d->s, &k->cs, k->conv,
-                                          e->threads_per_worker, &k->toxic, plan_key, &pc,
-                                          &e->gpu_opts, why);
+                                          e->threads_per_worker, &k->toxic, plan_key, &pc, &o,
+                                          why);
         else if (!(err = plan_key(&pc, &k->pk, &p, why)))
-            err = zp__g16_dkey_upload_plan(dk, d->dev, d->s, &k->pk, &p, &e->gpu_opts, why);
+            err = zp__g16_dkey_upload_plan(dk, d->dev, d->s, &k->pk, &p, &o, why);
         if (!err && (err = zp__g16_dkey_h_table(dk, d->s, &e->gpu_opts)) != ZP_OK) {
             zp__fail(why, err, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
             zp__g16_dkey_free(dk);

@@ -217,16 +217,15 @@ static zp_err load_synth(zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads,
     return ZP_OK;
 }
 
-/* A key's load progress as cfg.key_progress sees it: with its name. */
-typedef struct key_progress {
-    const zp_engine_config *cfg;
-    const char *name;
-} key_progress;
-
 static void key_progress_fn(void *ctx, const char *step, uint64_t done, uint64_t total)
 {
-    const key_progress *kp = ctx;
+    const zp__key_progress *kp = ctx;
     kp->cfg->key_progress(kp->cfg->key_progress_ctx, kp->name, step, done, total);
+}
+
+zp__progress zp__key_progress_of(const zp__key_progress *kp)
+{
+    return (zp__progress){kp->cfg->key_progress ? key_progress_fn : NULL, (void *)kp};
 }
 
 static zp_err load_key(const zp_engine *e, zp__key *k, zp__pk *pk, zp__r1cs *cs, int threads,
@@ -234,8 +233,8 @@ static zp_err load_key(const zp_engine *e, zp__key *k, zp__pk *pk, zp__r1cs *cs,
 {
     memset(pk, 0, sizeof *pk);
     memset(cs, 0, sizeof *cs);
-    key_progress kp = {&e->cfg, k->name};
-    zp__progress p = {e->cfg.key_progress ? key_progress_fn : NULL, &kp};
+    zp__key_progress kp = {&e->cfg, k->name};
+    zp__progress p = zp__key_progress_of(&kp);
     switch (k->kind) {
     case ZP__KEY_ZPK:
         return zp__zpk_load_progress(pk, k->source, 0, threads, &p, why);

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "gpu/gpu.h"
 #include "groth16/groth16.h"
 
@@ -72,6 +73,10 @@ typedef struct zp__g16_gpu_opts {
      * where nothing larger fits (default false). */
     bool lean;
     bool stream_matrices;
+    /* Long key work on the device (a test key made there, a key copied
+     * there) reports here: "making key points" in points, "copying the key
+     * to the GPU" in bytes (base/progress.h; none by default). */
+    zp__progress progress;
     /* The arena zp__g16_gpu_open takes (0, the default: the device's free
      * memory less its reserve), as --gpu-mem caps an engine's. */
     uint64_t arena_bytes;

@@ -275,14 +275,25 @@ static zp_err put_part(zp__g16_dkey *k, zp__gpu_stream *s, zp__g16_part i)
     return e;
 }
 
+/* The points array by array, each reported to p as its bytes are copied
+ * (to the device or the key's pinned host memory), then the rest. */
 static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
-                         const uint32_t *rb)
+                         const uint32_t *rb, const zp__progress *p)
 {
     const zp__pk *pk = k->pk;
-    uint64_t nw = n_words(pk);
+    uint64_t nw = n_words(pk), total = 0, done = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        total += zp__g16_part_count(pk, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i);
+    const char *step = "copying the key to the GPU";
+    zp__progress_note(p, step, 0, total);
     zp_err e = ZP_OK;
-    for (int i = 0; i < ZP_G16_NP && !e; i++)
+    for (int i = 0; i < ZP_G16_NP && !e; i++) {
         e = put_part(k, s, (zp__g16_part)i);
+        if (!e && p && p->fn && !(e = zp__gpu_stream_sync(s))) {
+            done += zp__g16_part_count(pk, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i);
+            zp__progress_note(p, step, done, total);
+        }
+    }
     if (e || (e = put(k, s, &k->a_words, pk->a_density.words, 8 * nw)) ||
         (e = put(k, s, &k->b_words, pk->b_density.words, 8 * nw)) ||
         (e = put(k, s, &k->a_rank, ra, 4 * nw)) || (e = put(k, s, &k->b_rank, rb, 4 * nw)))
@@ -341,7 +352,8 @@ zp_err zp__g16_dkey_upload_plan(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream 
     }
     out->dev = dev;
     out->pk = pk;
-    e = upload_all(out, s, ra, rb);
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    e = upload_all(out, s, ra, rb, &op.progress);
     if (!e)
         e = zp__g16_dkey_twist(out, s, o);
     /* The copies read ra and rb until the stream is done with them. */

@@ -80,7 +80,16 @@ typedef struct gs {
     zp__fb_g2 f2;
     zp__gpu_buf t1, t2, k; /* the tables, the scalar scratch */
     zp__gpu_buf stage;     /* streamed points are made here, then copied out */
+    zp__progress_span pts; /* points made of all the key's */
 } gs;
+
+/* n more points made (each multiplication waits for the stream before the
+ * next, so a point counted is one the device made). */
+static void made(gs *x, uint64_t n)
+{
+    x->pts.done += n;
+    zp__progress_note(x->pts.p, x->pts.step, x->pts.done, x->pts.total);
+}
 
 static void gs_free(gs *x)
 {
@@ -124,12 +133,24 @@ static zp_err put_scalars(gs *x, const zp_fr *k, uint64_t n)
     return e;
 }
 
+/* Points are made a slice at a time, so that progress moves. */
+#define SLICE ((uint64_t)1 << 22)
+
 static zp_err mul(gs *x, zp__g16_part part, void *out, uint64_t off, uint64_t n)
 {
-    const zp_fr *k = (const zp_fr *)x->k.ptr + off;
-    if (part == ZP_G16_P_B2)
-        return zp__gpu_fb_g2_mul(x->s, out, x->t2.ptr, x->f2.w, x->f2.nwin, k, n);
-    return zp__gpu_fb_g1_mul(x->s, out, x->t1.ptr, x->f1.w, x->f1.nwin, k, n);
+    const uint64_t size = zp__g16_part_size(part);
+    zp_err e = ZP_OK;
+    for (uint64_t i = 0; !e && i < n; i += SLICE) {
+        const uint64_t m = n - i < SLICE ? n - i : SLICE;
+        const zp_fr *k = (const zp_fr *)x->k.ptr + off + i;
+        void *o = (char *)out + i * size;
+        e = part == ZP_G16_P_B2
+                ? zp__gpu_fb_g2_mul(x->s, o, x->t2.ptr, x->f2.w, x->f2.nwin, k, m)
+                : zp__gpu_fb_g1_mul(x->s, o, x->t1.ptr, x->f1.w, x->f1.nwin, k, m);
+        if (!e && x->pts.p && x->pts.p->fn && !(e = zp__gpu_stream_sync(x->s)))
+            made(x, m);
+    }
+    return e;
 }
 
 /* The points of array `part` from the scalars in x->k: the resident ones
@@ -271,6 +292,8 @@ static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h
     if (e)
         return e;
     uint64_t max_k = pk->n_vars > pk->domain_size ? pk->n_vars : pk->domain_size;
+    x->pts.total = pk->n_h + pk->n_a + 2 * pk->n_b + pk->n_l;
+    zp__progress_note(x->pts.p, x->pts.step, 0, x->pts.total);
     if (!(e = zp__setup_matrices(pk, cs)) && !(e = take_plan(k, pk, plan_fn, plan_ctx, why)) &&
         !(e = device_regions(k, x->s, pk)) && !(e = gs_init(x, pk, max_k)) &&
         !(e = stage_region(x, k, pk))) {
@@ -307,6 +330,8 @@ zp_err zp__g16_dkey_setup_plan(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
     x.s = s;
     x.threads = threads;
     zp__ioerr plan_why = {{0}};
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    x.pts = (zp__progress_span){&op.progress, "making key points on the GPU", 0, 0};
     zp_err e = setup(&k, &pk, &x, cs, conv, toxic, plan_fn, plan_ctx, &plan_why);
     if (e && plan_why.msg[0]) { /* the plan's own message names the memory */
         *why = plan_why;
