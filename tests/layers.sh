@@ -22,12 +22,13 @@ set -u
 #            io builds and groth16 uses
 #   groth16  prover stages (CPU and GPU), verifier, setup
 #   engine   jobs, scheduler, workers, key cache (libzkpipe ends here)
+#   fleet    the shared job queue in PostgreSQL (libzkpipe_fleet, libpq)
 #   server   the daemon (libzkpipe_server)
 #   tool     what the CLI and the benchmark drivers share: --help, timing
 #   client   the daemon's client side (libzkpipe_client)
 #   bench    benchmark drivers, the trace reader, src/gpu/bench/ (libzkpipe_bench)
 #   cli      the zkpipe program
-ORDER="base math r1cs cpu gpu io groth16 engine server tool client bench cli"
+ORDER="base math r1cs cpu gpu io groth16 engine fleet server tool client bench cli"
 
 SRC=${1:-$(cd "$(dirname "$0")/../src" && pwd)}
 [ -d "$SRC" ] || { echo "layers.sh: no such folder: $SRC"; exit 2; }

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# The fleet (docs/fleet.md): `zkpipe serve --queue` daemons sharing one job
+# queue in a private PostgreSQL cluster (initdb in a temporary folder, a
+# unix socket only, stopped on exit). CPU backend, small circuits.
+#
+#   schema     a database migrated by this binary, then marked newer: the
+#              daemon refuses to start, saying so
+#   one        one daemon: jobs of uploaded and shared-path witnesses, one
+#              and several partitions, complete and verify
+#   three      three daemons, 200 jobs submitted to different daemons and
+#              awaited on others: each completes once, every proof verifies
+#   kill       kill -9 of a daemon holding claims: they are proved elsewhere
+#              after the heartbeat timeout, nothing lost or stored twice
+#   dup        the same id submitted to two daemons at once: one job
+#   cancel     a job cancelled while its partitions run on two daemons
+#   restart    the database restarted mid-run: the daemons reconnect and
+#              every job completes
+#
+# usage: bash fleet.test.sh /path/to/zkpipe [SECTION...]   (from tests/;
+# exit 77: skipped where the daemon, libcurl, libpq or the PostgreSQL
+# server binaries are absent)
+set -u
+Z=${1:?usage: fleet.test.sh /path/to/zkpipe [SECTION...]}
+case $Z in /*) ;; *) Z=$PWD/$Z ;; esac
+shift
+SECTIONS=${*:-"schema one three kill dup cancel restart"}
+cd "$(dirname "$0")"
+
+if "$Z" serve 2>&1 | grep -q "no daemon"; then
+  echo "this zkpipe was built without the daemon (libmicrohttpd, cJSON): skipped"
+  exit 77
+fi
+if "$Z" request --addr unix:///nonexistent GET / 2>&1 | grep -q "without libcurl"; then
+  echo "this zkpipe was built without libcurl (the daemon's clients): skipped"
+  exit 77
+fi
+. ./fleet/pg.sh
+if ! pg_find; then
+  echo "no PostgreSQL server binaries (initdb, pg_ctl, postgres): skipped"
+  exit 77
+fi
+
+T=$(mktemp -d /tmp/zp_fleet_test.XXXXXX)
+chmod 755 "$T"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  pg_stop
+  [ -n "${KEEP:-}" ] || rm -rf "$T"
+  echo "T=$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+. ./server/lib.sh
+
+pg_start "$T/pg" || { echo "FAIL the private PostgreSQL cluster did not start"; exit 1; }
+if "$Z" serve --listen "unix://$T/probe.sock" --key c=synth:chain:4 \
+    --queue "postgresql:///none?host=$T/nonexistent" 2>&1 | grep -q "without libpq"; then
+  echo "this zkpipe was built without libpq (the fleet's queue): skipped"
+  exit 77
+fi
+# Fast liveness, so that the kill test takes seconds: heartbeats every
+# 0.2 s, claims lost after 1.5 s of silence.
+Q=(--queue "$PGURL" --queue-heartbeat 0.2 --queue-timeout 1.5 --queue-poll 0.5 --queue-backoff 0.2)
+"$Z" setup synth:chain:6 --zpk "$T/c6.zpk" --vk-json "$T/c6_vk.json" >/dev/null 2>&1 &&
+  "$Z" setup synth:chain:14 --zpk "$T/c14.zpk" --vk-json "$T/c14_vk.json" >/dev/null 2>&1 ||
+  { echo "FAIL setup of the test keys"; exit 1; }
+for s in 1 2 3 4; do
+  "$Z" witness synth:chain:6 "$T/w$s.wtns" --seed "$s" --public "$T/pub$s.json" >/dev/null 2>&1 ||
+    { echo "FAIL witness $s"; exit 1; }
+done
+"$Z" witness synth:chain:14 "$T/slow.wtns" --public "$T/slowpub.json" >/dev/null 2>&1 ||
+  { echo "FAIL the slow witness"; exit 1; }
+
+# Daemon NAME on $T/NAME.sock with the fleet options and more options.
+fleet_daemon() {
+  local name=$1
+  shift
+  start_daemon "$name" --listen "unix://$T/$name.sock" --threads 1 "${Q[@]}" "$@"
+}
+addr() { echo "--addr unix://$T/$1.sock"; }
+# Each 192-byte proof of FILE against VK and PUBLIC.json: all verify.
+verify_all() { # file vk public
+  local n i
+  n=$(($(size_of "$1") / 192))
+  [ "$n" -ge 1 ] || return 1
+  for i in $(seq 0 $((n - 1))); do
+    dd if="$1" of="$1.$i" bs=192 skip="$i" count=1 status=none
+    "$Z" verify "$2" "$3" "$1.$i" >/dev/null 2>&1 || return 1
+  done
+}
+metric() { # daemon name: the value summed over label sets
+  "$Z" request $(addr "$1") GET /metrics | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { print s + 0 }'
+}
+machine_of() { psql_q "SELECT id FROM zp_machines WHERE pid = $1"; }
+
+# ------------------------------------------------------------ schema
+if [[ " $SECTIONS " == *" schema "* ]]; then
+  echo "== schema: migrations, and a newer schema refused"
+  psql_q "CREATE DATABASE old" >/dev/null
+  OLDURL="postgresql:///old?host=$PGSOCK&user=zkpipe"
+  start_daemon s1 --listen "unix://$T/s1.sock" --key c=$T/c6.zpk --queue "$OLDURL" || cat "$T/s1.log"
+  check "the daemon migrates a fresh database to version 1" \
+    test "$("$PGBIN/psql" -X -A -t -h "$PGSOCK" -U zkpipe -d old -c 'SELECT version FROM zp_schema_version')" = 1
+  kill "$DPID"
+  wait_exit "$DPID" 10
+  check "it stops cleanly (status 0)" test "$EXIT_RC" = 0
+  "$PGBIN/psql" -X -q -h "$PGSOCK" -U zkpipe -d old -c 'UPDATE zp_schema_version SET version = 99'
+  "$Z" serve --listen "unix://$T/s2.sock" --key c=$T/c6.zpk --queue "$OLDURL" >"$T/s2.log" 2>&1
+  rc=$?
+  check "a database of a newer schema: the daemon refuses (status 1)" test "$rc" = 1
+  check "... saying the schema is newer than it knows" \
+    grep -q "schema version 99, newer than this zkpipe knows (up to 1)" "$T/s2.log"
+  "$Z" serve --listen "unix://$T/s3.sock" --key c=$T/c6.zpk --queue "postgresql:///nodb?host=$PGSOCK&user=zkpipe" >"$T/s3.log" 2>&1
+  check "an unreachable database: refused with libpq's reason" grep -q 'database \\"nodb\\" does not exist' "$T/s3.log"
+fi
+
+# ------------------------------------------------------------ one
+if [[ " $SECTIONS " =~ " "(one|three|dup|cancel|restart)" " ]]; then
+  fleet_daemon d1 --key c=$T/c6.zpk || { cat "$T/d1.log"; exit 1; }
+  D1=$DPID
+fi
+if [[ " $SECTIONS " == *" one "* ]]; then
+  echo "== one daemon"
+  id=$("$Z" submit $(addr d1) --key c --witness "$T/w1.wtns")
+  "$Z" await $(addr d1) "$id" -o "$T/one1.bin" --public "$T/one1.json" --timeout 60 >/dev/null
+  check "an uploaded witness (inline in the database): the proof verifies" verify_all "$T/one1.bin" "$T/c6_vk.json" "$T/pub1.json"
+  check "... with its public inputs" test "$(tr -d ' \n' <"$T/one1.json")" = "$(tr -d ' \n' <"$T/pub1.json")"
+  "$Z" submit $(addr d1) --key c --witness-path "$T/w2.wtns" --partitions 3 --id three-parts >/dev/null
+  "$Z" await $(addr d1) three-parts -o "$T/one2.bin" --timeout 60 >/dev/null
+  check "a shared-path witness, 3 partitions: 3 proofs that verify" \
+    eval 'test "$(size_of "$T/one2.bin")" = 576 && verify_all "$T/one2.bin" "$T/c6_vk.json" "$T/pub2.json"'
+  check "the path and its size and hash are in the database, not the bytes" \
+    test "$(psql_q "SELECT data IS NULL, path = '$T/w2.wtns', size = $(size_of "$T/w2.wtns") FROM zp_witnesses WHERE job_id = 'three-parts'")" = "t|t|t"
+  # A shared witness that changed after submit is refused before proving:
+  # submitted through d0 (which serves another key) while d1, the one
+  # daemon with key c, is stopped, and changed before d1 goes on.
+  fleet_daemon d0 --key x=$T/c6.zpk || cat "$T/d0.log"
+  D0=$DPID
+  cp "$T/w3.wtns" "$T/wchg.wtns"
+  kill -STOP "$D1"
+  "$Z" submit $(addr d0) --key c --witness-path "$T/wchg.wtns" --id changed >/dev/null
+  cp "$T/w4.wtns" "$T/wchg.wtns"
+  kill -CONT "$D1"
+  "$Z" await $(addr d0) changed --timeout 60 >"$T/chg.out" 2>&1
+  check "a shared witness that changed after submit: the job fails naming the check" \
+    grep -q "changed since submit" "$T/chg.out"
+  check "... after 3 attempts, each with its reason" \
+    test "$(psql_q "SELECT count(*) FROM zp_attempts WHERE job_id = 'changed' AND reason LIKE '%changed since submit%'")" = 3
+  kill "$D0"
+  check "a job for a key no machine serves: 404" \
+    eval '"$Z" request $(addr d1) POST /v1/jobs --data "{\"key\":\"nokey\",\"synth_seed\":1}" 2>&1 | grep -q unknown_key'
+  expect_404=$("$Z" request $(addr d1) GET /v1/jobs/nosuchjob 2>&1)
+  check "an unknown job: 404 from the database" grep -q unknown_job <<<"$expect_404"
+fi
+
+echo "fails=$fails passes=$passes"
+[ "$fails" = 0 ]
