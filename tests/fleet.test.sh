@@ -156,5 +156,60 @@ if [[ " $SECTIONS " == *" one "* ]]; then
   check "an unknown job: 404 from the database" grep -q unknown_job <<<"$expect_404"
 fi
 
+# ------------------------------------------------------------ three
+if [[ " $SECTIONS " =~ " "(three|dup|cancel|restart)" " ]]; then
+  fleet_daemon d2 --key c=$T/c6.zpk || { cat "$T/d2.log"; exit 1; }
+  D2=$DPID
+  fleet_daemon d3 --key c=$T/c6.zpk || { cat "$T/d3.log"; exit 1; }
+  D3=$DPID
+fi
+if [[ " $SECTIONS " == *" three "* ]]; then
+  echo "== three daemons, 200 jobs"
+  N=200
+  t0=$(date +%s.%N)
+  lp=()
+  for d in 1 2 3; do
+    (
+      for i in $(seq "$d" 3 "$N"); do
+        "$Z" submit $(addr d$d) --key c --witness "$T/w$((i % 4 + 1)).wtns" --id "m$i" >/dev/null ||
+          echo "submit m$i failed"
+      done
+    ) &
+    lp+=($!)
+  done
+  wait "${lp[@]}"
+  lp=()
+  for d in 1 2 3; do
+    (
+      for i in $(seq "$d" 3 "$N"); do
+        "$Z" await $(addr d$((d % 3 + 1))) "m$i" -o "$T/m$i.bin" --timeout 120 >/dev/null 2>&1 ||
+          echo "await m$i failed"
+      done
+    ) &
+    lp+=($!)
+  done
+  wait "${lp[@]}"
+  t1=$(date +%s.%N)
+  echo "   200 jobs in $(echo "$t1 - $t0" | bc) s"
+  bad=0
+  for i in $(seq 1 "$N"); do
+    verify_all "$T/m$i.bin" "$T/c6_vk.json" "$T/pub$((i % 4 + 1)).json" || bad=$((bad + 1))
+  done
+  check "200 jobs submitted to 3 daemons, awaited on others: every proof verifies" test "$bad" = 0
+  check "every job done once in the database" \
+    test "$(psql_q "SELECT count(*) FROM zp_jobs WHERE id LIKE 'm%' AND state = 'done'")" = "$N"
+  check "every partition proved once (one attempt, no failure recorded)" \
+    test "$(psql_q "SELECT count(*) FROM zp_partitions WHERE job_id LIKE 'm%' AND state = 'done' AND attempts = 1")/$(psql_q "SELECT count(*) FROM zp_attempts WHERE job_id LIKE 'm%'")" = "$N/0"
+  stored=$(($(metric d1 zkpipe_queue_results_stored_total) + $(metric d2 zkpipe_queue_results_stored_total) + $(metric d3 zkpipe_queue_results_stored_total)))
+  late=$(($(metric d1 zkpipe_queue_results_late_total) + $(metric d2 zkpipe_queue_results_late_total) + $(metric d3 zkpipe_queue_results_late_total)))
+  check "the daemons stored $N results (one per partition, counting the one section), none late" \
+    test "$stored/$late" = "$(psql_q "SELECT count(*) FROM zp_partitions WHERE state = 'done'")/0"
+  check "the work spread over the three daemons" \
+    test "$(psql_q "SELECT count(DISTINCT machine) FROM zp_partitions WHERE job_id LIKE 'm%'")" = 3
+  st=$("$Z" status $(addr d2))
+  check "zkpipe status shows the fleet's machines" test "$(grep -c '^  m[0-9]' <<<"$st")" -ge 3
+  check "... and the queue by priority" grep -q "^  queue   jobs: critical 0, high 0, normal 0, low 0" <<<"$st"
+fi
+
 echo "fails=$fails passes=$passes"
 [ "$fails" = 0 ]
