@@ -211,5 +211,44 @@ if [[ " $SECTIONS " == *" three "* ]]; then
   check "... and the queue by priority" grep -q "^  queue   jobs: critical 0, high 0, normal 0, low 0" <<<"$st"
 fi
 
+# ------------------------------------------------------------ kill
+# wait_sql SECONDS SQL VALUE: until the query answers VALUE.
+wait_sql() {
+  local i
+  for i in $(seq 1 $(($1 * 20))); do
+    [ "$(psql_q "$2")" = "$3" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+if [[ " $SECTIONS " == *" kill "* ]]; then
+  echo "== kill -9 of a daemon holding claims"
+  fleet_daemon d4 --key slow=$T/c14.zpk || { cat "$T/d4.log"; exit 1; }
+  D4=$DPID
+  M4=$(machine_of "$D4")
+  for i in 1 2 3; do
+    "$Z" submit $(addr d4) --key slow --witness "$T/slow.wtns" --id "k$i" >/dev/null
+  done
+  check "d4 claims a partition" \
+    wait_sql 30 "SELECT count(*) > 0 FROM zp_partitions WHERE machine = $M4 AND state = 'claimed'" t
+  kill -9 "$D4"
+  wait "$D4" 2>/dev/null
+  fleet_daemon d5 --key slow=$T/c14.zpk || { cat "$T/d5.log"; exit 1; }
+  D5=$DPID
+  ok=1
+  for i in 1 2 3; do
+    "$Z" await $(addr d5) "k$i" -o "$T/k$i.bin" --timeout 60 >/dev/null 2>&1 &&
+      verify_all "$T/k$i.bin" "$T/c14_vk.json" "$T/slowpub.json" || ok=0
+  done
+  check "every job of the killed daemon completes elsewhere, and its proof verifies" test "$ok" = 1
+  check "the killed daemon's claim went back after the timeout (its attempt recorded)" \
+    test "$(psql_q "SELECT count(*) > 0 FROM zp_attempts WHERE job_id LIKE 'k%' AND machine = $M4 AND reason LIKE '%stopped heartbeating%'")" = t
+  check "each partition is done once, the reaped one after a second attempt" \
+    test "$(psql_q "SELECT count(*) FILTER (WHERE state = 'done'), max(attempts) FROM zp_partitions WHERE job_id LIKE 'k%'")" = "3|2"
+  check "each job's proof is one proof (stored once)" \
+    test "$(psql_q "SELECT string_agg(length(proofs)::text, ',') FROM zp_jobs WHERE id LIKE 'k%'")" = "192,192,192"
+  check "the dead machine's row is gone" test "$(psql_q "SELECT count(*) FROM zp_machines WHERE id = $M4")" = 0
+fi
+
 echo "fails=$fails passes=$passes"
 [ "$fails" = 0 ]
