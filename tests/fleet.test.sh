@@ -250,5 +250,73 @@ if [[ " $SECTIONS " == *" kill "* ]]; then
   check "the dead machine's row is gone" test "$(psql_q "SELECT count(*) FROM zp_machines WHERE id = $M4")" = 0
 fi
 
+# ------------------------------------------------------------ dup
+if [[ " $SECTIONS " == *" dup "* ]]; then
+  echo "== the same id submitted to two daemons at once"
+  ok=1
+  for k in 1 2 3 4 5; do
+    "$Z" submit $(addr d1) --key c --witness "$T/w1.wtns" --id "dup$k" >"$T/dupa$k" 2>&1 &
+    a=$!
+    "$Z" submit $(addr d2) --key c --witness "$T/w1.wtns" --id "dup$k" >"$T/dupb$k" 2>&1 &
+    b=$!
+    wait "$a" && wait "$b" && test "$(cat "$T/dupa$k")" = "dup$k" -a "$(cat "$T/dupb$k")" = "dup$k" || ok=0
+  done
+  check "both submits of each id succeed with that id" test "$ok" = 1
+  check "... and each id is one job of one partition" \
+    test "$(psql_q "SELECT count(*) FROM zp_jobs WHERE id LIKE 'dup%'")/$(psql_q "SELECT count(*) FROM zp_partitions WHERE job_id LIKE 'dup%'")" = "5/5"
+  out=$("$Z" submit $(addr d3) --key c --witness "$T/w2.wtns" --id dup1 2>&1)
+  check "the same id with another request: refused as a conflict" grep -q "different request" <<<"$out"
+  "$Z" await $(addr d3) dup5 -o "$T/dup5.bin" --timeout 60 >/dev/null
+  check "the job proves once" verify_all "$T/dup5.bin" "$T/c6_vk.json" "$T/pub1.json"
+fi
+
+# ------------------------------------------------------------ cancel
+status_num() { # daemon field
+  "$Z" request $(addr "$1") GET /v1/status | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
+}
+if [[ " $SECTIONS " == *" cancel "* ]]; then
+  echo "== cancel while partitions run on two daemons"
+  fleet_daemon d6 --key slow2=$T/c14.zpk || { cat "$T/d6.log"; exit 1; }
+  D6=$DPID
+  fleet_daemon d7 --key slow2=$T/c14.zpk || { cat "$T/d7.log"; exit 1; }
+  D7=$DPID
+  "$Z" submit $(addr d1) --key slow2 --witness "$T/slow.wtns" --partitions 6 --id cx >/dev/null
+  check "its partitions run on two daemons" \
+    wait_sql 30 "SELECT count(DISTINCT machine) FROM zp_partitions WHERE job_id = 'cx' AND state = 'claimed'" 2
+  "$Z" cancel $(addr d2) cx >/dev/null
+  done_at_cancel=$(psql_q "SELECT count(*) FROM zp_partitions WHERE job_id = 'cx' AND state = 'done'")
+  out=$("$Z" await $(addr d3) cx --timeout 10 2>&1)
+  check "the job is cancelled, as any daemon says" grep -q cancelled <<<"$out"
+  check "the running partitions were cancelled on both daemons" \
+    wait_sql 10 "SELECT 1 WHERE $(status_num d6 jobs_cancelled) >= 1 AND $(status_num d7 jobs_cancelled) >= 1" 1
+  sleep 1
+  check "no partition is claimed or stored after the cancel" \
+    test "$(psql_q "SELECT count(*) FILTER (WHERE state = 'claimed'), count(*) FILTER (WHERE state = 'done') FROM zp_partitions WHERE job_id = 'cx'")" = "0|$done_at_cancel"
+  kill "$D6" "$D7"
+fi
+
+# ------------------------------------------------------------ restart
+if [[ " $SECTIONS " == *" restart "* ]]; then
+  echo "== the database restarted mid-run"
+  for i in $(seq 1 30); do
+    "$Z" submit $(addr d$((i % 3 + 1))) --key c --witness "$T/w$((i % 4 + 1)).wtns" --id "r$i" >/dev/null ||
+      echo "submit r$i failed"
+  done
+  pg_restart
+  bad=0
+  for i in $(seq 1 30); do
+    "$Z" await $(addr d$(((i + 1) % 3 + 1))) "r$i" -o "$T/r$i.bin" --timeout 60 >/dev/null 2>&1 &&
+      verify_all "$T/r$i.bin" "$T/c6_vk.json" "$T/pub$((i % 4 + 1)).json" || bad=$((bad + 1))
+  done
+  check "every job completes after the restart and its proof verifies" test "$bad" = 0
+  check "... each once" \
+    test "$(psql_q "SELECT count(*) FROM zp_partitions WHERE job_id LIKE 'r%' AND state = 'done'")" = 30
+  alive=0
+  for p in $D1 $D2 $D3; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+  check "the daemons stayed up" test "$alive" = 3
+  rc=$(($(metric d1 zkpipe_queue_reconnects_total) + $(metric d2 zkpipe_queue_reconnects_total) + $(metric d3 zkpipe_queue_reconnects_total)))
+  check "... and reconnected ($rc connections made again)" test "$rc" -ge 3
+fi
+
 echo "fails=$fails passes=$passes"
 [ "$fails" = 0 ]
