@@ -51,6 +51,14 @@ int zp__serve_queue_opt(zp__fleet_config *q, const char *a, const char *v, const
         q->max_attempts = (unsigned)n;
         return 0;
     }
+    if (!strcmp(a, "--queue-ahead")) {
+        double n;
+        *msg = "--queue-ahead wants 0..64, got";
+        if (!seconds(&n, v, 0, 64) || n != (double)(unsigned)n)
+            return -1;
+        q->ahead = (unsigned)n;
+        return 0;
+    }
     if (!strcmp(a, "--queue-inline")) {
         uint64_t n;
         *msg = "--queue-inline wants a size like 64M (at most 1G), got";
@@ -82,6 +90,7 @@ void zp__serve_queue_print(FILE *f, const zp__fleet_config *q)
     fprintf(f, "queue-poll = %g\n", q->poll_s);
     fprintf(f, "queue-attempts = %u\n", q->max_attempts);
     fprintf(f, "queue-backoff = %g\n", q->backoff_s);
+    fprintf(f, "queue-ahead = %u\n", q->ahead);
     fprintf(f, "queue-inline = %llu\n", (unsigned long long)q->inline_max);
     if (q->spool)
         fprintf(f, "queue-spool = %s\n", q->spool);

@@ -2,7 +2,8 @@
  * The daemon's side of the fleet: its machine row, the claimer and the
  * heartbeat, and one thread per claimed partition.
  *
- * claimer    holds its own connection with LISTEN zp_queue and zp_cancel.
+ * claimer    holds its own connection with LISTEN zp_queue and zp_cancel
+ *            (and zp_done, which wakes this daemon's awaiters).
  *            It claims as many partitions as the local engine has proving
  *            workers free (admission stays the engine's), then sleeps in
  *            poll() on the connection's socket and a wake-up pipe: a
@@ -303,7 +304,7 @@ static PGconn *listen_conn(zp__fleet *f)
     PGconn *c = zp__fdb_connect(f->url, why, sizeof why);
     if (!c)
         return NULL;
-    PGresult *r = PQexec(c, "LISTEN zp_queue; LISTEN zp_cancel");
+    PGresult *r = PQexec(c, "LISTEN zp_queue; LISTEN zp_cancel; LISTEN zp_done");
     bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
     if (!ok) {
@@ -332,7 +333,7 @@ static void *claimer_main(void *arg)
             more = true;
         }
         pthread_mutex_lock(&f->mu);
-        int free_slots = f->slots - f->n_claims;
+        int free_slots = f->slots + (int)f->cfg.ahead - f->n_claims;
         pthread_mutex_unlock(&f->mu);
         if (more && free_slots > 0) {
             int got = claim_some(f, lc, free_slots);
@@ -359,8 +360,13 @@ static void *claimer_main(void *arg)
                 continue; /* broken: reconnect above */
             PGnotify *nt;
             while ((nt = PQnotifies(lc))) {
-                if (!strcmp(nt->relname, "zp_cancel")) {
-                    cancel_local(f, nt->extra);
+                if (!strcmp(nt->relname, "zp_cancel") || !strcmp(nt->relname, "zp_done")) {
+                    if (nt->relname[3] == 'c')
+                        cancel_local(f, nt->extra);
+                    pthread_mutex_lock(&f->mu);
+                    f->done_gen++;
+                    pthread_cond_broadcast(&f->done_cv);
+                    pthread_mutex_unlock(&f->mu);
                 } else {
                     atomic_fetch_add(&f->n.wake_notify, 1);
                     more = true;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -28,6 +29,7 @@ static void fleet_free(zp__fleet *f)
         close(f->wake[1]);
     pthread_mutex_destroy(&f->mu);
     pthread_cond_destroy(&f->cv);
+    pthread_cond_destroy(&f->done_cv);
     free(f->url);
     free(f->spool);
     free(f->address);
@@ -51,6 +53,11 @@ zp_err zp__fleet_open(zp__fleet **out, const zp__fleet_config *cfg, zp_engine *e
     f->wake[0] = f->wake[1] = -1;
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&f->done_cv, &ca);
+    pthread_condattr_destroy(&ca);
     f->url = strdup(cfg->url);
     f->spool = cfg->spool ? strdup(cfg->spool) : NULL;
     f->address = strdup(cfg->address ? cfg->address : "");

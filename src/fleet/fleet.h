@@ -36,6 +36,8 @@ typedef struct zp__fleet_config {
     double poll_s;            /* the safety-net poll when no NOTIFY comes (2 s) */
     uint32_t max_attempts;    /* attempts of a partition before its job fails (3) */
     double backoff_s;         /* a failed partition waits backoff_s * 2^(n-1) (1 s) */
+    uint32_t ahead;           /* partitions claimed beyond the free workers, so that
+                               * a worker finds its next one queued locally (0) */
     uint64_t inline_max;      /* witnesses up to this size go into the database (64 MiB) */
     const char *spool;        /* shared folder for larger uploaded witnesses; NULL: none */
     const char *address;      /* what clients dial, shown in status */

@@ -43,6 +43,8 @@ struct zp__fleet {
 
     pthread_mutex_t mu;       /* pool, claims, machine id */
     pthread_cond_t cv;        /* a pooled connection or a claim came back */
+    pthread_cond_t done_cv;   /* a job finished somewhere (NOTIFY zp_done, zp_cancel) */
+    uint64_t done_gen;        /* counts those notifications */
     PGconn *pool[ZP__FLEET_POOL];
     int n_pool;               /* idle connections in pool */
     int n_out;                /* connections handed out */

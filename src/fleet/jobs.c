@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "fleet/fleet_impl.h"
@@ -369,7 +370,12 @@ zp_err zp__fleet_await(zp__fleet *f, const char *id, double timeout_s, zp_job_in
         info = &tmp;
     double end = zp__fleet_now() + timeout_s;
     bool seen = false;
-    for (double pause = 0.002;; pause = pause < 0.05 ? pause * 2 : 0.05) {
+    /* Woken by the claimer when any job finishes (NOTIFY zp_done or
+     * zp_cancel); a look every 0.25 s covers a lost notification. */
+    for (double pause = 0.25;;) {
+        pthread_mutex_lock(&f->mu);
+        uint64_t gen = f->done_gen;
+        pthread_mutex_unlock(&f->mu);
         bool final = false;
         zp_err e = look(f, id, info, res, &final);
         if (e == ZP_E_NOT_FOUND)
@@ -380,7 +386,22 @@ zp_err zp__fleet_await(zp__fleet *f, const char *id, double timeout_s, zp_job_in
         double left = end - zp__fleet_now();
         if (timeout_s >= 0 && left <= 0)
             return seen ? ZP_E_TIMEOUT : e;
-        zp__fleet_sleep(timeout_s >= 0 && left < pause ? left : pause);
+        double wait = timeout_s >= 0 && left < pause ? left : pause;
+        if (e != ZP_OK || atomic_load(&f->stop)) {
+            /* The database is away, or the claimer stopped: no notification comes. */
+            zp__fleet_sleep(wait);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        double t = (double)until.tv_sec + (double)until.tv_nsec * 1e-9 + wait;
+        until.tv_sec = (time_t)t;
+        until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+        pthread_mutex_lock(&f->mu);
+        while (f->done_gen == gen && !atomic_load(&f->stop) &&
+               pthread_cond_timedwait(&f->done_cv, &f->mu, &until) == 0) {
+        }
+        pthread_mutex_unlock(&f->mu);
     }
 }
 
