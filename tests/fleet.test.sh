@@ -26,14 +26,8 @@ shift
 SECTIONS=${*:-"schema one three kill dup cancel restart"}
 cd "$(dirname "$0")"
 
-if "$Z" serve 2>&1 | grep -q "no daemon"; then
-  echo "this zkpipe was built without the daemon (libmicrohttpd, cJSON): skipped"
-  exit 77
-fi
-if "$Z" request --addr unix:///nonexistent GET / 2>&1 | grep -q "without libcurl"; then
-  echo "this zkpipe was built without libcurl (the daemon's clients): skipped"
-  exit 77
-fi
+. ./server/lib.sh
+skip_without_daemon
 . ./fleet/pg.sh
 if ! pg_find; then
   echo "no PostgreSQL server binaries (initdb, pg_ctl, postgres): skipped"
@@ -52,8 +46,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-. ./server/lib.sh
 
 pg_start "$T/pg" || { echo "FAIL the private PostgreSQL cluster did not start"; exit 1; }
 if "$Z" serve --listen "unix://$T/probe.sock" --key c=synth:chain:4 \
@@ -95,6 +87,9 @@ metric() { # daemon name: the value summed over label sets
   "$Z" request $(addr "$1") GET /metrics | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { print s + 0 }'
 }
 machine_of() { psql_q "SELECT id FROM zp_machines WHERE pid = $1"; }
+status_num() { # daemon field
+  "$Z" request $(addr "$1") GET /v1/status | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
+}
 
 # ------------------------------------------------------------ schema
 if [[ " $SECTIONS " == *" schema "* ]]; then
@@ -248,6 +243,25 @@ if [[ " $SECTIONS " == *" kill "* ]]; then
   check "each job's proof is one proof (stored once)" \
     test "$(psql_q "SELECT string_agg(length(proofs)::text, ',') FROM zp_jobs WHERE id LIKE 'k%'")" = "192,192,192"
   check "the dead machine's row is gone" test "$(psql_q "SELECT count(*) FROM zp_machines WHERE id = $M4")" = 0
+
+  # A daemon that lost its claim while alive (stopped past the timeout):
+  # its late proof is discarded, or its local work cancelled first.
+  M5=$(machine_of "$D5")
+  "$Z" submit $(addr d5) --key slow --witness "$T/slow.wtns" --id late1 >/dev/null
+  wait_sql 30 "SELECT count(*) FROM zp_partitions WHERE job_id = 'late1' AND state = 'claimed' AND machine = $M5" 1
+  fleet_daemon d8 --key slow=$T/c14.zpk || { cat "$T/d8.log"; exit 1; }
+  kill -STOP "$D5"
+  wait_sql 30 "SELECT count(*) FROM zp_partitions WHERE job_id = 'late1' AND (state = 'queued' OR machine <> $M5)" 1
+  kill -CONT "$D5"
+  "$Z" await $(addr d5) late1 -o "$T/late1.bin" --timeout 60 >/dev/null 2>&1
+  check "a claim lost while its daemon was stopped: proved elsewhere, and verifies" \
+    verify_all "$T/late1.bin" "$T/c14_vk.json" "$T/slowpub.json"
+  check "... stored once, by the other daemon" \
+    test "$(psql_q "SELECT attempts, machine <> $M5, length(j.proofs) FROM zp_partitions p JOIN zp_jobs j ON j.id = p.job_id WHERE job_id = 'late1'")" = "2|t|192"
+  sleep 1
+  check "the stopped daemon discarded its late proof or cancelled its local work" \
+    test $(($(metric d5 zkpipe_queue_results_late_total) + $(status_num d5 jobs_cancelled))) -ge 1
+  check "... and joined the fleet again" grep -q fleet.rejoin "$T/d5.log"
 fi
 
 # ------------------------------------------------------------ dup
@@ -271,9 +285,6 @@ if [[ " $SECTIONS " == *" dup "* ]]; then
 fi
 
 # ------------------------------------------------------------ cancel
-status_num() { # daemon field
-  "$Z" request $(addr "$1") GET /v1/status | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
-}
 if [[ " $SECTIONS " == *" cancel "* ]]; then
   echo "== cancel while partitions run on two daemons"
   fleet_daemon d6 --key slow2=$T/c14.zpk || { cat "$T/d6.log"; exit 1; }

@@ -15,6 +15,15 @@ static bool seconds(double *out, const char *v, double lo, double hi)
     return true;
 }
 
+static bool whole(uint32_t *out, const char *v, double lo, double hi)
+{
+    double n;
+    if (!seconds(&n, v, lo, hi) || n != (double)(uint32_t)n)
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
 int zp__serve_queue_opt(zp__fleet_config *q, const char *a, const char *v, const char **msg)
 {
     if (!strcmp(a, "--queue")) {
@@ -44,20 +53,12 @@ int zp__serve_queue_opt(zp__fleet_config *q, const char *a, const char *v, const
         return seconds(&q->backoff_s, v, 0, 3600) ? 0 : -1;
     }
     if (!strcmp(a, "--queue-attempts")) {
-        double n;
         *msg = "--queue-attempts wants 1..100, got";
-        if (!seconds(&n, v, 1, 100) || n != (double)(unsigned)n)
-            return -1;
-        q->max_attempts = (unsigned)n;
-        return 0;
+        return whole(&q->max_attempts, v, 1, 100) ? 0 : -1;
     }
     if (!strcmp(a, "--queue-ahead")) {
-        double n;
         *msg = "--queue-ahead wants 0..64, got";
-        if (!seconds(&n, v, 0, 64) || n != (double)(unsigned)n)
-            return -1;
-        q->ahead = (unsigned)n;
-        return 0;
+        return whole(&q->ahead, v, 0, 64) ? 0 : -1;
     }
     if (!strcmp(a, "--queue-inline")) {
         uint64_t n;
@@ -72,10 +73,8 @@ int zp__serve_queue_opt(zp__fleet_config *q, const char *a, const char *v, const
 
 void zp__serve_queue_print(FILE *f, const zp__fleet_config *q)
 {
-    if (!q->url) {
-        fprintf(f, "# queue = (none: the queue is in this process)\n");
-        return;
-    }
+    if (!q->url)
+        return; /* the in-process queue: nothing to set */
     /* postgresql://user:PASSWORD@host/... and password=... are not shown. */
     const char *at = strchr(q->url, '@'), *scheme = strstr(q->url, "://");
     const char *colon = scheme && at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;

@@ -28,7 +28,8 @@
 /* 0: taken; 1: not a queue option; -1: a bad value (*msg says what the
  * option wants). */
 int zp__serve_queue_opt(zp__fleet_config *q, const char *a, const char *v, const char **msg);
-/* The queue settings as config-file lines (a URL's password redacted). */
+/* The queue settings as config-file lines (a URL's password redacted);
+ * none without a queue URL. */
 void zp__serve_queue_print(FILE *f, const zp__fleet_config *q);
 
 #endif
