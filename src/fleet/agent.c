@@ -216,7 +216,7 @@ static void *prove_main(void *arg)
                           .partitions = 1, .witnesses = &w, .n_witnesses = 1};
     e = zp_engine_submit(f->eng, &req, NULL);
     free(hold);
-    zp_job_info info;
+    zp_job_info info = {0};
     zp_job_result res = {0};
     if (e == ZP_OK)
         e = zp_engine_await(f->eng, c->local, -1, &info, &res);
@@ -338,8 +338,10 @@ static void *claimer_main(void *arg)
         if (more && free_slots > 0) {
             int got = claim_some(f, lc, free_slots);
             more = got == free_slots;
-            if (got < 0)
+            if (got < 0) {
+                zp__fleet_sleep(0.2); /* the claim failed: not in a tight loop */
                 continue;
+            }
         }
         if (more && free_slots > 0)
             continue;

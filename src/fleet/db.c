@@ -80,7 +80,7 @@ PGconn *zp__fdb_get(zp__fleet *f, char *why, size_t why_len)
         atomic_fetch_add(&f->n.db_errors, 1);
         pthread_mutex_lock(&f->mu);
         f->n_out--;
-        pthread_cond_signal(&f->cv);
+        pthread_cond_broadcast(&f->cv);
         pthread_mutex_unlock(&f->mu);
     }
     return c;
@@ -95,7 +95,8 @@ void zp__fdb_put(zp__fleet *f, PGconn *c)
     if (keep)
         f->pool[f->n_pool++] = c;
     f->n_out--;
-    pthread_cond_signal(&f->cv);
+    /* Broadcast: the stop path waits on the same condition for claims. */
+    pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
 }
 

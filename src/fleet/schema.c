@@ -17,7 +17,9 @@
  *              no back-off
  *   zp_cancel  the job and its waiting and claimed partitions
  * Lock order: a job row before its partition rows, everywhere but
- * zp_claim, which locks only queued partitions (SKIP LOCKED) and no job.
+ * zp_claim, which locks only queued partitions (SKIP LOCKED) and no job;
+ * zp_reap takes its jobs in id order, so that reapers running at once on
+ * several daemons do not deadlock.
  */
 #include "fleet/schema.h"
 
@@ -140,7 +142,8 @@ static const char m1[] =
     "  FOR r IN SELECT q.job_id, q.part, q.token, mc.id AS mid, mc.host, mc.pid\n"
     "           FROM zp_partitions q JOIN zp_machines mc ON mc.id = q.machine\n"
     "           WHERE q.state = 'claimed'\n"
-    "             AND mc.heartbeat < now() - make_interval(secs => p_timeout_s) LOOP\n"
+    "             AND mc.heartbeat < now() - make_interval(secs => p_timeout_s)\n"
+    "           ORDER BY q.job_id, q.part LOOP\n"
     "    IF zp_fail(r.job_id, r.part, r.token, p_code,\n"
     "               format('machine %s (%s pid %s) stopped heartbeating', r.mid, r.host, r.pid),\n"
     "               p_max, 0) <> 'late' THEN\n"
