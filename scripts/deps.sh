@@ -2,12 +2,15 @@
 # Installs what zkpipe needs on Debian, only what is missing (idempotent):
 # a C toolchain and CMake; Node.js and npm plus the pinned npm packages of
 # tests/js (snarkjs, circom2, circomlib, @noble/curves) for the tests;
-# libmicrohttpd and cJSON for the daemon, libcurl for its clients. CUDA is
+# libmicrohttpd and cJSON for the daemon, libcurl for its clients; libpq for
+# the fleet's shared queue and the PostgreSQL server its tests start a
+# private cluster of (tests/fleet.test.sh). CUDA is
 # used when nvcc is present; it is never installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(build-essential cmake pkg-config nodejs npm libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev)
+pkgs=(build-essential cmake pkg-config nodejs npm libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
+      libpq-dev postgresql)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,6 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
       npm) command -v npm >/dev/null || filtered+=("$p") ;;
       cmake) command -v cmake >/dev/null || filtered+=("$p") ;;
       build-essential) command -v cc >/dev/null && command -v make >/dev/null || filtered+=("$p") ;;
+      postgresql) ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null ||
+        filtered+=("$p") ;;
       *) filtered+=("$p") ;;
     esac
   done

@@ -23,12 +23,13 @@ set -u
 #   groth16  prover stages (CPU and GPU), verifier, setup
 #   engine   jobs, scheduler, workers, key cache (libzkpipe ends here)
 #   supraseal  the supraseal-c2 drop-ins over the engine (their own archives)
+#   fleet    the shared job queue in PostgreSQL (libzkpipe_fleet, libpq)
 #   server   the daemon (libzkpipe_server)
 #   tool     what the CLI and the benchmark drivers share: --help, timing
 #   client   the daemon's client side (libzkpipe_client)
 #   bench    benchmark drivers, the trace reader, src/gpu/bench/ (libzkpipe_bench)
 #   cli      the zkpipe program
-ORDER="base math r1cs cpu gpu io groth16 engine supraseal server tool client bench cli"
+ORDER="base math r1cs cpu gpu io groth16 engine supraseal fleet server tool client bench cli"
 
 SRC=${1:-$(cd "$(dirname "$0")/../src" && pwd)}
 [ -d "$SRC" ] || { echo "layers.sh: no such folder: $SRC"; exit 2; }

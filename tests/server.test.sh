@@ -12,14 +12,8 @@ Z=${1:?usage: server.test.sh /path/to/zkpipe}
 case $Z in /*) ;; *) Z=$PWD/$Z ;; esac
 cd "$(dirname "$0")"
 
-if "$Z" serve 2>&1 | grep -q "no daemon"; then
-  echo "this zkpipe was built without the daemon (libmicrohttpd, cJSON): skipped"
-  exit 77
-fi
-if "$Z" request --addr unix:///nonexistent GET / 2>&1 | grep -q "without libcurl"; then
-  echo "this zkpipe was built without libcurl (the daemon's clients): skipped"
-  exit 77
-fi
+. ./server/lib.sh
+skip_without_daemon
 
 T=$(mktemp -d /tmp/zp_server_test.XXXXXX)
 PIDS=()
@@ -30,8 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-. ./server/lib.sh
 
 # ------------------------------------------------------------ daemon 1
 echo "== daemon on a unix socket"

@@ -16,6 +16,7 @@
 
 #include "base/log.h"
 #include "cli/cli.h"
+#include "cli/serve_queue.h"
 #include "gpu/gpu.h"
 #include "io/io.h"
 #include "tool/timing.h"
@@ -90,6 +91,7 @@ static const char serve_help[] =
     "  --log-format F       text (default: time level event key=value ...) or json\n"
     "                       (one JSON object per line); docs/engine.md lists the events\n"
     "  --log-level L        error, warn, info (default) or debug (adds a line per job)\n"
+    ZP__SERVE_QUEUE_HELP
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "\n"
     "A second SIGTERM or SIGINT during the drain exits at once (status 1).\n"
@@ -117,6 +119,7 @@ int zp__cmd_serve(int argc, char **argv)
 struct serve_opts {
     zp__srv_config srv;
     zp_engine_config eng;
+    zp__fleet_config queue; /* queue.url NULL: the in-process queue */
     zp__cli_tune tune;
     const char *keys[MAX_KEYS];
     int n_keys;
@@ -233,6 +236,9 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
 {
     uint64_t size;
     int n;
+    const char *msg;
+    if ((n = zp__serve_queue_opt(&o->queue, a, v, &msg)) != 1)
+        return n ? opt_error(o, msg, v) : 0;
     if (!strcmp(a, "--listen"))
         o->srv.listen = v;
     else if (!strcmp(a, "--token")) {
@@ -559,6 +565,7 @@ static void print_config(FILE *f, const struct serve_opts *o)
     fprintf(f, "lazy-keys = %s\n", o->lazy ? "yes" : "no");
     fprintf(f, "allow-witness-path = %s\n", o->allow_path ? "yes" : "no");
     fprintf(f, "timeline = %s\n", o->timeline ? "yes" : "no");
+    zp__serve_queue_print(f, &o->queue);
     for (int i = 0; i < o->n_tunes; i++)
         fprintf(f, "tune = %s\n", o->tunes[i]);
 }
@@ -802,6 +809,7 @@ static void reload(zp_engine *eng, struct serve_opts *cur, int argc, char **argv
         return;
     zp__srv_config_default(&next->srv);
     zp_engine_config_default(&next->eng);
+    zp__fleet_config_default(&next->queue);
     zp__cli_tune_default(&next->tune);
     if (parse_args(next, argc, argv)) {
         fprintf(stderr, "zkpipe serve: SIGHUP: the settings above are not valid: nothing changed\n");
@@ -816,6 +824,34 @@ static void reload(zp_engine *eng, struct serve_opts *cur, int argc, char **argv
     }
     zp__cfg_free(&next->cfg);
     free(next);
+}
+
+/* The fleet's queue as the server calls it (zp__srv_queue). */
+static zp_err serve_queue_submit(void *ctx, const zp_job_request *req, char id[ZP_JOB_ID_MAX + 1],
+                                 char *why, size_t why_len)
+{
+    return zp__fleet_submit(ctx, req, id, why, why_len);
+}
+
+static zp_err serve_queue_await(void *ctx, const char *id, double timeout_s, zp_job_info *info,
+                                zp_job_result *res)
+{
+    return zp__fleet_await(ctx, id, timeout_s, info, res);
+}
+
+static zp_err serve_queue_cancel(void *ctx, const char *id)
+{
+    return zp__fleet_cancel(ctx, id);
+}
+
+static char *serve_queue_status(void *ctx)
+{
+    return zp__fleet_status_json(ctx);
+}
+
+static char *serve_queue_metrics(void *ctx)
+{
+    return zp__fleet_metrics(ctx);
 }
 
 /* After the first signal: a second one ends the process without waiting. */
@@ -837,6 +873,7 @@ static int serve_run(struct serve_opts *o, int argc, char **argv)
 {
     zp__srv_config_default(&o->srv);
     zp_engine_config_default(&o->eng);
+    zp__fleet_config_default(&o->queue);
     zp__cli_tune_default(&o->tune);
     o->log_level = ZP__LOG_INFO;
     int rc = parse_args(o, argc, argv);
@@ -888,9 +925,22 @@ static int serve_run(struct serve_opts *o, int argc, char **argv)
         return 1;
     }
     zp__srv *srv = NULL;
-    if (!setup_keys(eng, o) || (e = zp__srv_start(&srv, &o->srv, eng, why, sizeof why)) != ZP_OK) {
+    zp__fleet *fleet = NULL;
+    zp__srv_queue shared;
+    bool keys = setup_keys(eng, o);
+    if (keys && o->queue.url) {
+        o->queue.address = o->srv.listen;
+        if ((e = zp__fleet_open(&fleet, &o->queue, eng, why, sizeof why)) == ZP_OK) {
+            shared = (zp__srv_queue){.ctx = fleet, .submit = serve_queue_submit,
+                                     .await = serve_queue_await, .cancel = serve_queue_cancel,
+                                     .status_json = serve_queue_status, .metrics = serve_queue_metrics};
+            o->srv.queue = &shared;
+        }
+    }
+    if (!keys || e != ZP_OK || (e = zp__srv_start(&srv, &o->srv, eng, why, sizeof why)) != ZP_OK) {
         if (e != ZP_OK)
             zp__log(ZP__LOG_ERROR, "serve.failed", "error=%s reason=%s", zp_strerror(e), why);
+        zp__fleet_close(fleet, 0);
         zp_engine_close(eng);
         return 1;
     }
@@ -906,6 +956,7 @@ static int serve_run(struct serve_opts *o, int argc, char **argv)
     if (pthread_create(&watcher, NULL, second_signal, &stop_set) == 0)
         pthread_detach(watcher);
     zp__srv_stop(srv);
+    zp__fleet_close(fleet, o->srv.grace_s);
     zp_engine_close(eng);
     zp__log(ZP__LOG_INFO, "serve.stop", NULL);
     for (int i = 0; i < n_owned; i++)

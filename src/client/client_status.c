@@ -72,6 +72,36 @@ static void print_gpus(const zp__jval *s)
     }
 }
 
+/* The fleet of a daemon on a shared queue: queue depth by priority,
+ * claims in flight, and each machine with its GPUs, slots and claims. */
+static void print_fleet(const zp__jval *s)
+{
+    const zp__jval *f = zp__json_get(s, "fleet");
+    if (!f)
+        return;
+    if (f->type != ZP__J_OBJECT) {
+        printf("fleet     (the queue database cannot be read now)\n");
+        return;
+    }
+    const zp__jval *qj = zp__json_get(f, "queued_jobs"), *qp = zp__json_get(f, "queued_partitions");
+    const zp__jval *ms = zp__json_get(f, "machines");
+    printf("fleet     schema %lld, this daemon is machine %lld; %zu machine(s), %lld claim(s) in flight\n",
+           jint(f, "schema"), jint(f, "machine"), ms && ms->type == ZP__J_ARRAY ? ms->n : 0,
+           jint(f, "claims_in_flight"));
+    printf("  queue   jobs: critical %lld, high %lld, normal %lld, low %lld (partitions %lld/%lld/%lld/%lld)\n",
+           jint(qj, "critical"), jint(qj, "high"), jint(qj, "normal"), jint(qj, "low"),
+           jint(qp, "critical"), jint(qp, "high"), jint(qp, "normal"), jint(qp, "low"));
+    for (size_t i = 0; ms && ms->type == ZP__J_ARRAY && i < ms->n; i++) {
+        const zp__jval *m = &ms->items[i];
+        const zp__jval *alive = zp__json_get(m, "alive");
+        const char *host = zp__jstr(m, "host"), *addr = zp__jstr(m, "address"), *keys = zp__jstr(m, "keys");
+        printf("  m%-6lld %s pid %lld %s: %lld GPU(s), %lld slot(s), %lld claim(s), heartbeat %.1f s ago%s; "
+               "keys %s\n", jint(m, "id"), host ? host : "?", jint(m, "pid"), addr ? addr : "",
+               jint(m, "gpus"), jint(m, "slots"), jint(m, "claims"), jdbl(m, "heartbeat_age_s"),
+               alive && alive->type == ZP__J_TRUE ? "" : " SILENT", keys ? keys : "");
+    }
+}
+
 static void print_keys(const zp__jval *k)
 {
     const zp__jval *arr = zp__json_get(k, "keys");
@@ -113,6 +143,7 @@ int zp__client_status(const zp__copts *o)
     } else if (zp__client_json(&ds, "status", &s) && zp__client_json(&dk, "status", &k)) {
         print_status(ds.root);
         print_gpus(ds.root);
+        print_fleet(ds.root);
         print_keys(dk.root);
         rc = 0;
     }

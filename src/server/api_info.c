@@ -115,6 +115,19 @@ static bool add_gpus(cJSON *o, zp_engine *eng)
     return true;
 }
 
+/* The shared queue's view ("fleet"): null when it cannot be read now. */
+static bool add_fleet(cJSON *o, const zp__srv_queue *q)
+{
+    if (!q)
+        return true;
+    char *text = q->status_json(q->ctx);
+    cJSON *f = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!f)
+        f = cJSON_CreateNull();
+    return f && cJSON_AddItemToObject(o, "fleet", f);
+}
+
 void zp__api_status(zp__srv_reply *out, const zp__srv_req *r)
 {
     zp_engine_info ei;
@@ -141,7 +154,8 @@ void zp__api_status(zp__srv_reply *out, const zp__srv_req *r)
               cJSON_AddNumberToObject(o, "jobs_cancelled", (double)ei.jobs_cancelled) &&
               cJSON_AddNumberToObject(o, "proofs_verified", (double)ei.proofs_verified) &&
               cJSON_AddNumberToObject(o, "proofs_rejected", (double)ei.proofs_rejected) &&
-              add_workers(o, r->srv->eng) && add_gpus(o, r->srv->eng) && add_server(o, r->srv);
+              add_workers(o, r->srv->eng) && add_gpus(o, r->srv->eng) && add_server(o, r->srv) &&
+              add_fleet(o, r->srv->cfg.queue);
     if (!ok)
         cJSON_Delete(o), o = NULL;
     zp__reply_json(out, 200, zp__api_print(o));
@@ -349,10 +363,14 @@ void zp__api_metrics(zp__srv_reply *out, const zp__srv_req *r)
     char mine[4096];
     int k = server_metrics(mine, sizeof mine, r->srv);
     size_t mk = k > 0 && (size_t)k < sizeof mine ? (size_t)k : 0;
+    const zp__srv_queue *q = r->srv->cfg.queue;
+    char *queue = q ? q->metrics(q->ctx) : NULL;
+    size_t qk = queue ? strlen(queue) : 0;
     bool nl = len > 0 && text[len - 1] != '\n';
-    char *all = malloc(len + nl + mk + 1);
+    char *all = malloc(len + nl + mk + qk + 1);
     if (!all) {
         zp_free(text);
+        free(queue);
         zp__reply_json(out, 500, NULL);
         return;
     }
@@ -360,9 +378,11 @@ void zp__api_metrics(zp__srv_reply *out, const zp__srv_req *r)
     if (nl)
         all[len] = '\n';
     memcpy(all + len + nl, mine, mk);
-    all[len + nl + mk] = 0;
+    memcpy(all + len + nl + mk, queue ? queue : "", qk);
+    all[len + nl + mk + qk] = 0;
     zp_free(text);
+    free(queue);
     free(out->body);
     *out = (zp__srv_reply){.status = 200, .ctype = "text/plain; version=0.0.4; charset=utf-8",
-                           .body = all, .len = len + nl + mk};
+                           .body = all, .len = len + nl + mk + qk};
 }

@@ -245,6 +245,9 @@ static bool precheck(const zp__srv_req *r, const struct submit *sb, zp__srv_repl
 {
     zp_key_info ki;
     if (!zp__api_find_key(r->srv->eng, sb->key, &ki, NULL)) {
+        /* A shared queue knows the keys of the whole fleet: it decides. */
+        if (r->srv->cfg.queue)
+            return true;
         zp__reply_error(out, 404, "unknown_key", "no key named '%s' (GET /v1/keys lists them)", sb->key);
         return false;
     }
@@ -278,9 +281,15 @@ static void do_submit(zp__srv_reply *out, const zp__srv_req *r, struct submit *s
                           .partitions = sb->partitions, .witnesses = sb->many ? sb->many : sb->w,
                           .n_witnesses = sb->n_w};
     char id[ZP_JOB_ID_MAX + 1] = {0};
-    zp_err e = zp_engine_submit(s->eng, &req, id);
+    const zp__srv_queue *q = s->cfg.queue;
+    char why[512] = "";
+    zp_err e = q ? q->submit(q->ctx, &req, id, why, sizeof why) : zp_engine_submit(s->eng, &req, id);
     if (e == ZP_E_NOT_FOUND) {
-        zp__reply_error(out, 404, "unknown_key", "no key named '%s'", sb->key);
+        zp__reply_error(out, 404, "unknown_key", "no key named '%s'%s%s", sb->key, why[0] ? ": " : "", why);
+        return;
+    }
+    if (e == ZP_E_TOO_LARGE && why[0]) {
+        zp__reply_error(out, 413, "too_large", "%s", why);
         return;
     }
     if (e == ZP_E_EXISTS) {
@@ -288,13 +297,24 @@ static void do_submit(zp__srv_reply *out, const zp__srv_req *r, struct submit *s
         return;
     }
     if (e != ZP_OK) {
+        if (why[0])
+            zp__log(ZP__LOG_WARN, "job.submit_failed", "reason=%s", why);
         zp__reply_zperr(out, e, "submit");
+        return;
+    }
+    zp_job_info info = {0};
+    if (q) {
+        /* The job is durable in the queue: a drain need not wait for it. */
+        e = q->await(q->ctx, id, 0, &info, NULL);
+        if (e != ZP_OK && e != ZP_E_TIMEOUT && e != ZP_E_CANCELLED && info.state != ZP_JOB_FAILED)
+            zp__reply_zperr(out, e, "status after submit");
+        else
+            zp__reply_json(out, 202, zp__api_print(zp__api_job_json(&info, NULL, false)));
         return;
     }
     if (zp__track_add(&s->track, s->eng, id) != ZP_OK)
         zp__log(ZP__LOG_WARN, "job.untracked", "job=%s reason=%s", id,
                 "the shutdown table is full: a drain will not wait for it");
-    zp_job_info info;
     e = zp_engine_job_status(s->eng, id, &info);
     if (e != ZP_OK) {
         zp__reply_zperr(out, e, "status after submit");
@@ -326,7 +346,8 @@ static zp_err await_sliced(zp__srv *s, const char *id, double wait, zp_job_info 
     for (;;) {
         double left = end - zp__srv_now();
         double slice = left > 0.5 ? 0.5 : left > 0 ? left : 0;
-        zp_err e = zp_engine_await(s->eng, id, slice, info, res);
+        const zp__srv_queue *q = s->cfg.queue;
+        zp_err e = q ? q->await(q->ctx, id, slice, info, res) : zp_engine_await(s->eng, id, slice, info, res);
         if (e != ZP_E_TIMEOUT || left <= slice || atomic_load(&s->closing))
             return e;
     }
@@ -371,10 +392,17 @@ void zp__api_job_get(zp__srv_reply *out, const zp__srv_req *r)
 void zp__api_job_cancel(zp__srv_reply *out, const zp__srv_req *r)
 {
     zp__srv *s = r->srv;
-    zp_err e = zp_engine_cancel(s->eng, r->param);
-    zp_job_info info;
-    if (e == ZP_OK)
+    const zp__srv_queue *q = s->cfg.queue;
+    zp_err e = q ? q->cancel(q->ctx, r->param) : zp_engine_cancel(s->eng, r->param);
+    zp_job_info info = {0};
+    if (e == ZP_OK && q) {
+        e = q->await(q->ctx, r->param, 0, &info, NULL);
+        if (e == ZP_E_TIMEOUT || e == ZP_E_CANCELLED || info.state == ZP_JOB_FAILED ||
+            info.state == ZP_JOB_DONE)
+            e = ZP_OK;
+    } else if (e == ZP_OK) {
         e = zp_engine_job_status(s->eng, r->param, &info);
+    }
     if (e == ZP_E_NOT_FOUND)
         zp__reply_error(out, 404, "unknown_job", "no job '%s'", r->param);
     else if (e != ZP_OK)

@@ -31,6 +31,24 @@
 
 /* ------------------------------------------------------------- config */
 
+/*
+ * Where jobs go: NULL in zp__srv_config, the engine's own in-process queue;
+ * otherwise a shared queue (the fleet's database, src/fleet/) that submit,
+ * await and cancel go through, so that any daemon answers for any job.
+ * status_json and metrics (malloc'd, NULL on failure) add its view to
+ * GET /v1/status ("fleet") and GET /metrics.
+ */
+typedef struct zp__srv_queue {
+    void *ctx;
+    zp_err (*submit)(void *ctx, const zp_job_request *req, char id[ZP_JOB_ID_MAX + 1], char *why,
+                     size_t why_len);
+    zp_err (*await)(void *ctx, const char *id, double timeout_s, zp_job_info *info,
+                    zp_job_result *res);
+    zp_err (*cancel)(void *ctx, const char *id);
+    char *(*status_json)(void *ctx);
+    char *(*metrics)(void *ctx);
+} zp__srv_queue;
+
 typedef struct zp__srv_config {
     const char *listen;     /* "unix:///path" or "tcp://host:port" (port 0: any) */
     const char *token;      /* bearer token; NULL or "": none (unix only) */
@@ -49,6 +67,7 @@ typedef struct zp__srv_config {
     double max_wait_s;      /* ceiling of ?wait= on GET /v1/jobs/{id} */
     double grace_s;         /* on stop: how long unfinished jobs may still run */
     bool allow_witness_path;/* JSON submits may name a file on this host */
+    const zp__srv_queue *queue; /* NULL: the engine's queue (see above) */
 } zp__srv_config;
 
 #define ZP__SRV_MAX_BODY_DEFAULT ((uint64_t)1 << 30)  /* 1 GiB */

@@ -3,6 +3,18 @@
 # GOOD_TOKEN (token options) as the test goes.
 passes=0
 fails=0
+
+# Exits 77 (skipped) when $Z was built without the daemon or its clients.
+skip_without_daemon() {
+  if "$Z" serve 2>&1 | grep -q "no daemon"; then
+    echo "this zkpipe was built without the daemon (libmicrohttpd, cJSON): skipped"
+    exit 77
+  fi
+  if "$Z" request --addr unix:///nonexistent GET / 2>&1 | grep -q "without libcurl"; then
+    echo "this zkpipe was built without libcurl (the daemon's clients): skipped"
+    exit 77
+  fi
+}
 A=()
 TOKEN=()
 GOOD_TOKEN=()
