@@ -145,6 +145,16 @@ if [[ " $SECTIONS " == *" one "* ]]; then
   check "... after 3 attempts, each with its reason" \
     test "$(psql_q "SELECT count(*) FROM zp_attempts WHERE job_id = 'changed' AND reason LIKE '%changed since submit%'")" = 3
   kill "$D0"
+  # A witness that is not one (value 0 is not 1): another attempt would
+  # fail the same way, so the job fails at the first, naming it.
+  cp "$T/w1.wtns" "$T/wbad.wtns"
+  printf '\002' | dd of="$T/wbad.wtns" bs=1 seek=76 conv=notrunc status=none
+  "$Z" submit $(addr d1) --key c --witness "$T/wbad.wtns" --id badwit >/dev/null
+  "$Z" await $(addr d1) badwit --timeout 60 >"$T/bad.out" 2>&1
+  check "a witness whose value 0 is not 1: the job fails saying so" \
+    grep -q "must be 1" "$T/bad.out"
+  check "... after one attempt" \
+    test "$(psql_q "SELECT count(*) FROM zp_attempts WHERE job_id = 'badwit'")" = 1
   check "a job for a key no machine serves: 404" \
     eval '"$Z" request $(addr d1) POST /v1/jobs --data "{\"key\":\"nokey\",\"synth_seed\":1}" 2>&1 | grep -q unknown_key'
   expect_404=$("$Z" request $(addr d1) GET /v1/jobs/nosuchjob 2>&1)

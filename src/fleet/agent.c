@@ -72,6 +72,27 @@ static PGresult *exec_retry(zp__fleet *f, const char *what, const char *sql, int
     }
 }
 
+/* Failures another attempt would repeat: a witness that is malformed or
+ * not the key's, a request the engine refuses, a proof that failed
+ * verification on two of the engine's workers already. The job fails at
+ * the first (a shared witness that changed, a lost file, a GPU fault or a
+ * dead machine is retried). */
+static bool deterministic(zp_err e)
+{
+    switch (e) {
+    case ZP_E_WITNESS:
+    case ZP_E_NOT_CANONICAL:
+    case ZP_E_BAD_PRIME:
+    case ZP_E_FORMAT:
+    case ZP_E_UNSUPPORTED:
+    case ZP_E_INVALID_ARG:
+    case ZP_E_VERIFY_FAILED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void fail_attempt(zp__claim *c, zp_err e, const char *reason)
 {
     zp__fleet *f = c->f;
@@ -79,7 +100,7 @@ static void fail_attempt(zp__claim *c, zp_err e, const char *reason)
     snprintf(part, sizeof part, "%d", c->part);
     snprintf(token, sizeof token, "%lld", c->token);
     snprintf(code, sizeof code, "%d", (int)e);
-    snprintf(max, sizeof max, "%u", f->cfg.max_attempts);
+    snprintf(max, sizeof max, "%u", deterministic(e) ? 1u : f->cfg.max_attempts);
     snprintf(backoff, sizeof backoff, "%g", f->cfg.backoff_s);
     const char *v[] = {c->job, part, token, code, reason, max, backoff};
     atomic_fetch_add(&f->n.failed_attempts, 1);
