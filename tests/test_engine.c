@@ -625,6 +625,57 @@ static void test_witness_cache(void)
     zp_engine_close(e);
 }
 
+/* A partition whose prover fails as a device would (the injected fault of
+ * the tests) goes once more to another prover: the job completes and
+ * every proof verifies, one retry counted. With no other prover, or a
+ * fault that is not the device's, the job fails naming the fault. */
+static void test_fault_retry(void)
+{
+    const zp_err codes[2] = {ZP_E_GPU, ZP_E_GPU_FATAL};
+    for (int c = 0; c < 2; c++) {
+        zp_engine *e = t_open(2, 1, NULL);
+        if (!e)
+            return;
+        CHECK_EQ_INT(zp_engine_add_key(e, "k", T_CIRCUIT), ZP_OK);
+        e->fault_worker = -2;
+        e->fault_code = codes[c];
+        atomic_store(&e->fault_left, 1);
+        char id[ZP_JOB_ID_MAX + 1];
+        CHECK_EQ_INT(t_submit(e, NULL, "k", ZP_PRIO_NORMAL, 4, 1, id), ZP_OK);
+        t_await_ok(e, id, "k", 4);
+        CHECK(atomic_load(&e->fault_left) <= 0);
+        pthread_mutex_lock(&e->mu);
+        CHECK_EQ_INT(e->partitions_retried, 1);
+        pthread_mutex_unlock(&e->mu);
+        zp_engine_close(e);
+    }
+    /* One prover: nowhere else to go. */
+    zp_engine *e = t_open(1, 1, NULL);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "k", T_CIRCUIT), ZP_OK);
+    e->fault_worker = -2;
+    e->fault_code = ZP_E_GPU;
+    atomic_store(&e->fault_left, 1);
+    char id[ZP_JOB_ID_MAX + 1];
+    zp_job_info info;
+    CHECK_EQ_INT(t_submit(e, NULL, "k", ZP_PRIO_NORMAL, 2, 1, id), ZP_OK);
+    CHECK_EQ_INT(zp_engine_await(e, id, -1, &info, NULL), ZP_E_GPU);
+    CHECK(strstr(info.message, "injected fault") != NULL);
+    zp_engine_close(e);
+    /* Not a device's fault (here: no memory): not retried. */
+    e = t_open(2, 1, NULL);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "k", T_CIRCUIT), ZP_OK);
+    e->fault_worker = -2;
+    e->fault_code = ZP_E_NOMEM;
+    atomic_store(&e->fault_left, 1);
+    CHECK_EQ_INT(t_submit(e, NULL, "k", ZP_PRIO_NORMAL, 2, 1, id), ZP_OK);
+    CHECK_EQ_INT(zp_engine_await(e, id, -1, &info, NULL), ZP_E_NOMEM);
+    zp_engine_close(e);
+}
+
 int main(void)
 {
     RUN(test_config_and_names);
@@ -641,5 +692,6 @@ int main(void)
     RUN(test_close_with_waiters);
     RUN(test_timeline_log);
     RUN(test_witness_cache);
+    RUN(test_fault_retry);
     return FINISH();
 }

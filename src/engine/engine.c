@@ -186,6 +186,8 @@ zp_err zp__engine_open_opts(zp_engine **out, const zp_engine_config *cfg,
     if (err)
         return err;
     zp_engine *e = calloc(1, sizeof *e);
+    if (e)
+        e->fault_worker = -1;
     if (!e)
         return ZP_E_NOMEM;
     e->cfg = *cfg;

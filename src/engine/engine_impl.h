@@ -28,6 +28,7 @@
 #define ZP_ENGINE_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -278,6 +279,12 @@ struct zp_engine {
 
     uint64_t jobs_submitted, jobs_done, jobs_failed, jobs_cancelled;
     uint64_t proofs_verified, proofs_rejected, partitions_retried;
+    /* Tests only: the next fault_left partitions prover fault_worker runs
+     * fail with fault_code before their stages, as a device fault would
+     * (zp__eng_fault); fault_worker -1: none, -2: any prover. */
+    atomic_int fault_left;
+    int fault_worker;
+    zp_err fault_code;
     uint32_t parts_in_flight;
     zp__hist stage_hist[ZP__ST_COUNT];
 
@@ -305,6 +312,8 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
 /* keys.c. acquire waits for a load or for room under the budget; e->mu
  * NOT held by the caller. release takes e->mu itself too. */
 zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why);
+/* The injected fault of prover w's next partition (tests), else ZP_OK. */
+zp_err zp__eng_fault(zp_engine *e, const zp__worker *w, zp__ioerr *why);
 /* A key's long work as cfg.key_progress sees it, with the key's name: a
  * zp__progress for library calls (its fn NULL where the engine has no
  * key_progress). kp must outlive the calls. */

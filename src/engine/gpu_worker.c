@@ -663,6 +663,8 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     }
     zp__g16_sums sums;
     ahead_ctx nx = {e, w, key, pk ? (uint32_t)pk->n_vars : 0, next};
+    if (!err)
+        err = zp__eng_fault(e, w, &why);
     if (!err && (err = device_stages(&r, dk, wit, sent, &nx, &sums, &why)))
         gpu_failed(e, d, err);
     if (dk)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "engine/engine_impl.h"
 #include "engine/util.h"
 
@@ -139,6 +140,49 @@ static zp_err keep_proof(zp__job *j, uint32_t part, const zp__proof *proof,
     return ZP_OK;
 }
 
+zp_err zp__eng_fault(zp_engine *e, const zp__worker *w, zp__ioerr *why)
+{
+    if ((e->fault_worker != -2 && w->index != e->fault_worker) ||
+        atomic_fetch_sub(&e->fault_left, 1) <= 0)
+        return ZP_OK;
+    return zp__fail(why, e->fault_code, "injected fault on %s (tests)", w->name);
+}
+
+/* Whether a prover other than w can still take work: a CPU worker, or a
+ * slot of a GPU that has not failed (e->mu held). */
+static bool other_prover(const zp_engine *e, const zp__worker *w)
+{
+    for (int i = 0; i < e->n_provers; i++) {
+        const zp__worker *o = &e->workers[i];
+        if (o == w || o->dormant)
+            continue;
+        if (o->gpu < 0 || !e->gpus[o->gpu].failed)
+            return true;
+    }
+    return false;
+}
+
+/* A partition that failed for its device's sake (a kernel, a copy, a
+ * sticky error that took the GPU out) goes once more to another prover, as
+ * a rejected proof does, where one can take it; a partition of a, b, c
+ * cannot (they may be gone). True when it was queued again (e->mu held). */
+static bool retry_elsewhere(zp_engine *e, const zp__worker *w, zp__job *j, uint32_t part,
+                            zp_err err)
+{
+    zp__part *p = &j->parts[part];
+    if ((err != ZP_E_GPU && err != ZP_E_GPU_FATAL) || p->attempts >= 2 || zp__job_is_abc(j) ||
+        !other_prover(e, w))
+        return false;
+    e->partitions_retried++;
+    p->state = ZP__PART_WAITING;
+    part_out(e, j);
+    zp__queue_retry(&e->queue, &j->q, part, w->index);
+    pthread_cond_broadcast(&e->work_cv);
+    zp__log(ZP__LOG_WARN, "partition.retry", "job=%s partition=%u worker=%s reason=%s", j->id,
+            part, w->name, zp_strerror(err));
+    return true;
+}
+
 /* A verified (or, without verification, proved) partition (e->mu held). */
 static void part_done(zp_engine *e, zp__job *j, uint32_t part)
 {
@@ -167,6 +211,8 @@ void zp__eng_proved(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part, zp_e
     if (job_finished(j)) {
         p->state = ZP__PART_WAITING;
         part_out(e, j);
+    } else if (err && retry_elsewhere(e, w, j, part, err)) {
+        /* queued again */
     } else if (err) {
         p->state = ZP__PART_WAITING;
         part_out(e, j);

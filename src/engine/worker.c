@@ -206,6 +206,8 @@ static void run_partition(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part
         err = zp__fail(&why, ZP_E_INVALID_ARG, "the key's counts disagree with each other");
     if (!err)
         err = load_witness(w, j, part, key, &why);
+    if (!err)
+        err = zp__eng_fault(e, w, &why);
     if (!err && stage_end(&r, ZP__ST_ACQUIRE))
         err = ZP_E_CANCELLED;
     if (!err)
