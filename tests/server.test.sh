@@ -36,6 +36,8 @@ A=(--addr "unix://$T/d1.sock")
 
 check "socket mode is 0600" test "$(stat -c %a "$T/d1.sock")" = 600
 expect 200 "" GET /healthz
+check "healthz: status ok, no GPU failed" \
+  eval '"$Z" request "${A[@]}" GET /healthz | grep -q "\"status\":\"ok\",\"gpus_failed\":0"'
 
 # One proof through the upload path, with its public inputs.
 id=$("$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns)

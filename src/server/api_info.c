@@ -18,8 +18,17 @@ void zp__api_healthz(zp__srv_reply *out, const zp__srv_req *r)
         zp__reply_zperr(out, e, "engine status");
         return;
     }
+    /* A GPU that failed (a sticky error) takes no more work: the daemon
+     * still proves on the others, but says it is degraded. */
+    unsigned failed = 0;
+    zp_gpu_info g;
+    for (size_t i = 0; zp_engine_gpu_info(r->srv->eng, i, &g) == ZP_OK; i++)
+        failed += !g.healthy;
     cJSON *o = cJSON_CreateObject();
-    if (o && !(cJSON_AddTrueToObject(o, "ok") && cJSON_AddNumberToObject(o, "uptime_s", ei.uptime_s)))
+    if (o && !(cJSON_AddTrueToObject(o, "ok") &&
+               cJSON_AddStringToObject(o, "status", failed ? "degraded" : "ok") &&
+               cJSON_AddNumberToObject(o, "gpus_failed", failed) &&
+               cJSON_AddNumberToObject(o, "uptime_s", ei.uptime_s)))
         cJSON_Delete(o), o = NULL;
     zp__reply_json(out, 200, zp__api_print(o));
 }
