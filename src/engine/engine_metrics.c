@@ -175,6 +175,10 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
     for (int g = 0; g < e->n_gpus; g++)
         zp__sb_printf(sb, "zkpipe_gpu_streamed_bytes_total{gpu=\"%d\"} %llu\n", g,
                       (unsigned long long)e->gpus[g].streamed_bytes);
+    zp__prom_head(sb, "zkpipe_gpu_healthy", "gauge",
+                  "1 while the GPU takes work, 0 after it failed (a sticky error).");
+    for (int g = 0; g < e->n_gpus; g++)
+        zp__sb_printf(sb, "zkpipe_gpu_healthy{gpu=\"%d\"} %d\n", g, !e->gpus[g].failed);
     zp__prom_head(sb, "zkpipe_gpu_slots_admitted", "gauge",
                   "Partition slots of each GPU allowed to take work.");
     for (int g = 0; g < e->n_gpus; g++)
