@@ -15,6 +15,13 @@
 
 #define WTNS_VERSION 2
 
+/* A witness of `got` values for a key of `want`. */
+static zp_err count_mismatch(zp__ioerr *why, uint64_t got, uint64_t want)
+{
+    return zp__fail(why, ZP_E_WITNESS, "witness has %llu values, the key needs %llu",
+                    (unsigned long long)got, (unsigned long long)want);
+}
+
 static zp_err version_ok(const zp__container *c, zp__ioerr *why)
 {
     if (c->version != WTNS_VERSION)
@@ -118,8 +125,7 @@ zp_err zp__wtns_decode_into(zp_fr *out, uint64_t n, const uint8_t *data, size_t 
     if (e)
         return e;
     if (count != n)
-        return zp__fail(why, ZP_E_WITNESS, "witness has %llu values, the key needs %llu",
-                        (unsigned long long)count, (unsigned long long)n);
+        return count_mismatch(why, count, n);
     return decode_values(out, n, &vals, why);
 }
 
@@ -134,8 +140,7 @@ zp_err zp__wtns_parse(zp_fr **out, uint64_t *n, const uint8_t *data, size_t len,
     if (e)
         return e;
     if (expect && count != expect)
-        return zp__fail(why, ZP_E_WITNESS, "witness has %llu values, the key needs %llu",
-                        (unsigned long long)count, (unsigned long long)expect);
+        return count_mismatch(why, count, expect);
     /* count * 32 bytes are present, so this allocation is bounded by the file. */
     zp_fr *w = malloc(count ? count * sizeof *w : 1);
     if (!w)
@@ -159,8 +164,7 @@ zp_err zp__wtns_load(zp_fr **out, uint64_t *n, const char *path, uint64_t expect
     if (e)
         return e;
     if (expect && count != expect)
-        return zp__fail(why, ZP_E_WITNESS, "witness has %llu values, the key needs %llu",
-                        (unsigned long long)count, (unsigned long long)expect);
+        return count_mismatch(why, count, expect);
     zp_fr *w = malloc((size_t)(count ? count : 1) * sizeof *w);
     if (!w)
         return zp__fail(why, ZP_E_NOMEM, "no memory for %llu witness values",
@@ -253,8 +257,7 @@ zp_err zp__wtns_read_into(zp_fr *out, uint64_t n, const char *path, zp__ioerr *w
         return e;
     uint8_t *buf = NULL;
     if (!(e = fd_open(&count, &voff, fd, (uint64_t)st.st_size, why)) && count != n)
-        e = zp__fail(why, ZP_E_WITNESS, "witness has %llu values, the key needs %llu",
-                     (unsigned long long)count, (unsigned long long)n);
+        e = count_mismatch(why, count, n);
     if (!e && !(buf = malloc(32 * READ_VALUES)))
         e = zp__fail(why, ZP_E_NOMEM, "no memory to read the witness");
     for (uint64_t i = 0; !e && i < n; i += READ_VALUES) {
