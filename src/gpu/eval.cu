@@ -174,22 +174,10 @@ static zp_err eval_rows(zp__gpu_stream *s, fr_t *a, fr_t *b, fr_t *c, uint64_t r
     return ZP_OK;
 }
 
-extern "C" zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
-                                   uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
-                                   const zp_fr *d_w)
-{
-    zp__gpu *g = s->g;
-    if (n_out == 0)
-        return ZP_OK;
-    if (!d_a || !d_b || !d_c || !d_w || A->host || B->host)
-        return ZP_E_INVALID_ARG;
-    ZP_CUDA(cudaSetDevice(g->device));
-    return eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, (fr_t *)d_c, 0, n_out, n_out, A, B,
-                     (const fr_t *)d_w);
-}
-
-extern "C" zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
-                                  const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w)
+/* All rows of resident matrices; c NULL: a and b only. */
+static zp_err eval_resident(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
+                            uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
+                            const zp_fr *d_w)
 {
     zp__gpu *g = s->g;
     if (n_out == 0)
@@ -197,8 +185,23 @@ extern "C" zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uin
     if (!d_a || !d_b || !d_w || A->host || B->host)
         return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
-    return eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, NULL, 0, n_out, n_out, A, B,
+    return eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, (fr_t *)d_c, 0, n_out, n_out, A, B,
                      (const fr_t *)d_w);
+}
+
+extern "C" zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
+                                   uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
+                                   const zp_fr *d_w)
+{
+    if (n_out && !d_c)
+        return ZP_E_INVALID_ARG;
+    return eval_resident(s, d_a, d_b, d_c, n_out, A, B, d_w);
+}
+
+extern "C" zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
+                                  const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w)
+{
+    return eval_resident(s, d_a, d_b, NULL, n_out, A, B, d_w);
 }
 
 static __global__ void mul_kernel(fr_t *out, const fr_t *x, const fr_t *y, uint64_t n)
