@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "gpu/gpu.h"
 #include "io/io.h"
 #include "test_engine_util.h"
 
@@ -511,7 +512,7 @@ static void test_config_and_names(void)
     zp_engine_close(e);
     e = NULL;
     zp_engine_config_default(&c);
-    c.gpus = 1;
+    c.gpus = zp__gpu_count() + 1; /* one more GPU than there is */
     zp_err err = zp_engine_open(&e, &c);
     CHECK(err == ZP_E_NO_GPU || err == ZP_E_UNSUPPORTED);
     CHECK(e == NULL);

@@ -81,12 +81,18 @@ static void test_gpu_abc(void)
     /* Other density maps (one B aux bit moved, its popcount kept): the
      * slot cannot take it; the CPU stages prove what the maps say, so the
      * proof no longer verifies and the job fails, and the engine goes on. */
+    /* The moved bit's two aux values differ, or the proof would still be
+     * right: B's point then gets the same scalar. */
     uint64_t *bw = (uint64_t *)x[1].in.b_aux;
+    const zp_fr *aux = x[1].in.aux;
     uint64_t i = 0;
-    while (!(bw[i / 64] >> (i % 64) & 1) || (bw[(i + 1) / 64] >> ((i + 1) % 64) & 1))
+    while (i + 1 < x[1].in.n_aux &&
+           (!(bw[i / 64] >> (i % 64) & 1) || (bw[(i + 1) / 64] >> ((i + 1) % 64) & 1) ||
+            i % 64 == 63 || !memcmp(&aux[i], &aux[i + 1], sizeof(zp_fr))))
         i++;
+    CHECK(i + 1 < x[1].in.n_aux);
     bw[i / 64] ^= 3ULL << (i % 64); /* i and i+1 are in one word when i % 64 < 63 */
-    if (i % 64 != 63) {
+    {
         char id[ZP_JOB_ID_MAX + 1];
         zp_job_info info;
         CHECK_EQ_INT(zp__engine_submit_abc(e, "bp", &p[1], 1, id), ZP_OK);
