@@ -265,9 +265,27 @@ static void check_gpu(doc *d, int i, uint64_t arena, bool pin_test)
     zp__gpu_close(g);
 }
 
-/* The NVIDIA kernel module's version from /proc/driver/nvidia/version
- * ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  ..."), ""
- * where there is none. */
+/* Whether the token t[0 .. n) is a version: digits in dot-separated
+ * groups, at least two groups ("570.86.15"). */
+static bool is_version(const char *t, size_t n)
+{
+    bool dot = false;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '.') {
+            if (i == 0 || i + 1 == n || t[i - 1] == '.')
+                return false;
+            dot = true;
+        } else if (t[i] < '0' || t[i] > '9') {
+            return false;
+        }
+    }
+    return dot;
+}
+
+/* The NVIDIA kernel module's version from /proc/driver/nvidia/version, its
+ * first line's first version-shaped word ("NVRM version: NVIDIA UNIX
+ * x86_64 Kernel Module  570.86.15  ..." or "... Open Kernel Module for
+ * x86_64  570.86.15  ..."), "" where there is none. */
 static void nvidia_module_version(char *out, size_t len)
 {
     out[0] = 0;
@@ -275,11 +293,16 @@ static void nvidia_module_version(char *out, size_t len)
     if (!f)
         return;
     char line[512];
-    const char *k = fgets(line, sizeof line, f) ? strstr(line, "Kernel Module") : NULL;
-    if (k) {
-        k += strlen("Kernel Module");
-        k += strspn(k, " \t");
-        snprintf(out, len, "%.*s", (int)strcspn(k, " \t\n"), k);
+    if (fgets(line, sizeof line, f)) {
+        for (const char *t = line; *t;) {
+            t += strspn(t, " \t\n");
+            const size_t n = strcspn(t, " \t\n");
+            if (n && is_version(t, n)) {
+                snprintf(out, len, "%.*s", (int)n, t);
+                break;
+            }
+            t += n;
+        }
     }
     fclose(f);
 }
