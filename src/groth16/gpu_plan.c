@@ -46,7 +46,9 @@ static void fill(zp__g16_plan *p, const zp__pk *pk, uint64_t room, uint64_t cap)
             r = r < n ? r : n;
         }
         p->res[i] = r;
-        left -= rnd(r * size) <= left ? rnd(r * size) : left;
+        /* After an array held in part, none: the resident points are a
+         * prefix of zp__g16_part's order. */
+        left = r < n ? 0 : left - (rnd(r * size) <= left ? rnd(r * size) : left);
         p->key_bytes += rnd(r * size);
         p->pinned_bytes += (n - r) * size;
     }
