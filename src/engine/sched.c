@@ -163,15 +163,16 @@ static bool other_prover(const zp_engine *e, const zp__worker *w)
 }
 
 /* A partition that failed for its device's sake (a kernel, a copy, a
- * sticky error that took the GPU out) goes once more to another prover, as
- * a rejected proof does, where one can take it; a partition of a, b, c
- * cannot (they may be gone). True when it was queued again (e->mu held). */
+ * sticky error that took the GPU out, no room for its key or working set
+ * there) goes once more to another prover, as a rejected proof does,
+ * where one can take it; a partition of a, b, c cannot (they may be
+ * gone). True when it was queued again (e->mu held). */
 static bool retry_elsewhere(zp_engine *e, const zp__worker *w, zp__job *j, uint32_t part,
                             zp_err err)
 {
     zp__part *p = &j->parts[part];
-    if ((err != ZP_E_GPU && err != ZP_E_GPU_FATAL) || p->attempts >= 2 || zp__job_is_abc(j) ||
-        !other_prover(e, w))
+    if ((err != ZP_E_GPU && err != ZP_E_GPU_FATAL && err != ZP_E_GPU_OOM) ||
+        p->attempts >= 2 || zp__job_is_abc(j) || !other_prover(e, w))
         return false;
     e->partitions_retried++;
     p->state = ZP__PART_WAITING;
