@@ -90,9 +90,10 @@ void zp__gpus_close(zp_engine *e)
 
 /* A device that failed for good (a sticky error: err ZP_E_GPU_FATAL, or
  * the device marked unhealthy by any call) takes no more work: its slots
- * wait out the engine's life, /healthz says degraded. Called with the
- * error of whatever failed on the device, before the partition is
- * reported, so that its retry goes elsewhere. */
+ * wait out the engine's life, /healthz says degraded; when it was the
+ * last prover, the jobs fail (zp__eng_gpu_lost). Called with the error of
+ * whatever failed on the device, before the partition is reported, so
+ * that its retry goes elsewhere. */
 static void gpu_failed(zp_engine *e, zp__gpudev *d, zp_err err)
 {
     if (!err || (err != ZP_E_GPU_FATAL && zp__gpu_healthy(d->dev)))
@@ -101,8 +102,10 @@ static void gpu_failed(zp_engine *e, zp__gpudev *d, zp_err err)
     bool first = !d->failed;
     d->failed = true;
     d->admitted = 0;
-    if (first)
+    if (first) {
         snprintf(d->why, sizeof d->why, "the device failed: %s", zp__gpu_last_error());
+        zp__eng_gpu_lost(e);
+    }
     pthread_mutex_unlock(&e->mu);
     if (first)
         zp__log(ZP__LOG_ERROR, "gpu.failed", "gpu=%d reason=%s", d->ordinal, d->why);
@@ -369,6 +372,8 @@ zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why)
     bool started[ZP__GPUS_MAX] = {false};
     for (int g = 0; g < e->n_gpus; g++) {
         a[g] = (struct preload_arg){.e = e, .k = k, .g = g};
+        if (gpu_out(e, &e->gpus[g]))
+            continue; /* a failed GPU proves nothing: the key is not needed there */
         started[g] = pthread_create(&th[g], NULL, preload_main, &a[g]) == 0;
         if (!started[g])
             preload_main(&a[g]);
