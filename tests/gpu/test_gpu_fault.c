@@ -15,7 +15,11 @@
  *    the slots' worker info, /metrics zkpipe_gpu_healthy 0, which /healthz
  *    reads as degraded), the one or two partitions the slots held are
  *    retried, every job completes on the CPU worker with verified proofs,
- *    and the GPU's slots take no more work;
+ *    and the GPU's slots take no more work; a key preloaded afterwards
+ *    skips that GPU and proves on the CPU;
+ *  - one GPU and no CPU worker: after a sticky error every job ends, done
+ *    with verified proofs or failed with ZP_E_GPU_FATAL, and a new job is
+ *    refused with ZP_E_NO_GPU;
  *  - with two or more GPUs and no CPU worker, a sticky error on GPU 0
  *    moves every partition to the others.
  * The engines' GPU prover options come from the command line
@@ -176,6 +180,52 @@ static void test_sticky(void)
     run_jobs(e, 300);
     CHECK_EQ_INT(done_on(e, 0), gpu_done);
     CHECK_EQ_INT(retried(e), r);
+    /* A key preloaded now skips the failed GPU (it would fail there) and
+     * proves on the CPU. */
+    CHECK_EQ_INT(zp_engine_add_key(e, "k2", "synth:chain:6"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_preload_key(e, "k2"), ZP_OK);
+    char id[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "k2", ZP_PRIO_NORMAL, 2, 7, id), ZP_OK);
+    t_await_ok(e, id, "k2", 2);
+    CHECK_EQ_INT(done_on(e, 0), gpu_done);
+    zp__gpu_fault_reset();
+    zp_engine_close(e);
+}
+
+/* One GPU and no CPU worker: once the GPU breaks, no prover is left. No
+ * job waits for ever: each one ends done (its proofs verified) or failed
+ * with ZP_E_GPU_FATAL, at least one failed, and a new job is refused with
+ * ZP_E_NO_GPU. */
+static void test_sticky_alone(void)
+{
+    zp_engine *e = open_engine(0, 1, 2);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp__gpu_fault_arm(0, ZP_GPU_FAULT_LAUNCH, 5, 0, true), ZP_OK);
+    char ids[JOBS][ZP_JOB_ID_MAX + 1];
+    for (int i = 0; i < JOBS; i++)
+        CHECK_EQ_INT(t_submit(e, NULL, "k", ZP_PRIO_NORMAL, PARTS, 600 + (uint64_t)i, ids[i]),
+                     ZP_OK);
+    int failed = 0;
+    for (int i = 0; i < JOBS; i++) {
+        zp_job_info info;
+        zp_job_result res;
+        zp_err err = zp_engine_await(e, ids[i], -1, &info, &res);
+        if (err == ZP_OK) {
+            CHECK_EQ_INT(info.state, ZP_JOB_DONE);
+            CHECK(t_result_verifies(e, "k", &res));
+            zp_job_result_free(&res);
+            continue;
+        }
+        printf("alone: job %d: %s: %s\n", i, zp_errname(err), info.message);
+        CHECK_EQ_INT(err, ZP_E_GPU_FATAL);
+        CHECK_EQ_INT(info.state, ZP_JOB_FAILED);
+        failed++;
+    }
+    CHECK(failed >= 1);
+    CHECK(!gpu_healthy(e, 0));
+    char id[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "k", ZP_PRIO_NORMAL, 1, 9, id), ZP_E_NO_GPU);
     zp__gpu_fault_reset();
     zp_engine_close(e);
 }
@@ -216,6 +266,7 @@ int main(int argc, char **argv)
     RUN(test_sync);
     RUN(test_arena);
     RUN(test_sticky);
+    RUN(test_sticky_alone);
     if (zp__gpu_count() >= 2)
         RUN(test_sticky_multi);
     else
