@@ -711,8 +711,9 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
  * slot's buffer, its a, b, c up (then reported consumed), h and the MSMs
  * there (groth16/abc.h), finish with its r, s. A partition whose density
  * maps the key's device copy cannot take, or that finds no room on the
- * GPU, runs with the CPU stages on this thread instead. */
-static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+ * GPU, runs with the CPU stages on this thread instead. Returns the
+ * device's error, if any (the partition is reported already). */
+static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
 {
     const zp__abc_part *ap = (const zp__abc_part *)j->wit[part].data;
     zp__gpudev *d = &e->gpus[w->gpu];
@@ -735,7 +736,7 @@ static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
             dkey_release(e, d->ordinal, key);
         zp__key_release(e, key);
         zp__eng_run_abc(e, w, j, part); /* checks again and says what is wrong */
-        return;
+        return gerr;
     }
     const zp__pk *pk = dk ? dk->pk : NULL;
     uint32_t n_pub = held ? key->pk.n_public : 0;
@@ -783,6 +784,7 @@ static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
     }
     zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, !err ? pub : NULL, n_pub, held);
     free(pub);
+    return err;
 }
 
 /* A partition taken ahead goes back untouched: its loader waited for, its
@@ -818,11 +820,8 @@ void *zp__gpu_worker_main(void *arg)
             zp__eng_busy(w->e, w, cur.j, cur.part);
         else if (!zp__eng_take(w->e, w, &cur.j, &cur.part))
             break;
-        if (zp__job_is_abc(cur.j)) {
-            run_abc(w->e, w, cur.j, cur.part);
-            continue;
-        }
-        zp_err err = run_partition(w->e, w, &cur, &next);
+        zp_err err = zp__job_is_abc(cur.j) ? run_abc(w->e, w, cur.j, cur.part)
+                                           : run_partition(w->e, w, &cur, &next);
         if (err == ZP_E_GPU || err == ZP_E_GPU_FATAL) {
             /* The failed partition left work on the slot's streams and its
              * buffers in no known state: the next partition goes back to
