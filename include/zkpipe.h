@@ -590,7 +590,9 @@ typedef struct zp_job_request {
  * Queues a job. id_out (may be NULL) receives the job's id. ZP_E_NOT_FOUND
  * for an unknown key, ZP_E_BUSY when the queue or the job table is full,
  * ZP_E_EXISTS (see id), ZP_E_INVALID_ARG for a bad request (a synthetic
- * witness for a file key, zero partitions, ...), ZP_E_SHUTDOWN.
+ * witness for a file key, zero partitions, ...), ZP_E_SHUTDOWN; ZP_E_NO_GPU
+ * once every GPU failed (a sticky error) in an engine without CPU workers,
+ * whose unfinished jobs then fail with ZP_E_GPU_FATAL.
  */
 zp_err zp_engine_submit(zp_engine *e, const zp_job_request *req,
                         char id_out[ZP_JOB_ID_MAX + 1]);

@@ -314,6 +314,12 @@ void zp__job_finish(zp_engine *e, zp__job *j, zp_job_state st, zp_err err, const
 zp_err zp__key_acquire(zp_engine *e, zp__key *k, zp__ioerr *why);
 /* The injected fault of prover w's next partition (tests), else ZP_OK. */
 zp_err zp__eng_fault(zp_engine *e, const zp__worker *w, zp__ioerr *why);
+/* Whether a prover can still take work: a CPU worker, or a slot of a GPU
+ * that has not failed (e->mu held). */
+bool zp__eng_can_prove(const zp_engine *e);
+/* After a GPU failed (e->mu held): when no prover is left, every job not
+ * finished fails with ZP_E_GPU_FATAL, instead of waiting for ever. */
+void zp__eng_gpu_lost(zp_engine *e);
 /* A key's long work as cfg.key_progress sees it, with the key's name: a
  * zp__progress for library calls (its fn NULL where the engine has no
  * key_progress). kp must outlive the calls. */

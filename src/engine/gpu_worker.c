@@ -88,6 +88,38 @@ void zp__gpus_close(zp_engine *e)
     e->n_gpus = 0;
 }
 
+/* A device that failed for good (a sticky error: err ZP_E_GPU_FATAL, or
+ * the device marked unhealthy by any call) takes no more work: its slots
+ * wait out the engine's life, /healthz says degraded; when it was the
+ * last prover, the jobs fail (zp__eng_gpu_lost). Called with the error of
+ * whatever failed on the device, before the partition is reported, so
+ * that its retry goes elsewhere. */
+static void gpu_failed(zp_engine *e, zp__gpudev *d, zp_err err)
+{
+    if (!err || (err != ZP_E_GPU_FATAL && zp__gpu_healthy(d->dev)))
+        return;
+    pthread_mutex_lock(&e->mu);
+    bool first = !d->failed;
+    d->failed = true;
+    d->admitted = 0;
+    if (first) {
+        snprintf(d->why, sizeof d->why, "the device failed: %s", zp__gpu_last_error());
+        zp__eng_gpu_lost(e);
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (first)
+        zp__log(ZP__LOG_ERROR, "gpu.failed", "gpu=%d reason=%s", d->ordinal, d->why);
+}
+
+/* Whether d failed for good (gpu_failed). */
+static bool gpu_out(zp_engine *e, const zp__gpudev *d)
+{
+    pthread_mutex_lock(&e->mu);
+    bool out = d->failed;
+    pthread_mutex_unlock(&e->mu);
+    return out;
+}
+
 /* ------------------------------------------------------ the device tier */
 
 /* Frees k's copy on GPU g (e->mu held; no slot uses it). */
@@ -323,6 +355,7 @@ static void *preload_main(void *arg)
     zp__g16_dkey *dk;
     zp__ioerr why = {{0}};
     a->err = dkey_acquire(a->e, &a->e->gpus[a->g], a->k, &dk, &why);
+    gpu_failed(a->e, &a->e->gpus[a->g], a->err);
     if (!a->err)
         dkey_release(a->e, a->g, a->k);
     else /* which GPU: a key may fit one and not another */
@@ -339,6 +372,8 @@ zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why)
     bool started[ZP__GPUS_MAX] = {false};
     for (int g = 0; g < e->n_gpus; g++) {
         a[g] = (struct preload_arg){.e = e, .k = k, .g = g};
+        if (gpu_out(e, &e->gpus[g]))
+            continue; /* a failed GPU proves nothing: the key is not needed there */
         started[g] = pthread_create(&th[g], NULL, preload_main, &a[g]) == 0;
         if (!started[g])
             preload_main(&a[g]);
@@ -440,18 +475,6 @@ static bool go_dormant(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk 
     }
     pthread_mutex_unlock(&e->mu);
     return others;
-}
-
-/* A device that failed for good takes no more work. */
-static void gpu_failed(zp_engine *e, zp__gpudev *d, zp_err err)
-{
-    if (err != ZP_E_GPU_FATAL && zp__gpu_healthy(d->dev))
-        return;
-    pthread_mutex_lock(&e->mu);
-    d->failed = true;
-    d->admitted = 0;
-    snprintf(d->why, sizeof d->why, "the device failed: %s", zp__gpu_last_error());
-    pthread_mutex_unlock(&e->mu);
 }
 
 /* ----------------------------------------------------------- partitions */
@@ -595,8 +618,10 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
 }
 
 /* Runs partition cur (taken, perhaps ahead with its witness sent); takes
- * the next one ahead into *next when one is ready while this one runs. */
-static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *next)
+ * the next one ahead into *next when one is ready while this one runs.
+ * Returns how it ended (reported already; ZP_OK also when it went back
+ * to the queue). */
+static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *next)
 {
     zp__job *j = cur->j;
     uint32_t part = cur->part;
@@ -635,7 +660,7 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
             dkey_release(e, d->ordinal, key);
             zp__key_release(e, key);
             zp__eng_requeue(e, w, j, part);
-            return;
+            return ZP_OK;
         }
         char msg[sizeof why.msg];
         snprintf(msg, sizeof msg, "%s", why.msg);
@@ -665,8 +690,11 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     ahead_ctx nx = {e, w, key, pk ? (uint32_t)pk->n_vars : 0, next};
     if (!err)
         err = zp__eng_fault(e, w, &why);
-    if (!err && (err = device_stages(&r, dk, wit, sent, &nx, &sums, &why)))
-        gpu_failed(e, d, err);
+    if (!err)
+        err = device_stages(&r, dk, wit, sent, &nx, &sums, &why);
+    /* Whatever failed on the device (the key's copy, the working set, the
+     * stages) may have been a sticky error. */
+    gpu_failed(e, d, err);
     if (dk)
         dkey_release(e, d->ordinal, key);
     if (!err && zp__eng_job_dead(e, j))
@@ -676,14 +704,16 @@ static void run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead *
     zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, held && !err ? pub : NULL,
                    n_pub, held);
     free(pub);
+    return err;
 }
 
 /* A partition of a, b, c (engine/abc.h) on the slot: its witness into the
  * slot's buffer, its a, b, c up (then reported consumed), h and the MSMs
  * there (groth16/abc.h), finish with its r, s. A partition whose density
  * maps the key's device copy cannot take, or that finds no room on the
- * GPU, runs with the CPU stages on this thread instead. */
-static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+ * GPU, runs with the CPU stages on this thread instead. Returns the
+ * device's error, if any (the partition is reported already). */
+static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
 {
     const zp__abc_part *ap = (const zp__abc_part *)j->wit[part].data;
     zp__gpudev *d = &e->gpus[w->gpu];
@@ -696,14 +726,17 @@ static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
     zp__g16_dkey *dk = NULL;
     zp_err err = zp__key_acquire(e, key, &why);
     bool held = !err;
+    zp_err gerr = ZP_OK; /* the device's part, which may be a sticky error */
     if (!err && (!zp__abc_key_ok(&key->pk) || zp__abc_check(&ap->in, &key->pk, &why) ||
-                 !zp__key_abc_maps(e, key, &ap->in) || dkey_acquire(e, d, key, &dk, &why) ||
-                 slot_ready(e, w, d, dk, key, &why))) {
+                 !zp__key_abc_maps(e, key, &ap->in) ||
+                 (gerr = dkey_acquire(e, d, key, &dk, &why)) ||
+                 (gerr = slot_ready(e, w, d, dk, key, &why)))) {
+        gpu_failed(e, d, gerr);
         if (dk)
             dkey_release(e, d->ordinal, key);
         zp__key_release(e, key);
         zp__eng_run_abc(e, w, j, part); /* checks again and says what is wrong */
-        return;
+        return gerr;
     }
     const zp__pk *pk = dk ? dk->pk : NULL;
     uint32_t n_pub = held ? key->pk.n_public : 0;
@@ -751,6 +784,7 @@ static void run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
     }
     zp__eng_proved(e, w, j, part, err, why.msg, &proof, bytes, !err ? pub : NULL, n_pub, held);
     free(pub);
+    return err;
 }
 
 /* A partition taken ahead goes back untouched: its loader waited for, its
@@ -771,22 +805,32 @@ static void put_back(zp_engine *e, zp__worker *w, ahead *a)
 void *zp__gpu_worker_main(void *arg)
 {
     zp__worker *w = arg;
+    zp__gpudev *d = &w->e->gpus[w->gpu];
     ahead cur, next;
     memset(&next, 0, sizeof next);
     for (;;) {
         cur = next;
         memset(&next, 0, sizeof next);
-        /* More urgent work came while it waited: that first. */
-        if (cur.taken && zp__eng_more_urgent(w->e, cur.j))
+        /* More urgent work came while it waited: that first. A GPU that
+         * failed meanwhile (another slot's sticky error) runs nothing
+         * more: the partition goes back as if never taken. */
+        if (cur.taken && (zp__eng_more_urgent(w->e, cur.j) || gpu_out(w->e, d)))
             put_back(w->e, w, &cur);
         if (cur.taken)
             zp__eng_busy(w->e, w, cur.j, cur.part);
         else if (!zp__eng_take(w->e, w, &cur.j, &cur.part))
             break;
-        if (zp__job_is_abc(cur.j))
-            run_abc(w->e, w, cur.j, cur.part);
-        else
-            run_partition(w->e, w, &cur, &next);
+        zp_err err = zp__job_is_abc(cur.j) ? run_abc(w->e, w, cur.j, cur.part)
+                                           : run_partition(w->e, w, &cur, &next);
+        if (err == ZP_E_GPU || err == ZP_E_GPU_FATAL) {
+            /* The failed partition left work on the slot's streams and its
+             * buffers in no known state: the next partition goes back to
+             * the queue (after its loader, which writes into the slot's
+             * buffer) and the working set is made again when needed. */
+            if (next.taken)
+                put_back(w->e, w, &next);
+            slot_drop(w->e, w);
+        }
     }
     zp__loader_close(w->loader); /* idle: each load is waited for by its run */
     w->loader = NULL;

@@ -324,6 +324,8 @@ static zp_err admit(zp_engine *e, zp__job *j, const char *id)
 {
     if (e->closing)
         return ZP_E_SHUTDOWN;
+    if (!zp__eng_can_prove(e))
+        return ZP_E_NO_GPU; /* every GPU failed, and no CPU worker: nothing would run it */
     uint32_t queued = 0;
     for (unsigned p = 0; p < ZP_PRIO_COUNT; p++)
         queued += e->queue.parts[p];

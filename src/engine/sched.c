@@ -162,16 +162,37 @@ static bool other_prover(const zp_engine *e, const zp__worker *w)
     return false;
 }
 
+bool zp__eng_can_prove(const zp_engine *e)
+{
+    for (int i = 0; i < e->n_provers; i++) {
+        const zp__worker *w = &e->workers[i];
+        if (w->gpu < 0 || !e->gpus[w->gpu].failed)
+            return true;
+    }
+    return false;
+}
+
+void zp__eng_gpu_lost(zp_engine *e)
+{
+    if (zp__eng_can_prove(e))
+        return;
+    for (zp__job *j = e->first; j; j = j->next)
+        zp__job_finish(e, j, ZP_JOB_FAILED, ZP_E_GPU_FATAL,
+                       "no prover can take its partitions: every GPU of the engine failed "
+                       "and it has no CPU worker");
+}
+
 /* A partition that failed for its device's sake (a kernel, a copy, a
- * sticky error that took the GPU out) goes once more to another prover, as
- * a rejected proof does, where one can take it; a partition of a, b, c
- * cannot (they may be gone). True when it was queued again (e->mu held). */
+ * sticky error that took the GPU out, no room for its key or working set
+ * there) goes once more to another prover, as a rejected proof does,
+ * where one can take it; a partition of a, b, c cannot (they may be
+ * gone). True when it was queued again (e->mu held). */
 static bool retry_elsewhere(zp_engine *e, const zp__worker *w, zp__job *j, uint32_t part,
                             zp_err err)
 {
     zp__part *p = &j->parts[part];
-    if ((err != ZP_E_GPU && err != ZP_E_GPU_FATAL) || p->attempts >= 2 || zp__job_is_abc(j) ||
-        !other_prover(e, w))
+    if ((err != ZP_E_GPU && err != ZP_E_GPU_FATAL && err != ZP_E_GPU_OOM) ||
+        p->attempts >= 2 || zp__job_is_abc(j) || !other_prover(e, w))
         return false;
     e->partitions_retried++;
     p->state = ZP__PART_WAITING;

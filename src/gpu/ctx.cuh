@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/arena.h"
+#include "gpu/fault.h"
 #include "gpu/field.cuh"
 #include "gpu/gpu.h"
 
@@ -68,11 +69,18 @@ zp_err zp__gpu_fail(zp__gpu *g, cudaError_t e, const char *file, int line, const
  * g->prop (ntt.cu); called once by zp__gpu_open. */
 zp_err zp__gpu_ntt_tables_build(zp__gpu *g);
 
+/* A checked call's result as an armed test fault has it (fault.h): e, or
+ * the code the fault fails the call with. g may be NULL (no fault then). */
+cudaError_t zp__gpu_fault_cuda(const zp__gpu *g, const char *call, cudaError_t e);
+
 /* Checks one CUDA call at the boundary of a zp_err function that has a
- * zp__gpu *g in scope. */
+ * zp__gpu *g in scope. A test's fault (fault.h) enters here, so that it
+ * unwinds as the driver's own error would. */
 #define ZP_CUDA(call)                                                        \
     do {                                                                     \
         cudaError_t zp_e_ = (call);                                          \
+        if (zp__gpu_fault_armed())                                           \
+            zp_e_ = zp__gpu_fault_cuda(g, #call, zp_e_);                     \
         if (zp_e_ != cudaSuccess)                                            \
             return zp__gpu_fail(g, zp_e_, __FILE__, __LINE__, #call);        \
     } while (0)
