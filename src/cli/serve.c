@@ -90,7 +90,7 @@ static const char serve_help[] =
     "                       jobs again and still serves the finished ones; uploads\n"
     "                       are spooled to DIR instead of memory. Without it jobs\n"
     "                       live in memory only (a crash or restart loses them).\n"
-    "                       Not with --queue (the fleet's queue is durable itself)\n"
+    "                       Ignored with --queue (the fleet's queue is durable itself)\n"
     "  --lazy-keys          load keys on first use instead of at start\n"
     "  --allow-witness-path let TCP clients name witness files on this host (always\n"
     "                       allowed on a unix socket)\n"
@@ -501,9 +501,13 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
                         "%d random ones (openssl rand -hex 16) resists guessing\n",
                 strlen(o->token), TOKEN_MIN);
     o->srv.token = o->token[0] ? o->token : NULL;
-    if (o->srv.state_dir && o->queue.url)
-        return usage_error("--state-dir and --queue together: jobs in the fleet's queue are durable "
-                           "in its database already; give one of them", NULL);
+    /* The packaged service always passes --state-dir; a fleet daemon's
+     * jobs are durable in the queue's database, which answers for them. */
+    if (o->srv.state_dir && o->queue.url) {
+        fprintf(stderr, "zkpipe serve: note: --state-dir %s is ignored with --queue: jobs are "
+                        "durable in the fleet's database\n", o->srv.state_dir);
+        o->srv.state_dir = NULL;
+    }
     if (o->srv.reserved_conns != ZP__SRV_AUTO && o->srv.reserved_conns >= o->srv.max_conns)
         return usage_error("--reserved-conns must be below --max-conns", NULL);
     /* GPUs prove alone unless CPU workers are asked for too. */
