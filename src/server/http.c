@@ -480,54 +480,22 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 }
 
 /* Closes the connections still unauthenticated after the header timeout,
- * however slowly they trickle bytes: a few ticks per timeout. */
-static void *reaper_main(void *arg)
+ * however slowly they trickle bytes. */
+static void reap(void *arg)
 {
     zp__srv *s = arg;
+    zp__conns_expire(&s->conns, zp__srv_now());
+}
+
+/* A few ticks per timeout. */
+static bool reaper_start(zp__srv *s)
+{
     double tick = s->cfg.header_timeout_s / 4;
     if (tick > 0.25)
         tick = 0.25;
     if (tick < 0.01)
         tick = 0.01;
-    pthread_mutex_lock(&s->reaper_mu);
-    while (!s->reaper_stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        long ns = ts.tv_nsec + (long)(tick * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&s->reaper_cv, &s->reaper_mu, &ts);
-        if (!s->reaper_stop)
-            zp__conns_expire(&s->conns, zp__srv_now());
-    }
-    pthread_mutex_unlock(&s->reaper_mu);
-    return NULL;
-}
-
-static bool reaper_start(zp__srv *s)
-{
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->reaper_cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&s->reaper_mu, NULL);
-    s->reaper_on = pthread_create(&s->reaper, NULL, reaper_main, s) == 0;
-    return s->reaper_on;
-}
-
-static void reaper_stop(zp__srv *s)
-{
-    if (!s->reaper_on)
-        return;
-    pthread_mutex_lock(&s->reaper_mu);
-    s->reaper_stop = true;
-    pthread_cond_signal(&s->reaper_cv);
-    pthread_mutex_unlock(&s->reaper_mu);
-    pthread_join(s->reaper, NULL);
-    s->reaper_on = false;
-    pthread_cond_destroy(&s->reaper_cv);
-    pthread_mutex_destroy(&s->reaper_mu);
+    return zp__ticker_start(&s->reaper, tick, reap, s);
 }
 
 /* The limits as they apply: reserved slots resolved, the budget set. */
@@ -670,7 +638,7 @@ void zp__srv_stop(zp__srv *s)
     if (atomic_load(&s->active) > 0)
         zp__log(ZP__LOG_WARN, "serve.requests_cut", "requests=%llu",
                 (unsigned long long)atomic_load(&s->active));
-    reaper_stop(s);
+    zp__ticker_stop(&s->reaper);
     MHD_stop_daemon(s->mhd);
     /* Jobs the drain cancelled stay unfinished in the journal: they run
      * again when a daemon starts on the same state folder. */

@@ -199,6 +199,22 @@ void zp__conns_counts(zp__conns *t, zp__conns_stats *out);
 bool zp__budget_take(_Atomic uint64_t *used, uint64_t budget, uint64_t n);
 void zp__budget_give(_Atomic uint64_t *used, uint64_t n);
 
+/* A thread that calls fn(ctx) every period_s seconds until stopped
+ * (ticker.c). start: false when the thread did not start. stop waits for
+ * a call in progress; a ticker never started, or stopped, is fine. */
+typedef struct zp__ticker {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool on, stop;
+    double period_s;
+    void (*fn)(void *ctx);
+    void *ctx;
+} zp__ticker;
+
+bool zp__ticker_start(zp__ticker *t, double period_s, void (*fn)(void *ctx), void *ctx);
+void zp__ticker_stop(zp__ticker *t);
+
 struct zp__journal;
 
 struct zp__srv {
@@ -221,11 +237,7 @@ struct zp__srv {
     zp__conns conns;
     _Atomic uint64_t body_bytes;   /* reserved by bodies in flight */
     uint64_t body_budget;
-    pthread_t reaper;
-    bool reaper_on;
-    pthread_mutex_t reaper_mu;
-    pthread_cond_t reaper_cv;
-    bool reaper_stop;
+    zp__ticker reaper;      /* the header timeout (gated only) */
     pthread_mutex_t log_mu;  /* libmicrohttpd's lines, at most a few a second */
     double log_window;
     unsigned log_in_window;
@@ -233,10 +245,8 @@ struct zp__srv {
     /* --state-dir (state.c): */
     struct zp__journal *jrn;    /* NULL without a state folder */
     pthread_mutex_t submit_mu;  /* a submit's lookup, engine submit and append */
-    pthread_t jw;               /* the watcher that journals results */
-    bool jw_on, jw_stop;
-    pthread_mutex_t jw_mu;
-    pthread_cond_t jw_cv;
+    zp__ticker watcher;         /* journals results, expires old ones */
+    double next_expire;         /* the watcher's, on zp__srv_now's clock */
 };
 
 /* Opens the journal of cfg.state_dir (nothing without one), submits its

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/log.h"
 #include "server/journal.h"
@@ -161,30 +160,14 @@ static void sweep(zp__srv *s)
     free(ids);
 }
 
-static void *watcher_main(void *arg)
+static void watch(void *arg)
 {
     zp__srv *s = arg;
-    double next_expire = zp__srv_now() + EXPIRE_S;
-    pthread_mutex_lock(&s->jw_mu);
-    while (!s->jw_stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        long ns = ts.tv_nsec + (long)(WATCH_S * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&s->jw_cv, &s->jw_mu, &ts);
-        if (s->jw_stop)
-            break;
-        pthread_mutex_unlock(&s->jw_mu);
-        sweep(s);
-        if (zp__srv_now() >= next_expire) {
-            zp__journal_expire(s->jrn, zp__journal_now_ms());
-            next_expire = zp__srv_now() + EXPIRE_S;
-        }
-        pthread_mutex_lock(&s->jw_mu);
+    sweep(s);
+    if (zp__srv_now() >= s->next_expire) {
+        zp__journal_expire(s->jrn, zp__journal_now_ms());
+        s->next_expire = zp__srv_now() + EXPIRE_S;
     }
-    pthread_mutex_unlock(&s->jw_mu);
-    return NULL;
 }
 
 zp_err zp__state_start(zp__srv *s, char *why, size_t why_len)
@@ -198,14 +181,8 @@ zp_err zp__state_start(zp__srv *s, char *why, size_t why_len)
         return e;
     pthread_mutex_init(&s->submit_mu, NULL);
     resume(s);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->jw_cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&s->jw_mu, NULL);
-    s->jw_on = pthread_create(&s->jw, NULL, watcher_main, s) == 0;
-    if (!s->jw_on) {
+    s->next_expire = zp__srv_now() + EXPIRE_S;
+    if (!zp__ticker_start(&s->watcher, WATCH_S, watch, s)) {
         snprintf(why, why_len, "cannot start the journal's watcher thread");
         zp__state_stop(s);
         return ZP_E_IO;
@@ -217,16 +194,7 @@ void zp__state_stop(zp__srv *s)
 {
     if (!s->jrn)
         return;
-    if (s->jw_on) {
-        pthread_mutex_lock(&s->jw_mu);
-        s->jw_stop = true;
-        pthread_cond_signal(&s->jw_cv);
-        pthread_mutex_unlock(&s->jw_mu);
-        pthread_join(s->jw, NULL);
-        s->jw_on = false;
-    }
-    pthread_cond_destroy(&s->jw_cv);
-    pthread_mutex_destroy(&s->jw_mu);
+    zp__ticker_stop(&s->watcher);
     sweep(s); /* results that came in since the last look */
     pthread_mutex_destroy(&s->submit_mu);
     zp__journal_close(s->jrn);
