@@ -151,6 +151,10 @@ echo "  $same proofs seen before a kill were served unchanged after it"
 out=$("$Z" submit "${A[@]}" --id j1 --key mul3 --witness "$W" --json)
 check "resubmit of a finished id: the existing job" eval 'printf "%s" "$out" | grep -q "\"state\":\"done\""'
 expect 409 conflict POST /v1/jobs --data '{"id":"j2","key":"mul3","synth_seed":5}'
+# A submit the engine refuses (a synthetic witness for a file key) after it
+# was journaled is forgotten: no job, now or after a restart.
+expect 400 "" POST /v1/jobs --data '{"id":"refused","key":"mul3","synth_seed":1}'
+expect 404 unknown_job GET /v1/jobs/refused
 sleep 0.3
 check "spool folder empty once every result is journaled" test -z "$(ls -A "$S/spool")"
 
@@ -163,6 +167,7 @@ D=$DPID
 "$Z" await "${A[@]}" j7 -o "$T/again-j7.bin" --timeout 10 >/dev/null
 check "a finished job after a restart: the same proof" cmp -s "$T/p-j7.bin" "$T/again-j7.bin"
 expect 404 unknown_job GET /v1/jobs/never-submitted
+expect 404 unknown_job GET /v1/jobs/refused
 
 echo "== a torn journal tail"
 kill -9 "$D"

@@ -130,6 +130,11 @@ static void test_write_reopen(void)
     CHECK_EQ_INT(zp__journal_finish(j, "b", &f), ZP_OK);
     CHECK_EQ_INT(zp__journal_finish(j, "b", &f), ZP_OK); /* again: no change */
     CHECK_EQ_INT(zp__journal_finish(j, "zz", &f), ZP_E_NOT_FOUND);
+    /* A refused submit is forgotten, for good. */
+    add(j, "gone", ZP__JWIT_FILE, "/g");
+    CHECK_EQ_INT(zp__journal_forget(j, "gone"), ZP_OK);
+    CHECK_EQ_INT(zp__journal_forget(j, "gone"), ZP_E_NOT_FOUND);
+    CHECK_EQ_INT(zp__journal_has(j, "gone"), 0);
     zp__journal_close(j);
 
     j = open_at(T0 + 30);
@@ -164,6 +169,7 @@ static void test_write_reopen(void)
     CHECK_EQ_INT(zp__journal_has(j, "c"), 1);
     CHECK_EQ_INT(zp__journal_has(j, "a"), 2);
     CHECK_EQ_INT(zp__journal_has(j, "nope"), 0);
+    CHECK_EQ_INT(zp__journal_has(j, "gone"), 0);
     char (*ids)[ZP_JOB_ID_MAX + 1];
     size_t n;
     CHECK_EQ_INT(zp__journal_pending(j, &ids, &n), ZP_OK);

@@ -386,8 +386,10 @@ static bool journal_job(zp__jjob *j, const zp__srv_req *r, const struct submit *
 }
 
 /* A submit with a state folder: the job is journaled (and the journal
- * fsynced) before the 202; an id the journal holds is the same job across
- * restarts. */
+ * fsynced) before the engine sees it, and forgotten again when the engine
+ * refuses it, so that only an accepted job is ever in the journal and an
+ * accepted job is always there; an id the journal holds is the same job
+ * across restarts. */
 static void do_submit_durable(zp__srv_reply *out, const zp__srv_req *r, struct submit *sb)
 {
     zp__srv *s = r->srv;
@@ -409,15 +411,16 @@ static void do_submit_durable(zp__srv_reply *out, const zp__srv_req *r, struct s
     if (zp__journal_get(s->jrn, id, &old)) {
         e = zp__jjob_same(&old, &j) ? ZP_OK : ZP_E_EXISTS;
         zp__jjob_free(&old);
-    } else if ((e = zp_engine_submit(s->eng, &req, NULL)) == ZP_OK) {
-        e = zp__journal_add(s->jrn, &j);
-        if (e) {
-            /* Not durable, so not accepted: the engine must not run it. */
-            zp_engine_cancel(s->eng, id);
+    } else if ((e = zp__journal_add(s->jrn, &j)) != ZP_OK) {
+        if (e != ZP_E_BUSY)
             zp__log(ZP__LOG_ERROR, "job.journal_failed", "job=%s error=%s", id, zp_strerror(e));
-        } else if (sb->spool) {
-            *r->keep_spool = true;
-        }
+    } else if ((e = zp_engine_submit(s->eng, &req, NULL)) != ZP_OK) {
+        zp_err f = zp__journal_forget(s->jrn, id);
+        if (f)
+            zp__log(ZP__LOG_ERROR, "job.journal_failed", "job=%s error=%s reason=%s", id,
+                    zp_strerror(f), "a refused submit stays journaled: it runs after a restart");
+    } else if (sb->spool) {
+        *r->keep_spool = true;
     }
     pthread_mutex_unlock(&s->submit_mu);
     zp__jjob_free(&j);

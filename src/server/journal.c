@@ -22,7 +22,7 @@
 #include "io/zpk.h"
 #include "server/journal.h"
 
-enum { REC_SUBMIT = 1, REC_RESULT = 2 };
+enum { REC_SUBMIT = 1, REC_RESULT = 2, REC_FORGET = 3 };
 
 #define HDR_BYTES 16 /* u32 magic, u32 len, u64 hash */
 #define FILE_MAX ((uint64_t)16 << 30)
@@ -421,6 +421,11 @@ static void apply(zp__journal *j, const uint8_t *payload, uint32_t len, uint64_t
             job->pub_len = x->pub_len;
             x->proofs = x->pub = NULL;
         }
+    } else if (ok && payload[0] == REC_FORGET) {
+        size_t at;
+        ok = get_str(&r, x->id, ZP_JOB_ID_MAX) && zp__rd_left(&r) == 0 && find(j, x->id, &at);
+        if (ok)
+            drop_at(j, at);
     } else {
         ok = false;
     }
@@ -913,6 +918,22 @@ int zp__journal_has(zp__journal *j, const char *id)
     int r = !job ? 0 : job->finished ? 2 : 1;
     pthread_mutex_unlock(&j->mu);
     return r;
+}
+
+zp_err zp__journal_forget(zp__journal *j, const char *id)
+{
+    wbuf b = {0};
+    begin(&b, REC_FORGET);
+    put_str(&b, id);
+    seal(&b);
+    size_t at;
+    pthread_mutex_lock(&j->mu);
+    zp_err e = find(j, id, &at) ? append(j, &b) : ZP_E_NOT_FOUND;
+    if (!e)
+        drop_at(j, at);
+    pthread_mutex_unlock(&j->mu);
+    free(b.p);
+    return e;
 }
 
 bool zp__journal_get(zp__journal *j, const char *id, zp__jjob *out)

@@ -9,8 +9,9 @@
  * The file: 8 bytes "ZPJRNL01", then records
  *     u32 RECORD_MAGIC, u32 len, u64 zp__hash64(payload), payload[len]
  * little-endian. payload[0] is the type: a SUBMIT (id, key, priority,
- * partitions, submitted time, witnesses) or a RESULT (id, state, error,
- * message, finished time, proofs and public inputs). The journal is input
+ * partitions, submitted time, witnesses), a RESULT (id, state, error,
+ * message, finished time, proofs and public inputs) or a FORGET (id: a
+ * submit the engine refused after it was journaled). The journal is input
  * from disk: every length is bounded before it is used, a record whose
  * checksum fails is skipped (the reader looks for the next record magic),
  * and a torn tail (a crash in the middle of an append) is cut off; both are
@@ -114,6 +115,10 @@ zp_err zp__journal_add(zp__journal *j, const zp__jjob *job);
  * and fsyncs it, then removes the job's spool files. ZP_OK also when its
  * result was journaled before (nothing changes); ZP_E_NOT_FOUND, ZP_E_IO. */
 zp_err zp__journal_finish(zp__journal *j, const char *id, const zp__jjob *res);
+/* Journals that job id is no more (its submit failed after it was
+ * journaled) and drops it; its spool files are left to the caller.
+ * ZP_E_NOT_FOUND, ZP_E_IO. */
+zp_err zp__journal_forget(zp__journal *j, const char *id);
 /* 0: no job id; 1: journaled, unfinished; 2: its result is journaled. */
 int zp__journal_has(zp__journal *j, const char *id);
 /* A deep copy of job id (zp__jjob_free it); false when there is none. */

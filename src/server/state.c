@@ -15,7 +15,7 @@
 #include "server/server.h"
 
 /* How often the watcher looks for finished jobs, and for expired ones. */
-#define WATCH_S 0.05
+#define WATCH_S 0.1
 #define EXPIRE_S 10.0
 
 /* The engine's request for a journaled job (witness paths point into j and
@@ -105,9 +105,15 @@ void zp__state_settle(zp__srv *s, const char *id)
     zp_job_result res = {0};
     zp_err e = zp_engine_await(s->eng, id, 0, &info, &res);
     if (e == ZP_E_NOT_FOUND) {
-        /* The engine forgets only finished jobs, long after the watcher
-         * saw them; a job lost anyway must not stay unfinished forever. */
-        fail_job(s, id, ZP_E_NOT_FOUND, "the daemon lost the job before its result was journaled");
+        /* A submit journals its job before the engine has it: ask again
+         * once no submit is between the two. The engine forgets only
+         * finished jobs, long after the watcher saw them; a job lost
+         * anyway must not stay unfinished forever. */
+        pthread_mutex_lock(&s->submit_mu);
+        if (zp_engine_job_status(s->eng, id, &info) == ZP_E_NOT_FOUND &&
+            zp__journal_has(s->jrn, id) == 1)
+            fail_job(s, id, ZP_E_NOT_FOUND, "the daemon lost the job before its result was journaled");
+        pthread_mutex_unlock(&s->submit_mu);
         return;
     }
     /* Cancelled jobs are journaled by DELETE only: a drain's cancels must
