@@ -182,6 +182,19 @@ check "  the jobs before the cut are served" \
 kill -9 "$D"
 wait "$D" 2>/dev/null
 
+echo "== uploads that are refused leave nothing in the spool folder"
+start_daemon small --no-config --listen "unix://$T/d.sock" --workers 1 --key mul3=data/mul3.zkey \
+  --state-dir "$S" --max-body 1K || { cat "$T/small.log"; exit 1; }
+head -c 5000 /dev/urandom >"$T/big.bin"
+expect 413 payload_too_large POST "/v1/jobs?key=mul3" --data-file "$T/big.bin"
+expect 413 payload_too_large POST "/v1/jobs?key=mul3" --data-file "$T/big.bin" --chunked
+head -c 500 /dev/urandom >"$T/junk.bin"
+expect 400 bad_witness POST "/v1/jobs?key=mul3" --data-file "$T/junk.bin"
+expect 404 unknown_key POST "/v1/jobs?key=nokey" --data-file "$W"
+check "no spool file left" test -z "$(ls -A "$S/spool")"
+kill -9 "$DPID"
+wait "$DPID" 2>/dev/null
+
 echo "== a second daemon on the same state folder is refused"
 up one || { cat "$T/one.log"; exit 1; }
 "$Z" serve --no-config --listen "unix://$T/other.sock" --key mul3=data/mul3.zkey --state-dir "$S" \
