@@ -155,6 +155,9 @@ expect 409 conflict POST /v1/jobs --data '{"id":"j2","key":"mul3","synth_seed":5
 # was journaled is forgotten: no job, now or after a restart.
 expect 400 "" POST /v1/jobs --data '{"id":"refused","key":"mul3","synth_seed":1}'
 expect 404 unknown_job GET /v1/jobs/refused
+rq GET /metrics >"$T/metrics"
+check "metrics: the journal's gauges, in the exposition format" \
+  eval 'grep -q "^zkpipe_journal_jobs{state=\"finished\"} [1-9]" "$T/metrics" && prom_check "$T/metrics"'
 sleep 0.3
 check "spool folder empty once every result is journaled" test -z "$(ls -A "$S/spool")"
 
