@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -630,13 +631,31 @@ static char *join(const char *a, const char *b)
     return p;
 }
 
-/* The folders, the lock and an empty journal when none exists. */
+/* fsyncs the folder that holds path: a new entry in it is durable. */
+static bool sync_parent(const char *path)
+{
+    char *copy = strdup(path);
+    bool ok = copy && sync_dir(dirname(copy));
+    free(copy);
+    return ok;
+}
+
+/* The folders, the lock and an empty journal when none exists; every new
+ * entry fsynced in its folder. */
 static zp_err prepare(zp__journal *j, char *why, size_t why_len)
 {
-    if (mkdir(j->dir, 0700) != 0 && errno != EEXIST)
+    if (mkdir(j->dir, 0700) == 0) {
+        if (!sync_parent(j->dir))
+            return fail(why, why_len, ZP_E_IO, "cannot sync the folder of %s: %s", j->dir);
+    } else if (errno != EEXIST) {
         return fail(why, why_len, ZP_E_IO, "cannot make the state folder %s: %s", j->dir);
-    if (mkdir(j->spool, 0700) != 0 && errno != EEXIST)
+    }
+    if (mkdir(j->spool, 0700) == 0) {
+        if (!sync_dir(j->dir))
+            return fail(why, why_len, ZP_E_IO, "cannot sync the state folder %s: %s", j->dir);
+    } else if (errno != EEXIST) {
         return fail(why, why_len, ZP_E_IO, "cannot make the spool folder %s: %s", j->spool);
+    }
     char *lock = join(j->dir, "lock");
     if (!lock)
         return ZP_E_NOMEM;
@@ -655,7 +674,7 @@ static zp_err prepare(zp__journal *j, char *why, size_t why_len)
         bool ok = write_all(fd, (const uint8_t *)ZP__JRN_MAGIC, sizeof ZP__JRN_MAGIC - 1) &&
                   fsync(fd) == 0;
         close(fd);
-        if (!ok || !sync_dir(j->dir) || !sync_dir(j->spool))
+        if (!ok || !sync_dir(j->dir))
             return fail(why, why_len, ZP_E_IO, "cannot write the journal %s: %s", j->path);
     }
     return ZP_OK;
