@@ -377,6 +377,15 @@ static void test_spool(void)
     j = open_at(T0);
     CHECK(access(p1, F_OK) == 0);  /* named by an unfinished job */
     CHECK(access(p2, F_OK) != 0);  /* named by none: swept */
+    zp__journal_close(j);
+    /* A rewrite's temporary file that a crash left. */
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%s.tmp.1.0", jpath);
+    FILE *f = fopen(tmp, "wb");
+    fputs("half", f);
+    fclose(f);
+    j = open_at(T0);
+    CHECK(access(tmp, F_OK) != 0);
     finish_done(j, "up", 1, T0);
     CHECK(access(p1, F_OK) != 0);  /* the result is durable: gone */
     zp__journal_close(j);

@@ -622,6 +622,21 @@ static void sweep_spool(zp__journal *j)
     closedir(d);
 }
 
+/* Removes temporary files of a rewrite a crash interrupted (journal.tmp.*,
+ * zp__afile's names): the journal itself is whole either way. */
+static void sweep_tmp(zp__journal *j)
+{
+    DIR *d = opendir(j->dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (!strncmp(de->d_name, "journal.tmp.", 12) && unlinkat(dirfd(d), de->d_name, 0) == 0)
+            zp__log(ZP__LOG_INFO, "journal.tmp_removed", "file=%s reason=%s", de->d_name,
+                    "left by a rewrite that a crash interrupted");
+    closedir(d);
+}
+
 static char *join(const char *a, const char *b)
 {
     size_t n = strlen(a) + strlen(b) + 2;
@@ -756,6 +771,7 @@ zp_err zp__journal_open(zp__journal **out, const zp__journal_cfg *cfg, uint64_t 
         return e;
     }
     sweep_spool(j);
+    sweep_tmp(j);
     *out = j;
     return ZP_OK;
 }
