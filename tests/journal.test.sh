@@ -165,7 +165,9 @@ echo "== after a clean stop, finished jobs are still served"
 kill -TERM "$D"
 wait_exit "$D" 20
 check "SIGTERM: exit 0" test "$EXIT_RC" = 0
-up again || { cat "$T/again.log"; exit 1; }
+# This time the state folder comes from a config file.
+printf 'listen = unix://%s/d.sock\nkey = mul3=data/mul3.zkey\nstate-dir = %s\n' "$T" "$S" >"$T/z.conf"
+start_daemon again --config "$T/z.conf" --workers 1 || { cat "$T/again.log"; exit 1; }
 D=$DPID
 "$Z" await "${A[@]}" j7 -o "$T/again-j7.bin" --timeout 10 >/dev/null
 check "a finished job after a restart: the same proof" cmp -s "$T/p-j7.bin" "$T/again-j7.bin"
