@@ -18,15 +18,7 @@ cd "$(dirname "$0")"
 . ./server/lib.sh
 skip_without_daemon
 
-T=$(mktemp -d /tmp/zp_journal_test.XXXXXX)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  [ -n "${KEEP:-}" ] || rm -rf "$T"; echo "T=$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+temp_folder zp_journal_test
 
 S=$T/state
 A=(--addr "unix://$T/d.sock")
