@@ -318,8 +318,8 @@ static bool result_fits(const zp__jjob *job, const zp__jjob *res)
         return false;
     if (res->state != ZP_JOB_DONE)
         return res->proofs_len == 0 && res->pub_len == 0;
+    /* partitions <= 2^16 and n_public < 2^32: the product fits. */
     return res->proofs_len == (uint64_t)job->partitions * 192 &&
-           (uint64_t)res->n_public <= res->pub_len &&
            res->pub_len == (uint64_t)job->partitions * res->n_public * 32;
 }
 
@@ -679,6 +679,8 @@ static zp_err prepare(zp__journal *j, char *why, size_t why_len)
     if (j->lock_fd < 0)
         return fail(why, why_len, ZP_E_IO, "cannot open the lock file in %s: %s", j->dir);
     if (flock(j->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK)
+            return fail(why, why_len, ZP_E_IO, "cannot lock the state folder %s: %s", j->dir);
         snprintf(why, why_len, "another daemon uses the state folder %s (its lock file is held)", j->dir);
         return ZP_E_EXISTS;
     }
