@@ -153,16 +153,27 @@ check "metrics: the journal's gauges, in the exposition format" \
 sleep 0.3
 check "spool folder empty once every result is journaled" test -z "$(ls -A "$S/spool")"
 
-echo "== after a clean stop, finished jobs are still served"
+echo "== a clean stop: finished jobs still served, cancelled ones run again"
+# Queued behind a long job when SIGTERM (grace 0) cancels them: the drain's
+# cancels are not journaled, so the next daemon runs them.
+"$Z" submit "${A[@]}" --id blk2 --key blk --synth 2 --partitions 4 --priority critical >/dev/null
+"$Z" submit "${A[@]}" --id late --key mul3 --witness "$W" >/dev/null
 kill -TERM "$D"
 wait_exit "$D" 20
 check "SIGTERM: exit 0" test "$EXIT_RC" = 0
-# This time the state folder comes from a config file.
+# This time the state folder comes from a config file, without key blk.
 printf 'listen = unix://%s/d.sock\nkey = mul3=data/mul3.zkey\nstate-dir = %s\n' "$T" "$S" >"$T/z.conf"
 start_daemon again --config "$T/z.conf" --workers 1 || { cat "$T/again.log"; exit 1; }
 D=$DPID
 "$Z" await "${A[@]}" j7 -o "$T/again-j7.bin" --timeout 10 >/dev/null
 check "a finished job after a restart: the same proof" cmp -s "$T/p-j7.bin" "$T/again-j7.bin"
+"$Z" await "${A[@]}" late -o "$T/late.bin" --timeout 30 >/dev/null
+check "a job the drain cancelled runs after the restart, and verifies" \
+  "$Z" verify data/mul3.zkey data/public.json "$T/late.bin"
+out=$("$Z" request "${A[@]}" GET /v1/jobs/blk2)
+check "a job whose key is gone after the restart: failed, saying why" \
+  eval 'printf "%s" "$out" | grep -q "\"state\":\"failed\".*no key named blk"'
+check "  and logged" grep -q "journal.resume_failed job=blk2" "$T/again.log"
 expect 404 unknown_job GET /v1/jobs/never-submitted
 expect 404 unknown_job GET /v1/jobs/refused
 
@@ -201,10 +212,19 @@ check "second daemon: exit 1, naming the lock" eval 'grep -q "another daemon use
 echo "== without --state-dir: the 404 says what a restart loses"
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
-start_daemon mem --no-config --listen "unix://$T/d.sock" --workers 1 --key mul3=data/mul3.zkey ||
-  { cat "$T/mem.log"; exit 1; }
+start_daemon mem --no-config --listen "unix://$T/d.sock" --workers 1 --key mul3=data/mul3.zkey \
+  --key blk=synth:chain:10 || { cat "$T/mem.log"; exit 1; }
 out=$("$Z" request "${A[@]}" GET /v1/jobs/j1)
 check "404 names the restart" eval 'printf "%s" "$out" | grep -q "state-dir"'
+# A job whose witness file is gone when it runs fails with ZP_E_NOT_FOUND:
+# it is a failed job, not an unknown one.
+cp "$W" "$T/gone.wtns"
+"$Z" submit "${A[@]}" --id blk3 --key blk --synth 3 --partitions 4 --priority critical >/dev/null
+"$Z" submit "${A[@]}" --id gone --key mul3 --witness-path "$T/gone.wtns" >/dev/null
+rm "$T/gone.wtns"
+out=$("$Z" request "${A[@]}" GET '/v1/jobs/gone?wait=30')
+check "a job whose witness file vanished: failed, not 404" \
+  eval 'printf "%s" "$out" | grep -q "\"state\":\"failed\""'
 
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

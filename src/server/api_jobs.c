@@ -313,12 +313,9 @@ static void submit_failed(zp__srv_reply *out, zp_err e, const struct submit *sb,
 static void reply_accepted(zp__srv_reply *out, zp__srv *s, const char *id)
 {
     zp_job_info info = {0};
-    zp_err e = zp_engine_job_status(s->eng, id, &info);
-    if (e == ZP_E_NOT_FOUND) {
-        e = zp__state_lookup(s, id, &info, NULL);
-        if (e != ZP_E_NOT_FOUND)
-            e = ZP_OK;
-    }
+    zp_err e = zp_engine_job_status(s->eng, id, &info), ignored;
+    if (e == ZP_E_NOT_FOUND && zp__state_lookup(s, id, &info, NULL, &ignored))
+        e = ZP_OK;
     if (e != ZP_OK)
         zp__reply_zperr(out, e, "status after submit");
     else
@@ -524,17 +521,20 @@ void zp__api_job_get(zp__srv_reply *out, const zp__srv_req *r)
         zp__reply_error(out, 400, "bad_request", "'encoding' is base64 (default) or hex");
         return;
     }
-    zp_job_info info;
+    zp_job_info info = {0};
     zp_job_result res = {0};
     zp_err e = await_sliced(s, r->param, wait, &info, &res);
-    if (s->jrn && e == ZP_E_NOT_FOUND) {
-        e = zp__state_lookup(s, r->param, &info, &res);
+    /* A job that failed with ZP_E_NOT_FOUND (its witness file is gone) is
+     * known: the engine filled info. */
+    bool known = e != ZP_E_NOT_FOUND || info.id[0];
+    if (!known) {
+        known = zp__state_lookup(s, r->param, &info, &res, &e);
     } else if (s->jrn && e != ZP_E_TIMEOUT && e != ZP_E_SHUTDOWN) {
         /* What a client sees is journaled first: after a restart it gets
          * the same proof, not a new one. */
         zp__state_settle(s, r->param);
     }
-    if (e == ZP_E_NOT_FOUND) {
+    if (!known) {
         zp__reply_error(out, 404, "unknown_job", "no job '%s' (never submitted, or forgotten after its TTL%s)",
                         r->param, s->jrn || s->cfg.queue ? "" :
                         "; or the daemon restarted since: without --state-dir jobs live in memory only");
@@ -561,10 +561,10 @@ void zp__api_job_cancel(zp__srv_reply *out, const zp__srv_req *r)
     } else if (e == ZP_OK) {
         zp__state_cancelled(s, r->param);
         e = zp_engine_job_status(s->eng, r->param, &info);
-    } else if (e == ZP_E_NOT_FOUND && s->jrn) {
+    } else if (e == ZP_E_NOT_FOUND) {
         /* A job finished before a restart: cancelling it changes nothing. */
-        e = zp__state_lookup(s, r->param, &info, NULL);
-        if (e != ZP_E_NOT_FOUND)
+        zp_err ignored;
+        if (zp__state_lookup(s, r->param, &info, NULL, &ignored))
             e = ZP_OK;
     }
     if (e == ZP_E_NOT_FOUND)

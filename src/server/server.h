@@ -262,10 +262,12 @@ void zp__state_settle(zp__srv *s, const char *id);
 /* After a DELETE: journals id as cancelled (or its result, when it had
  * finished first). */
 void zp__state_cancelled(zp__srv *s, const char *id);
-/* A journaled job as zp_engine_await would answer (ZP_E_NOT_FOUND when
- * the journal has no such job); res, when not NULL, receives a done job's
- * proofs. */
-zp_err zp__state_lookup(zp__srv *s, const char *id, zp_job_info *info, zp_job_result *res);
+/* A journaled job as zp_engine_await would answer it: info, *err (ZP_OK
+ * done, ZP_E_TIMEOUT unfinished, ZP_E_CANCELLED, or a failed job's error,
+ * which may be ZP_E_NOT_FOUND too) and, when res is not NULL, a done job's
+ * proofs. false when the journal has no such job. */
+bool zp__state_lookup(zp__srv *s, const char *id, zp_job_info *info, zp_job_result *res,
+                      zp_err *err);
 
 
 /* A request as the route handlers see it. */

@@ -207,11 +207,12 @@ void zp__state_stop(zp__srv *s)
     s->jrn = NULL;
 }
 
-zp_err zp__state_lookup(zp__srv *s, const char *id, zp_job_info *info, zp_job_result *res)
+bool zp__state_lookup(zp__srv *s, const char *id, zp_job_info *info, zp_job_result *res,
+                      zp_err *err)
 {
     zp__jjob j;
     if (!s->jrn || !zp__journal_get(s->jrn, id, &j))
-        return ZP_E_NOT_FOUND;
+        return false;
     memset(info, 0, sizeof *info);
     snprintf(info->id, sizeof info->id, "%s", j.id);
     snprintf(info->key, sizeof info->key, "%s", j.key);
@@ -238,5 +239,6 @@ zp_err zp__state_lookup(zp__srv *s, const char *id, zp_job_info *info, zp_job_re
         j.proofs = j.pub = NULL;
     }
     zp__jjob_free(&j);
-    return e;
+    *err = e;
+    return true;
 }
