@@ -14,6 +14,7 @@
  *   track.c     ids of unfinished jobs, so shutdown can drain them
  *   journal.c   the job journal of --state-dir (journal.h)
  *   state.c     the journal between the API and the engine: resume, results
+ *   ticker.c    a thread calling a function at a period (reaper, watcher)
  *
  * Threads: libmicrohttpd runs each connection on its own thread, so a
  * long-polling await blocks only its own connection; every engine call is
