@@ -99,6 +99,7 @@ idle-timeout = 120
 # body-budget = (default: max(1G, max-body))
 max-wait = 600
 grace = 2.5
+# state-dir = (none: jobs live in memory only)
 lazy-keys = yes
 allow-witness-path = no
 timeline = no

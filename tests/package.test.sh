@@ -89,7 +89,7 @@ Z=$R/usr/bin/zkpipe
 export LD_LIBRARY_PATH=$R/usr/lib
 if [ $DAEMON = yes ]; then
   U=$R/usr/lib/systemd/system/zkpipe.service
-  for line in "ExecStart=/usr/bin/zkpipe serve --listen unix:///run/zkpipe/zkpipe.sock \$ZKPIPE_OPTS" \
+  for line in "ExecStart=/usr/bin/zkpipe serve --listen unix:///run/zkpipe/zkpipe.sock --state-dir /var/lib/zkpipe/state \$ZKPIPE_OPTS" \
               "User=zkpipe" "ExecReload=/bin/kill -HUP \$MAINPID" "RuntimeDirectory=zkpipe" \
               "StateDirectory=zkpipe" "Restart=on-failure" "ProtectSystem=strict" \
               "ProtectHome=yes" "NoNewPrivileges=yes" "PrivateTmp=yes" "LimitMEMLOCK=infinity"; do

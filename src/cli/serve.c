@@ -84,6 +84,13 @@ static const char serve_help[] =
     "  --max-wait S         longest long-poll of GET /v1/jobs/{id}?wait= (default 600)\n"
     "  --grace S            on SIGTERM, how long unfinished jobs may still run before\n"
     "                       they are cancelled (default 30)\n"
+    "  --state-dir DIR      journal every accepted job and every result in DIR (made\n"
+    "                       when missing), fsynced before the client hears of it:\n"
+    "                       after a crash a daemon started on DIR runs the unfinished\n"
+    "                       jobs again and still serves the finished ones; uploads\n"
+    "                       are spooled to DIR instead of memory. Without it jobs\n"
+    "                       live in memory only (a crash or restart loses them).\n"
+    "                       Ignored with --queue (the fleet's queue is durable itself)\n"
     "  --lazy-keys          load keys on first use instead of at start\n"
     "  --allow-witness-path let TCP clients name witness files on this host (always\n"
     "                       allowed on a unix socket)\n"
@@ -241,6 +248,11 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
         return n ? opt_error(o, msg, v) : 0;
     if (!strcmp(a, "--listen"))
         o->srv.listen = v;
+    else if (!strcmp(a, "--state-dir")) {
+        if (!*v)
+            return opt_error(o, "--state-dir wants a folder, got", "''");
+        o->srv.state_dir = v;
+    }
     else if (!strcmp(a, "--token")) {
         snprintf(o->token, sizeof o->token, "%s", v);
         o->token_file = NULL;
@@ -489,6 +501,13 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
                         "%d random ones (openssl rand -hex 16) resists guessing\n",
                 strlen(o->token), TOKEN_MIN);
     o->srv.token = o->token[0] ? o->token : NULL;
+    /* The packaged service always passes --state-dir; a fleet daemon's
+     * jobs are durable in the queue's database, which answers for them. */
+    if (o->srv.state_dir && o->queue.url) {
+        fprintf(stderr, "zkpipe serve: note: --state-dir %s is ignored with --queue: jobs are "
+                        "durable in the fleet's database\n", o->srv.state_dir);
+        o->srv.state_dir = NULL;
+    }
     if (o->srv.reserved_conns != ZP__SRV_AUTO && o->srv.reserved_conns >= o->srv.max_conns)
         return usage_error("--reserved-conns must be below --max-conns", NULL);
     /* GPUs prove alone unless CPU workers are asked for too. */
@@ -562,6 +581,10 @@ static void print_config(FILE *f, const struct serve_opts *o)
     print_size_or(f, "body-budget", o->srv.body_budget, "max(1G, max-body)");
     fprintf(f, "max-wait = %g\n", o->srv.max_wait_s);
     fprintf(f, "grace = %g\n", o->srv.grace_s);
+    if (o->srv.state_dir)
+        fprintf(f, "state-dir = %s\n", o->srv.state_dir);
+    else
+        fprintf(f, "# state-dir = (none: jobs live in memory only)\n");
     fprintf(f, "lazy-keys = %s\n", o->lazy ? "yes" : "no");
     fprintf(f, "allow-witness-path = %s\n", o->allow_path ? "yes" : "no");
     fprintf(f, "timeline = %s\n", o->timeline ? "yes" : "no");
@@ -899,6 +922,8 @@ static int serve_run(struct serve_opts *o, int argc, char **argv)
     }
     if (o->timeline)
         o->eng.timeline_log = timeline_line;
+    o->srv.state_ttl_s = o->eng.finished_ttl_s;
+    o->srv.state_max_jobs = o->eng.max_jobs;
     o->eng.key_progress = zp__serve_key_progress;
 
     /* Signals are taken by sigwait below; every thread started from here

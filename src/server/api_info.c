@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "server/api.h"
+#include "server/journal.h"
 
 void zp__api_healthz(zp__srv_reply *out, const zp__srv_req *r)
 {
@@ -357,6 +358,23 @@ static int server_metrics(char *buf, size_t n, zp__srv *s)
     for (int c = 2; c <= 5 && k > 0 && (size_t)k < n; c++)
         k += snprintf(buf + k, n - (size_t)k, "zkpipe_http_responses_total{class=\"%dxx\"} %llu\n", c,
                       (unsigned long long)atomic_load(&s->by_class[c]));
+    if (s->jrn && k > 0 && (size_t)k < n) {
+        zp__journal_stats st;
+        zp__journal_stats_get(s->jrn, &st);
+        k += snprintf(buf + k, n - (size_t)k,
+                      "# HELP zkpipe_journal_jobs Jobs in the --state-dir journal.\n"
+                      "# TYPE zkpipe_journal_jobs gauge\n"
+                      "zkpipe_journal_jobs{state=\"unfinished\"} %zu\n"
+                      "zkpipe_journal_jobs{state=\"finished\"} %zu\n"
+                      "# HELP zkpipe_journal_bytes Bytes of the journal file.\n"
+                      "# TYPE zkpipe_journal_bytes gauge\n"
+                      "zkpipe_journal_bytes %llu\n"
+                      "# HELP zkpipe_journal_compactions_total Rewrites of the journal file.\n"
+                      "# TYPE zkpipe_journal_compactions_total counter\n"
+                      "zkpipe_journal_compactions_total %llu\n",
+                      st.pending, st.jobs - st.pending, (unsigned long long)st.file_bytes,
+                      (unsigned long long)st.compactions);
+    }
     return k;
 }
 
@@ -369,7 +387,7 @@ void zp__api_metrics(zp__srv_reply *out, const zp__srv_req *r)
         zp__reply_zperr(out, e, "metrics");
         return;
     }
-    char mine[4096];
+    char mine[8192];
     int k = server_metrics(mine, sizeof mine, r->srv);
     size_t mk = k > 0 && (size_t)k < sizeof mine ? (size_t)k : 0;
     const zp__srv_queue *q = r->srv->cfg.queue;

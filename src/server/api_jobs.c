@@ -9,8 +9,12 @@
 
 #include <cjson/cJSON.h>
 
+#include <sys/random.h>
+
 #include "base/log.h"
+#include "io/zpk.h"
 #include "server/api.h"
+#include "server/journal.h"
 
 /* One witness per partition at most; the engine bounds partitions too. */
 #define MAX_WITNESSES 4096
@@ -23,6 +27,8 @@ struct submit {
     zp_witness w[1];        /* the single-witness forms */
     zp_witness *many;       /* "witnesses": one per partition (malloc'd) */
     uint32_t n_w;
+    const char *spool;      /* the upload's spool file (w[0] names its path) */
+    char spool_path[ZP__JRN_PATH_MAX];
 };
 
 static void release_body(void *ctx, const void *data)
@@ -209,13 +215,23 @@ static bool parse_binary_submit(struct submit *sb, const zp__srv_req *r, zp__srv
         zp__reply_error(out, 400, "bad_witness", "empty body: send the .wtns bytes");
         return false;
     }
+    if (r->spool) {
+        if (!zp__journal_spool_path(r->srv->jrn, r->spool, sb->spool_path, sizeof sb->spool_path)) {
+            zp__reply_error(out, 500, "internal", "the spool path is too long");
+            return false;
+        }
+        sb->spool = r->spool;
+        sb->w[0] = (zp_witness){.kind = ZP_WITNESS_FILE, .path = sb->spool_path};
+        sb->n_w = 1;
+        return true;
+    }
     sb->w[0] = (zp_witness){.kind = ZP_WITNESS_MEMORY, .data = r->body, .len = r->len};
     sb->n_w = 1;
     return true;
 }
 
 /* The declared value count of one witness, for the length check. */
-static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w,
+static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w, bool spooled,
                           uint64_t n_vars, zp__srv_reply *out)
 {
     zp__ioerr why = {{0}};
@@ -223,7 +239,7 @@ static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w
     if (w->kind == ZP_WITNESS_MEMORY) {
         e = zp__wtns_count(n, w->data, w->len, &why);
     } else {
-        if (!r->srv->cfg.allow_witness_path) {
+        if (!spooled && !r->srv->cfg.allow_witness_path) {
             zp__reply_error(out, 403, "forbidden", "this daemon does not open files named by clients: "
                             "POST the .wtns bytes as application/octet-stream instead");
             return false;
@@ -231,10 +247,13 @@ static bool witness_count(uint64_t *n, const zp__srv_req *r, const zp_witness *w
         e = zp__wtns_file_count(n, w->path, zp__wtns_max_bytes(n_vars), &why);
     }
     bool unreadable = e == ZP_E_IO || e == ZP_E_NOT_FOUND;
+    /* The reader's message names the spool file: say "the upload" instead. */
+    const char *path = spooled ? NULL : w->path;
     if (e != ZP_OK)
         zp__reply_error(out, !unreadable && zp__http_status_of(e) == 422 ? 422 : 400,
                         unreadable ? "witness_unreadable" : "bad_witness", "witness%s%s: %s",
-                        w->path ? " " : "", w->path ? w->path : "", why.msg[0] ? why.msg : zp_strerror(e));
+                        path ? " " : "", path ? path : "",
+                        why.msg[0] && !spooled ? why.msg : zp_strerror(e));
     return e == ZP_OK;
 }
 
@@ -256,11 +275,12 @@ static bool precheck(const zp__srv_req *r, const struct submit *sb, zp__srv_repl
         uint64_t n;
         if (ws[i].kind == ZP_WITNESS_SYNTH)
             continue;
-        if (!witness_count(&n, r, &ws[i], ki.n_vars, out))
+        if (!witness_count(&n, r, &ws[i], sb->spool != NULL, ki.n_vars, out))
             return false;
         if (ki.n_vars && n != ki.n_vars) {
+            bool named = ws[i].path && !sb->spool;
             zp__reply_error(out, 422, "witness_length", "witness%s%s has %llu values; key '%s' needs %u",
-                            ws[i].path ? " " : "", ws[i].path ? ws[i].path : "", (unsigned long long)n,
+                            named ? " " : "", named ? ws[i].path : "", (unsigned long long)n,
                             sb->key, ki.n_vars);
             return false;
         }
@@ -268,9 +288,155 @@ static bool precheck(const zp__srv_req *r, const struct submit *sb, zp__srv_repl
     return true;
 }
 
+/* The reply for a submit that failed with e (why: the queue's reason). */
+static void submit_failed(zp__srv_reply *out, zp_err e, const struct submit *sb, const char *why)
+{
+    if (e == ZP_E_NOT_FOUND) {
+        zp__reply_error(out, 404, "unknown_key", "no key named '%s'%s%s", sb->key, why[0] ? ": " : "", why);
+        return;
+    }
+    if (e == ZP_E_TOO_LARGE && why[0]) {
+        zp__reply_error(out, 413, "too_large", "%s", why);
+        return;
+    }
+    if (e == ZP_E_EXISTS) {
+        zp__reply_error(out, 409, "conflict", "job '%s' exists with a different request", sb->id);
+        return;
+    }
+    if (why[0])
+        zp__log(ZP__LOG_WARN, "job.submit_failed", "reason=%s", why);
+    zp__reply_zperr(out, e, "submit");
+}
+
+/* The 202 of an accepted job: its state in the engine, or in the journal
+ * for a job finished before a restart. */
+static void reply_accepted(zp__srv_reply *out, zp__srv *s, const char *id)
+{
+    zp_job_info info = {0};
+    zp_err e = zp_engine_job_status(s->eng, id, &info), ignored;
+    if (e == ZP_E_NOT_FOUND && zp__state_lookup(s, id, &info, NULL, &ignored))
+        e = ZP_OK;
+    if (e != ZP_OK)
+        zp__reply_zperr(out, e, "status after submit");
+    else
+        zp__reply_json(out, 202, zp__api_print(zp__api_job_json(&info, NULL, false)));
+}
+
+/* A job id for a submit without one that stays unique across restarts
+ * (the engine's own count starts again at each start). */
+static void fresh_id(char id[ZP_JOB_ID_MAX + 1])
+{
+    uint64_t r;
+    if (getrandom(&r, sizeof r, 0) != sizeof r)
+        r = (uint64_t)zp__journal_now_ms() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)id;
+    snprintf(id, ZP_JOB_ID_MAX + 1, "job-%016llx", (unsigned long long)r);
+}
+
+/* The journal's record of the request; false (reply set) when it cannot
+ * be made. */
+static bool journal_job(zp__jjob *j, const zp__srv_req *r, const struct submit *sb,
+                        const zp_job_request *req, zp__srv_reply *out)
+{
+    snprintf(j->id, sizeof j->id, "%s", req->id);
+    snprintf(j->key, sizeof j->key, "%s", req->key);
+    j->prio = req->priority;
+    j->partitions = req->partitions;
+    j->submitted_ms = zp__journal_now_ms();
+    j->n_wit = req->n_witnesses;
+    j->wit = calloc(req->n_witnesses, sizeof *j->wit);
+    if (!j->wit) {
+        zp__reply_error(out, 503, "out_of_memory", "out of memory");
+        return false;
+    }
+    for (uint32_t i = 0; i < req->n_witnesses; i++) {
+        const zp_witness *w = &req->witnesses[i];
+        zp__jwit *o = &j->wit[i];
+        if (w->kind == ZP_WITNESS_SYNTH) {
+            *o = (zp__jwit){.kind = ZP__JWIT_SYNTH, .seed = w->seed};
+            continue;
+        }
+        *o = (zp__jwit){.kind = sb->spool ? ZP__JWIT_SPOOL : ZP__JWIT_FILE};
+        if (sb->spool) {
+            /* The upload's hash tells a resubmit of the same bytes (the same
+             * job) from other bytes under the same id (a conflict). */
+            zp__buf b;
+            if (zp__file_map(&b, sb->spool_path, UINT64_MAX, NULL) != ZP_OK) {
+                zp__reply_error(out, 503, "spool_failed", "cannot read the spooled upload back");
+                return false;
+            }
+            o->len = b.len;
+            o->hash = zp__hash64(b.data, b.len, 0);
+            bool changed = zp__buf_changed(&b);
+            zp__buf_free(&b);
+            if (changed || o->len != r->len) {
+                zp__reply_error(out, 503, "spool_failed", "the spooled upload changed while it was read");
+                return false;
+            }
+        }
+        o->path = strdup(sb->spool ? sb->spool : w->path);
+        if (!o->path) {
+            zp__reply_error(out, 503, "out_of_memory", "out of memory");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A submit with a state folder: the job is journaled (and the journal
+ * fsynced) before the engine sees it, and forgotten again when the engine
+ * refuses it, so that only an accepted job is ever in the journal and an
+ * accepted job is always there; an id the journal holds is the same job
+ * across restarts. */
+static void do_submit_durable(zp__srv_reply *out, const zp__srv_req *r, struct submit *sb)
+{
+    zp__srv *s = r->srv;
+    char id[ZP_JOB_ID_MAX + 1];
+    if (sb->id)
+        snprintf(id, sizeof id, "%s", sb->id);
+    else
+        fresh_id(id);
+    zp_job_request req = {.id = id, .key = sb->key, .priority = sb->prio,
+                          .partitions = sb->partitions, .witnesses = sb->many ? sb->many : sb->w,
+                          .n_witnesses = sb->n_w};
+    zp__jjob j = {0}, old;
+    if (!journal_job(&j, r, sb, &req, out)) {
+        zp__jjob_free(&j);
+        return;
+    }
+    zp_err e;
+    pthread_mutex_lock(&s->submit_mu);
+    if (zp__journal_get(s->jrn, id, &old)) {
+        e = zp__jjob_same(&old, &j) ? ZP_OK : ZP_E_EXISTS;
+        zp__jjob_free(&old);
+    } else if ((e = zp__journal_add(s->jrn, &j)) != ZP_OK) {
+        if (e != ZP_E_BUSY)
+            zp__log(ZP__LOG_ERROR, "job.journal_failed", "job=%s error=%s", id, zp_strerror(e));
+    } else if ((e = zp_engine_submit(s->eng, &req, NULL)) != ZP_OK) {
+        zp_err f = zp__journal_forget(s->jrn, id);
+        if (f)
+            zp__log(ZP__LOG_ERROR, "job.journal_failed", "job=%s error=%s reason=%s", id,
+                    zp_strerror(f), "a refused submit stays journaled: it runs after a restart");
+    } else if (sb->spool) {
+        *r->keep_spool = true;
+    }
+    pthread_mutex_unlock(&s->submit_mu);
+    zp__jjob_free(&j);
+    if (e != ZP_OK) {
+        sb->id = id;
+        submit_failed(out, e, sb, "");
+        return;
+    }
+    zp__track_add(&s->track, s->eng, id);
+    reply_accepted(out, s, id);
+}
+
 static void do_submit(zp__srv_reply *out, const zp__srv_req *r, struct submit *sb)
 {
     zp__srv *s = r->srv;
+    if (s->jrn) {
+        do_submit_durable(out, r, sb);
+        return;
+    }
     if (sb->w[0].kind == ZP_WITNESS_MEMORY) {
         /* The engine borrows the body and frees it when done with it. */
         sb->w[0].data = *r->take_body;
@@ -284,22 +450,8 @@ static void do_submit(zp__srv_reply *out, const zp__srv_req *r, struct submit *s
     const zp__srv_queue *q = s->cfg.queue;
     char why[512] = "";
     zp_err e = q ? q->submit(q->ctx, &req, id, why, sizeof why) : zp_engine_submit(s->eng, &req, id);
-    if (e == ZP_E_NOT_FOUND) {
-        zp__reply_error(out, 404, "unknown_key", "no key named '%s'%s%s", sb->key, why[0] ? ": " : "", why);
-        return;
-    }
-    if (e == ZP_E_TOO_LARGE && why[0]) {
-        zp__reply_error(out, 413, "too_large", "%s", why);
-        return;
-    }
-    if (e == ZP_E_EXISTS) {
-        zp__reply_error(out, 409, "conflict", "job '%s' exists with a different request", sb->id);
-        return;
-    }
     if (e != ZP_OK) {
-        if (why[0])
-            zp__log(ZP__LOG_WARN, "job.submit_failed", "reason=%s", why);
-        zp__reply_zperr(out, e, "submit");
+        submit_failed(out, e, sb, why);
         return;
     }
     zp_job_info info = {0};
@@ -315,12 +467,7 @@ static void do_submit(zp__srv_reply *out, const zp__srv_req *r, struct submit *s
     if (zp__track_add(&s->track, s->eng, id) != ZP_OK)
         zp__log(ZP__LOG_WARN, "job.untracked", "job=%s reason=%s", id,
                 "the shutdown table is full: a drain will not wait for it");
-    e = zp_engine_job_status(s->eng, id, &info);
-    if (e != ZP_OK) {
-        zp__reply_zperr(out, e, "status after submit");
-        return;
-    }
-    zp__reply_json(out, 202, zp__api_print(zp__api_job_json(&info, NULL, false)));
+    reply_accepted(out, s, id);
 }
 
 void zp__api_submit(zp__srv_reply *out, const zp__srv_req *r)
@@ -374,12 +521,23 @@ void zp__api_job_get(zp__srv_reply *out, const zp__srv_req *r)
         zp__reply_error(out, 400, "bad_request", "'encoding' is base64 (default) or hex");
         return;
     }
-    zp_job_info info;
+    zp_job_info info = {0};
     zp_job_result res = {0};
     zp_err e = await_sliced(s, r->param, wait, &info, &res);
-    if (e == ZP_E_NOT_FOUND) {
-        zp__reply_error(out, 404, "unknown_job", "no job '%s' (never submitted, or forgotten after its TTL)",
-                        r->param);
+    /* A job that failed with ZP_E_NOT_FOUND (its witness file is gone) is
+     * known: the engine filled info. */
+    bool known = e != ZP_E_NOT_FOUND || info.id[0];
+    if (!known) {
+        known = zp__state_lookup(s, r->param, &info, &res, &e);
+    } else if (s->jrn && e != ZP_E_TIMEOUT && e != ZP_E_SHUTDOWN) {
+        /* What a client sees is journaled first: after a restart it gets
+         * the same proof, not a new one. */
+        zp__state_settle(s, r->param);
+    }
+    if (!known) {
+        zp__reply_error(out, 404, "unknown_job", "no job '%s' (never submitted, or forgotten after its TTL%s)",
+                        r->param, s->jrn || s->cfg.queue ? "" :
+                        "; or the daemon restarted since: without --state-dir jobs live in memory only");
     } else if (e == ZP_OK || e == ZP_E_TIMEOUT || e == ZP_E_CANCELLED ||
                (e != ZP_E_SHUTDOWN && info.state == ZP_JOB_FAILED)) {
         zp__reply_json(out, 200, zp__api_print(zp__api_job_json(&info, e == ZP_OK ? &res : NULL, hex)));
@@ -401,7 +559,13 @@ void zp__api_job_cancel(zp__srv_reply *out, const zp__srv_req *r)
             info.state == ZP_JOB_DONE)
             e = ZP_OK;
     } else if (e == ZP_OK) {
+        zp__state_cancelled(s, r->param);
         e = zp_engine_job_status(s->eng, r->param, &info);
+    } else if (e == ZP_E_NOT_FOUND) {
+        /* A job finished before a restart: cancelling it changes nothing. */
+        zp_err ignored;
+        if (zp__state_lookup(s, r->param, &info, NULL, &ignored))
+            e = ZP_OK;
     }
     if (e == ZP_E_NOT_FOUND)
         zp__reply_error(out, 404, "unknown_job", "no job '%s'", r->param);

@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 
 #include "base/log.h"
+#include "server/journal.h"
 #include "server/server.h"
 
 /* Bytes of an over-limit body (without Content-Length: chunked) that are
@@ -95,6 +96,10 @@ struct request {
     uint8_t *body;
     size_t len, cap;
     uint64_t dropped;
+    /* A binary body spooled to the state folder (fd -1: none). */
+    int spool_fd;
+    char spool[ZP__JRN_SPOOL_NAME];
+    bool spool_failed, keep_spool;
 };
 
 const char *zp__srv_query(const zp__srv_req *r, const char *name)
@@ -226,6 +231,18 @@ static unsigned admit(zp__srv *s, struct MHD_Connection *c, struct request *q, c
                         (unsigned long long)cl, (unsigned long long)q->limit);
         return 413;
     }
+    /* With a state folder a witness upload goes to disk as it arrives: it
+     * must be durable before the job is accepted, and holds no memory. */
+    if (s->jrn && q->binary) {
+        q->spool_fd = zp__journal_spool_create(s->jrn, q->spool);
+        if (q->spool_fd < 0) {
+            q->spool[0] = 0;
+            zp__reply_error(rep, 503, "spool_failed", "cannot make a spool file in the state folder: %s",
+                            strerror(errno));
+            return 503;
+        }
+        return 0;
+    }
     if (content_length(c, &cl) && cl > 0) {
         if (!zp__budget_take(&s->body_bytes, s->body_budget, cl)) {
             atomic_fetch_add(&s->rejected_budget, 1);
@@ -263,9 +280,24 @@ static bool absorb(zp__srv *s, struct request *q, const char *data, size_t n)
         else
             q->over_budget = true;
     }
-    if (q->too_big || q->over_budget) {
+    if (q->too_big || q->over_budget || q->spool_failed) {
         q->dropped += n;
         return q->dropped <= DISCARD_MAX;
+    }
+    if (q->spool_fd >= 0) {
+        for (size_t done = 0; done < n;) {
+            ssize_t w = write(q->spool_fd, data + done, n - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                zp__log(ZP__LOG_ERROR, "http.spool_failed", "file=%s error=%s", q->spool, strerror(errno));
+                q->spool_failed = true;
+                return true;
+            }
+            done += (size_t)w;
+        }
+        q->len += n;
+        return true;
     }
     if (q->len + n > q->cap) {
         uint64_t want = q->cap ? (uint64_t)q->cap * 2 : 65536;
@@ -298,6 +330,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!q)
             return MHD_NO;
         *con_cls = q;
+        q->spool_fd = -1;
         atomic_fetch_add(&s->requests, 1);
         atomic_fetch_add(&s->active, 1);
         unsigned st = admit(s, c, q, method, url, &rep, &allow);
@@ -316,7 +349,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (q->answered)
         return MHD_YES;
-    if (q->too_big) {
+    if (q->spool_fd >= 0 && !q->too_big && !q->spool_failed &&
+        zp__journal_spool_sync(s->jrn, q->spool_fd) != ZP_OK) {
+        zp__log(ZP__LOG_ERROR, "http.spool_failed", "file=%s error=%s", q->spool, strerror(errno));
+        q->spool_failed = true;
+    }
+    if (q->spool_failed) {
+        zp__reply_error(&rep, 503, "spool_failed", "the upload could not be written to the state folder; retry");
+        rep.retry_after_s = 1;
+    } else if (q->too_big) {
         atomic_fetch_add(&s->rejected_size, 1);
         zp__reply_error(&rep, 413, "payload_too_large", "body is over the limit of %llu bytes",
                         (unsigned long long)q->limit);
@@ -330,7 +371,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         zp__srv_req r = {.srv = s, .method = method, .path = url,
                          .param = q->m.has_param ? q->m.param : NULL,
                          .body = q->body, .len = q->len, .body_binary = q->binary,
-                         .take_body = &q->body, .conn = c};
+                         .take_body = &q->body, .conn = c,
+                         .spool = q->spool_fd >= 0 ? q->spool : NULL, .keep_spool = &q->keep_spool};
         q->m.fn(&rep, &r);
         if (!rep.body && !rep.status)
             zp__reply_error(&rep, 500, "internal", "handler gave no reply");
@@ -352,6 +394,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         atomic_fetch_sub(&s->active, 1);
         if (q->reserved)
             zp__budget_give(&s->body_bytes, q->reserved);
+        if (q->spool_fd >= 0) {
+            close(q->spool_fd);
+            if (!q->keep_spool)
+                zp__journal_spool_remove(s->jrn, q->spool);
+        }
         free(q->body);
         free(q);
         *con_cls = NULL;
@@ -433,54 +480,22 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 }
 
 /* Closes the connections still unauthenticated after the header timeout,
- * however slowly they trickle bytes: a few ticks per timeout. */
-static void *reaper_main(void *arg)
+ * however slowly they trickle bytes. */
+static void reap(void *arg)
 {
     zp__srv *s = arg;
+    zp__conns_expire(&s->conns, zp__srv_now());
+}
+
+/* A few ticks per timeout. */
+static bool reaper_start(zp__srv *s)
+{
     double tick = s->cfg.header_timeout_s / 4;
     if (tick > 0.25)
         tick = 0.25;
     if (tick < 0.01)
         tick = 0.01;
-    pthread_mutex_lock(&s->reaper_mu);
-    while (!s->reaper_stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        long ns = ts.tv_nsec + (long)(tick * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&s->reaper_cv, &s->reaper_mu, &ts);
-        if (!s->reaper_stop)
-            zp__conns_expire(&s->conns, zp__srv_now());
-    }
-    pthread_mutex_unlock(&s->reaper_mu);
-    return NULL;
-}
-
-static bool reaper_start(zp__srv *s)
-{
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->reaper_cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&s->reaper_mu, NULL);
-    s->reaper_on = pthread_create(&s->reaper, NULL, reaper_main, s) == 0;
-    return s->reaper_on;
-}
-
-static void reaper_stop(zp__srv *s)
-{
-    if (!s->reaper_on)
-        return;
-    pthread_mutex_lock(&s->reaper_mu);
-    s->reaper_stop = true;
-    pthread_cond_signal(&s->reaper_cv);
-    pthread_mutex_unlock(&s->reaper_mu);
-    pthread_join(s->reaper, NULL);
-    s->reaper_on = false;
-    pthread_cond_destroy(&s->reaper_cv);
-    pthread_mutex_destroy(&s->reaper_mu);
+    return zp__ticker_start(&s->reaper, tick, reap, s);
 }
 
 /* The limits as they apply: reserved slots resolved, the budget set. */
@@ -530,14 +545,29 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
         free(s);
         return ZP_E_INVALID_ARG;
     }
+    if (cfg->state_dir && cfg->queue) {
+        snprintf(why, why_len, "a state folder and a shared queue together: the queue is durable already");
+        zp__conns_destroy(&s->conns);
+        free(s);
+        return ZP_E_INVALID_ARG;
+    }
     if (zp__track_init(&s->track, 4096) != ZP_OK) {
         zp__conns_destroy(&s->conns);
         free(s);
         return ZP_E_NOMEM;
     }
+    /* Before listening: the journal's jobs are queued before new ones. */
+    zp_err se = zp__state_start(s, why, why_len);
+    if (se) {
+        zp__track_free(&s->track);
+        zp__conns_destroy(&s->conns);
+        free(s);
+        return se;
+    }
     s->listen_fd = zp__listen_open(&s->addr, s->bound, sizeof s->bound, why, why_len);
     if (s->listen_fd < 0) {
         zp_err e = strstr(why, "already listening") ? ZP_E_EXISTS : ZP_E_IO;
+        zp__state_stop(s);
         zp__track_free(&s->track);
         zp__conns_destroy(&s->conns);
         free(s);
@@ -558,6 +588,7 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
         close(s->listen_fd);
         if (s->addr.is_unix)
             unlink(s->addr.path);
+        zp__state_stop(s);
         zp__track_free(&s->track);
         zp__conns_destroy(&s->conns);
         free(s);
@@ -568,6 +599,7 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
         MHD_stop_daemon(s->mhd);
         if (s->addr.is_unix)
             unlink(s->addr.path);
+        zp__state_stop(s);
         zp__track_free(&s->track);
         zp__conns_destroy(&s->conns);
         free(s);
@@ -606,8 +638,11 @@ void zp__srv_stop(zp__srv *s)
     if (atomic_load(&s->active) > 0)
         zp__log(ZP__LOG_WARN, "serve.requests_cut", "requests=%llu",
                 (unsigned long long)atomic_load(&s->active));
-    reaper_stop(s);
+    zp__ticker_stop(&s->reaper);
     MHD_stop_daemon(s->mhd);
+    /* Jobs the drain cancelled stay unfinished in the journal: they run
+     * again when a daemon starts on the same state folder. */
+    zp__state_stop(s);
     zp__conns_destroy(&s->conns);
     pthread_mutex_destroy(&s->log_mu);
     zp__track_free(&s->track);

@@ -12,6 +12,9 @@
  *   api_info.c  status, keys, preload/evict, metrics, healthz
  *   reply.c     JSON replies and the zp_err → HTTP status mapping
  *   track.c     ids of unfinished jobs, so shutdown can drain them
+ *   journal.c   the job journal of --state-dir (journal.h)
+ *   state.c     the journal between the API and the engine: resume, results
+ *   ticker.c    a thread calling a function at a period (reaper, watcher)
  *
  * Threads: libmicrohttpd runs each connection on its own thread, so a
  * long-polling await blocks only its own connection; every engine call is
@@ -68,6 +71,11 @@ typedef struct zp__srv_config {
     double grace_s;         /* on stop: how long unfinished jobs may still run */
     bool allow_witness_path;/* JSON submits may name a file on this host */
     const zp__srv_queue *queue; /* NULL: the engine's queue (see above) */
+    /* A folder for the job journal and spooled uploads (journal.h); NULL:
+     * jobs live in memory only. Not with queue. */
+    const char *state_dir;
+    double state_ttl_s;       /* finished jobs kept (the engine's TTL) */
+    uint32_t state_max_jobs;  /* jobs kept (the engine's max_jobs) */
 } zp__srv_config;
 
 #define ZP__SRV_MAX_BODY_DEFAULT ((uint64_t)1 << 30)  /* 1 GiB */
@@ -192,6 +200,24 @@ void zp__conns_counts(zp__conns *t, zp__conns_stats *out);
 bool zp__budget_take(_Atomic uint64_t *used, uint64_t budget, uint64_t n);
 void zp__budget_give(_Atomic uint64_t *used, uint64_t n);
 
+/* A thread that calls fn(ctx) every period_s seconds until stopped
+ * (ticker.c). start: false when the thread did not start. stop waits for
+ * a call in progress; a ticker never started, or stopped, is fine. */
+typedef struct zp__ticker {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool on, stop;
+    double period_s;
+    void (*fn)(void *ctx);
+    void *ctx;
+} zp__ticker;
+
+bool zp__ticker_start(zp__ticker *t, double period_s, void (*fn)(void *ctx), void *ctx);
+void zp__ticker_stop(zp__ticker *t);
+
+struct zp__journal;
+
 struct zp__srv {
     zp__srv_config cfg;
     zp_engine *eng;
@@ -212,16 +238,37 @@ struct zp__srv {
     zp__conns conns;
     _Atomic uint64_t body_bytes;   /* reserved by bodies in flight */
     uint64_t body_budget;
-    pthread_t reaper;
-    bool reaper_on;
-    pthread_mutex_t reaper_mu;
-    pthread_cond_t reaper_cv;
-    bool reaper_stop;
+    zp__ticker reaper;      /* the header timeout (gated only) */
     pthread_mutex_t log_mu;  /* libmicrohttpd's lines, at most a few a second */
     double log_window;
     unsigned log_in_window;
     uint64_t log_left_out;
+    /* --state-dir (state.c): */
+    struct zp__journal *jrn;    /* NULL without a state folder */
+    pthread_mutex_t submit_mu;  /* a submit's lookup, engine submit and append */
+    zp__ticker watcher;         /* journals results, expires old ones */
+    double next_expire;         /* the watcher's, on zp__srv_now's clock */
 };
+
+/* Opens the journal of cfg.state_dir (nothing without one), submits its
+ * unfinished jobs again and starts the watcher. ZP_E_EXISTS when another
+ * daemon holds the folder; why explains. */
+zp_err zp__state_start(zp__srv *s, char *why, size_t why_len);
+/* Stops the watcher, journals the results that came in, closes. */
+void zp__state_stop(zp__srv *s);
+/* When id is journaled and unfinished but done or failed in the engine:
+ * journals its result now, so that no client sees a result the journal
+ * does not hold. */
+void zp__state_settle(zp__srv *s, const char *id);
+/* After a DELETE: journals id as cancelled (or its result, when it had
+ * finished first). */
+void zp__state_cancelled(zp__srv *s, const char *id);
+/* A journaled job as zp_engine_await would answer it: info, *err (ZP_OK
+ * done, ZP_E_TIMEOUT unfinished, ZP_E_CANCELLED, or a failed job's error,
+ * which may be ZP_E_NOT_FOUND too) and, when res is not NULL, a done job's
+ * proofs. false when the journal has no such job. */
+bool zp__state_lookup(zp__srv *s, const char *id, zp_job_info *info, zp_job_result *res,
+                      zp_err *err);
 
 
 /* A request as the route handlers see it. */
@@ -236,6 +283,12 @@ typedef struct zp__srv_req {
     /* The handler may take the body (then it frees it with free()) by
      * setting *take_body to NULL; the witness then needs no copy. */
     uint8_t **take_body;
+    /* With a state folder, a binary body is spooled instead (len bytes in
+     * the file named spool in the spool folder, fsynced; body NULL). The
+     * handler keeps the file by setting *keep_spool; otherwise it goes when
+     * the request ends. */
+    const char *spool;
+    bool *keep_spool;
     void *conn;                 /* struct MHD_Connection * */
 } zp__srv_req;
 

@@ -15,6 +15,19 @@ skip_without_daemon() {
     exit 77
   fi
 }
+# Makes the temporary folder T (/tmp/NAME.XXXXXX); on exit every daemon in
+# PIDS is killed and T removed (kept when KEEP is set).
+temp_folder() {
+  T=$(mktemp -d "/tmp/$1.XXXXXX")
+  PIDS=()
+  trap temp_cleanup EXIT
+  trap 'exit 1' INT TERM
+}
+temp_cleanup() {
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  [ -n "${KEEP:-}" ] || rm -rf "$T"; echo "T=$T"
+}
 A=()
 TOKEN=()
 GOOD_TOKEN=()
