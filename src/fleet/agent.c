@@ -5,10 +5,10 @@
  * claimer    holds its own connection with LISTEN zp_queue and zp_cancel
  *            (and zp_done, which wakes this daemon's awaiters).
  *            It claims as many partitions as the local engine has proving
- *            workers free, plus cfg.ahead more (by default one per worker,
- *            queued in the engine so that a worker proves its next one
- *            while the last is verified and stored; admission stays the
- *            engine's), then sleeps in
+ *            workers free, plus cfg.ahead more (by default two per
+ *            worker, queued in the engine so that a worker proves its next
+ *            one while the last is verified and stored; admission stays
+ *            the engine's), then sleeps in
  *            poll() on the connection's socket and a wake-up pipe: a
  *            NOTIFY (a submit, a retry) or a freed slot wakes it at once,
  *            and poll_s bounds the sleep when no notification comes.

@@ -83,7 +83,7 @@ zp_err zp__fleet_open(zp__fleet **out, const zp__fleet_config *cfg, zp_engine *e
     snprintf(f->keys_array + at, sizeof f->keys_array - at, "}");
     f->slots = count_slots(eng);
     if (f->cfg.ahead == ZP__FLEET_AHEAD_AUTO)
-        f->cfg.ahead = (uint32_t)f->slots;
+        f->cfg.ahead = 2 * (uint32_t)f->slots;
     zp_gpu_info gi;
     while (zp_engine_gpu_info(eng, (size_t)f->gpus, &gi) == ZP_OK)
         f->gpus++;

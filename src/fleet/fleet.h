@@ -3,7 +3,7 @@
  * durable job queue in PostgreSQL. Jobs, their partitions, the machines and
  * the results live in the database; each daemon claims partitions with
  * SELECT ... FOR UPDATE SKIP LOCKED (most urgent priority first, then the
- * oldest job), only as many as its proving workers can start (and one
+ * oldest job), only as many as its proving workers can start (and two
  * more per worker, queued next, by default) and only for keys it serves,
  * proves each one as a one-partition job of its local
  * engine (which verifies the proof), and writes the proof back under the
@@ -40,14 +40,16 @@ typedef struct zp__fleet_config {
     double backoff_s;         /* a failed partition waits backoff_s * 2^(n-1) (1 s) */
     uint32_t ahead;           /* partitions claimed beyond the free workers, so that
                                * a worker finds its next one queued locally
-                               * (ZP__FLEET_AHEAD_AUTO: one per proving worker) */
+                               * (ZP__FLEET_AHEAD_AUTO: two per proving worker) */
     uint64_t inline_max;      /* witnesses up to this size go into the database (64 MiB) */
     const char *spool;        /* shared folder for larger uploaded witnesses; NULL: none */
     const char *address;      /* what clients dial, shown in status */
 } zp__fleet_config;
 
-/* ahead: as many as the engine has proving workers, so that each proves
- * its next partition while the last one is verified and stored. */
+/* ahead: two per proving worker: one it proves next while the last one
+ * is verified and stored, and one more so that a GPU slot still finds a
+ * partition to load the witness of while it runs one (the engine's slots
+ * take ahead only while as many partitions wait as there are workers). */
 #define ZP__FLEET_AHEAD_AUTO UINT32_MAX
 
 void zp__fleet_config_default(zp__fleet_config *c);
