@@ -323,6 +323,18 @@ static int claim_some(zp__fleet *f, PGconn *lc, int want)
     return got;
 }
 
+/* Whether a NOTIFY zp_queue concerns this machine: a submit names its
+ * key; an empty payload (a retry, partitions given back) is for all. */
+static bool serves(const zp__fleet *f, const char *key)
+{
+    if (!key[0])
+        return true;
+    for (int i = 0; i < f->n_keys; i++)
+        if (!strcmp(f->keys[i], key))
+            return true;
+    return false;
+}
+
 static PGconn *listen_conn(zp__fleet *f)
 {
     char why[512];
@@ -396,7 +408,7 @@ static void *claimer_main(void *arg)
                     f->done_gen++;
                     pthread_cond_broadcast(&f->done_cv);
                     pthread_mutex_unlock(&f->mu);
-                } else {
+                } else if (serves(f, nt->extra)) {
                     atomic_fetch_add(&f->n.wake_notify, 1);
                     more = true;
                 }
