@@ -238,7 +238,9 @@ static void *prove_main(void *arg)
         claim_done(c);
         return NULL;
     }
-    zp_job_request req = {.id = c->local, .key = c->key, .priority = ZP_PRIO_NORMAL,
+    /* The job's priority: a partition claimed after others still waiting
+     * here (claimed ahead) starts before them when it is more urgent. */
+    zp_job_request req = {.id = c->local, .key = c->key, .priority = c->priority,
                           .partitions = 1, .witnesses = &w, .n_witnesses = 1};
     e = zp_engine_submit(f->eng, &req, NULL);
     free(hold);
@@ -299,6 +301,8 @@ static int claim_some(zp__fleet *f, PGconn *lc, int want)
         c->widx = atoi(PQgetvalue(r, i, 5));
         c->seed = (uint64_t)strtoll(PQgetvalue(r, i, 6), NULL, 10);
         c->attempts = atoi(PQgetvalue(r, i, 7));
+        int prio = atoi(PQgetvalue(r, i, 8));
+        c->priority = prio >= 0 && prio < ZP_PRIO_COUNT ? (zp_priority)prio : ZP_PRIO_NORMAL;
         snprintf(c->local, sizeof c->local, "fleet.%lld", c->token);
         c->claimed_at = zp__fleet_now();
         pthread_mutex_lock(&f->mu);

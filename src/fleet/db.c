@@ -66,8 +66,8 @@ PGconn *zp__fdb_connect(const char *url, char *why, size_t why_len)
 }
 
 /* The statements of zp__fq. CLAIM is the body of zp_claim (schema.c) as
- * one statement: a SQL function's plan lives for one call only, a
- * prepared statement's for the connection. */
+ * one statement (a SQL function's plan lives for one call only, a
+ * prepared statement's for the connection), returning the priority too. */
 static const struct {
     const char *name, *sql;
 } fq[ZP__FQ_COUNT] = {
@@ -78,7 +78,8 @@ static const struct {
         "UPDATE zp_partitions p SET state = 'claimed', token = nextval('zp_claim_token'), "
         "machine = $1::bigint, claimed = clock_timestamp(), attempts = p.attempts + 1 "
         "FROM c WHERE p.job_id = c.job_id AND p.part = c.part "
-        "RETURNING p.job_id, p.part, p.token, p.key, p.wkind, p.widx, p.seed, p.attempts"},
+        "RETURNING p.job_id, p.part, p.token, p.key, p.wkind, p.widx, p.seed, p.attempts, "
+        "p.priority"},
     [ZP__FQ_RESULT] = {"zp_q_result", "SELECT zp_result($1, $2, $3, $4, $5, $6)"},
     /* served (a machine has the key), the new job's seq (NULL: the id
      * exists), and the partitions are queued with a NOTIFY at commit. */

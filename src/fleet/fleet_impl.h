@@ -32,6 +32,7 @@ typedef struct zp__claim {
     char key[ZP_NAME_MAX + 1];
     char local[ZP_JOB_ID_MAX + 1]; /* its job in the local engine */
     int part, wkind, widx, attempts;
+    zp_priority priority;          /* its job's, kept in the local engine */
     long long token;
     uint64_t seed;
     double claimed_at;             /* monotonic */
