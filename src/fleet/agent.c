@@ -109,7 +109,8 @@ static void fail_attempt(zp__claim *c, zp_err e, const char *reason)
     snprintf(backoff, sizeof backoff, "%g", f->cfg.backoff_s);
     const char *v[] = {c->job, part, token, code, reason, max, backoff};
     atomic_fetch_add(&f->n.failed_attempts, 1);
-    PGresult *r = exec_retry(f, "fail", "SELECT zp_fail($1, $2, $3, $4, $5, $6, $7)", ZP__FQ_COUNT, 7, v, NULL, NULL);
+    PGresult *r = exec_retry(f, "fail", "SELECT zp_fail($1, $2, $3, $4, $5, $6, $7)", ZP__FQ_COUNT, 7,
+                             v, NULL, NULL);
     const char *out = r && PQntuples(r) ? PQgetvalue(r, 0, 0) : "lost";
     if (!strcmp(out, "failed"))
         atomic_fetch_add(&f->n.jobs_failed, 1);
