@@ -15,6 +15,9 @@
 #   cancel     a job cancelled while its partitions run on two daemons
 #   restart    the database restarted mid-run: the daemons reconnect and
 #              every job completes
+#   ahead      a daemon of one worker holds one claim plus --queue-ahead:
+#              three with the default (two per worker), one with 0; a
+#              critical job claimed last overtakes those claimed ahead
 #
 # usage: bash fleet.test.sh /path/to/zkpipe [SECTION...]   (from tests/;
 # exit 77: skipped where the daemon, libcurl, libpq or the PostgreSQL
@@ -23,7 +26,7 @@ set -u
 Z=${1:?usage: fleet.test.sh /path/to/zkpipe [SECTION...]}
 case $Z in /*) ;; *) Z=$PWD/$Z ;; esac
 shift
-SECTIONS=${*:-"schema one three kill dup cancel restart"}
+SECTIONS=${*:-"schema one three kill dup cancel restart ahead"}
 cd "$(dirname "$0")"
 
 . ./server/lib.sh
@@ -337,6 +340,50 @@ if [[ " $SECTIONS " == *" restart "* ]]; then
   check "the daemons stayed up" test "$alive" = 3
   rc=$(($(metric d1 zkpipe_queue_reconnects_total) + $(metric d2 zkpipe_queue_reconnects_total) + $(metric d3 zkpipe_queue_reconnects_total)))
   check "... and reconnected ($rc connections made again)" test "$rc" -ge 3
+fi
+
+# ------------------------------------------------------------ ahead
+max_claims() { # machine seconds: the most claims it held, sampled every 50 ms
+  local most=0 n i
+  for i in $(seq 1 $(($2 * 20))); do
+    n=$(psql_q "SELECT count(*) FROM zp_partitions WHERE machine = $1 AND state = 'claimed'")
+    [ "$n" -gt "$most" ] && most=$n
+    sleep 0.05
+  done
+  echo "$most"
+}
+if [[ " $SECTIONS " == *" ahead "* ]]; then
+  echo "== claims ahead of the workers"
+  # Six slow jobs for a key no other daemon serves, on one daemon of one
+  # worker, then a critical one: the claims it holds while they run.
+  for ahead in auto 0; do
+    fleet_daemon "a$ahead" --key "ah$ahead=$T/c14.zpk" --queue-ahead "$ahead" || cat "$T/a$ahead.log"
+    A=$DPID
+    m=$(machine_of "$A")
+    for i in 1 2 3 4 5 6; do
+      "$Z" submit $(addr "a$ahead") --key "ah$ahead" --witness-path "$T/slow.wtns" --id "ah$ahead.$i" >/dev/null
+    done
+    # A critical job after them: claimed when the first one is stored,
+    # it starts before the ones claimed ahead that still wait locally.
+    "$Z" submit $(addr "a$ahead") --key "ah$ahead" --witness-path "$T/slow.wtns" --id "ah$ahead.crit" \
+      --priority critical >/dev/null
+    most=$(max_claims "$m" 2)
+    for i in 1 2 3 4 5 6 crit; do
+      "$Z" await $(addr "a$ahead") "ah$ahead.$i" --timeout 120 >/dev/null
+    done
+    want=$([ "$ahead" = auto ] && echo 3 || echo 1)
+    check "--queue-ahead $ahead: a daemon of one worker holds up to $want claims (saw $most at most)" \
+      test "$most" = "$want"
+    check "... and the seven jobs complete once each" \
+      test "$(psql_q "SELECT count(*) FROM zp_partitions WHERE job_id LIKE 'ah$ahead.%' AND state = 'done'")" = 7
+    if [ "$ahead" = auto ]; then
+      check "... the critical job, claimed last, is proved before the third job claimed ahead of it" \
+        test "$(psql_q "SELECT (SELECT done FROM zp_partitions WHERE job_id = 'ahauto.crit') <
+                               (SELECT done FROM zp_partitions WHERE job_id = 'ahauto.3')")" = t
+    fi
+    kill "$A"
+    wait_exit "$A" 30
+  done
 fi
 
 echo "fails=$fails passes=$passes"

@@ -57,7 +57,11 @@ int zp__serve_queue_opt(zp__fleet_config *q, const char *a, const char *v, const
         return whole(&q->max_attempts, v, 1, 100) ? 0 : -1;
     }
     if (!strcmp(a, "--queue-ahead")) {
-        *msg = "--queue-ahead wants 0..64, got";
+        *msg = "--queue-ahead wants 0..64 or auto, got";
+        if (!strcmp(v, "auto")) {
+            q->ahead = ZP__FLEET_AHEAD_AUTO;
+            return 0;
+        }
         return whole(&q->ahead, v, 0, 64) ? 0 : -1;
     }
     if (!strcmp(a, "--queue-inline")) {
@@ -89,7 +93,10 @@ void zp__serve_queue_print(FILE *f, const zp__fleet_config *q)
     fprintf(f, "queue-poll = %g\n", q->poll_s);
     fprintf(f, "queue-attempts = %u\n", q->max_attempts);
     fprintf(f, "queue-backoff = %g\n", q->backoff_s);
-    fprintf(f, "queue-ahead = %u\n", q->ahead);
+    if (q->ahead == ZP__FLEET_AHEAD_AUTO)
+        fprintf(f, "queue-ahead = auto\n");
+    else
+        fprintf(f, "queue-ahead = %u\n", q->ahead);
     fprintf(f, "queue-inline = %llu\n", (unsigned long long)q->inline_max);
     if (q->spool)
         fprintf(f, "queue-spool = %s\n", q->spool);

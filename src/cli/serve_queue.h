@@ -20,7 +20,8 @@
     "  --queue-attempts N   attempts of a partition before its job fails (default 3)\n"         \
     "  --queue-backoff S    a failed partition waits S * 2^(attempt-1) (default 1)\n"           \
     "  --queue-ahead N      claim N partitions beyond the free workers, queued locally\n"      \
-    "                       so that a worker never waits for a claim (default 0)\n"            \
+    "                       so that a worker never waits for a claim (default auto:\n"        \
+    "                       two per proving worker; 0: only what the workers start)\n"        \
     "  --queue-inline BYTES uploaded witnesses up to this size go into the database\n"          \
     "                       (default 64M); larger ones go to --queue-spool\n"                   \
     "  --queue-spool DIR    a folder every daemon of the fleet reads at the same path\n"

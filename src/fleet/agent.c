@@ -5,7 +5,10 @@
  * claimer    holds its own connection with LISTEN zp_queue and zp_cancel
  *            (and zp_done, which wakes this daemon's awaiters).
  *            It claims as many partitions as the local engine has proving
- *            workers free (admission stays the engine's), then sleeps in
+ *            workers free, plus cfg.ahead more (by default two per
+ *            worker, queued in the engine so that a worker proves its next
+ *            one while the last is verified and stored; admission stays
+ *            the engine's), then sleeps in
  *            poll() on the connection's socket and a wake-up pipe: a
  *            NOTIFY (a submit, a retry) or a freed slot wakes it at once,
  *            and poll_s bounds the sleep when no notification comes.
@@ -56,13 +59,15 @@ static void claim_done(zp__claim *c)
     free(c);
 }
 
-/* Runs one statement until the database answers, or the daemon stops. */
-static PGresult *exec_retry(zp__fleet *f, const char *what, const char *sql, int n,
+/* Runs one statement (sql, or the prepared q where sql is NULL) until the
+ * database answers, or the daemon stops. */
+static PGresult *exec_retry(zp__fleet *f, const char *what, const char *sql, zp__fq q, int n,
                             const char *const *vals, const int *lens, const int *fmts)
 {
     char why[512];
     for (double pause = 0.05;; pause = pause < 1 ? pause * 2 : 1) {
-        PGresult *r = zp__fdb_exec(f, sql, n, vals, lens, fmts, 0, why, sizeof why);
+        PGresult *r = sql ? zp__fdb_exec(f, sql, n, vals, lens, fmts, 0, why, sizeof why)
+                          : zp__fdb_run(f, q, n, vals, lens, fmts, 0, why, sizeof why);
         if (r)
             return r;
         zp__log(ZP__LOG_WARN, "fleet.db_retry", "what=%s reason=%s", what, why);
@@ -104,7 +109,8 @@ static void fail_attempt(zp__claim *c, zp_err e, const char *reason)
     snprintf(backoff, sizeof backoff, "%g", f->cfg.backoff_s);
     const char *v[] = {c->job, part, token, code, reason, max, backoff};
     atomic_fetch_add(&f->n.failed_attempts, 1);
-    PGresult *r = exec_retry(f, "fail", "SELECT zp_fail($1, $2, $3, $4, $5, $6, $7)", 7, v, NULL, NULL);
+    PGresult *r = exec_retry(f, "fail", "SELECT zp_fail($1, $2, $3, $4, $5, $6, $7)", ZP__FQ_COUNT, 7,
+                             v, NULL, NULL);
     const char *out = r && PQntuples(r) ? PQgetvalue(r, 0, 0) : "lost";
     if (!strcmp(out, "failed"))
         atomic_fetch_add(&f->n.jobs_failed, 1);
@@ -201,7 +207,7 @@ static void store_result(zp__claim *c, const zp_job_result *res)
                        npub};
     int lens[] = {0, 0, 0, (int)res->proofs_len, (int)res->public_len, 0};
     int fmts[] = {0, 0, 0, 1, 1, 0};
-    PGresult *r = exec_retry(f, "result", "SELECT zp_result($1, $2, $3, $4, $5, $6)", 6, v, lens, fmts);
+    PGresult *r = exec_retry(f, "result", NULL, ZP__FQ_RESULT, 6, v, lens, fmts);
     const char *out = r && PQntuples(r) ? PQgetvalue(r, 0, 0) : "lost";
     if (!strcmp(out, "late")) {
         atomic_fetch_add(&f->n.late, 1);
@@ -233,7 +239,9 @@ static void *prove_main(void *arg)
         claim_done(c);
         return NULL;
     }
-    zp_job_request req = {.id = c->local, .key = c->key, .priority = ZP_PRIO_NORMAL,
+    /* The job's priority: a partition claimed after others still waiting
+     * here (claimed ahead) starts before them when it is more urgent. */
+    zp_job_request req = {.id = c->local, .key = c->key, .priority = c->priority,
                           .partitions = 1, .witnesses = &w, .n_witnesses = 1};
     e = zp_engine_submit(f->eng, &req, NULL);
     free(hold);
@@ -274,8 +282,7 @@ static int claim_some(zp__fleet *f, PGconn *lc, int want)
     pthread_mutex_unlock(&f->mu);
     snprintf(n, sizeof n, "%d", want);
     const char *v[] = {machine, f->keys_array, n};
-    PGresult *r = zp__fdb_exec_on(lc, "SELECT * FROM zp_claim($1, $2, $3)", 3, v, NULL, NULL, 0, why,
-                                  sizeof why);
+    PGresult *r = zp__fdb_run_on(lc, ZP__FQ_CLAIM, 3, v, NULL, NULL, 0, why, sizeof why);
     if (!r) {
         atomic_fetch_add(&f->n.db_errors, 1);
         zp__log(ZP__LOG_WARN, "fleet.claim_failed", "reason=%s", why);
@@ -295,6 +302,8 @@ static int claim_some(zp__fleet *f, PGconn *lc, int want)
         c->widx = atoi(PQgetvalue(r, i, 5));
         c->seed = (uint64_t)strtoll(PQgetvalue(r, i, 6), NULL, 10);
         c->attempts = atoi(PQgetvalue(r, i, 7));
+        int prio = atoi(PQgetvalue(r, i, 8));
+        c->priority = prio >= 0 && prio < ZP_PRIO_COUNT ? (zp_priority)prio : ZP_PRIO_NORMAL;
         snprintf(c->local, sizeof c->local, "fleet.%lld", c->token);
         c->claimed_at = zp__fleet_now();
         pthread_mutex_lock(&f->mu);
@@ -319,6 +328,18 @@ static int claim_some(zp__fleet *f, PGconn *lc, int want)
     return got;
 }
 
+/* Whether a NOTIFY zp_queue concerns this machine: a submit names its
+ * key; an empty payload (a retry, partitions given back) is for all. */
+static bool serves(const zp__fleet *f, const char *key)
+{
+    if (!key[0])
+        return true;
+    for (int i = 0; i < f->n_keys; i++)
+        if (!strcmp(f->keys[i], key))
+            return true;
+    return false;
+}
+
 static PGconn *listen_conn(zp__fleet *f)
 {
     char why[512];
@@ -326,7 +347,7 @@ static PGconn *listen_conn(zp__fleet *f)
     if (!c)
         return NULL;
     PGresult *r = PQexec(c, "LISTEN zp_queue; LISTEN zp_cancel; LISTEN zp_done");
-    bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK && zp__fdb_prepare(c, why, sizeof why);
     PQclear(r);
     if (!ok) {
         PQfinish(c);
@@ -387,10 +408,12 @@ static void *claimer_main(void *arg)
                     if (nt->relname[3] == 'c')
                         cancel_local(f, nt->extra);
                     pthread_mutex_lock(&f->mu);
+                    snprintf(f->done_ring[f->done_gen % ZP__FLEET_DONE_RING], sizeof f->done_ring[0],
+                             "%s", nt->extra);
                     f->done_gen++;
                     pthread_cond_broadcast(&f->done_cv);
                     pthread_mutex_unlock(&f->mu);
-                } else {
+                } else if (serves(f, nt->extra)) {
                     atomic_fetch_add(&f->n.wake_notify, 1);
                     more = true;
                 }

@@ -65,6 +65,60 @@ PGconn *zp__fdb_connect(const char *url, char *why, size_t why_len)
     return c;
 }
 
+/* The statements of zp__fq. CLAIM is the body of zp_claim (schema.c) as
+ * one statement (a SQL function's plan lives for one call only, a
+ * prepared statement's for the connection), returning the priority too. */
+static const struct {
+    const char *name, *sql;
+} fq[ZP__FQ_COUNT] = {
+    [ZP__FQ_CLAIM] = {"zp_q_claim",
+        "WITH c AS (SELECT q.job_id, q.part FROM zp_partitions q "
+        "WHERE q.state = 'queued' AND q.key = ANY ($2::text[]) AND q.not_before <= now() "
+        "ORDER BY q.priority, q.job_seq, q.part LIMIT $3::integer FOR UPDATE SKIP LOCKED) "
+        "UPDATE zp_partitions p SET state = 'claimed', token = nextval('zp_claim_token'), "
+        "machine = $1::bigint, claimed = clock_timestamp(), attempts = p.attempts + 1 "
+        "FROM c WHERE p.job_id = c.job_id AND p.part = c.part "
+        "RETURNING p.job_id, p.part, p.token, p.key, p.wkind, p.widx, p.seed, p.attempts, "
+        "p.priority"},
+    [ZP__FQ_RESULT] = {"zp_q_result", "SELECT zp_result($1, $2, $3, $4, $5, $6)"},
+    /* served (a machine has the key), the new job's seq (NULL: the id
+     * exists), and the partitions are queued with a NOTIFY at commit. */
+    [ZP__FQ_SUBMIT] = {"zp_q_submit",
+        "WITH s AS (SELECT EXISTS (SELECT 1 FROM zp_machines WHERE $2::text = ANY (keys)) AS served), "
+        "j AS (INSERT INTO zp_jobs (id, key, priority, partitions, request) "
+        "SELECT $1::text, $2::text, $3::smallint, $4::integer, $5::bigint FROM s WHERE s.served "
+        "ON CONFLICT (id) DO NOTHING RETURNING seq), "
+        "p AS (INSERT INTO zp_partitions (job_id, part, key, priority, job_seq, wkind, widx, seed) "
+        "SELECT $1::text, u.o - 1, $2::text, $3::smallint, j.seq, u.k, u.i, u.s FROM j, "
+        "unnest($6::smallint[], $7::integer[], $8::bigint[]) WITH ORDINALITY AS u(k, i, s, o)), "
+        "n AS (SELECT pg_notify('zp_queue', $2::text) FROM j) "
+        "SELECT s.served, (SELECT seq FROM j), (SELECT count(*) FROM n) FROM s"},
+    [ZP__FQ_LOOK] = {"zp_q_look",
+        "SELECT j.key, j.priority, j.partitions, j.state, extract(epoch from j.submitted), "
+        "extract(epoch from j.finished), j.code, j.error, q.done, q.claimed, q.started, j.n_public, "
+        "CASE WHEN $2::boolean AND j.state = 'done' THEN j.proofs END, "
+        "CASE WHEN $2::boolean AND j.state = 'done' THEN j.public_inputs END "
+        "FROM zp_jobs j, LATERAL (SELECT count(*) FILTER (WHERE p.state = 'done') AS done, "
+        "count(*) FILTER (WHERE p.state = 'claimed') AS claimed, "
+        "extract(epoch from min(p.claimed)) AS started FROM zp_partitions p WHERE p.job_id = j.id) q "
+        "WHERE j.id = $1::text"},
+};
+
+bool zp__fdb_prepare(PGconn *c, char *why, size_t why_len)
+{
+    for (int i = 0; i < ZP__FQ_COUNT; i++) {
+        PGresult *r = PQprepare(c, fq[i].name, fq[i].sql, 0, NULL);
+        bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+        if (!ok)
+            pq_why(why, why_len, "queue database: preparing a statement",
+                   r ? PQresultErrorMessage(r) : PQerrorMessage(c));
+        PQclear(r);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 PGconn *zp__fdb_get(zp__fleet *f, char *why, size_t why_len)
 {
     pthread_mutex_lock(&f->mu);
@@ -76,6 +130,10 @@ PGconn *zp__fdb_get(zp__fleet *f, char *why, size_t why_len)
     if (c)
         return c;
     c = zp__fdb_connect(f->url, why, why_len);
+    if (c && !zp__fdb_prepare(c, why, why_len)) {
+        PQfinish(c);
+        c = NULL;
+    }
     if (!c) {
         atomic_fetch_add(&f->n.db_errors, 1);
         pthread_mutex_lock(&f->mu);
@@ -100,10 +158,9 @@ void zp__fdb_put(zp__fleet *f, PGconn *c)
     pthread_mutex_unlock(&f->mu);
 }
 
-PGresult *zp__fdb_exec_on(PGconn *c, const char *sql, int n, const char *const *vals,
-                          const int *lens, const int *fmts, int rfmt, char *why, size_t why_len)
+/* r as a result, or NULL with why. */
+static PGresult *checked(PGconn *c, PGresult *r, char *why, size_t why_len)
 {
-    PGresult *r = PQexecParams(c, sql, n, NULL, vals, lens, fmts, rfmt);
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
         return r;
@@ -112,14 +169,29 @@ PGresult *zp__fdb_exec_on(PGconn *c, const char *sql, int n, const char *const *
     return NULL;
 }
 
-PGresult *zp__fdb_exec(zp__fleet *f, const char *sql, int n, const char *const *vals,
-                       const int *lens, const int *fmts, int rfmt, char *why, size_t why_len)
+PGresult *zp__fdb_exec_on(PGconn *c, const char *sql, int n, const char *const *vals,
+                          const int *lens, const int *fmts, int rfmt, char *why, size_t why_len)
+{
+    return checked(c, PQexecParams(c, sql, n, NULL, vals, lens, fmts, rfmt), why, why_len);
+}
+
+PGresult *zp__fdb_run_on(PGconn *c, zp__fq q, int n, const char *const *vals, const int *lens,
+                         const int *fmts, int rfmt, char *why, size_t why_len)
+{
+    return checked(c, PQexecPrepared(c, fq[q].name, n, vals, lens, fmts, rfmt), why, why_len);
+}
+
+/* sql, or the prepared statement q where sql is NULL, on a pooled
+ * connection, once more on a fresh one when the first was broken. */
+static PGresult *exec_pooled(zp__fleet *f, const char *sql, zp__fq q, int n, const char *const *vals,
+                             const int *lens, const int *fmts, int rfmt, char *why, size_t why_len)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         PGconn *c = zp__fdb_get(f, why, why_len);
         if (!c)
             return NULL;
-        PGresult *r = zp__fdb_exec_on(c, sql, n, vals, lens, fmts, rfmt, why, why_len);
+        PGresult *r = sql ? zp__fdb_exec_on(c, sql, n, vals, lens, fmts, rfmt, why, why_len)
+                          : zp__fdb_run_on(c, q, n, vals, lens, fmts, rfmt, why, why_len);
         bool broken = PQstatus(c) != CONNECTION_OK;
         zp__fdb_put(f, c);
         if (r)
@@ -130,6 +202,18 @@ PGresult *zp__fdb_exec(zp__fleet *f, const char *sql, int n, const char *const *
         atomic_fetch_add(&f->n.reconnects, 1);
     }
     return NULL;
+}
+
+PGresult *zp__fdb_exec(zp__fleet *f, const char *sql, int n, const char *const *vals,
+                       const int *lens, const int *fmts, int rfmt, char *why, size_t why_len)
+{
+    return exec_pooled(f, sql, ZP__FQ_COUNT, n, vals, lens, fmts, rfmt, why, why_len);
+}
+
+PGresult *zp__fdb_run(zp__fleet *f, zp__fq q, int n, const char *const *vals, const int *lens,
+                      const int *fmts, int rfmt, char *why, size_t why_len)
+{
+    return exec_pooled(f, NULL, q, n, vals, lens, fmts, rfmt, why, why_len);
 }
 
 /* One statement of the migration transaction; false with why. */

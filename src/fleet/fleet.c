@@ -82,6 +82,8 @@ zp_err zp__fleet_open(zp__fleet **out, const zp__fleet_config *cfg, zp_engine *e
     }
     snprintf(f->keys_array + at, sizeof f->keys_array - at, "}");
     f->slots = count_slots(eng);
+    if (f->cfg.ahead == ZP__FLEET_AHEAD_AUTO)
+        f->cfg.ahead = 2 * (uint32_t)f->slots;
     zp_gpu_info gi;
     while (zp_engine_gpu_info(eng, (size_t)f->gpus, &gi) == ZP_OK)
         f->gpus++;
@@ -105,8 +107,8 @@ zp_err zp__fleet_open(zp__fleet **out, const zp__fleet_config *cfg, zp_engine *e
         fleet_free(f);
         return e;
     }
-    zp__log(ZP__LOG_INFO, "fleet.join", "machine=%lld host=%s slots=%d keys=%s schema=%d", f->machine,
-            f->host, f->slots, f->keys_array, ZP__FLEET_SCHEMA);
+    zp__log(ZP__LOG_INFO, "fleet.join", "machine=%lld host=%s slots=%d ahead=%u keys=%s schema=%d",
+            f->machine, f->host, f->slots, f->cfg.ahead, f->keys_array, ZP__FLEET_SCHEMA);
     *out = f;
     return ZP_OK;
 }

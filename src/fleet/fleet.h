@@ -3,13 +3,15 @@
  * durable job queue in PostgreSQL. Jobs, their partitions, the machines and
  * the results live in the database; each daemon claims partitions with
  * SELECT ... FOR UPDATE SKIP LOCKED (most urgent priority first, then the
- * oldest job), only as many as its proving workers can start and only for
- * keys it serves, proves each one as a one-partition job of its local
+ * oldest job), only as many as its proving workers can start (and two
+ * more per worker, queued next, by default) and only for keys it serves,
+ * proves each one as a one-partition job of its local
  * engine (which verifies the proof), and writes the proof back under the
  * claim's token. The job's proof is assembled once, in the transaction
  * that stores its last partition.
  *
- *   db.c      connections (a small pool, reconnecting), the migrations
+ *   db.c      connections (a small pool, reconnecting), the hot statements
+ *             prepared on each, the migrations
  *   schema.c  the versioned migrations: tables and the PL/pgSQL functions
  *             that claim, store, fail, reap and cancel
  *   agent.c   the daemon's side: machine row, heartbeat and reaper,
@@ -37,11 +39,18 @@ typedef struct zp__fleet_config {
     uint32_t max_attempts;    /* attempts of a partition before its job fails (3) */
     double backoff_s;         /* a failed partition waits backoff_s * 2^(n-1) (1 s) */
     uint32_t ahead;           /* partitions claimed beyond the free workers, so that
-                               * a worker finds its next one queued locally (0) */
+                               * a worker finds its next one queued locally
+                               * (ZP__FLEET_AHEAD_AUTO: two per proving worker) */
     uint64_t inline_max;      /* witnesses up to this size go into the database (64 MiB) */
     const char *spool;        /* shared folder for larger uploaded witnesses; NULL: none */
     const char *address;      /* what clients dial, shown in status */
 } zp__fleet_config;
+
+/* ahead: two per proving worker: one it proves next while the last one
+ * is verified and stored, and one more so that a GPU slot still finds a
+ * partition to load the witness of while it runs one (the engine's slots
+ * take ahead only while as many partitions wait as there are workers). */
+#define ZP__FLEET_AHEAD_AUTO UINT32_MAX
 
 void zp__fleet_config_default(zp__fleet_config *c);
 

@@ -11,6 +11,18 @@
 
 #define ZP__FLEET_POOL 8      /* connections for HTTP handlers and provers */
 #define ZP__FLEET_MAX_KEYS 64
+#define ZP__FLEET_DONE_RING 64 /* finished jobs an awaiter can tell apart */
+
+/* The hot statements, prepared on every connection of the pool and on
+ * the claimer's (db.c): parsed once, planned once they have a generic
+ * plan, instead of at every call. */
+typedef enum zp__fq {
+    ZP__FQ_CLAIM,  /* machine, keys, n: the partitions claimed */
+    ZP__FQ_RESULT, /* zp_result */
+    ZP__FQ_SUBMIT, /* a job and its partitions, one statement */
+    ZP__FQ_LOOK,   /* a job's state, and its proof when done and wanted */
+    ZP__FQ_COUNT
+} zp__fq;
 
 /* A partition this daemon claimed and proves. */
 typedef struct zp__claim {
@@ -20,6 +32,7 @@ typedef struct zp__claim {
     char key[ZP_NAME_MAX + 1];
     char local[ZP_JOB_ID_MAX + 1]; /* its job in the local engine */
     int part, wkind, widx, attempts;
+    zp_priority priority;          /* its job's, kept in the local engine */
     long long token;
     uint64_t seed;
     double claimed_at;             /* monotonic */
@@ -45,6 +58,10 @@ struct zp__fleet {
     pthread_cond_t cv;        /* a pooled connection or a claim came back */
     pthread_cond_t done_cv;   /* a job finished somewhere (NOTIFY zp_done, zp_cancel) */
     uint64_t done_gen;        /* counts those notifications */
+    /* The job of notification g is done_ring[g % ZP__FLEET_DONE_RING]: an
+     * awaiter looks at the database only when its own job was named (or
+     * the ring went round), not at every job's end. */
+    char done_ring[ZP__FLEET_DONE_RING][ZP_JOB_ID_MAX + 1];
     PGconn *pool[ZP__FLEET_POOL];
     int n_pool;               /* idle connections in pool */
     int n_out;                /* connections handed out */
@@ -86,6 +103,15 @@ PGresult *zp__fdb_exec(zp__fleet *f, const char *sql, int n, const char *const *
 /* The same on the caller's connection, no retry. */
 PGresult *zp__fdb_exec_on(PGconn *c, const char *sql, int n, const char *const *vals,
                           const int *lens, const int *fmts, int rfmt, char *why, size_t why_len);
+
+/* As zp__fdb_exec and zp__fdb_exec_on, for a prepared statement. */
+PGresult *zp__fdb_run(zp__fleet *f, zp__fq q, int n, const char *const *vals, const int *lens,
+                      const int *fmts, int rfmt, char *why, size_t why_len);
+PGresult *zp__fdb_run_on(PGconn *c, zp__fq q, int n, const char *const *vals, const int *lens,
+                         const int *fmts, int rfmt, char *why, size_t why_len);
+/* Prepares the statements of zp__fq on c (a connection to a migrated
+ * database); false with why. */
+bool zp__fdb_prepare(PGconn *c, char *why, size_t why_len);
 
 /* Applies the migrations (fleet.h, zp__fleet_open). */
 zp_err zp__fdb_migrate(PGconn *c, char *why, size_t why_len);

@@ -102,41 +102,80 @@ static void u64_text(char *out, size_t n, uint64_t v)
     snprintf(out, n, "%lld", (long long)v); /* bigint: two's complement */
 }
 
-/* Inserts the job in one transaction; ZP_OK also for the same request
- * again (the primary key decides, not a check before the insert). */
+/* The partitions' arrays for ZP__FQ_SUBMIT: witness kind, witness index
+ * and seed of each; malloc'd into out[3], false when out of memory. */
+static bool partition_arrays(const zp_job_request *req, const wdesc *wd, uint32_t n_w, char *out[3])
+{
+    size_t cap = (size_t)req->partitions * 24 + 16, at[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        out[k] = malloc(cap);
+    if (!out[0] || !out[1] || !out[2]) {
+        for (int k = 0; k < 3; k++)
+            free(out[k]);
+        return false;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k][at[k]++] = '{';
+    for (uint32_t p = 0; p < req->partitions; p++) {
+        const wdesc *d = &wd[n_w == 1 ? 0 : p];
+        uint64_t seed = d->kind == ZP_WITNESS_SYNTH ? d->seed + (n_w == 1 ? p : 0) : 0;
+        const char *sep = p ? "," : "";
+        at[0] += (size_t)snprintf(out[0] + at[0], cap - at[0], "%s%d", sep, d->kind);
+        at[1] += (size_t)snprintf(out[1] + at[1], cap - at[1], "%s%u", sep, n_w == 1 ? 0 : p);
+        at[2] += (size_t)snprintf(out[2] + at[2], cap - at[2], "%s%lld", sep, (long long)seed);
+    }
+    for (int k = 0; k < 3; k++)
+        snprintf(out[k] + at[k], cap - at[k], "}");
+    return true;
+}
+
+/* Inserts the job: one statement (ZP__FQ_SUBMIT) that checks a machine
+ * serves the key, inserts the job and its partitions and notifies; in a
+ * transaction with the witness rows where there are any. ZP_OK also for
+ * the same request again (the primary key decides, not a check before
+ * the insert). */
 static zp_err insert_job(zp__fleet *f, PGconn *c, const zp_job_request *req, const char *id,
                          uint64_t rhash, const wdesc *wd, uint32_t n_w, char *why, size_t why_len)
 {
-    char prio[8], parts[16], rh[24];
+    char prio[8], parts[16], rh[24], *arr[3];
     snprintf(prio, sizeof prio, "%d", (int)req->priority);
     snprintf(parts, sizeof parts, "%u", req->partitions);
     u64_text(rh, sizeof rh, rhash);
-    PGresult *r = zp__fdb_exec_on(c, "BEGIN", 0, NULL, NULL, NULL, 0, why, why_len);
-    if (!r)
+    bool rows = false;
+    for (uint32_t i = 0; i < n_w; i++) {
+        rows |= wd[i].kind != ZP_WITNESS_SYNTH;
+        if (wd[i].data && wd[i].size > INT_MAX) {
+            snprintf(why, why_len, "a witness of %" PRIu64 " bytes cannot be stored inline", wd[i].size);
+            return ZP_E_TOO_LARGE;
+        }
+    }
+    if (!partition_arrays(req, wd, n_w, arr))
+        return ZP_E_NOMEM;
+    PGresult *r = rows ? zp__fdb_exec_on(c, "BEGIN", 0, NULL, NULL, NULL, 0, why, why_len) : NULL;
+    if (rows && !r) {
+        for (int k = 0; k < 3; k++)
+            free(arr[k]);
         return ZP_E_IO;
+    }
     PQclear(r);
-    const char *kv[] = {req->key};
-    r = zp__fdb_exec_on(c, "SELECT 1 FROM zp_machines WHERE $1 = ANY (keys) LIMIT 1", 1, kv, NULL, NULL,
-                        0, why, why_len);
+    const char *jv[] = {id, req->key, prio, parts, rh, arr[0], arr[1], arr[2]};
+    r = zp__fdb_run_on(c, ZP__FQ_SUBMIT, 8, jv, NULL, NULL, 0, why, why_len);
+    for (int k = 0; k < 3; k++)
+        free(arr[k]);
     if (!r)
         goto fail;
-    bool served = PQntuples(r) > 0;
+    bool served = !strcmp(PQgetvalue(r, 0, 0), "t"), fresh = !PQgetisnull(r, 0, 1);
     PQclear(r);
     if (!served) {
         snprintf(why, why_len, "no machine of the fleet serves key '%s'", req->key);
-        PQclear(PQexec(c, "ROLLBACK"));
+        if (rows)
+            PQclear(PQexec(c, "ROLLBACK"));
         return ZP_E_NOT_FOUND;
     }
-    const char *jv[] = {id, req->key, prio, parts, rh};
-    r = zp__fdb_exec_on(c, "INSERT INTO zp_jobs (id, key, priority, partitions, request) "
-                           "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING seq",
-                        5, jv, NULL, NULL, 0, why, why_len);
-    if (!r)
-        goto fail;
-    if (PQntuples(r) == 0) {
+    if (!fresh) {
         /* The id exists (committed: the insert waited for it). */
-        PQclear(r);
-        PQclear(PQexec(c, "ROLLBACK"));
+        if (rows)
+            PQclear(PQexec(c, "ROLLBACK"));
         const char *iv[] = {id};
         r = zp__fdb_exec_on(c, "SELECT request FROM zp_jobs WHERE id = $1", 1, iv, NULL, NULL, 0, why,
                             why_len);
@@ -146,9 +185,6 @@ static zp_err insert_job(zp__fleet *f, PGconn *c, const zp_job_request *req, con
         PQclear(r);
         return same ? ZP_OK : ZP_E_EXISTS;
     }
-    char seq[24];
-    snprintf(seq, sizeof seq, "%s", PQgetvalue(r, 0, 0));
-    PQclear(r);
     for (uint32_t i = 0; i < n_w; i++) {
         if (wd[i].kind == ZP_WITNESS_SYNTH)
             continue;
@@ -159,59 +195,23 @@ static zp_err insert_job(zp__fleet *f, PGconn *c, const zp_job_request *req, con
         const char *wv[] = {id, idx, wd[i].data ? (const char *)wd[i].data : NULL, wd[i].path, size, hash};
         int lens[] = {0, 0, (int)wd[i].size, 0, 0, 0};
         int fmts[] = {0, 0, 1, 0, 0, 0};
-        if (wd[i].data && wd[i].size > INT_MAX) {
-            snprintf(why, why_len, "a witness of %" PRIu64 " bytes cannot be stored inline", wd[i].size);
-            PQclear(PQexec(c, "ROLLBACK"));
-            return ZP_E_TOO_LARGE;
-        }
         r = zp__fdb_exec_on(c, "INSERT INTO zp_witnesses (job_id, idx, data, path, size, hash) "
                                "VALUES ($1, $2, $3, $4, $5, $6)", 6, wv, lens, fmts, 0, why, why_len);
         if (!r)
             goto fail;
         PQclear(r);
     }
-    /* The partitions, as arrays: kind, witness index and seed of each. */
-    size_t cap = (size_t)req->partitions * 24 + 16;
-    char *kinds = malloc(cap), *idxs = malloc(cap), *seeds = malloc(cap);
-    if (!kinds || !idxs || !seeds) {
-        free(kinds), free(idxs), free(seeds);
-        PQclear(PQexec(c, "ROLLBACK"));
-        return ZP_E_NOMEM;
+    if (rows) {
+        r = zp__fdb_exec_on(c, "COMMIT", 0, NULL, NULL, NULL, 0, why, why_len);
+        if (!r)
+            return ZP_E_IO;
+        PQclear(r);
     }
-    size_t ak = 0, ai = 0, as = 0;
-    kinds[ak++] = idxs[ai++] = seeds[as++] = '{';
-    for (uint32_t p = 0; p < req->partitions; p++) {
-        const wdesc *d = &wd[n_w == 1 ? 0 : p];
-        uint64_t seed = d->kind == ZP_WITNESS_SYNTH ? d->seed + (n_w == 1 ? p : 0) : 0;
-        const char *sep = p ? "," : "";
-        ak += (size_t)snprintf(kinds + ak, cap - ak, "%s%d", sep, d->kind);
-        ai += (size_t)snprintf(idxs + ai, cap - ai, "%s%u", sep, n_w == 1 ? 0 : p);
-        as += (size_t)snprintf(seeds + as, cap - as, "%s%lld", sep, (long long)seed);
-    }
-    snprintf(kinds + ak, cap - ak, "}");
-    snprintf(idxs + ai, cap - ai, "}");
-    snprintf(seeds + as, cap - as, "}");
-    const char *pv[] = {id, req->key, prio, seq, kinds, idxs, seeds};
-    r = zp__fdb_exec_on(c, "INSERT INTO zp_partitions (job_id, part, key, priority, job_seq, wkind, widx, seed) "
-                           "SELECT $1, u.o - 1, $2, $3, $4, u.k, u.i, u.s FROM "
-                           "unnest($5::smallint[], $6::integer[], $7::bigint[]) WITH ORDINALITY "
-                           "AS u(k, i, s, o)", 7, pv, NULL, NULL, 0, why, why_len);
-    free(kinds), free(idxs), free(seeds);
-    if (!r)
-        goto fail;
-    PQclear(r);
-    r = zp__fdb_exec_on(c, "SELECT pg_notify('zp_queue', $1)", 1, kv, NULL, NULL, 0, why, why_len);
-    if (!r)
-        goto fail;
-    PQclear(r);
-    r = zp__fdb_exec_on(c, "COMMIT", 0, NULL, NULL, NULL, 0, why, why_len);
-    if (!r)
-        return ZP_E_IO;
-    PQclear(r);
     atomic_fetch_add(&f->n.submitted, 1);
     return ZP_OK;
 fail:
-    PQclear(PQexec(c, "ROLLBACK"));
+    if (rows)
+        PQclear(PQexec(c, "ROLLBACK"));
     return ZP_E_IO;
 }
 
@@ -299,19 +299,13 @@ static uint8_t *unescape(const PGresult *r, int col, size_t *len)
     return out;
 }
 
-/* One look at the job: ZP_OK with info (and res when done and wanted),
- * ZP_E_NOT_FOUND, or ZP_E_IO. */
+/* One look at the job, one statement: ZP_OK with info (and res when done
+ * and wanted), ZP_E_NOT_FOUND, or ZP_E_IO. */
 static zp_err look(zp__fleet *f, const char *id, zp_job_info *info, zp_job_result *res, bool *final)
 {
     char why[512];
-    const char *v[] = {id};
-    PGresult *r = zp__fdb_exec(
-        f, "SELECT j.key, j.priority, j.partitions, j.state, extract(epoch from j.submitted), "
-           "extract(epoch from j.finished), j.code, j.error, "
-           "(SELECT count(*) FROM zp_partitions q WHERE q.job_id = j.id AND q.state = 'done'), "
-           "(SELECT count(*) FROM zp_partitions q WHERE q.job_id = j.id AND q.state = 'claimed'), "
-           "(SELECT extract(epoch from min(q.claimed)) FROM zp_partitions q WHERE q.job_id = j.id), "
-           "j.n_public FROM zp_jobs j WHERE j.id = $1", 1, v, NULL, NULL, 0, why, sizeof why);
+    const char *v[] = {id, res ? "t" : "f"};
+    PGresult *r = zp__fdb_run(f, ZP__FQ_LOOK, 2, v, NULL, NULL, 0, why, sizeof why);
     if (!r)
         return ZP_E_IO;
     if (PQntuples(r) != 1) {
@@ -344,22 +338,29 @@ static zp_err look(zp__fleet *f, const char *id, zp_job_info *info, zp_job_resul
         info->state = info->started_s >= 0 ? ZP_JOB_RUNNING : ZP_JOB_QUEUED;
     }
     uint32_t n_public = (uint32_t)num_or(r, 11, 0);
-    PQclear(r);
-    if (info->state != ZP_JOB_DONE || !res)
-        return ZP_OK;
-    r = zp__fdb_exec(f, "SELECT proofs, public_inputs FROM zp_jobs WHERE id = $1", 1, v, NULL, NULL, 0,
-                     why, sizeof why);
-    if (!r)
-        return ZP_E_IO;
-    *res = (zp_job_result){.partitions = info->partitions, .n_public = n_public};
-    res->proofs = unescape(r, 0, &res->proofs_len);
-    res->public_inputs = unescape(r, 0 + 1, &res->public_len);
-    PQclear(r);
-    if (!res->proofs) {
-        zp_job_result_free(res);
-        return ZP_E_NOMEM;
+    zp_err e = ZP_OK;
+    if (info->state == ZP_JOB_DONE && res) {
+        *res = (zp_job_result){.partitions = info->partitions, .n_public = n_public};
+        res->proofs = unescape(r, 12, &res->proofs_len);
+        res->public_inputs = unescape(r, 13, &res->public_len);
+        if (!res->proofs) {
+            zp_job_result_free(res);
+            e = ZP_E_NOMEM;
+        }
     }
-    return ZP_OK;
+    PQclear(r);
+    return e;
+}
+
+/* Whether one of the notifications since *gen named job id (or too many
+ * came to tell); *gen moves to the current count. Under f->mu. */
+static bool named_since(zp__fleet *f, const char *id, uint64_t *gen)
+{
+    bool hit = f->done_gen - *gen > ZP__FLEET_DONE_RING;
+    for (uint64_t g = *gen; !hit && g < f->done_gen; g++)
+        hit = !strcmp(f->done_ring[g % ZP__FLEET_DONE_RING], id);
+    *gen = f->done_gen;
+    return hit;
 }
 
 zp_err zp__fleet_await(zp__fleet *f, const char *id, double timeout_s, zp_job_info *info,
@@ -370,8 +371,9 @@ zp_err zp__fleet_await(zp__fleet *f, const char *id, double timeout_s, zp_job_in
         info = &tmp;
     double end = zp__fleet_now() + timeout_s;
     bool seen = false;
-    /* Woken by the claimer when any job finishes (NOTIFY zp_done or
-     * zp_cancel); a look every 0.25 s covers a lost notification. */
+    /* Woken by the claimer when a job finishes (NOTIFY zp_done or
+     * zp_cancel, with its id): a look when it is this one, and every
+     * 0.25 s in any case, which covers a lost notification. */
     for (double pause = 0.25;;) {
         pthread_mutex_lock(&f->mu);
         uint64_t gen = f->done_gen;
@@ -398,7 +400,7 @@ zp_err zp__fleet_await(zp__fleet *f, const char *id, double timeout_s, zp_job_in
         until.tv_sec = (time_t)t;
         until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
         pthread_mutex_lock(&f->mu);
-        while (f->done_gen == gen && !atomic_load(&f->stop) &&
+        while (!named_since(f, id, &gen) && !atomic_load(&f->stop) &&
                pthread_cond_timedwait(&f->done_cv, &f->mu, &until) == 0) {
         }
         pthread_mutex_unlock(&f->mu);

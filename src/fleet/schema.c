@@ -9,6 +9,7 @@
  * round trip and one transaction:
  *   zp_claim   partitions for a machine: FOR UPDATE SKIP LOCKED, by
  *              priority, then job age, then partition; attempts + 1
+ *              (daemons run its body as a prepared statement, db.c)
  *   zp_result  a partition's proof under its claim token ('late' when the
  *              claim is gone); the last one assembles the job's proof
  *   zp_fail    a failed attempt: recorded, then retried after a back-off
