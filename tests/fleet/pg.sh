@@ -1,7 +1,7 @@
 # A private PostgreSQL cluster for the fleet tests (sourced): initdb in a
 # temporary folder, listening on a unix socket in that folder only (no TCP),
 # stopped by pg_stop (call it from the test's EXIT trap). As root the
-# cluster runs as the postgres user (initdb refuses root).
+# cluster runs as PG_OWNER (default postgres: initdb refuses root).
 #
 # pg_find    sets PGBIN to the folder of initdb and pg_ctl; 1 when absent
 # pg_start D starts a cluster in D (created); sets PGURL, PGSOCK
@@ -23,13 +23,13 @@ pg_find() {
 }
 
 pg_as() { # runs a command as the cluster's owner
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  if [ "$(id -u)" = 0 ]; then runuser -u "${PG_OWNER:-postgres}" -- "$@"; else "$@"; fi
 }
 
 pg_start() {
   PGDIR=$1
   mkdir -p "$PGDIR/data" "$PGDIR/sock"
-  [ "$(id -u)" = 0 ] && chown -R postgres "$PGDIR"
+  [ "$(id -u)" = 0 ] && chown -R "${PG_OWNER:-postgres}" "$PGDIR"
   pg_as "$PGBIN/initdb" -D "$PGDIR/data" -U zkpipe --auth=trust -E UTF8 >"$PGDIR/initdb.log" 2>&1 ||
     { cat "$PGDIR/initdb.log"; return 1; }
   PGSOCK=$PGDIR/sock
