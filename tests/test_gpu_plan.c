@@ -117,14 +117,32 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
     CHECK(p.pinned_bytes == pinned + (p.mat_stream ? mat : 0));
     CHECK(p.key_bytes == p.fixed_bytes + resident);
     const bool streams = zp__g16_plan_streams(&p);
+    if (streams && !(o && o->ring_buffer)) {
+        /* The largest buffers that fit in any layout (halved from 1 GiB,
+         * none more than twice the largest array): twice them fit in none. */
+        uint64_t most = 4096, rb0 = ZP_G16_RING_BUFFER;
+        for (int i = 0; i < ZP_G16_NP; i++) {
+            const uint64_t b = (zp__g16_part_count(pk, (zp__g16_part)i) *
+                                    zp__g16_part_size((zp__g16_part)i) + 4095) & ~(uint64_t)4095;
+            most = b > most ? b : most;
+        }
+        while (rb0 / 2 >= most)
+            rb0 /= 2;
+        const uint64_t twice = 2 * p.ring_buffer;
+        if (twice <= rb0) {
+            CHECK(fixed + zp__g16_slot_bytes_ring(pk, twice, o) > arena || forced);
+            const uint64_t lean2 = zp__g16_slot_bytes_lean(pk, twice, o);
+            CHECK(lean2 == UINT64_MAX || fixed - mat + lean2 > arena);
+        }
+    }
     if (p.lean) {
-        /* Lean only where a working set of the usual layout does not fit
-         * beside the matrices; matrices streamed only where a lean one does
-         * not fit beside them either. */
-        CHECK(fixed + ring_min > arena || forced);
+        /* Lean only where a working set of the usual layout with the same
+         * buffers does not fit beside the matrices; matrices streamed only
+         * where a lean one does not fit beside them either. */
+        CHECK(fixed + zp__g16_slot_bytes_ring(pk, p.ring_buffer, o) > arena || forced);
         CHECK(p.slot_bytes == zp__g16_slot_bytes_lean(pk, p.ring_buffer, o));
         if (p.mat_stream)
-            CHECK(fixed + lean_min > arena || (o && o->stream_matrices));
+            CHECK(fixed + p.slot_bytes > arena || (o && o->stream_matrices));
         CHECK_EQ_INT(p.slots, 1);
     } else if (!streams) {
         CHECK(p.ring_buffer == 0);
@@ -265,7 +283,10 @@ static void test_no_slots(void)
 
 /* The last steps: porep:27 with the synthetic circuit's matrices (its
  * random coefficients escaped: ~7 GiB) fits a 16 GiB arena with a lean
- * working set and the matrices streamed, a 20 GiB one with them resident;
+ * working set and the matrices streamed; at 20 GiB a lean one beside the
+ * matrices would need smaller buffers, so the matrices stream for a ring
+ * of 1 GiB buffers; at 24 GiB the lean one with 1 GiB buffers fits beside
+ * the matrices where the usual one does only with buffers of a quarter;
  * 8 GiB is refused naming the least it needs. Forced (the tests' options),
  * a small key takes the lean steps in any arena. */
 static void test_lean(void)
@@ -282,10 +303,14 @@ static void test_lean(void)
     check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(p.lean && !p.mat_stream);
+    CHECK(p.lean && p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER);
+    check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(!p.lean);
+    CHECK(p.lean && !p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 32 * GiB, 1, NULL, &why),
+                 ZP_OK);
+    CHECK(!p.lean && p.ring_buffer == ZP_G16_RING_BUFFER);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 8 * GiB, 1, NULL, &why),
                  ZP_E_GPU_OOM);
     CHECK(strstr(why.msg, "lean") != NULL);

@@ -9,8 +9,9 @@
  * matrices and the density maps, read at random by eval and the gathers)
  * stays, each working set gets a staging ring, and the rest of the arena
  * holds points in zp__g16_part's order, the last array partly, beside one
- * working set. The ring's buffers shrink (down to ZP_G16_RING_BUFFER_MIN)
- * where the largest do not fit.
+ * working set. The ring's buffers are the largest that fit (down to
+ * ZP_G16_RING_BUFFER_MIN) in the usual working set, or else a lean one
+ * beside the matrices, or else a lean one with the matrices streamed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -89,36 +90,33 @@ zp_err zp__g16_plan_make(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free,
     return zp__g16_plan_fixed(p, pk, full - points_bytes(pk), mat, arena_free, slots, o, why);
 }
 
-/* The lean steps (zp__g16_plan.lean): with the matrices resident, then
- * streamed, the largest ring whose working set fits from rb0 down to
- * rb_min. False where neither fits; *need: the least they take. */
+/* The lean steps (zp__g16_plan.lean) with staging buffers of rb bytes:
+ * the matrices resident, then streamed. False where neither fits; *need:
+ * the least either takes, where less than *need. */
 static bool plan_lean(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
-                      uint64_t arena_free, uint64_t rb0, uint64_t rb_min,
-                      const zp__g16_gpu_opts *op, uint64_t *need)
+                      uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op,
+                      uint64_t *need)
 {
-    *need = UINT64_MAX;
+    const uint64_t w = zp__g16_slot_bytes_lean(pk, rb, op);
+    if (w == UINT64_MAX)
+        return false;
     for (int ms = op->stream_matrices ? 1 : 0; ms < 2; ms++) {
         const uint64_t fx = ms ? fixed - matrices : fixed;
-        for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
-            const uint64_t w = zp__g16_slot_bytes_lean(pk, rb, op);
-            if (w == UINT64_MAX)
-                return false;
-            if (fx + w < *need)
-                *need = fx + w;
-            if (fx > arena_free || w > arena_free - fx)
-                continue;
-            const uint64_t room = arena_free - fx - w;
-            p->fixed_bytes = fx;
-            fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
-            p->lean = true;
-            p->mat_stream = ms;
-            p->mat_bytes = matrices;
-            p->pinned_bytes += ms ? matrices : 0;
-            p->ring_buffer = rb;
-            p->slot_bytes = w;
-            p->slots = 1;
-            return true;
-        }
+        if (fx + w < *need)
+            *need = fx + w;
+        if (fx > arena_free || w > arena_free - fx)
+            continue;
+        const uint64_t room = arena_free - fx - w;
+        p->fixed_bytes = fx;
+        fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
+        p->lean = true;
+        p->mat_stream = ms;
+        p->mat_bytes = matrices;
+        p->pinned_bytes += ms ? matrices : 0;
+        p->ring_buffer = rb;
+        p->slot_bytes = w;
+        p->slots = 1;
+        return true;
     }
     return false;
 }
@@ -173,22 +171,27 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
             rb0 /= 2;
         rb_min = rb_min < rb0 ? rb_min : rb0;
     }
-    for (uint64_t rb = rb0; rb >= rb_min && !forced; rb /= 2) {
+    /* The largest buffers first, in whichever layout holds them: the usual
+     * working set, then a lean one beside the matrices, then a lean one
+     * with the matrices streamed too. Small buffers cost more than either
+     * step down: a streamed MSM pays a bucket reduction and a wait per
+     * buffer (at porep:27, four times the chunks of H cost ~200 ms of a
+     * partition; streamed matrices cost eval ~130 ms). */
+    uint64_t lean_need = UINT64_MAX;
+    for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
         const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
-        if (p->fixed_bytes > arena_free || w > arena_free - p->fixed_bytes)
-            continue;
-        /* Less the rounding of the regions of arrays left empty. */
-        const uint64_t room = arena_free - p->fixed_bytes - w;
-        fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op.resident_cap);
-        p->ring_buffer = rb;
-        p->slot_bytes = w;
-        p->slots = 1;
-        return ZP_OK;
+        if (!forced && p->fixed_bytes <= arena_free && w <= arena_free - p->fixed_bytes) {
+            /* Less the rounding of the regions of arrays left empty. */
+            const uint64_t room = arena_free - p->fixed_bytes - w;
+            fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op.resident_cap);
+            p->ring_buffer = rb;
+            p->slot_bytes = w;
+            p->slots = 1;
+            return ZP_OK;
+        }
+        if (plan_lean(p, pk, fixed, matrices, arena_free, rb, &op, &lean_need))
+            return ZP_OK;
     }
-    /* Lean working sets, the matrices resident and then streamed too. */
-    uint64_t lean_need;
-    if (plan_lean(p, pk, fixed, matrices, arena_free, rb0, rb_min, &op, &lean_need))
-        return ZP_OK;
     const uint64_t w = zp__g16_slot_bytes_ring(pk, rb_min, o);
     char need[32], fx[32], one[32], have[32];
     gib(have, sizeof have, arena_free);
