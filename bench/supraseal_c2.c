@@ -7,8 +7,9 @@
  *      (its own TEST-ONLY key); a warm-up job, then CALLS timed jobs one
  *      after another; closed after.
  *   2. drop-in: the same circuit's key file, KEY (.zpk, default: checksums only;
- *      or .params, parsed with every point checked), made here with a CPU
- *      setup when it does not exist yet and kept for later runs; create_SRS,
+ *      or .params, parsed with every point checked), made here (its points on
+ *      GPU 0, else the CPU) when it does not exist yet and kept for later
+ *      runs; create_SRS,
  *      then generate_groth16_proofs_c with CIRCUITS Assignments a call as
  *      bellperson makes them (a, b, c of DISTINCT witnesses, shared round
  *      robin; bitmaps; Montgomery form): a warm-up call, then CALLS timed.
@@ -29,6 +30,8 @@
 #include <time.h>
 
 #include "base/pool.h"
+#include "gpu/gpu.h"
+#include "groth16/gpu_prover.h"
 #include "groth16/groth16.h"
 #include "io/bellperson.h"
 #include "io/zpk.h"
@@ -155,9 +158,65 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* The key zp__setup makes, its points made on GPU 0 (fixed-base
+ * multiplications there) and read back: at porep:27 about two minutes
+ * where two CPU cores take hours. False, *pk untouched, where there is no
+ * GPU or the device fails (the reason printed); then the CPU makes it. */
+static bool setup_on_gpu(zp__pk *pk, const zp__r1cs *cs)
+{
+    if (zp__gpu_count() < 1)
+        return false;
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    cfg.device = 0;
+    zp__gpu *dev = NULL;
+    zp__gpu_stream *st = NULL;
+    zp__g16_dkey k;
+    zp__pk out;
+    memset(&k, 0, sizeof k);
+    memset(&out, 0, sizeof out);
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    zp__ioerr why = {{0}};
+    bool made = false;
+    zp_err e = zp__gpu_open(&dev, &cfg);
+    if (!e)
+        e = zp__gpu_stream_open(dev, &st);
+    if (!e)
+        e = zp__g16_dkey_setup(&k, &out, dev, st, cs, ZP_H_TAU, 0, NULL, &o, &why);
+    if (!e) {
+        made = true;
+        out.a = malloc(out.n_a * sizeof *out.a);
+        out.b1 = malloc(out.n_b * sizeof *out.b1);
+        out.b2 = malloc(out.n_b * sizeof *out.b2);
+        out.l = malloc(out.n_l * sizeof *out.l);
+        out.h = malloc(out.n_h * sizeof *out.h);
+        if ((out.n_a && !out.a) || (out.n_b && (!out.b1 || !out.b2)) || (out.n_l && !out.l) ||
+            (out.n_h && !out.h))
+            e = ZP_E_NOMEM;
+        else
+            e = zp__g16_dkey_read(&k, st, out.a, out.b1, out.b2, out.l, out.h);
+        zp__g16_dkey_free(&k);
+    }
+    if (st)
+        zp__gpu_stream_close(st);
+    if (dev)
+        zp__gpu_close(dev);
+    if (e) {
+        fprintf(stderr, "bench_supraseal_c2: the key on the GPU failed (%s%s%s); the CPU makes it\n",
+                zp_strerror(e), why.msg[0] ? ": " : "", why.msg);
+        if (made)
+            zp__pk_free(&out);
+        return false;
+    }
+    *pk = out;
+    return true;
+}
+
 /* A TEST-ONLY key for the circuit, as a .params, or as a .zpk without its
  * matrices (what proving from a, b, c uses; the GPUs then hold no
- * matrices), which create_SRS loads without point checks. */
+ * matrices), which create_SRS loads without point checks. Its points are
+ * made on the GPU where there is one. */
 static void make_key(const char *path, const zp__synth_spec *sp)
 {
     zp__synth_spec s = *sp;
@@ -167,7 +226,8 @@ static void make_key(const char *path, const zp__synth_spec *sp)
     zp__ioerr why = {{0}};
     double t0 = now();
     zp_err err = zp__synth_circuit(&cs, &s);
-    if (!err)
+    const bool gpu = !err && setup_on_gpu(&pk, &cs);
+    if (!err && !gpu)
         err = zp__setup(&pk, &cs, ZP_H_TAU, 0, NULL);
     if (err)
         die("setup", err);
@@ -182,7 +242,8 @@ static void make_key(const char *path, const zp__synth_spec *sp)
     }
     if (err)
         die(why.msg, err);
-    printf("setup    %s written in %.1f s (TEST-ONLY key, CPU setup)\n", path, now() - t0);
+    printf("setup    %s written in %.1f s (TEST-ONLY key, %s setup)\n", path, now() - t0,
+           gpu ? "GPU" : "CPU");
     zp__pk_free(&pk);
     zp__r1cs_free(&cs);
 }
