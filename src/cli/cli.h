@@ -55,6 +55,10 @@ enum { ZP__CFG_BLANK, ZP__CFG_ENTRY, ZP__CFG_BAD };
  * blank or comment line, or ZP__CFG_BAD with why set to the reason. */
 int zp__cfg_parse_line(char *line, const char **key, const char **value, const char **why);
 
+/* The config file `zkpipe serve` reads when no --config is given, if it
+ * exists. */
+#define ZP__CFG_DEFAULT "/etc/zkpipe/zkpipe.conf"
+
 typedef struct zp__cfg_entry {
     const char *key, *value;
     int line;
