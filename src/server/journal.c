@@ -22,10 +22,8 @@
 #include "io/io.h"
 #include "io/zpk.h"
 #include "server/journal.h"
+#include "server/journal_rec.h"
 
-enum { REC_SUBMIT = 1, REC_RESULT = 2, REC_FORGET = 3 };
-
-#define HDR_BYTES 16 /* u32 magic, u32 len, u64 hash */
 #define FILE_MAX ((uint64_t)16 << 30)
 
 struct zp__journal {
@@ -74,253 +72,6 @@ bool zp__jjob_same(const zp__jjob *a, const zp__jjob *b)
             return false;
     }
     return true;
-}
-
-/* ------------------------------------------------------------ encoding */
-
-typedef struct wbuf {
-    uint8_t *p;
-    size_t n, cap;
-    bool bad;
-} wbuf;
-
-static void put(wbuf *b, const void *d, size_t n)
-{
-    if (b->bad)
-        return;
-    if (n > ZP__JRN_RECORD_MAX || b->n + n > (size_t)ZP__JRN_RECORD_MAX + HDR_BYTES) {
-        b->bad = true;
-        return;
-    }
-    if (b->n + n > b->cap) {
-        size_t want = b->cap ? b->cap : 256;
-        while (want < b->n + n)
-            want *= 2;
-        uint8_t *p = realloc(b->p, want);
-        if (!p) {
-            b->bad = true;
-            return;
-        }
-        b->p = p;
-        b->cap = want;
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
-}
-
-static void put8(wbuf *b, uint8_t v) { put(b, &v, 1); }
-
-static void put32(wbuf *b, uint32_t v)
-{
-    uint8_t t[4];
-    zp__put32(t, v);
-    put(b, t, 4);
-}
-
-static void put64(wbuf *b, uint64_t v)
-{
-    uint8_t t[8];
-    zp__put64(t, v);
-    put(b, t, 8);
-}
-
-/* A string with a u16 length. */
-static void put_str(wbuf *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (n > 0xffff) {
-        b->bad = true;
-        return;
-    }
-    uint8_t t[2] = {(uint8_t)n, (uint8_t)(n >> 8)};
-    put(b, t, 2);
-    put(b, s, n);
-}
-
-static void begin(wbuf *b, uint8_t type)
-{
-    uint8_t hdr[HDR_BYTES] = {0};
-    put(b, hdr, sizeof hdr);
-    put8(b, type);
-}
-
-/* Fills the record header once the payload is in. */
-static void seal(wbuf *b)
-{
-    if (b->bad)
-        return;
-    size_t len = b->n - HDR_BYTES;
-    zp__put32(b->p, ZP__JRN_RECORD_MAGIC);
-    zp__put32(b->p + 4, (uint32_t)len);
-    zp__put64(b->p + 8, zp__hash64(b->p + HDR_BYTES, len, 1));
-}
-
-static void encode_submit(wbuf *b, const zp__jjob *j)
-{
-    begin(b, REC_SUBMIT);
-    put_str(b, j->id);
-    put_str(b, j->key);
-    put8(b, (uint8_t)j->prio);
-    put32(b, j->partitions);
-    put64(b, j->submitted_ms);
-    put32(b, j->n_wit);
-    for (uint32_t i = 0; i < j->n_wit; i++) {
-        const zp__jwit *w = &j->wit[i];
-        put8(b, w->kind);
-        if (w->kind == ZP__JWIT_SYNTH) {
-            put64(b, w->seed);
-            continue;
-        }
-        put_str(b, w->path);
-        if (w->kind == ZP__JWIT_SPOOL) {
-            put64(b, w->len);
-            put64(b, w->hash);
-        }
-    }
-    seal(b);
-}
-
-static void encode_result(wbuf *b, const zp__jjob *j)
-{
-    begin(b, REC_RESULT);
-    put_str(b, j->id);
-    put8(b, (uint8_t)j->state);
-    put32(b, (uint32_t)j->error);
-    put_str(b, j->message);
-    put64(b, j->finished_ms);
-    put32(b, j->parts_done);
-    put32(b, j->n_public);
-    put64(b, j->proofs_len);
-    put(b, j->proofs, j->proofs_len);
-    put64(b, j->pub_len);
-    put(b, j->pub, j->pub_len);
-    seal(b);
-}
-
-/* ------------------------------------------------------------ decoding */
-
-/* A string with a u16 length of 1..max bytes, without NUL, into out
- * (max + 1 bytes). */
-static bool get_str(zp__rd *r, char *out, size_t max)
-{
-    const uint8_t *p = zp__rd_take(r, 2);
-    if (!p)
-        return false;
-    size_t n = (size_t)p[0] | (size_t)p[1] << 8;
-    const uint8_t *s = n <= max ? zp__rd_take(r, n) : NULL;
-    if (!s || n == 0 || memchr(s, 0, n))
-        return false;
-    memcpy(out, s, n);
-    out[n] = 0;
-    return true;
-}
-
-static bool get8(zp__rd *r, uint8_t *v)
-{
-    const uint8_t *p = zp__rd_take(r, 1);
-    if (p)
-        *v = *p;
-    return p != NULL;
-}
-
-static bool get64(zp__rd *r, uint64_t *v)
-{
-    const uint8_t *p = zp__rd_take(r, 8);
-    if (p)
-        *v = zp__le64(p);
-    return p != NULL;
-}
-
-static bool decode_wit(zp__rd *r, zp__jwit *w)
-{
-    char path[ZP__JRN_PATH_MAX + 1];
-    if (!get8(r, &w->kind))
-        return false;
-    if (w->kind == ZP__JWIT_SYNTH)
-        return get64(r, &w->seed);
-    if (w->kind != ZP__JWIT_FILE && w->kind != ZP__JWIT_SPOOL)
-        return false;
-    size_t max = w->kind == ZP__JWIT_SPOOL ? ZP__JRN_SPOOL_NAME - 1 : ZP__JRN_PATH_MAX;
-    if (!get_str(r, path, max))
-        return false;
-    /* A spool name is a plain name: it must not leave the spool folder. */
-    if (w->kind == ZP__JWIT_SPOOL && (strchr(path, '/') || path[0] == '.'))
-        return false;
-    if (w->kind == ZP__JWIT_SPOOL && (!get64(r, &w->len) || !get64(r, &w->hash)))
-        return false;
-    return (w->path = strdup(path)) != NULL;
-}
-
-/* A SUBMIT payload (after its type byte) into j; false when malformed. */
-static bool decode_submit(zp__rd *r, zp__jjob *j)
-{
-    uint8_t prio;
-    uint32_t n_wit;
-    if (!get_str(r, j->id, ZP_JOB_ID_MAX) || !get_str(r, j->key, ZP_NAME_MAX) ||
-        !get8(r, &prio) || prio >= ZP_PRIO_COUNT || !zp__rd_u32(r, &j->partitions) ||
-        j->partitions == 0 || j->partitions > ZP__JRN_PARTS_MAX || !get64(r, &j->submitted_ms) ||
-        !zp__rd_u32(r, &n_wit) || (n_wit != 1 && n_wit != j->partitions))
-        return false;
-    j->prio = (zp_priority)prio;
-    /* Each witness takes at least 3 bytes: bound the count by what is left
-     * before allocating for it. */
-    if ((uint64_t)n_wit * 3 > zp__rd_left(r) || !(j->wit = calloc(n_wit, sizeof *j->wit)))
-        return false;
-    j->n_wit = n_wit;
-    for (uint32_t i = 0; i < n_wit; i++)
-        if (!decode_wit(r, &j->wit[i]))
-            return false;
-    return zp__rd_left(r) == 0;
-}
-
-/* A RESULT payload (after its type byte) into res; false when malformed. */
-static bool decode_result(zp__rd *r, zp__jjob *res)
-{
-    uint8_t state;
-    uint32_t err;
-    uint64_t n;
-    if (!get_str(r, res->id, ZP_JOB_ID_MAX) || !get8(r, &state) ||
-        (state != ZP_JOB_DONE && state != ZP_JOB_FAILED && state != ZP_JOB_CANCELLED) ||
-        !zp__rd_u32(r, &err))
-        return false;
-    const uint8_t *p = zp__rd_take(r, 2);
-    size_t ml = p ? ((size_t)p[0] | (size_t)p[1] << 8) : 0;
-    const uint8_t *m = p && ml < sizeof res->message ? zp__rd_take(r, ml) : NULL;
-    if (!m || memchr(m, 0, ml))
-        return false;
-    memcpy(res->message, m, ml);
-    res->message[ml] = 0;
-    res->state = (zp_job_state)state;
-    res->error = (zp_err)(int32_t)err;
-    if (!get64(r, &res->finished_ms) || !zp__rd_u32(r, &res->parts_done) ||
-        !zp__rd_u32(r, &res->n_public) || !get64(r, &n))
-        return false;
-    const uint8_t *d = zp__rd_take(r, n);
-    if (!d || (n && !(res->proofs = malloc(n))))
-        return false;
-    if (n)
-        memcpy(res->proofs, d, n);
-    res->proofs_len = n;
-    if (!get64(r, &n) || !(d = zp__rd_take(r, n)) || (n && !(res->pub = malloc(n))))
-        return false;
-    if (n)
-        memcpy(res->pub, d, n);
-    res->pub_len = n;
-    res->finished = true;
-    return zp__rd_left(r) == 0;
-}
-
-/* The result's sizes agree with the job's partitions. */
-static bool result_fits(const zp__jjob *job, const zp__jjob *res)
-{
-    if (res->parts_done > job->partitions)
-        return false;
-    if (res->state != ZP_JOB_DONE)
-        return res->proofs_len == 0 && res->pub_len == 0;
-    /* partitions <= 2^16 and n_public < 2^32: the product fits. */
-    return res->proofs_len == (uint64_t)job->partitions * 192 &&
-           res->pub_len == (uint64_t)job->partitions * res->n_public * 32;
 }
 
 /* ------------------------------------------------------------ the table */
@@ -397,18 +148,18 @@ static void apply(zp__journal *j, const uint8_t *payload, uint32_t len, uint64_t
     zp__rd r = {.p = payload + 1, .len = len - 1};
     zp__jjob *x = calloc(1, sizeof *x);
     bool ok = x != NULL;
-    if (ok && payload[0] == REC_SUBMIT) {
-        ok = decode_submit(&r, x) && !find(j, x->id, NULL);
-        x->rec_bytes = HDR_BYTES + (uint64_t)len;
+    if (ok && payload[0] == ZP__JREC_SUBMIT) {
+        ok = zp__jrec_decode_submit(&r, x) && !find(j, x->id, NULL);
+        x->rec_bytes = ZP__JREC_HDR + (uint64_t)len;
         if (ok && push(j, x))
             return;
-    } else if (ok && payload[0] == REC_RESULT) {
+    } else if (ok && payload[0] == ZP__JREC_RESULT) {
         zp__jjob *job;
-        ok = decode_result(&r, x) && (job = find(j, x->id, NULL)) && !job->finished &&
-             result_fits(job, x);
+        ok = zp__jrec_decode_result(&r, x) && (job = find(j, x->id, NULL)) && !job->finished &&
+             zp__jrec_fits(job, x);
         if (ok) {
-            j->live_bytes += HDR_BYTES + (uint64_t)len;
-            job->rec_bytes += HDR_BYTES + (uint64_t)len;
+            j->live_bytes += ZP__JREC_HDR + (uint64_t)len;
+            job->rec_bytes += ZP__JREC_HDR + (uint64_t)len;
             job->finished = true;
             job->state = x->state;
             job->error = x->error;
@@ -422,9 +173,9 @@ static void apply(zp__journal *j, const uint8_t *payload, uint32_t len, uint64_t
             job->pub_len = x->pub_len;
             x->proofs = x->pub = NULL;
         }
-    } else if (ok && payload[0] == REC_FORGET) {
+    } else if (ok && payload[0] == ZP__JREC_FORGET) {
         size_t at;
-        ok = get_str(&r, x->id, ZP_JOB_ID_MAX) && zp__rd_left(&r) == 0 && find(j, x->id, &at);
+        ok = zp__jrec_get_str(&r, x->id, ZP_JOB_ID_MAX) && zp__rd_left(&r) == 0 && find(j, x->id, &at);
         if (ok)
             drop_at(j, at);
     } else {
@@ -436,31 +187,6 @@ static void apply(zp__journal *j, const uint8_t *payload, uint32_t len, uint64_t
         zp__jjob_free(x);
         free(x);
     }
-}
-
-/* Where the next intact record starts at or after from (len when none). */
-static uint64_t resync(const uint8_t *d, uint64_t len, uint64_t from);
-
-/* The intact record at d[at], its payload length in *plen; false when the
- * bytes there are not one. */
-static bool record_at(const uint8_t *d, uint64_t len, uint64_t at, uint32_t *plen)
-{
-    if (len - at < HDR_BYTES || zp__le32(d + at) != ZP__JRN_RECORD_MAGIC)
-        return false;
-    uint32_t n = zp__le32(d + at + 4);
-    if (n == 0 || n > ZP__JRN_RECORD_MAX || n > len - at - HDR_BYTES)
-        return false;
-    *plen = n;
-    return zp__hash64(d + at + HDR_BYTES, n, 1) == zp__le64(d + at + 8);
-}
-
-static uint64_t resync(const uint8_t *d, uint64_t len, uint64_t from)
-{
-    uint32_t n;
-    for (uint64_t at = from; at + HDR_BYTES <= len; at++)
-        if (record_at(d, len, at, &n))
-            return at;
-    return len;
 }
 
 /*
@@ -476,8 +202,8 @@ static void replay(zp__journal *j, const uint8_t *d, uint64_t len, uint64_t *goo
     *skipped = 0;
     while (at < len) {
         uint32_t n;
-        if (!record_at(d, len, at, &n)) {
-            uint64_t next = resync(d, len, at + 1);
+        if (!zp__jrec_at(d, len, at, &n)) {
+            uint64_t next = zp__jrec_resync(d, len, at + 1);
             if (next == len)
                 break; /* the tail: cut by the caller */
             zp__log(ZP__LOG_WARN, "journal.damaged", "path=%s offset=%llu bytes=%llu reason=%s",
@@ -487,8 +213,8 @@ static void replay(zp__journal *j, const uint8_t *d, uint64_t len, uint64_t *goo
             at = next;
             continue;
         }
-        apply(j, d + at + HDR_BYTES, n, bad_records);
-        at += HDR_BYTES + (uint64_t)n;
+        apply(j, d + at + ZP__JREC_HDR, n, bad_records);
+        at += ZP__JREC_HDR + (uint64_t)n;
         *good_end = at;
     }
 }
@@ -527,7 +253,7 @@ static bool write_all(int fd, const uint8_t *p, size_t n)
 
 /* Appends one sealed record and makes it durable. On a failed write the
  * file is cut back to where it was, so a later append starts clean. */
-static zp_err append(zp__journal *j, const wbuf *b)
+static zp_err append(zp__journal *j, const zp__jbuf *b)
 {
     if (b->bad)
         return b->n > ZP__JRN_RECORD_MAX ? ZP_E_TOO_LARGE : ZP_E_NOMEM;
@@ -563,10 +289,10 @@ static zp_err compact_locked(zp__journal *j)
     uint64_t bytes = sizeof ZP__JRN_MAGIC - 1;
     zp__afile_write(&f, ZP__JRN_MAGIC, bytes);
     for (size_t i = 0; i < j->n; i++) {
-        wbuf b = {0};
-        encode_submit(&b, j->jobs[i]);
+        zp__jbuf b = {0};
+        zp__jrec_submit(&b, j->jobs[i]);
         if (j->jobs[i]->finished)
-            encode_result(&b, j->jobs[i]);
+            zp__jrec_result(&b, j->jobs[i]);
         if (b.bad)
             e = ZP_E_NOMEM;
         else
@@ -862,7 +588,7 @@ zp_err zp__journal_add(zp__journal *j, const zp__jjob *job)
     x->prio = job->prio;
     x->partitions = job->partitions;
     x->submitted_ms = job->submitted_ms;
-    wbuf b = {0};
+    zp__jbuf b = {0};
     zp_err e = copy_wit(x, job) ? ZP_OK : ZP_E_NOMEM;
     pthread_mutex_lock(&j->mu);
     if (!e && find(j, x->id, NULL))
@@ -872,7 +598,7 @@ zp_err zp__journal_add(zp__journal *j, const zp__jjob *job)
     if (!e && j->n >= j->cfg.max_jobs)
         e = ZP_E_BUSY;
     if (!e) {
-        encode_submit(&b, x);
+        zp__jrec_submit(&b, x);
         e = append(j, &b);
     }
     if (!e) {
@@ -900,7 +626,7 @@ zp_err zp__journal_finish(zp__journal *j, const char *id, const zp__jjob *res)
         return ZP_E_NOMEM;
     }
     r.finished = true;
-    wbuf b = {0};
+    zp__jbuf b = {0};
     zp_err e = ZP_OK;
     char (*spooled)[ZP__JRN_SPOOL_NAME] = NULL;
     uint32_t n_spooled = 0;
@@ -910,10 +636,10 @@ zp_err zp__journal_finish(zp__journal *j, const char *id, const zp__jjob *res)
         e = ZP_E_NOT_FOUND;
     else if (job->finished)
         goto out;
-    else if (!result_fits(job, &r))
+    else if (!zp__jrec_fits(job, &r))
         e = ZP_E_INVALID_ARG;
     if (!e) {
-        encode_result(&b, &r);
+        zp__jrec_result(&b, &r);
         e = append(j, &b);
     }
     if (!e) {
@@ -959,10 +685,10 @@ int zp__journal_has(zp__journal *j, const char *id)
 
 zp_err zp__journal_forget(zp__journal *j, const char *id)
 {
-    wbuf b = {0};
-    begin(&b, REC_FORGET);
-    put_str(&b, id);
-    seal(&b);
+    zp__jbuf b = {0};
+    zp__jrec_begin(&b, ZP__JREC_FORGET);
+    zp__jrec_put_str(&b, id);
+    zp__jrec_seal(&b);
     size_t at;
     pthread_mutex_lock(&j->mu);
     zp_err e = find(j, id, &at) ? append(j, &b) : ZP_E_NOT_FOUND;
