@@ -404,10 +404,24 @@ zp_err zp__eng_finish(zp__proof *proof, uint8_t *bytes, const zp__pk *pk,
 /* Frees a key's cached synthetic witnesses (e->mu held). */
 void zp__key_drop_witnesses(zp__key *k);
 
-/* gpu_worker.c: GPU slot workers and the device tier of keys. */
+/* gpu_worker.c: the engine's GPUs and their slot workers. */
 zp_err zp__gpus_open(zp_engine *e);
 void zp__gpus_close(zp_engine *e);
 void *zp__gpu_worker_main(void *arg);
+/* Marks d failed for good where err is fatal or d is no longer healthy
+ * (logged once; its partitions go elsewhere). */
+void zp__gpudev_failed(zp_engine *e, zp__gpudev *d, zp_err err);
+/* Whether d failed for good (zp__gpudev_failed). */
+bool zp__gpudev_out(zp_engine *e, const zp__gpudev *d);
+
+/* gpu_keys.c: the device tier of keys. Takes a reference to k's copy on
+ * d, making it first when needed (k's host part loaded and referenced by
+ * the caller); drops one; evicts one idle key of GPU g other than keep
+ * (false when none could go). */
+zp_err zp__dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey **out,
+                        zp__ioerr *why);
+void zp__dkey_release(zp_engine *e, int g, zp__key *k);
+bool zp__dkey_evict_for(zp_engine *e, int g, const zp__key *keep);
 /* Frees the resident copies of k on every GPU (e->mu held; no refs). */
 void zp__key_drop_device(zp_engine *e, zp__key *k);
 /* Arena bytes of the H table of k's copy on GPU g, 0 without one (e->mu

@@ -1,5 +1,5 @@
 /*
- * GPU slot workers and the device tier of keys (docs/gpu-memory.md).
+ * GPU slot workers (docs/gpu-memory.md).
  *
  * Each GPU of the engine has one arena, taken when the engine opens
  * (zp__gpus_open); nothing is allocated on the device afterwards. Keys
@@ -7,7 +7,7 @@
  * key, or a TEST-ONLY setup on the device for synthetic keys of a GPU-only
  * engine) and stay there, shared by the GPU's slots, until the host key is
  * unloaded or the room is needed for another key (least recently used key
- * with no slot proving with it goes first).
+ * with no slot proving with it goes first): the device tier, gpu_keys.c.
  *
  * zp_engine_preload_key makes a key resident on every GPU at once (one
  * thread per GPU) and keeps it there: preloaded keys are not evicted for
@@ -94,7 +94,7 @@ void zp__gpus_close(zp_engine *e)
  * last prover, the jobs fail (zp__eng_gpu_lost). Called with the error of
  * whatever failed on the device, before the partition is reported, so
  * that its retry goes elsewhere. */
-static void gpu_failed(zp_engine *e, zp__gpudev *d, zp_err err)
+void zp__gpudev_failed(zp_engine *e, zp__gpudev *d, zp_err err)
 {
     if (!err || (err != ZP_E_GPU_FATAL && zp__gpu_healthy(d->dev)))
         return;
@@ -111,283 +111,13 @@ static void gpu_failed(zp_engine *e, zp__gpudev *d, zp_err err)
         zp__log(ZP__LOG_ERROR, "gpu.failed", "gpu=%d reason=%s", d->ordinal, d->why);
 }
 
-/* Whether d failed for good (gpu_failed). */
-static bool gpu_out(zp_engine *e, const zp__gpudev *d)
+/* Whether d failed for good (zp__gpudev_failed). */
+bool zp__gpudev_out(zp_engine *e, const zp__gpudev *d)
 {
     pthread_mutex_lock(&e->mu);
     bool out = d->failed;
     pthread_mutex_unlock(&e->mu);
     return out;
-}
-
-/* ------------------------------------------------------ the device tier */
-
-/* Frees k's copy on GPU g (e->mu held; no slot uses it). */
-static void drop_one(zp__key *k, int g)
-{
-    if (k->dk_state[g] != ZP__DK_READY)
-        return;
-    zp__g16_dkey_free(k->dk[g]);
-    free(k->dk[g]);
-    k->dk[g] = NULL;
-    k->dk_state[g] = ZP__DK_NONE;
-    k->dk_bytes[g] = 0;
-    memset(&k->dk_plan[g], 0, sizeof k->dk_plan[g]);
-}
-
-uint64_t zp__key_table_bytes(const zp__key *k, int g)
-{
-    return k->dk_state[g] == ZP__DK_READY ? k->dk[g]->h_pre.bytes : 0;
-}
-
-void zp__key_drop_device(zp_engine *e, zp__key *k)
-{
-    for (int g = 0; g < e->n_gpus; g++)
-        if (!k->dk_refs[g])
-            drop_one(k, g);
-}
-
-/* The least recently used resident key of GPU g that no slot uses, other
- * than keep (e->mu held), or NULL: with tables, among those with an H
- * table, preloaded ones included; else among those not preloaded. */
-static zp__key *lru_idle(zp_engine *e, int g, const zp__key *keep, bool tables)
-{
-    zp__key *victim = NULL;
-    for (uint32_t i = 0; i < e->n_keys; i++) {
-        zp__key *k = e->keys[i];
-        if (k == keep || k->dk_state[g] != ZP__DK_READY || k->dk_refs[g] ||
-            (tables ? !k->dk[g]->h_pre.ptr : k->preloaded))
-            continue;
-        if (!victim || k->dk_lru[g] < victim->dk_lru[g])
-            victim = k;
-    }
-    return victim;
-}
-
-/* Frees the H table of lru_idle's key, else evicts lru_idle's key (e->mu
- * held): tables go before any key, a preloaded key's too (the key stays;
- * its H MSM goes over the points again). True when something was freed. */
-static bool evict_one(zp_engine *e, int g, const zp__key *keep)
-{
-    zp__key *victim = lru_idle(e, g, keep, true);
-    if (victim) {
-        victim->dk_bytes[g] -= victim->dk[g]->h_pre.bytes;
-        zp__g16_dkey_drop_h_pre(victim->dk[g]);
-        return true;
-    }
-    victim = lru_idle(e, g, keep, false);
-    if (victim)
-        drop_one(victim, g);
-    return victim != NULL;
-}
-
-static bool evict_for(zp_engine *e, int g, const zp__key *keep)
-{
-    pthread_mutex_lock(&e->mu);
-    bool freed = evict_one(e, g, keep);
-    pthread_mutex_unlock(&e->mu);
-    return freed;
-}
-
-/* The key tiers of a key of pk's shape on d (zp__g16_plan_make): within
- * the arena's free bytes, for the slots of d still without a working set. */
-typedef struct plan_ctx {
-    zp_engine *e;
-    zp__gpudev *d;
-    zp__g16_plan *out;
-} plan_ctx;
-
-static zp_err plan_key(void *arg, const zp__pk *pk, zp__g16_plan *plan, zp__ioerr *why)
-{
-    plan_ctx *c = arg;
-    zp__gpu_info info;
-    zp__gpu_get_info(c->d->dev, &info);
-    pthread_mutex_lock(&c->e->mu);
-    const int waiting = c->d->admitted - c->d->sets, sets = c->d->sets;
-    pthread_mutex_unlock(&c->e->mu);
-    /* Working sets for the slots still without one, on a GPU where none
-     * holds one yet; where some slot holds one the key needs only its own
-     * room, as admission decides the rest (docs/gpu-memory.md). */
-    const unsigned want = sets > 0 || waiting < 1 ? 0 : (unsigned)waiting;
-    zp_err err = zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used, want,
-                                   &c->e->gpu_opts, why);
-    if (!err) {
-        *c->out = *plan;
-    }
-    return err;
-}
-
-/* Makes k resident on d (e->mu NOT held; d->load_mu held), with its H
- * table where zp__g16_dkey_h_table makes one. pk_tmp receives the host
- * part of a GPU setup; *plan the plan it was made by. */
-static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *dk,
-                        zp__pk *pk_tmp, zp__g16_plan *plan, zp__ioerr *why)
-{
-    for (;;) {
-        zp_err err;
-        memset(pk_tmp, 0, sizeof *pk_tmp);
-        zp__g16_plan p;
-        plan_ctx pc = {e, d, plan};
-        /* The key's long work on the GPU reports as its load does. */
-        zp__g16_gpu_opts o = e->gpu_opts;
-        zp__key_progress kp = {&e->cfg, k->name};
-        o.progress = zp__key_progress_of(&kp);
-        if (k->gpu_setup)
-            err = zp__g16_dkey_setup_plan(dk, pk_tmp, d->dev, d->s, &k->cs, k->conv,
-                                          e->threads_per_worker, &k->toxic, plan_key, &pc, &o,
-                                          why);
-        else if (!(err = plan_key(&pc, &k->pk, &p, why)))
-            err = zp__g16_dkey_upload_plan(dk, d->dev, d->s, &k->pk, &p, &o, why);
-        if (!err && (err = zp__g16_dkey_h_table(dk, d->s, &e->gpu_opts)) != ZP_OK) {
-            zp__fail(why, err, "the key's H table failed on the GPU: %s", zp__gpu_last_error());
-            zp__g16_dkey_free(dk);
-            if (k->gpu_setup)
-                zp__pk_free(pk_tmp);
-        }
-        if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
-            return err;
-    }
-}
-
-/* Takes a reference to k's copy on d, making it first when needed; k's
- * host part is loaded and referenced by the caller. */
-static zp_err dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey **out,
-                           zp__ioerr *why)
-{
-    int g = d->ordinal;
-    pthread_mutex_lock(&e->mu);
-    while (k->dk_state[g] == ZP__DK_LOADING)
-        pthread_cond_wait(&e->key_cv, &e->mu);
-    if (k->dk_state[g] == ZP__DK_READY) {
-        k->dk_refs[g]++;
-        k->dk_lru[g] = ++e->lru_tick;
-        *out = k->dk[g];
-        pthread_mutex_unlock(&e->mu);
-        return ZP_OK;
-    }
-    k->dk_state[g] = ZP__DK_LOADING;
-    pthread_mutex_unlock(&e->mu);
-
-    zp__g16_dkey *dk = calloc(1, sizeof *dk);
-    zp__pk tmp;
-    zp__g16_plan plan;
-    memset(&tmp, 0, sizeof tmp);
-    memset(&plan, 0, sizeof plan);
-    zp_err err = dk ? ZP_OK : zp__fail(why, ZP_E_NOMEM, "no memory for a device key");
-    if (!err) {
-        pthread_mutex_lock(&d->load_mu);
-        err = make_dkey(e, d, k, dk, &tmp, &plan, why);
-        pthread_mutex_unlock(&d->load_mu);
-    }
-    /* Arena bytes of the copy, as planned (the host part's matrices are
-     * dropped below). */
-    uint64_t dkb = err ? 0 : plan.key_bytes + dk->twist.mem.bytes + dk->h_pre.bytes;
-    pthread_mutex_lock(&e->mu);
-    if (!err) {
-        if (k->gpu_setup) {
-            /* Every GPU makes the same key from the same toxic waste; the
-             * first one's host part becomes the key's. */
-            if (!k->pk.n_vars) {
-                /* Its host part (vk, densities, the A and B matrices) is
-                 * the key's now: counted against the host budget. */
-                e->key_used -= k->bytes;
-                k->pk = tmp;
-                /* The A and B matrices of its host part served the setup
-                 * only: the device has them, and another GPU's setup makes
-                 * its own from the circuit. ~16 GB at porep:27. */
-                zp__csr_free(&k->pk.ma);
-                zp__csr_free(&k->pk.mb);
-                k->bytes = zp__key_loaded_bytes(k);
-                e->key_used += k->bytes;
-            } else {
-                zp__pk_free(&tmp);
-            }
-            dk->pk = &k->pk;
-        }
-        k->dk[g] = dk;
-        k->dk_state[g] = ZP__DK_READY;
-        k->dk_refs[g] = 1;
-        k->dk_lru[g] = ++e->lru_tick;
-        k->dk_bytes[g] = dkb;
-        k->dk_plan[g] = plan;
-        *out = dk;
-    } else {
-        k->dk_state[g] = ZP__DK_NONE;
-        free(dk);
-    }
-    pthread_cond_broadcast(&e->key_cv);
-    pthread_mutex_unlock(&e->mu);
-    /* A key that streams part of its points says so (info); one wholly
-     * resident only at debug, so that library users see no more than that. */
-    const zp__log_level lv = !err && zp__g16_plan_streams(&plan) ? ZP__LOG_INFO : ZP__LOG_DEBUG;
-    if (!err && zp__log_on(lv)) {
-        char line[256];
-        zp__g16_plan_describe(&plan, &k->pk, line, sizeof line);
-        zp__log(lv, "key.resident", "key=%s gpu=%d device_bytes=%llu streams=%s plan=%s",
-                k->name, g, (unsigned long long)dkb, zp__g16_plan_streams(&plan) ? "yes" : "no",
-                line);
-    } else if (err) {
-        zp__log(ZP__LOG_WARN, "key.gpu_failed", "key=%s gpu=%d error=%s reason=%s", k->name, g,
-                zp_strerror(err), why->msg);
-    }
-    return err;
-}
-
-static void dkey_release(zp_engine *e, int g, zp__key *k)
-{
-    pthread_mutex_lock(&e->mu);
-    if (k->dk_refs[g])
-        k->dk_refs[g]--;
-    pthread_mutex_unlock(&e->mu);
-}
-
-struct preload_arg {
-    zp_engine *e;
-    zp__key *k;
-    int g;
-    zp_err err;
-    zp__ioerr why;
-};
-
-static void *preload_main(void *arg)
-{
-    struct preload_arg *a = arg;
-    zp__g16_dkey *dk;
-    zp__ioerr why = {{0}};
-    a->err = dkey_acquire(a->e, &a->e->gpus[a->g], a->k, &dk, &why);
-    gpu_failed(a->e, &a->e->gpus[a->g], a->err);
-    if (!a->err)
-        dkey_release(a->e, a->g, a->k);
-    else /* which GPU: a key may fit one and not another */
-        snprintf(a->why.msg, sizeof a->why.msg, "gpu%d: %s", a->g, why.msg);
-    return NULL;
-}
-
-zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why)
-{
-    if (!e->n_gpus || !e->cfg.gpu_slots)
-        return ZP_OK;
-    struct preload_arg a[ZP__GPUS_MAX];
-    pthread_t th[ZP__GPUS_MAX];
-    bool started[ZP__GPUS_MAX] = {false};
-    for (int g = 0; g < e->n_gpus; g++) {
-        a[g] = (struct preload_arg){.e = e, .k = k, .g = g};
-        if (gpu_out(e, &e->gpus[g]))
-            continue; /* a failed GPU proves nothing: the key is not needed there */
-        started[g] = pthread_create(&th[g], NULL, preload_main, &a[g]) == 0;
-        if (!started[g])
-            preload_main(&a[g]);
-    }
-    zp_err err = ZP_OK;
-    for (int g = 0; g < e->n_gpus; g++) {
-        if (started[g])
-            pthread_join(th[g], NULL);
-        if (a[g].err && !err) {
-            err = a[g].err;
-            *why = a[g].why;
-        }
-    }
-    return err;
 }
 
 /* --------------------------------------------------------------- slots */
@@ -448,7 +178,7 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
         } else {
             sets_add(e, d, -1, 0, 0);
         }
-        if (err != ZP_E_GPU_OOM || !evict_for(e, d->ordinal, k))
+        if (err != ZP_E_GPU_OOM || !zp__dkey_evict_for(e, d->ordinal, k))
             return err;
     }
 }
@@ -646,7 +376,7 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
     }
     zp_err err = cur->held ? ZP_OK : zp__key_acquire(e, key, &why);
     bool held = !err;
-    if (!err && (err = dkey_acquire(e, d, key, &dk, &why))) {
+    if (!err && (err = zp__dkey_acquire(e, d, key, &dk, &why))) {
         char msg[sizeof why.msg];
         snprintf(msg, sizeof msg, "%s", why.msg[0] ? why.msg : zp_strerror(err));
         zp__fail(&why, err, "key %s cannot be made resident on gpu%d: %s", key->name,
@@ -657,7 +387,7 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
     const zp__pk *pk = dk ? dk->pk : NULL;
     if (!err && (err = slot_ready(e, w, d, dk, key, &why)) == ZP_E_GPU_OOM) {
         if (go_dormant(e, w, d, pk)) {
-            dkey_release(e, d->ordinal, key);
+            zp__dkey_release(e, d->ordinal, key);
             zp__key_release(e, key);
             zp__eng_requeue(e, w, j, part);
             return ZP_OK;
@@ -694,9 +424,9 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
         err = device_stages(&r, dk, wit, sent, &nx, &sums, &why);
     /* Whatever failed on the device (the key's copy, the working set, the
      * stages) may have been a sticky error. */
-    gpu_failed(e, d, err);
+    zp__gpudev_failed(e, d, err);
     if (dk)
-        dkey_release(e, d->ordinal, key);
+        zp__dkey_release(e, d->ordinal, key);
     if (!err && zp__eng_job_dead(e, j))
         err = ZP_E_CANCELLED;
     if (!err && !(err = zp__eng_finish(&proof, bytes, pk, &sums, &why)))
@@ -729,11 +459,11 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
     zp_err gerr = ZP_OK; /* the device's part, which may be a sticky error */
     if (!err && (!zp__abc_key_ok(&key->pk) || zp__abc_check(&ap->in, &key->pk, &why) ||
                  !zp__key_abc_maps(e, key, &ap->in) ||
-                 (gerr = dkey_acquire(e, d, key, &dk, &why)) ||
+                 (gerr = zp__dkey_acquire(e, d, key, &dk, &why)) ||
                  (gerr = slot_ready(e, w, d, dk, key, &why)))) {
-        gpu_failed(e, d, gerr);
+        zp__gpudev_failed(e, d, gerr);
         if (dk)
-            dkey_release(e, d->ordinal, key);
+            zp__dkey_release(e, d->ordinal, key);
         zp__key_release(e, key);
         zp__eng_run_abc(e, w, j, part); /* checks again and says what is wrong */
         return gerr;
@@ -758,7 +488,7 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         if (!err)
             err = zp__g16_slot_sums_abc(w->slot, dk, &sums, NULL, &why);
         if (err) {
-            gpu_failed(e, d, err);
+            zp__gpudev_failed(e, d, err);
         } else {
             /* Bytes moved: the witness, a, b, c and the points streamed. */
             zp__trace_io io;
@@ -774,7 +504,7 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         ap->consumed(ap->ctx, part);
     }
     if (dk)
-        dkey_release(e, d->ordinal, key);
+        zp__dkey_release(e, d->ordinal, key);
     if (!err) {
         zp__g16_finish(&proof, pk, &sums, &ap->r, &ap->s);
         if ((err = zp__proof_encode(bytes, &proof)))
@@ -814,7 +544,7 @@ void *zp__gpu_worker_main(void *arg)
         /* More urgent work came while it waited: that first. A GPU that
          * failed meanwhile (another slot's sticky error) runs nothing
          * more: the partition goes back as if never taken. */
-        if (cur.taken && (zp__eng_more_urgent(w->e, cur.j) || gpu_out(w->e, d)))
+        if (cur.taken && (zp__eng_more_urgent(w->e, cur.j) || zp__gpudev_out(w->e, d)))
             put_back(w->e, w, &cur);
         if (cur.taken)
             zp__eng_busy(w->e, w, cur.j, cur.part);
