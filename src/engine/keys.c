@@ -3,7 +3,7 @@
  * budget over everything loaded (heap and mapped) and LRU eviction of keys
  * no partition uses and no one preloaded. Tiers: HOST (parsed into
  * memory), MAPPED (a .zpk mapping), PINNED, and the device tier of the GPU
- * workers (gpu_worker.c), which a preload fills on every GPU.
+ * (gpu_keys.c), which a preload fills on every GPU.
  */
 #include <stdio.h>
 #include <stdlib.h>

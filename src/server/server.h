@@ -12,7 +12,8 @@
  *   api_info.c  status, keys, preload/evict, metrics, healthz
  *   reply.c     JSON replies and the zp_err → HTTP status mapping
  *   track.c     ids of unfinished jobs, so shutdown can drain them
- *   journal.c   the job journal of --state-dir (journal.h)
+ *   journal.c   the job journal of --state-dir (journal.h; its records:
+ *               journal_rec.c)
  *   state.c     the journal between the API and the engine: resume, results
  *   ticker.c    a thread calling a function at a period (reaper, watcher)
  *
