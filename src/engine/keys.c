@@ -2,7 +2,7 @@
  * The engine's key cache: registered keys, loaded on first use, with a byte
  * budget over everything loaded (heap and mapped) and LRU eviction of keys
  * no partition uses and no one preloaded. Tiers: HOST (parsed into
- * memory), MAPPED (a .zpk mapping), PINNED, and the device tier of the GPU
+ * memory), MAPPED (a .zpk mapping), PINNED, and the GPUs' device tier
  * (gpu_keys.c), which a preload fills on every GPU.
  */
 #include <stdio.h>
