@@ -17,10 +17,19 @@
  * Prints s/proof of both and their ratio, host RAM (peak RSS after each
  * part, and the bytes of the a, b, c and assignments the caller holds),
  * and bytes moved host to device per partition (the engines' GPU
- * counters; 0 without a GPU).
+ * counters; 0 without a GPU). With a .params key, the last call's proofs
+ * are verified against the file's verifying key; --proofs-out writes them
+ * (384 bytes each) so that two builds' proofs can be compared.
+ *
+ * Built with ZP_SS_BENCH_UPSTREAM (bench_supraseal_c2_real, CMake option
+ * ZP_SUPRASEAL_UPSTREAM_LIB), part 2 calls supraseal-c2's own library,
+ * built from its public source outside this tree, instead of the drop-in:
+ * the key must then be a .params, and there are no engine counters (h2d
+ * not shown).
  *
  * usage: bench_supraseal_c2 [--log2 N] [--circuits C] [--calls K]
  *                           [--distinct D] [--key PATH.zpk|PATH.params] [--skip-native]
+ *                           [--proofs-out FILE]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +45,13 @@
 #include "io/bellperson.h"
 #include "io/zpk.h"
 #include "r1cs/synth.h"
-#include "supraseal/ss.h"
 #include "zkpipe_supraseal_c2.h"
+#ifndef ZP_SS_BENCH_UPSTREAM
+#include "supraseal/ss.h"
+#define DROPIN_NAME "drop-in  upstream"
+#else
+#define DROPIN_NAME "supraseal-c2 itself"
+#endif
 
 static double now(void)
 {
@@ -55,6 +69,8 @@ static double peak_rss_gib(void)
 
 static uint64_t gpu_h2d(zp_engine *e)
 {
+    if (!e)
+        return 0;
     uint64_t sum = 0;
     zp_gpu_info gi;
     for (size_t i = 0; zp_engine_gpu_info(e, i, &gi) == ZP_OK; i++)
@@ -248,8 +264,80 @@ static void make_key(const char *path, const zp__synth_spec *sp)
     zp__r1cs_free(&cs);
 }
 
-static void dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned distinct,
-                   const char *params, double native_s)
+/* The verifying key at the start of a .params file (the fields a .vk
+ * holds, which is all zp__params_vk_parse reads), without the points
+ * after it: at porep:27 the rest is tens of GB. */
+static zp_err params_vk(zp__vk *vk, const char *path, zp__ioerr *why)
+{
+    enum { HEAD = 3 * 96 + 3 * 192 + 4, G1 = 96 };
+    uint8_t head[HEAD];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return zp__fail(why, ZP_E_IO, "cannot open %s", path);
+    if (fread(head, 1, HEAD, f) != HEAD) {
+        fclose(f);
+        return zp__fail(why, ZP_E_TRUNCATED, "%s ends inside its verifying key", path);
+    }
+    uint32_t n_ic = (uint32_t)head[HEAD - 4] << 24 | (uint32_t)head[HEAD - 3] << 16 |
+                    (uint32_t)head[HEAD - 2] << 8 | head[HEAD - 1];
+    size_t len = HEAD + (size_t)n_ic * G1;
+    uint8_t *buf = n_ic <= (1u << 20) ? malloc(len) : NULL;
+    zp_err e;
+    if (!buf)
+        e = zp__fail(why, ZP_E_FORMAT, "%s: %u IC points", path, n_ic);
+    else {
+        memcpy(buf, head, HEAD);
+        e = fread(buf + HEAD, 1, len - HEAD, f) != len - HEAD
+                ? zp__fail(why, ZP_E_TRUNCATED, "%s ends inside its IC points", path)
+                : zp__params_vk_parse(vk, buf, len, why);
+    }
+    free(buf);
+    fclose(f);
+    return e;
+}
+
+/* Verifies proofs (circuit i proves witness i % distinct) against the
+ * .params' verifying key; returns how many do not verify (all of them
+ * when the key cannot be read). */
+static unsigned verify_proofs(const char *params, const zp_ss_proof *proofs, unsigned circuits,
+                              zp_fr *const *w, unsigned distinct, uint64_t n_inp)
+{
+    zp__vk vk;
+    zp__ioerr why = {{0}};
+    zp_err err = params_vk(&vk, params, &why);
+    if (err) {
+        fprintf(stderr, "bench_supraseal_c2: the verifying key: %s: %s\n", zp_strerror(err),
+                why.msg);
+        return circuits;
+    }
+    _Static_assert(sizeof proofs->a == sizeof(zp_g1_affine) &&
+                       sizeof proofs->b == sizeof(zp_g2_affine),
+                   "a 384-byte proof holds zkpipe's affine points");
+    unsigned bad = 0;
+    for (unsigned i = 0; i < circuits; i++) {
+        zp__proof p;
+        memcpy(&p.a, proofs[i].a, sizeof p.a);
+        memcpy(&p.b, proofs[i].b, sizeof p.b);
+        memcpy(&p.c, proofs[i].c, sizeof p.c);
+        bad += zp__verify(&vk, w[i % distinct] + 1, n_inp - 1, &p) != ZP_OK;
+    }
+    zp__vk_free(&vk);
+    return bad;
+}
+
+static void write_proofs(const char *path, const zp_ss_proof *proofs, unsigned circuits)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(proofs, sizeof *proofs, circuits, f) != circuits || fclose(f)) {
+        fprintf(stderr, "bench_supraseal_c2: cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+/* Part 2; returns how many of the last call's proofs do not verify (0
+ * where the key is a .zpk, which is not checked here). */
+static unsigned dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned distinct,
+                       const char *params, double native_s, const char *proofs_out)
 {
     char spec[32];
     snprintf(spec, sizeof spec, "porep:%u", log2);
@@ -309,7 +397,7 @@ static void dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned di
         zp_fr_from_u64((zp_fr *)&r[i], 5 + i);
         zp_fr_from_u64((zp_fr *)&s[i], 500 + i);
     }
-    zp_ss_srs srs;
+    zp_ss_srs srs = {0};
     t0 = now();
     zp_ss_result res = create_SRS(&srs, params, true);
     if (res.code) {
@@ -317,9 +405,11 @@ static void dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned di
         exit(1);
     }
     printf("create_SRS %.1f s\n", now() - t0);
-    zp_engine *e;
+    zp_engine *e = NULL;
+#ifndef ZP_SS_BENCH_UPSTREAM
     if ((err = zp__ss_engine(&e)))
         die("engine", err);
+#endif
     zp_ss_proof *proofs = calloc(circuits, sizeof *proofs);
     uint64_t h0 = 0;
     for (unsigned k = 0; k <= calls; k++) {
@@ -334,12 +424,21 @@ static void dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned di
         }
     }
     double sp_s = (now() - t0) / ((double)calls * circuits);
-    printf("drop-in  upstream generate_groth16_proofs_c: %.4f s/proof (%u calls of %u), "
-           "%.2f MB h2d/partition, peak RSS %.2f GiB\n",
+    printf(DROPIN_NAME " generate_groth16_proofs_c: %.4f s/proof (%u calls of %u), "
+           "%.2f MB h2d/partition%s, peak RSS %.2f GiB\n",
            sp_s, calls, circuits, (double)(gpu_h2d(e) - h0) / calls / circuits / 1e6,
-           peak_rss_gib());
+           e ? "" : " (not counted)", peak_rss_gib());
     if (native_s > 0)
-        printf("ratio    drop-in / native = %.3f (target <= 1.10)\n", sp_s / native_s);
+        printf("ratio    %s / native = %.3f%s\n", e ? "drop-in" : "supraseal-c2", sp_s / native_s,
+               e ? " (target <= 1.10)" : "");
+    unsigned bad = 0;
+    if (ends_with(params, ".params")) {
+        bad = verify_proofs(params, proofs, circuits, w, distinct, n_inp);
+        printf("verify   %u of %u proofs of the last call verify against %s's vk\n",
+               circuits - bad, circuits, params);
+    }
+    if (proofs_out)
+        write_proofs(proofs_out, proofs, circuits);
     drop_SRS(&srs);
     for (unsigned d = 0; d < distinct; d++) {
         free(w[d]);
@@ -352,12 +451,13 @@ static void dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned di
     free(r);
     free(s);
     free(proofs);
+    return bad;
 }
 
 int main(int argc, char **argv)
 {
     unsigned log2 = 27, circuits = 10, calls = 3, distinct = 1;
-    const char *params = NULL;
+    const char *params = NULL, *proofs_out = NULL;
     bool skip_native = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -380,6 +480,8 @@ int main(int argc, char **argv)
             distinct = (unsigned)atoi(v);
         else if (!strcmp(a, "--key"))
             params = v;
+        else if (!strcmp(a, "--proofs-out"))
+            proofs_out = v;
         else {
             fprintf(stderr, "bench_supraseal_c2: unknown option %s\n", a);
             return 2;
@@ -395,7 +497,13 @@ int main(int argc, char **argv)
         snprintf(def, sizeof def, "porep-%u.zpk", log2);
         params = def;
     }
+#ifdef ZP_SS_BENCH_UPSTREAM
+    if (!ends_with(params, ".params")) {
+        fprintf(stderr, "bench_supraseal_c2: supraseal-c2 reads only .params keys: --key %s\n",
+                params);
+        return 2;
+    }
+#endif
     double native_s = skip_native ? 0 : native(log2, circuits, calls, distinct);
-    dropin(log2, circuits, calls, distinct, params, native_s);
-    return 0;
+    return dropin(log2, circuits, calls, distinct, params, native_s, proofs_out) ? 3 : 0;
 }
