@@ -8,9 +8,10 @@
 #   defaults 27 10 2 1. KEY (env) names the key file to use or make: a .zpk
 #   (default build-gpu/porep-LOG2.zpk: loaded without point checks) or a .params
 #   (parsed, every point checked: much longer to load). Made the first
-#   time and kept: its points on GPU 0 (about two minutes at porep:27 on an
-#   H200, most of it writing ~47 GB), else a CPU setup (about 2^LOG2 / 2^16
-#   × 8 s of two cores: hours at porep:27; run LOG2 24 first).
+#   time and kept: its points made on GPU 0 where there is one (then most
+#   of the time goes to writing ~47 GB at porep:27), else by a CPU setup
+#   (about 2^LOG2 / 2^16 × 8 s of two cores: hours at porep:27; run LOG2
+#   24 first).
 # Host RAM at porep:27: the key (~47 GB of points) plus DISTINCT ×
 # 16.7 GB of a, b, c and assignments; disk: the key file (~47 GB).
 set -euo pipefail

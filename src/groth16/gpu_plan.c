@@ -175,8 +175,9 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * working set, then a lean one beside the matrices, then a lean one
      * with the matrices streamed too. Small buffers cost more than either
      * step down: a streamed MSM pays a bucket reduction and a wait per
-     * buffer (at porep:27, four times the chunks of H cost ~200 ms of a
-     * partition; streamed matrices cost eval ~130 ms). */
+     * buffer, where the lean layout's second copy of the witness hides
+     * behind H's MSM and streamed matrices add one pass over the bus to
+     * eval (bench/RESULTS.md, issue 34). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
         const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
