@@ -44,36 +44,6 @@ uint64_t zp__journal_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-void zp__jjob_free(zp__jjob *j)
-{
-    for (uint32_t i = 0; j->wit && i < j->n_wit; i++)
-        free(j->wit[i].path);
-    free(j->wit);
-    free(j->proofs);
-    free(j->pub);
-    j->wit = NULL;
-    j->proofs = j->pub = NULL;
-}
-
-bool zp__jjob_same(const zp__jjob *a, const zp__jjob *b)
-{
-    if (strcmp(a->key, b->key) || a->prio != b->prio || a->partitions != b->partitions ||
-        a->n_wit != b->n_wit)
-        return false;
-    for (uint32_t i = 0; i < a->n_wit; i++) {
-        const zp__jwit *x = &a->wit[i], *y = &b->wit[i];
-        if (x->kind != y->kind)
-            return false;
-        if (x->kind == ZP__JWIT_FILE && strcmp(x->path, y->path))
-            return false;
-        if (x->kind == ZP__JWIT_SYNTH && x->seed != y->seed)
-            return false;
-        if (x->kind == ZP__JWIT_SPOOL && (x->len != y->len || x->hash != y->hash))
-            return false;
-    }
-    return true;
-}
-
 /* ------------------------------------------------------------ the table */
 
 static zp__jjob *find(const zp__journal *j, const char *id, size_t *at)

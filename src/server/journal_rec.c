@@ -1,13 +1,46 @@
 /*
- * The journal's records (journal_rec.h): encoding into a growable buffer,
- * decoding with every length and bound checked, and finding intact
- * records in a file's bytes.
+ * The journal's records (journal_rec.h): a job record's comparison and
+ * release (journal.h), encoding into a growable buffer, decoding with
+ * every length and bound checked, and finding intact records in a file's
+ * bytes.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/zpk.h"
 #include "server/journal_rec.h"
+
+/* ------------------------------------------------------------ jobs */
+
+void zp__jjob_free(zp__jjob *j)
+{
+    for (uint32_t i = 0; j->wit && i < j->n_wit; i++)
+        free(j->wit[i].path);
+    free(j->wit);
+    free(j->proofs);
+    free(j->pub);
+    j->wit = NULL;
+    j->proofs = j->pub = NULL;
+}
+
+bool zp__jjob_same(const zp__jjob *a, const zp__jjob *b)
+{
+    if (strcmp(a->key, b->key) || a->prio != b->prio || a->partitions != b->partitions ||
+        a->n_wit != b->n_wit)
+        return false;
+    for (uint32_t i = 0; i < a->n_wit; i++) {
+        const zp__jwit *x = &a->wit[i], *y = &b->wit[i];
+        if (x->kind != y->kind)
+            return false;
+        if (x->kind == ZP__JWIT_FILE && strcmp(x->path, y->path))
+            return false;
+        if (x->kind == ZP__JWIT_SYNTH && x->seed != y->seed)
+            return false;
+        if (x->kind == ZP__JWIT_SPOOL && (x->len != y->len || x->hash != y->hash))
+            return false;
+    }
+    return true;
+}
 
 /* ------------------------------------------------------------ encoding */
 
