@@ -97,6 +97,52 @@ static void rand_csr(zp__csr *m, zp_fr *dense, uint64_t nrows, uint64_t ncols, u
     free(len);
 }
 
+/* The index of set bit number p, bit by bit (zp__bitmap_seek's twin). */
+static uint64_t seek_ref(const zp__bitmap *b, uint64_t p)
+{
+    uint64_t j = 0;
+    for (uint64_t v = 0; v < b->nbits; v++)
+        if (zp__bitmap_get(b, v) && j++ == p)
+            return v;
+    return b->nbits;
+}
+
+/* Walks over random maps (empty, sparse, half, dense, full; sizes about
+ * word edges) in steps of random length, a step of 0 and steps past the
+ * end included, against the bit-by-bit twin; bits set in the last word
+ * past nbits are not counted. */
+static void test_bitmap_seek(void)
+{
+    static const uint64_t sizes[] = {1, 2, 63, 64, 65, 127, 128, 129, 1000, 4097};
+    static const unsigned pcts[] = {0, 3, 50, 97, 100};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t q = 0; q < sizeof pcts / sizeof pcts[0]; q++) {
+            const uint64_t n = sizes[s];
+            zp__bitmap b;
+            CHECK_EQ_INT(zp__bitmap_alloc(&b, n), ZP_OK);
+            for (uint64_t i = 0; i < n; i++)
+                if (check_rand64() % 100 < pcts[q])
+                    zp__bitmap_set(&b, i);
+            const uint64_t total = zp__bitmap_count(&b);
+            if (n % 64) /* a stray bit past the end */
+                b.words[n / 64] |= (uint64_t)1 << 63;
+            zp__bitmap_walk w = {&b, 0, 0};
+            uint64_t p = 0;
+            bool ok = true;
+            while (ok) {
+                const uint64_t got = zp__bitmap_seek(&w, p), want = seek_ref(&b, p);
+                ok = got == want && (got == n ? p >= total : w.j == p);
+                if (p > total)
+                    break;
+                p += check_rand64() % 4 == 0 ? 0 : 1 + check_rand64() % 70;
+            }
+            CHECK(ok);
+            zp__bitmap_walk w2 = {&b, 0, 0}; /* past the last set bit at once */
+            CHECK_EQ_INT(zp__bitmap_seek(&w2, total), n);
+            zp__bitmap_free(&b);
+        }
+}
+
 static void test_mul_vec(void)
 {
     static const uint64_t shapes[][3] = {{1, 1, 1}, {1, 5, 0}, {7, 3, 4}, {40, 33, 9}, {65, 128, 3}};
@@ -230,6 +276,7 @@ static void test_is_satisfied(void)
 int main(void)
 {
     RUN(test_bitmap);
+    RUN(test_bitmap_seek);
     RUN(test_mul_vec);
     RUN(test_column_density);
     RUN(test_is_satisfied);

@@ -429,8 +429,10 @@ zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_aff
  * is w[v], v the j-th index of [off, off + nv) whose bit is set in words
  * (words and rank as zp__gpu_fr_gather's, over w from index 0), or off + j
  * without words. The split compares with zero and R mod r, the digits
- * convert the dense scalars as they read them. With words, off is 0 and n
- * the set bits below nv; without, n = nv; off + nv <= 2^32. Scratch, limits
+ * convert the dense scalars as they read them. With words, j0 is the count
+ * of set bits below off (0 for off 0: a chunk of a density's points starts
+ * at its j0-th point) and n the set bits in [off, off + nv); without, n =
+ * nv and j0 is 0; off + nv <= 2^32. Scratch, limits
  * and the sum as zp__gpu_msm_g1 / _g2 for the same scalars in standard form;
  * ZP_E_INVALID_ARG for a selection that breaks these rules.
  */
@@ -439,6 +441,7 @@ typedef struct zp__gpu_wsc {
     const uint64_t *words; /* device, or NULL: every index of the range */
     const uint32_t *rank;  /* device (with words) */
     uint64_t off, nv;
+    uint64_t j0; /* with words: the set bits below off */
 } zp__gpu_wsc;
 zp_err zp__gpu_msm_g1_w(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d_points,
                         const zp__gpu_wsc *sc, uint64_t n, zp__gpu_buf scratch);

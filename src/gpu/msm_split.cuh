@@ -54,6 +54,7 @@ struct wsel_t {
     const uint64_t *words; /* NULL: every index of the range */
     const uint32_t *rank;  /* set bits in words before word k */
     uint64_t off, nv;
+    uint64_t j0; /* set bits below off: the rank of the range's first point */
 };
 
 /* j of witness index v, or false where v is not selected. */
@@ -68,7 +69,7 @@ static __device__ __forceinline__ bool wsel_j(const wsel_t &ws, uint64_t v, uint
     if (!((word >> bit) & 1))
         return false;
     const uint64_t below = bit ? word & ((~(uint64_t)0) >> (64 - bit)) : 0;
-    *j = (uint64_t)ws.rank[v >> 6] + (uint64_t)__popcll(below);
+    *j = (uint64_t)ws.rank[v >> 6] + (uint64_t)__popcll(below) - ws.j0;
     return true;
 }
 
@@ -123,9 +124,10 @@ static zp_err wsel_of(wsel_t *ws, const zp__gpu_wsc *sc, uint64_t n)
     if (n > ZP_GPU_MSM_MAX)
         return ZP_E_TOO_LARGE;
     if (!sc || !sc->w || sc->off + sc->nv > ((uint64_t)1 << 32) || sc->off + sc->nv < sc->off ||
-        (sc->words ? !sc->rank || sc->off != 0 || n > sc->nv : n != sc->nv))
+        (sc->words ? !sc->rank || sc->j0 > sc->off || n > sc->nv
+                   : n != sc->nv || sc->j0 != 0))
         return ZP_E_INVALID_ARG;
-    *ws = wsel_t{(const fr_t *)sc->w, sc->words, sc->rank, sc->off, sc->nv};
+    *ws = wsel_t{(const fr_t *)sc->w, sc->words, sc->rank, sc->off, sc->nv, sc->j0};
     return ZP_OK;
 }
 

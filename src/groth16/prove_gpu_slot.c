@@ -361,8 +361,7 @@ void zp__g16_slot_close(zp__g16_slot *s)
         zp__gpu_stream_sync(s->copy_stream);
     if (s->side_stream)
         zp__gpu_stream_sync(s->side_stream);
-    if (s->ring_stream)
-        zp__gpu_stream_sync(s->ring_stream);
+    zp__g16_slot_ring_close(s);
     zp__gpu_free(s->dev, &s->ring);
     if (!s->lean) /* else a part of work */
         zp__gpu_free(s->dev, &s->witness);
@@ -421,6 +420,8 @@ static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__io
         e = zp__gpu_stream_open_copy(s->dev, &s->copy_stream);
     if (!e && ring)
         e = zp__gpu_stream_open_copy(s->dev, &s->ring_stream);
+    if (!e && ring)
+        e = zp__g16_slot_ring_open(s);
     if (!e)
         e = zp__gpu_host_alloc(s->dev, (void **)&s->host_witness,
                                (uint64_t)pk->n_vars * sizeof(zp_fr));
@@ -519,6 +520,8 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
         e = zp__gpu_stream_open_copy(dev, &s->copy_stream);
     if (!e && ring)
         e = zp__gpu_stream_open_copy(dev, &s->ring_stream);
+    if (!e && ring)
+        e = zp__g16_slot_ring_open(s);
     if (!e)
         e = zp__gpu_host_alloc(dev, (void **)&s->host_witness,
                                (uint64_t)pk->n_vars * sizeof(zp_fr));

@@ -8,6 +8,10 @@
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
 
+/* Buffers of a ring in the schedule of a streaming key's MSMs: while the
+ * SMs sum H's chunk in one, the bus fills the others. */
+#define ZP_G16_RING_BUFS 4
+
 struct zp__g16_slot {
     zp__gpu *dev;
     zp__g16_gpu_opts opts;                  /* those it was opened with */
@@ -74,12 +78,25 @@ struct zp__g16_slot {
     zp__gpu_buf ring;
     zp__gpu_stream *ring_stream;
     uint64_t streamed;
+    /* The schedule of a streaming key's MSMs (prove_gpu_msm.c) cuts the
+     * ring into ZP_G16_RING_BUFS buffers, each filled on a copy stream of
+     * its own: ring_q[0] is ring_stream, the others the slot's. sched: its
+     * chunks for sched_key (and the L ranges it was made for), or NULL. */
+    zp__gpu_stream *ring_q[ZP_G16_RING_BUFS];
+    struct zp__g16_chunk *sched;
+    size_t sched_n;
+    const zp__g16_dkey *sched_key;
+    bool sched_l_split;
+    unsigned sched_n_l_rest;
+    uint64_t sched_l_rest[2][2];
     /* A chunk already crossing into buffer 0 before its MSM starts (sent
      * while h runs: zp__g16_slot_prefetch): points from pre_at of array
-     * pre_part of pre_key (NULL: none). */
+     * pre_part of pre_key (NULL: none); pre_sched: the schedule's first
+     * streamed chunk, a quarter of the ring's bytes, else half. */
     const zp__g16_dkey *pre_key;
     zp__g16_part pre_part;
     uint64_t pre_at;
+    bool pre_sched;
     bool counted;                           /* in dev's count of slots */
 };
 
@@ -110,6 +127,11 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
  * first buffer now (nothing when all of it is resident), for the MSM over
  * it that comes next on the ring (prove_gpu_msm.c). */
 zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part);
+
+/* Opens the ring's copy streams past ring_stream (ring_q), and frees them
+ * and the schedule (prove_gpu_msm.c). */
+zp_err zp__g16_slot_ring_open(zp__g16_slot *s);
+void zp__g16_slot_ring_close(zp__g16_slot *s);
 
 /* Counts the MSM that just ran on st in s->paths (after each one that
  * succeeded). */

@@ -120,6 +120,32 @@ uint64_t zp__bitmap_count(const zp__bitmap *b)
     return n;
 }
 
+uint64_t zp__bitmap_seek(zp__bitmap_walk *w, uint64_t p)
+{
+    const zp__bitmap *b = w->b;
+    while (w->v < b->nbits) {
+        const uint64_t k = w->v >> 6;
+        uint64_t word = b->words[k] >> (w->v & 63);
+        if (k == (b->nbits - 1) >> 6 && (b->nbits & 63)) /* no bit past nbits */
+            word &= (~(uint64_t)0 >> (64 - (b->nbits & 63))) >> (w->v & 63);
+        const uint64_t c = (uint64_t)__builtin_popcountll(word);
+        if (w->j + c <= p) { /* not in this word */
+            w->j += c;
+            w->v = (w->v | 63) + 1;
+            continue;
+        }
+        for (;; word >>= 1, w->v++) {
+            if (!(word & 1))
+                continue;
+            if (w->j == p)
+                return w->v;
+            w->j++;
+        }
+    }
+    w->v = b->nbits;
+    return b->nbits;
+}
+
 void zp__bitmap_free(zp__bitmap *b)
 {
     free(b->words);

@@ -35,6 +35,19 @@ void zp__bitmap_set(zp__bitmap *b, uint64_t i);
 uint64_t zp__bitmap_count(const zp__bitmap *b);
 void zp__bitmap_free(zp__bitmap *b);
 
+/* A walk over a bitmap's set bits in increasing order, for chunks of the
+ * points a density map selects: the walk stands at bit v with j set bits
+ * below it ({b, 0, 0} to start). */
+typedef struct zp__bitmap_walk {
+    const zp__bitmap *b;
+    uint64_t v, j;
+} zp__bitmap_walk;
+
+/* The index of set bit number p (from 0), or nbits where there are no more
+ * than p set bits; p no less than any asked of the walk before (it moves
+ * there, a word at a time). */
+uint64_t zp__bitmap_seek(zp__bitmap_walk *w, uint64_t p);
+
 /* The set of columns with at least one nonzero entry in m. */
 zp_err zp__csr_column_density(zp__bitmap *out, const zp__csr *m, uint64_t ncols);
 

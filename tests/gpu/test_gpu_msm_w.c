@@ -84,20 +84,24 @@ DEFINE_POINTS(g1, zp_g1_affine, zp_g1_jac)
 DEFINE_POINTS(g2, zp_g2_affine, zp_g2_jac)
 
 /* One case: nv witness values from off (range, pct < 0) or through a
- * density of pct % over [0, nv) (off 0); G2 or G1; scratch for `windows`
- * windows a pass (0: all). */
+ * density of pct % over [0, off + nv), its points from the first set bit
+ * at or above off on (a chunk of a density's points: j0 the set bits below
+ * off); G2 or G1; scratch for `windows` windows a pass (0: all). */
 static void run_case(bool g2, size_t off, size_t nv, int pct, unsigned windows)
 {
-    const size_t nwit = off + nv, nwords = (nv + 63) / 64;
+    const size_t nwit = off + nv, nwords = (nwit + 63) / 64;
     zp_fr *w = xmalloc(nwit * sizeof *w);
     make_witness(w, nwit);
     uint64_t *words = NULL;
     uint32_t *rank = NULL;
-    uint64_t n = nv;
+    uint64_t n = nv, j0 = 0;
     if (pct >= 0) {
         words = xmalloc(nwords * sizeof *words);
         rank = xmalloc(nwords * sizeof *rank);
-        n = make_density(words, rank, nv, (unsigned)pct);
+        n = make_density(words, rank, nwit, (unsigned)pct);
+        for (size_t v = 0; v < off; v++)
+            j0 += (words[v / 64] >> (v % 64)) & 1;
+        n -= j0;
     }
     /* The scalars the MSM must see, standard form, and the split. */
     zp_fr *sc = xmalloc(n * sizeof *sc), one;
@@ -119,7 +123,7 @@ static void run_case(bool g2, size_t off, size_t nv, int pct, unsigned windows)
         GPU_OK(zp__gpu_upload(T_s, dwords.ptr, words, nwords * sizeof *words));
         GPU_OK(zp__gpu_upload(T_s, drank.ptr, rank, nwords * sizeof *rank));
     }
-    const zp__gpu_wsc ws = {dw.ptr, dwords.ptr, drank.ptr, off, nv};
+    const zp__gpu_wsc ws = {dw.ptr, dwords.ptr, drank.ptr, off, nv, j0};
     uint64_t sb = zp__gpu_msm_scratch_bytes_opts(&T_opts, n ? n : 1, g2, windows, false);
     zp__gpu_buf scratch = gpu_test_alloc(sb);
     bool ok;
@@ -187,6 +191,10 @@ static void test_g1_density(void)
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         for (size_t k = 0; k < sizeof pcts / sizeof *pcts; k++)
             run_case(false, 0, sizes[i], pcts[k], 0);
+    /* Chunks of a density's points (off > 0, j0 set bits below it). */
+    static const size_t offs[] = {1, 63, 64, 130, 777};
+    for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
+        run_case(false, offs[i], 900 + 37 * i, i % 2 ? 50 : 90, 0);
     if (!T_small)
         run_case(false, 0, 60000, 70, 0);
 }
@@ -202,6 +210,7 @@ static void test_g2(void)
 {
     run_case(true, 3, 1025, -1, 0);
     run_case(true, 0, 3000, 50, 0);
+    run_case(true, 191, 2000, 60, 0);
     run_case(true, 0, 300, 100, 1);
 }
 
@@ -220,17 +229,19 @@ static void test_args(void)
     zp__gpu_buf d = gpu_test_alloc(1 << 20);
     zp_g1_jac r;
     zp_g2_jac r2;
-    const zp__gpu_wsc none = {NULL, NULL, NULL, 0, 4};
-    const zp__gpu_wsc norank = {d.ptr, d.ptr, NULL, 0, 4};
-    const zp__gpu_wsc offw = {d.ptr, d.ptr, d.ptr, 1, 4};
-    const zp__gpu_wsc big = {d.ptr, NULL, NULL, (uint64_t)1 << 32, 4};
-    const zp__gpu_wsc range = {d.ptr, NULL, NULL, 0, 4};
-    const zp__gpu_wsc dens = {d.ptr, d.ptr, d.ptr, 0, 4};
+    const zp__gpu_wsc none = {NULL, NULL, NULL, 0, 4, 0};
+    const zp__gpu_wsc norank = {d.ptr, d.ptr, NULL, 0, 4, 0};
+    const zp__gpu_wsc offw = {d.ptr, d.ptr, d.ptr, 1, 4, 2}; /* more bits below 1 than 1 */
+    const zp__gpu_wsc rangej = {d.ptr, NULL, NULL, 0, 4, 1};  /* j0 without words */
+    const zp__gpu_wsc big = {d.ptr, NULL, NULL, (uint64_t)1 << 32, 4, 0};
+    const zp__gpu_wsc range = {d.ptr, NULL, NULL, 0, 4, 0};
+    const zp__gpu_wsc dens = {d.ptr, d.ptr, d.ptr, 0, 4, 0};
     CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, NULL, 4, d), ZP_E_INVALID_ARG);
     CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, &none, 4, d), ZP_E_INVALID_ARG);
     CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, &norank, 4, d), ZP_E_INVALID_ARG);
     CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, &offw, 4, d), ZP_E_INVALID_ARG);
     CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, &big, 4, d), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, &rangej, 4, d), ZP_E_INVALID_ARG);
     CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, &range, 3, d), ZP_E_INVALID_ARG);
     CHECK_EQ_INT(zp__gpu_msm_g1_w(T_s, &r, d.ptr, &dens, 5, d), ZP_E_INVALID_ARG);
     CHECK_EQ_INT(zp__gpu_msm_g2_w(T_s, &r2, d.ptr, &range, 5, d), ZP_E_INVALID_ARG);
