@@ -416,6 +416,9 @@ zp_err zp__g16_slot_sums_next(zp__g16_slot *s, const zp__g16_dkey *k, const zp_f
 bool zp__g16_slot_took_sent(const zp__g16_slot *s);
 /* Whether the last partition's H MSM went over the key's H table. */
 bool zp__g16_slot_took_pre(const zp__g16_slot *s);
+/* Whether the last partition's five MSMs ran as one schedule of chunks
+ * (a streaming key, after h: prove_gpu_msm.c). */
+bool zp__g16_slot_took_sched(const zp__g16_slot *s);
 /* Whether the slot runs the MSMs over the witness beside h (its room
  * above a, b and c holds them, and its options ask for it). */
 bool zp__g16_slot_beside(const zp__g16_slot *s);

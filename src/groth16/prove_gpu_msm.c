@@ -699,7 +699,8 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
             e = zp__gpu_upload(s->copy_stream, s->witness.ptr, s->lean_w,
                                (uint64_t)k->pk->n_vars * sizeof(zp_fr));
     }
-    if (!e && sched_on(s, k)) {
+    s->took_sched = !e && sched_on(s, k);
+    if (s->took_sched) {
         e = sched_run(s, k, out, t);
     } else {
         if (!e)
@@ -763,6 +764,7 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
             em = msm_h(s, k, &out->h);
             t->msm_h = zp__g16_now() - t1;
             t->msm_beside_h = true;
+            s->took_sched = false;
         } else {
             em = zp__g16_slot_msm(s, k, out, t);
         }

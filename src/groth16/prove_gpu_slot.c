@@ -318,6 +318,8 @@ bool zp__g16_slot_took_sent(const zp__g16_slot *s) { return s->took_sent; }
 
 bool zp__g16_slot_took_pre(const zp__g16_slot *s) { return s->took_pre; }
 
+bool zp__g16_slot_took_sched(const zp__g16_slot *s) { return s->took_sched; }
+
 bool zp__g16_slot_beside(const zp__g16_slot *s) { return s->side_stream != NULL; }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)

@@ -160,6 +160,8 @@ static void run_key(const zp__pk *pk, zp_fr *w, uint64_t nw)
                (unsigned long long)zp__g16_slot_ring_buffer(sl));
         CHECK(zp__g16_slot_streamed_bytes(sl) > 0);
         CHECK(zp__g16_slot_ring_buffer(sl) == T_opts.ring_buffer || !T_opts.ring_buffer);
+        /* The stages just compared ran the five MSMs as one schedule. */
+        CHECK(zp__g16_slot_took_sched(sl));
     }
     /* The lean steps forced: the slot keeps the witness in c's region, and
      * with the matrices streamed they crossed the ring too. */
