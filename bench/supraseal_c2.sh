@@ -5,7 +5,8 @@
 # them, and the native engine's jobs of as many partitions, in one run.
 #
 # usage: bash bench/supraseal_c2.sh [LOG2 [CIRCUITS [CALLS [DISTINCT]]]]
-#   defaults 27 10 2 1. KEY (env) names the key file to use or make: a .zpk
+#   defaults 27 10 2 1. ARCH (env): the CUDA architectures built (90).
+#   KEY (env) names the key file to use or make: a .zpk
 #   (default build-gpu/porep-LOG2.zpk: loaded without point checks) or a .params
 #   (parsed, every point checked: much longer to load). Made the first
 #   time and kept: its points made on GPU 0 where there is one (then most
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 LOG2=${1:-27} CIRCUITS=${2:-10} CALLS=${3:-2} DISTINCT=${4:-1}
 BUILD=${BUILD:-build-gpu}
 KEY=${KEY:-$BUILD/porep-$LOG2.zpk}
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real >/dev/null
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90}" >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target bench_supraseal_c2 >/dev/null
 echo "commit $(git rev-parse --short HEAD), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 /usr/bin/time -v "$BUILD/bench_supraseal_c2" --log2 "$LOG2" --circuits "$CIRCUITS" \
