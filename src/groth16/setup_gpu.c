@@ -292,9 +292,12 @@ static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h
     if (e)
         return e;
     uint64_t max_k = pk->n_vars > pk->domain_size ? pk->n_vars : pk->domain_size;
-    x->pts.total = pk->n_h + pk->n_a + 2 * pk->n_b + pk->n_l;
-    zp__progress_note(x->pts.p, x->pts.step, 0, x->pts.total);
-    if (!(e = zp__setup_matrices(pk, cs)) && !(e = take_plan(k, pk, plan_fn, plan_ctx, why)) &&
+    /* The counts of points are known once the matrices are. */
+    if (!(e = zp__setup_matrices(pk, cs))) {
+        x->pts.total = pk->n_h + pk->n_a + 2 * pk->n_b + pk->n_l;
+        zp__progress_note(x->pts.p, x->pts.step, 0, x->pts.total);
+    }
+    if (!e && !(e = take_plan(k, pk, plan_fn, plan_ctx, why)) &&
         !(e = device_regions(k, x->s, pk)) && !(e = gs_init(x, pk, max_k)) &&
         !(e = stage_region(x, k, pk))) {
         zp__setup_vk_points(pk, &t, &x->f1, &x->f2);

@@ -247,6 +247,24 @@ static void prove_with(const zp__g16_dkey *k, const zp__r1cs *cs, const zp__synt
     free(w);
 }
 
+/* What the setup reported of its points: every note carries the key's
+ * whole count of points, done never passes it and ends there. */
+typedef struct notes {
+    uint64_t n, total, last, bad;
+} notes;
+
+static void note_fn(void *ctx, const char *step, uint64_t done, uint64_t total)
+{
+    notes *x = ctx; /* the setup reports from its calling thread */
+    (void)step;
+    if (x->n++ && (total != x->total || done < x->last))
+        x->bad++;
+    x->total = total;
+    x->last = done;
+    if (done > total)
+        x->bad++;
+}
+
 static void setup_case(const char *spec, zp_h_conv conv, bool prove)
 {
     zp__synth_spec sp;
@@ -259,10 +277,17 @@ static void setup_case(const char *spec, zp_h_conv conv, bool prove)
     CHECK_EQ_INT(zp__synth_circuit(&cs, &sp), ZP_OK);
     toxic_of(&t, (uint64_t)conv);
     CHECK_EQ_INT(zp__setup(&cpu, &cs, conv, 2, &t), ZP_OK);
-    GPU_OK(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, &cs, conv, 2, &t, NULL, &why));
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    notes seen = {0};
+    o.progress = (zp__progress){note_fn, &seen};
+    GPU_OK(zp__g16_dkey_setup(&k, &host, T_gpu, T_s, &cs, conv, 2, &t, &o, &why));
     if (why.msg[0])
         fprintf(stderr, "  %s\n", why.msg);
     CHECK(k.pk == &host && k.dev == T_gpu);
+    CHECK(seen.n >= 2 && !seen.bad);
+    CHECK(seen.total == host.n_h + host.n_a + 2 * host.n_b + host.n_l && seen.total > 0);
+    CHECK(seen.last == seen.total);
     compare_host(&host, &cpu);
     compare_points(&k, &cpu);
     if (prove)
