@@ -4,13 +4,14 @@
 # tests/js (snarkjs, circom2, circomlib, @noble/curves) for the tests;
 # libmicrohttpd and cJSON for the daemon, libcurl for its clients; libpq for
 # the fleet's shared queue and the PostgreSQL server its tests start a
-# private cluster of (tests/fleet.test.sh). CUDA is
+# private cluster of (tests/fleet.test.sh); Rust's compiler and cargo for the
+# supraseal-c2 crate's test (tests/rust.test.sh, offline). CUDA is
 # used when nvcc is present; it is never installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config nodejs npm libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
-      libpq-dev postgresql)
+      libpq-dev postgresql rustc cargo)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,6 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
       nodejs) command -v node >/dev/null || filtered+=("$p") ;;
       npm) command -v npm >/dev/null || filtered+=("$p") ;;
       cmake) command -v cmake >/dev/null || filtered+=("$p") ;;
+      rustc) command -v rustc >/dev/null || filtered+=("$p") ;;
+      cargo) command -v cargo >/dev/null || filtered+=("$p") ;;
       build-essential) command -v cc >/dev/null && command -v make >/dev/null || filtered+=("$p") ;;
       postgresql) ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null ||
         filtered+=("$p") ;;
