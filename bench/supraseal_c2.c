@@ -20,7 +20,9 @@
  * and bytes moved host to device per partition (the engines' GPU
  * counters; 0 without a GPU). With a .params key, the last call's proofs
  * are verified against the file's verifying key; --proofs-out writes them
- * (384 bytes each) so that two builds' proofs can be compared.
+ * (384 bytes each) so that two builds' proofs can be compared, and
+ * --trace the drop-in engine's trace (zkpipe trace svg prints its stage
+ * medians: a, b, c's upload is the "eval" stage there).
  *
  * Built with ZP_SS_BENCH_UPSTREAM (bench_supraseal_c2_real, CMake option
  * ZP_SUPRASEAL_UPSTREAM_LIB), part 2 calls supraseal-c2's own library,
@@ -30,7 +32,7 @@
  *
  * usage: bench_supraseal_c2 [--log2 N] [--circuits C] [--calls K]
  *                           [--distinct D] [--key PATH.zpk|PATH.params] [--skip-native]
- *                           [--proofs-out FILE]
+ *                           [--proofs-out FILE] [--trace FILE.json]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +328,28 @@ static unsigned verify_proofs(const char *params, const zp_ss_proof *proofs, uns
     return bad;
 }
 
+/* The drop-in engine's trace (zkpipe trace svg draws it and prints each
+ * stage's median: how long a, b, c took to go up against h and the MSMs);
+ * supraseal-c2 itself has none. */
+static void write_trace(const char *path, zp_engine *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (!e) {
+        fprintf(stderr, "bench_supraseal_c2: --trace: supraseal-c2 itself keeps no trace\n");
+        return;
+    }
+    bool ok = zp_engine_trace_json(e, &text, &len) == ZP_OK;
+    FILE *f = ok ? fopen(path, "wb") : NULL;
+    if (f) {
+        ok = fwrite(text, 1, len, f) == len;
+        ok = !fclose(f) && ok;
+    }
+    if (!ok || !f)
+        fprintf(stderr, "bench_supraseal_c2: cannot write the trace to %s\n", path);
+    zp_free(text);
+}
+
 static void write_proofs(const char *path, const zp_ss_proof *proofs, unsigned circuits)
 {
     FILE *f = fopen(path, "wb");
@@ -338,7 +362,8 @@ static void write_proofs(const char *path, const zp_ss_proof *proofs, unsigned c
 /* Part 2; returns how many of the last call's proofs do not verify (0
  * where the key is a .zpk, which is not checked here). */
 static unsigned dropin(unsigned log2, unsigned circuits, unsigned calls, unsigned distinct,
-                       const char *params, double native_s, const char *proofs_out)
+                       const char *params, double native_s, const char *proofs_out,
+                       const char *trace_out)
 {
     char spec[32];
     snprintf(spec, sizeof spec, "porep:%u", log2);
@@ -447,6 +472,8 @@ static unsigned dropin(unsigned log2, unsigned circuits, unsigned calls, unsigne
     }
     if (proofs_out)
         write_proofs(proofs_out, proofs, circuits);
+    if (trace_out)
+        write_trace(trace_out, e);
     drop_SRS(&srs);
     for (unsigned d = 0; d < distinct; d++) {
         free(w[d]);
@@ -465,7 +492,7 @@ static unsigned dropin(unsigned log2, unsigned circuits, unsigned calls, unsigne
 int main(int argc, char **argv)
 {
     unsigned log2 = 27, circuits = 10, calls = 3, distinct = 1;
-    const char *params = NULL, *proofs_out = NULL;
+    const char *params = NULL, *proofs_out = NULL, *trace_out = NULL;
     bool skip_native = false;
     setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is made, also into a file */
     for (int i = 1; i < argc; i++) {
@@ -491,6 +518,8 @@ int main(int argc, char **argv)
             params = v;
         else if (!strcmp(a, "--proofs-out"))
             proofs_out = v;
+        else if (!strcmp(a, "--trace"))
+            trace_out = v;
         else {
             fprintf(stderr, "bench_supraseal_c2: unknown option %s\n", a);
             return 2;
@@ -514,5 +543,6 @@ int main(int argc, char **argv)
     }
 #endif
     double native_s = skip_native ? 0 : native(log2, circuits, calls, distinct);
-    return dropin(log2, circuits, calls, distinct, params, native_s, proofs_out) ? 3 : 0;
+    return dropin(log2, circuits, calls, distinct, params, native_s, proofs_out, trace_out) ? 3
+                                                                                          : 0;
 }

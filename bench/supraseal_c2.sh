@@ -13,6 +13,8 @@
 #   of the time goes to writing ~47 GB at porep:27), else by a CPU setup
 #   (about 2^LOG2 / 2^16 × 8 s of two cores: hours at porep:27; run LOG2
 #   24 first).
+# The drop-in engine's trace goes to TRACE (default build-gpu/dropin-LOG2.json)
+# and its stage medians and busy fractions are printed after.
 # Host RAM at porep:27: the key (~47 GB of points) plus DISTINCT ×
 # 16.7 GB of a, b, c and assignments; disk: the key file (~47 GB).
 set -euo pipefail
@@ -21,7 +23,11 @@ LOG2=${1:-27} CIRCUITS=${2:-10} CALLS=${3:-2} DISTINCT=${4:-1}
 BUILD=${BUILD:-build-gpu}
 KEY=${KEY:-$BUILD/porep-$LOG2.zpk}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90}" >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" --target bench_supraseal_c2 >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" --target bench_supraseal_c2 zkpipe >/dev/null
 echo "commit $(git rev-parse --short HEAD), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+TRACE=${TRACE:-$BUILD/dropin-$LOG2.json}
 /usr/bin/time -v "$BUILD/bench_supraseal_c2" --log2 "$LOG2" --circuits "$CIRCUITS" \
-  --calls "$CALLS" --distinct "$DISTINCT" --key "$KEY" 2> >(grep -E "Maximum resident|Elapsed" >&2)
+  --calls "$CALLS" --distinct "$DISTINCT" --key "$KEY" --trace "$TRACE" \
+  2> >(grep -E "Maximum resident|Elapsed|^bench_supraseal_c2" >&2)
+# The drop-in's stages (its "eval" is a, b, c going up; "msm" is h and the MSMs).
+"$BUILD/zkpipe" trace svg "$TRACE" || true
