@@ -11,7 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake pkg-config nodejs npm libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
-      libpq-dev postgresql rustc cargo)
+      libpq-dev postgresql)
+# The tests' own toolchains, which the demo (ZP_SKIP_NPM=1) does without.
+[ "${ZP_SKIP_NPM:-0}" != 1 ] && pkgs+=(rustc cargo)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
