@@ -5,7 +5,7 @@
 # libmicrohttpd and cJSON for the daemon, libcurl for its clients; libpq for
 # the fleet's shared queue and the PostgreSQL server its tests start a
 # private cluster of (tests/fleet.test.sh); Rust's compiler and cargo for the
-# supraseal-c2 crate's test (tests/rust.test.sh, offline). CUDA is
+# supraseal-c2 crate's test (tests/supraseal_rust.test.sh, offline). CUDA is
 # used when nvcc is present; it is never installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -212,11 +212,15 @@ check "/metrics has engine and http series" \
   sh -c "grep -q '^zkpipe_proofs_verified_total ' '$T/metrics.txt' && grep -q '^zkpipe_http_requests_total ' '$T/metrics.txt'"
 
 # SIGTERM with jobs in flight and clients waiting: all finish, exit 0.
-# term-0 goes first on the one worker and holds the others in the queue, so
-# they are still in flight when the signal comes: without it, on a fast
-# machine term-1..3 could finish before three clients were waiting, and
-# the log would rightly not name them as drained.
-"$Z" submit "${A[@]}" --key blk --synth 9 --partitions 24 --priority critical --id term-0 >/dev/null
+# term-0a..c go first on the one worker and hold the others in the queue
+# (about a second each here, longer on a loaded machine), so they are
+# still in flight when the signal comes: without them, term-1..3 could
+# finish before three clients were waiting (on a fast machine, or one so
+# loaded that the clients start late), and the log would rightly not name
+# them as drained.
+for b in a b c; do
+  "$Z" submit "${A[@]}" --key blk --synth 9 --partitions 64 --priority critical --id term-0$b >/dev/null
+done
 "$Z" submit "${A[@]}" --key blk --synth 6 --partitions 6 --priority critical --id term-1 >/dev/null
 "$Z" submit "${A[@]}" --key syn --synth 7 --id term-2 >/dev/null
 "$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id term-3 >/dev/null

@@ -1,7 +1,7 @@
 //! Proves through the crate what zkpipe's `ss_fixture` wrote
 //! (ZKPIPE_SS_FIXTURE: a synthetic circuit's .params and, per circuit,
 //! bellperson's a, b, c, assignments, r, s and zkpipe's native proof): each
-//! proof must equal the native one byte for byte. tests/rust.test.sh runs it.
+//! proof must equal the native one byte for byte. tests/supraseal_rust.test.sh runs it.
 
 use std::collections::HashMap;
 use std::fs;

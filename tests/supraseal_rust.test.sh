@@ -3,10 +3,12 @@
 # built offline by cargo against this build's upstream archive and tested on
 # a fixture that ss_fixture writes (a synthetic circuit's .params, the
 # caller's side of each circuit and zkpipe's native proofs).
-#   usage: rust.test.sh SS_FIXTURE BUILD_DIR CRATE_DIR
+#   usage: supraseal_rust.test.sh ZKPIPE (run from tests/; the build
+#   directory is ZKPIPE's, where ss_fixture and the archive are)
 # Exits 77 (skipped) where there is no cargo.
 set -euo pipefail
-fixture=$1 build=$2 crate=$3
+build=$(cd "$(dirname "$1")" && pwd)
+fixture=$build/tests/ss_fixture crate=$(cd ../rust/supraseal-c2 && pwd)
 if ! command -v cargo >/dev/null; then
     echo "rust: no cargo on PATH: skipped (scripts/deps.sh installs Debian's)"
     exit 77
