@@ -236,18 +236,15 @@ static bool setup_on_gpu(zp__pk *pk, const zp__r1cs *cs)
  * matrices (what proving from a, b, c uses; the GPUs then hold no
  * matrices), which create_SRS loads without point checks. Its points are
  * made on the GPU where there is one. */
-static void make_key(const char *path, const zp__synth_spec *sp)
+static void make_key(const char *path, const zp__r1cs *cs)
 {
-    zp__synth_spec s = *sp;
-    s.keep_c = true;
-    zp__r1cs cs;
     zp__pk pk;
     zp__ioerr why = {{0}};
     double t0 = now();
-    zp_err err = zp__synth_circuit(&cs, &s);
-    const bool gpu = !err && setup_on_gpu(&pk, &cs);
-    if (!err && !gpu)
-        err = zp__setup(&pk, &cs, ZP_H_TAU, 0, NULL);
+    zp_err err = ZP_OK;
+    const bool gpu = setup_on_gpu(&pk, cs);
+    if (!gpu)
+        err = zp__setup(&pk, cs, ZP_H_TAU, 0, NULL);
     if (err)
         die("setup", err);
     if (ends_with(path, ".zpk")) {
@@ -264,7 +261,6 @@ static void make_key(const char *path, const zp__synth_spec *sp)
     printf("setup    %s written in %.1f s (TEST-ONLY key, %s setup)\n", path, now() - t0,
            gpu ? "GPU" : "CPU");
     zp__pk_free(&pk);
-    zp__r1cs_free(&cs);
 }
 
 /* The verifying key at the start of a .params file (the fields a .vk
@@ -370,14 +366,19 @@ static unsigned dropin(unsigned log2, unsigned circuits, unsigned calls, unsigne
     zp__synth_spec sp;
     if (zp__synth_parse(&sp, spec))
         die("spec", ZP_E_INVALID_ARG);
-    sp.keep_c = false;
+    /* One circuit for the key (made here when missing; its setup needs C)
+     * and the caller's a, b, c (c = a∘b, C unread). */
     struct stat st;
-    if (stat(params, &st) != 0)
-        make_key(params, &sp);
+    const bool make = stat(params, &st) != 0;
+    sp.keep_c = make;
     zp__r1cs cs;
     zp_err err = zp__synth_circuit(&cs, &sp);
     if (err)
         die("circuit", err);
+    if (make) {
+        make_key(params, &cs);
+        zp__csr_free(&cs.c);
+    }
     uint64_t n_inp = (uint64_t)cs.n_public + 1, n_aux = cs.n_vars - n_inp;
     uint64_t m = cs.n_constraints + n_inp, wa = n_aux / 64 + 1, wi = n_inp / 64 + 1;
     uint64_t *maps = calloc(2 * wa + wi, 8);
