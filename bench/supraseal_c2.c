@@ -178,8 +178,8 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* The key zp__setup makes, its points made on GPU 0 (fixed-base
- * multiplications there) and read back, where the CPU setup of a big key
- * takes hours on a few cores. False, *pk untouched, where there is no
+ * multiplications there) and read back: the CPU setup of a big key is
+ * impractical on a few cores. False, *pk untouched, where there is no
  * GPU or the device fails (the reason printed); then the CPU makes it. */
 static bool setup_on_gpu(zp__pk *pk, const zp__r1cs *cs)
 {

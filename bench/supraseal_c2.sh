@@ -10,9 +10,9 @@
 #   (default build-gpu/porep-LOG2.zpk: loaded without point checks) or a .params
 #   (parsed, every point checked: much longer to load). Made the first
 #   time and kept: its points made on GPU 0 where there is one (then most
-#   of the time goes to writing ~47 GB at porep:27), else by a CPU setup
-#   (about 2^LOG2 / 2^16 × 8 s of two cores: hours at porep:27; run LOG2
-#   24 first).
+#   of the time goes to writing the file), else by a CPU setup, which grows
+#   with 2^LOG2 and is impractical at porep:27 on a few cores (run LOG2 24
+#   first).
 # The drop-in engine's trace goes to TRACE (default build-gpu/dropin-LOG2.json)
 # and its stage medians and busy fractions are printed after.
 # Host RAM at porep:27: the key (~47 GB of points) plus DISTINCT ×
