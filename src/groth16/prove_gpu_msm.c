@@ -385,7 +385,7 @@ static int chunk_cmp(const void *a, const void *b)
  * meanwhile); the witness MSMs' (L, A, B1, B2 in turn) evenly over its
  * first SCHED_W_SPAN, half a place late, so that the next partition's
  * witness goes up while H's last chunks run. */
-#define SCHED_W_SPAN 0.9
+#define SCHED_W_SPAN 0.75
 
 /* Makes (or keeps) s's schedule for k and the slot's L ranges. */
 static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
