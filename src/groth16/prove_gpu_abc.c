@@ -1,13 +1,91 @@
 /*
  * The GPU slot from evaluated a, b, c (groth16/abc.h): in place of eval,
  * the witness and the caller's a, b, c go up into the slot's witness and
- * work regions (a, b, c zero-padded to the domain), then the slot's h stage
+ * work regions (a, b, c zero-padded to the domain; a, b, c through pinned
+ * buffers, as they lie in the caller's pageable memory), then the slot's h stage
  * and MSMs run as they do after eval (zp__g16_slot_h_msms), so the sums
  * are those of the CPU prover from the same a, b, c.
  */
+#include <string.h>
+
+#include "base/pool.h"
 #include "gpu/gpu.h"
 #include "groth16/abc.h"
 #include "groth16/prove_gpu_slot_impl.h"
+
+/* Bytes of each of a slot's two buffers that a, b, c go up through: a
+ * chunk is one parallel memcpy (its threads started anew), so large
+ * enough that starting them is noise, and small beside the pinned
+ * witness a slot already holds. */
+#define ABC_STAGE_BYTES (256ull << 20)
+
+typedef struct copy_ctx {
+    char *dst;
+    const char *src;
+} copy_ctx;
+
+static void copy_task(void *p, size_t begin, size_t end)
+{
+    const copy_ctx *x = p;
+    memcpy(x->dst + begin, x->src + begin, end - begin);
+}
+
+zp_err zp__g16_stage_put(zp__g16_stager *st, void *dev, const void *host, uint64_t bytes)
+{
+    if (!st->buf[0] || !st->buf[1] || !st->bytes)
+        return zp__gpu_upload(st->q[0], dev, host, bytes);
+    const size_t threads = (size_t)zp__cpu_threads(st->threads);
+    for (uint64_t off = 0; off < bytes;) {
+        const uint64_t n = bytes - off < st->bytes ? bytes - off : st->bytes;
+        const unsigned i = st->next;
+        if (st->busy[i]) { /* its last copy must have left the buffer */
+            zp_err e = zp__gpu_stream_sync(st->q[i]);
+            st->busy[i] = false;
+            if (e)
+                return e;
+        }
+        copy_ctx x = {st->buf[i], (const char *)host + off};
+        size_t grain = ((size_t)n + threads - 1) / threads;
+        grain = (grain + 4095) & ~(size_t)4095; /* whole pages to each thread */
+        zp__parallel_for((size_t)n, grain, copy_task, &x, (int)threads);
+        st->busy[i] = true;
+        zp_err e = zp__gpu_upload(st->q[i], (char *)dev + off, st->buf[i], n);
+        if (e)
+            return e;
+        st->next = i ^ 1;
+        off += n;
+    }
+    return ZP_OK;
+}
+
+zp_err zp__g16_stage_end(zp__g16_stager *st)
+{
+    zp_err e = ZP_OK;
+    for (int i = 0; i < 2; i++) {
+        zp_err ei = zp__gpu_stream_sync(st->q[i]);
+        st->busy[i] = false;
+        if (!e)
+            e = ei;
+    }
+    return e;
+}
+
+/* The slot's staging buffers, taken once (a slot that never sees a, b, c
+ * pins nothing more); where the host refuses, a, b, c go up unstaged. */
+static void stage_take(zp__g16_slot *s)
+{
+    if (s->abc_stage_bytes || s->abc_stage[0])
+        return;
+    uint64_t b = s->domain_size * sizeof(zp_fr);
+    b = b < ABC_STAGE_BYTES ? b : ABC_STAGE_BYTES;
+    if (zp__gpu_host_alloc(s->dev, &s->abc_stage[0], b) ||
+        zp__gpu_host_alloc(s->dev, &s->abc_stage[1], b)) {
+        zp__gpu_host_free(s->abc_stage[0]);
+        s->abc_stage[0] = s->abc_stage[1] = NULL;
+        return;
+    }
+    s->abc_stage_bytes = b;
+}
 
 zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                             const zp__abc_in *in)
@@ -28,17 +106,22 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
     s->lean_w = w;
     if (!e && !s->lean)
         e = zp__g16_slot_put_w(s, k, w);
+    stage_take(s);
+    zp__g16_stager st = {{s->copy_stream, s->stream},
+                         {s->abc_stage[0], s->abc_stage[1]},
+                         s->abc_stage_bytes, 0, 0, {false, false}};
     const zp_fr *src[3] = {in->a, in->b, in->c};
     zp_fr *dst = s->work.ptr;
     for (int i = 0; !e && i < 3; i++) {
         if (m)
-            e = zp__gpu_upload(s->stream, dst + (uint64_t)i * s->domain_size, src[i],
-                               m * sizeof(zp_fr));
+            e = zp__g16_stage_put(&st, dst + (uint64_t)i * s->domain_size, src[i],
+                                  m * sizeof(zp_fr));
         if (!e && m < n)
             e = zp__gpu_memset0(s->stream, dst + (uint64_t)i * s->domain_size + m,
                                 (n - m) * sizeof(zp_fr));
     }
-    zp_err es = zp__gpu_stream_sync(s->stream); /* also on failure: the copies read host memory */
+    /* Also on failure: no copy may still read host memory. */
+    zp_err es = zp__g16_stage_end(&st);
     return e ? e : es;
 }
 

@@ -371,6 +371,8 @@ void zp__g16_slot_close(zp__g16_slot *s)
     zp__gpu_free(s->dev, &s->ab_scalars);
     zp__gpu_host_free(s->host_witness);
     zp__gpu_host_free(s->host_witness2);
+    zp__gpu_host_free(s->abc_stage[0]);
+    zp__gpu_host_free(s->abc_stage[1]);
     zp__gpu_stream_close(s->copy_stream);
     zp__gpu_stream_close(s->ring_stream);
     zp__gpu_stream_close(s->side_stream);

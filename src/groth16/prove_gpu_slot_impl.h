@@ -99,6 +99,11 @@ struct zp__g16_slot {
     uint64_t pre_at;
     bool pre_sched;
     bool counted;                           /* in dev's count of slots */
+    /* The pinned buffers a caller's a, b, c go up through
+     * (prove_gpu_abc.c): taken at the first such partition, abc_stage_bytes
+     * each (0: not yet, or refused, and they go up unstaged). */
+    void *abc_stage[2];
+    uint64_t abc_stage_bytes;
 };
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -133,6 +138,28 @@ zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_par
  * and the schedule (prove_gpu_msm.c). */
 zp_err zp__g16_slot_ring_open(zp__g16_slot *s);
 void zp__g16_slot_ring_close(zp__g16_slot *s);
+
+/*
+ * Copies from pageable host memory (a caller's a, b, c) to the device
+ * through two pinned buffers of `bytes` each: host threads fill one while
+ * the bus empties the other on its stream (q[i] carries buf[i]'s copies).
+ * A plain copy from pageable memory goes through one driver thread at a
+ * few GB/s; this one runs at the slower of the host's parallel memcpy and
+ * the bus. With no buffers (buf[0] NULL) each put is a plain copy on q[0].
+ * zp__g16_stage_put returns once host memory is read; zp__g16_stage_end
+ * waits for every copy put (call it also after a failed put: the buffers
+ * are not to be reused or freed before) and gives the first error.
+ */
+typedef struct zp__g16_stager {
+    zp__gpu_stream *q[2];
+    void *buf[2];
+    uint64_t bytes;
+    int threads;   /* host threads that copy (<= 0: one per online CPU) */
+    unsigned next; /* the buffer the next chunk fills */
+    bool busy[2];  /* a copy out of buf[i] may still be in flight */
+} zp__g16_stager;
+zp_err zp__g16_stage_put(zp__g16_stager *st, void *dev, const void *host, uint64_t bytes);
+zp_err zp__g16_stage_end(zp__g16_stager *st);
 
 /* Counts the MSM that just ran on st in s->paths (after each one that
  * succeeded). */

@@ -5,7 +5,10 @@
  * place (porep: TAU); the GPU's h2d byte count shows the slots ran them
  * (witness + a, b, c per partition), not the CPU fallback; a partition
  * whose density maps differ from the key's first ones still proves (with
- * the CPU stages), as does a second job after it. Exit 77 without a GPU.
+ * the CPU stages), as does a second job after it. The staged upload a,
+ * b, c go up by puts the same bytes as a plain upload, for lengths about
+ * its buffers' and chunks in both buffers across puts. Exit 77 without a
+ * GPU.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -14,6 +17,8 @@
 #include "../test_engine_util.h"
 #include "engine/abc.h"
 #include "gpu/gpu.h"
+#include "gpu_test.h"
+#include "groth16/prove_gpu_slot_impl.h"
 #include "io/bellperson.h"
 
 #define PARTS 4
@@ -43,6 +48,72 @@ static bool job_proofs_ok(zp_engine *e, const g16_fix *f, const zp__abc_part *p,
     }
     zp_job_result_free(&res);
     return ok;
+}
+
+/* Puts of these lengths (bytes) at odd device offsets, one stager across
+ * them, then every byte read back: equal to the host's. */
+static bool staged_ok(zp__g16_stager *st, const uint64_t *lens, int n)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += lens[i] + 3;
+    unsigned char *h = xmalloc(total), *back = xmalloc(total);
+    for (uint64_t i = 0; i < total; i++)
+        h[i] = (unsigned char)check_rand64();
+    memset(back, 0, total);
+    zp__gpu_buf d = gpu_test_alloc(total);
+    GPU_OK(zp__gpu_memset0(T_s, d.ptr, total));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    bool ok = true;
+    uint64_t off = 0;
+    for (int i = 0; i < n; i++) {
+        off += 3; /* 3 bytes left as they were before each */
+        ok &= zp__g16_stage_put(st, (char *)d.ptr + off, h + off, lens[i]) == ZP_OK;
+        off += lens[i];
+    }
+    ok &= zp__g16_stage_end(st) == ZP_OK;
+    GPU_OK(zp__gpu_download(T_s, back, d.ptr, total));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    off = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            ok &= back[off + k] == 0;
+        off += 3;
+        ok &= !memcmp(back + off, h + off, lens[i]);
+        off += lens[i];
+    }
+    zp__gpu_free(T_gpu, &d);
+    free(h);
+    free(back);
+    return ok;
+}
+
+static int g_argc;
+static char **g_argv;
+
+static void test_stage_put(void)
+{
+    gpu_test_open(g_argc, g_argv, 1);
+    enum { B = 1000 }; /* buffer bytes: not a whole number of values */
+    zp__gpu_stream *q = NULL;
+    GPU_OK(zp__gpu_stream_open_copy(T_gpu, &q));
+    void *buf[2] = {NULL, NULL};
+    GPU_OK(zp__gpu_host_alloc(T_gpu, &buf[0], B));
+    GPU_OK(zp__gpu_host_alloc(T_gpu, &buf[1], B));
+    const uint64_t lens[] = {0, 1, B - 1, B, B + 1, 2 * B, 2 * B + 1, 37 * B + 7, 1 << 20};
+    const int n = (int)(sizeof lens / sizeof *lens);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        zp__g16_stager st = {{q, T_s}, {buf[0], buf[1]}, B, threads, 0, {false, false}};
+        CHECK(staged_ok(&st, lens, n));
+        CHECK(staged_ok(&st, lens + 7, 1)); /* again, from the other buffer */
+    }
+    /* Without buffers: plain copies. */
+    zp__g16_stager plain = {{q, T_s}, {NULL, NULL}, 0, 0, 0, {false, false}};
+    CHECK(staged_ok(&plain, lens, n));
+    zp__gpu_host_free(buf[0]);
+    zp__gpu_host_free(buf[1]);
+    zp__gpu_stream_close(q);
+    gpu_test_close();
 }
 
 static void test_gpu_abc(void)
@@ -109,12 +180,15 @@ static void test_gpu_abc(void)
     fix_free(&f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     if (zp__gpu_count() == 0) {
         printf("no GPU: skipped\n");
         return 77;
     }
+    g_argc = argc;
+    g_argv = argv;
+    RUN(test_stage_put);
     RUN(test_gpu_abc);
     return FINISH();
 }
