@@ -438,7 +438,7 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
 }
 
 /* A partition of a, b, c (engine/abc.h) on the slot: its witness into the
- * slot's buffer, its a, b, c up (then reported consumed), h and the MSMs
+ * slot's buffer, its a and b up and c made there (then reported consumed), h and the MSMs
  * there (groth16/abc.h), finish with its r, s. A partition whose density
  * maps the key's device copy cannot take, or that finds no room on the
  * GPU, runs with the CPU stages on this thread instead. Returns the
@@ -490,11 +490,11 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         if (err) {
             zp__gpudev_failed(e, d, err);
         } else {
-            /* Bytes moved: the witness, a, b, c and the points streamed. */
+            /* Bytes moved: the witness, a and b, and the points streamed. */
             zp__trace_io io;
             io.streamed = zp__g16_slot_streamed_bytes(w->slot) - streamed0;
             io.h2d = io.streamed +
-                     ((uint64_t)pk->n_vars + 3 * ap->in.abc_size) * sizeof(zp_fr);
+                     ((uint64_t)pk->n_vars + 2 * ap->in.abc_size) * sizeof(zp_fr);
             count_io(e, d, &io);
             zp__eng_stage_io(e, (uint32_t)w->index, ZP__ST_MSM, j, part, r.t,
                              zp__eng_now(e), &io);

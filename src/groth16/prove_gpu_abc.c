@@ -1,10 +1,14 @@
 /*
  * The GPU slot from evaluated a, b, c (groth16/abc.h): in place of eval,
- * the witness and the caller's a, b, c go up into the slot's witness and
- * work regions (a, b, c zero-padded to the domain; a, b, c through pinned
- * buffers, as they lie in the caller's pageable memory), then the slot's h stage
- * and MSMs run as they do after eval (zp__g16_slot_h_msms), so the sums
- * are those of the CPU prover from the same a, b, c.
+ * the witness and the caller's a and b go up into the slot's witness and
+ * work regions (zero-padded to the domain; through pinned buffers, as they
+ * lie in the caller's pageable memory), and c is made there as a∘b: a
+ * witness that satisfies the circuit has c_i = a_i·b_i on every row (the
+ * public inputs' rows x_i · 0 = 0 too), so the caller's c adds nothing but
+ * a third of the bytes; one that does not fails verification either way.
+ * Then the slot's h stage and MSMs run as they do after eval
+ * (zp__g16_slot_h_msms), so the sums are those of the CPU prover from the
+ * same a, b, c.
  */
 #include <string.h>
 
@@ -110,9 +114,9 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
     zp__g16_stager st = {{s->copy_stream, s->stream},
                          {s->abc_stage[0], s->abc_stage[1]},
                          s->abc_stage_bytes, 0, 0, {false, false}};
-    const zp_fr *src[3] = {in->a, in->b, in->c};
+    const zp_fr *src[2] = {in->a, in->b};
     zp_fr *dst = s->work.ptr;
-    for (int i = 0; !e && i < 3; i++) {
+    for (int i = 0; !e && i < 2; i++) {
         if (m)
             e = zp__g16_stage_put(&st, dst + (uint64_t)i * s->domain_size, src[i],
                                   m * sizeof(zp_fr));
@@ -122,7 +126,12 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
     }
     /* Also on failure: no copy may still read host memory. */
     zp_err es = zp__g16_stage_end(&st);
-    return e ? e : es;
+    e = e ? e : es;
+    /* c = a∘b over the whole domain (the padding's 0·0 = 0), on the
+     * stream h runs on next. */
+    if (!e)
+        e = zp__gpu_fr_mul(s->stream, dst + 2 * s->domain_size, dst, dst + s->domain_size, n);
+    return e;
 }
 
 zp_err zp__g16_slot_sums_abc(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,

@@ -3,9 +3,10 @@
  * bellperson .params: every partition's proof equals zp__prove's on the
  * CPU for the same circuit, r and s, byte for byte, in both H conventions'
  * place (porep: TAU); the GPU's h2d byte count shows the slots ran them
- * (witness + a, b, c per partition), not the CPU fallback; a partition
- * whose density maps differ from the key's first ones still proves (with
- * the CPU stages), as does a second job after it. The staged upload a,
+ * (witness + a and b per partition), not the CPU fallback; the slots make
+ * c as a∘b, so the same proofs come with the caller's c overwritten; a
+ * partition whose density maps differ from the key's first ones still
+ * proves (with the CPU stages), as does a second job after it. The staged upload a,
  * b, c go up by puts the same bytes as a plain upload, for lengths about
  * its buffers' and chunks in both buffers across puts. Exit 77 without a
  * GPU.
@@ -145,10 +146,25 @@ static void test_gpu_abc(void)
     CHECK(job_proofs_ok(e, &f, p, w, PARTS));
     zp_gpu_info gi;
     CHECK_EQ_INT(zp_engine_gpu_info(e, 0, &gi), ZP_OK);
-    uint64_t per = ((uint64_t)f.pk.n_vars + 3 * x[0].in.abc_size) * sizeof(zp_fr);
+    uint64_t per = ((uint64_t)f.pk.n_vars + 2 * x[0].in.abc_size) * sizeof(zp_fr);
     printf("h2d %llu bytes for %d partitions (%llu each at least)\n",
            (unsigned long long)gi.h2d_bytes, PARTS, (unsigned long long)per);
     CHECK(gi.h2d_bytes >= PARTS * per);
+    /* The caller's c is not read: garbage there, the same proofs. */
+    {
+        const size_t cb = x[0].in.abc_size * sizeof(zp_fr);
+        zp_fr *keep = malloc(PARTS * cb);
+        CHECK(keep != NULL);
+        for (int i = 0; keep && i < PARTS; i++) {
+            memcpy((char *)keep + i * cb, x[i].in.c, cb);
+            memset((void *)x[i].in.c, 0xa5, cb);
+            p[i].in = x[i].in;
+        }
+        CHECK(job_proofs_ok(e, &f, p, w, PARTS));
+        for (int i = 0; keep && i < PARTS; i++)
+            memcpy((void *)x[i].in.c, (char *)keep + i * cb, cb);
+        free(keep);
+    }
     /* Other density maps (one B aux bit moved, its popcount kept): the
      * slot cannot take it; the CPU stages prove what the maps say, so the
      * proof no longer verifies and the job fails, and the engine goes on. */
