@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/pool.h"
@@ -115,4 +116,27 @@ void zp__parallel_for_progress(size_t n, size_t grain,
     zp__progress_note(p, step, 0, n);
     zp__parallel_for(n, grain, pf_count, &c, threads);
     zp__progress_note(p, step, n, n);
+}
+
+typedef struct copy_ctx {
+    char *dst;
+    const char *src;
+} copy_ctx;
+
+static void copy_task(void *p, size_t begin, size_t end)
+{
+    const copy_ctx *x = p;
+    memcpy(x->dst + begin, x->src + begin, end - begin);
+}
+
+void zp__parallel_memcpy(void *dst, const void *src, size_t bytes, int threads)
+{
+    /* A run per thread, in whole pages, and none below 1 MiB (starting a
+     * thread costs about as much as copying that). */
+    const size_t t = (size_t)zp__cpu_threads(threads);
+    size_t grain = (bytes + t - 1) / t;
+    grain = (grain + 4095) & ~(size_t)4095;
+    grain = grain < ((size_t)1 << 20) ? (size_t)1 << 20 : grain;
+    copy_ctx x = {dst, src};
+    zp__parallel_for(bytes, grain, copy_task, &x, (int)t);
 }

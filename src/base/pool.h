@@ -27,4 +27,10 @@ void zp__parallel_for(size_t n, size_t grain,
                       void (*fn)(void *ctx, size_t begin, size_t end),
                       void *ctx, int threads);
 
+/* memcpy(dst, src, bytes) from up to `threads` threads (as above), each a
+ * run of whole pages: a copy of gigabytes (a witness, a caller's a and b
+ * into pinned buffers) runs at the host's memory bandwidth rather than
+ * one core's. dst and src must not overlap. */
+void zp__parallel_memcpy(void *dst, const void *src, size_t bytes, int threads);
+
 #endif

@@ -139,28 +139,11 @@ zp_err zp__abc_density_ref(zp__bitmap *a, zp__bitmap *b, const zp__abc_in *in)
     return density(a, b, in, put_bits_ref);
 }
 
-typedef struct wit_ctx {
-    zp_fr *w;
-    const zp__abc_in *in;
-} wit_ctx;
-
-static void wit_task(void *p, size_t begin, size_t end)
-{
-    const wit_ctx *x = p;
-    size_t n_inp = (size_t)x->in->n_inp;
-    for (size_t i = begin; i < end;) { /* the part of [begin, end) in inp, then in aux */
-        size_t stop = i < n_inp && end > n_inp ? n_inp : end;
-        const zp_fr *src = i < n_inp ? x->in->inp + i : x->in->aux + (i - n_inp);
-        memcpy(x->w + i, src, (stop - i) * sizeof *src);
-        i = stop;
-    }
-}
-
 void zp__abc_witness(zp_fr *w, const zp__abc_in *in, int threads)
 {
     /* Several threads: at porep:27 it is 4 GiB, copied per proof. */
-    wit_ctx x = {w, in};
-    zp__parallel_for((size_t)(in->n_inp + in->n_aux), 1 << 18, wit_task, &x, threads);
+    zp__parallel_memcpy(w, in->inp, (size_t)in->n_inp * sizeof(zp_fr), threads);
+    zp__parallel_memcpy(w + in->n_inp, in->aux, (size_t)in->n_aux * sizeof(zp_fr), threads);
 }
 
 typedef struct load_ctx {

@@ -10,35 +10,21 @@
  * (zp__g16_slot_h_msms), so the sums are those of the CPU prover from the
  * same a, b, c.
  */
-#include <string.h>
-
 #include "base/pool.h"
 #include "gpu/gpu.h"
 #include "groth16/abc.h"
 #include "groth16/prove_gpu_slot_impl.h"
 
-/* Bytes of each of a slot's two buffers that a, b, c go up through: a
+/* Bytes of each of a slot's two buffers that a and b go up through: a
  * chunk is one parallel memcpy (its threads started anew), so large
  * enough that starting them is noise, and small beside the pinned
  * witness a slot already holds. */
 #define ABC_STAGE_BYTES (256ull << 20)
 
-typedef struct copy_ctx {
-    char *dst;
-    const char *src;
-} copy_ctx;
-
-static void copy_task(void *p, size_t begin, size_t end)
-{
-    const copy_ctx *x = p;
-    memcpy(x->dst + begin, x->src + begin, end - begin);
-}
-
 zp_err zp__g16_stage_put(zp__g16_stager *st, void *dev, const void *host, uint64_t bytes)
 {
     if (!st->buf[0] || !st->buf[1] || !st->bytes)
         return zp__gpu_upload(st->q[0], dev, host, bytes);
-    const size_t threads = (size_t)zp__cpu_threads(st->threads);
     for (uint64_t off = 0; off < bytes;) {
         const uint64_t n = bytes - off < st->bytes ? bytes - off : st->bytes;
         const unsigned i = st->next;
@@ -48,10 +34,7 @@ zp_err zp__g16_stage_put(zp__g16_stager *st, void *dev, const void *host, uint64
             if (e)
                 return e;
         }
-        copy_ctx x = {st->buf[i], (const char *)host + off};
-        size_t grain = ((size_t)n + threads - 1) / threads;
-        grain = (grain + 4095) & ~(size_t)4095; /* whole pages to each thread */
-        zp__parallel_for((size_t)n, grain, copy_task, &x, (int)threads);
+        zp__parallel_memcpy(st->buf[i], (const char *)host + off, (size_t)n, st->threads);
         st->busy[i] = true;
         zp_err e = zp__gpu_upload(st->q[i], (char *)dev + off, st->buf[i], n);
         if (e)
