@@ -58,7 +58,7 @@ zp_err zp__g16_stage_end(zp__g16_stager *st)
 }
 
 /* The slot's staging buffers, taken once (a slot that never sees a, b, c
- * pins nothing more); where the host refuses, a, b, c go up unstaged. */
+ * pins nothing more); where the host refuses, a and b go up unstaged. */
 static void stage_take(zp__g16_slot *s)
 {
     if (s->abc_stage_bytes || s->abc_stage[0])

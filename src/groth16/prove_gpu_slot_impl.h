@@ -146,9 +146,10 @@ void zp__g16_slot_ring_close(zp__g16_slot *s);
  * A plain copy from pageable memory goes through one driver thread at a
  * few GB/s; this one runs at the slower of the host's parallel memcpy and
  * the bus. With no buffers (buf[0] NULL) each put is a plain copy on q[0].
- * zp__g16_stage_put returns once host memory is read; zp__g16_stage_end
- * waits for every copy put (call it also after a failed put: the buffers
- * are not to be reused or freed before) and gives the first error.
+ * Staged, zp__g16_stage_put returns once host memory is read; either way
+ * zp__g16_stage_end waits for every copy put (call it also after a failed
+ * put: neither the buffers nor host memory may go before) and gives the
+ * first error.
  */
 typedef struct zp__g16_stager {
     zp__gpu_stream *q[2];
