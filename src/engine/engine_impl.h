@@ -57,6 +57,10 @@ typedef struct zp__gpudev {
     struct zp__gpu *dev;
     struct zp__gpu_stream *s;
     pthread_mutex_t load_mu;
+    /* Held while a partition of a, b, c copies its witness and a, b in
+     * (gpu_worker.c run_abc): the copies of one GPU's slots take turns,
+     * so that one slot's copy runs beside another's MSMs. */
+    pthread_mutex_t abc_mu;
     bool mu_init;
     /* Slots that may take partitions (e->mu): gpu_slots less the dormant
      * ones (a slot goes dormant when the arena cannot hold its working

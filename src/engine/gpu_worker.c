@@ -56,6 +56,7 @@ zp_err zp__gpus_open(zp_engine *e)
         zp__gpudev *d = &e->gpus[g];
         d->ordinal = g;
         pthread_mutex_init(&d->load_mu, NULL);
+        pthread_mutex_init(&d->abc_mu, NULL);
         d->mu_init = true;
         e->n_gpus = g + 1;
         zp__gpu_config c;
@@ -81,8 +82,10 @@ void zp__gpus_close(zp_engine *e)
             zp__gpu_stream_close(d->s);
         if (d->dev)
             zp__gpu_close(d->dev);
-        if (d->mu_init)
+        if (d->mu_init) {
             pthread_mutex_destroy(&d->load_mu);
+            pthread_mutex_destroy(&d->abc_mu);
+        }
         memset(d, 0, sizeof *d);
     }
     e->n_gpus = 0;
@@ -475,11 +478,18 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         err = zp__fail(&why, ZP_E_NOMEM, "no memory for the public inputs");
     zp__g16_sums sums;
     if (!err) {
+        /* One slot's copies at a time: slots that copied at once would
+         * then run their MSMs at once too, and copy again at once while
+         * the GPU idles, where taking turns puts each copy beside the
+         * other slot's MSMs (the copies share the bus and the host's
+         * memory either way). */
+        pthread_mutex_lock(&d->abc_mu);
         zp__abc_witness(wit, &ap->in, 0);
         memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
         stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));
         const uint64_t streamed0 = zp__g16_slot_streamed_bytes(w->slot);
         err = zp__g16_slot_put_abc(w->slot, dk, wit, &ap->in);
+        pthread_mutex_unlock(&d->abc_mu);
         if (ap->consumed)
             ap->consumed(ap->ctx, part);
         if (err)
