@@ -8,8 +8,9 @@
  * partition whose density maps differ from the key's first ones still
  * proves (with the CPU stages), as does a second job after it. The staged upload a,
  * b, c go up by puts the same bytes as a plain upload, for lengths about
- * its buffers' and chunks in both buffers across puts. Exit 77 without a
- * GPU.
+ * its buffers' and chunks in both buffers across puts. The prover options
+ * (prover_opts.h) force the key tiers' paths (ctest: _stream, _lean).
+ * Exit 77 without a GPU.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "gpu_test.h"
 #include "groth16/prove_gpu_slot_impl.h"
 #include "io/bellperson.h"
+#include "prover_opts.h"
 
 #define PARTS 4
 
@@ -141,7 +143,7 @@ static void test_gpu_abc(void)
     c.gpus = 1;
     c.cpu_workers = 0;
     zp_engine *e = NULL;
-    CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);
+    CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &T_opts), ZP_OK);
     CHECK_EQ_INT(zp_engine_add_key(e, "bp", path), ZP_OK);
     CHECK(job_proofs_ok(e, &f, p, w, PARTS));
     zp_gpu_info gi;
@@ -150,6 +152,12 @@ static void test_gpu_abc(void)
     printf("h2d %llu bytes for %d partitions (%llu each at least)\n",
            (unsigned long long)gi.h2d_bytes, PARTS, (unsigned long long)per);
     CHECK(gi.h2d_bytes >= PARTS * per);
+    /* With the key tiers forced (ctest's _stream and _lean), the points
+     * streamed: a drop-in on a small GPU. */
+    if (T_opts.resident_cap != UINT64_MAX)
+        CHECK(gi.streamed_bytes > 0);
+    else
+        CHECK_EQ_INT(gi.streamed_bytes, 0);
     /* The caller's c is not read: garbage there, the same proofs. */
     {
         const size_t cb = x[0].in.abc_size * sizeof(zp_fr);
@@ -204,6 +212,7 @@ int main(int argc, char **argv)
     }
     g_argc = argc;
     g_argv = argv;
+    prover_opts_parse(argc, argv);
     RUN(test_stage_put);
     RUN(test_gpu_abc);
     return FINISH();
