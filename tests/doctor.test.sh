@@ -10,6 +10,8 @@
 #    arena: synth:porep:27 streams at 24G, goes lean with its matrices
 #    streamed at 16G, and cannot be held at 8G (exit 1,
 #    the bytes it needs on the last line);
+#  - a bellperson .params: its counts alone (no point read), equal to its
+#    circuit's; a cut one: exit 2 naming the count that overruns;
 #  - a missing key file, a file that is no key, a bad option or size: exit 2
 #    naming what was wrong.
 set -u
@@ -95,6 +97,25 @@ if "$ZKPIPE" setup synth:chain:9 --zkey c.zkey --vk-json vk.json --threads 2 >ou
   else bad "synth:chain:9: the shape equals its .zkey's ('$a' vs '$b', exit $rc)"; fi
 else
   bad "setup synth:chain:9 --zkey"
+fi
+
+# A bellperson .params (the supraseal-c2 drop-in's key): its counts alone,
+# equal to its circuit's; a cut one fails naming the count that overruns.
+if "$ZKPIPE" setup synth:porep:12 --params k.params --vk k.vk --threads 2 >out 2>&1; then
+  "$ZKPIPE" doctor synth:porep:12 >out 2>&1
+  a=$(grep "^key " out | sed 's/^key [^ ]* //;s/; matrices.*//')
+  "$ZKPIPE" doctor k.params >out 2>&1
+  rc=$?
+  b=$(grep "^key " out | sed 's/^key [^ ]* //;s/; matrices.*//')
+  if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$rc" = 0 ] && grep -q "bellperson .params" out &&
+     tail -n 1 out | grep -q "k.params can be proved"
+  then ok "synth:porep:12: its .params's counts equal its circuit's"
+  else bad "synth:porep:12: its .params's counts equal its circuit's ('$a' vs '$b', exit $rc)"; fi
+  head -c 2000 k.params >cut.params
+  check 2 "cut\.params: h count [0-9]+ needs [0-9]+ bytes.*ZP_E_TRUNCATED" -- \
+    "a cut .params names the count that overruns" doctor cut.params
+else
+  bad "setup synth:porep:12 --params"
 fi
 
 # Above --shape-log2 a synth key's shape is scaled from the smaller circuit:

@@ -305,6 +305,7 @@ static void test_truncated(void)
             CHECK_EQ_INT(e, ZP_E_TRUNCATED);
             if (e != ZP_E_TRUNCATED)
                 fprintf(stderr, "cut %zu: %s\n", cuts[i], why.msg);
+            CHECK_EQ_INT(zp__params_shape_parse(&back, f, cuts[i], NULL), ZP_E_TRUNCATED);
         }
     }
     size_t more[] = {0, 1, 95, 96, 500, 863, n - 96, n - 1};
@@ -350,6 +351,7 @@ static void test_bad_counts(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t *g = with_count(f, n, count_off(c, cases[i].fld), cases[i].v);
         CHECK_EQ_INT(parse(&back, g, n, NULL), cases[i].want);
+        CHECK_EQ_INT(zp__params_shape_parse(&back, g, n, NULL), cases[i].want);
         free(g);
     }
     /* Counts that fit the file but cannot describe a key. */
@@ -372,6 +374,7 @@ static void test_bad_counts(void)
         uint8_t *g = hand_file(&m, fmt[i].fld == 3 ? &big : &pk, d, 6);
         zp__ioerr why = {{0}};
         CHECK_EQ_INT(parse(&back, g, m, &why), ZP_E_FORMAT);
+        CHECK_EQ_INT(zp__params_shape_parse(&back, g, m, NULL), ZP_E_FORMAT);
         free(g);
     }
     /* h count 0 (domain 1) is a valid, if useless, shape. */
@@ -384,6 +387,41 @@ static void test_bad_counts(void)
     zp__pk_free(&back);
     free(g);
     zp__pk_free(&big);
+    free(f);
+    zp__pk_free(&pk);
+}
+
+/* The shape alone: the counts a full parse gives, no arrays; from a file
+ * too. */
+static void test_shape(void)
+{
+    zp__pk pk = small_pk(), full, sh;
+    uint32_t c[6];
+    own_counts(c, &pk);
+    size_t n;
+    uint8_t *f = hand_file(&n, &pk, c, 6);
+    CHECK_EQ_INT(parse(&full, f, n, NULL), ZP_OK);
+    CHECK_EQ_INT(zp__params_shape_parse(&sh, f, n, NULL), ZP_OK);
+    CHECK(sh.h_conv == full.h_conv && sh.roots == full.roots);
+    CHECK_EQ_INT(sh.domain_size, full.domain_size);
+    CHECK_EQ_INT(sh.n_public, full.n_public);
+    CHECK_EQ_INT(sh.n_vars, full.n_vars);
+    CHECK(sh.n_a == full.n_a && sh.n_b == full.n_b && sh.n_l == full.n_l && sh.n_h == full.n_h);
+    CHECK(!sh.a && !sh.b1 && !sh.b2 && !sh.l && !sh.h && !sh.vk.ic);
+    char path[128];
+    snprintf(path, sizeof path, "%s/shape.params", dir);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && fwrite(f, 1, n, fp) == n);
+    if (fp)
+        fclose(fp);
+    zp__pk sf;
+    CHECK_EQ_INT(zp__params_shape_load(&sf, path, NULL), ZP_OK);
+    CHECK_EQ_INT(sf.n_vars, full.n_vars);
+    CHECK_EQ_INT(sf.domain_size, full.domain_size);
+    zp__ioerr why = {{0}};
+    CHECK_EQ_INT(zp__params_shape_load(&sf, "/nonexistent/x.params", &why), ZP_E_NOT_FOUND);
+    unlink(path);
+    zp__pk_free(&full);
     free(f);
     zp__pk_free(&pk);
 }
@@ -756,6 +794,7 @@ int main(int argc, char **argv)
     RUN(test_big_and_first_error);
     RUN(test_truncated);
     RUN(test_bad_counts);
+    RUN(test_shape);
     RUN(test_bad_points);
     RUN(test_writer_refuses);
     RUN(test_attach);

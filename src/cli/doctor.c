@@ -32,6 +32,7 @@
 #include "gpu/gpu.h"
 #include "groth16/gpu_prover.h"
 #include "groth16/setup_impl.h"
+#include "io/bellperson.h"
 #include "io/zpk.h"
 #include "math/fp_ifma.h"
 #include "math/mont_x86.h"
@@ -49,14 +50,17 @@ static const char doctor_help[] =
     "GPU: name, compute capability, memory, whether the build's kernels run on\n"
     "it, and a 64 MiB pinned host allocation.\n"
     "\n"
-    "Given KEY (a .zpk, a snarkjs .zkey, or synth:NAME:LOG2), says for each GPU\n"
+    "Given KEY (a .zpk, a snarkjs .zkey, a bellperson .params as the\n"
+    "supraseal-c2 drop-in loads it, or synth:NAME:LOG2), says for each GPU\n"
     "whether the key stays whole in its memory, streams part of its points from\n"
     "pinned host memory (which arrays, how many bytes, the staging ring), or\n"
     "does not fit (and the memory it needs), with the GPU and pinned host memory\n"
     "it takes; and the host memory the CPU prover needs against what is free.\n"
     "A .zpk is mapped without checking its checksums and a .zkey's cached .zpk\n"
-    "is used when there is one (nothing is written). A synthetic key is planned\n"
-    "from its circuit built at 2^18 at most: larger ones scale its counts.\n"
+    "is used when there is one (nothing is written). Of a .params only the\n"
+    "counts are read (a few reads, whatever its size): its points are checked\n"
+    "when the drop-in loads it. A synthetic key is planned from its circuit\n"
+    "built at 2^18 at most: larger ones scale its counts.\n"
     "\n"
     "options:\n"
     "  --gpu-mem BYTES  plan with an arena of BYTES (e.g. 16G) on each GPU, as\n"
@@ -461,8 +465,17 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
     return 0;
 }
 
+/* Whether path names a bellperson .params (by its name, as the engine
+ * tells them: the format has no magic). */
+static bool is_params(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 7 && !strcmp(path + n - 7, ".params");
+}
+
 /* A .zpk mapped without its checksums, or a .zkey: its cached .zpk when
- * there is one, else read and checked (the cache is not written). */
+ * there is one, else read and checked (the cache is not written); a
+ * .params's counts. */
 static int file_shape(key_shape *k, const char *key, int threads)
 {
     zp__ioerr why = {""};
@@ -484,10 +497,18 @@ static int file_shape(key_shape *k, const char *key, int threads)
     } else if (kind == ZP__KIND_MISSING) {
         fprintf(stderr, "zkpipe doctor: %s: %s\n", key, strerror(errno));
         return 2;
+    } else if (kind == ZP__KIND_UNKNOWN && is_params(key)) {
+        /* As the drop-in holds it: points and density maps, no matrices
+         * (a, b, c come with each proof). */
+        e = zp__params_shape_load(&k->pk, key, &why);
+        if (!e && (zp__csr_alloc(&k->pk.ma, 0, 0) || zp__csr_alloc(&k->pk.mb, 0, 0)))
+            e = zp__fail(&why, ZP_E_NOMEM, "no memory");
+        snprintf(k->note, sizeof k->note,
+                 "a bellperson .params: its counts only, as the supraseal-c2 drop-in holds it");
     } else {
-        fprintf(stderr, "zkpipe doctor: %s is %s, not a proving key (a .zpk, a .zkey or "
-                        "synth:NAME:LOG2; 'zkpipe import' turns a bellperson .params into a "
-                        ".zpk)\n", key, zp__cli_kind_name(kind));
+        fprintf(stderr, "zkpipe doctor: %s is %s, not a proving key (a .zpk, a .zkey, a "
+                        "bellperson .params or synth:NAME:LOG2)\n", key,
+                zp__cli_kind_name(kind));
         return 2;
     }
     if (e)

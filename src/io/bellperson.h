@@ -44,6 +44,16 @@ zp_err zp__params_parse(zp__pk *out, const uint8_t *data, size_t len, int thread
 zp_err zp__params_load(zp__pk *out, const char *path, int threads, zp__ioerr *why);
 
 /*
+ * The shape of a .params alone: its counts walked and checked as above
+ * (the same errors for a truncated file or counts that cannot describe a
+ * key), h_conv, roots, domain_size, n_public, n_vars and the point counts
+ * set, no point decoded and no array or verifying key (a 47 GB file's
+ * shape takes a few reads). For planning (zkpipe doctor), not proving.
+ */
+zp_err zp__params_shape_parse(zp__pk *out, const uint8_t *data, size_t len, zp__ioerr *why);
+zp_err zp__params_shape_load(zp__pk *out, const char *path, zp__ioerr *why);
+
+/*
  * The same with the key's circuit attached (as zp__pk_attach_circuit),
  * which happens before any point is decoded: a circuit that does not fit
  * fails at once rather than after the point checks of a large file. cs may

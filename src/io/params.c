@@ -251,7 +251,7 @@ static zp_err vk_read(zp__vk *vk, const uint8_t *data, const layout *lay, int th
 zp_err zp__params_vk_parse(zp__vk *out, const uint8_t *data, size_t len, zp__ioerr *why)
 {
     memset(out, 0, sizeof *out);
-    layout lay;
+    layout lay = {{0}, {0}};
     zp_err e = walk(&lay, data, len, 1, why);
     if (!e && lay.count[F_IC] == 0)
         e = zp__fail(why, ZP_E_FORMAT, "ic count is 0: the ONE input is missing");
@@ -306,28 +306,38 @@ static zp_err read_arrays(zp__pk *pk, const uint8_t *data, const layout *lay, in
     return ZP_OK;
 }
 
+/* The layout of a whole file, its counts checked, and out's shape from
+ * them (out zeroed first). */
+static zp_err shape(zp__pk *out, layout *lay, const uint8_t *data, size_t len, zp__ioerr *why)
+{
+    memset(out, 0, sizeof *out);
+    zp_err e = walk(lay, data, len, NFIELDS, why);
+    if (!e)
+        e = check_counts(lay, why);
+    if (e)
+        return e;
+    out->h_conv = ZP_H_TAU;
+    out->roots = ZP_ROOTS_BELLPERSON;
+    out->n_public = lay->count[F_IC] - 1;
+    out->n_vars = lay->count[F_IC] + lay->count[F_L];
+    out->domain_size = (uint64_t)lay->count[F_H] + 1;
+    out->n_h = lay->count[F_H];
+    out->n_l = lay->count[F_L];
+    out->n_a = lay->count[F_A];
+    out->n_b = lay->count[F_B1];
+    return ZP_OK;
+}
+
 /* With cs, the circuit is attached (and so checked against the counts)
  * before any point is decoded: a wrong circuit fails at once instead of
  * after the point checks of a large file. */
 static zp_err parse(zp__pk *out, const uint8_t *data, size_t len, const zp__r1cs *cs,
                     int threads, const zp__progress *progress, zp__ioerr *why)
 {
-    memset(out, 0, sizeof *out);
-    layout lay;
-    zp_err e = walk(&lay, data, len, NFIELDS, why);
-    if (!e)
-        e = check_counts(&lay, why);
+    layout lay = {{0}, {0}};
+    zp_err e = shape(out, &lay, data, len, why);
     if (e)
         return e;
-    out->h_conv = ZP_H_TAU;
-    out->roots = ZP_ROOTS_BELLPERSON;
-    out->n_public = lay.count[F_IC] - 1;
-    out->n_vars = lay.count[F_IC] + lay.count[F_L];
-    out->domain_size = (uint64_t)lay.count[F_H] + 1;
-    out->n_h = lay.count[F_H];
-    out->n_l = lay.count[F_L];
-    out->n_a = lay.count[F_A];
-    out->n_b = lay.count[F_B1];
     if ((cs && (e = zp__pk_attach_circuit(out, cs, why))) ||
         (e = vk_read(&out->vk, data, &lay, threads, why)) ||
         (e = read_arrays(out, data, &lay, threads, progress, why)))
@@ -361,6 +371,24 @@ zp_err zp__params_load_circuit(zp__pk *out, const char *path, const zp__r1cs *cs
             zp__pk_free(out);
         e = zp__fail(why, ZP_E_TRUNCATED, "%s changed while being read", path);
     }
+    zp__buf_free(&b);
+    return e;
+}
+
+zp_err zp__params_shape_parse(zp__pk *out, const uint8_t *data, size_t len, zp__ioerr *why)
+{
+    layout lay = {{0}, {0}};
+    return shape(out, &lay, data, len, why);
+}
+
+zp_err zp__params_shape_load(zp__pk *out, const char *path, zp__ioerr *why)
+{
+    zp__buf b;
+    memset(out, 0, sizeof *out);
+    zp_err e = zp__file_map(&b, path, UINT64_MAX, why);
+    if (e)
+        return e;
+    e = zp__params_shape_parse(out, b.data, b.len, why);
     zp__buf_free(&b);
     return e;
 }
