@@ -389,6 +389,8 @@ zp_err zp__params_shape_load(zp__pk *out, const char *path, zp__ioerr *why)
     if (e)
         return e;
     e = zp__params_shape_parse(out, b.data, b.len, why);
+    if (zp__buf_changed(&b)) /* cut while mapped: the counts may be zeros */
+        e = zp__fail(why, ZP_E_TRUNCATED, "%s changed while being read", path);
     zp__buf_free(&b);
     return e;
 }
