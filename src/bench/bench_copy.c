@@ -4,22 +4,35 @@
  * host buffer and an arena region of the same size; each copy on a copy
  * stream, timed from enqueue to the stream's end on the host. With --all,
  * every GPU copies at once (one thread each), as an engine streaming on
- * all of them does: the host's memory and PCIe switches are shared.
+ * all of them does: the host's memory and PCIe switches are shared. With
+ * --pageable, host to device from pageable memory too, as the
+ * supraseal-c2 drop-in gets a caller's a and b: a plain copy, and the
+ * slots' staged copy (two pinned buffers, zp__g16_stage_put) with each
+ * number of host threads given.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pool.h"
 #include "bench/bench.h"
 #include "gpu/gpu.h"
+#include "groth16/prove_gpu_slot_impl.h"
 #include "tool/timing.h"
 
 static const char copy_help[] =
     "usage: zkpipe bench copy [--bytes SIZE] [--reps N] [--gpu N | --all]\n"
+    "                         [--pageable T[,T...]]\n"
     "  Copies SIZE (default 1G) between pinned host memory and the GPU, N times\n"
     "  (default 5) each way, and prints the median GB/s of host to device\n"
-    "  (h2d) and device to host (d2h). --all: every GPU at once.\n";
+    "  (h2d) and device to host (d2h). --all: every GPU at once.\n"
+    "  --pageable: also host to device from pageable memory (one GPU): a plain\n"
+    "  copy, and the staged copy of the drop-in's a and b (two pinned buffers\n"
+    "  of 256 MiB) with T host threads copying, for each T (0: every CPU).\n";
+
+#define PAGEABLE_MAX 8
+#define STAGE_BYTES ((uint64_t)256 << 20)
 
 #define COPY_GPUS_MAX 16
 
@@ -27,6 +40,10 @@ typedef struct lane {
     int device, reps;
     uint64_t bytes;
     double h2d, d2h; /* median GB/s */
+    /* --pageable: the thread counts, and the median GB/s of the plain
+     * copy and of the staged one with each. */
+    int n_pg, pg_threads[PAGEABLE_MAX];
+    double pg_plain, pg_staged[PAGEABLE_MAX];
     zp_err err;
 } lane;
 
@@ -39,6 +56,45 @@ static zp_err timed(zp__gpu_stream *s, bool up, void *dev, void *host, uint64_t 
     double t = zp__now() - t0;
     *gbs = t > 0 ? (double)bytes / t / 1e9 : 0;
     return e ? e : es;
+}
+
+/* From pageable memory: the plain copy on s, and the staged one through
+ * two pinned buffers on s and q with each thread count of l. */
+static zp_err pageable(lane *l, zp__gpu *g, zp__gpu_stream *s, void *dev, double *v)
+{
+    zp__gpu_stream *q = NULL;
+    void *buf[2] = {NULL, NULL};
+    char *h = malloc(l->bytes);
+    zp_err e = h ? zp__gpu_stream_open_copy(g, &q) : ZP_E_NOMEM;
+    const uint64_t sb = l->bytes < STAGE_BYTES ? l->bytes : STAGE_BYTES;
+    if (!e)
+        e = zp__gpu_host_alloc(g, &buf[0], sb);
+    if (!e)
+        e = zp__gpu_host_alloc(g, &buf[1], sb);
+    if (!e)
+        memset(h, 0x3c, l->bytes); /* every page touched before timing */
+    for (int r = 0; r < l->reps && !e; r++)
+        e = timed(s, true, dev, h, l->bytes, &v[r]);
+    if (!e)
+        l->pg_plain = zp__median(v, l->reps);
+    for (int t = 0; t < l->n_pg && !e; t++) {
+        for (int r = 0; r < l->reps && !e; r++) {
+            zp__g16_stager st = {{s, q}, {buf[0], buf[1]}, sb, l->pg_threads[t], 0, {false, false}};
+            const double t0 = zp__now();
+            e = zp__g16_stage_put(&st, dev, h, l->bytes);
+            zp_err ee = zp__g16_stage_end(&st);
+            e = e ? e : ee;
+            const double dt = zp__now() - t0;
+            v[r] = dt > 0 ? (double)l->bytes / dt / 1e9 : 0;
+        }
+        if (!e)
+            l->pg_staged[t] = zp__median(v, l->reps);
+    }
+    zp__gpu_host_free(buf[0]);
+    zp__gpu_host_free(buf[1]);
+    zp__gpu_stream_close(q);
+    free(h);
+    return e;
 }
 
 static void *lane_run(void *arg)
@@ -75,6 +131,8 @@ static void *lane_run(void *arg)
         l->h2d = zp__median(v, l->reps);
         l->d2h = zp__median(v + l->reps, l->reps);
     }
+    if (!e && l->n_pg)
+        e = pageable(l, g, s, d.ptr, v);
     l->err = e;
     zp__gpu_host_free(h);
     if (g) {
@@ -86,10 +144,26 @@ static void *lane_run(void *arg)
     return NULL;
 }
 
+/* "T[,T...]": up to PAGEABLE_MAX thread counts of 0 (every CPU) to 256. */
+static int parse_threads(const char *v, int *out, int *n)
+{
+    *n = 0;
+    char buf[128];
+    if (strlen(v) >= sizeof buf)
+        return -1;
+    strcpy(buf, v);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (*n == PAGEABLE_MAX || zp__parse_int(t, 0, 256, &out[*n]) != 0)
+            return -1;
+        (*n)++;
+    }
+    return *n ? 0 : -1;
+}
+
 int zp__bench_copy(int argc, char **argv)
 {
     uint64_t bytes = (uint64_t)1 << 30;
-    int reps = 5, device = 0;
+    int reps = 5, device = 0, n_pg = 0, pg_threads[PAGEABLE_MAX];
     bool all = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -108,6 +182,9 @@ int zp__bench_copy(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--all")) {
             all = true;
+        } else if (!strcmp(a, "--pageable") && v) {
+            bad = parse_threads(v, pg_threads, &n_pg) != 0;
+            i++;
         } else {
             bad = true;
         }
@@ -126,12 +203,17 @@ int zp__bench_copy(int argc, char **argv)
         fprintf(stderr, "zkpipe bench copy: no GPU %d (%d found)\n", device, n);
         return 2;
     }
+    if (all && n_pg) {
+        fprintf(stderr, "zkpipe bench copy: --pageable measures one GPU, not --all\n");
+        return 2;
+    }
     const int lanes = all ? (n < COPY_GPUS_MAX ? n : COPY_GPUS_MAX) : 1;
     lane l[COPY_GPUS_MAX];
     pthread_t th[COPY_GPUS_MAX];
     bool started[COPY_GPUS_MAX];
     for (int i = 0; i < lanes; i++) {
-        l[i] = (lane){.device = all ? i : device, .reps = reps, .bytes = bytes};
+        l[i] = (lane){.device = all ? i : device, .reps = reps, .bytes = bytes, .n_pg = n_pg};
+        memcpy(l[i].pg_threads, pg_threads, sizeof pg_threads);
         started[i] = lanes > 1 && pthread_create(&th[i], NULL, lane_run, &l[i]) == 0;
         if (!started[i])
             lane_run(&l[i]);
@@ -154,6 +236,17 @@ int zp__bench_copy(int argc, char **argv)
                lanes > 1 ? ", all GPUs at once" : "");
         printf("RESULT,copy,%d,%llu,%d,%.3f,%.3f\n", l[i].device, (unsigned long long)bytes,
                lanes, l[i].h2d, l[i].d2h);
+        if (l[i].n_pg)
+            printf("copy gpu%d pageable h2d: plain %.2f GB/s (median of %d)\n", l[i].device,
+                   l[i].pg_plain, reps);
+        for (int t = 0; t < l[i].n_pg; t++) {
+            printf("copy gpu%d pageable h2d: staged, %d host thread(s)%s: %.2f GB/s\n",
+                   l[i].device, zp__cpu_threads(l[i].pg_threads[t]),
+                   l[i].pg_threads[t] ? "" : " (every CPU)", l[i].pg_staged[t]);
+            printf("RESULT,copy_staged,%d,%llu,%d,%.3f,%.3f\n", l[i].device,
+                   (unsigned long long)bytes, zp__cpu_threads(l[i].pg_threads[t]),
+                   l[i].pg_plain, l[i].pg_staged[t]);
+        }
     }
     if (lanes > 1 && !rc)
         printf("copy all %d GPUs: h2d %.2f GB/s, d2h %.2f GB/s in total\n", lanes, sum_h2d,
