@@ -61,8 +61,9 @@ zp_err zp__g16_stage_end(zp__g16_stager *st)
  * pins nothing more); where the host refuses, a and b go up unstaged. */
 static void stage_take(zp__g16_slot *s)
 {
-    if (s->abc_stage_bytes || s->abc_stage[0])
+    if (s->abc_stage_tried)
         return;
+    s->abc_stage_tried = true;
     uint64_t b = s->domain_size * sizeof(zp_fr);
     b = b < ABC_STAGE_BYTES ? b : ABC_STAGE_BYTES;
     if (zp__gpu_host_alloc(s->dev, &s->abc_stage[0], b) ||

@@ -99,11 +99,12 @@ struct zp__g16_slot {
     uint64_t pre_at;
     bool pre_sched;
     bool counted;                           /* in dev's count of slots */
-    /* The pinned buffers a caller's a, b, c go up through
+    /* The pinned buffers a caller's a and b go up through
      * (prove_gpu_abc.c): taken at the first such partition, abc_stage_bytes
      * each (0: not yet, or refused, and they go up unstaged). */
     void *abc_stage[2];
     uint64_t abc_stage_bytes;
+    bool abc_stage_tried; /* taken or refused: not asked again */
 };
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
