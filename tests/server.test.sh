@@ -212,9 +212,8 @@ check "/metrics has engine and http series" \
   sh -c "grep -q '^zkpipe_proofs_verified_total ' '$T/metrics.txt' && grep -q '^zkpipe_http_requests_total ' '$T/metrics.txt'"
 
 # SIGTERM with jobs in flight and clients waiting: all finish, exit 0.
-# term-0a..c go first on the one worker and hold the others in the queue
-# (about a second each here, longer on a loaded machine), so they are
-# still in flight when the signal comes: without them, term-1..3 could
+# term-0a..c go first on the one worker and hold the others in the queue,
+# so they are still in flight when the signal comes: without them, term-1..3 could
 # finish before three clients were waiting (on a fast machine, or one so
 # loaded that the clients start late), and the log would rightly not name
 # them as drained.
