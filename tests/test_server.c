@@ -139,6 +139,18 @@ static void dec_ref(char *out, const uint8_t le[32])
     out[n] = 0;
 }
 
+static void test_ends_with(void)
+{
+    CHECK(zp__ends_with("porep.params", ".params"));
+    CHECK(zp__ends_with(".params", ".params"));
+    CHECK(zp__ends_with("x", ""));
+    CHECK(zp__ends_with("", ""));
+    CHECK(!zp__ends_with("porep.params.zpk", ".params"));
+    CHECK(!zp__ends_with("params", ".params"));
+    CHECK(!zp__ends_with("", ".zpk"));
+    CHECK(!zp__ends_with("a.ZPK", ".zpk"));
+}
+
 static void test_u256_dec(void)
 {
     static const struct {
@@ -546,6 +558,7 @@ int main(void)
     RUN(test_b64_random);
     RUN(test_b64_rejects);
     RUN(test_hex);
+    RUN(test_ends_with);
     RUN(test_u256_dec);
     RUN(test_routes);
     RUN(test_plan_json);

@@ -2,7 +2,8 @@
  * Byte codecs that the library, the daemon and its clients share: base64
  * and hex (how proofs travel in the daemon's JSON), the one hex-digit
  * parser (also JSON's \u escapes), and decimal printing of 256-bit
- * integers (public inputs). Internal (zp__ names); libc only.
+ * integers (public inputs), and the one suffix test of file names (how a
+ * key's kind is told by its name). Internal (zp__ names); libc only.
  */
 #ifndef ZP_BASE_CODEC_H
 #define ZP_BASE_CODEC_H
@@ -25,6 +26,9 @@ int zp__hex_digit(int c);
 void zp__hex_encode(char *out, const uint8_t *in, size_t n);
 /* Even length, either case; out holds n / 2 bytes. */
 bool zp__hex_decode(uint8_t *out, const char *in, size_t n);
+
+/* Whether s ends in suffix (an empty suffix: always). */
+bool zp__ends_with(const char *s, const char *suffix);
 
 /* Decimal digits of a 256-bit little-endian unsigned integer (78 at most). */
 #define ZP__U256_DEC_MAX 80

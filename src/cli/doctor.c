@@ -26,6 +26,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "base/codec.h"
 #include "cli/cli.h"
 #include "cli/keyfile.h"
 #include "cpu/cpu.h"
@@ -465,14 +466,6 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
     return 0;
 }
 
-/* Whether path names a bellperson .params (by its name, as the engine
- * tells them: the format has no magic). */
-static bool is_params(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 7 && !strcmp(path + n - 7, ".params");
-}
-
 /* A .zpk mapped without its checksums, or a .zkey: its cached .zpk when
  * there is one, else read and checked (the cache is not written); a
  * .params's counts. */
@@ -497,9 +490,10 @@ static int file_shape(key_shape *k, const char *key, int threads)
     } else if (kind == ZP__KIND_MISSING) {
         fprintf(stderr, "zkpipe doctor: %s: %s\n", key, strerror(errno));
         return 2;
-    } else if (kind == ZP__KIND_UNKNOWN && is_params(key)) {
-        /* As the drop-in holds it: points and density maps, no matrices
-         * (a, b, c come with each proof). */
+    } else if (kind == ZP__KIND_UNKNOWN && zp__ends_with(key, ".params")) {
+        /* Told by its name, as the engine does (the format has no magic);
+         * held as the drop-in holds it: points and density maps, no
+         * matrices (a, b, c come with each proof). */
         e = zp__params_shape_load(&k->pk, key, &why);
         if (!e && (zp__csr_alloc(&k->pk.ma, 0, 0) || zp__csr_alloc(&k->pk.mb, 0, 0)))
             e = zp__fail(&why, ZP_E_NOMEM, "no memory");

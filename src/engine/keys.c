@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/codec.h"
 #include "base/log.h"
 #include "engine/engine_impl.h"
 #include "engine/util.h"
@@ -26,12 +27,6 @@ const char *zp_key_tier_name(zp_key_tier t)
     return (unsigned)t < sizeof tier_names / sizeof *tier_names ? tier_names[t] : "?";
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
-
 zp__key *zp__key_find(zp_engine *e, const char *name)
 {
     for (uint32_t i = 0; i < e->n_keys; i++)
@@ -46,11 +41,11 @@ static zp_err parse_source(zp__key *k, const char *source)
         if (zp__synth_parse(&k->spec, source))
             return ZP_E_INVALID_ARG;
         k->kind = ZP__KEY_SYNTH;
-    } else if (ends_with(source, ".zpk")) {
+    } else if (zp__ends_with(source, ".zpk")) {
         k->kind = ZP__KEY_ZPK;
-    } else if (ends_with(source, ".zkey")) {
+    } else if (zp__ends_with(source, ".zkey")) {
         k->kind = ZP__KEY_ZKEY;
-    } else if (ends_with(source, ".params")) {
+    } else if (zp__ends_with(source, ".params")) {
         k->kind = ZP__KEY_PARAMS;
     } else {
         return ZP_E_INVALID_ARG;

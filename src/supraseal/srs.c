@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/codec.h"
 #include "engine/engine_impl.h"
 #include "supraseal/ss.h"
 
@@ -98,12 +99,6 @@ zp_err zp__ss_engine(zp_engine **out)
 
 /* -------------------------------------------------------------- the SRS */
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
-
 /* Loads the key now (host memory, every point checked) so that a bad file
  * fails here; it stays loaded until evicted. */
 static zp_err load_now(zp_engine *e, const char *key, char *msg, size_t cap)
@@ -135,7 +130,7 @@ zp_ss_result create_SRS(zp_ss_srs *ret, const char *path, bool cache)
                           sizeof ((srs_rec *)0)->path - 1);
     /* A .zpk (zkpipe's own key file: a key made by zkpipe setup or kept
      * from a .params with its circuit's maps) is taken too. */
-    if (!ends_with(path, ".params") && !ends_with(path, ".zpk"))
+    if (!zp__ends_with(path, ".params") && !zp__ends_with(path, ".zpk"))
         return zp__ss_err(ZP_E_INVALID_ARG,
                           "create_SRS: %s: the file name must end in .params (or .zpk)", path);
     /* Under g_mu throughout: a second create of a path that is loading
