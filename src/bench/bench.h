@@ -6,6 +6,8 @@
 #ifndef ZP_BENCH_H
 #define ZP_BENCH_H
 
+#include <stdint.h>
+
 /* `zkpipe bench WHAT ...`: dispatches to the drivers below (bench.c). */
 int zp__cmd_bench(int argc, char **argv);
 /* The engine under a batch of jobs, in process or against a daemon
@@ -19,6 +21,9 @@ int zp__bench_field(int argc, char **argv);
 int zp__bench_corun(int argc, char **argv);
 /* zkpipe bench copy (bench_copy.c). */
 int zp__bench_copy(int argc, char **argv);
+/* The median pinned host-to-device rate of GPU `device` in GB/s over reps
+ * copies of `bytes` (after one untimed), or 0 where it cannot be measured. */
+double zp__bench_h2d_gbs(int device, uint64_t bytes, int reps);
 /* The whole proof (bench_prove.c). */
 int zp__bench_prove(int argc, char **argv);
 /* The verifier's plain and prepared ways (bench_verify.c). */

@@ -49,10 +49,11 @@ static const char batch_help[] =
     "medians, each worker's busy fraction (every stage on its lane, acquire and\n"
     "finish too), each GPU's busy fraction (device stages of all its slots,\n"
     "merged), the bytes a partition moved host to device (witness and streamed\n"
-    "key points, steady state) and the peak RSS; before the timed jobs, each GPU's\n"
-    "arena, slots admitted, staging rings and the key's plan there (what stays\n"
-    "resident, what streams). --trace writes the Chrome trace (zkpipe trace svg\n"
-    "draws it).\n"
+    "key points, steady state) with the bus's share of a partition's time (those\n"
+    "bytes over the pinned copy rate of GPU 0, measured before the engine starts)\n"
+    "and the peak RSS; before the timed jobs, each GPU's arena, slots admitted,\n"
+    "staging rings and the key's plan there (what stays resident, what streams).\n"
+    "--trace writes the Chrome trace (zkpipe trace svg draws it).\n"
     "\n"
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "\n"
@@ -191,9 +192,34 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
     return 0;
 }
 
+/* The bus's share of a partition's time: the bytes a partition moved over
+ * the copy rate measured before the run (gbs; 0: none), against the
+ * steady-state time a GPU spends on a partition (the time per partition
+ * times the GPUs sharing the work), each GPU having a bus of its own. */
+static void report_bus(const zp__tr *t, double gbs, const zp__tr_steady *ss, const zp__tr_io *io)
+{
+    int gpus = 0;
+    for (int g = 0; g < 64; g++) {
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "gpu%d/", g);
+        for (size_t l = 0; l < t->n_lanes; l++)
+            if (!strncmp(t->lanes[l].name, prefix, strlen(prefix))) {
+                gpus++;
+                break;
+            }
+    }
+    if (gbs <= 0 || !gpus || ss->per_part <= 0 || !io->parts)
+        return;
+    const double copy = io->h2d / (gbs * 1e9), per_gpu = ss->per_part * gpus;
+    printf("bus bound: %.3f s of copy a partition at %.2f GB/s against %.4f s a partition "
+           "on each of %d GPU%s: the bus busy %.0f %% of it\n",
+           copy, gbs, per_gpu, gpus, gpus > 1 ? "s" : "", 100 * copy / per_gpu);
+}
+
 /* Stage medians and busy fractions over the timed run (engine clock from
- * `from` on: the warm-up job is left out). */
-static void report_trace(zp_engine *e, const batch_opts *o, double from)
+ * `from` on: the warm-up job is left out); gbs: the copy rate measured
+ * before the run (0: none). */
+static void report_trace(zp_engine *e, const batch_opts *o, double from, double gbs)
 {
     char *text;
     size_t len;
@@ -214,17 +240,19 @@ static void report_trace(zp_engine *e, const batch_opts *o, double from)
         for (size_t l = 0; l < t.n_lanes; l++)
             printf(" %s %.1f %%", t.lanes[l].name, 100 * zp__tr_busy(&t, l));
         printf("  (over %.3f s of trace)\n", t.t1 - t.t0);
-        zp__tr_steady ss;
+        zp__tr_steady ss = {0};
         if (zp__tr_steady_rate(&t, ZP__STEADY_TRIM, "warm-up", &ss) == ZP_OK && ss.per_part > 0)
             printf("steady state: %.4f s per partition, %.3f s per job of %d partitions "
                    "(completions %zu..%zu of %zu: the first and last tenth left out)\n",
                    ss.per_part, ss.per_part * o->partitions, o->partitions, ss.from + 1,
                    ss.to + 1, ss.parts);
-        zp__tr_io io;
-        if (zp__tr_io_steady(&t, ZP__STEADY_TRIM, "warm-up", &io) == ZP_OK && io.parts)
+        zp__tr_io io = {0};
+        if (zp__tr_io_steady(&t, ZP__STEADY_TRIM, "warm-up", &io) == ZP_OK && io.parts) {
             printf("host to device: %.3f GiB per partition, of which streamed key points "
                    "%.3f GiB (mean over %zu GPU partitions, the first and last tenth left out)\n",
                    io.h2d / (1u << 30), io.streamed / (1u << 30), io.parts);
+            report_bus(&t, gbs, &ss, &io);
+        }
         static const char *const device_stages[] = {"eval", "h", "msm", NULL};
         for (int g = 0; g < 16; g++) {
             char prefix[16];
@@ -380,8 +408,20 @@ static zp_err warm_up(zp_engine *e, const batch_opts *o)
     return err;
 }
 
+/* Bytes of the copy that measures the bus before a run with GPUs. */
+#define BUS_PROBE_BYTES ((uint64_t)1 << 30)
+
 static int bench(const batch_opts *o)
 {
+    /* The bus first, while the GPU's memory is free: the pinned
+     * host-to-device rate of the first GPU, which the bound printed after
+     * each run divides the bytes moved by. */
+    double gbs = 0;
+    if (o->cfg.gpus > 0 || (o->cfg.gpus < 0 && zp__gpu_count() > 0)) {
+        gbs = zp__bench_h2d_gbs(0, BUS_PROBE_BYTES, 3);
+        if (gbs > 0)
+            printf("bus: %.2f GB/s host to device on GPU 0 (pinned, 1 GiB, median of 3)\n", gbs);
+    }
     zp_engine *e;
     zp_err err = zp_engine_open(&e, &o->cfg);
     if (err) {
@@ -446,7 +486,7 @@ static int bench(const batch_opts *o)
         printf("wall %.3f s: %.3f s per job of %d partitions (%.2f jobs/min), %.4f s per "
                "partition; job latency median %.3f s\n", wall, wall / o->count, o->partitions,
                o->count * 60 / wall, wall / parts, zp__median(lat, o->count));
-        report_trace(e, &lo, st0.uptime_s);
+        report_trace(e, &lo, st0.uptime_s, gbs);
     }
     if (failed < 0) {
         free(lat);

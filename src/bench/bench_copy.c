@@ -144,6 +144,13 @@ static void *lane_run(void *arg)
     return NULL;
 }
 
+double zp__bench_h2d_gbs(int device, uint64_t bytes, int reps)
+{
+    lane l = {.device = device, .reps = reps, .bytes = bytes};
+    lane_run(&l);
+    return l.err ? 0 : l.h2d;
+}
+
 /* "T[,T...]": up to PAGEABLE_MAX thread counts of 0 (every CPU) to 256. */
 static int parse_threads(const char *v, int *out, int *n)
 {
