@@ -118,15 +118,15 @@ bool zp__hex_decode(uint8_t *out, const char *in, size_t n)
     return true;
 }
 
-/* Decimal of a 256-bit little-endian integer: divide by 10^19 until
- * nothing is left (five rounds at most), then print the remainders, all but
- * the leading one as 19 digits. */
 bool zp__ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !memcmp(s + n - m, suffix, m);
 }
 
+/* Decimal of a 256-bit little-endian integer: divide by 10^19 until
+ * nothing is left (five rounds at most), then print the remainders, all but
+ * the leading one as 19 digits. */
 void zp__u256_le_to_dec(char out[ZP__U256_DEC_MAX], const uint8_t in[32])
 {
     uint64_t l[4];

@@ -441,8 +441,8 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
 }
 
 /* A partition of a, b, c (engine/abc.h) on the slot: its witness into the
- * slot's buffer, its a and b up and c made there (then reported consumed), h and the MSMs
- * there (groth16/abc.h), finish with its r, s. A partition whose density
+ * slot's buffer, its a and b up and c made there (then reported consumed),
+ * h and the MSMs there (groth16/abc.h), finish with its r, s. A partition whose density
  * maps the key's device copy cannot take, or that finds no room on the
  * GPU, runs with the CPU stages on this thread instead. Returns the
  * device's error, if any (the partition is reported already). */

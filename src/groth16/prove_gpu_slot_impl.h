@@ -145,7 +145,8 @@ void zp__g16_slot_ring_close(zp__g16_slot *s);
  * through two pinned buffers of `bytes` each: host threads fill one while
  * the bus empties the other on its stream (q[i] carries buf[i]'s copies).
  * A plain copy from pageable memory goes through one driver thread; this
- * one runs at the slower of the host's parallel memcpy and the bus. With no buffers (buf[0] NULL) each put is a plain copy on q[0].
+ * one runs at the slower of the host's parallel memcpy and the bus. With
+ * no buffers (buf[0] NULL) each put is a plain copy on q[0].
  * Staged, zp__g16_stage_put returns once host memory is read; either way
  * zp__g16_stage_end waits for every copy put (call it also after a failed
  * put: neither the buffers nor host memory may go before) and gives the
