@@ -171,7 +171,7 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
          * failing its partition (go_dormant). */
         sets_add(e, d, 1, 0, 0);
         zp_err err = zp__g16_slot_open_plan(&w->slot, d->dev, pk, dk->ring_buffer, dk->lean,
-                                            share, &e->gpu_opts, why);
+                                            share, (unsigned)w->slot_index, &e->gpu_opts, why);
         if (!err) {
             /* A lean slot holds two host witness buffers. */
             w->slot_pinned = (zp__g16_slot_lean(w->slot) ? 2 : 1) * (uint64_t)pk->n_vars *

@@ -313,8 +313,9 @@ extern "C" void zp__gpu_free(zp__gpu *g, zp__gpu_buf *buf)
 }
 
 /* copy: a stream for copies and waits only, without the scratch that
- * kernels use (zp__gpu_stream_open_copy). */
-static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy, bool high)
+ * kernels use (zp__gpu_stream_open_copy). rank: as
+ * zp__gpu_stream_open_ranked; -1 the least priority. */
+static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy, int rank)
 {
     *out = NULL;
     zp__gpu_stream *s = (zp__gpu_stream *)calloc(1, sizeof *s);
@@ -325,11 +326,12 @@ static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy, bool high
     do {
         cudaError_t e = cudaSetDevice(g->device);
         int least = 0, greatest = 0;
-        if (e == cudaSuccess && high)
+        if (e == cudaSuccess && rank >= 0)
             e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+        /* Numerically lower is the greater priority: greatest <= least. */
+        const int prio = rank < 0 || rank >= least - greatest ? least : greatest + rank;
         if (e == cudaSuccess)
-            e = cudaStreamCreateWithPriority(&s->st, cudaStreamNonBlocking,
-                                             high ? greatest : least);
+            e = cudaStreamCreateWithPriority(&s->st, cudaStreamNonBlocking, prio);
         if (e == cudaSuccess && !copy)
             e = cudaMallocHost(&s->host, ZP__STREAM_HOST_BYTES);
         for (int i = 0; i < ZP__STREAM_EVENTS && e == cudaSuccess && !copy; i++)
@@ -357,17 +359,25 @@ static zp_err stream_open(zp__gpu *g, zp__gpu_stream **out, bool copy, bool high
 
 extern "C" zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
 {
-    return stream_open(g, out, false, false);
+    return stream_open(g, out, false, -1);
 }
 
-extern "C" zp_err zp__gpu_stream_open_high(zp__gpu *g, zp__gpu_stream **out)
+extern "C" zp_err zp__gpu_stream_open_ranked(zp__gpu *g, zp__gpu_stream **out, unsigned rank)
 {
-    return stream_open(g, out, false, true);
+    return stream_open(g, out, false, rank > 1024 ? 1024 : (int)rank);
 }
 
 extern "C" zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out)
 {
-    return stream_open(g, out, true, false);
+    return stream_open(g, out, true, -1);
+}
+
+extern "C" int zp__gpu_stream_priority(const zp__gpu_stream *s)
+{
+    int p = 0;
+    if (cudaStreamGetPriority(s->st, &p) != cudaSuccess)
+        return 0;
+    return p;
 }
 
 extern "C" void zp__gpu_stream_close(zp__gpu_stream *s)

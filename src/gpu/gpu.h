@@ -209,11 +209,15 @@ int zp__gpu_slots(zp__gpu *g);
  * scratch: coset power tables, MSM results and counts). */
 #define ZP_GPU_STREAM_ARENA_BYTES ((uint64_t)2 << 20)
 zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out);
-/* A stream whose kernels' blocks go first where both it and others have
- * blocks waiting for an SM (the device's greatest priority; others take
- * the least). For work that should run at nearly its own rate while a
- * stream of long kernels queued earlier fills what it leaves. */
-zp_err zp__gpu_stream_open_high(zp__gpu *g, zp__gpu_stream **out);
+/* A stream of a given precedence: where its kernels and another stream's
+ * have blocks waiting for an SM, the lower rank's go first. Rank 0 is the
+ * device's greatest priority, each rank one step less, down to the least
+ * (zp__gpu_stream_open's, where ranks beyond the device's range end too).
+ * For work that should run at nearly its own rate while streams of long
+ * kernels queued earlier fill what it leaves. */
+zp_err zp__gpu_stream_open_ranked(zp__gpu *g, zp__gpu_stream **out, unsigned rank);
+/* The CUDA priority s was made with (numerically lower goes first). */
+int zp__gpu_stream_priority(const zp__gpu_stream *s);
 /* A stream for copies, zp__gpu_stream_after and syncs only: no kernels run
  * on it, so it takes none of the arena. */
 zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out);

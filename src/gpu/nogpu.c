@@ -70,8 +70,9 @@ zp_err zp__gpu_stream_open(zp__gpu *g, zp__gpu_stream **out)
     return ZP_E_NO_GPU;
 }
 
-zp_err zp__gpu_stream_open_high(zp__gpu *g, zp__gpu_stream **out)
+zp_err zp__gpu_stream_open_ranked(zp__gpu *g, zp__gpu_stream **out, unsigned rank)
 {
+    (void)rank;
     return zp__gpu_stream_open(g, out);
 }
 
@@ -81,6 +82,12 @@ zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out)
 }
 
 void zp__gpu_stream_close(zp__gpu_stream *s) { (void)s; }
+
+int zp__gpu_stream_priority(const zp__gpu_stream *s)
+{
+    (void)s;
+    return 0;
+}
 zp_err zp__gpu_stream_sync(zp__gpu_stream *s) { (void)s; return ZP_E_NO_GPU; }
 zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s)
 {

@@ -348,9 +348,14 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
 uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
                                  const zp__g16_gpu_opts *o);
 /* zp__g16_slot_open_ring, lean where `lean`: the slot a dkey's plan asks
- * for (its ring_buffer and lean). */
+ * for (its ring_buffer and lean). rank orders the slots of one GPU (0
+ * first): where two run kernels at once, the lower rank's blocks go first
+ * (zp__gpu_stream_open_ranked), so that one finishes at nearly its own
+ * rate while the other fills the gaps, instead of both ending together
+ * and then both leaving the GPU idle between partitions; the other
+ * functions open rank 0. */
 zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
-                              uint64_t ring_buffer, bool lean, uint64_t share,
+                              uint64_t ring_buffer, bool lean, uint64_t share, unsigned rank,
                               const zp__g16_gpu_opts *o, zp__ioerr *why);
 bool zp__g16_slot_lean(const zp__g16_slot *s);
 /* The slot's staging buffer bytes (0: it has no ring), and the bytes its

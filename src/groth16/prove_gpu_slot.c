@@ -398,7 +398,7 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
                               uint64_t ring, uint64_t share, const zp__g16_gpu_opts *o,
                               zp__ioerr *why)
 {
-    return zp__g16_slot_open_plan(out, dev, pk, ring, false, share, o, why);
+    return zp__g16_slot_open_plan(out, dev, pk, ring, false, share, 0, o, why);
 }
 
 /* The regions and streams of a lean slot (s's shape fields set). */
@@ -418,7 +418,7 @@ static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__io
     if (!e) {
         s->scratch_end = s->scratch_off == third ? 2 * third : s->work.bytes;
         s->witness = (zp__gpu_buf){(char *)s->work.ptr + 2 * third, third};
-        e = zp__gpu_stream_open(s->dev, &s->stream);
+        e = zp__gpu_stream_open_ranked(s->dev, &s->stream, 2 * s->rank + 1);
     }
     if (!e)
         e = zp__gpu_stream_open_copy(s->dev, &s->copy_stream);
@@ -440,7 +440,7 @@ static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__io
 }
 
 zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
-                              uint64_t ring, bool lean_slot, uint64_t share,
+                              uint64_t ring, bool lean_slot, uint64_t share, unsigned rank,
                               const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     *out = NULL;
@@ -462,6 +462,7 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     s->n_l = pk->n_l;
     s->n_h = pk->n_h;
     s->ring_buffer = ring;
+    s->rank = rank;
     zp__gpu_get_msm_opts(dev, &s->msm);
     if (lean_slot) {
         zp_err e = open_lean(s, pk, ring, why);
@@ -519,7 +520,7 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
         }
     }
     if (!e)
-        e = zp__gpu_stream_open(dev, &s->stream);
+        e = zp__gpu_stream_open_ranked(dev, &s->stream, 2 * rank + 1);
     if (!e)
         e = zp__gpu_stream_open_copy(dev, &s->copy_stream);
     if (!e && ring)
@@ -539,7 +540,7 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     /* The stream beside h is an option too: without it (no room above a,
      * b and c, or none left for its stream) every MSM runs after h. */
     if (beside && s->work.bytes >= beside_work(mo, pk, &p, s->windows, ring)) {
-        if (zp__gpu_stream_open_high(dev, &s->side_stream))
+        if (zp__gpu_stream_open_ranked(dev, &s->side_stream, 2 * rank))
             s->side_stream = NULL;
         /* The room above a, b and c: the gathers (unless ab_scalars holds them),
          * then the scratch. */

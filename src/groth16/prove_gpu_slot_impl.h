@@ -19,6 +19,7 @@ struct zp__g16_slot {
     zp__g16_msm_paths paths;                /* zp__g16_slot_msm_paths */
     unsigned windows;                       /* G1 windows a pass it has room for */
     zp__gpu_stream *stream;                 /* eval, h, and the MSMs after h */
+    unsigned rank; /* its streams' precedence on the GPU (zp__g16_slot_open_plan) */
     /* The next partition's witness goes up on copy_stream while this one's
      * last MSMs run (zp__g16_slot_sums_next): next_witness is the host
      * witness the hook gave, sent_witness the one whose copy into witness

@@ -67,12 +67,53 @@ static void test_tile_config(void)
     }
 }
 
+/* Ranked streams: rank 0 the device's greatest priority, each rank one
+ * step less until the least, which plain and copy streams take and ranks
+ * past the range keep (GPU slots rank their streams by slot index). */
+static void test_ranks(void)
+{
+    zp__gpu_stream *plain = NULL, *copy = NULL;
+    CHECK_EQ_INT(zp__gpu_stream_open(T_gpu, &plain), ZP_OK);
+    CHECK_EQ_INT(zp__gpu_stream_open_copy(T_gpu, &copy), ZP_OK);
+    if (!plain || !copy)
+        goto out;
+    const int least = zp__gpu_stream_priority(plain);
+    CHECK_EQ_INT(zp__gpu_stream_priority(copy), least);
+    int first = 0, last = 0;
+    for (unsigned r = 0; r <= 16; r++) {
+        zp__gpu_stream *s = NULL;
+        CHECK_EQ_INT(zp__gpu_stream_open_ranked(T_gpu, &s, r), ZP_OK);
+        if (!s)
+            break;
+        const int p = zp__gpu_stream_priority(s);
+        if (r == 0)
+            first = p;
+        else
+            CHECK_EQ_INT(p, last + 1 <= least ? last + 1 : least);
+        CHECK(p <= least);
+        last = p;
+        zp__gpu_stream_close(s);
+    }
+    printf("  stream priorities %d (rank 0) .. %d (least)\n", first, least);
+    CHECK(first < least); /* every CUDA GPU zkpipe serves has a range */
+    CHECK_EQ_INT(last, least);
+    zp__gpu_stream *far = NULL;
+    CHECK_EQ_INT(zp__gpu_stream_open_ranked(T_gpu, &far, 4000000000u), ZP_OK);
+    if (far)
+        CHECK_EQ_INT(zp__gpu_stream_priority(far), least);
+    zp__gpu_stream_close(far);
+out:
+    zp__gpu_stream_close(plain);
+    zp__gpu_stream_close(copy);
+}
+
 int main(int argc, char **argv)
 {
     gpu_test_open(argc, argv, 1);
     RUN(test_check);
     RUN(test_tile);
     RUN(test_tile_config);
+    RUN(test_ranks);
     gpu_test_close();
     return FINISH();
 }
