@@ -428,6 +428,42 @@ zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_aff
                               const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch);
 
 /*
+ * One G1 MSM whose points come in several calls (the chunks of an array
+ * streamed through a ring): every call's digits go into one set of
+ * buckets, kept in `buckets` between calls and reduced once by _end, so k
+ * chunks cost about one MSM over all their points at the acc's window c,
+ * instead of k MSMs each at its own chunk's (smaller) window with a
+ * reduction each. Scalars in standard form, without the 0/1 split (as
+ * zp__gpu_msm_g1_nosplit); the sum equals that of one MSM over all the
+ * chunks' points and scalars.
+ *
+ * zp__gpu_msm_acc_window: the window an MSM of `total` points takes;
+ * zp__gpu_msm_acc_bytes: the buckets' bytes at window c (0 for a c out of
+ * 2 .. 22), which grow as 2^c: 4.6 GiB at 22, 1.2 GiB at 20;
+ * zp__gpu_msm_acc_scratch_bytes: the scratch that chunks of n points (and
+ * _end) take at c, beside the buckets. _begin takes the buckets (no work
+ * on the device: the first _add clears them); _add waits for its stream
+ * before it returns, so the chunk's memory may be reused; _end sums the
+ * buckets into *out (infinity when no point was added) and leaves the acc
+ * ready for a new sum. After an error from _add the sum is lost: begin
+ * again.
+ */
+typedef struct zp__gpu_msm_acc {
+    zp__gpu_buf buckets; /* device, zp__gpu_msm_acc_bytes(c) at least */
+    unsigned c;
+    bool started; /* some chunk's digits are in the buckets */
+} zp__gpu_msm_acc;
+unsigned zp__gpu_msm_acc_window(uint64_t total);
+uint64_t zp__gpu_msm_acc_bytes(unsigned c);
+uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c);
+zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c);
+zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                              const zp_g1_affine *d_points, const zp_fr *d_scalars, uint64_t n,
+                              zp__gpu_buf scratch);
+zp_err zp__gpu_msm_g1_acc_end(zp__gpu_stream *s, zp__gpu_msm_acc *acc, zp_g1_jac *out,
+                              zp__gpu_buf scratch);
+
+/*
  * The MSMs over witness values where they lie, in Montgomery form, so the
  * prover needs no conversion pass or density gather first: scalar j (j < n)
  * is w[v], v the j-th index of [off, off + nv) whose bit is set in words

@@ -174,13 +174,13 @@ static __device__ __forceinline__ uint32_t warp_max(uint32_t v)
 
 /*
  * Per key k of the pass: the run length s (from the bounds; digit 0 is never
- * summed), the bucket written when s = 1, the number of groups; the longest
- * run into *smax.
+ * summed), the bucket written when s = 1 (unless keep: keep_singles_kernel
+ * adds it then), the number of groups; the longest run into *smax.
  */
 template <class F>
 static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, const uint64_t *bend,
                                        uint64_t *cnt, uint64_t *ngroups, uint64_t nk, unsigned c,
-                                       unsigned gs, xyzz_t<F> *buckets, uint32_t *smax)
+                                       unsigned gs, xyzz_t<F> *buckets, uint32_t *smax, bool keep)
 {
     uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t s = 0;
@@ -194,7 +194,7 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
         atomicMax(smax, mx);
     if (k >= nk)
         return;
-    if (s == 1) {
+    if (s == 1 && !keep) {
         aff_t<F> p = point_of(in, src_val(in, bstart[k]));
         xyzz_t<F> b;
         xyzz_set_inf(b);
@@ -208,6 +208,32 @@ static __global__ void aff_keys_kernel(aff_src<F> in, const uint64_t *bstart, co
         xyzz_store(buckets + (k >> c) * (1u << (c - 1)) + (mag - 1), b);
     }
     ngroups[k] = s >= 2 ? (s + gs - 1) / gs : 0;
+}
+
+/* The runs of one under keep (zp__gpu_msm_acc): each such key's point
+ * added to its bucket's sum so far (cnt: aff_keys_kernel's run lengths).
+ * A kernel of its own, so that aff_keys_kernel keeps its registers. */
+template <class F>
+static __global__ void keep_singles_kernel(aff_src<F> in, const uint64_t *bstart,
+                                           const uint64_t *cnt, uint64_t nk, unsigned c,
+                                           xyzz_t<F> *buckets)
+{
+    uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nk || cnt[k] != 1)
+        return;
+    aff_t<F> p = point_of(in, src_val(in, bstart[k]));
+    if (aff_is_inf(p))
+        return;
+    xyzz_t<F> q;
+    q.x = p.x;
+    q.y = p.y;
+    f_set_one(q.zz);
+    f_set_one(q.zzz);
+    uint32_t mag = (uint32_t)k & ((1u << c) - 1);
+    xyzz_t<F> *at = buckets + (k >> c) * (1u << (c - 1)) + (mag - 1);
+    xyzz_t<F> b = xyzz_load(at);
+    xyzz_add(b, q);
+    xyzz_store(at, b);
 }
 
 /* Per entry of a run of >= 2: its index word to place j of its group's
@@ -448,12 +474,12 @@ static zp_err aff_add_launch(zp__gpu_stream *s, const msm_layout *l, const aff_s
  * bstart / bend: runs of one go to their buckets in bk, the groups of
  * longer runs are summed into a.sums (keys in a.keys, in key order). Sets
  * *nsums and *longest (the longest run). bend is overwritten (the groups'
- * first slots). Synchronizes the stream once.
+ * first slots). Synchronizes the stream once. keep: as chunk_sums'.
  */
 template <class F>
 static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, const aff_src<F> &in,
                         uint64_t N, uint64_t nk, uint64_t *bstart, uint64_t *bend, xyzz_t<F> *bk,
-                        const aff_arrays<F> &a, uint64_t *nsums, uint64_t *longest)
+                        const aff_arrays<F> &a, uint64_t *nsums, uint64_t *longest, bool keep)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
@@ -466,8 +492,13 @@ static zp_err aff_round(zp__gpu_stream *s, const msm_layout *l, char *base, cons
      * bend (after the lengths are read from it), the longest run. */
     ZP_CUDA(cudaMemsetAsync(smax, 0, 4, st));
     aff_keys_kernel<F><<<zp__ceil_div_u(nk, 256), 256, 0, st>>>(in, bstart, bend, cnt, ncnt, nk,
-                                                               l->c, gs, bk, smax);
+                                                               l->c, gs, bk, smax, keep);
     ZP_CUDA_LAUNCHED();
+    if (keep) { /* before bend is overwritten below */
+        keep_singles_kernel<F><<<zp__ceil_div_u(nk, 128), 128, 0, st>>>(in, bstart, cnt, nk,
+                                                                       l->c, bk);
+        ZP_CUDA_LAUNCHED();
+    }
     size_t tb = l->temp_bytes;
     ZP_CUDA(cub::DeviceScan::ExclusiveSum(base + l->temp, tb, ncnt, bend, (int)nk, st));
     ZP_CUDA(cudaMemcpyAsync(hv, bend + nk - 1, 8, cudaMemcpyDeviceToHost, st));
@@ -518,18 +549,21 @@ static aff_arrays<F> aff_arrays_at(const msm_layout *l, char *base, size_t keys,
  * the first leaves runs of two sums or more), then the XYZZ chunks over the
  * sums with fresh bounds. Synchronizes the stream once a
  * round (the count of sums and the longest run size what follows). *rounds:
- * how many affine rounds ran (1 or 2).
+ * how many affine rounds ran (1 or 2). keep: each bucket written gets its
+ * sum so far added (zp__gpu_msm_acc); every bucket with entries is written
+ * once a pass, by one of the rounds' runs of one or by the chunks.
  */
 template <class F>
 static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
                           const aff_src<F> &in, uint64_t N, uint64_t nk, uint64_t *bstart,
-                          uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries, unsigned *rounds)
+                          uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries, unsigned *rounds,
+                          bool keep = false)
 {
     const unsigned gs = l->group_len;
     *rounds = 1;
     aff_arrays<F> a = aff_arrays_at<F>(l, base, l->sum_keys, l->sums);
     uint64_t nsums, longest;
-    ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest));
+    ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest, keep));
     if (!nsums)
         return ZP_OK;
     ZP_TRY(sum_bounds(s, l, a.keys, nsums, nk, bstart, bend));
@@ -538,7 +572,8 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
         const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->sum_keys2, l->sums2);
         aff_src<F> in2 = {a.sums, a.keys, NULL, 0, l->c};
         *rounds = 2;
-        ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest));
+        ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest,
+                            keep));
         if (!nsums)
             return ZP_OK;
         ZP_TRY(sum_bounds(s, l, a2.keys, nsums, nk, bstart, bend));
@@ -551,7 +586,7 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     if ((nsums + L - 1) / L > l->chunks) /* cannot happen: nsums < N */
         L = (nsums + l->chunks - 1) / l->chunks;
     return chunk_sums<F>(s, l, a.sums, a.keys, NULL, nsums, 0, run, L, nk, bstart, bend, bk,
-                         carries);
+                         carries, keep);
 }
 
 /* keys[i] = 1 for i < n. */

@@ -43,12 +43,29 @@ template <> struct acc_cfg<fp2_t> {
 /* Threads per accumulation block. */
 #define ACC_THREADS 128
 
+/* The start of a run of key `key` in a chunk that ends at `end`: from
+ * infinity, or, where the buckets keep earlier calls' sums (keep,
+ * zp__gpu_msm_acc) and this chunk writes the bucket (its run ends here),
+ * from the bucket's sum so far. Only the writer reads it, so no other
+ * thread of the launch races with the read. */
+template <class F>
+static __device__ __forceinline__ void run_start(xyzz_t<F> &acc, const xyzz_t<F> *buckets,
+                                                 uint64_t key, unsigned c, uint32_t B,
+                                                 bool keep, const uint64_t *bend, uint64_t end)
+{
+    const uint32_t mag = (uint32_t)key & ((1u << c) - 1);
+    if (keep && mag && bend[key] <= end)
+        acc = xyzz_load(buckets + (key >> c) * B + (mag - 1));
+    else
+        xyzz_set_inf(acc);
+}
+
 template <class F>
 static __global__ void __launch_bounds__(ACC_THREADS, acc_cfg<F>::min_blocks)
 accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
                                          const uint32_t *vals, uint64_t N, uint64_t m,
                                          unsigned c, uint64_t L, const uint64_t *bend,
-                                         xyzz_t<F> *buckets, xyzz_t<F> *carries)
+                                         xyzz_t<F> *buckets, xyzz_t<F> *carries, bool keep)
 {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t begin = t * L;
@@ -61,7 +78,7 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
     uint64_t cur = gkey(keys, begin, m, c);
     __shared__ xyzz_t<F> sh_acc[ACC_THREADS];
     xyzz_t<F> &acc = sh_acc[threadIdx.x];
-    xyzz_set_inf(acc);
+    run_start(acc, buckets, cur, c, B, keep, bend, end);
     for (uint64_t i = begin; i < end; i++) {
         if (i == wend) {
             w++;
@@ -71,7 +88,7 @@ accumulate_kernel(const aff_t<F> *points, const uint32_t *keys,
         if (k != cur) {
             flush_bucket(buckets, cur, c, B, acc);
             cur = k;
-            xyzz_set_inf(acc);
+            run_start(acc, buckets, cur, c, B, keep, bend, end);
         }
         if (!m) {
             xyzz_add_aff_at(acc, points + i, false);
@@ -152,19 +169,21 @@ static __global__ void fixup_kernel(const uint64_t *bstart, const uint64_t *bend
  * bucket's carries, the fix-up (bounds already in bstart/bend). m = 0: the
  * entries are the affine round's sums with global keys (vals unused). `run`
  * bounds the longest run (it sets the tree's passes); L is the chunk length
- * (at most l->chunks chunks).
+ * (at most l->chunks chunks). keep: each bucket written gets its sum so
+ * far added (run_start), instead of being overwritten.
  */
 template <class F>
 static zp_err chunk_sums(zp__gpu_stream *s, const msm_layout *l, const aff_t<F> *points,
                          const uint32_t *keys, const uint32_t *vals, uint64_t N, uint64_t m,
                          uint64_t run, uint64_t L, uint64_t nkeys, const uint64_t *bstart,
-                         const uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries)
+                         const uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries,
+                         bool keep = false)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
     const uint64_t chunks = (N + L - 1) / L;
     accumulate_kernel<F><<<zp__ceil_div_u(chunks, ACC_THREADS), ACC_THREADS, 0, st>>>(
-        points, keys, vals, N, m, l->c, L, bend, bk, carries);
+        points, keys, vals, N, m, l->c, L, bend, bk, carries, keep);
     ZP_CUDA_LAUNCHED();
     /* A bucket has at most `run` entries, so its run of carries is at most
      * ceil(run / L) long: passes s = 1, 2, 4, ... below that. */

@@ -210,6 +210,95 @@ extern "C" zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out,
     return msm_g1(s, out, d_points, d_scalars, n, scratch, false);
 }
 
+/* ------------------------------------------ one sum over several calls */
+
+extern "C" unsigned zp__gpu_msm_acc_window(uint64_t total)
+{
+    return pick_window(total ? total : 1, sizeof(xyzz_t<fp_t>));
+}
+
+extern "C" uint64_t zp__gpu_msm_acc_bytes(unsigned c)
+{
+    if (c < 2 || c > MAX_C)
+        return 0;
+    return (uint64_t)windows_of(c) * ((uint64_t)1 << (c - 1)) * sizeof(xyzz_t<fp_t>);
+}
+
+extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
+{
+    if (c < 2 || c > MAX_C)
+        return 0;
+    zp__gpu_msm_opts o = *default_opts();
+    o.window = c;
+    const size_t xb = sizeof(xyzz_t<fp_t>);
+    msm_layout l;
+    plan(&l, &o, 1, 1, xb, 0, false, false, 0, true); /* _end's reduction */
+    uint64_t best = l.total;
+    if (n) {
+        plan(&l, &o, n, n, xb, 0, false, false, 0, true);
+        best = l.total > best ? l.total : best;
+    }
+    if (n >= affine_from_g(&o, false)) { /* the affine round's layout, where it fits a pass */
+        plan(&l, &o, n, n, xb, 0, true, false, 0, true);
+        if (!(l.entries >> 32) && l.total > best)
+            best = l.total;
+    }
+    return best;
+}
+
+extern "C" zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c)
+{
+    memset(acc, 0, sizeof *acc);
+    const uint64_t need = zp__gpu_msm_acc_bytes(c);
+    if (!need || !buckets.ptr || buckets.bytes < need)
+        return ZP_E_INVALID_ARG;
+    acc->buckets = buckets;
+    acc->c = c;
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                                         const zp_g1_affine *d_points, const zp_fr *d_scalars,
+                                         uint64_t n, zp__gpu_buf scratch)
+{
+    if (!acc->c)
+        return ZP_E_INVALID_ARG;
+    if (n > ZP_GPU_MSM_MAX)
+        return ZP_E_TOO_LARGE;
+    if (n == 0)
+        return ZP_OK;
+    ZP_TRY(msm_acc_add<fp_t>(s, (xyzz_t<fp_t> *)acc->buckets.ptr, acc->c, acc->started,
+                             (const aff_t<fp_t> *)d_points, (const fr_t *)d_scalars, n,
+                             scratch));
+    acc->started = true;
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_msm_g1_acc_end(zp__gpu_stream *s, zp__gpu_msm_acc *acc, zp_g1_jac *out,
+                                         zp__gpu_buf scratch)
+{
+    zp_g1_jac_inf(out);
+    if (!acc->c)
+        return ZP_E_INVALID_ARG;
+    if (!acc->started)
+        return ZP_OK;
+    xyzz_t<fp_t> *h = NULL;
+    unsigned nw = 0;
+    ZP_TRY(msm_acc_end<fp_t>(s, (const xyzz_t<fp_t> *)acc->buckets.ptr, acc->c, &h, &nw,
+                             scratch));
+    acc->started = false;
+    const zp_g1_xyzz *w = (const zp_g1_xyzz *)h;
+    zp_g1_xyzz sum;
+    zp_g1_xyzz_inf(&sum);
+    for (unsigned i = nw; i-- > 0;) {
+        for (unsigned b = 0; b < acc->c; b++)
+            zp_g1_xyzz_dbl(&sum, &sum);
+        zp_g1_xyzz_add(&sum, &sum, &w[i]);
+    }
+    zp_g1_xyzz_to_jac(out, &sum);
+    return ZP_OK;
+}
+
 /* ------------------------------------------------- precomputed bases */
 
 extern "C" unsigned zp__gpu_msm_pre_copies(unsigned c)

@@ -282,13 +282,35 @@ static inline void mark(zp__gpu_stream *s, int i)
 
 #include "gpu/msm_affine.cuh"
 
+/* The bucket reduction of dense_part: every window's buckets to its sum in
+ * l's window_sums. */
+template <class F>
+static zp_err reduce_windows(zp__gpu_stream *s, const msm_layout *l, char *base,
+                             const xyzz_t<F> *buckets)
+{
+    zp__gpu *g = s->g;
+    cudaStream_t st = s->st;
+    xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts_tmp);
+    xyzz_t<F> *res = (xyzz_t<F> *)(base + l->window_sums);
+    if (l->runs)
+        return reduce_two_levels<F>(g, st, l, base, buckets, parts, parts2, res);
+    uint32_t seg = l->window_buckets < l->seg ? l->window_buckets : l->seg;
+    segments_kernel<F><<<zp__ceil_div_u(l->windows * l->segs, 64), 64, 0, st>>>(
+        buckets, l->windows, l->window_buckets, seg, l->segs, parts);
+    ZP_CUDA_LAUNCHED();
+    return reduce_groups<F>(g, st, parts, parts2, l->windows, l->segs, res);
+}
+
 /* Pippenger over the dense list; window sums to res[0 .. windows). The
  * windows go per_pass at a time through digits, sort, bounds and
  * accumulation (into their own buckets); the bucket reduction then runs
- * over all of them. */
+ * over all of them. ext (zp__gpu_msm_acc): the buckets lie there, not in
+ * the layout; keep: they hold earlier calls' sums, added to rather than
+ * cleared; no reduce: the sums stay in the buckets (no window sums). */
 template <class F>
 static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
-                         const aff_t<F> *points, const fr_t *scalars, const wsel_t *ws)
+                         const aff_t<F> *points, const fr_t *scalars, const wsel_t *ws,
+                         xyzz_t<F> *ext = NULL, bool keep = false, bool reduce = true)
 {
     zp__gpu *g = s->g;
     cudaStream_t st = s->st;
@@ -297,12 +319,12 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     uint32_t *kout = (uint32_t *)(base + l->keys_out), *vout = (uint32_t *)(base + l->vals_out);
     uint64_t *bstart = (uint64_t *)(base + l->bucket_start);
     uint64_t *bend = (uint64_t *)(base + l->bucket_end);
-    xyzz_t<F> *buckets = (xyzz_t<F> *)(base + l->buckets);
+    xyzz_t<F> *buckets = ext ? ext : (xyzz_t<F> *)(base + l->buckets);
     xyzz_t<F> *carries = (xyzz_t<F> *)(base + l->carries);
-    xyzz_t<F> *parts = (xyzz_t<F> *)(base + l->parts), *parts2 = (xyzz_t<F> *)(base + l->parts_tmp);
-    xyzz_t<F> *res = (xyzz_t<F> *)(base + l->window_sums);
 
-    ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->windows * l->window_buckets, st));
+    if (!keep)
+        ZP_CUDA(cudaMemsetAsync(buckets, 0, sizeof(xyzz_t<F>) * l->windows * l->window_buckets,
+                                st));
     for (unsigned w0 = 0; w0 < l->windows; w0 += l->per_pass) {
         const unsigned gw = l->windows - w0 < l->per_pass ? l->windows - w0 : l->per_pass;
         const uint64_t N = (uint64_t)gw * m;
@@ -340,20 +362,14 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         if (l->affine) {
             unsigned rounds;
             ZP_TRY(affine_pass<F>(s, l, base, aff_src<F>{points, kout, vout, m, l->c}, N, nkeys,
-                                  bstart, bend, bk, carries, &rounds));
+                                  bstart, bend, bk, carries, &rounds, keep));
             s->last_aff_rounds = rounds > s->last_aff_rounds ? rounds : s->last_aff_rounds;
         } else
             ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->chunk_len, nkeys, bstart,
-                                 bend, bk, carries));
+                                 bend, bk, carries, keep));
     }
     mark(s, 3);
-    if (l->runs)
-        return reduce_two_levels<F>(g, st, l, base, buckets, parts, parts2, res);
-    uint32_t seg = l->window_buckets < l->seg ? l->window_buckets : l->seg;
-    segments_kernel<F><<<zp__ceil_div_u(l->windows * l->segs, 64), 64, 0, st>>>(
-        buckets, l->windows, l->window_buckets, seg, l->segs, parts);
-    ZP_CUDA_LAUNCHED();
-    return reduce_groups<F>(g, st, parts, parts2, l->windows, l->segs, res);
+    return reduce ? reduce_windows<F>(s, l, base, buckets) : ZP_OK;
 }
 
 /*
@@ -490,6 +506,65 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     *host = (xyzz_t<F> *)s->host;
     *nw_out = l.windows;
     *c_out = l.c;
+    return ZP_OK;
+}
+
+/*
+ * zp__gpu_msm_acc (gpu.h): one chunk's points and scalars (standard form,
+ * no split) into the buckets at window c: dense_part's digits, sorts and
+ * accumulation, the buckets cleared first unless they keep earlier
+ * chunks' sums (keep), no reduction. Waits for the stream at the end, so
+ * the caller may reuse the chunk's memory.
+ */
+template <class F>
+static zp_err msm_acc_add(zp__gpu_stream *s, xyzz_t<F> *buckets, unsigned c, bool keep,
+                          const aff_t<F> *points, const fr_t *scalars, uint64_t n,
+                          zp__gpu_buf scratch)
+{
+    zp__gpu *g = s->g;
+    zp__gpu_msm_opts o = g->msm;
+    o.window = c;
+    ZP_CUDA(cudaSetDevice(g->device));
+    const size_t xb = sizeof(xyzz_t<F>);
+    msm_layout l;
+    const bool affine = use_affine<F>(g, n) &&
+                        plan_fit(&l, &o, n, n, xb, scratch.bytes, true, false, 0, true) &&
+                        affine_pass_ok(&o, &l);
+    if (!affine && !plan_fit(&l, &o, n, n, xb, scratch.bytes, false, false, 0, true))
+        return ZP_E_GPU_OOM;
+    l.ident = true;
+    s->last_dense = n;
+    s->last_ones = s->last_zeros = 0;
+    s->last_windows = l.windows;
+    s->last_per_pass = l.per_pass;
+    s->last_aff_rounds = 0;
+    s->last_c = l.c;
+    ZP_TRY(dense_part<F>(s, &l, (char *)scratch.ptr, points, scalars, NULL, buckets, keep,
+                         false));
+    ZP_CUDA(cudaStreamSynchronize(s->st));
+    return ZP_OK;
+}
+
+/* The buckets at window c reduced to window sums, into host[0 .. *nw). */
+template <class F>
+static zp_err msm_acc_end(zp__gpu_stream *s, const xyzz_t<F> *buckets, unsigned c,
+                          xyzz_t<F> **host, unsigned *nw, zp__gpu_buf scratch)
+{
+    zp__gpu *g = s->g;
+    zp__gpu_msm_opts o = g->msm;
+    o.window = c;
+    ZP_CUDA(cudaSetDevice(g->device));
+    msm_layout l;
+    plan(&l, &o, 1, 1, sizeof(xyzz_t<F>), 0, false, false, 0, true);
+    if (l.total > scratch.bytes)
+        return ZP_E_GPU_OOM;
+    char *base = (char *)scratch.ptr;
+    ZP_TRY(reduce_windows<F>(s, &l, base, buckets));
+    ZP_CUDA(cudaMemcpyAsync(s->host, base + l.window_sums, sizeof(xyzz_t<F>) * l.windows,
+                            cudaMemcpyDeviceToHost, s->st));
+    ZP_CUDA(cudaStreamSynchronize(s->st));
+    *host = (xyzz_t<F> *)s->host;
+    *nw = l.windows;
     return ZP_OK;
 }
 

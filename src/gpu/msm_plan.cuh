@@ -163,10 +163,11 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
  * of the batch-affine round as well (xyzz_bytes = 4 field elements).
  * split: room for the 0/1 split's arrays (24 bytes a scalar: 3 GiB at 2^27);
  * an MSM without the split (zp__gpu_msm_g1_nosplit) leaves them out, which
- * at 2^27 is most of another window a pass. */
+ * at 2^27 is most of another window a pass. ext: the buckets lie outside
+ * the scratch (zp__gpu_msm_acc), so the layout leaves them out too. */
 static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t m,
                  size_t xyzz_bytes, unsigned G, bool affine = false, bool split = true,
-                 unsigned pre_c = 0)
+                 unsigned pre_c = 0, bool ext = false)
 {
     memset(l, 0, sizeof *l);
     l->n = n;
@@ -227,7 +228,8 @@ static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t 
     l->vals_out = take(&at, 4 * l->entries);
     l->bucket_start = take(&at, 8 * ((uint64_t)l->per_pass << l->c));
     l->bucket_end = take(&at, 8 * ((uint64_t)l->per_pass << l->c));
-    l->buckets = take(&at, xyzz_bytes * l->windows * l->window_buckets);
+    if (!ext)
+        l->buckets = take(&at, xyzz_bytes * l->windows * l->window_buckets);
     l->carries = take(&at, xyzz_bytes * l->chunks);
     if (affine)
         aff_plan(l, &at, l->entries, (uint64_t)l->per_pass << l->c, xyzz_bytes / 2, xyzz_bytes / 4);
@@ -247,15 +249,15 @@ static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t 
  * false when none does. */
 static bool plan_fit(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t m,
                      size_t xyzz_bytes, uint64_t bytes, bool affine, bool split,
-                     unsigned pre_c = 0)
+                     unsigned pre_c = 0, bool ext = false)
 {
-    plan(l, o, n, m, xyzz_bytes, 0, affine, split, pre_c);
+    plan(l, o, n, m, xyzz_bytes, 0, affine, split, pre_c, ext);
     for (unsigned G = l->windows;; G--) {
         if (l->total <= bytes && !(affine && l->entries >> 32))
             return true;
         if (G <= 1)
             return false;
-        plan(l, o, n, m, xyzz_bytes, G - 1, affine, split, pre_c);
+        plan(l, o, n, m, xyzz_bytes, G - 1, affine, split, pre_c, ext);
     }
 }
 

@@ -314,6 +314,49 @@ zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_aff
     return ZP_E_NO_GPU;
 }
 
+unsigned zp__gpu_msm_acc_window(uint64_t total)
+{
+    (void)total;
+    return 0;
+}
+
+uint64_t zp__gpu_msm_acc_bytes(unsigned c)
+{
+    (void)c;
+    return 0;
+}
+
+uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
+{
+    (void)n;
+    (void)c;
+    return 0;
+}
+
+zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c)
+{
+    (void)buckets;
+    (void)c;
+    memset(acc, 0, sizeof *acc);
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                              const zp_g1_affine *d_points, const zp_fr *d_scalars, uint64_t n,
+                              zp__gpu_buf scratch)
+{
+    (void)s; (void)acc; (void)d_points; (void)d_scalars; (void)n; (void)scratch;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_msm_g1_acc_end(zp__gpu_stream *s, zp__gpu_msm_acc *acc, zp_g1_jac *out,
+                              zp__gpu_buf scratch)
+{
+    (void)s; (void)acc; (void)scratch;
+    zp_g1_jac_inf(out);
+    return ZP_E_NO_GPU;
+}
+
 zp_err zp__gpu_msm_g2(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
                       const zp_fr *d_scalars, uint64_t n, zp__gpu_buf scratch)
 {

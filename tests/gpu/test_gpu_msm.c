@@ -435,6 +435,132 @@ static void test_g1_pre(void)
                  ZP_E_TOO_LARGE);
 }
 
+/* One sum over chunks (zp__gpu_msm_acc) against the CPU's over all the
+ * points: n points and scalars cut at the given lengths (0-terminated, the
+ * last chunk takes the rest), at window c; then, with the same buckets,
+ * a second sum over the first half alone (the first chunk clears what the
+ * last sum left). */
+static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, enum pts pk)
+{
+    zp_g1_affine *p = xmalloc(n * sizeof *p);
+    zp_fr *s = xmalloc(n * sizeof *s);
+    zp__gpu_buf dp, ds;
+    g1_points(p, &dp, n, pk);
+    make_scalars(s, n, sk);
+    ds = gpu_test_alloc(n * sizeof *s);
+    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    size_t most = 0, chunks = 0;
+    for (size_t at = 0, k = 0; at < n; k++) {
+        size_t len = cut[k] && cut[k] < n - at ? cut[k] : n - at;
+        most = len > most ? len : most;
+        at += len;
+        chunks++;
+        if (!cut[k])
+            break;
+    }
+    zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(c));
+    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_acc_scratch_bytes(most, c));
+    zp__gpu_msm_acc acc;
+    GPU_OK(zp__gpu_msm_g1_acc_begin(&acc, bk, c));
+    const zp_g1_affine *pts = dp.ptr;
+    const zp_fr *sc = ds.ptr;
+    for (size_t at = 0, k = 0; at < n; k++) {
+        size_t len = cut[k] && cut[k] < n - at ? cut[k] : n - at;
+        GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts + at, sc + at, len, scratch));
+        unsigned windows = 0, per_pass = 0, cc = 0;
+        zp__gpu_msm_last_passes(T_s, &windows, &per_pass);
+        zp__gpu_msm_last_sort_bits(T_s, &cc);
+        CHECK_EQ_INT(cc, c);
+        if (zp__gpu_msm_last_affine(T_s))
+            T_affine++;
+        at += len;
+        if (!cut[k])
+            break;
+    }
+    zp_g1_jac got, want;
+    GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &got, scratch));
+    g1_want(&want, p, s, n);
+    bool ok = zp_g1_jac_eq(&got, &want);
+    CHECK(ok);
+    /* The same buckets again, for the first half alone, in one chunk. */
+    const size_t half = (n + 1) / 2;
+    zp_g1_jac got2, want2;
+    GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts, sc, half, scratch));
+    GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &got2, scratch));
+    g1_want(&want2, p, s, half);
+    bool ok2 = zp_g1_jac_eq(&got2, &want2);
+    CHECK(ok2);
+    printf("  acc n=%zu in %zu chunks c=%u scalars=%s points=%s %s\n", n, chunks, c,
+           scal_name[sk], pts_name[pk], ok && ok2 ? "ok" : "WRONG");
+    zp__gpu_free(T_gpu, &scratch);
+    zp__gpu_free(T_gpu, &bk);
+    zp__gpu_free(T_gpu, &ds);
+    zp__gpu_free(T_gpu, &dp);
+    free(p);
+    free(s);
+}
+
+/* One sum over chunks (zp__gpu_msm_acc): chunks of one, two and uneven
+ * lengths, windows of 9 and 17 bits (sorts one bit short), 13, 16, 20
+ * (the reduction in two levels) and 22; equal scalars (one long bucket a
+ * window: carries across the accumulation's chunks, a second affine round
+ * with --affine-from 0), zeros, ones, r - 1, top digits, points at
+ * infinity; the arguments it refuses. */
+static void test_g1_acc(void)
+{
+    static const size_t one[] = {0}, halves[] = {500, 0}, ones[] = {1, 1, 1, 0},
+                        uneven[] = {1000, 1, 2, 3000, 0}, tens[] = {10, 10, 10, 10, 10, 10, 0};
+    g1_acc_case(1, one, 9, S_RANDOM, P_DISTINCT);
+    g1_acc_case(3, ones, 9, S_MINUS1, P_DISTINCT);
+    g1_acc_case(60, tens, 13, S_MIXED, P_WITH_INF);
+    g1_acc_case(1000, halves, 13, S_RANDOM, P_DISTINCT);
+    g1_acc_case(1000, halves, 16, S_SAME, P_DISTINCT);
+    g1_acc_case(5000, uneven, 17, S_DIGITS, P_DISTINCT);
+    g1_acc_case(5000, uneven, 9, S_SAME, P_SAME);
+    g1_acc_case(4097, uneven, 16, S_SPARSE, P_WITH_INF);
+    g1_acc_case(2000, halves, 20, S_RANDOM, P_DISTINCT);
+    g1_acc_case(1000, halves, 13, S_ZERO, P_DISTINCT);
+    if (!T_small) {
+        static const size_t quarters[] = {1u << 18, 1u << 18, 1u << 18, 0};
+        g1_acc_case(1u << 20, quarters, 20, S_RANDOM, P_DISTINCT);
+        g1_acc_case((1u << 20) + 5, quarters, 16, S_SAME, P_DISTINCT);
+        g1_acc_case(20000, uneven, 22, S_MIXED, P_WITH_INF);
+    }
+    /* The window of a total and the buckets' bytes. */
+    unsigned last = 0;
+    for (unsigned k = 0; k <= 31; k++) {
+        unsigned c = zp__gpu_msm_acc_window((uint64_t)1 << k);
+        CHECK(c >= 2 && c <= 22 && c >= last);
+        last = c;
+    }
+    CHECK_EQ_INT(zp__gpu_msm_acc_bytes(1), 0);
+    CHECK_EQ_INT(zp__gpu_msm_acc_bytes(23), 0);
+    CHECK(zp__gpu_msm_acc_bytes(20) == 13ull * (1u << 19) * 4 * 48);
+    CHECK_EQ_INT(zp__gpu_msm_acc_scratch_bytes(1000, 23), 0);
+    /* Refusals: windows out of range, buckets too small, no begin, too
+     * many points, too small a scratch; an empty sum is infinity. */
+    zp__gpu_msm_acc acc;
+    zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(13));
+    zp__gpu_buf none = {NULL, 0};
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_begin(&acc, bk, 1), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_begin(&acc, bk, 23), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_begin(&acc, bk, 14), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_begin(&acc, none, 13), ZP_E_INVALID_ARG);
+    zp_g1_jac r;
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_add(T_s, &acc, NULL, NULL, 1, none), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_end(T_s, &acc, &r, none), ZP_E_INVALID_ARG);
+    GPU_OK(zp__gpu_msm_g1_acc_begin(&acc, bk, 13));
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_add(T_s, &acc, NULL, NULL, (uint64_t)1 << 31, none),
+                 ZP_E_TOO_LARGE);
+    zp__gpu_buf d = gpu_test_alloc(4096);
+    CHECK_EQ_INT(zp__gpu_msm_g1_acc_add(T_s, &acc, d.ptr, d.ptr, 1000, d), ZP_E_GPU_OOM);
+    CHECK(!acc.started);
+    GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &r, none));
+    CHECK(zp_g1_jac_is_inf(&r));
+    zp__gpu_free(T_gpu, &d);
+    zp__gpu_free(T_gpu, &bk);
+}
+
 /* A scratch for fewer windows per pass: sorted and accumulated a few
  * windows at a time, the same sums. */
 static void test_passes(void)
@@ -518,6 +644,7 @@ int main(int argc, char **argv)
     RUN(test_g2);
     RUN(test_g1_nosplit);
     RUN(test_g1_pre);
+    RUN(test_g1_acc);
     RUN(test_passes);
     RUN(test_args);
     RUN(test_short_sorts);
