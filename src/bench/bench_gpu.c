@@ -30,6 +30,8 @@ struct opts {
     int per_pass;    /* msm: windows per pass, 0 = all */
     int scratch_gib; /* msm: at least this much scratch, 0 = what the sizing asks */
     int pre_c;       /* msm: precomputed bases with c-bit windows, 0 = none */
+    int chunks;      /* msm: the points in this many chunks, three ways (msm_gpu_chunks) */
+    int acc_c;       /* msm --chunks: the one sum's window, 0 = the whole size's */
 };
 
 static const char ntt_help[] =
@@ -59,6 +61,13 @@ static const char msm_help[] =
     "  --precompute C      G1 over precomputed bases (zp__gpu_msm_g1_pre): a table\n"
     "                      of ceil(255/C) copies of the points, made per size and\n"
     "                      timed apart; C-bit windows into one bucket set (2..22)\n"
+    "  --chunks K          G1 on the GPU without the 0/1 split (H's MSM), the points\n"
+    "                      cut into K chunks (2..4096), three ways: K MSMs summed on\n"
+    "                      the host (msm-g1-k), one sum over the K chunks in one set\n"
+    "                      of buckets (msm-g1-acc, zp__gpu_msm_acc), one MSM over\n"
+    "                      all (msm-g1-1); the three sums must agree\n"
+    "  --acc-c C           --chunks: msm-g1-acc's window (2..22; default the whole\n"
+    "                      size's)\n"
     "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
     "                      them (default auto), or off\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets, scaled by n;\n"
@@ -104,6 +113,10 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             bad = zp__parse_int(argv[++i], 1, 128, &o->scratch_gib);
         else if (!strcmp(a, "--precompute") && v)
             bad = zp__parse_int(argv[++i], 2, 22, &o->pre_c);
+        else if (!strcmp(a, "--chunks") && v)
+            bad = zp__parse_int(argv[++i], 2, 4096, &o->chunks);
+        else if (!strcmp(a, "--acc-c") && v)
+            bad = zp__parse_int(argv[++i], 2, 22, &o->acc_c);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
         else if (!strcmp(a, "--coset")) o->coset = true;
         else if (!strcmp(a, "--twist")) o->twist = true;
@@ -283,7 +296,7 @@ int zp__bench_ntt(int argc, char **argv)
 {
     if (wants_help(argc, argv, ntt_help))
         return 0;
-    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0};
+    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0, 0, 0};
     if (parse(&o, argc, argv, ntt_help))
         return 2;
     if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
@@ -496,6 +509,115 @@ static int msm_gpu(const struct opts *o)
     return rc;
 }
 
+/* The chunks' lengths: n in k chunks, the last one shorter where k does
+ * not divide n. */
+static uint64_t chunk_of(uint64_t n, uint64_t k)
+{
+    return (n + k - 1) / k;
+}
+
+/* --chunks: H's MSM in K chunks three ways (msm_help), each size timed
+ * alone; the sums compared. */
+static int msm_gpu_chunks(const struct opts *o)
+{
+    zp__gpu_stream *s = NULL;
+    zp__gpu *g = zp__bench_open_gpu(&s);
+    if (!g)
+        return 1;
+    const uint64_t n = (uint64_t)1 << o->to, K = (uint64_t)o->chunks;
+    /* The most any size asks for: scratch for the whole MSM, a chunk's and
+     * the one sum's; the buckets at the largest window. */
+    uint64_t sb = 0, bb = 0;
+    for (int lg = o->from; lg <= o->to; lg++) {
+        const uint64_t nl = (uint64_t)1 << lg;
+        const unsigned c = o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(nl);
+        const uint64_t x[3] = {zp__gpu_msm_scratch_bytes_nosplit(nl, false, 0),
+                               zp__gpu_msm_acc_scratch_bytes(chunk_of(nl, K), c),
+                               zp__gpu_msm_acc_bytes(c)};
+        sb = x[0] > sb ? x[0] : sb;
+        sb = x[1] > sb ? x[1] : sb;
+        bb = x[2] > bb ? x[2] : bb;
+    }
+    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0}, bk = {NULL, 0};
+    zp_err e = zp__gpu_alloc(g, &dp, n * sizeof(zp_g1_affine));
+    if (!e)
+        e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
+    if (!e)
+        e = zp__gpu_alloc(g, &scratch, sb);
+    if (!e)
+        e = zp__gpu_alloc(g, &bk, bb);
+    if (!e)
+        e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
+    if (!e)
+        e = zp__gpu_fill_random_fr(s, ds.ptr, n, 3);
+    if (!e)
+        e = zp__gpu_stream_sync(s);
+    if (!e)
+        printf("inputs: 2^%d G1 points and scalars; scratch %.2f GiB, buckets %.2f GiB; "
+               "%llu chunks\n", o->to, (double)sb / (1 << 30), (double)bb / (1 << 30),
+               (unsigned long long)K);
+    const zp_g1_affine *pts = dp.ptr;
+    const zp_fr *sc = ds.ptr;
+    for (int lg = o->from; lg <= o->to && !e; lg++) {
+        const uint64_t nl = (uint64_t)1 << lg, len = chunk_of(nl, K);
+        const unsigned c = o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(nl);
+        double ms[3][1000];
+        zp_g1_jac sum[3];
+        for (int r = -o->warmup; r < o->reps && !e; r++) {
+            double t = zp__now();
+            zp_g1_jac_inf(&sum[0]);
+            for (uint64_t at = 0; at < nl && !e; at += len) {
+                zp_g1_jac part;
+                const uint64_t m = nl - at < len ? nl - at : len;
+                e = zp__gpu_msm_g1_nosplit(s, &part, pts + at, sc + at, m, scratch);
+                zp_g1_jac_add(&sum[0], &sum[0], &part);
+            }
+            const double t1 = zp__now();
+            zp__gpu_msm_acc acc;
+            if (!e)
+                e = zp__gpu_msm_g1_acc_begin(&acc, bk, c);
+            for (uint64_t at = 0; at < nl && !e; at += len) {
+                const uint64_t m = nl - at < len ? nl - at : len;
+                e = zp__gpu_msm_g1_acc_add(s, &acc, pts + at, sc + at, m, scratch);
+            }
+            if (!e)
+                e = zp__gpu_msm_g1_acc_end(s, &acc, &sum[1], scratch);
+            const double t2 = zp__now();
+            if (!e)
+                e = zp__gpu_msm_g1_nosplit(s, &sum[2], pts, sc, nl, scratch);
+            if (r >= 0) {
+                ms[0][r] = (t1 - t) * 1e3;
+                ms[1][r] = (t2 - t1) * 1e3;
+                ms[2][r] = (zp__now() - t2) * 1e3;
+            }
+        }
+        if (!e && (!zp_g1_jac_eq(&sum[0], &sum[2]) || !zp_g1_jac_eq(&sum[1], &sum[2]))) {
+            fprintf(stderr, "zkpipe bench msm: the sums over chunks differ from the one MSM's "
+                            "at 2^%d\n", lg);
+            e = ZP_E_GPU;
+        }
+        if (!e) {
+            printf("2^%d in %llu chunks of %llu; the one sum at c = %u\n", lg,
+                   (unsigned long long)K, (unsigned long long)len, c);
+            report("msm-g1-k", "gpu", lg, ms[0], o->reps, msm_floor_ms(lg, false));
+            report("msm-g1-acc", "gpu", lg, ms[1], o->reps, msm_floor_ms(lg, false));
+            report("msm-g1-1", "gpu", lg, ms[2], o->reps, msm_floor_ms(lg, false));
+        }
+    }
+    int rc = 0;
+    if (e) {
+        fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
+        rc = 1;
+    }
+    zp__gpu_free(g, &bk);
+    zp__gpu_free(g, &scratch);
+    zp__gpu_free(g, &ds);
+    zp__gpu_free(g, &dp);
+    zp__gpu_stream_close(s);
+    zp__gpu_close(g);
+    return rc;
+}
+
 static int msm_cpu(const struct opts *o)
 {
     const size_t n = (size_t)1 << o->to;
@@ -535,7 +657,7 @@ int zp__bench_msm(int argc, char **argv)
 {
     if (wants_help(argc, argv, msm_help))
         return 0;
-    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0};
+    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0, 0, 0};
     if (parse(&o, argc, argv, msm_help))
         return 2;
     if (o.to > 30) {
@@ -546,6 +668,13 @@ int zp__bench_msm(int argc, char **argv)
         fprintf(stderr, "zkpipe bench msm: --precompute is for G1 on the GPU\n");
         return 2;
     }
+    if ((o.chunks || o.acc_c) && (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks)) {
+        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c with it) is for G1 on the "
+                        "GPU, without --precompute\n");
+        return 2;
+    }
+    if (o.chunks)
+        return msm_gpu_chunks(&o);
     return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);
 }
 
