@@ -456,6 +456,8 @@ typedef struct zp__gpu_msm_acc {
 unsigned zp__gpu_msm_acc_window(uint64_t total);
 uint64_t zp__gpu_msm_acc_bytes(unsigned c);
 uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c);
+/* The same under the device's options o (gpu_msm_opts.h's tests). */
+uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c);
 zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c);
 zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
                               const zp_g1_affine *d_points, const zp_fr *d_scalars, uint64_t n,

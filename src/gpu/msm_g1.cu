@@ -226,9 +226,15 @@ extern "C" uint64_t zp__gpu_msm_acc_bytes(unsigned c)
 
 extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
 {
+    return zp__gpu_msm_acc_scratch_bytes_opts(default_opts(), n, c);
+}
+
+extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *opts, uint64_t n,
+                                                       unsigned c)
+{
     if (c < 2 || c > MAX_C)
         return 0;
-    zp__gpu_msm_opts o = *default_opts();
+    zp__gpu_msm_opts o = *opts;
     o.window = c;
     const size_t xb = sizeof(xyzz_t<fp_t>);
     msm_layout l;

@@ -333,6 +333,12 @@ uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
     return 0;
 }
 
+uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c)
+{
+    (void)o;
+    return zp__gpu_msm_acc_scratch_bytes(n, c);
+}
+
 zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c)
 {
     (void)buckets;

@@ -458,8 +458,10 @@ static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, e
         if (!cut[k])
             break;
     }
+    const size_t half = (n + 1) / 2; /* the second sum's one chunk */
+    most = half > most ? half : most;
     zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(c));
-    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_acc_scratch_bytes(most, c));
+    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_acc_scratch_bytes_opts(&T_opts, most, c));
     zp__gpu_msm_acc acc;
     GPU_OK(zp__gpu_msm_g1_acc_begin(&acc, bk, c));
     const zp_g1_affine *pts = dp.ptr;
@@ -483,7 +485,6 @@ static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, e
     bool ok = zp_g1_jac_eq(&got, &want);
     CHECK(ok);
     /* The same buckets again, for the first half alone, in one chunk. */
-    const size_t half = (n + 1) / 2;
     zp_g1_jac got2, want2;
     GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts, sc, half, scratch));
     GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &got2, scratch));
