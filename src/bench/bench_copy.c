@@ -6,9 +6,10 @@
  * every GPU copies at once (one thread each), as an engine streaming on
  * all of them does: the host's memory and PCIe switches are shared. With
  * --pageable, host to device from pageable memory too, as the
- * supraseal-c2 drop-in gets a caller's a and b: a plain copy, and the
- * slots' staged copy (two pinned buffers, zp__g16_stage_put) with each
- * number of host threads given.
+ * supraseal-c2 drop-in gets a caller's a and b: a plain copy, the slots'
+ * staged copy (two pinned buffers, zp__g16_stage_put) with each number of
+ * host threads given, and the memory page-locked in place for the copy
+ * (registered, copied, unregistered; each step timed).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -28,8 +29,10 @@ static const char copy_help[] =
     "  (default 5) each way, and prints the median GB/s of host to device\n"
     "  (h2d) and device to host (d2h). --all: every GPU at once.\n"
     "  --pageable: also host to device from pageable memory (one GPU): a plain\n"
-    "  copy, and the staged copy of the drop-in's a and b (two pinned buffers\n"
-    "  of 256 MiB) with T host threads copying, for each T (0: every CPU).\n";
+    "  copy, the staged copy of the drop-in's a and b (two pinned buffers\n"
+    "  of 256 MiB) with T host threads copying, for each T (0: every CPU), and\n"
+    "  the memory page-locked in place for one copy (register, copy,\n"
+    "  unregister: each step's median, and GB/s over the three).\n";
 
 #define PAGEABLE_MAX 8
 #define STAGE_BYTES ((uint64_t)256 << 20)
@@ -44,6 +47,9 @@ typedef struct lane {
      * copy and of the staged one with each. */
     int n_pg, pg_threads[PAGEABLE_MAX];
     double pg_plain, pg_staged[PAGEABLE_MAX];
+    /* The memory page-locked in place: the median ms of registering,
+     * copying and unregistering, and GB/s over the three. */
+    double reg_ms[3], reg_gbs;
     zp_err err;
 } lane;
 
@@ -90,6 +96,34 @@ static zp_err pageable(lane *l, zp__gpu *g, zp__gpu_stream *s, void *dev, double
         if (!e)
             l->pg_staged[t] = zp__median(v, l->reps);
     }
+    /* Registered in place, copied, unregistered: v holds reps per step
+     * and the reps' totals (4 * reps; lane_run gives 2 * reps, so a
+     * buffer of its own). */
+    double *w = e ? NULL : calloc((size_t)l->reps * 4, sizeof *w);
+    if (!e && !w)
+        e = ZP_E_NOMEM;
+    for (int r = 0; r < l->reps && !e; r++) {
+        const double t0 = zp__now();
+        e = zp__gpu_host_register(h, l->bytes, false);
+        const double t1 = zp__now();
+        double gbs, t2 = t1;
+        if (!e) {
+            e = timed(s, true, dev, h, l->bytes, &gbs);
+            t2 = zp__now();
+            zp__gpu_host_unregister(h);
+        }
+        const double t3 = zp__now();
+        w[r] = (t1 - t0) * 1e3;
+        w[l->reps + r] = (t2 - t1) * 1e3;
+        w[2 * l->reps + r] = (t3 - t2) * 1e3;
+        w[3 * l->reps + r] = t3 > t0 ? (double)l->bytes / (t3 - t0) / 1e9 : 0;
+    }
+    if (!e) {
+        for (int k = 0; k < 3; k++)
+            l->reg_ms[k] = zp__median(w + (size_t)k * l->reps, l->reps);
+        l->reg_gbs = zp__median(w + 3 * (size_t)l->reps, l->reps);
+    }
+    free(w);
     zp__gpu_host_free(buf[0]);
     zp__gpu_host_free(buf[1]);
     zp__gpu_stream_close(q);
@@ -254,6 +288,10 @@ int zp__bench_copy(int argc, char **argv)
                    (unsigned long long)bytes, zp__cpu_threads(l[i].pg_threads[t]),
                    l[i].pg_plain, l[i].pg_staged[t]);
         }
+        if (l[i].n_pg)
+            printf("copy gpu%d pageable h2d: registered in place: register %.1f ms, copy %.1f "
+                   "ms, unregister %.1f ms: %.2f GB/s over the three\n",
+                   l[i].device, l[i].reg_ms[0], l[i].reg_ms[1], l[i].reg_ms[2], l[i].reg_gbs);
     }
     if (lanes > 1 && !rc)
         printf("copy all %d GPUs: h2d %.2f GB/s, d2h %.2f GB/s in total\n", lanes, sum_h2d,
