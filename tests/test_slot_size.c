@@ -111,6 +111,46 @@ static void test_porep27(void)
     CHECK(full - lean <= ((uint64_t)8 << 30));
 }
 
+/* H's kept buckets (zp_gpu_tuning.h_stream): a slot with a ring is larger
+ * by their bytes at least (and by no more than those and one chunk's
+ * scratch), lean or not; a slot without a ring, or with the tuning off,
+ * keeps its size. */
+static void test_h_stream(void)
+{
+    if (!have_cuda()) {
+        printf("  (no CUDA in this build: no buckets to size)\n");
+        return;
+    }
+    zp__g16_gpu_opts off, on;
+    zp__g16_gpu_opts_default(&off);
+    on = off;
+    on.tuning.h_stream = 20;
+    CHECK_EQ_INT(zp_gpu_tuning_check(&on.tuning), ZP_OK);
+    const uint64_t bk = zp__gpu_msm_acc_bytes(20);
+    CHECK(bk == 13ull * (1u << 19) * 192);
+    static const unsigned lgs[] = {16, 20, 24, 27};
+    for (size_t i = 0; i < sizeof lgs / sizeof *lgs; i++) {
+        const unsigned lg = lgs[i];
+        zp__pk pk = slot_shape(lg, ((uint64_t)1 << lg) - 7);
+        const uint64_t rb = (uint64_t)1 << 30;
+        const uint64_t r0 = zp__g16_slot_bytes_ring(&pk, rb, &off),
+                       r1 = zp__g16_slot_bytes_ring(&pk, rb, &on),
+                       l0 = zp__g16_slot_bytes_lean(&pk, rb, &off),
+                       l1 = zp__g16_slot_bytes_lean(&pk, rb, &on);
+        zp__gpu_msm_opts mo;
+        zp__gpu_msm_opts_default(&mo);
+        const uint64_t chunk =
+            zp__gpu_msm_acc_scratch_bytes_opts(&mo, rb / sizeof(zp_g1_affine), 20, 1);
+        printf("  2^%u: ring slot %.2f -> %.2f GiB, lean %.2f -> %.2f GiB\n", lg,
+               (double)r0 / (1 << 30), (double)r1 / (1 << 30), (double)l0 / (1 << 30),
+               (double)l1 / (1 << 30));
+        CHECK(r1 >= r0 + bk && r1 <= r0 + bk + chunk + ((uint64_t)1 << 20));
+        CHECK(l1 >= l0 + bk && l1 <= l0 + bk + chunk + ((uint64_t)1 << 20));
+        CHECK(zp__g16_slot_bytes(&pk, &on) == zp__g16_slot_bytes(&pk, &off));
+        CHECK(zp__g16_slot_bytes_ring(&pk, 0, &on) == zp__g16_slot_bytes_ring(&pk, 0, &off));
+    }
+}
+
 /* The size a slot asks for within a share: the default size for no share
  * or a small one, never above a larger share, growing with it, and for a
  * porep:27-like shape more than the default when the share is large. */
@@ -184,5 +224,6 @@ int main(void)
     RUN(test_porep27);
     RUN(test_h_pre_auto);
     RUN(test_msm_opts);
+    RUN(test_h_stream);
     return FINISH();
 }

@@ -456,8 +456,12 @@ typedef struct zp__gpu_msm_acc {
 unsigned zp__gpu_msm_acc_window(uint64_t total);
 uint64_t zp__gpu_msm_acc_bytes(unsigned c);
 uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c);
-/* The same under the device's options o (gpu_msm_opts.h's tests). */
-uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c);
+/* The same under the device's options o (gpu_msm_opts.h's tests), for
+ * `windows` windows sorted and accumulated a pass with XYZZ buckets (0:
+ * all of them, with the batch-affine round where it runs, as above; _add
+ * takes as many a pass as its scratch holds, down to one). */
+uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c,
+                                            unsigned windows);
 zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c);
 zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
                               const zp_g1_affine *d_points, const zp_fr *d_scalars, uint64_t n,

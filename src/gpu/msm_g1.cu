@@ -226,11 +226,11 @@ extern "C" uint64_t zp__gpu_msm_acc_bytes(unsigned c)
 
 extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
 {
-    return zp__gpu_msm_acc_scratch_bytes_opts(default_opts(), n, c);
+    return zp__gpu_msm_acc_scratch_bytes_opts(default_opts(), n, c, 0);
 }
 
 extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *opts, uint64_t n,
-                                                       unsigned c)
+                                                       unsigned c, unsigned windows)
 {
     if (c < 2 || c > MAX_C)
         return 0;
@@ -241,10 +241,10 @@ extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o
     plan(&l, &o, 1, 1, xb, 0, false, false, 0, true); /* _end's reduction */
     uint64_t best = l.total;
     if (n) {
-        plan(&l, &o, n, n, xb, 0, false, false, 0, true);
+        plan(&l, &o, n, n, xb, windows, false, false, 0, true);
         best = l.total > best ? l.total : best;
     }
-    if (n >= affine_from_g(&o, false)) { /* the affine round's layout, where it fits a pass */
+    if (!windows && n >= affine_from_g(&o, false)) { /* the affine round's, where it fits a pass */
         plan(&l, &o, n, n, xb, 0, true, false, 0, true);
         if (!(l.entries >> 32) && l.total > best)
             best = l.total;

@@ -333,9 +333,11 @@ uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
     return 0;
 }
 
-uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c)
+uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c,
+                                            unsigned windows)
 {
     (void)o;
+    (void)windows;
     return zp__gpu_msm_acc_scratch_bytes(n, c);
 }
 

@@ -424,6 +424,9 @@ bool zp__g16_slot_took_pre(const zp__g16_slot *s);
 /* Whether the last partition's five MSMs ran as one schedule of chunks
  * (a streaming key, after h: prove_gpu_msm.c). */
 bool zp__g16_slot_took_sched(const zp__g16_slot *s);
+/* Whether the last partition's H MSM summed its chunks into the slot's
+ * kept buckets (zp_gpu_tuning.h_stream). */
+bool zp__g16_slot_took_h_acc(const zp__g16_slot *s);
 /* Whether the slot runs the MSMs over the witness beside h (its room
  * above a, b and c holds them, and its options ask for it). */
 bool zp__g16_slot_beside(const zp__g16_slot *s);

@@ -92,11 +92,14 @@ static zp_err over_points(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i
 
 
 /* The scalars of a chunk: sc[p - delta ...] (standard form, without the
- * 0/1 split) or the witness values from index p + delta (Montgomery). */
+ * 0/1 split) or the witness values from index p + delta (Montgomery).
+ * acc: H's chunks go into the slot's kept buckets instead of out (NULL:
+ * each chunk's own MSM, added to out). */
 typedef struct g1_sum {
     zp_g1_jac *out;
     const zp_fr *sc;
     uint64_t delta;
+    zp__gpu_msm_acc *acc;
 } g1_sum;
 
 static void add_g1(zp_g1_jac *out, const zp_g1_jac *part)
@@ -111,13 +114,34 @@ static zp_err chunk_nosplit(zp__g16_slot *s, void *ctx, const void *d_points, ui
 {
     g1_sum *c = ctx;
     zp_g1_jac part;
-    zp_err e = zp__gpu_msm_g1_nosplit(s->msm_stream, &part, d_points, c->sc + p, len,
-                                      s->msm_scratch);
+    zp_err e = c->acc ? zp__gpu_msm_g1_acc_add(s->msm_stream, c->acc, d_points, c->sc + p, len,
+                                               s->msm_scratch)
+                      : zp__gpu_msm_g1_nosplit(s->msm_stream, &part, d_points, c->sc + p, len,
+                                               s->msm_scratch);
     if (e)
         return e;
     zp__g16_slot_count_msm(s, s->msm_stream);
-    add_g1(c->out, &part);
+    if (!c->acc)
+        add_g1(c->out, &part);
     return ZP_OK;
+}
+
+/* H's kept buckets (zp_gpu_tuning.h_stream) for one H MSM, where the slot
+ * has them: false without. */
+static zp_err h_acc_begin(zp__g16_slot *s, zp__gpu_msm_acc *acc, bool *on)
+{
+    *on = s->took_h_acc = s->h_acc.ptr != NULL;
+    return *on ? zp__gpu_msm_g1_acc_begin(acc, s->h_acc, s->opts.tuning.h_stream) : ZP_OK;
+}
+
+/* The kept buckets' sum added to *out. */
+static zp_err h_acc_end(zp__g16_slot *s, zp__gpu_msm_acc *acc, zp_g1_jac *out)
+{
+    zp_g1_jac sum;
+    zp_err e = zp__gpu_msm_g1_acc_end(s->msm_stream, acc, &sum, s->msm_scratch);
+    if (!e)
+        add_g1(out, &sum);
+    return e;
 }
 
 static zp_err chunk_g1_w(zp__g16_slot *s, void *ctx, const void *d_points, uint64_t p,
@@ -142,8 +166,13 @@ static zp_err msm_g1_nosplit(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *
                              const zp_fr *sc, uint64_t n)
 {
     zp_g1_jac_inf(out);
-    g1_sum c = {out, sc, 0};
-    return over_points(s, k, ZP_G16_P_H, 0, n, chunk_nosplit, &c);
+    zp__gpu_msm_acc acc;
+    bool on;
+    zp_err e = h_acc_begin(s, &acc, &on);
+    g1_sum c = {out, sc, 0, on ? &acc : NULL};
+    if (!e)
+        e = over_points(s, k, ZP_G16_P_H, 0, n, chunk_nosplit, &c);
+    return !e && on ? h_acc_end(s, &acc, out) : e;
 }
 
 zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part,
@@ -153,7 +182,7 @@ zp_err zp__g16_slot_msm_g1_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_par
     zp_g1_jac_inf(out);
     if (from >= to)
         return ZP_OK;
-    g1_sum c = {out, w, from - p0};
+    g1_sum c = {out, w, from - p0, NULL};
     return over_points(s, k, part, p0, p0 + (to - from), chunk_g1_w, &c);
 }
 
@@ -167,6 +196,7 @@ static zp_err msm_h(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *out)
     const uint64_t need =
         k->h_pre.ptr ? zp__gpu_msm_scratch_bytes_pre_opts(&s->msm, pk->n_h, k->h_pre_c) : 0;
     s->took_pre = need && need <= sc.bytes;
+    s->took_h_acc = false;
     if (!s->took_pre)
         return msm_g1_nosplit(s, k, out, s->work.ptr, pk->n_h);
     zp_err e =
@@ -451,11 +481,11 @@ static zp_err sched_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_ch
 
 /* Adds one chunk's MSM to its sum. */
 static zp_err sched_chunk(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *x,
-                          const void *pts, zp__g16_sums *out)
+                          const void *pts, zp__g16_sums *out, zp__gpu_msm_acc *h_acc)
 {
     zp_err e;
     if (x->msm == M_H) {
-        g1_sum c = {&out->h, s->work.ptr, 0};
+        g1_sum c = {&out->h, s->work.ptr, 0, h_acc};
         return chunk_nosplit(s, &c, pts, x->p, x->len);
     }
     const bool a = x->msm == M_A;
@@ -527,7 +557,10 @@ static zp_err sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     s->pre_sched = false;
     bool w_ready = !s->lean;
     double tm[M_N] = {0};
-    if (last_w == n)
+    zp__gpu_msm_acc acc;
+    bool acc_on;
+    e = h_acc_begin(s, &acc, &acc_on);
+    if (!e && last_w == n)
         e = send_next(s, k);
     for (size_t j = 0; !e && j < n; j++) {
         /* Fill every buffer whose chunk before has been summed. */
@@ -553,11 +586,16 @@ static zp_err sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         }
         const double t0 = zp__g16_now();
         if (!e)
-            e = sched_chunk(s, k, x, pts, out);
+            e = sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
         tm[x->msm] += zp__g16_now() - t0;
         summed += x->streamed;
         if (!e && j == last_w)
             e = send_next(s, k);
+    }
+    if (!e && acc_on) {
+        const double t0 = zp__g16_now();
+        e = h_acc_end(s, &acc, &out->h);
+        tm[M_H] += zp__g16_now() - t0;
     }
     if (e) /* no copy may still write a buffer */
         for (int q = 0; q < ZP_G16_RING_BUFS; q++)

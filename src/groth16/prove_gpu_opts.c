@@ -15,7 +15,11 @@ void zp_gpu_tuning_default(zp_gpu_tuning *t)
 
 zp_err zp_gpu_tuning_check(const zp_gpu_tuning *t)
 {
-    return t && t->h_table <= ZP_GPU_H_TABLE_MAX ? ZP_OK : ZP_E_INVALID_ARG;
+    if (!t || t->h_table > ZP_GPU_H_TABLE_MAX ||
+        (t->h_stream != ZP_GPU_H_STREAM_OFF &&
+         (t->h_stream < ZP_GPU_H_STREAM_MIN || t->h_stream > ZP_GPU_H_TABLE_MAX)))
+        return ZP_E_INVALID_ARG;
+    return ZP_OK;
 }
 
 void zp__g16_gpu_opts_default(zp__g16_gpu_opts *o)

@@ -87,7 +87,22 @@ static uint64_t rnd(uint64_t bytes) { return zp__g16_arena_round(bytes); }
  * scratch starts in work. */
 typedef struct slot_plan {
     uint64_t witness, work, ab_scalars, scratch_off, ring;
+    uint64_t h_acc; /* the H MSM's kept buckets (zp_gpu_tuning.h_stream), or 0 */
 } slot_plan;
+
+/* The window of a streaming slot's kept H buckets: the tuning's h_stream
+ * where the slot has a ring, else 0 (none). */
+static unsigned h_acc_c(const zp__g16_gpu_opts *op, uint64_t ring)
+{
+    return ring ? op->tuning.h_stream : 0;
+}
+
+/* The least scratch an H chunk of a ring's size takes into kept buckets
+ * of hc bits (0: none): one window a pass, as the slot's other MSMs are
+ * sized at least; the chunks take more windows a pass where it holds
+ * them. */
+static uint64_t h_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
+                              unsigned hc);
 
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
  * at a time: all windows at once up to ZP_G16_MSM_BUDGET points, and at
@@ -135,13 +150,23 @@ static uint64_t g1_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned 
                    msm_bytes(mo, pk->n_h, false, aw, false, ring));
 }
 
+static uint64_t h_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
+                              unsigned hc)
+{
+    if (!hc)
+        return 0;
+    return zp__gpu_msm_acc_scratch_bytes_opts(mo, min_u64(max_u64(pk->n_h, 1), chunk_of(false, ring)),
+                                              hc, 1);
+}
+
 /* pre_c: with room for the MSM over the key's H table of pre_c-bit
- * windows (0: none). */
+ * windows (0: none). hc: with H's kept buckets of hc bits (0: none). */
 static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
-                 unsigned pre_c, uint64_t ring)
+                 unsigned pre_c, uint64_t ring, unsigned hc)
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(mo, pk, aw, ring), msm_bytes(mo, pk->n_b, true, aw, true, ring));
+    sc = max_u64(sc, h_acc_scratch(mo, pk, ring, hc));
     if (pre_c)
         sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
@@ -150,16 +175,19 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     p->work = max_u64(rnd(3 * n * fr), p->scratch_off + rnd(sc));
     p->ab_scalars = ab > n ? rnd(ab * fr) : 0;
     p->ring = ring ? 2 * rnd(ring) : 0;
+    p->h_acc = hc ? rnd(zp__gpu_msm_acc_bytes(hc)) : 0;
 }
 
 /* The lean layout (the file's comment): no witness region; the scratch in
  * b's third where it fits, else above c. */
-static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring)
+static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
+                      unsigned hc)
 {
-    plan(p, mo, pk, 0, 0, ring);
+    plan(p, mo, pk, 0, 0, ring, hc);
     const uint64_t third = rnd(pk->domain_size * sizeof(zp_fr));
-    const uint64_t sc = rnd(max_u64(g1_bytes(mo, pk, 0, ring),
-                                    msm_bytes(mo, pk->n_b, true, 0, true, ring)));
+    const uint64_t sc = rnd(max_u64(max_u64(g1_bytes(mo, pk, 0, ring),
+                                            msm_bytes(mo, pk->n_b, true, 0, true, ring)),
+                                    h_acc_scratch(mo, pk, ring, hc)));
     p->witness = 0;
     p->scratch_off = sc <= third ? third : 3 * third;
     p->work = max_u64(3 * third, p->scratch_off + sc);
@@ -169,14 +197,15 @@ static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk
  * one beside h). */
 static uint64_t plan_total(const slot_plan *p)
 {
-    return p->witness + p->work + p->ab_scalars + p->ring + 2 * ZP_GPU_STREAM_ARENA_BYTES;
+    return p->witness + p->work + p->ab_scalars + p->ring + p->h_acc +
+           2 * ZP_GPU_STREAM_ARENA_BYTES;
 }
 
 static uint64_t plan_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
-                           unsigned pre_c, uint64_t ring)
+                           unsigned pre_c, uint64_t ring, unsigned hc)
 {
     slot_plan p;
-    plan(&p, mo, pk, aw, pre_c, ring);
+    plan(&p, mo, pk, aw, pre_c, ring, hc);
     return plan_total(&p);
 }
 
@@ -225,21 +254,21 @@ static uint64_t beside_work(const zp__gpu_msm_opts *mo, const zp__pk *pk, const 
 uint64_t zp__g16_slot_bytes(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    return plan_bytes(&op.msm, pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o), 0);
+    return plan_bytes(&op.msm, pk, ZP_G16_AFFINE_WINDOWS, zp__g16_h_pre_c(pk, o), 0, 0);
 }
 
 uint64_t zp__g16_slot_bytes_min(const zp__pk *pk)
 {
     zp__gpu_msm_opts mo;
     zp__gpu_msm_opts_default(&mo);
-    return plan_bytes(&mo, pk, 0, 0, 0);
+    return plan_bytes(&mo, pk, 0, 0, 0, 0);
 }
 
 uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
                                  const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    return plan_bytes(&op.msm, pk, 0, 0, ring_buffer);
+    return plan_bytes(&op.msm, pk, 0, 0, ring_buffer, h_acc_c(&op, ring_buffer));
 }
 
 uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
@@ -249,7 +278,7 @@ uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
         return UINT64_MAX;
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     slot_plan p;
-    plan_lean(&p, &op.msm, pk, ring_buffer);
+    plan_lean(&p, &op.msm, pk, ring_buffer, h_acc_c(&op, ring_buffer));
     return plan_total(&p);
 }
 
@@ -258,7 +287,7 @@ bool zp__g16_slot_lean(const zp__g16_slot *s) { return s->lean; }
 uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    return plan_bytes(&op.msm, pk, 0, zp__g16_h_pre_c(pk, o), 0);
+    return plan_bytes(&op.msm, pk, 0, zp__g16_h_pre_c(pk, o), 0, 0);
 }
 
 /* The most G1 windows a pass worth room (beyond the window count a layout
@@ -269,16 +298,16 @@ uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
  * bytes: the most whose size fits, and never fewer than the default
  * (zp__g16_slot_open falls back from there). */
 static unsigned grow_windows(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t share,
-                             unsigned pre_c, uint64_t ring)
+                             unsigned pre_c, uint64_t ring, unsigned hc)
 {
     const unsigned base = ZP_G16_AFFINE_WINDOWS;
-    uint64_t fixed = plan_bytes(mo, pk, base, pre_c, ring);
+    uint64_t fixed = plan_bytes(mo, pk, base, pre_c, ring, hc);
     if (share <= fixed)
         return base;
     unsigned best = base;
     uint64_t best_bytes = fixed;
     for (unsigned aw = base + 1; aw <= ZP_G16_GROW_WINDOWS; aw++) {
-        uint64_t b = plan_bytes(mo, pk, aw, pre_c, ring);
+        uint64_t b = plan_bytes(mo, pk, aw, pre_c, ring, hc);
         if (b > share)
             break;
         if (b > best_bytes) { /* more windows that cost nothing more: no gain */
@@ -294,10 +323,10 @@ static unsigned grow_windows(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint6
  * hold that too. */
 static void plan_within(slot_plan *g, unsigned *aw, const zp__gpu_msm_opts *mo,
                         const zp__pk *pk, uint64_t share, unsigned pre_c, bool beside,
-                        uint64_t ring)
+                        uint64_t ring, unsigned hc)
 {
-    *aw = grow_windows(mo, pk, share, pre_c, ring);
-    plan(g, mo, pk, *aw, pre_c, ring);
+    *aw = grow_windows(mo, pk, share, pre_c, ring, hc);
+    plan(g, mo, pk, *aw, pre_c, ring, hc);
     const uint64_t bb = beside_work(mo, pk, g, *aw, ring);
     if (beside && share && bb > g->work && plan_total(g) - g->work + bb <= share)
         g->work = bb;
@@ -308,7 +337,7 @@ uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     slot_plan g;
     unsigned aw;
-    plan_within(&g, &aw, &op.msm, pk, share, zp__g16_h_pre_c(pk, o), op.beside_h, 0);
+    plan_within(&g, &aw, &op.msm, pk, share, zp__g16_h_pre_c(pk, o), op.beside_h, 0, 0);
     return plan_total(&g);
 }
 
@@ -319,6 +348,8 @@ bool zp__g16_slot_took_sent(const zp__g16_slot *s) { return s->took_sent; }
 bool zp__g16_slot_took_pre(const zp__g16_slot *s) { return s->took_pre; }
 
 bool zp__g16_slot_took_sched(const zp__g16_slot *s) { return s->took_sched; }
+
+bool zp__g16_slot_took_h_acc(const zp__g16_slot *s) { return s->took_h_acc; }
 
 bool zp__g16_slot_beside(const zp__g16_slot *s) { return s->side_stream != NULL; }
 
@@ -365,6 +396,7 @@ void zp__g16_slot_close(zp__g16_slot *s)
         zp__gpu_stream_sync(s->side_stream);
     zp__g16_slot_ring_close(s);
     zp__gpu_free(s->dev, &s->ring);
+    zp__gpu_free(s->dev, &s->h_acc);
     if (!s->lean) /* else a part of work */
         zp__gpu_free(s->dev, &s->witness);
     zp__gpu_free(s->dev, &s->work);
@@ -405,12 +437,14 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
 static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__ioerr *why)
 {
     slot_plan p;
-    plan_lean(&p, &s->msm, pk, ring);
+    plan_lean(&p, &s->msm, pk, ring, h_acc_c(&s->opts, ring));
     const uint64_t third = rnd(s->domain_size * sizeof(zp_fr));
     s->lean = true;
     s->windows = 0;
     s->scratch_off = p.scratch_off;
     zp_err e = ring ? zp__gpu_alloc_high(s->dev, &s->ring, p.ring) : ZP_OK;
+    if (!e && p.h_acc)
+        e = zp__gpu_alloc_high(s->dev, &s->h_acc, p.h_acc);
     if (!e)
         e = zp__gpu_alloc_high(s->dev, &s->work, p.work);
     if (!e && p.ab_scalars)
@@ -483,10 +517,11 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     const bool beside = s->opts.beside_h;
     unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller work regions */
-    plan_within(&g, &grown, mo, pk, share, pre_c, beside, ring);
-    plan(&p, mo, pk, ZP_G16_AFFINE_WINDOWS, pre_c, ring);
-    plan(&lpre, mo, pk, 0, pre_c, ring);
-    plan(&lean, mo, pk, 0, 0, ring);
+    const unsigned hc = h_acc_c(&s->opts, ring);
+    plan_within(&g, &grown, mo, pk, share, pre_c, beside, ring, hc);
+    plan(&p, mo, pk, ZP_G16_AFFINE_WINDOWS, pre_c, ring, hc);
+    plan(&lpre, mo, pk, 0, pre_c, ring, hc);
+    plan(&lean, mo, pk, 0, 0, ring, hc);
     s->scratch_off = p.scratch_off;
     s->scratch_end = UINT64_MAX; /* the end of work */
     /* Arena regions first: running out of arena is the expected failure
@@ -496,6 +531,8 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     zp_err e = zp__gpu_alloc_high(dev, &s->witness, p.witness);
     if (!e && ring)
         e = zp__gpu_alloc_high(dev, &s->ring, p.ring);
+    if (!e && p.h_acc)
+        e = zp__gpu_alloc_high(dev, &s->h_acc, p.h_acc);
     /* The grown size; with less room than the share promised (a
      * fragmented arena) the default; with no room for the affine round's
      * scratch the lean size (the MSMs take whatever scratch the slot has,

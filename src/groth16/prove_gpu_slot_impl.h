@@ -31,6 +31,7 @@ struct zp__g16_slot {
     bool took_sent;                         /* the last eval's witness was sent */
     bool took_pre;                          /* the last H MSM went over the key's table */
     bool took_sched;                        /* the last MSMs ran as one schedule */
+    bool took_h_acc;                        /* the last H MSM summed into h_acc */
     /* The witness in parts (prove_gpu_parts.c). l_split: the L MSM is
      * l_head, the sum over the parts eval summed, plus the MSMs over the
      * n_l_rest ranges l_rest[i] = [from, to) of the witness. plan_*: what
@@ -80,6 +81,10 @@ struct zp__g16_slot {
     zp__gpu_buf ring;
     zp__gpu_stream *ring_stream;
     uint64_t streamed;
+    /* The H MSM's kept buckets (zp_gpu_tuning.h_stream, zp__gpu_msm_acc)
+     * where the tuning asks for them and the slot has a ring: every H
+     * chunk sums into them, reduced once after the last. */
+    zp__gpu_buf h_acc;
     /* The schedule of a streaming key's MSMs (prove_gpu_msm.c) cuts the
      * ring into ZP_G16_RING_BUFS buffers, each filled on a copy stream of
      * its own: ring_q[0] is ring_stream, the others the slot's. sched: its

@@ -461,7 +461,7 @@ static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, e
     const size_t half = (n + 1) / 2; /* the second sum's one chunk */
     most = half > most ? half : most;
     zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(c));
-    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_acc_scratch_bytes_opts(&T_opts, most, c));
+    zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_acc_scratch_bytes_opts(&T_opts, most, c, 0));
     zp__gpu_msm_acc acc;
     GPU_OK(zp__gpu_msm_g1_acc_begin(&acc, bk, c));
     const zp_g1_affine *pts = dp.ptr;

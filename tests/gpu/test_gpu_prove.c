@@ -160,8 +160,10 @@ static void run_key(const zp__pk *pk, zp_fr *w, uint64_t nw)
                (unsigned long long)zp__g16_slot_ring_buffer(sl));
         CHECK(zp__g16_slot_streamed_bytes(sl) > 0);
         CHECK(zp__g16_slot_ring_buffer(sl) == T_opts.ring_buffer || !T_opts.ring_buffer);
-        /* The stages just compared ran the five MSMs as one schedule. */
+        /* The stages just compared ran the five MSMs as one schedule,
+         * H into the kept buckets where the tuning asks for them. */
         CHECK(zp__g16_slot_took_sched(sl));
+        CHECK_EQ_INT(zp__g16_slot_took_h_acc(sl), T_opts.tuning.h_stream != 0);
     }
     /* The lean steps forced: the slot keeps the witness in c's region, and
      * with the matrices streamed they crossed the ring too. */
