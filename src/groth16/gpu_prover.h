@@ -422,7 +422,7 @@ bool zp__g16_slot_took_sent(const zp__g16_slot *s);
 /* Whether the last partition's H MSM went over the key's H table. */
 bool zp__g16_slot_took_pre(const zp__g16_slot *s);
 /* Whether the last partition's five MSMs ran as one schedule of chunks
- * (a streaming key, after h: prove_gpu_msm.c). */
+ * (a streaming key, after h: prove_gpu_sched.c). */
 bool zp__g16_slot_took_sched(const zp__g16_slot *s);
 /* Whether the last partition's H MSM summed its chunks into the slot's
  * kept buckets (zp_gpu_tuning.h_stream). */

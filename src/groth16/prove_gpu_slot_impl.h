@@ -85,7 +85,7 @@ struct zp__g16_slot {
      * where the tuning asks for them and the slot has a ring: every H
      * chunk sums into them, reduced once after the last. */
     zp__gpu_buf h_acc;
-    /* The schedule of a streaming key's MSMs (prove_gpu_msm.c) cuts the
+    /* The schedule of a streaming key's MSMs (prove_gpu_sched.c) cuts the
      * ring into ZP_G16_RING_BUFS buffers, each filled on a copy stream of
      * its own: ring_q[0] is ring_stream, the others the slot's. sched: its
      * chunks for sched_key (and the L ranges it was made for), or NULL. */
@@ -142,7 +142,7 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
 zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part);
 
 /* Opens the ring's copy streams past ring_stream (ring_q), and frees them
- * and the schedule (prove_gpu_msm.c). */
+ * and the schedule (prove_gpu_sched.c). */
 zp_err zp__g16_slot_ring_open(zp__g16_slot *s);
 void zp__g16_slot_ring_close(zp__g16_slot *s);
 
@@ -172,6 +172,28 @@ zp_err zp__g16_stage_end(zp__g16_stager *st);
 /* Counts the MSM that just ran on st in s->paths (after each one that
  * succeeded). */
 void zp__g16_slot_count_msm(zp__g16_slot *s, const zp__gpu_stream *st);
+
+/* One chunk of H's MSM (scalars sc in standard form, without the 0/1
+ * split) on the slot's MSM stream and scratch: into acc where it is not
+ * NULL (the kept buckets), else its own MSM added to *out. */
+zp_err zp__g16_h_chunk(zp__g16_slot *s, zp_g1_jac *out, zp__gpu_msm_acc *acc,
+                       const void *d_points, const zp_fr *sc, uint64_t len);
+/* H's kept buckets (zp_gpu_tuning.h_stream) for one H MSM: *on false
+ * where the slot has none; _end adds their sum to *out. */
+zp_err zp__g16_h_acc_begin(zp__g16_slot *s, zp__gpu_msm_acc *acc, bool *on);
+zp_err zp__g16_h_acc_end(zp__g16_slot *s, zp__gpu_msm_acc *acc, zp_g1_jac *out);
+/* The witness the hook gave (s->next_witness) up into the slot's witness
+ * region on the copy stream, after what the MSMs' stream has enqueued so
+ * far (the last reads of the witness). */
+zp_err zp__g16_slot_send_next(zp__g16_slot *s, const zp__g16_dkey *k);
+
+/* A streaming key's five MSMs as one schedule (prove_gpu_sched.c):
+ * whether k's run so on s, the run (after h, on the slot's stream), and
+ * its first streamed chunk sent ahead while h runs. */
+bool zp__g16_sched_on(const zp__g16_slot *s, const zp__g16_dkey *k);
+zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
+                         zp__prove_times *t);
+zp_err zp__g16_sched_prefetch(zp__g16_slot *s, const zp__g16_dkey *k);
 
 /* Σ w[v]·P[p0 + v - from] for from <= v < to (w Montgomery, device), P
  * k's G1 array `part`, resident points where they lie and streamed ones
