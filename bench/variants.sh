@@ -14,9 +14,10 @@
 #          bench_supraseal_c2 --log2 LOG2 --circuits 10 --calls CALLS per
 #          NAME (main or a built variant); the native engine in the same
 #          process each time unless SKIP_NATIVE=1 (then only for the first)
-#        bash bench/variants.sh batch NAME:ARENA...
+#        bash bench/variants.sh batch NAME:ARENA[:TUNE]...
 #          zkpipe bench batch --circuit synth:porep:LOG2 --gpus 1
-#          --gpu-mem ARENA --count COUNT --partitions 10 per NAME:ARENA
+#          --gpu-mem ARENA --count COUNT --partitions 10 per NAME:ARENA, with
+#          --tune TUNE where a third field gives one (h_stream=20, say)
 # env: LOG2 (27), CALLS (2), COUNT (1), OUT (logs and traces; default
 # bench/out/variants), KEY (the drop-in's key, default build-gpu/porep-LOG2.zpk,
 # made by the first drop-in run when missing: ~90 s on an H200 at 27).
@@ -74,15 +75,16 @@ dropin)
   ;;
 batch)
   for va in "$@"; do
-    v=${va%%:*} arena=${va#*:}
+    IFS=: read -r v arena tune <<<"$va"
     d=$(dir_of "$v")
-    log=$OUT/batch-$v-$arena.log
+    tag=$v-$arena${tune:+-${tune//=/}}
+    log=$OUT/batch-$tag.log
     "$d/zkpipe" bench batch --circuit "synth:porep:$LOG2" --gpus 1 --gpu-mem "$arena" \
       --count "${COUNT:-1}" --partitions 10 --concurrency 2 --verify-threads 4 \
-      --distinct-witnesses 2 --trace "$OUT/batch-$v-$arena.json" >"$log" 2>&1 ||
-      echo "$v@$arena: exit $?"
-    build-gpu/zkpipe trace svg "$OUT/batch-$v-$arena.json" >>"$log" 2>&1
-    summary "$log" "$v@$arena"
+      --distinct-witnesses 2 --trace "$OUT/batch-$tag.json" ${tune:+--tune "$tune"} >"$log" 2>&1 ||
+      echo "$tag: exit $?"
+    build-gpu/zkpipe trace svg "$OUT/batch-$tag.json" >>"$log" 2>&1
+    summary "$log" "$tag"
   done
   ;;
 *)
