@@ -211,6 +211,20 @@ static bool affine_pass_ok(const zp__gpu_msm_opts *o, const msm_layout *l)
     return l->entries >= o->affine_min_entries;
 }
 
+/* The layout for m dense of n scalars in `bytes` of scratch: with the
+ * affine rounds where they run and their layout fits, else XYZZ buckets
+ * (as many windows a pass as fit); false when not even that fits. */
+template <class F>
+static bool layout_for(msm_layout *l, zp__gpu *g, const zp__gpu_msm_opts *o, uint64_t n,
+                       uint64_t m, uint64_t bytes, bool split, unsigned pre_c, bool ext)
+{
+    const size_t xb = sizeof(xyzz_t<F>);
+    if (use_affine<F>(g, m) && plan_fit(l, o, n, m, xb, bytes, true, split, pre_c, ext) &&
+        affine_pass_ok(o, l))
+        return true;
+    return plan_fit(l, o, n, m, xb, bytes, false, split, pre_c, ext);
+}
+
 /* Whether `count` ones are summed by ones_affine (msm_affine.cuh): where
  * the dense part ran the affine rounds in a layout that holds them
  * (l->entries >= count), from ones_aff_min<F>(o) of them (and at least 2).
@@ -440,12 +454,9 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * they are (they come first) and places the rest after them: all
      * windows in one pass when the scratch holds that, else as many per
      * pass as it holds. */
-    const size_t xb = sizeof(xyzz_t<F>);
-    bool affine = use_affine<F>(g, m) &&
-                  plan_fit(&l, o, n, m, xb, scratch.bytes, true, split, pre_c) &&
-                  affine_pass_ok(o, &l);
-    if (!affine && !plan_fit(&l, o, n, m, xb, scratch.bytes, false, split, pre_c))
+    if (!layout_for<F>(&l, g, o, n, m, scratch.bytes, split, pre_c, false))
         return ZP_E_GPU_OOM;
+    const bool affine = l.affine;
     l.ident = !split;
     /* Ones first (ones_first_ok): their sum straight to the host's slot nw,
      * before the dense part reuses the room; the profile counts their time
@@ -525,12 +536,8 @@ static zp_err msm_acc_add(zp__gpu_stream *s, xyzz_t<F> *buckets, unsigned c, boo
     zp__gpu_msm_opts o = g->msm;
     o.window = c;
     ZP_CUDA(cudaSetDevice(g->device));
-    const size_t xb = sizeof(xyzz_t<F>);
     msm_layout l;
-    const bool affine = use_affine<F>(g, n) &&
-                        plan_fit(&l, &o, n, n, xb, scratch.bytes, true, false, 0, true) &&
-                        affine_pass_ok(&o, &l);
-    if (!affine && !plan_fit(&l, &o, n, n, xb, scratch.bytes, false, false, 0, true))
+    if (!layout_for<F>(&l, g, &o, n, n, scratch.bytes, false, 0, true))
         return ZP_E_GPU_OOM;
     l.ident = true;
     s->last_dense = n;
