@@ -64,8 +64,9 @@ static zp_err timed(zp__gpu_stream *s, bool up, void *dev, void *host, uint64_t 
     return e ? e : es;
 }
 
-/* From pageable memory: the plain copy on s, and the staged one through
- * two pinned buffers on s and q with each thread count of l. */
+/* From pageable memory: the plain copy on s, the staged one through two
+ * pinned buffers on s and q with each thread count of l, and the memory
+ * registered in place; v: room for 4 * l->reps timings. */
 static zp_err pageable(lane *l, zp__gpu *g, zp__gpu_stream *s, void *dev, double *v)
 {
     zp__gpu_stream *q = NULL;
@@ -96,12 +97,8 @@ static zp_err pageable(lane *l, zp__gpu *g, zp__gpu_stream *s, void *dev, double
         if (!e)
             l->pg_staged[t] = zp__median(v, l->reps);
     }
-    /* Registered in place, copied, unregistered: v holds reps per step
-     * and the reps' totals (4 * reps; lane_run gives 2 * reps, so a
-     * buffer of its own). */
-    double *w = e ? NULL : calloc((size_t)l->reps * 4, sizeof *w);
-    if (!e && !w)
-        e = ZP_E_NOMEM;
+    /* Registered in place, copied, unregistered: v holds each step's reps
+     * and then the reps' GB/s over the three. */
     for (int r = 0; r < l->reps && !e; r++) {
         const double t0 = zp__now();
         e = zp__gpu_host_register(h, l->bytes, false);
@@ -113,17 +110,16 @@ static zp_err pageable(lane *l, zp__gpu *g, zp__gpu_stream *s, void *dev, double
             zp__gpu_host_unregister(h);
         }
         const double t3 = zp__now();
-        w[r] = (t1 - t0) * 1e3;
-        w[l->reps + r] = (t2 - t1) * 1e3;
-        w[2 * l->reps + r] = (t3 - t2) * 1e3;
-        w[3 * l->reps + r] = t3 > t0 ? (double)l->bytes / (t3 - t0) / 1e9 : 0;
+        v[r] = (t1 - t0) * 1e3;
+        v[l->reps + r] = (t2 - t1) * 1e3;
+        v[2 * l->reps + r] = (t3 - t2) * 1e3;
+        v[3 * l->reps + r] = t3 > t0 ? (double)l->bytes / (t3 - t0) / 1e9 : 0;
     }
     if (!e) {
         for (int k = 0; k < 3; k++)
-            l->reg_ms[k] = zp__median(w + (size_t)k * l->reps, l->reps);
-        l->reg_gbs = zp__median(w + 3 * (size_t)l->reps, l->reps);
+            l->reg_ms[k] = zp__median(v + (size_t)k * l->reps, l->reps);
+        l->reg_gbs = zp__median(v + 3 * (size_t)l->reps, l->reps);
     }
-    free(w);
     zp__gpu_host_free(buf[0]);
     zp__gpu_host_free(buf[1]);
     zp__gpu_stream_close(q);
@@ -143,7 +139,7 @@ static void *lane_run(void *arg)
     zp__gpu_stream *s = NULL;
     zp__gpu_buf d = {0};
     void *h = NULL;
-    double *v = calloc((size_t)l->reps * 2, sizeof *v);
+    double *v = calloc((size_t)l->reps * 4, sizeof *v); /* as pageable() needs */
     zp_err e = v ? zp__gpu_open(&g, &cfg) : ZP_E_NOMEM;
     if (!e)
         e = zp__gpu_stream_open_copy(g, &s);

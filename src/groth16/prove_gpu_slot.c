@@ -97,13 +97,6 @@ static unsigned h_acc_c(const zp__g16_gpu_opts *op, uint64_t ring)
     return ring ? op->tuning.h_stream : 0;
 }
 
-/* The least scratch an H chunk of a ring's size takes into kept buckets
- * of hc bits (0: none): one window a pass, as the slot's other MSMs are
- * sized at least; the chunks take more windows a pass where it holds
- * them. */
-static uint64_t h_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
-                              unsigned hc);
-
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
  * at a time: all windows at once up to ZP_G16_MSM_BUDGET points, and at
  * least one window per pass for a whole chunk; for G1 also the batch-affine
@@ -150,6 +143,10 @@ static uint64_t g1_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned 
                    msm_bytes(mo, pk->n_h, false, aw, false, ring));
 }
 
+/* The least scratch an H chunk of a ring's size takes into kept buckets
+ * of hc bits (0: none): one window a pass, as the slot's other MSMs are
+ * sized at least; the chunks take more windows a pass where it holds
+ * them. */
 static uint64_t h_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
                               unsigned hc)
 {

@@ -435,6 +435,20 @@ static void test_g1_pre(void)
                  ZP_E_TOO_LARGE);
 }
 
+/* n cut at the lengths `cut` (0-terminated, the last chunk takes the
+ * rest) into len[0 .. returned); at most `max` chunks. */
+static size_t cut_lengths(size_t n, const size_t *cut, size_t *len, size_t max)
+{
+    size_t k = 0;
+    for (size_t at = 0; at < n && k < max; k++) {
+        len[k] = cut[k] && cut[k] < n - at && k + 1 < max ? cut[k] : n - at;
+        at += len[k];
+        if (!cut[k])
+            return k + 1;
+    }
+    return k;
+}
+
 /* One sum over chunks (zp__gpu_msm_acc) against the CPU's over all the
  * points: n points and scalars cut at the given lengths (0-terminated, the
  * last chunk takes the rest), at window c; then, with the same buckets,
@@ -449,35 +463,24 @@ static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, e
     make_scalars(s, n, sk);
     ds = gpu_test_alloc(n * sizeof *s);
     GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
-    size_t most = 0, chunks = 0;
-    for (size_t at = 0, k = 0; at < n; k++) {
-        size_t len = cut[k] && cut[k] < n - at ? cut[k] : n - at;
-        most = len > most ? len : most;
-        at += len;
-        chunks++;
-        if (!cut[k])
-            break;
-    }
-    const size_t half = (n + 1) / 2; /* the second sum's one chunk */
-    most = half > most ? half : most;
+    size_t len[16];
+    const size_t chunks = cut_lengths(n, cut, len, sizeof len / sizeof *len);
+    size_t most = (n + 1) / 2; /* the second sum's one chunk */
+    for (size_t k = 0; k < chunks; k++)
+        most = len[k] > most ? len[k] : most;
     zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(c));
     zp__gpu_buf scratch = gpu_test_alloc(zp__gpu_msm_acc_scratch_bytes_opts(&T_opts, most, c, 0));
     zp__gpu_msm_acc acc;
     GPU_OK(zp__gpu_msm_g1_acc_begin(&acc, bk, c));
     const zp_g1_affine *pts = dp.ptr;
     const zp_fr *sc = ds.ptr;
-    for (size_t at = 0, k = 0; at < n; k++) {
-        size_t len = cut[k] && cut[k] < n - at ? cut[k] : n - at;
-        GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts + at, sc + at, len, scratch));
-        unsigned windows = 0, per_pass = 0, cc = 0;
-        zp__gpu_msm_last_passes(T_s, &windows, &per_pass);
+    for (size_t k = 0, at = 0; k < chunks; at += len[k++]) {
+        GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts + at, sc + at, len[k], scratch));
+        unsigned cc = 0;
         zp__gpu_msm_last_sort_bits(T_s, &cc);
         CHECK_EQ_INT(cc, c);
         if (zp__gpu_msm_last_affine(T_s))
             T_affine++;
-        at += len;
-        if (!cut[k])
-            break;
     }
     zp_g1_jac got, want;
     GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &got, scratch));
@@ -485,6 +488,7 @@ static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, e
     bool ok = zp_g1_jac_eq(&got, &want);
     CHECK(ok);
     /* The same buckets again, for the first half alone, in one chunk. */
+    const size_t half = (n + 1) / 2;
     zp_g1_jac got2, want2;
     GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts, sc, half, scratch));
     GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &got2, scratch));
