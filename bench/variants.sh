@@ -17,7 +17,7 @@
 #        bash bench/variants.sh batch NAME:ARENA[:TUNE]...
 #          zkpipe bench batch --circuit synth:porep:LOG2 --gpus 1
 #          --gpu-mem ARENA --count COUNT --partitions 10 per NAME:ARENA, with
-#          --tune TUNE where a third field gives one (h_stream=20, say)
+#          --tune TUNE where a third field gives one (ntt_twist=off, say)
 # env: LOG2 (27), CALLS (2), COUNT (1), OUT (logs and traces; default
 # bench/out/variants), KEY (the drop-in's key, default build-gpu/porep-LOG2.zpk,
 # made by the first drop-in run when missing: ~90 s on an H200 at 27).

@@ -326,28 +326,14 @@ typedef struct zp_gpu_tuning {
      *   2 .. ZP_GPU_H_TABLE_MAX  those windows at any size whose copies
      *                            one MSM takes, for every key. */
     unsigned h_table;
-    /* A key whose points stream through a slot's ring (key tiers): its H
-     * MSM's chunks summed into one set of buckets of c-bit windows, kept
-     * in the slot's working set between chunks and reduced once, instead
-     * of one MSM a chunk at the chunk's own (smaller) window. The buckets
-     * take 2^(c-1) x ceil(255/c) x 192 bytes of each such slot (1.2 GiB at
-     * c = 20, 4.6 GiB at 22), which the plan takes from the points it
-     * keeps resident. Experimental, until a measurement decides
-     * (bench/RESULTS.md):
-     *   ZP_GPU_H_STREAM_OFF (0)  (default) one MSM a chunk;
-     *   16 .. ZP_GPU_H_TABLE_MAX  the kept buckets at that window. */
-    unsigned h_stream;
 } zp_gpu_tuning;
 
 #define ZP_GPU_H_TABLE_OFF 0u
 #define ZP_GPU_H_TABLE_AUTO 1u
 #define ZP_GPU_H_TABLE_MAX 22u
-#define ZP_GPU_H_STREAM_OFF 0u
-#define ZP_GPU_H_STREAM_MIN 16u
 
 void zp_gpu_tuning_default(zp_gpu_tuning *t);
 /* ZP_E_INVALID_ARG when a field is out of its range (h_table above
- * ZP_GPU_H_TABLE_MAX, h_stream neither off nor ZP_GPU_H_STREAM_MIN ..
  * ZP_GPU_H_TABLE_MAX); ZP_OK otherwise. */
 zp_err zp_gpu_tuning_check(const zp_gpu_tuning *t);
 

@@ -506,15 +506,6 @@ static void test_config_and_names(void)
     CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_E_INVALID_ARG);
     CHECK(e == NULL);
     c.gpu_tuning.h_table = ZP_GPU_H_TABLE_MAX;
-    CHECK_EQ_INT(c.gpu_tuning.h_stream, ZP_GPU_H_STREAM_OFF);
-    const unsigned hs_bad[] = {1, ZP_GPU_H_STREAM_MIN - 1, ZP_GPU_H_TABLE_MAX + 1};
-    for (size_t i = 0; i < sizeof hs_bad / sizeof *hs_bad; i++) {
-        c.gpu_tuning.h_stream = hs_bad[i];
-        CHECK_EQ_INT(zp_gpu_tuning_check(&c.gpu_tuning), ZP_E_INVALID_ARG);
-    }
-    c.gpu_tuning.h_stream = ZP_GPU_H_STREAM_MIN;
-    CHECK_EQ_INT(zp_gpu_tuning_check(&c.gpu_tuning), ZP_OK);
-    c.gpu_tuning.h_stream = ZP_GPU_H_TABLE_MAX;
     c.gpu_tuning.ntt_twist = false;
     CHECK_EQ_INT(zp_gpu_tuning_check(&c.gpu_tuning), ZP_OK);
     CHECK_EQ_INT(zp_engine_open(&e, &c), ZP_OK);

@@ -111,44 +111,43 @@ static void test_porep27(void)
     CHECK(full - lean <= ((uint64_t)8 << 30));
 }
 
-/* H's kept buckets (zp_gpu_tuning.h_stream): a slot with a ring is larger
- * by their bytes at least (and by no more than those and one chunk's
- * scratch), lean or not; a slot without a ring, or with the tuning off,
- * keeps its size. */
-static void test_h_stream(void)
+/* H's kept buckets: a slot with a ring keeps them at the window an MSM
+ * over one of the schedule's buffers (a quarter of the ring) takes, 17 for
+ * buffers of 0.5 GiB (or over all of a smaller key's H points), and
+ * counts them in its size beside its regions, lean or not; a slot without
+ * a ring has none. */
+static void test_h_acc(void)
 {
     if (!have_cuda()) {
         printf("  (no CUDA in this build: no buckets to size)\n");
         return;
     }
-    zp__g16_gpu_opts off, on;
-    zp__g16_gpu_opts_default(&off);
-    on = off;
-    on.tuning.h_stream = 20;
-    CHECK_EQ_INT(zp_gpu_tuning_check(&on.tuning), ZP_OK);
-    const uint64_t bk = zp__gpu_msm_acc_bytes(20);
-    CHECK(bk == 13ull * (1u << 19) * 192);
+    const uint64_t gib = (uint64_t)1 << 30;
+    CHECK_EQ_INT(zp__g16_h_acc_window(0, 1u << 27), 0);
+    CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 27), 17);
+    CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 27), (int)zp__gpu_msm_acc_window(gib / 2 / 96));
+    CHECK(zp__g16_h_acc_window(4096, 1u << 27) >= 2 && zp__g16_h_acc_window(4096, 1u << 27) < 17);
+    /* A key with fewer H points than a buffer holds: their window. */
+    CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 16), (int)zp__gpu_msm_acc_window(1u << 16));
+    CHECK(zp__g16_h_acc_window(gib, 1u << 16) < 17);
+    CHECK(zp__gpu_msm_acc_bytes(17) == 15ull * (1u << 16) * 192);
     static const unsigned lgs[] = {16, 20, 24, 27};
-    for (size_t i = 0; i < sizeof lgs / sizeof *lgs; i++) {
-        const unsigned lg = lgs[i];
-        zp__pk pk = slot_shape(lg, ((uint64_t)1 << lg) - 7);
-        const uint64_t rb = (uint64_t)1 << 30;
-        const uint64_t r0 = zp__g16_slot_bytes_ring(&pk, rb, &off),
-                       r1 = zp__g16_slot_bytes_ring(&pk, rb, &on),
-                       l0 = zp__g16_slot_bytes_lean(&pk, rb, &off),
-                       l1 = zp__g16_slot_bytes_lean(&pk, rb, &on);
-        zp__gpu_msm_opts mo;
-        zp__gpu_msm_opts_default(&mo);
-        const uint64_t chunk =
-            zp__gpu_msm_acc_scratch_bytes_opts(&mo, rb / sizeof(zp_g1_affine), 20, 1);
-        printf("  2^%u: ring slot %.2f -> %.2f GiB, lean %.2f -> %.2f GiB\n", lg,
-               (double)r0 / (1 << 30), (double)r1 / (1 << 30), (double)l0 / (1 << 30),
-               (double)l1 / (1 << 30));
-        CHECK(r1 >= r0 + bk && r1 <= r0 + bk + chunk + ((uint64_t)1 << 20));
-        CHECK(l1 >= l0 + bk && l1 <= l0 + bk + chunk + ((uint64_t)1 << 20));
-        CHECK(zp__g16_slot_bytes(&pk, &on) == zp__g16_slot_bytes(&pk, &off));
-        CHECK(zp__g16_slot_bytes_ring(&pk, 0, &on) == zp__g16_slot_bytes_ring(&pk, 0, &off));
-    }
+    static const uint64_t rbs[] = {(uint64_t)1 << 20, (uint64_t)256 << 20, (uint64_t)1 << 30};
+    for (size_t i = 0; i < sizeof lgs / sizeof *lgs; i++)
+        for (size_t j = 0; j < sizeof rbs / sizeof *rbs; j++) {
+            const unsigned lg = lgs[i];
+            zp__pk pk = slot_shape(lg, ((uint64_t)1 << lg) - 7);
+            const uint64_t rb = rbs[j], n = pk.domain_size * sizeof(zp_fr);
+            const uint64_t bk = zp__gpu_msm_acc_bytes(zp__g16_h_acc_window(rb, pk.n_h));
+            const uint64_t r = zp__g16_slot_bytes_ring(&pk, rb, NULL),
+                           l = zp__g16_slot_bytes_lean(&pk, rb, NULL);
+            printf("  2^%u, ring 2 x %.0f MiB: buckets %.0f MiB, ring slot %.2f GiB, "
+                   "lean %.2f GiB\n", lg, (double)rb / (1 << 20), (double)bk / (1 << 20), (double)r / gib,
+                   (double)l / gib);
+            CHECK(bk > 0);
+            CHECK(r >= pk.n_vars * sizeof(zp_fr) + 3 * n + 2 * rb + bk);
+            CHECK(l >= 3 * n + 2 * rb + bk);
+        }
 }
 
 /* The size a slot asks for within a share: the default size for no share
@@ -224,6 +223,6 @@ int main(void)
     RUN(test_porep27);
     RUN(test_h_pre_auto);
     RUN(test_msm_opts);
-    RUN(test_h_stream);
+    RUN(test_h_acc);
     return FINISH();
 }

@@ -31,7 +31,7 @@ struct opts {
     int scratch_gib; /* msm: at least this much scratch, 0 = what the sizing asks */
     int pre_c;       /* msm: precomputed bases with c-bit windows, 0 = none */
     int chunks;      /* msm: the points in this many chunks, three ways (msm_gpu_chunks) */
-    int acc_c;       /* msm --chunks: the one sum's window, 0 = the whole size's */
+    int acc_c;       /* msm --chunks: the one sum's window, 0 = a chunk's */
 };
 
 static const char ntt_help[] =
@@ -66,8 +66,8 @@ static const char msm_help[] =
     "                      the host (msm-g1-k), one sum over the K chunks in one set\n"
     "                      of buckets (msm-g1-acc, zp__gpu_msm_acc), one MSM over\n"
     "                      all (msm-g1-1); the three sums must agree\n"
-    "  --acc-c C           --chunks: msm-g1-acc's window (2..22; default the whole\n"
-    "                      size's)\n"
+    "  --acc-c C           --chunks: msm-g1-acc's window (2..22; default a chunk's,\n"
+    "                      as a streaming slot sums H)\n"
     "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
     "                      them (default auto), or off\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets, scaled by n;\n"
@@ -530,7 +530,8 @@ static int msm_gpu_chunks(const struct opts *o)
     uint64_t sb = 0, bb = 0;
     for (int lg = o->from; lg <= o->to; lg++) {
         const uint64_t nl = (uint64_t)1 << lg;
-        const unsigned c = o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(nl);
+        const unsigned c =
+            o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(chunk_of(nl, K));
         const uint64_t x[3] = {zp__gpu_msm_scratch_bytes_nosplit(nl, false, 0),
                                zp__gpu_msm_acc_scratch_bytes(chunk_of(nl, K), c),
                                zp__gpu_msm_acc_bytes(c)};
@@ -560,7 +561,8 @@ static int msm_gpu_chunks(const struct opts *o)
     const zp_fr *sc = ds.ptr;
     for (int lg = o->from; lg <= o->to && !e; lg++) {
         const uint64_t nl = (uint64_t)1 << lg, len = chunk_of(nl, K);
-        const unsigned c = o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(nl);
+        const unsigned c =
+            o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(chunk_of(nl, K));
         double ms[3][1000];
         zp_g1_jac sum[3];
         for (int r = -o->warmup; r < o->reps && !e; r++) {

@@ -425,8 +425,14 @@ bool zp__g16_slot_took_pre(const zp__g16_slot *s);
  * (a streaming key, after h: prove_gpu_sched.c). */
 bool zp__g16_slot_took_sched(const zp__g16_slot *s);
 /* Whether the last partition's H MSM summed its chunks into the slot's
- * kept buckets (zp_gpu_tuning.h_stream). */
+ * kept buckets (every H MSM of a slot with a ring). */
 bool zp__g16_slot_took_h_acc(const zp__g16_slot *s);
+/* The window of those buckets in a slot whose ring has two buffers of
+ * `ring` bytes (0: no ring, no buckets), for a key of n_h H points: the
+ * window of an MSM over one of the schedule's buffers of H points (or all
+ * n_h where fewer), so that each chunk adds what its own MSM would and
+ * only the reductions are saved. */
+unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h);
 /* Whether the slot runs the MSMs over the witness beside h (its room
  * above a, b and c holds them, and its options ask for it). */
 bool zp__g16_slot_beside(const zp__g16_slot *s);

@@ -132,10 +132,13 @@ static zp_err chunk_nosplit(zp__g16_slot *s, void *ctx, const void *d_points, ui
     return zp__g16_h_chunk(s, c->out, c->acc, d_points, c->sc + p, len);
 }
 
-zp_err zp__g16_h_acc_begin(zp__g16_slot *s, zp__gpu_msm_acc *acc, bool *on)
+zp_err zp__g16_h_acc_begin(zp__g16_slot *s, const zp__g16_dkey *k, zp__gpu_msm_acc *acc,
+                           bool *on)
 {
     *on = s->took_h_acc = s->h_acc.ptr != NULL;
-    return *on ? zp__gpu_msm_g1_acc_begin(acc, s->h_acc, s->opts.tuning.h_stream) : ZP_OK;
+    if (!*on)
+        return ZP_OK;
+    return zp__gpu_msm_g1_acc_begin(acc, s->h_acc, zp__g16_h_acc_window(s->ring_buffer, k->pk->n_h));
 }
 
 zp_err zp__g16_h_acc_end(zp__g16_slot *s, zp__gpu_msm_acc *acc, zp_g1_jac *out)
@@ -171,7 +174,7 @@ static zp_err msm_g1_nosplit(zp__g16_slot *s, const zp__g16_dkey *k, zp_g1_jac *
     zp_g1_jac_inf(out);
     zp__gpu_msm_acc acc;
     bool on;
-    zp_err e = zp__g16_h_acc_begin(s, &acc, &on);
+    zp_err e = zp__g16_h_acc_begin(s, k, &acc, &on);
     g1_sum c = {out, sc, 0, on ? &acc : NULL};
     if (!e)
         e = over_points(s, k, ZP_G16_P_H, 0, n, chunk_nosplit, &c);

@@ -15,9 +15,7 @@ void zp_gpu_tuning_default(zp_gpu_tuning *t)
 
 zp_err zp_gpu_tuning_check(const zp_gpu_tuning *t)
 {
-    if (!t || t->h_table > ZP_GPU_H_TABLE_MAX ||
-        (t->h_stream != ZP_GPU_H_STREAM_OFF &&
-         (t->h_stream < ZP_GPU_H_STREAM_MIN || t->h_stream > ZP_GPU_H_TABLE_MAX)))
+    if (!t || t->h_table > ZP_GPU_H_TABLE_MAX)
         return ZP_E_INVALID_ARG;
     return ZP_OK;
 }

@@ -11,7 +11,7 @@
  * summed (every MSM waits for its stream). H's scalars stay in a to the
  * end, so A's and B's are read from the witness through the density maps,
  * a chunk's range of it at a time (zp__gpu_wsc.j0), never gathered. With
- * the kept buckets (zp_gpu_tuning.h_stream) H's chunks sum into them and
+ * the kept buckets (zp__g16_h_acc_window) H's chunks sum into them and
  * the sum is made once, after the last chunk.
  */
 #include <stdlib.h>
@@ -294,7 +294,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     double tm[M_N] = {0};
     zp__gpu_msm_acc acc;
     bool acc_on;
-    e = zp__g16_h_acc_begin(s, &acc, &acc_on);
+    e = zp__g16_h_acc_begin(s, k, &acc, &acc_on);
     if (!e && last_w == n)
         e = zp__g16_slot_send_next(s, k);
     for (size_t j = 0; !e && j < n; j++) {

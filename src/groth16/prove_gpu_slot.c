@@ -87,14 +87,17 @@ static uint64_t rnd(uint64_t bytes) { return zp__g16_arena_round(bytes); }
  * scratch starts in work. */
 typedef struct slot_plan {
     uint64_t witness, work, ab_scalars, scratch_off, ring;
-    uint64_t h_acc; /* the H MSM's kept buckets (zp_gpu_tuning.h_stream), or 0 */
+    uint64_t h_acc; /* the H MSM's kept buckets (zp__g16_h_acc_window), or 0 */
 } slot_plan;
 
-/* The window of a streaming slot's kept H buckets: the tuning's h_stream
- * where the slot has a ring, else 0 (none). */
-static unsigned h_acc_c(const zp__g16_gpu_opts *op, uint64_t ring)
+/* Larger windows than the chunk's own make its runs short and the sum
+ * slower (bench/RESULTS.md, issue 34). */
+unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
 {
-    return ring ? op->tuning.h_stream : 0;
+    if (!ring)
+        return 0;
+    const uint64_t n = min_u64(2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine), n_h);
+    return zp__gpu_msm_acc_window(n ? n : 1);
 }
 
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
@@ -265,7 +268,7 @@ uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
                                  const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    return plan_bytes(&op.msm, pk, 0, 0, ring_buffer, h_acc_c(&op, ring_buffer));
+    return plan_bytes(&op.msm, pk, 0, 0, ring_buffer, zp__g16_h_acc_window(ring_buffer, pk->n_h));
 }
 
 uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
@@ -275,7 +278,7 @@ uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
         return UINT64_MAX;
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
     slot_plan p;
-    plan_lean(&p, &op.msm, pk, ring_buffer, h_acc_c(&op, ring_buffer));
+    plan_lean(&p, &op.msm, pk, ring_buffer, zp__g16_h_acc_window(ring_buffer, pk->n_h));
     return plan_total(&p);
 }
 
@@ -434,7 +437,7 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
 static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__ioerr *why)
 {
     slot_plan p;
-    plan_lean(&p, &s->msm, pk, ring, h_acc_c(&s->opts, ring));
+    plan_lean(&p, &s->msm, pk, ring, zp__g16_h_acc_window(ring, pk->n_h));
     const uint64_t third = rnd(s->domain_size * sizeof(zp_fr));
     s->lean = true;
     s->windows = 0;
@@ -514,7 +517,7 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     const bool beside = s->opts.beside_h;
     unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller work regions */
-    const unsigned hc = h_acc_c(&s->opts, ring);
+    const unsigned hc = zp__g16_h_acc_window(ring, pk->n_h);
     plan_within(&g, &grown, mo, pk, share, pre_c, beside, ring, hc);
     plan(&p, mo, pk, ZP_G16_AFFINE_WINDOWS, pre_c, ring, hc);
     plan(&lpre, mo, pk, 0, pre_c, ring, hc);

@@ -81,9 +81,9 @@ struct zp__g16_slot {
     zp__gpu_buf ring;
     zp__gpu_stream *ring_stream;
     uint64_t streamed;
-    /* The H MSM's kept buckets (zp_gpu_tuning.h_stream, zp__gpu_msm_acc)
-     * where the tuning asks for them and the slot has a ring: every H
-     * chunk sums into them, reduced once after the last. */
+    /* The H MSM's kept buckets (zp__gpu_msm_acc) where the slot has a
+     * ring, at zp__g16_h_acc_window: every H chunk sums into
+     * them, reduced once after the last. */
     zp__gpu_buf h_acc;
     /* The schedule of a streaming key's MSMs (prove_gpu_sched.c) cuts the
      * ring into ZP_G16_RING_BUFS buffers, each filled on a copy stream of
@@ -178,9 +178,10 @@ void zp__g16_slot_count_msm(zp__g16_slot *s, const zp__gpu_stream *st);
  * NULL (the kept buckets), else its own MSM added to *out. */
 zp_err zp__g16_h_chunk(zp__g16_slot *s, zp_g1_jac *out, zp__gpu_msm_acc *acc,
                        const void *d_points, const zp_fr *sc, uint64_t len);
-/* H's kept buckets (zp_gpu_tuning.h_stream) for one H MSM: *on false
- * where the slot has none; _end adds their sum to *out. */
-zp_err zp__g16_h_acc_begin(zp__g16_slot *s, zp__gpu_msm_acc *acc, bool *on);
+/* H's kept buckets for one H MSM of k: *on false where the slot has none
+ * (no ring); _end adds their sum to *out. */
+zp_err zp__g16_h_acc_begin(zp__g16_slot *s, const zp__g16_dkey *k, zp__gpu_msm_acc *acc,
+                           bool *on);
 zp_err zp__g16_h_acc_end(zp__g16_slot *s, zp__gpu_msm_acc *acc, zp_g1_jac *out);
 /* The witness the hook gave (s->next_witness) up into the slot's witness
  * region on the copy stream, after what the MSMs' stream has enqueued so

@@ -40,22 +40,6 @@ static bool parse_h_table(const char *v, unsigned *out)
     return true;
 }
 
-/* off or C-bit windows (ZP_GPU_H_STREAM_MIN .. ZP_GPU_H_TABLE_MAX). */
-static bool parse_h_stream(const char *v, unsigned *out)
-{
-    if (!strcmp(v, "off")) {
-        *out = ZP_GPU_H_STREAM_OFF;
-        return true;
-    }
-    char *end;
-    long c = strtol(v, &end, 10);
-    if (end == v || *end || v[0] == '-' || v[0] == '+' || c < (long)ZP_GPU_H_STREAM_MIN ||
-        c > (long)ZP_GPU_H_TABLE_MAX)
-        return false;
-    *out = (unsigned)c;
-    return true;
-}
-
 static int bad_value(const char *cmd, const char *arg, const char *want)
 {
     fprintf(stderr, "zkpipe %s: --tune %s: the value must be %s\n", cmd, arg, want);
@@ -79,9 +63,6 @@ int zp__cli_tune_parse(zp__cli_tune *t, unsigned which, const char *cmd, const c
     } else if ((which & ZP__TUNE_GPU) && n == 7 && !strncmp(arg, "h_table", n)) {
         if (!parse_h_table(v, &t->gpu.h_table))
             return bad_value(cmd, arg, "auto, off or a window size from 2 to 22");
-    } else if ((which & ZP__TUNE_GPU) && n == 8 && !strncmp(arg, "h_stream", n)) {
-        if (!parse_h_stream(v, &t->gpu.h_stream))
-            return bad_value(cmd, arg, "off or a window size from 16 to 22");
     } else if ((which & ZP__TUNE_CPU) && n == 8 && !strncmp(arg, "cpu_ifma", n)) {
         if (!strcmp(v, "auto"))
             t->cpu_ifma = true;
@@ -91,7 +72,7 @@ int zp__cli_tune_parse(zp__cli_tune *t, unsigned which, const char *cmd, const c
             return bad_value(cmd, arg, "auto or off");
     } else {
         fprintf(stderr, "zkpipe %s: --tune: unknown name '%.*s' (this command takes %s%s%s)\n",
-                cmd, (int)n, arg, which & ZP__TUNE_GPU ? "ntt_twist, h_table, h_stream" : "",
+                cmd, (int)n, arg, which & ZP__TUNE_GPU ? "ntt_twist, h_table" : "",
                 (which & ZP__TUNE_GPU) && (which & ZP__TUNE_CPU) ? ", " : "",
                 which & ZP__TUNE_CPU ? "cpu_ifma" : "");
         return 2;
@@ -107,15 +88,11 @@ void zp__cli_tune_apply(const zp__cli_tune *t)
 
 void zp__cli_tune_describe(char *buf, size_t n, const zp__cli_tune *t)
 {
-    char h[16], hs[16];
+    char h[16];
     if (t->gpu.h_table == ZP_GPU_H_TABLE_AUTO || t->gpu.h_table == ZP_GPU_H_TABLE_OFF)
         snprintf(h, sizeof h, "%s", t->gpu.h_table == ZP_GPU_H_TABLE_AUTO ? "auto" : "off");
     else
         snprintf(h, sizeof h, "%u", t->gpu.h_table);
-    if (t->gpu.h_stream == ZP_GPU_H_STREAM_OFF)
-        snprintf(hs, sizeof hs, "off");
-    else
-        snprintf(hs, sizeof hs, "%u", t->gpu.h_stream);
-    snprintf(buf, n, "ntt_twist=%s h_table=%s h_stream=%s cpu_ifma=%s",
-             t->gpu.ntt_twist ? "on" : "off", h, hs, t->cpu_ifma ? "auto" : "off");
+    snprintf(buf, n, "ntt_twist=%s h_table=%s cpu_ifma=%s", t->gpu.ntt_twist ? "on" : "off", h,
+             t->cpu_ifma ? "auto" : "off");
 }

@@ -4,7 +4,6 @@
  * (zp_cpu_set_ifma). Names as the fields:
  *   ntt_twist=on|off      zp_gpu_tuning.ntt_twist
  *   h_table=auto|off|C    zp_gpu_tuning.h_table (C: 2..22)
- *   h_stream=off|C        zp_gpu_tuning.h_stream (C: 16..22)
  *   cpu_ifma=auto|off     zp_cpu_set_ifma(false) for off
  */
 #ifndef ZP_TOOL_TUNE_H
@@ -16,7 +15,7 @@
 #include "zkpipe.h"
 
 /* Which names a command takes. */
-#define ZP__TUNE_GPU 1u /* ntt_twist, h_table, h_stream */
+#define ZP__TUNE_GPU 1u /* ntt_twist, h_table */
 #define ZP__TUNE_CPU 2u /* cpu_ifma */
 
 typedef struct zp__cli_tune {
@@ -31,8 +30,7 @@ void zp__cli_tune_default(zp__cli_tune *t);
 int zp__cli_tune_parse(zp__cli_tune *t, unsigned which, const char *cmd, const char *arg);
 /* Applies the process-wide part (cpu_ifma); before any key is loaded. */
 void zp__cli_tune_apply(const zp__cli_tune *t);
-/* "ntt_twist=on h_table=auto h_stream=off cpu_ifma=auto" into buf (cut to
- * fit n). */
+/* "ntt_twist=on h_table=auto cpu_ifma=auto" into buf (cut to fit n). */
 void zp__cli_tune_describe(char *buf, size_t n, const zp__cli_tune *t);
 
 /* Help lines, in the commands' option column. */
@@ -44,10 +42,7 @@ void zp__cli_tune_describe(char *buf, size_t n, const zp__cli_tune *t);
     "                        h_table=auto|off|C  a key on a GPU keeps a table of its H\n"     \
     "                                            points for C-bit windows, 2..22 (default\n" \
     "                                            auto: by size, for keys kept for many\n"    \
-    "                                            proofs)\n"                                   \
-    "                        h_stream=off|C      a streamed key's H MSM into one set of\n"   \
-    "                                            C-bit buckets, 16..22, kept across its\n"   \
-    "                                            chunks (default off; experimental)\n"
+    "                                            proofs)\n"
 #define ZP__CLI_TUNE_HELP_CPU                                                                   \
     "                        cpu_ifma=auto|off   the CPU code's AVX-512 IFMA kernels\n"       \
     "                                            (default auto: where the CPU has them)\n"

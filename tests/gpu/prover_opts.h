@@ -3,7 +3,6 @@
  * one program covers the paths a slot takes only at sizes or on devices
  * the tests lack (ctest registers each set: tests/CMakeLists.txt):
  *   --h-table C        zp_gpu_tuning.h_table: 0 off, 1 automatic, 2..22
- *   --h-stream C       zp_gpu_tuning.h_stream: 0 off, 16..22
  *   --no-ntt-twist     zp_gpu_tuning.ntt_twist = false
  *   --after-h          every MSM after h (zp__g16_gpu_opts.beside_h = false)
  *   --upload-parts N   the witness in N parts (1..16)
@@ -63,9 +62,6 @@ static inline void prover_opts_parse(int argc, char **argv)
         if (!strcmp(a, "--h-table")) {
             T_opts.tuning.h_table = prover_opts_num(a, v, 0, ZP_GPU_H_TABLE_MAX);
             i++;
-        } else if (!strcmp(a, "--h-stream")) {
-            T_opts.tuning.h_stream = prover_opts_num(a, v, 0, ZP_GPU_H_TABLE_MAX);
-            i++;
         } else if (!strcmp(a, "--no-ntt-twist")) {
             T_opts.tuning.ntt_twist = false;
         } else if (!strcmp(a, "--after-h")) {
@@ -95,10 +91,8 @@ static inline void prover_opts_parse(int argc, char **argv)
         fprintf(stderr, "the prover options are out of range\n");
         exit(2);
     }
-    printf("prover options: h_table %u, h_stream %u, ntt_twist %d, MSMs %s h, upload parts %u%s, "
-           "head %u%s\n",
-           T_opts.tuning.h_table, T_opts.tuning.h_stream, T_opts.tuning.ntt_twist,
-           T_opts.beside_h ? "beside" : "after",
+    printf("prover options: h_table %u, ntt_twist %d, MSMs %s h, upload parts %u%s, head %u%s\n",
+           T_opts.tuning.h_table, T_opts.tuning.ntt_twist, T_opts.beside_h ? "beside" : "after",
            T_opts.upload_parts, T_opts.upload_parts ? "" : " (planned)", T_opts.upload_head,
            T_opts.upload_head == ZP_G16_HEAD_PLANNED ? " (planned)" : "");
     if (T_opts.resident_cap != UINT64_MAX || T_opts.ring_buffer || T_opts.arena_bytes ||
