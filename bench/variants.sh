@@ -10,6 +10,10 @@
 #          builds the tree into build-gpu (ARCH, default 90), then each
 #          PATCH applied in turn, incrementally, into build-v-NAME (NAME: the
 #          patch's file name without .patch); the tree is left as it was
+#        bash bench/variants.sh test PATCH REGEX
+#          the patch applied, build-gpu built whole, ctest -R REGEX there
+#          (a variant's GPU tests before its figures), the tree left as it
+#          was and build-gpu's binaries rebuilt from it
 #        bash bench/variants.sh dropin NAME...
 #          bench_supraseal_c2 --log2 LOG2 --circuits 10 --calls CALLS per
 #          NAME (main or a built variant); the native engine in the same
@@ -59,6 +63,25 @@ build)
   done
   # The tree's own binaries again.
   cmake --build build-gpu -j"$J" --target zkpipe bench_supraseal_c2 >>"$OUT/build.log" 2>&1
+  ;;
+test)
+  p=$1 re=$2
+  git apply "$p" || {
+    echo "$p: the patch does not apply"
+    exit 1
+  }
+  rc=0
+  if cmake --build build-gpu -j"$J" >>"$OUT/build.log" 2>&1; then
+    (cd build-gpu && ctest -R "$re" --output-on-failure) >"$OUT/test-$(basename "$p" .patch).log" 2>&1 || rc=$?
+    grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/test-$(basename "$p" .patch).log"
+  else
+    echo "$p: does not build"
+    tail -20 "$OUT/build.log"
+    rc=1
+  fi
+  git apply -R "$p"
+  cmake --build build-gpu -j"$J" >>"$OUT/build.log" 2>&1
+  exit $rc
   ;;
 dropin)
   key=${KEY:-build-gpu/porep-$LOG2.zpk}
