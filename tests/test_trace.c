@@ -202,6 +202,7 @@ static void test_msm_parts(void)
 {
     CHECK(!strcmp(zp__stage_name(ZP__ST_MSM_H), "msm_h"));
     CHECK(!strcmp(zp__stage_name(ZP__ST_MSM_L), "msm_l"));
+    CHECK(!strcmp(zp__stage_name(ZP__ST_MSM_WAIT), "msm_wait"));
     CHECK(!strcmp(zp__stage_name(ZP__ST_ALL), "?"));
     zp__trace t;
     CHECK_EQ_INT(zp__trace_init(&t, 16, 1, NULL, NULL), ZP_OK);

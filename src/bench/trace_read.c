@@ -395,7 +395,7 @@ static const char *stage_color(const char *s)
              {"h", "#43a047"},       {"split", "#00acc1"},  {"msm", "#fb8c00"},
              {"finish", "#8e24aa"},  {"verify", "#e53935"}, {"msm_h", "#bf360c"},
              {"msm_a", "#ffcc80"},   {"msm_b1", "#e65100"}, {"msm_b2", "#ffe0b2"},
-             {"msm_l", "#8d6e63"}};
+             {"msm_l", "#8d6e63"},   {"msm_wait", "#bdbdbd"}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
         if (!strcmp(s, c[i].name))
             return c[i].color;

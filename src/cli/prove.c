@@ -273,7 +273,7 @@ static int load_files(prove_in *in, const prove_args *a)
 
 static void print_times(const zp__prove_times *t, double load, bool verbose)
 {
-    double msm = t->msm_a + t->msm_b1 + t->msm_b2 + t->msm_l + t->msm_h;
+    double msm = t->msm_a + t->msm_b1 + t->msm_b2 + t->msm_l + t->msm_h + t->msm_wait;
     fprintf(stderr,
             "zkpipe prove: proof verified; %.3f s (eval %.3f, h %.3f, msm %.3f%s, finish %.3f, "
             "verify %.3f; loading %.3f)\n",
@@ -287,7 +287,8 @@ static void print_times(const zp__prove_times *t, double load, bool verbose)
         double v;
     } rows[] = {{"load", load},        {"eval", t->eval},     {"h", t->h},
                 {"msm A", t->msm_a},   {"msm B1", t->msm_b1}, {"msm B2", t->msm_b2},
-                {"msm L", t->msm_l},   {"msm H", t->msm_h},   {"finish", t->finish},
+                {"msm L", t->msm_l},   {"msm H", t->msm_h},   {"msm wait", t->msm_wait},
+                {"finish", t->finish},
                 {"verify", t->verify}};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
         fprintf(stderr, "  %-8s %10.3f ms\n", rows[i].name, rows[i].v * 1e3);

@@ -347,6 +347,11 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
         zp__eng_stage(r->e, (uint32_t)r->w->index, st[m], r->j, r->part, at, t1);
         at = t1;
     }
+    /* A streaming key's waits for its chunks, which the schedule spreads
+     * among the MSMs above, drawn after them. */
+    if (pt.msm_wait > 0)
+        zp__eng_stage(r->e, (uint32_t)r->w->index, ZP__ST_MSM_WAIT, r->j, r->part, at,
+                      at + pt.msm_wait < end ? at + pt.msm_wait : end);
     return ZP_OK;
 }
 

@@ -8,7 +8,7 @@
 
 static const char *const stage_names[ZP__ST_ALL] = {
     "acquire", "eval",   "h",      "msm",    "finish", "verify",
-    "msm_h",   "msm_a",  "msm_b1", "msm_b2", "msm_l",
+    "msm_h",   "msm_a",  "msm_b1", "msm_b2", "msm_l",  "msm_wait",
 };
 
 const char *zp__stage_name(zp__stage s)

@@ -35,11 +35,12 @@ typedef enum zp__stage {
     ZP__ST_MSM_B1,
     ZP__ST_MSM_B2,
     ZP__ST_MSM_L,
+    ZP__ST_MSM_WAIT, /* a streaming key's wait for its chunks' points */
     ZP__ST_ALL,
 } zp__stage;
 
 /* "acquire", "eval", "h", "msm", "finish", "verify"; the msm parts
- * "msm_h", "msm_a", "msm_b1", "msm_b2", "msm_l". */
+ * "msm_h", "msm_a", "msm_b1", "msm_b2", "msm_l", "msm_wait". */
 const char *zp__stage_name(zp__stage s);
 
 #define ZP__LANE_NAME 32

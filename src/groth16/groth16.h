@@ -33,6 +33,9 @@
 /* Wall time of each stage of one proof, in seconds (monotonic clock). */
 typedef struct zp__prove_times {
     double eval, h, msm_a, msm_b1, msm_b2, msm_l, msm_h, finish, verify;
+    /* A streaming key's schedule (GPU): the host's wait for its chunks'
+     * points to cross, after h and counted in none of the msm_* above. */
+    double msm_wait;
     /* The GPU slot ran L, A, B1 and B2 (in that order) beside h, from its
      * start, and H after both; else every stage after the one before. */
     bool msm_beside_h;
@@ -45,7 +48,7 @@ static inline double zp__prove_times_total(const zp__prove_times *t)
 {
     double w = t->msm_l + t->msm_a + t->msm_b1 + t->msm_b2;
     double hw = t->msm_beside_h ? (t->h > w ? t->h : w) : t->h + w;
-    return t->eval + hw + t->msm_h + t->finish + t->verify;
+    return t->eval + hw + t->msm_h + t->msm_wait + t->finish + t->verify;
 }/* The sums of the MSM stage, before blinding. */
 typedef struct zp__g16_sums {
     zp_g1_jac a;   /* Σ w_i A_i over a_density */

@@ -291,7 +291,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     s->pre_key = NULL;
     s->pre_sched = false;
     bool w_ready = !s->lean;
-    double tm[M_N] = {0};
+    double tm[M_N] = {0}, wait = 0;
     zp__gpu_msm_acc acc;
     bool acc_on;
     e = zp__g16_h_acc_begin(s, k, &acc, &acc_on);
@@ -311,8 +311,10 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         const zp__g16_part i = msm_part[x->msm];
         const void *pts = (const char *)zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr +
                           x->p * zp__g16_part_size(i);
-        if (x->streamed) {
-            e = zp__gpu_stream_after(s->msm_stream, s->ring_q[summed % ZP_G16_RING_BUFS]);
+        if (x->streamed) { /* its copy waited for here, and the wait timed */
+            const double tw = zp__g16_now();
+            e = zp__gpu_stream_sync(s->ring_q[summed % ZP_G16_RING_BUFS]);
+            wait += zp__g16_now() - tw;
             pts = buf_at(s, summed);
         }
         if (!e && x->msm != M_H && !w_ready) {
@@ -340,6 +342,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     t->msm_a = tm[M_A];
     t->msm_b1 = tm[M_B1];
     t->msm_b2 = tm[M_B2];
+    t->msm_wait = wait;
     return e;
 }
 
