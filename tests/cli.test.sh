@@ -275,6 +275,12 @@ refuse 2 "cpu_ifma=auto or cpu_ifma=off here, not 'h_table=13'" "bench msm --tun
   "$ZKPIPE" bench msm --tune h_table=13
 none_of x.bin && ok "a bad --tune wrote nothing" || bad "a bad --tune left a proof"
 refuse 2 "bad option '--precompute'" "bench msm refuses a precompute window beyond 22" "$ZKPIPE" bench msm --precompute 23
+# bench copy --host needs no GPU: zkpipe's copy against libc's, both checked.
+if z bench copy --host 1,2 --bytes 8M --reps 1 &&
+   [ "$(grep -c '^RESULT,copy_host,8388608,[12],' out)" = 2 ]; then ok "bench copy --host (no GPU)"
+else bad "bench copy --host"; fi
+refuse 2 'measures host memory alone' "bench copy --host with --pageable" \
+  "$ZKPIPE" bench copy --host 1 --pageable 1
 refuse 2 'for G1 on the GPU' "bench msm --precompute refuses G2" "$ZKPIPE" bench msm --precompute 22 --g2
 refuse 2 "bad option '--a msm:99'" "bench corun refuses a size beyond its range" "$ZKPIPE" bench corun --a msm:99
 refuse 2 "bad option '--b fft:20'" "bench corun refuses unknown work" "$ZKPIPE" bench corun --b fft:20

@@ -9,7 +9,9 @@
  * supraseal-c2 drop-in gets a caller's a and b: a plain copy, the slots'
  * staged copy (two pinned buffers, zp__g16_stage_put) with each number of
  * host threads given, and the memory page-locked in place for the copy
- * (registered, copied, unregistered; each step timed).
+ * (registered, copied, unregistered; each step timed). With --host, host
+ * memory alone: zkpipe's parallel copy against libc's memcpy over the
+ * same ranges and threads (no GPU needed).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,7 +34,11 @@ static const char copy_help[] =
     "  copy, the staged copy of the drop-in's a and b (two pinned buffers\n"
     "  of 256 MiB) with T host threads copying, for each T (0: every CPU), and\n"
     "  the memory page-locked in place for one copy (register, copy,\n"
-    "  unregister: each step's median, and GB/s over the three).\n";
+    "  unregister: each step's median, and GB/s over the three).\n"
+    "  --host T[,T...]: host memory only (no GPU needed): SIZE from one buffer\n"
+    "  to another by T threads (0: every CPU), zkpipe's parallel copy (what the\n"
+    "  staging uses) against libc's memcpy run by as many threads over the same\n"
+    "  ranges; the median GB/s of each.\n";
 
 #define PAGEABLE_MAX 8
 #define STAGE_BYTES ((uint64_t)256 << 20)
@@ -182,6 +188,76 @@ double zp__bench_h2d_gbs(int device, uint64_t bytes, int reps)
 }
 
 /* "T[,T...]": up to PAGEABLE_MAX thread counts of 0 (every CPU) to 256. */
+/* --host: libc's memcpy over the ranges zp__parallel_memcpy would cut,
+ * the reference its copies are measured against. */
+typedef struct plain_copy {
+    char *dst;
+    const char *src;
+} plain_copy;
+
+static void plain_task(void *p, size_t begin, size_t end)
+{
+    const plain_copy *x = p;
+    memcpy(x->dst + begin, x->src + begin, end - begin);
+}
+
+static void plain_memcpy(void *dst, const void *src, size_t bytes, int threads)
+{
+    const size_t t = (size_t)zp__cpu_threads(threads);
+    size_t grain = (bytes + t - 1) / t;
+    grain = (grain + 4095) & ~(size_t)4095;
+    grain = grain < ((size_t)1 << 20) ? (size_t)1 << 20 : grain;
+    plain_copy x = {dst, src};
+    zp__parallel_for(bytes, grain, plain_task, &x, (int)t);
+}
+
+static int host_copy(uint64_t bytes, int reps, const int *threads, int n_t)
+{
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    double *v = malloc((size_t)reps * sizeof *v);
+    if (!src || !dst || !v) {
+        fprintf(stderr, "zkpipe bench copy: no memory for two buffers of %llu bytes\n",
+                (unsigned long long)bytes);
+        free(src);
+        free(dst);
+        free(v);
+        return 1;
+    }
+    memset(src, 0x5a, bytes); /* both touched: no page faults in the timings */
+    memset(dst, 0, bytes);
+    int rc = 0;
+    for (int i = 0; i < n_t && !rc; i++) {
+        double med[2];
+        for (int way = 0; way < 2; way++) {
+            for (int r = -1; r < reps; r++) { /* one warm-up */
+                const double t0 = zp__now();
+                if (way == 0)
+                    zp__parallel_memcpy(dst, src, bytes, threads[i]);
+                else
+                    plain_memcpy(dst, src, bytes, threads[i]);
+                const double t = zp__now() - t0;
+                if (r >= 0)
+                    v[r] = t > 0 ? (double)bytes / t / 1e9 : 0;
+            }
+            med[way] = zp__median(v, reps);
+        }
+        if (memcmp(dst, src, bytes)) {
+            fprintf(stderr, "zkpipe bench copy: the host copy differs from its source\n");
+            rc = 1;
+        }
+        printf("copy host %.2f GiB, %d thread(s)%s: zkpipe %.2f GB/s, libc memcpy %.2f GB/s "
+               "(medians of %d)\n",
+               (double)bytes / (double)(1ull << 30), zp__cpu_threads(threads[i]),
+               threads[i] ? "" : " (every CPU)", med[0], med[1], reps);
+        printf("RESULT,copy_host,%llu,%d,%.3f,%.3f\n", (unsigned long long)bytes,
+               zp__cpu_threads(threads[i]), med[0], med[1]);
+    }
+    free(src);
+    free(dst);
+    free(v);
+    return rc;
+}
+
 static int parse_threads(const char *v, int *out, int *n)
 {
     *n = 0;
@@ -200,7 +276,8 @@ static int parse_threads(const char *v, int *out, int *n)
 int zp__bench_copy(int argc, char **argv)
 {
     uint64_t bytes = (uint64_t)1 << 30;
-    int reps = 5, device = 0, n_pg = 0, pg_threads[PAGEABLE_MAX];
+    int reps = 5, device = 0, n_pg = 0, pg_threads[PAGEABLE_MAX], n_host = 0,
+        host_threads[PAGEABLE_MAX];
     bool all = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -222,6 +299,9 @@ int zp__bench_copy(int argc, char **argv)
         } else if (!strcmp(a, "--pageable") && v) {
             bad = parse_threads(v, pg_threads, &n_pg) != 0;
             i++;
+        } else if (!strcmp(a, "--host") && v) {
+            bad = parse_threads(v, host_threads, &n_host) != 0;
+            i++;
         } else {
             bad = true;
         }
@@ -230,6 +310,13 @@ int zp__bench_copy(int argc, char **argv)
                     v ? v : "", copy_help);
             return 2;
         }
+    }
+    if (n_host) {
+        if (all || n_pg) {
+            fprintf(stderr, "zkpipe bench copy: --host measures host memory alone\n");
+            return 2;
+        }
+        return host_copy(bytes, reps, host_threads, n_host);
     }
     const int n = zp__gpu_count();
     if (n < 1) {
