@@ -169,10 +169,10 @@ static bool nt_ok(void)
     }
     return v == 1;
 }
-#endif
 
 /* Runs from NT_FROM bytes on take the non-temporal stores. */
 #define NT_FROM ((size_t)1 << 20)
+#endif
 
 static void copy_task(void *p, size_t begin, size_t end)
 {
@@ -186,14 +186,19 @@ static void copy_task(void *p, size_t begin, size_t end)
     memcpy(x->dst + begin, x->src + begin, end - begin);
 }
 
-void zp__parallel_memcpy(void *dst, const void *src, size_t bytes, int threads)
+size_t zp__parallel_memcpy_grain(size_t bytes, int threads)
 {
     /* A run per thread, in whole pages, and none below 1 MiB (starting a
      * thread costs about as much as copying that). */
     const size_t t = (size_t)zp__cpu_threads(threads);
     size_t grain = (bytes + t - 1) / t;
     grain = (grain + 4095) & ~(size_t)4095;
-    grain = grain < ((size_t)1 << 20) ? (size_t)1 << 20 : grain;
+    return grain < ((size_t)1 << 20) ? (size_t)1 << 20 : grain;
+}
+
+void zp__parallel_memcpy(void *dst, const void *src, size_t bytes, int threads)
+{
     copy_ctx x = {dst, src};
-    zp__parallel_for(bytes, grain, copy_task, &x, (int)t);
+    zp__parallel_for(bytes, zp__parallel_memcpy_grain(bytes, threads), copy_task, &x,
+                     zp__cpu_threads(threads));
 }

@@ -203,12 +203,9 @@ static void plain_task(void *p, size_t begin, size_t end)
 
 static void plain_memcpy(void *dst, const void *src, size_t bytes, int threads)
 {
-    const size_t t = (size_t)zp__cpu_threads(threads);
-    size_t grain = (bytes + t - 1) / t;
-    grain = (grain + 4095) & ~(size_t)4095;
-    grain = grain < ((size_t)1 << 20) ? (size_t)1 << 20 : grain;
     plain_copy x = {dst, src};
-    zp__parallel_for(bytes, grain, plain_task, &x, (int)t);
+    zp__parallel_for(bytes, zp__parallel_memcpy_grain(bytes, threads), plain_task, &x,
+                     zp__cpu_threads(threads));
 }
 
 static int host_copy(uint64_t bytes, int reps, const int *threads, int n_t)
