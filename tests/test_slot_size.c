@@ -142,7 +142,8 @@ static void test_h_acc(void)
             const uint64_t r = zp__g16_slot_bytes_ring(&pk, rb, NULL),
                            l = zp__g16_slot_bytes_lean(&pk, rb, NULL);
             printf("  2^%u, ring 2 x %.0f MiB: buckets %.0f MiB, ring slot %.2f GiB, "
-                   "lean %.2f GiB\n", lg, (double)rb / (1 << 20), (double)bk / (1 << 20), (double)r / gib,
+                   "lean %.2f GiB\n",
+                   lg, (double)rb / (1 << 20), (double)bk / (1 << 20), (double)r / gib,
                    (double)l / gib);
             CHECK(bk > 0);
             CHECK(r >= pk.n_vars * sizeof(zp_fr) + 3 * n + 2 * rb + bk);

@@ -138,7 +138,8 @@ zp_err zp__g16_h_acc_begin(zp__g16_slot *s, const zp__g16_dkey *k, zp__gpu_msm_a
     *on = s->took_h_acc = s->h_acc.ptr != NULL;
     if (!*on)
         return ZP_OK;
-    return zp__gpu_msm_g1_acc_begin(acc, s->h_acc, zp__g16_h_acc_window(s->ring_buffer, k->pk->n_h));
+    return zp__gpu_msm_g1_acc_begin(acc, s->h_acc,
+                                    zp__g16_h_acc_window(s->ring_buffer, k->pk->n_h));
 }
 
 zp_err zp__g16_h_acc_end(zp__g16_slot *s, zp__gpu_msm_acc *acc, zp_g1_jac *out)

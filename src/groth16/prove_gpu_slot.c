@@ -90,8 +90,9 @@ typedef struct slot_plan {
     uint64_t h_acc; /* the H MSM's kept buckets (zp__g16_h_acc_window), or 0 */
 } slot_plan;
 
-/* Larger windows than the chunk's own make its runs short and the sum
- * slower (bench/RESULTS.md, issue 34). */
+/* A schedule buffer is a quarter of the ring's two buffers (buf_bytes in
+ * prove_gpu_sched.c). A window larger than its chunk's makes the runs of
+ * points a bucket short and the sum slower. */
 unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
 {
     if (!ring)
@@ -268,7 +269,8 @@ uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
                                  const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
-    return plan_bytes(&op.msm, pk, 0, 0, ring_buffer, zp__g16_h_acc_window(ring_buffer, pk->n_h));
+    return plan_bytes(&op.msm, pk, 0, 0, ring_buffer,
+                      zp__g16_h_acc_window(ring_buffer, pk->n_h));
 }
 
 uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
