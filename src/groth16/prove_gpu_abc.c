@@ -10,6 +10,8 @@
  * (zp__g16_slot_h_msms), so the sums are those of the CPU prover from the
  * same a, b, c.
  */
+#include <pthread.h>
+
 #include "base/pool.h"
 #include "gpu/gpu.h"
 #include "groth16/abc.h"
@@ -75,6 +77,39 @@ static void stage_take(zp__g16_slot *s)
     s->abc_stage_bytes = b;
 }
 
+/* a and b up through the stager, zero-padded to the domain (memsets on
+ * q), then the stager's copies waited for (also on failure: no copy may
+ * still read host memory). */
+typedef struct ab_up {
+    zp__g16_stager *st;
+    zp__gpu_stream *q;
+    zp_fr *dst; /* a; b one domain further */
+    const zp_fr *src[2];
+    uint64_t m, n, domain;
+    zp_err e;
+} ab_up;
+
+static zp_err ab_copy(ab_up *x)
+{
+    zp_err e = ZP_OK;
+    for (int i = 0; !e && i < 2; i++) {
+        zp_fr *d = x->dst + (uint64_t)i * x->domain;
+        if (x->m)
+            e = zp__g16_stage_put(x->st, d, x->src[i], x->m * sizeof(zp_fr));
+        if (!e && x->m < x->n)
+            e = zp__gpu_memset0(x->q, d + x->m, (x->n - x->m) * sizeof(zp_fr));
+    }
+    zp_err es = zp__g16_stage_end(x->st);
+    return e ? e : es;
+}
+
+static void *ab_main(void *p)
+{
+    ab_up *x = p;
+    x->e = ab_copy(x);
+    return NULL;
+}
+
 zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                             const zp__abc_in *in)
 {
@@ -98,19 +133,32 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
     zp__g16_stager st = {{s->copy_stream, s->stream},
                          {s->abc_stage[0], s->abc_stage[1]},
                          s->abc_stage_bytes, 0, 0, {false, false}};
-    const zp_fr *src[2] = {in->a, in->b};
     zp_fr *dst = s->work.ptr;
-    for (int i = 0; !e && i < 2; i++) {
-        if (m)
-            e = zp__g16_stage_put(&st, dst + (uint64_t)i * s->domain_size, src[i],
-                                  m * sizeof(zp_fr));
-        if (!e && m < n)
-            e = zp__gpu_memset0(s->stream, dst + (uint64_t)i * s->domain_size + m,
-                                (n - m) * sizeof(zp_fr));
+    ab_up x = {&st, s->stream, dst, {in->a, in->b}, m, n, s->domain_size, ZP_OK};
+    /* Where the MSMs over the witness would run beside h, they run now,
+     * while a and b go up on a thread of their own: the GPU has them to
+     * do while the host copies (the first partition of a call finds it
+     * idle otherwise). They read the witness (sent above, on the slot's
+     * stream) and the room above a, b and c, none of what goes up. A key
+     * that streams sums them in its schedule after h instead. */
+    const bool early = !e && s->side_stream && !s->lean && !zp__g16_dkey_streams(k);
+    pthread_t th;
+    bool threaded = false;
+    zp_err ew = ZP_OK;
+    s->w_early = false;
+    if (early) {
+        e = zp__gpu_stream_after(s->side_stream, s->stream);
+        threaded = !e && pthread_create(&th, NULL, ab_main, &x) == 0;
     }
-    /* Also on failure: no copy may still read host memory. */
-    zp_err es = zp__g16_stage_end(&st);
-    e = e ? e : es;
+    if (threaded) {
+        ew = zp__g16_slot_w_early(s, k);
+        pthread_join(th, NULL);
+    } else if (!e) {
+        x.e = ab_copy(&x);
+    }
+    e = e ? e : x.e ? x.e : ew;
+    if (e)
+        s->w_early = false;
     /* c = a∘b over the whole domain (the padding's 0·0 = 0), on the
      * stream h runs on next. */
     if (!e)

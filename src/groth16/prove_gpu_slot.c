@@ -620,6 +620,7 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
     zp_fr *a = s->work.ptr;
     zp_err e = ZP_OK;
     bool up = true;
+    s->w_early = false; /* only the drop-in's partitions sum them early */
     s->l_split = s->took_parts = false;
     s->pre_key = NULL; /* a chunk sent ahead is for this partition's MSMs only */
     if (s->sent_witness) { /* after that copy, whether it counts or is overwritten */

@@ -69,6 +69,13 @@ struct zp__g16_slot {
     zp__gpu_stream *side_stream;
     zp_fr *side_gather;
     zp__gpu_buf side_scratch;
+    /* The drop-in's MSMs over the witness, run on side_stream while its a
+     * and b go up (zp__g16_slot_put_abc): w_early says that w_sums (L, A,
+     * B1, B2) and w_times hold them, for h to take instead of running them
+     * beside it. */
+    bool w_early;
+    zp__g16_sums w_sums;
+    zp__prove_times w_times;
     zp__gpu_stream *msm_stream;
     zp__gpu_buf msm_scratch;
     zp_fr *gather;
@@ -187,6 +194,9 @@ zp_err zp__g16_h_acc_end(zp__g16_slot *s, zp__gpu_msm_acc *acc, zp_g1_jac *out);
  * region on the copy stream, after what the MSMs' stream has enqueued so
  * far (the last reads of the witness). */
 zp_err zp__g16_slot_send_next(zp__g16_slot *s, const zp__g16_dkey *k);
+/* The MSMs over the witness on the side stream now (its waits on the
+ * slot's stream already enqueued), into s->w_sums (zp__g16_slot_put_abc). */
+zp_err zp__g16_slot_w_early(zp__g16_slot *s, const zp__g16_dkey *k);
 
 /* A streaming key's five MSMs as one schedule (prove_gpu_sched.c):
  * whether k's run so on s, the run (after h, on the slot's stream), and
