@@ -13,9 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "base/pool.h"
 #include "base/progress.h"
@@ -128,65 +125,13 @@ typedef struct copy_ctx {
     const char *src;
 } copy_ctx;
 
-#if defined(__x86_64__)
-/* A run of a large copy with non-temporal stores: the destination (a
- * pinned staging buffer the GPU reads next) is not read first nor kept in
- * the caches, so each byte costs the memory one read and one write where
- * memcpy's cached stores cost a read more. The stores are ordered before
- * the run returns (sfence), so the thread that joins the workers and
- * starts the DMA sees them. */
-__attribute__((target("avx2"))) static void copy_nt(char *d, const char *s, size_t n)
-{
-    size_t head = (32 - ((uintptr_t)d & 31)) & 31;
-    head = head < n ? head : n;
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    const size_t body = n & ~(size_t)127;
-    for (size_t i = 0; i < body; i += 128) {
-        const __m256i v0 = _mm256_loadu_si256((const __m256i *)(s + i));
-        const __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + i + 32));
-        const __m256i v2 = _mm256_loadu_si256((const __m256i *)(s + i + 64));
-        const __m256i v3 = _mm256_loadu_si256((const __m256i *)(s + i + 96));
-        _mm256_stream_si256((__m256i *)(d + i), v0);
-        _mm256_stream_si256((__m256i *)(d + i + 32), v1);
-        _mm256_stream_si256((__m256i *)(d + i + 64), v2);
-        _mm256_stream_si256((__m256i *)(d + i + 96), v3);
-    }
-    _mm_sfence();
-    memcpy(d + body, s + body, n - body);
-}
-
-static bool nt_ok(void)
-{
-    static _Atomic int ok = -1;
-    int v = atomic_load(&ok);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") ? 1 : 0;
-        atomic_store(&ok, v);
-    }
-    return v == 1;
-}
-
-/* Runs from NT_FROM bytes on take the non-temporal stores. */
-#define NT_FROM ((size_t)1 << 20)
-#endif
-
 static void copy_task(void *p, size_t begin, size_t end)
 {
     const copy_ctx *x = p;
-#if defined(__x86_64__)
-    if (end - begin >= NT_FROM && nt_ok()) {
-        copy_nt(x->dst + begin, x->src + begin, end - begin);
-        return;
-    }
-#endif
     memcpy(x->dst + begin, x->src + begin, end - begin);
 }
 
-size_t zp__parallel_memcpy_grain(size_t bytes, int threads)
+static size_t memcpy_grain(size_t bytes, int threads)
 {
     /* A run per thread, in whole pages, and none below 1 MiB (starting a
      * thread costs about as much as copying that). */
@@ -199,6 +144,6 @@ size_t zp__parallel_memcpy_grain(size_t bytes, int threads)
 void zp__parallel_memcpy(void *dst, const void *src, size_t bytes, int threads)
 {
     copy_ctx x = {dst, src};
-    zp__parallel_for(bytes, zp__parallel_memcpy_grain(bytes, threads), copy_task, &x,
+    zp__parallel_for(bytes, memcpy_grain(bytes, threads), copy_task, &x,
                      zp__cpu_threads(threads));
 }

@@ -32,8 +32,5 @@ void zp__parallel_for(size_t n, size_t grain,
  * into pinned buffers) runs at the host's memory bandwidth rather than
  * one core's. dst and src must not overlap. */
 void zp__parallel_memcpy(void *dst, const void *src, size_t bytes, int threads);
-/* The run each of its threads copies (zp__parallel_for's grain), for
- * references that time other copies over the same ranges. */
-size_t zp__parallel_memcpy_grain(size_t bytes, int threads);
 
 #endif

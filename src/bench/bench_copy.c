@@ -10,8 +10,8 @@
  * staged copy (two pinned buffers, zp__g16_stage_put) with each number of
  * host threads given, and the memory page-locked in place for the copy
  * (registered, copied, unregistered; each step timed). With --host, host
- * memory alone: zkpipe's parallel copy against libc's memcpy over the
- * same ranges and threads (no GPU needed).
+ * memory alone: the parallel copy the staging uses, by each number of
+ * threads (no GPU needed).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -36,9 +36,8 @@ static const char copy_help[] =
     "  the memory page-locked in place for one copy (register, copy,\n"
     "  unregister: each step's median, and GB/s over the three).\n"
     "  --host T[,T...]: host memory only (no GPU needed): SIZE from one buffer\n"
-    "  to another by T threads (0: every CPU), zkpipe's parallel copy (what the\n"
-    "  staging uses) against libc's memcpy run by as many threads over the same\n"
-    "  ranges; the median GB/s of each.\n"
+    "  to another by T threads (0: every CPU), the parallel copy the staging\n"
+    "  uses; the median GB/s.\n"
     "  --gather P[,P...]: points of 96 bytes read by the SMs straight from pinned\n"
     "  host memory, P percent of them (a random mask), with several numbers of\n"
     "  blocks: the median ms of each against the copy engine's whole copy.\n";
@@ -270,26 +269,6 @@ double zp__bench_h2d_gbs(int device, uint64_t bytes, int reps)
 }
 
 /* "T[,T...]": up to PAGEABLE_MAX thread counts of 0 (every CPU) to 256. */
-/* --host: libc's memcpy over the ranges zp__parallel_memcpy would cut,
- * the reference its copies are measured against. */
-typedef struct plain_copy {
-    char *dst;
-    const char *src;
-} plain_copy;
-
-static void plain_task(void *p, size_t begin, size_t end)
-{
-    const plain_copy *x = p;
-    memcpy(x->dst + begin, x->src + begin, end - begin);
-}
-
-static void plain_memcpy(void *dst, const void *src, size_t bytes, int threads)
-{
-    plain_copy x = {dst, src};
-    zp__parallel_for(bytes, zp__parallel_memcpy_grain(bytes, threads), plain_task, &x,
-                     zp__cpu_threads(threads));
-}
-
 static int host_copy(uint64_t bytes, int reps, const int *threads, int n_t)
 {
     char *src = malloc(bytes), *dst = malloc(bytes);
@@ -306,30 +285,23 @@ static int host_copy(uint64_t bytes, int reps, const int *threads, int n_t)
     memset(dst, 0, bytes);
     int rc = 0;
     for (int i = 0; i < n_t && !rc; i++) {
-        double med[2];
-        for (int way = 0; way < 2; way++) {
-            for (int r = -1; r < reps; r++) { /* one warm-up */
-                const double t0 = zp__now();
-                if (way == 0)
-                    zp__parallel_memcpy(dst, src, bytes, threads[i]);
-                else
-                    plain_memcpy(dst, src, bytes, threads[i]);
-                const double t = zp__now() - t0;
-                if (r >= 0)
-                    v[r] = t > 0 ? (double)bytes / t / 1e9 : 0;
-            }
-            med[way] = zp__median(v, reps);
+        for (int r = -1; r < reps; r++) { /* one warm-up */
+            const double t0 = zp__now();
+            zp__parallel_memcpy(dst, src, bytes, threads[i]);
+            const double t = zp__now() - t0;
+            if (r >= 0)
+                v[r] = t > 0 ? (double)bytes / t / 1e9 : 0;
         }
         if (memcmp(dst, src, bytes)) {
             fprintf(stderr, "zkpipe bench copy: the host copy differs from its source\n");
             rc = 1;
         }
-        printf("copy host %.2f GiB, %d thread(s)%s: zkpipe %.2f GB/s, libc memcpy %.2f GB/s "
-               "(medians of %d)\n",
+        const double med = zp__median(v, reps);
+        printf("copy host %.2f GiB, %d thread(s)%s: %.2f GB/s (median of %d)\n",
                (double)bytes / (double)(1ull << 30), zp__cpu_threads(threads[i]),
-               threads[i] ? "" : " (every CPU)", med[0], med[1], reps);
-        printf("RESULT,copy_host,%llu,%d,%.3f,%.3f\n", (unsigned long long)bytes,
-               zp__cpu_threads(threads[i]), med[0], med[1]);
+               threads[i] ? "" : " (every CPU)", med, reps);
+        printf("RESULT,copy_host,%llu,%d,%.3f\n", (unsigned long long)bytes,
+               zp__cpu_threads(threads[i]), med);
     }
     free(src);
     free(dst);
