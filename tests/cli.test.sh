@@ -281,10 +281,6 @@ if z bench copy --host 1,2 --bytes 8M --reps 1 &&
 else bad "bench copy --host"; fi
 refuse 2 'measures host memory alone' "bench copy --host with --pageable" \
   "$ZKPIPE" bench copy --host 1 --pageable 1
-refuse 2 "bad option '--gather 0'" "bench copy --gather outside 1..100" \
-  "$ZKPIPE" bench copy --gather 0
-refuse 2 'measures host memory alone' "bench copy --host with --gather" \
-  "$ZKPIPE" bench copy --host 1 --gather 50
 refuse 2 'for G1 on the GPU' "bench msm --precompute refuses G2" "$ZKPIPE" bench msm --precompute 22 --g2
 refuse 2 "bad option '--a msm:99'" "bench corun refuses a size beyond its range" "$ZKPIPE" bench corun --a msm:99
 refuse 2 "bad option '--b fft:20'" "bench corun refuses unknown work" "$ZKPIPE" bench corun --b fft:20

@@ -26,7 +26,7 @@
 
 static const char copy_help[] =
     "usage: zkpipe bench copy [--bytes SIZE] [--reps N] [--gpu N | --all]\n"
-    "                         [--pageable T[,T...]] [--gather P[,P...]]\n"
+    "                         [--pageable T[,T...]]\n"
     "  Copies SIZE (default 1G) between pinned host memory and the GPU, N times\n"
     "  (default 5) each way, and prints the median GB/s of host to device\n"
     "  (h2d) and device to host (d2h). --all: every GPU at once.\n"
@@ -37,21 +37,12 @@ static const char copy_help[] =
     "  unregister: each step's median, and GB/s over the three).\n"
     "  --host T[,T...]: host memory only (no GPU needed): SIZE from one buffer\n"
     "  to another by T threads (0: every CPU), the parallel copy the staging\n"
-    "  uses; the median GB/s.\n"
-    "  --gather P[,P...]: points of 96 bytes read by the SMs straight from pinned\n"
-    "  host memory, P percent of them (a random mask), with several numbers of\n"
-    "  blocks: the median ms of each against the copy engine's whole copy.\n";
+    "  uses; the median GB/s.\n";
 
 #define PAGEABLE_MAX 8
 #define STAGE_BYTES ((uint64_t)256 << 20)
 
 #define COPY_GPUS_MAX 16
-
-/* Blocks of 256 threads the gather is timed with: from a few SMs' worth to
- * several waves of an H200's 132. */
-static const unsigned GATHER_BLOCKS[] = {16, 32, 66, 132, 264, 1056};
-#define GATHER_NB (sizeof GATHER_BLOCKS / sizeof GATHER_BLOCKS[0])
-#define GATHER_POINT 96
 
 typedef struct lane {
     int device, reps;
@@ -64,10 +55,6 @@ typedef struct lane {
     /* The memory page-locked in place: the median ms of registering,
      * copying and unregistering, and GB/s over the three. */
     double reg_ms[3], reg_gbs;
-    /* --gather: the percentages, and the median ms of each with each
-     * block count of GATHER_BLOCKS. */
-    int n_ga, ga_pct[PAGEABLE_MAX];
-    double ga_ms[PAGEABLE_MAX][GATHER_NB];
     zp_err err;
 } lane;
 
@@ -145,73 +132,6 @@ static zp_err pageable(lane *l, zp__gpu *g, zp__gpu_stream *s, void *dev, double
     return e;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-/* --gather: for each percentage, a random mask of that density; the first
- * gather into a zeroed region is checked point by point against the host
- * buffer, then each block count is timed. h: the pinned host buffer. */
-static zp_err gather(lane *l, zp__gpu *g, zp__gpu_stream *s, void *dev, char *h, double *v)
-{
-    const uint64_t n = l->bytes / GATHER_POINT, words = (n + 63) / 64;
-    uint64_t *mask = malloc(words * 8);
-    char *back = malloc(n * GATHER_POINT);
-    zp__gpu_buf dm = {0};
-    zp_err e = mask && back ? zp__gpu_alloc(g, &dm, words * 8) : ZP_E_NOMEM;
-    for (uint64_t i = 0; i < n * GATHER_POINT / 8; i++) /* distinct words to compare */
-        ((uint64_t *)h)[i] = mix64(i);
-    for (int p = 0; p < l->n_ga && !e; p++) {
-        const uint64_t cut = (uint64_t)((double)l->ga_pct[p] / 100.0 * 18446744073709551615.0);
-        for (uint64_t w = 0; w < words; w++) {
-            uint64_t m = 0;
-            for (unsigned b = 0; b < 64; b++)
-                m |= (uint64_t)(mix64((w << 6 | b) ^ (uint64_t)p << 56) < cut ||
-                                l->ga_pct[p] == 100)
-                     << b;
-            mask[w] = m;
-        }
-        e = zp__gpu_upload(s, dm.ptr, mask, words * 8);
-        if (!e)
-            e = zp__gpu_memset0(s, dev, n * GATHER_POINT);
-        if (!e)
-            e = zp__gpu_gather_host(s, dev, h, n, GATHER_POINT, dm.ptr, 132);
-        if (!e)
-            e = zp__gpu_download(s, back, dev, n * GATHER_POINT);
-        if (!e)
-            e = zp__gpu_stream_sync(s);
-        for (uint64_t i = 0; i < n && !e; i++) {
-            static const char zero[GATHER_POINT];
-            const bool set = (mask[i / 64] >> (i % 64)) & 1;
-            if (memcmp(back + i * GATHER_POINT, set ? h + i * GATHER_POINT : zero,
-                       GATHER_POINT)) {
-                fprintf(stderr, "zkpipe bench copy: the gather's point %llu is wrong\n",
-                        (unsigned long long)i);
-                e = ZP_E_GPU;
-            }
-        }
-        for (size_t b = 0; b < GATHER_NB && !e; b++) {
-            for (int r = 0; r < l->reps && !e; r++) {
-                const double t0 = zp__now();
-                e = zp__gpu_gather_host(s, dev, h, n, GATHER_POINT, dm.ptr, GATHER_BLOCKS[b]);
-                if (!e)
-                    e = zp__gpu_stream_sync(s);
-                v[r] = (zp__now() - t0) * 1e3;
-            }
-            if (!e)
-                l->ga_ms[p][b] = zp__median(v, l->reps);
-        }
-    }
-    zp__gpu_free(g, &dm);
-    free(mask);
-    free(back);
-    return e;
-}
-
 static void *lane_run(void *arg)
 {
     lane *l = arg;
@@ -248,8 +168,6 @@ static void *lane_run(void *arg)
     }
     if (!e && l->n_pg)
         e = pageable(l, g, s, d.ptr, v);
-    if (!e && l->n_ga)
-        e = gather(l, g, s, d.ptr, h, v);
     l->err = e;
     zp__gpu_host_free(h);
     if (g) {
@@ -324,22 +242,11 @@ static int parse_threads(const char *v, int *out, int *n)
     return *n ? 0 : -1;
 }
 
-/* "P[,P...]": up to PAGEABLE_MAX percentages, 1 to 100. */
-static int parse_pct(const char *v, int *out, int *n)
-{
-    if (parse_threads(v, out, n))
-        return -1;
-    for (int i = 0; i < *n; i++)
-        if (out[i] < 1 || out[i] > 100)
-            return -1;
-    return 0;
-}
-
 int zp__bench_copy(int argc, char **argv)
 {
     uint64_t bytes = (uint64_t)1 << 30;
     int reps = 5, device = 0, n_pg = 0, pg_threads[PAGEABLE_MAX], n_host = 0,
-        host_threads[PAGEABLE_MAX], n_ga = 0, ga_pct[PAGEABLE_MAX];
+        host_threads[PAGEABLE_MAX];
     bool all = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -361,9 +268,6 @@ int zp__bench_copy(int argc, char **argv)
         } else if (!strcmp(a, "--pageable") && v) {
             bad = parse_threads(v, pg_threads, &n_pg) != 0;
             i++;
-        } else if (!strcmp(a, "--gather") && v) {
-            bad = parse_pct(v, ga_pct, &n_ga) != 0;
-            i++;
         } else if (!strcmp(a, "--host") && v) {
             bad = parse_threads(v, host_threads, &n_host) != 0;
             i++;
@@ -377,7 +281,7 @@ int zp__bench_copy(int argc, char **argv)
         }
     }
     if (n_host) {
-        if (all || n_pg || n_ga) {
+        if (all || n_pg) {
             fprintf(stderr, "zkpipe bench copy: --host measures host memory alone\n");
             return 2;
         }
@@ -392,9 +296,8 @@ int zp__bench_copy(int argc, char **argv)
         fprintf(stderr, "zkpipe bench copy: no GPU %d (%d found)\n", device, n);
         return 2;
     }
-    if (all && (n_pg || n_ga)) {
-        fprintf(stderr, "zkpipe bench copy: --pageable and --gather measure one GPU, not "
-                        "--all\n");
+    if (all && n_pg) {
+        fprintf(stderr, "zkpipe bench copy: --pageable measures one GPU, not --all\n");
         return 2;
     }
     const int lanes = all ? (n < COPY_GPUS_MAX ? n : COPY_GPUS_MAX) : 1;
@@ -402,10 +305,8 @@ int zp__bench_copy(int argc, char **argv)
     pthread_t th[COPY_GPUS_MAX];
     bool started[COPY_GPUS_MAX];
     for (int i = 0; i < lanes; i++) {
-        l[i] = (lane){.device = all ? i : device, .reps = reps, .bytes = bytes, .n_pg = n_pg,
-                      .n_ga = n_ga};
+        l[i] = (lane){.device = all ? i : device, .reps = reps, .bytes = bytes, .n_pg = n_pg};
         memcpy(l[i].pg_threads, pg_threads, sizeof pg_threads);
-        memcpy(l[i].ga_pct, ga_pct, sizeof ga_pct);
         started[i] = lanes > 1 && pthread_create(&th[i], NULL, lane_run, &l[i]) == 0;
         if (!started[i])
             lane_run(&l[i]);
@@ -443,19 +344,6 @@ int zp__bench_copy(int argc, char **argv)
             printf("copy gpu%d pageable h2d: registered in place: register %.1f ms, copy %.1f "
                    "ms, unregister %.1f ms: %.2f GB/s over the three\n",
                    l[i].device, l[i].reg_ms[0], l[i].reg_ms[1], l[i].reg_ms[2], l[i].reg_gbs);
-        for (int p = 0; p < l[i].n_ga; p++) {
-            const double whole = (double)bytes / (l[i].h2d * 1e9) * 1e3;
-            printf("copy gpu%d gather %d%% of %d-byte points from pinned memory (whole copy %.1f "
-                   "ms):",
-                   l[i].device, l[i].ga_pct[p], GATHER_POINT, whole);
-            for (size_t b = 0; b < GATHER_NB; b++)
-                printf(" %u blocks %.1f ms (%.2fx)%s", GATHER_BLOCKS[b], l[i].ga_ms[p][b],
-                       l[i].ga_ms[p][b] / whole, b + 1 < GATHER_NB ? "," : "\n");
-            for (size_t b = 0; b < GATHER_NB; b++)
-                printf("RESULT,copy_gather,%d,%llu,%d,%u,%.3f,%.3f\n", l[i].device,
-                       (unsigned long long)bytes, l[i].ga_pct[p], GATHER_BLOCKS[b],
-                       l[i].ga_ms[p][b], whole);
-        }
     }
     if (lanes > 1 && !rc)
         printf("copy all %d GPUs: h2d %.2f GB/s, d2h %.2f GB/s in total\n", lanes, sum_h2d,

@@ -70,53 +70,6 @@ extern "C" zp_err zp__gpu_fr_gather(zp__gpu_stream *s, zp_fr *d_out, const zp_fr
     return ZP_OK;
 }
 
-/* Points read by the SMs straight from pinned host memory, only those
- * whose bit is set: thread by thread over 16-byte words (wpp a point), so
- * that a warp's loads of set points coalesce into whole requests on the
- * bus; U loads in flight a thread before any store. */
-#define HOST_GATHER_U 4
-
-static __global__ void gather_host_kernel(uint4 *out, const uint4 *in, uint64_t n_words,
-                                          unsigned wpp, const uint64_t *mask)
-{
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t w0 = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; w0 < n_words;
-         w0 += stride * HOST_GATHER_U) {
-        uint4 v[HOST_GATHER_U];
-        bool take[HOST_GATHER_U];
-#pragma unroll
-        for (int u = 0; u < HOST_GATHER_U; u++) {
-            const uint64_t w = w0 + (uint64_t)u * stride;
-            const uint64_t pt = w / wpp;
-            take[u] = w < n_words && ((mask[pt >> 6] >> (pt & 63)) & 1);
-            if (take[u])
-                v[u] = in[w];
-        }
-#pragma unroll
-        for (int u = 0; u < HOST_GATHER_U; u++)
-            if (take[u])
-                out[w0 + (uint64_t)u * stride] = v[u];
-    }
-}
-
-extern "C" zp_err zp__gpu_gather_host(zp__gpu_stream *s, void *d_out, const void *h_in,
-                                      uint64_t n, uint64_t point_bytes, const uint64_t *d_mask,
-                                      unsigned blocks)
-{
-    zp__gpu *g = s->g;
-    if (n == 0)
-        return ZP_OK;
-    if (!d_out || !h_in || !d_mask || !blocks || point_bytes == 0 || point_bytes % 16 ||
-        point_bytes > 1024 || ((uintptr_t)h_in | (uintptr_t)d_out) % 16)
-        return ZP_E_INVALID_ARG;
-    ZP_CUDA(cudaSetDevice(g->device));
-    gather_host_kernel<<<blocks, 256, 0, s->st>>>((uint4 *)d_out, (const uint4 *)h_in,
-                                                  n * (point_bytes / 16),
-                                                  (unsigned)(point_bytes / 16), d_mask);
-    ZP_CUDA_LAUNCHED();
-    return ZP_OK;
-}
-
 extern "C" zp_err zp__gpu_host_alloc(zp__gpu *g, void **out, uint64_t bytes)
 {
     *out = NULL;

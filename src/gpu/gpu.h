@@ -651,16 +651,6 @@ zp_err zp__gpu_fr_from_mont(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, 
 zp_err zp__gpu_fr_gather(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uint64_t n,
                          const uint64_t *d_words, const uint32_t *d_rank);
 
-/*
- * Points d_out[i] = h_in[i] (point_bytes each, a multiple of 16, both 16-byte
- * aligned) for every i < n whose bit is set in d_mask (as zp__gpu_fr_gather's
- * words), read by blocks blocks of the SMs straight from pinned host memory
- * (h_in from zp__gpu_host_alloc); the others are left as they were.
- * Asynchronous.
- */
-zp_err zp__gpu_gather_host(zp__gpu_stream *s, void *d_out, const void *h_in, uint64_t n,
-                           uint64_t point_bytes, const uint64_t *d_mask, unsigned blocks);
-
 /* Pinned (page-locked) host memory for staging; slow to take and give back,
  * so only at setup (prover slots), never per operation. */
 zp_err zp__gpu_host_alloc(zp__gpu *g, void **out, uint64_t bytes);

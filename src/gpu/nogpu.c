@@ -568,13 +568,6 @@ zp_err zp__gpu_fr_gather(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_in, uin
     return ZP_E_NO_GPU;
 }
 
-zp_err zp__gpu_gather_host(zp__gpu_stream *s, void *d_out, const void *h_in, uint64_t n,
-                           uint64_t point_bytes, const uint64_t *d_mask, unsigned blocks)
-{
-    (void)s; (void)d_out; (void)h_in; (void)n; (void)point_bytes; (void)d_mask; (void)blocks;
-    return ZP_E_NO_GPU;
-}
-
 zp_err zp__gpu_host_alloc(zp__gpu *g, void **out, uint64_t bytes)
 {
     (void)g; (void)bytes;
