@@ -147,6 +147,11 @@ static int parse_opt(struct serve_opts *o, const char *a, const char *v)
     } else if (!strcmp(a, "--slots")) {
         if (!parse_int(&o->eng.gpu_slots, v, 1, 64))
             return opt_error(o, "--slots wants 1..64, got", v);
+    } else if (!strcmp(a, "--synth-witnesses")) {
+        int n;
+        if (!parse_int(&n, v, 0, 16))
+            return opt_error(o, "--synth-witnesses wants 0..16, got", v);
+        o->eng.synth_witness_cache = (uint32_t)n;
     } else if (!strcmp(a, "--pinned-keys")) {
         if (!parse_size(&o->eng.pinned_key_bytes, v))
             return opt_error(o, "--pinned-keys wants a size like 64G, got", v);
@@ -436,6 +441,10 @@ void zp__serve_print_config(FILE *f, const struct serve_opts *o)
     fprintf(f, "slots = %d\n", o->eng.gpu_slots);
     print_size_or(f, "gpu-mem", o->eng.gpu_mem_bytes, "free memory less a reserve");
     print_size_or(f, "pinned-keys", o->eng.pinned_key_bytes, "none");
+    if (o->eng.synth_witness_cache)
+        fprintf(f, "synth-witnesses = %u\n", (unsigned)o->eng.synth_witness_cache);
+    else
+        fprintf(f, "# synth-witnesses = (default: 0, each made per partition)\n");
     fprintf(f, "max-queued = %u\n", (unsigned)o->eng.max_queued_partitions);
     print_size_or(f, "key-budget", o->eng.key_budget_bytes, "no limit");
     print_size(f, "max-body", o->srv.max_body);
