@@ -178,7 +178,7 @@ if [ -n "$SERVE" ]; then
   sock=/tmp/zkpipe-gpu-$$.sock
   log "serve --gpus 1 --slots 2 with synth:porep:$SERVE"
   "$ZK" serve --listen "unix://$sock" --gpus 1 --slots 2 --key p=synth:porep:$SERVE \
-    > "$OUT/serve.log" 2>&1 &
+    --synth-witnesses 2 > "$OUT/serve.log" 2>&1 &
   spid=$!
   for i in $(seq 1 60); do [ -S "$sock" ] && break; sleep 1; done
   timeout 300 "$ZK" bench batch --addr "unix://$sock" --key p --count 8 --concurrency 4 \
