@@ -68,6 +68,9 @@ static const char msm_help[] =
     "                      all (msm-g1-1); the three sums must agree\n"
     "  --acc-c C           --chunks: msm-g1-acc's window (2..22; default a chunk's,\n"
     "                      as a streaming slot sums H)\n"
+    "  --chunks K --sparse the MSMs over the witness instead (with the 0/1 split):\n"
+    "                      K MSMs summed (msm-g1s-k) against one (msm-g1s-1), and\n"
+    "                      each way's phases, the chunks' added up\n"
     "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
     "                      them (default auto), or off\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets, scaled by n;\n"
@@ -516,6 +519,112 @@ static uint64_t chunk_of(uint64_t n, uint64_t k)
     return (n + k - 1) / k;
 }
 
+/* The phases of one MSM added to *sum. */
+static void phases_add(zp__gpu_msm_phases *sum, const zp__gpu_stream *s)
+{
+    zp__gpu_msm_phases ph;
+    zp__gpu_msm_last_phases(s, &ph);
+    sum->split += ph.split;
+    sum->sort += ph.sort;
+    sum->accumulate += ph.accumulate;
+    sum->reduce += ph.reduce;
+    sum->ones += ph.ones;
+    sum->total += ph.total;
+}
+
+static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
+{
+    printf("        %s (ms): split %.2f, digits+sort %.2f, accumulate %.2f, reduce %.2f, "
+           "ones %.2f; total %.2f\n",
+           what, ph->split, ph->sort, ph->accumulate, ph->reduce, ph->ones, ph->total);
+}
+
+/* --chunks --sparse: the witness MSMs' case, with the 0/1 split: K MSMs of
+ * their own summed (msm-g1s-k) against one over all (msm-g1s-1), and the
+ * phases of the last run of each, the K chunks' added up. */
+static int msm_gpu_chunks_sparse(const struct opts *o)
+{
+    zp__gpu_stream *s = NULL;
+    zp__gpu *g = zp__bench_open_gpu(&s);
+    if (!g)
+        return 1;
+    zp__gpu_stream_profile(s, true);
+    const uint64_t n = (uint64_t)1 << o->to, K = (uint64_t)o->chunks;
+    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0};
+    zp_fr *hs = malloc(n * sizeof *hs);
+    zp_err e = hs ? zp__gpu_alloc(g, &dp, n * sizeof(zp_g1_affine)) : ZP_E_NOMEM;
+    if (!e)
+        e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
+    if (!e)
+        e = zp__gpu_alloc(g, &scratch, zp__gpu_msm_scratch_bytes(n, false));
+    if (!e)
+        e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
+    if (!e) {
+        host_scalars(hs, n, true, 3);
+        e = zp__gpu_upload(s, ds.ptr, hs, n * sizeof *hs);
+    }
+    if (!e)
+        e = zp__gpu_stream_sync(s);
+    if (!e)
+        printf("inputs: 2^%d G1 points, sparse scalars; scratch %.2f GiB; %llu chunks\n", o->to,
+               (double)scratch.bytes / (1 << 30), (unsigned long long)K);
+    const zp_g1_affine *pts = dp.ptr;
+    const zp_fr *sc = ds.ptr;
+    for (int lg = o->from; lg <= o->to && !e; lg++) {
+        const uint64_t nl = (uint64_t)1 << lg, len = chunk_of(nl, K);
+        double ms[2][1000];
+        zp_g1_jac sum[2];
+        zp__gpu_msm_phases ph[2];
+        for (int r = -o->warmup; r < o->reps && !e; r++) {
+            memset(ph, 0, sizeof ph);
+            double t = zp__now();
+            zp_g1_jac_inf(&sum[0]);
+            for (uint64_t at = 0; at < nl && !e; at += len) {
+                zp_g1_jac part;
+                const uint64_t m = nl - at < len ? nl - at : len;
+                e = zp__gpu_msm_g1(s, &part, pts + at, sc + at, m, scratch);
+                if (!e)
+                    phases_add(&ph[0], s);
+                zp_g1_jac_add(&sum[0], &sum[0], &part);
+            }
+            const double t1 = zp__now();
+            if (!e)
+                e = zp__gpu_msm_g1(s, &sum[1], pts, sc, nl, scratch);
+            if (!e)
+                phases_add(&ph[1], s);
+            if (r >= 0) {
+                ms[0][r] = (t1 - t) * 1e3;
+                ms[1][r] = (zp__now() - t1) * 1e3;
+            }
+        }
+        if (!e && !zp_g1_jac_eq(&sum[0], &sum[1])) {
+            fprintf(stderr, "zkpipe bench msm: the sum over chunks differs from the one MSM's "
+                            "at 2^%d\n", lg);
+            e = ZP_E_GPU;
+        }
+        if (!e) {
+            printf("2^%d in %llu chunks of %llu, sparse scalars\n", lg, (unsigned long long)K,
+                   (unsigned long long)len);
+            report("msm-g1s-k", "gpu", lg, ms[0], o->reps, msm_floor_ms(lg, false));
+            phases_print("phases of the last run, the chunks' added", &ph[0]);
+            report("msm-g1s-1", "gpu", lg, ms[1], o->reps, msm_floor_ms(lg, false));
+            phases_print("phases of the last run", &ph[1]);
+        }
+    }
+    int rc = 0;
+    if (e) {
+        fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
+        rc = 1;
+    }
+    free(hs);
+    zp__gpu_free(g, &scratch);
+    zp__gpu_free(g, &ds);
+    zp__gpu_free(g, &dp);
+    zp__gpu_stream_close(s);
+    zp__gpu_close(g);
+    return rc;
+}
+
 /* --chunks: H's MSM in K chunks three ways (msm_help), each size timed
  * alone; the sums compared. */
 static int msm_gpu_chunks(const struct opts *o)
@@ -670,13 +779,14 @@ int zp__bench_msm(int argc, char **argv)
         fprintf(stderr, "zkpipe bench msm: --precompute is for G1 on the GPU\n");
         return 2;
     }
-    if ((o.chunks || o.acc_c) && (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks)) {
-        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c with it) is for G1 on the "
-                        "GPU, without --precompute\n");
+    if ((o.chunks || o.acc_c) &&
+        (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks || (o.sparse && o.acc_c))) {
+        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c with it, not with --sparse) "
+                        "is for G1 on the GPU, without --precompute\n");
         return 2;
     }
     if (o.chunks)
-        return msm_gpu_chunks(&o);
+        return o.sparse ? msm_gpu_chunks_sparse(&o) : msm_gpu_chunks(&o);
     return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);
 }
 
