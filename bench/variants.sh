@@ -34,7 +34,8 @@ J=$(nproc)
 mkdir -p "$OUT"
 dir_of() { [ "$1" = main ] && echo build-gpu || echo "build-v-$1"; }
 summary() { # the bench's figures and the trace's stage medians, prefixed
-  grep -E "s/proof|per proof|ratio|verify |call |bus|median|busy|error" "$1" | sed "s/^/$2: /"
+  grep -E "s/proof|per proof|ratio|verify |call |bus|median|busy|error|host to device|peak RSS" "$1" |
+    sed "s/^/$2: /"
 }
 what=${1:-}
 shift || true
