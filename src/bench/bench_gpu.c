@@ -399,6 +399,22 @@ zp_err zp__bench_gpu_points(zp__gpu *g, zp__gpu_stream *s, void *d_out, uint64_t
     return e;
 }
 
+/* The end of a GPU MSM benchmark: e reported, the arena buffers freed (up
+ * to four; NULL for none), the stream and device closed; the exit status. */
+static int msm_gpu_end(zp__gpu *g, zp__gpu_stream *s, zp_err e, zp__gpu_buf *b0, zp__gpu_buf *b1,
+                       zp__gpu_buf *b2, zp__gpu_buf *b3)
+{
+    if (e)
+        fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
+    zp__gpu_buf *b[4] = {b0, b1, b2, b3};
+    for (int i = 0; i < 4; i++)
+        if (b[i])
+            zp__gpu_free(g, b[i]);
+    zp__gpu_stream_close(s);
+    zp__gpu_close(g);
+    return e ? 1 : 0;
+}
+
 static int msm_gpu(const struct opts *o)
 {
     zp__gpu_stream *s = NULL;
@@ -497,19 +513,8 @@ static int msm_gpu(const struct opts *o)
             }
         }
     }
-    int rc = 0;
-    if (e) {
-        fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
-        rc = 1;
-    }
     free(hs);
-    zp__gpu_free(g, &scratch);
-    zp__gpu_free(g, &table);
-    zp__gpu_free(g, &ds);
-    zp__gpu_free(g, &dp);
-    zp__gpu_stream_close(s);
-    zp__gpu_close(g);
-    return rc;
+    return msm_gpu_end(g, s, e, &scratch, &table, &ds, &dp);
 }
 
 /* The chunks' lengths: n in k chunks, the last one shorter where k does
@@ -611,18 +616,8 @@ static int msm_gpu_chunks_sparse(const struct opts *o)
             phases_print("phases of the last run", &ph[1]);
         }
     }
-    int rc = 0;
-    if (e) {
-        fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
-        rc = 1;
-    }
     free(hs);
-    zp__gpu_free(g, &scratch);
-    zp__gpu_free(g, &ds);
-    zp__gpu_free(g, &dp);
-    zp__gpu_stream_close(s);
-    zp__gpu_close(g);
-    return rc;
+    return msm_gpu_end(g, s, e, &scratch, &ds, &dp, NULL);
 }
 
 /* --chunks: H's MSM in K chunks three ways (msm_help), each size timed
@@ -715,18 +710,7 @@ static int msm_gpu_chunks(const struct opts *o)
             report("msm-g1-1", "gpu", lg, ms[2], o->reps, msm_floor_ms(lg, false));
         }
     }
-    int rc = 0;
-    if (e) {
-        fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
-        rc = 1;
-    }
-    zp__gpu_free(g, &bk);
-    zp__gpu_free(g, &scratch);
-    zp__gpu_free(g, &ds);
-    zp__gpu_free(g, &dp);
-    zp__gpu_stream_close(s);
-    zp__gpu_close(g);
-    return rc;
+    return msm_gpu_end(g, s, e, &bk, &scratch, &ds, &dp);
 }
 
 static int msm_cpu(const struct opts *o)
