@@ -120,11 +120,11 @@ check "the printed settings read back print the same" \
 check "flags: exit 0" test $? = 0
 check "a flag overrides the file's value" grep -qx 'max-body = 1M' "$T/got"
 check "another flag overrides another value" grep -qx 'workers = 3' "$T/got"
-"$Z" serve --print-config --config "$T/good.conf" --synth-witnesses 2 >"$T/got" 2>"$T/out"
-check "--synth-witnesses sets the engine's witness cache" grep -qx 'synth-witnesses = 2' "$T/got"
-"$Z" serve --print-config --config "$T/good.conf" --synth-witnesses 17 >"$T/got" 2>"$T/out"
+"$Z" serve --print-config --config "$T/good.conf" --synth-witnesses 2 >"$T/sw" 2>"$T/swerr"
+check "--synth-witnesses sets the engine's witness cache" grep -qx 'synth-witnesses = 2' "$T/sw"
+"$Z" serve --print-config --config "$T/good.conf" --synth-witnesses 17 >"$T/sw" 2>"$T/swerr"
 check "--synth-witnesses 17: exit 2" test $? = 2
-check "--synth-witnesses 17: the message names it" grep -q 'synth-witnesses wants 0..16' "$T/out"
+check "--synth-witnesses 17: the message names it" grep -q 'synth-witnesses wants 0..16' "$T/swerr"
 check "the file's other values stay" grep -qx 'max-json = 4K' "$T/got"
 check "--key flags replace the file's keys" \
   test "$(grep '^key = ' "$T/got")" = "key = only=synth:porep:10"
