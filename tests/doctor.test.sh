@@ -140,6 +140,12 @@ if "$ZKPIPE" version | grep -q "CUDA backend: compiled" &&
   check 0 "a GPU with a 16.0 GiB arena: streamed: .*lean slot.*matrices streamed" \
     "can be proved on such a GPU$" -- "synth:porep:27 goes lean at 16G" \
     doctor --gpu-mem 16G synth:porep:27
+  # Its bytes a partition: the streamed points and matrices, the witness twice.
+  moved=$(sed -n 's/.*a partition moves \([0-9.]*\) GiB to the GPU.*/\1/p' out | head -1)
+  pinned=$(sed -n 's/.*, pinned host \([0-9.]*\) GiB.*/\1/p' out | head -1)
+  awk -v m="$moved" -v p="$pinned" 'BEGIN { exit !(m > p + 7 && m < p + 8.5) }' &&
+    ok "16G: a partition moves the pinned part and the witness twice ($moved GiB)" ||
+    bad "16G: a partition moves '$moved' GiB (pinned '$pinned')"
   check 1 "need at least [0-9.]+ GiB of GPU memory" -- "synth:porep:27 does not fit 8G" \
     doctor --gpu-mem 8G synth:porep:27
   tail -n 1 out | grep -Eq "cannot be proved on that GPU: .*need at least" &&

@@ -94,7 +94,7 @@ typedef struct doc_args {
 /* What the checks found: counts of FAIL lines and the last one's reason. */
 typedef struct doc {
     int fails;
-    char reason[320];
+    char reason[512];
     uint64_t mem_avail, memlock; /* host bytes; memlock UINT64_MAX: no limit */
     int n_gpus;
     uint64_t arena_free[MAX_GPUS]; /* 0: that GPU could not be opened */
@@ -559,9 +559,17 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
     /* A streaming key's host copy is pinned: it must fit host memory. */
     const bool host_ok = !streams || p.pinned_bytes <= d->mem_avail;
     level l = host_ok ? OK : real ? FAIL : WARN;
-    say(d, l, "%s: %s: %s; GPU memory %.1f of %.1f GiB, pinned host %.1f GiB%s", who,
-        streams ? "streamed" : "whole", line, gib(gpu), gib(arena_free), gib(p.pinned_bytes),
-        host_ok ? "" : " (more than the host memory available)");
+    /* What a partition moves to the GPU: its witness (twice for a lean
+     * working set, which sends it again after h) and what streams, the
+     * bound a card's bus sets (PCIe 4.0 x16 ~25 GB/s, 5.0 x16 ~50). */
+    const uint64_t moved = (uint64_t)k->target.n_vars * sizeof(zp_fr) * (p.lean ? 2 : 1) +
+                           (streams ? p.pinned_bytes : 0);
+    say(d, l,
+        "%s: %s: %s; GPU memory %.1f of %.1f GiB, pinned host %.1f GiB%s; a partition moves "
+        "%.1f GiB to the GPU (%.2f s at 25 GB/s, %.2f s at 50 GB/s)",
+        who, streams ? "streamed" : "whole", line, gib(gpu), gib(arena_free),
+        gib(p.pinned_bytes), host_ok ? "" : " (more than the host memory available)",
+        gib(moved), (double)moved / 25e9, (double)moved / 50e9);
     return host_ok || !real;
 }
 
