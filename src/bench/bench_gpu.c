@@ -13,7 +13,6 @@
 #include "bench/bench.h"
 #include "bench/bench_gpu.h"
 #include "cpu/cpu.h"
-#include "gpu/bench/field_rate.h"
 #include "gpu/gpu.h"
 #include "tool/cmdline.h"
 #include "tool/timing.h"
@@ -537,6 +536,26 @@ static void phases_add(zp__gpu_msm_phases *sum, const zp__gpu_stream *s)
     sum->total += ph.total;
 }
 
+/* K chunk MSMs of len points over [0, nl), each its own MSM, summed on
+ * the host: with the 0/1 split (their phases added to *ph) or without. */
+static zp_err chunk_msms(zp__gpu_stream *s, zp_g1_jac *sum, const zp_g1_affine *pts,
+                         const zp_fr *sc, uint64_t nl, uint64_t len, bool split,
+                         zp__gpu_buf scratch, zp__gpu_msm_phases *ph)
+{
+    zp_err e = ZP_OK;
+    zp_g1_jac_inf(sum);
+    for (uint64_t at = 0; at < nl && !e; at += len) {
+        zp_g1_jac part;
+        const uint64_t m = nl - at < len ? nl - at : len;
+        e = split ? zp__gpu_msm_g1(s, &part, pts + at, sc + at, m, scratch)
+                  : zp__gpu_msm_g1_nosplit(s, &part, pts + at, sc + at, m, scratch);
+        if (!e && ph)
+            phases_add(ph, s);
+        zp_g1_jac_add(sum, sum, &part);
+    }
+    return e;
+}
+
 static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
 {
     printf("        %s (ms): split %.2f, digits+sort %.2f, accumulate %.2f, reduce %.2f, "
@@ -583,15 +602,7 @@ static int msm_gpu_chunks_sparse(const struct opts *o)
         for (int r = -o->warmup; r < o->reps && !e; r++) {
             memset(ph, 0, sizeof ph);
             double t = zp__now();
-            zp_g1_jac_inf(&sum[0]);
-            for (uint64_t at = 0; at < nl && !e; at += len) {
-                zp_g1_jac part;
-                const uint64_t m = nl - at < len ? nl - at : len;
-                e = zp__gpu_msm_g1(s, &part, pts + at, sc + at, m, scratch);
-                if (!e)
-                    phases_add(&ph[0], s);
-                zp_g1_jac_add(&sum[0], &sum[0], &part);
-            }
+            e = chunk_msms(s, &sum[0], pts, sc, nl, len, true, scratch, &ph[0]);
             const double t1 = zp__now();
             if (!e)
                 e = zp__gpu_msm_g1(s, &sum[1], pts, sc, nl, scratch);
@@ -671,13 +682,7 @@ static int msm_gpu_chunks(const struct opts *o)
         zp_g1_jac sum[3];
         for (int r = -o->warmup; r < o->reps && !e; r++) {
             double t = zp__now();
-            zp_g1_jac_inf(&sum[0]);
-            for (uint64_t at = 0; at < nl && !e; at += len) {
-                zp_g1_jac part;
-                const uint64_t m = nl - at < len ? nl - at : len;
-                e = zp__gpu_msm_g1_nosplit(s, &part, pts + at, sc + at, m, scratch);
-                zp_g1_jac_add(&sum[0], &sum[0], &part);
-            }
+            e = chunk_msms(s, &sum[0], pts, sc, nl, len, false, scratch, NULL);
             const double t1 = zp__now();
             zp__gpu_msm_acc acc;
             if (!e)
@@ -772,66 +777,4 @@ int zp__bench_msm(int argc, char **argv)
     if (o.chunks)
         return o.sparse ? msm_gpu_chunks_sparse(&o) : msm_gpu_chunks(&o);
     return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);
-}
-
-/* ---------------------------------------------------------------- field */
-
-static const char field_help[] =
-    "usage: zkpipe bench field [--reps N]\n"
-    "Independent products per second over the whole GPU (Fp, Fp squares, Fr, Fp2),\n"
-    "the medians of N launches (default 5), and the floors they imply for the\n"
-    "kernels: a G1 MSM's accumulation (XYZZ: 8 products and 2 squares a point and\n"
-    "window), a G2 MSM's (8 Fp2 products and 2 Fp2 squares of 2 Fp products), and\n"
-    "the Fr NTT's butterflies (one product each). GPU only.\n";
-
-static double msm_adds(int lg, unsigned windows) { return (double)windows * (double)(1ull << lg); }
-
-int zp__bench_field(int argc, char **argv)
-{
-    if (wants_help(argc, argv, field_help))
-        return 0;
-    int reps = 5;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
-            atoi(argv[i + 1]) <= 1000) {
-            reps = atoi(argv[++i]);
-        } else {
-            fprintf(stderr, "zkpipe bench field: bad option '%s'\n%s", argv[i], field_help);
-            return 2;
-        }
-    }
-    zp__gpu_stream *s = NULL;
-    zp__gpu *g = zp__bench_open_gpu(&s);
-    if (!g)
-        return 1;
-    static const char *names[ZP_GPU_RATE_COUNT] = {"fp_mul", "fp_sqr", "fr_mul", "fp2_mul"};
-    double rate[ZP_GPU_RATE_COUNT] = {0};
-    zp__gpu_buf d = {NULL, 0};
-    zp_err e = zp__gpu_alloc(g, &d, zp__gpu_field_rate_bytes());
-    for (int op = 0; op < ZP_GPU_RATE_COUNT && !e; op++) {
-        double r[1000];
-        for (int k = 0; k < reps && !e; k++)
-            e = zp__gpu_field_rate(s, d, op, &r[k]);
-        if (e)
-            break;
-        rate[op] = zp__median(r, reps);
-        printf("%-8s %.3e products/s (median of %d)\n", names[op], rate[op], reps);
-        printf("RESULT,field,gpu,%s,%.4e\n", names[op], rate[op]);
-    }
-    zp__gpu_free(g, &d);
-    zp__gpu_stream_close(s);
-    zp__gpu_close(g);
-    if (e) {
-        fprintf(stderr, "zkpipe bench field: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
-        return 1;
-    }
-    /* The window counts the GPU MSM picks at these sizes (bench msm prints them). */
-    double g1 = msm_adds(24, 14) * (8 / rate[ZP_GPU_RATE_FP_MUL] + 2 / rate[ZP_GPU_RATE_FP_SQR]);
-    double g1b = msm_adds(26, 13) * (8 / rate[ZP_GPU_RATE_FP_MUL] + 2 / rate[ZP_GPU_RATE_FP_SQR]);
-    double g2 = msm_adds(22, 16) * (8 / rate[ZP_GPU_RATE_FP2_MUL] + 4 / rate[ZP_GPU_RATE_FP_MUL]);
-    double ntt = 27.0 * (double)(1ull << 26) / rate[ZP_GPU_RATE_FR_MUL];
-    printf("floors from these rates: G1 MSM accumulation 2^24 (14 windows) %.1f ms, 2^26 (13) "
-           "%.1f ms; G2 2^22 (16) %.1f ms; Fr NTT 2^27 butterflies %.1f ms\n",
-           g1 * 1e3, g1b * 1e3, g2 * 1e3, ntt * 1e3);
-    return 0;
 }
