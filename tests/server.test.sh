@@ -479,33 +479,30 @@ check "a regular file is never replaced" \
 
 # ------------------------------------------------------------ synthetic witnesses
 echo "== --synth-witnesses: synth_seed jobs reuse the witnesses kept per key"
-start_daemon dw --listen "unix://$T/dw.sock" --key syn=synth:porep:8 --synth-witnesses 1 ||
-  { cat "$T/dw.log"; exit 1; }
-DW=$DPID
-A=(--addr "unix://$T/dw.sock")
-for i in 1 2; do
-  "$Z" submit "${A[@]}" --key syn --synth "$((i * 7))" --id sw-$i >/dev/null &&
-    "$Z" await "${A[@]}" sw-$i --timeout 60 -o "$T/sw-$i.bin" --public "$T/sw-$i.json" >/dev/null
-  check "a synth_seed job with one kept witness ($i)" test $? = 0
-done
-check "two seeds, one kept witness: the same public inputs" \
-  cmp -s "$T/sw-1.json" "$T/sw-2.json"
-kill -TERM "$DW"
-wait_exit "$DW" 30
-check "--synth-witnesses: exit 0" test "$EXIT_RC" = 0
-# Without it, the same two seeds make two witnesses.
-start_daemon dx --listen "unix://$T/dx.sock" --key syn=synth:porep:8 ||
-  { cat "$T/dx.log"; exit 1; }
-DX=$DPID
-A=(--addr "unix://$T/dx.sock")
-for i in 1 2; do
-  "$Z" submit "${A[@]}" --key syn --synth "$((i * 7))" --id sx-$i >/dev/null &&
-    "$Z" await "${A[@]}" sx-$i --timeout 60 -o "$T/sx-$i.bin" --public "$T/sx-$i.json" >/dev/null
-done
+# seeds NAME [serve options]: a daemon NAME with key syn=synth:porep:8
+# proves seeds 7 and 14 (public inputs in $T/NAME-1.json, -2.json), then stops.
+seeds() {
+  local name=$1 i
+  shift
+  start_daemon "$name" --listen "unix://$T/$name.sock" --key syn=synth:porep:8 "$@" ||
+    { cat "$T/$name.log"; exit 1; }
+  local pid=$DPID
+  A=(--addr "unix://$T/$name.sock")
+  for i in 1 2; do
+    "$Z" submit "${A[@]}" --key syn --synth "$((i * 7))" --id "$name-$i" >/dev/null &&
+      "$Z" await "${A[@]}" "$name-$i" --timeout 60 -o "$T/$name-$i.bin" \
+        --public "$T/$name-$i.json" >/dev/null
+    check "$name: a synth_seed job ($i)" test $? = 0
+  done
+  kill -TERM "$pid"
+  wait_exit "$pid" 30
+  check "$name: exit 0" test "$EXIT_RC" = 0
+}
+seeds sw --synth-witnesses 1
+check "two seeds, one kept witness: the same public inputs" cmp -s "$T/sw-1.json" "$T/sw-2.json"
+seeds sx
 check "without it, two seeds give two public inputs" \
-  test -s "$T/sx-1.json" -a -s "$T/sx-2.json" -a -n "$(cmp "$T/sx-1.json" "$T/sx-2.json")"
-kill -TERM "$DX"
-wait_exit "$DX" 30
+  test -n "$(cmp "$T/sx-1.json" "$T/sx-2.json")"
 
 # ------------------------------------------------------------ logs
 echo "== --log-format json: every line of the log is a JSON object"
