@@ -52,10 +52,12 @@ check "--state-dir with --queue: a note saying why" \
 check "  and no state folder made" test ! -e "$S/q"
 
 echo "== $N jobs, SIGKILL at random moments"
-# The first daemon gets a blocker first: a synthetic 4-partition job at
-# critical priority that keeps the one worker busy for a while, so that
-# jobs queue behind it and its kill finds them unfinished. Later kills come
-# at random moments, mostly while submits are being journaled.
+# The first daemon gets a blocker first: a synthetic 64-partition job at
+# critical priority that keeps the one worker busy for seconds, so that
+# jobs queue behind it and its kill finds them unfinished however slow the
+# machine; the second daemon resumes it and it is cancelled there, so that
+# the later rounds prove the queued jobs. Later kills come at random
+# moments, mostly while submits are being journaled.
 declare -A accepted=() seen=()
 next=1
 round=0
@@ -73,11 +75,12 @@ while [ "$next" -le "$N" ] && [ "$round" -lt 8 ]; do
   D=$DPID
   if [ "$round" = 1 ]; then
     # The first kill is certain to find queued jobs: right after 5 submits.
-    "$Z" submit "${A[@]}" --id blk --key blk --synth 1 --partitions 4 --priority critical >/dev/null
+    "$Z" submit "${A[@]}" --id blk --key blk --synth 1 --partitions 64 --priority critical >/dev/null
     for i in 1 2 3 4 5; do submit "$i" >/dev/null && accepted[j$i]=1; done
     next=6
     kill -9 "$D"
   else
+    [ "$round" = 2 ] && "$Z" cancel "${A[@]}" blk >/dev/null
     # Somewhere in the next 0.3 .. 1.5 s.
     ( sleep "$((RANDOM % 2)).$((3 + RANDOM % 3))"; kill -9 "$D" 2>/dev/null ) &
     killer=$!
@@ -154,10 +157,15 @@ sleep 0.3
 check "spool folder empty once every result is journaled" test -z "$(ls -A "$S/spool")"
 
 echo "== a clean stop: finished jobs still served, cancelled ones run again"
-# Queued behind a long job when SIGTERM (grace 0) cancels them: the drain's
-# cancels are not journaled, so the next daemon runs them.
-"$Z" submit "${A[@]}" --id blk2 --key blk --synth 2 --partitions 4 --priority critical >/dev/null
+# A long job running and one queued behind it when SIGTERM (grace 0)
+# cancels them: the drain's cancels are not journaled, so the next daemon
+# runs them. The long job lasts seconds, so that it is unfinished at the
+# signal however slow the machine (checked, not assumed).
+"$Z" submit "${A[@]}" --id blk2 --key blk --synth 2 --partitions 64 --priority critical >/dev/null
 "$Z" submit "${A[@]}" --id late --key mul3 --witness "$W" >/dev/null
+out=$(rq GET /v1/jobs/blk2)
+check "the long job is unfinished at SIGTERM" \
+  eval 'printf "%s" "$out" | grep -Eq "\"state\":\"(queued|running)\""'
 kill -TERM "$D"
 wait_exit "$D" 20
 check "SIGTERM: exit 0" test "$EXIT_RC" = 0
