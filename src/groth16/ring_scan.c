@@ -141,6 +141,10 @@ uint64_t zp__scan_leave(zp__scan_pass *p)
     s->active &= ~bit;
     const uint64_t bytes = s->share[p->id];
     s->share[p->id] = 0;
+    /* A failed fill fails the passes that were joined; the next one to
+     * join tries it again (it was never counted as made). */
+    if (!s->active)
+        s->err = ZP_OK;
     pump(s);
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);

@@ -55,7 +55,7 @@ typedef struct zp__scan {
     uint64_t start[ZP__SCAN_MAX];         /* each one's first fill */
     uint64_t share[ZP__SCAN_MAX];         /* each one's share of the bytes moved */
     uint64_t fills_bytes;                 /* every fill's bytes */
-    zp_err err;                           /* a fill's failure: sticky */
+    zp_err err;                           /* a fill's failure, until all have left */
 } zp__scan;
 
 /* One participant's pass round the circle: fills [next, end) are still to
@@ -73,7 +73,9 @@ zp_err zp__scan_init(zp__scan *s, size_t n, unsigned bufs, zp__scan_fill_fn fill
 void zp__scan_destroy(zp__scan *s);
 
 /* Joins: the pass claims the fills the ring holds and those to come, n in
- * all. ZP_E_BUSY with ZP__SCAN_MAX participants joined; a fill's failure. */
+ * all. ZP_E_BUSY with ZP__SCAN_MAX participants joined; a fill's failure
+ * while the passes it failed have not all left (the first join after
+ * that makes the failed fill again). */
 zp_err zp__scan_join(zp__scan *s, zp__scan_pass *p);
 /* Waits until the pass's next fill is made: its chunk (0 .. n - 1) and
  * buffer. The buffer keeps that chunk until zp__scan_done. A fill's
