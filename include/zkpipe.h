@@ -326,6 +326,13 @@ typedef struct zp_gpu_tuning {
      *   2 .. ZP_GPU_H_TABLE_MAX  those windows at any size whose copies
      *                            one MSM takes, for every key. */
     unsigned h_table;
+    /* A key that streams part of its points and leaves room for two
+     * working sets or more beside its ring plans them with one ring for
+     * all, the key's: the partitions in their MSM phase on one GPU consume
+     * one stream of those points, so that the bytes a partition moves fall
+     * as slots are added (docs/gpu-memory.md). Default false: one working
+     * set, its own ring, more of the key resident. */
+    bool ring_share;
 } zp_gpu_tuning;
 
 #define ZP_GPU_H_TABLE_OFF 0u

@@ -260,7 +260,7 @@ else bad "bench prove --backend gpu (exit $rc)"; fi
 refuse 2 'backend is cpu or gpu' "bench prove --backend nope" "$ZKPIPE" bench prove --circuit synth:chain:6 --backend nope
 # --tune NAME=VALUE: the tuning taken and printed; a bad name or value is named.
 if z bench prove --circuit synth:chain:6 --reps 1 --threads 1 --tune cpu_ifma=off --tune h_table=13 \
-     --tune ntt_twist=off && grep -q 'tuning ntt_twist=off h_table=13 cpu_ifma=off' out &&
+     --tune ntt_twist=off && grep -q 'tuning ntt_twist=off h_table=13 ring_share=off cpu_ifma=off' out &&
    grep -q '^RESULT,prove,cpu' out; then ok "bench prove --tune (three names)"
 else bad "bench prove --tune"; fi
 expect 0 "prove --tune cpu_ifma=off h_table=off" "$ZKPIPE" prove --backend cpu --tune cpu_ifma=off \

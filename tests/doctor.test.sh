@@ -146,6 +146,12 @@ if "$ZKPIPE" version | grep -q "CUDA backend: compiled" &&
   awk -v m="$moved" -v p="$pinned" 'BEGIN { exit !(m > p + 7 && m < p + 8.5) }' &&
     ok "16G: a partition moves the pinned part and the witness twice ($moved GiB)" ||
     bad "16G: a partition moves '$moved' GiB (pinned '$pinned')"
+  # One ring for two slots where asked and two fit: 48 GiB, not 32.
+  check 0 "a GPU with a 48.0 GiB arena: streamed: .*ring 2 x 1.0 GiB shared; 2 slot\(s\).*when its 2 slots sum each chunk together" \
+    -- "synth:porep:27 shares its ring at 48G (--tune ring_share=on)" \
+    doctor --gpu-mem 48G --tune ring_share=on synth:porep:27
+  check 0 "a GPU with a 32.0 GiB arena: streamed: .*ring 2 x 1.0 GiB; 1 slot\(s\)" \
+    -- "but not at 32G, where two do not fit" doctor --gpu-mem 32G --tune ring_share=on synth:porep:27
   check 1 "need at least [0-9.]+ GiB of GPU memory" -- "synth:porep:27 does not fit 8G" \
     doctor --gpu-mem 8G synth:porep:27
   tail -n 1 out | grep -Eq "cannot be proved on that GPU: .*need at least" &&
@@ -161,6 +167,8 @@ check 2 "unknown option --frobnicate" -- "a bad option" doctor --frobnicate
 check 2 "--gpu-mem wants a size" -- "a bad size" doctor --gpu-mem 12Q synth:chain:10
 check 2 "not a synthetic circuit" -- "a bad synth spec" doctor synth:nope:10
 check 2 "one KEY at most" -- "two keys" doctor synth:chain:10 synth:chain:11
+check 2 "--tune: unknown name 'cpu_ifma'" -- "a tuning doctor does not plan with" \
+  doctor --tune cpu_ifma=off synth:chain:10
 
 echo "doctor: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -12,6 +12,10 @@
  *     the streamed points', and no more working sets than asked;
  *   - a failure is the arena below the fixed part plus one streaming
  *     working set, with the bytes in its message;
+ *   - with the shared ring asked for (zp_gpu_tuning.ring_share): shared
+ *     only where two working sets or more are asked and fit beside the
+ *     fixed part and the ring, which the key's bytes then hold, with as
+ *     many ringless working sets as asked and fit;
  * and the figures the issue's arenas rest on: porep:27 stays whole on an
  * H200 with two working sets, streams at 24 to 80 GiB, and fails at 8.
  * A build without CUDA sizes no MSM scratch: skipped there.
@@ -115,7 +119,8 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         resident += rnd(p.res[i] * size);
     }
     CHECK(p.pinned_bytes == pinned + (p.mat_stream ? mat : 0));
-    CHECK(p.key_bytes == p.fixed_bytes + resident);
+    CHECK(p.key_bytes == p.fixed_bytes + resident + (p.shared ? 2 * rnd(p.ring_buffer) : 0));
+    CHECK(!p.shared || (o && o->tuning.ring_share && asked >= 2 && p.slots >= 2 && !p.lean));
     const bool streams = zp__g16_plan_streams(&p);
     if (streams && !(o && o->ring_buffer)) {
         /* The largest buffers that fit in any layout (halved from 1 GiB,
@@ -133,6 +138,8 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
             CHECK(fixed + zp__g16_slot_bytes_ring(pk, twice, o) > arena || forced);
             const uint64_t lean2 = zp__g16_slot_bytes_lean(pk, twice, o);
             CHECK(lean2 == UINT64_MAX || fixed - mat + lean2 > arena);
+            CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
+                  fixed + 2 * rnd(twice) + 2 * zp__g16_slot_bytes_shared(pk, twice, o) > arena);
         }
     }
     if (p.lean) {
@@ -148,6 +155,16 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         CHECK(p.ring_buffer == 0);
         CHECK(p.slot_bytes == zp__g16_slot_bytes_min(pk));
         CHECK(fixed + points + zp__g16_slot_bytes_min(pk) <= arena);
+    } else if (p.shared) {
+        /* Working sets without rings; as many as asked or fit; no room
+         * left for another point. */
+        CHECK(p.slot_bytes == zp__g16_slot_bytes_shared(pk, p.ring_buffer, o));
+        CHECK(p.slot_bytes < zp__g16_slot_bytes_ring(pk, p.ring_buffer, o));
+        const uint64_t left = arena - p.key_bytes - (uint64_t)p.slots * p.slot_bytes;
+        CHECK(p.slots == asked || left < p.slot_bytes);
+        const uint64_t most = cap < points ? cap : points;
+        CHECK(left < 256 * ZP_G16_NP + 2 * 256 + sizeof(zp_g2_affine) ||
+              resident + 256 * ZP_G16_NP + sizeof(zp_g2_affine) >= most);
     } else {
         CHECK(fixed + ring_min <= arena);
         /* Streams only where the whole key and one working set do not fit
@@ -155,7 +172,12 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         CHECK(fixed + points + zp__g16_slot_bytes_min(pk) > arena || cap < points);
         CHECK(p.ring_buffer >= ZP_G16_RING_BUFFER_MIN || (o && o->ring_buffer));
         CHECK(p.slot_bytes == zp__g16_slot_bytes_ring(pk, p.ring_buffer, o));
-        CHECK_EQ_INT(p.slots, 1); /* slots do not share their streams yet */
+        CHECK_EQ_INT(p.slots, 1); /* each slot streams its own copy */
+        /* Not shared only where sharing is off, one slot is asked, or two
+         * working sets do not fit beside the fixed part and its ring. */
+        CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
+              fixed + 2 * rnd(p.ring_buffer) +
+                      2 * zp__g16_slot_bytes_shared(pk, p.ring_buffer, o) > arena);
         const uint64_t left = arena - p.key_bytes - (uint64_t)p.slots * p.slot_bytes;
         const uint64_t most = cap < points ? cap : points;
         CHECK(left < 256 * ZP_G16_NP + 2 * 256 + sizeof(zp_g2_affine) ||
@@ -166,11 +188,12 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
     CHECK(strlen(line) > 10);
     CHECK((strstr(line, "lean") != NULL) == p.lean);
     CHECK((strstr(line, "matrices streamed") != NULL) == p.mat_stream);
+    CHECK((strstr(line, "shared") != NULL) == p.shared);
     printf("  %-12s %5.0f GiB x%u: %s\n", what, (double)arena / GiB, asked, line);
     return streams;
 }
 
-static void test_shapes(void)
+static void test_shapes_with(const zp__g16_gpu_opts *o)
 {
     const uint64_t arenas[] = {4 * GiB, 8 * GiB, 16 * GiB, 24 * GiB, 32 * GiB,
                                48 * GiB, 80 * GiB, 139 * GiB};
@@ -181,7 +204,7 @@ static void test_shapes(void)
         snprintf(what, sizeof what, "porep:%u", lg);
         for (size_t a = 0; a < sizeof arenas / sizeof *arenas; a++)
             for (unsigned asked = 1; asked <= 2; asked++)
-                check_plan(what, &pk, fixed, mat, arenas[a], asked, NULL);
+                check_plan(what, &pk, fixed, mat, arenas[a], asked, o);
     }
     for (unsigned lg = 16; lg <= 24; lg += 4) {
         uint64_t fixed, mat;
@@ -189,8 +212,59 @@ static void test_shapes(void)
         char what[32];
         snprintf(what, sizeof what, "snarkjs:%u", lg);
         for (size_t a = 0; a < 4; a++)
-            check_plan(what, &pk, fixed, mat, arenas[a] / 8, 2, NULL);
+            check_plan(what, &pk, fixed, mat, arenas[a] / 8, 2, o);
     }
+}
+
+static void test_shapes(void) { test_shapes_with(NULL); }
+
+/* The same with the shared ring asked for (zp_gpu_tuning.ring_share). */
+static void test_shapes_shared(void)
+{
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    o.tuning.ring_share = true;
+    test_shapes_with(&o);
+}
+
+/* The shared ring at porep:27: two working sets and the ring at 48 and 64
+ * GiB, each smaller than a working set with its own ring, and fewer
+ * points resident than with one working set; one working set with its
+ * own ring where one is asked or two do not fit (32 GiB); the whole key
+ * on an H200 as before. */
+static void test_shared(void)
+{
+    uint64_t fixed, mat;
+    const zp__pk pk = porep_shape(27, &fixed, &mat);
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    o.tuning.ring_share = true;
+    zp__g16_plan p, one;
+    zp__ioerr why = {""};
+    for (uint64_t a = 48; a <= 64; a += 16) {
+        CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 2, &o, &why), ZP_OK);
+        CHECK(p.shared && p.slots == 2 && p.ring_buffer == ZP_G16_RING_BUFFER);
+        CHECK_EQ_INT(zp__g16_plan_fixed(&one, &pk, fixed, mat, a * GiB, 2, NULL, &why), ZP_OK);
+        CHECK(!one.shared && one.slots == 1);
+        CHECK(p.slot_bytes < one.slot_bytes);
+        CHECK(p.pinned_bytes > one.pinned_bytes);
+        check_plan("porep:27 sh", &pk, fixed, mat, a * GiB, 2, &o);
+        CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 1, &o, &why), ZP_OK);
+        CHECK(!p.shared && p.slots == 1);
+    }
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 32 * GiB, 2, &o, &why), ZP_OK);
+    CHECK(!p.shared && p.slots == 1);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 138 * GiB, 2, &o, &why), ZP_OK);
+    CHECK(!zp__g16_plan_streams(&p) && !p.shared && p.slots == 2);
+    /* Three asked where three fit: three; every point streamed (tests). */
+    o.resident_cap = 0;
+    o.ring_buffer = 65536;
+    const zp__pk small = porep_shape(16, &fixed, &mat);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 3, &o, &why), ZP_OK);
+    CHECK(p.shared && p.slots == 3 && p.ring_buffer == 65536);
+    for (int i = 0; i < ZP_G16_NP; i++)
+        CHECK_EQ_INT(p.res[i], 0);
+    check_plan("porep:16 sh", &small, fixed, mat, 139 * GiB, 3, &o);
 }
 
 /* The figures: porep:27 whole with two working sets on an H200, streamed
@@ -336,6 +410,8 @@ int main(void)
         return 77;
     }
     RUN(test_shapes);
+    RUN(test_shapes_shared);
+    RUN(test_shared);
     RUN(test_porep27);
     RUN(test_overrides);
     RUN(test_no_slots);

@@ -39,6 +39,7 @@
 #include "math/mont_x86.h"
 #include "r1cs/synth.h"
 #include "tool/timing.h"
+#include "tool/tune.h"
 
 static const char doctor_help[] =
     "usage: zkpipe doctor [options] [KEY]\n"
@@ -68,6 +69,8 @@ static const char doctor_help[] =
     "                   'zkpipe serve --gpu-mem' caps it; without a GPU, plan for\n"
     "                   a GPU with that arena (a CUDA build only)\n"
     "  --slots N        working sets asked per GPU (default 2, as serve)\n"
+    "  --tune NAME=VALUE  plan with serve's GPU tuning (ntt_twist, h_table,\n"
+    "                   ring_share; repeatable)\n"
     "  --shape-log2 N   a synth key's shape from its circuit built at 2^N at most\n"
     "                   (default 18): exact up to there, scaled above; a larger N\n"
     "                   is slower and takes more memory\n"
@@ -89,6 +92,7 @@ typedef struct doc_args {
     unsigned slots;
     int threads;
     int shape_log2; /* synth keys: the largest circuit built for the shape */
+    zp__cli_tune tune; /* the GPU tuning the plan is made with */
 } doc_args;
 
 /* What the checks found: counts of FAIL lines and the last one's reason. */
@@ -142,6 +146,7 @@ static int usage_error(const char *msg, const char *arg)
 static int parse_args(doc_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
+    zp__cli_tune_default(&a->tune);
     a->slots = 2;
     a->shape_log2 = SHAPE_LOG2;
     for (int i = 1; i < argc; i++) {
@@ -159,6 +164,12 @@ static int parse_args(doc_args *a, int argc, char **argv)
         } else if (!strcmp(s, "--shape-log2")) {
             if (!v || zp__parse_int(v, 2, 28, &a->shape_log2))
                 return usage_error("--shape-log2 wants 2..28, got", v ? v : "nothing");
+            i++;
+        } else if (!strcmp(s, "--tune")) {
+            if (!v)
+                return usage_error("--tune wants NAME=VALUE, got", "nothing");
+            if (zp__cli_tune_parse(&a->tune, ZP__TUNE_GPU, "doctor", v))
+                return 2;
             i++;
         } else if (!strcmp(s, "--threads")) {
             if (!v || zp__parse_int(v, 1, 4096, &a->threads))
@@ -538,16 +549,19 @@ static bool gpu_domain_ok(const zp__pk *pk)
 /* One GPU's (or a hypothetical one's) plan; true when the key can be
  * proved there. */
 static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena_free,
-                     unsigned slots, bool real)
+                     unsigned slots, const zp_gpu_tuning *tune, bool real)
 {
     zp__g16_plan p;
     zp__ioerr why = {""};
+    zp__g16_gpu_opts o;
+    zp__g16_gpu_opts_default(&o);
+    o.tuning = *tune;
     if (!gpu_domain_ok(&k->target)) {
         say(d, FAIL, "%s: the domain 2^%d is outside the GPU NTT", who,
             __builtin_ctzll(k->target.domain_size));
         return false;
     }
-    if (zp__g16_plan_fixed(&p, &k->target, k->fixed, k->matrices, arena_free, slots, NULL,
+    if (zp__g16_plan_fixed(&p, &k->target, k->fixed, k->matrices, arena_free, slots, &o,
                            &why)) {
         say(d, FAIL, "%s: cannot hold the key: %s", who, why.msg);
         return false;
@@ -562,14 +576,19 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
     /* What a partition moves to the GPU: its witness (twice for a lean
      * working set, which sends it again after h) and what streams, the
      * bound a card's bus sets (PCIe 4.0 x16 ~25 GB/s, 5.0 x16 ~50). */
-    const uint64_t moved = (uint64_t)k->target.n_vars * sizeof(zp_fr) * (p.lean ? 2 : 1) +
-                           (streams ? p.pinned_bytes : 0);
+    const uint64_t wit = (uint64_t)k->target.n_vars * sizeof(zp_fr) * (p.lean ? 2 : 1);
+    const uint64_t moved = wit + (streams ? p.pinned_bytes : 0);
+    /* A shared ring's partitions that sum its chunks together share them. */
+    char shared[96] = "";
+    if (p.shared)
+        snprintf(shared, sizeof shared, ", %.1f GiB when its %u slots sum each chunk together",
+                 gib(wit + p.pinned_bytes / p.slots), p.slots);
     say(d, l,
         "%s: %s: %s; GPU memory %.1f of %.1f GiB, pinned host %.1f GiB%s; a partition moves "
-        "%.1f GiB to the GPU (%.2f s at 25 GB/s, %.2f s at 50 GB/s)",
+        "%.1f GiB to the GPU (%.2f s at 25 GB/s, %.2f s at 50 GB/s)%s",
         who, streams ? "streamed" : "whole", line, gib(gpu), gib(arena_free),
         gib(p.pinned_bytes), host_ok ? "" : " (more than the host memory available)",
-        gib(moved), (double)moved / 25e9, (double)moved / 50e9);
+        gib(moved), (double)moved / 25e9, (double)moved / 50e9, shared);
     return host_ok || !real;
 }
 
@@ -606,7 +625,7 @@ static int check_key(doc *d, const doc_args *a)
     size_t at = 0;
     for (int i = 0; i < d->n_gpus; i++) {
         snprintf(who, sizeof who, "gpu%d", i);
-        if (d->arena_free[i] && plan_gpu(d, &k, who, d->arena_free[i], a->slots, true)) {
+        if (d->arena_free[i] && plan_gpu(d, &k, who, d->arena_free[i], a->slots, &a->tune.gpu, true)) {
             gpu_ok = true;
             if (at < sizeof where)
                 at += (size_t)snprintf(where + at, sizeof where - at, "%s%s", at ? ", " : "on ",
@@ -616,7 +635,7 @@ static int check_key(doc *d, const doc_args *a)
     if (!gpus && a->gpu_mem) {
         if (zp__gpu_compiled()) {
             snprintf(who, sizeof who, "a GPU with a %.1f GiB arena", gib(a->gpu_mem));
-            gpu_ok = plan_gpu(d, &k, who, a->gpu_mem, a->slots, false);
+            gpu_ok = plan_gpu(d, &k, who, a->gpu_mem, a->slots, &a->tune.gpu, false);
             gpus = true;
         } else {
             say(d, WARN, "--gpu-mem: this build has no CUDA backend to size a GPU's working "

@@ -171,12 +171,13 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
          * failing its partition (go_dormant). */
         sets_add(e, d, 1, 0, 0);
         zp_err err = zp__g16_slot_open_plan(&w->slot, d->dev, pk, dk->ring_buffer, dk->lean,
-                                            share, (unsigned)w->slot_index, &e->gpu_opts, why);
+                                            dk->share != NULL, share, (unsigned)w->slot_index,
+                                            &e->gpu_opts, why);
         if (!err) {
             /* A lean slot holds two host witness buffers. */
             w->slot_pinned = (zp__g16_slot_lean(w->slot) ? 2 : 1) * (uint64_t)pk->n_vars *
                              sizeof(zp_fr);
-            w->slot_ring = 2 * zp__g16_slot_ring_buffer(w->slot); /* its two buffers */
+            w->slot_ring = zp__g16_slot_ring_bytes(w->slot); /* none: the key's, shared */
             sets_add(e, d, 0, (int64_t)w->slot_pinned, (int64_t)w->slot_ring);
         } else {
             sets_add(e, d, -1, 0, 0);

@@ -121,6 +121,27 @@ static bool plan_lean(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_
     return false;
 }
 
+/* The shared step (zp__g16_plan.shared) with staging buffers of rb bytes,
+ * p->fixed_bytes set; false where two working sets do not fit. */
+static bool plan_shared(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free, unsigned slots,
+                        uint64_t rb, const zp__g16_gpu_opts *op)
+{
+    const uint64_t ring = 2 * rnd(rb), w = zp__g16_slot_bytes_shared(pk, rb, op);
+    const uint64_t base = p->fixed_bytes + ring;
+    if (base > arena_free || (arena_free - base) / 2 < w)
+        return false;
+    const uint64_t n = (arena_free - base) / w < slots ? (arena_free - base) / w : slots;
+    /* Less the rounding of the regions of arrays left empty. */
+    const uint64_t room = arena_free - base - n * w;
+    fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
+    p->key_bytes += ring;
+    p->ring_buffer = rb;
+    p->slot_bytes = w;
+    p->slots = (unsigned)n;
+    p->shared = true;
+    return true;
+}
+
 zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
                           uint64_t arena_free, unsigned slots, const zp__g16_gpu_opts *o,
                           zp__ioerr *why)
@@ -154,10 +175,11 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
         return ZP_OK;
     }
 
-    /* Streaming: one working set, the largest staging buffers that fit.
-     * A second working set would take the room of points, and each slot
-     * streams its own copy of what is not resident: two slots would move
-     * more than twice the bytes per partition for the overlap they add. */
+    /* Streaming. Without a shared ring, one working set with the largest
+     * staging buffers that fit: a second working set would take the room
+     * of points, and each slot would stream its own copy of what is not
+     * resident, more than twice the bytes per partition for the overlap it
+     * adds. */
     /* No buffer larger than the largest array (a small key's ring is small). */
     uint64_t most = 4096;
     for (int i = 0; i < ZP_G16_NP; i++) {
@@ -180,6 +202,12 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * eval (bench/RESULTS.md, issue 34). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
+        /* First a shared ring (zp__g16_plan.shared), where asked: the
+         * key's ring and as many working sets without one as asked and
+         * fit, at least two, the points in the rest. */
+        if (!forced && op.tuning.ring_share && slots >= 2 &&
+            plan_shared(p, pk, arena_free, slots, rb, &op))
+            return ZP_OK;
         const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
         if (!forced && p->fixed_bytes <= arena_free && w <= arena_free - p->fixed_bytes) {
             /* Less the rounding of the regions of arrays left empty. */
@@ -257,8 +285,9 @@ void zp__g16_plan_describe(const zp__g16_plan *p, const zp__pk *pk, char *buf, s
     if (at < len) {
         gib(b1, sizeof b1, p->ring_buffer);
         gib(b2, sizeof b2, p->slot_bytes);
-        at += (size_t)snprintf(buf + at, len - at, "; ring 2 x %s; %u %sslot(s) of %s", b1,
-                               p->slots, p->lean ? "lean " : "", b2);
+        at += (size_t)snprintf(buf + at, len - at, "; ring 2 x %s%s; %u %sslot(s) of %s", b1,
+                               p->shared ? " shared" : "", p->slots, p->lean ? "lean " : "",
+                               b2);
     }
     if (at < len && p->mat_stream) {
         gib(b1, sizeof b1, p->mat_bytes);

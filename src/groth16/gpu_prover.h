@@ -128,6 +128,14 @@ typedef struct zp__g16_plan {
      * them, in pinned_bytes then, not in fixed_bytes). */
     bool lean, mat_stream;
     uint64_t mat_bytes;
+    /* The slots share one stream of the streamed points: the ring is the
+     * key's (zp__g16_dkey.share), in key_bytes and not in slot_bytes, and
+     * every slot in its MSM phase consumes each chunk that passes
+     * (groth16/ring_scan.h). Planned where o's tuning asks for it
+     * (zp_gpu_tuning.ring_share), two slots or more are asked, and two
+     * working sets fit beside the fixed part and a ring of the buffers
+     * one working set would take (or larger). */
+    bool shared;
 } zp__g16_plan;
 
 /* Default bytes of one staging buffer and the least the plan shrinks it to. */
@@ -185,6 +193,13 @@ typedef struct zp__g16_dkey {
     /* The plan's last steps: slots for it lean; ma and mb pinned host
      * images (ma.host) that stream through the ring during eval. */
     bool lean, mat_stream;
+    /* A shared plan's ring (zp__g16_plan.shared, noted by take_plan in
+     * `shared`), carved with the key once its points are made:
+     * every slot of the GPU in its MSM phase consumes each streamed chunk
+     * that passes through it (prove_gpu_sched.c); NULL: each slot streams
+     * through its own ring. */
+    bool shared;
+    struct zp__g16_share *share;
 } zp__g16_dkey;
 
 /* The arena bytes a request of `bytes` takes (256-byte rounding; a
@@ -253,6 +268,13 @@ zp_err zp__g16_dkey_setup_plan(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
 
 /* Frees the arena regions (the device must be done with them). */
 void zp__g16_dkey_free(zp__g16_dkey *k);
+/* Carves k's shared ring of two buffers of ring_buffer bytes (k's plan
+ * set, its pinned points made) with its copy streams (prove_gpu_sched.c);
+ * zp__g16_dkey_free gives it back. */
+zp_err zp__g16_share_open(zp__g16_dkey *k, uint64_t ring_buffer);
+void zp__g16_share_close(zp__g16_dkey *k);
+/* The bytes k's shared ring has moved (0: none). */
+uint64_t zp__g16_share_bytes(const zp__g16_dkey *k);
 /* Builds k's NTT twist tables (k->dev, k->pk set) and waits for s
  * (upload and setup call it) where o's tuning asks for them
  * (zp_gpu_tuning.ntt_twist), its domain has them and the arena keeps room
@@ -336,6 +358,10 @@ uint64_t zp__g16_slot_bytes_within(const zp__pk *pk, uint64_t share, const zp__g
  * ring_buffer of 0 is zp__g16_slot_open_within. */
 uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
                                  const zp__g16_gpu_opts *o);
+/* The same slot without its own ring: one of a shared plan's
+ * (zp__g16_plan.shared), sized for the chunks of the key's ring. */
+uint64_t zp__g16_slot_bytes_shared(const zp__pk *pk, uint64_t ring_buffer,
+                                   const zp__g16_gpu_opts *o);
 zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
                               uint64_t ring_buffer, uint64_t share, const zp__g16_gpu_opts *o,
                               zp__ioerr *why);
@@ -347,23 +373,30 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
  * (> 0) it also evaluates keys whose matrices stream. */
 uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
                                  const zp__g16_gpu_opts *o);
-/* zp__g16_slot_open_ring, lean where `lean`: the slot a dkey's plan asks
- * for (its ring_buffer and lean). rank orders the slots of one GPU (0
+/* zp__g16_slot_open_ring, lean where `lean`, without a ring of its own
+ * where `shared` (a slot for keys whose ring is theirs, zp__g16_dkey.share,
+ * sized for its chunks; never lean, and its MSMs never beside h): the slot a
+ * dkey's plan asks for (its ring_buffer, lean and share). rank orders the
+ * slots of one GPU (0
  * first): where two run kernels at once, the lower rank's blocks go first
  * (zp__gpu_stream_open_ranked), so that one finishes at nearly its own
  * rate while the other fills the gaps, instead of both ending together
  * and then both leaving the GPU idle between partitions; the other
  * functions open rank 0. */
 zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
-                              uint64_t ring_buffer, bool lean, uint64_t share, unsigned rank,
-                              const zp__g16_gpu_opts *o, zp__ioerr *why);
+                              uint64_t ring_buffer, bool lean, bool shared, uint64_t share,
+                              unsigned rank, const zp__g16_gpu_opts *o, zp__ioerr *why);
 bool zp__g16_slot_lean(const zp__g16_slot *s);
-/* The slot's staging buffer bytes (0: it has no ring), and the bytes its
- * ring has sent since it opened. */
+/* The slot's staging buffer bytes (0: it has no ring; a shared slot's:
+ * those of its keys' rings), the arena bytes of its own ring (0 for a
+ * shared slot), and the bytes its ring has sent since it opened (a shared
+ * slot: its share of what the keys' rings sent while it consumed them). */
 uint64_t zp__g16_slot_ring_buffer(const zp__g16_slot *s);
+uint64_t zp__g16_slot_ring_bytes(const zp__g16_slot *s);
 uint64_t zp__g16_slot_streamed_bytes(const zp__g16_slot *s);
-/* Whether the slot can prove with k: its shape fits, and the slot has a
- * ring where k streams. */
+/* Whether the slot can prove with k: its shape fits, and where k streams
+ * the slot has a ring, or k's ring is shared and the slot is sized for its
+ * chunks. */
 bool zp__g16_slot_fits_key(const zp__g16_slot *s, const zp__g16_dkey *k);
 unsigned zp__g16_slot_windows(const zp__g16_slot *s);
 void zp__g16_slot_close(zp__g16_slot *s);

@@ -81,7 +81,7 @@ zp_err zp__g16_gpu_open(zp__g16_gpu **out, const zp__pk *pk, int device, int thr
     if (!e) { /* the one slot takes what the key leaves */
         zp__gpu_get_info(g->dev, &info);
         e = zp__g16_slot_open_plan(&g->slot, g->dev, pk, g->key.ring_buffer, g->key.lean,
-                                   info.arena_largest_free, 0, o, why);
+                                   g->key.share != NULL, info.arena_largest_free, 0, o, why);
     }
     if (e) {
         zp__g16_gpu_close(g);

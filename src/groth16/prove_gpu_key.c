@@ -231,6 +231,7 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
         zp__gpu_csr_free(k->dev, &k->ma);
     if (k->mb.mem.ptr)
         zp__gpu_csr_free(k->dev, &k->mb);
+    zp__g16_share_close(k);
     zp__gpu_ntt_twist_free(k->dev, &k->twist);
     memset(k, 0, sizeof *k);
 }
@@ -322,6 +323,7 @@ bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_pla
     k->ring_buffer = plan ? plan->ring_buffer : 0;
     k->lean = plan && plan->lean;
     k->mat_stream = plan && plan->mat_stream;
+    k->shared = plan && plan->shared && plan->ring_buffer;
     return true;
 }
 
@@ -356,6 +358,8 @@ zp_err zp__g16_dkey_upload_plan(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream 
     e = upload_all(out, s, ra, rb, &op.progress);
     if (!e)
         e = zp__g16_dkey_twist(out, s, o);
+    if (!e && out->shared)
+        e = zp__g16_share_open(out, out->ring_buffer);
     /* The copies read ra and rb until the stream is done with them. */
     zp_err es = zp__gpu_stream_sync(s);
     free(ra);

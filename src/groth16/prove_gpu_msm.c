@@ -71,7 +71,7 @@ static zp_err over_points(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i
     const bool sent = s->pre_key == k && !s->pre_sched && s->pre_part == i && s->pre_at == s0;
     s->pre_key = NULL;
     if (s0 < to && !sent) {
-        if (!s->ring_buffer || !k->host[i])
+        if (!s->ring.ptr || !k->host[i] || k->share)
             return ZP_E_INVALID_ARG; /* zp__g16_slot_check keeps this out */
         e = ring_put(s, k, i, s0, min_u64(to - s0, chunk), 0);
     }
@@ -281,7 +281,7 @@ zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_par
     s->pre_sched = false;
     if (zp__g16_sched_on(s, k) && !s->side_stream)
         return zp__g16_sched_prefetch(s, k);
-    if (r >= n || !s->ring_buffer || !k->host[part])
+    if (r >= n || !s->ring.ptr || !k->host[part] || k->share)
         return ZP_OK;
     /* The ring's buffers are free: every MSM waits for its stream. */
     zp_err e = ring_put(s, k, part, r, min_u64(n - r, zp__g16_slot_chunk(s, part == ZP_G16_P_B2)),
@@ -359,6 +359,8 @@ static zp_err msms_of_w(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
 zp_err zp__g16_slot_w_early(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     s->w_early = false;
+    if (k->share) /* a shared ring's slot sums them as the circle passes */
+        return ZP_OK;
     memset(&s->w_times, 0, sizeof s->w_times);
     zp__g16_slot_msm_on(s, true);
     zp_err e = msms_of_w(s, k, &s->w_sums, &s->w_times);
@@ -391,6 +393,8 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
                                (uint64_t)k->pk->n_vars * sizeof(zp_fr));
     }
     s->took_sched = !e && zp__g16_sched_on(s, k);
+    if (!e && k->share && !s->took_sched)
+        e = ZP_E_INVALID_ARG; /* zp__g16_slot_check keeps this out */
     if (s->took_sched) {
         e = zp__g16_sched_run(s, k, out, t);
     } else {
@@ -420,7 +424,7 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
                            void *ctx, zp__g16_sums *out, zp__prove_times *t, zp_err *h_err)
 {
     const double t0 = zp__g16_now();
-    const bool beside = s->side_stream != NULL;
+    const bool beside = s->side_stream != NULL && !k->share;
     /* After h, H's MSM comes first: its first streamed chunk crosses
      * while h runs. */
     zp_err e = beside ? zp__gpu_stream_clock(s->stream, 0) : zp__g16_slot_prefetch(s, k, ZP_G16_P_H);

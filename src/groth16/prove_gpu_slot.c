@@ -273,6 +273,16 @@ uint64_t zp__g16_slot_bytes_ring(const zp__pk *pk, uint64_t ring_buffer,
                       zp__g16_h_acc_window(ring_buffer, pk->n_h));
 }
 
+uint64_t zp__g16_slot_bytes_shared(const zp__pk *pk, uint64_t ring_buffer,
+                                   const zp__g16_gpu_opts *o)
+{
+    const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);
+    slot_plan p;
+    plan(&p, &op.msm, pk, 0, 0, ring_buffer, zp__g16_h_acc_window(ring_buffer, pk->n_h));
+    p.ring = 0;
+    return plan_total(&p);
+}
+
 uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
                                  const zp__g16_gpu_opts *o)
 {
@@ -363,10 +373,16 @@ bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
 
 bool zp__g16_slot_fits_key(const zp__g16_slot *s, const zp__g16_dkey *k)
 {
-    return k->pk && zp__g16_slot_fits(s, k->pk) && (s->ring_buffer || !zp__g16_dkey_streams(k));
+    if (!k->pk || !zp__g16_slot_fits(s, k->pk) || !zp__g16_dkey_streams(k))
+        return k->pk && zp__g16_slot_fits(s, k->pk);
+    if (k->share)
+        return s->ring_buffer == k->ring_buffer && !s->lean;
+    return s->ring.ptr != NULL;
 }
 
 uint64_t zp__g16_slot_ring_buffer(const zp__g16_slot *s) { return s->ring_buffer; }
+
+uint64_t zp__g16_slot_ring_bytes(const zp__g16_slot *s) { return s->ring.bytes; }
 
 uint64_t zp__g16_slot_streamed_bytes(const zp__g16_slot *s) { return s->streamed; }
 
@@ -432,7 +448,7 @@ zp_err zp__g16_slot_open_ring(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
                               uint64_t ring, uint64_t share, const zp__g16_gpu_opts *o,
                               zp__ioerr *why)
 {
-    return zp__g16_slot_open_plan(out, dev, pk, ring, false, share, 0, o, why);
+    return zp__g16_slot_open_plan(out, dev, pk, ring, false, false, share, 0, o, why);
 }
 
 /* The regions and streams of a lean slot (s's shape fields set). */
@@ -476,13 +492,16 @@ static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__io
 }
 
 zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk,
-                              uint64_t ring, bool lean_slot, uint64_t share, unsigned rank,
-                              const zp__g16_gpu_opts *o, zp__ioerr *why)
+                              uint64_t ring, bool lean_slot, bool shared, uint64_t share,
+                              unsigned rank, const zp__g16_gpu_opts *o, zp__ioerr *why)
 {
     *out = NULL;
     uint64_t n = pk->domain_size;
     if (n < 2 || (n & (n - 1)) || pk->n_public >= pk->n_vars)
         return zp__fail(why, ZP_E_INVALID_ARG, "slot: not a key shape");
+    if (shared && (lean_slot || !ring))
+        return zp__fail(why, ZP_E_INVALID_ARG,
+                        "slot: a shared ring's slot is sized for its buffers and never lean");
     if (lean_slot && pk->n_vars > n)
         return zp__fail(why, ZP_E_INVALID_ARG,
                         "slot: a lean slot needs no more variables than the domain");
@@ -516,7 +535,9 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     /* A streaming slot makes no room for an H table's MSM: a key that
      * streams has none. */
     const unsigned pre_c = !ring && zp__g16_h_pre_on(pk, dev, o) ? zp__g16_h_pre_c(pk, o) : 0;
-    const bool beside = s->opts.beside_h;
+    /* A shared ring's slot runs its MSMs as the circle passes, after h. */
+    const bool beside = s->opts.beside_h && !shared;
+    const uint64_t own_ring = shared ? 0 : ring;
     unsigned grown;
     slot_plan g, p, lpre, lean; /* the same but smaller work regions */
     const unsigned hc = zp__g16_h_acc_window(ring, pk->n_h);
@@ -531,7 +552,7 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
     /* From the top of the arena: keys come from the bottom, and a slot
      * re-carved for another key shape then leaves no hole between them. */
     zp_err e = zp__gpu_alloc_high(dev, &s->witness, p.witness);
-    if (!e && ring)
+    if (!e && own_ring)
         e = zp__gpu_alloc_high(dev, &s->ring, p.ring);
     if (!e && p.h_acc)
         e = zp__gpu_alloc_high(dev, &s->h_acc, p.h_acc);
@@ -562,16 +583,17 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
         e = zp__gpu_stream_open_ranked(dev, &s->stream, 2 * rank + 1);
     if (!e)
         e = zp__gpu_stream_open_copy(dev, &s->copy_stream);
-    if (!e && ring)
+    if (!e && own_ring)
         e = zp__gpu_stream_open_copy(dev, &s->ring_stream);
-    if (!e && ring)
+    if (!e && own_ring)
         e = zp__g16_slot_ring_open(s);
     if (!e)
         e = zp__gpu_host_alloc(dev, (void **)&s->host_witness,
                                (uint64_t)pk->n_vars * sizeof(zp_fr));
     if (e) {
         zp__fail(why, e, "opening a GPU slot of %llu bytes failed: %s (%s)",
-                 (unsigned long long)plan_total(&lean), zp_errname(e),
+                 (unsigned long long)(plan_total(&lean) - (own_ring ? 0 : lean.ring)),
+                 zp_errname(e),
                  zp__gpu_last_error());
         zp__g16_slot_close(s);
         return e;
@@ -629,9 +651,10 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
         s->sent_witness = NULL;
     }
     s->took_sent = !up;
-    /* The witness in parts sums L over resident points only, and not in a
-     * lean slot, whose witness region c's values replace. */
-    const bool l_res = k->res[ZP_G16_P_L] == pk->n_l;
+    /* The witness in parts sums L over resident points only, not in a
+     * lean slot, whose witness region c's values replace, and not for a
+     * shared ring, whose circle is the same for every slot. */
+    const bool l_res = k->res[ZP_G16_P_L] == pk->n_l && !k->share;
     unsigned np = parts && up && l_res && !s->lean ? zp__g16_parts_wanted(s, pk, w) : 1;
     s->lean_w = w;
     if (!e && up)

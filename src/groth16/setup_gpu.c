@@ -355,6 +355,9 @@ zp_err zp__g16_dkey_setup_plan(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
     if (e)
         zp__gpu_stream_sync(s); /* nothing may still use what is freed */
     gs_free(&x);
+    /* The shared ring after the setup's staging is given back. */
+    if (!e && k.shared)
+        e = zp__g16_share_open(&k, k.ring_buffer);
     if (e) {
         zp__g16_dkey_free(&k);
         zp__pk_free(&pk);

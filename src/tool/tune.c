@@ -60,6 +60,10 @@ int zp__cli_tune_parse(zp__cli_tune *t, unsigned which, const char *cmd, const c
         if (!parse_switch(v, &on))
             return bad_value(cmd, arg, "on or off");
         t->gpu.ntt_twist = on;
+    } else if ((which & ZP__TUNE_GPU) && n == 10 && !strncmp(arg, "ring_share", n)) {
+        if (!parse_switch(v, &on))
+            return bad_value(cmd, arg, "on or off");
+        t->gpu.ring_share = on;
     } else if ((which & ZP__TUNE_GPU) && n == 7 && !strncmp(arg, "h_table", n)) {
         if (!parse_h_table(v, &t->gpu.h_table))
             return bad_value(cmd, arg, "auto, off or a window size from 2 to 22");
@@ -72,7 +76,7 @@ int zp__cli_tune_parse(zp__cli_tune *t, unsigned which, const char *cmd, const c
             return bad_value(cmd, arg, "auto or off");
     } else {
         fprintf(stderr, "zkpipe %s: --tune: unknown name '%.*s' (this command takes %s%s%s)\n",
-                cmd, (int)n, arg, which & ZP__TUNE_GPU ? "ntt_twist, h_table" : "",
+                cmd, (int)n, arg, which & ZP__TUNE_GPU ? "ntt_twist, h_table, ring_share" : "",
                 (which & ZP__TUNE_GPU) && (which & ZP__TUNE_CPU) ? ", " : "",
                 which & ZP__TUNE_CPU ? "cpu_ifma" : "");
         return 2;
@@ -93,6 +97,7 @@ void zp__cli_tune_describe(char *buf, size_t n, const zp__cli_tune *t)
         snprintf(h, sizeof h, "%s", t->gpu.h_table == ZP_GPU_H_TABLE_AUTO ? "auto" : "off");
     else
         snprintf(h, sizeof h, "%u", t->gpu.h_table);
-    snprintf(buf, n, "ntt_twist=%s h_table=%s cpu_ifma=%s", t->gpu.ntt_twist ? "on" : "off", h,
+    snprintf(buf, n, "ntt_twist=%s h_table=%s ring_share=%s cpu_ifma=%s",
+             t->gpu.ntt_twist ? "on" : "off", h, t->gpu.ring_share ? "on" : "off",
              t->cpu_ifma ? "auto" : "off");
 }

@@ -4,6 +4,7 @@
  * (zp_cpu_set_ifma). Names as the fields:
  *   ntt_twist=on|off      zp_gpu_tuning.ntt_twist
  *   h_table=auto|off|C    zp_gpu_tuning.h_table (C: 2..22)
+ *   ring_share=on|off     zp_gpu_tuning.ring_share
  *   cpu_ifma=auto|off     zp_cpu_set_ifma(false) for off
  */
 #ifndef ZP_TOOL_TUNE_H
@@ -15,7 +16,7 @@
 #include "zkpipe.h"
 
 /* Which names a command takes. */
-#define ZP__TUNE_GPU 1u /* ntt_twist, h_table */
+#define ZP__TUNE_GPU 1u /* ntt_twist, h_table, ring_share */
 #define ZP__TUNE_CPU 2u /* cpu_ifma */
 
 typedef struct zp__cli_tune {
@@ -30,7 +31,7 @@ void zp__cli_tune_default(zp__cli_tune *t);
 int zp__cli_tune_parse(zp__cli_tune *t, unsigned which, const char *cmd, const char *arg);
 /* Applies the process-wide part (cpu_ifma); before any key is loaded. */
 void zp__cli_tune_apply(const zp__cli_tune *t);
-/* "ntt_twist=on h_table=auto cpu_ifma=auto" into buf (cut to fit n). */
+/* "ntt_twist=on h_table=auto ring_share=off cpu_ifma=auto" into buf (cut to fit n). */
 void zp__cli_tune_describe(char *buf, size_t n, const zp__cli_tune *t);
 
 /* Help lines, in the commands' option column. */
@@ -42,7 +43,10 @@ void zp__cli_tune_describe(char *buf, size_t n, const zp__cli_tune *t);
     "                        h_table=auto|off|C  a key on a GPU keeps a table of its H\n"     \
     "                                            points for C-bit windows, 2..22 (default\n" \
     "                                            auto: by size, for keys kept for many\n"    \
-    "                                            proofs)\n"
+    "                                            proofs)\n"                                 \
+    "                        ring_share=on|off   a key that streams gives its slots one\n"   \
+    "                                            stream of its points where two working\n"  \
+    "                                            sets fit (default off)\n"
 #define ZP__CLI_TUNE_HELP_CPU                                                                   \
     "                        cpu_ifma=auto|off   the CPU code's AVX-512 IFMA kernels\n"       \
     "                                            (default auto: where the CPU has them)\n"

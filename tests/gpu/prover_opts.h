@@ -12,6 +12,7 @@
  *   --ring-buffer B    key tiers: staging buffers of B bytes
  *   --lean             key tiers: lean working sets (the witness in c's region)
  *   --stream-matrices  key tiers: lean, and the matrices streamed during eval
+ *   --ring-share       key tiers: one ring for a GPU's slots (zp_gpu_tuning.ring_share)
  *   --gpu-mem B        the one-shot prover's arena (zp__g16_gpu_open)
  * and, in the programs that give their devices zp__g16_gpu_opts.msm
  * (prover_opts_parse_msm), the MSM thresholds of gpu_msm_opts.h
@@ -75,6 +76,8 @@ static inline void prover_opts_parse(int argc, char **argv)
         } else if (!strcmp(a, "--resident-cap")) {
             T_opts.resident_cap = prover_opts_bytes(a, v);
             i++;
+        } else if (!strcmp(a, "--ring-share")) {
+            T_opts.tuning.ring_share = true;
         } else if (!strcmp(a, "--ring-buffer")) {
             T_opts.ring_buffer = prover_opts_bytes(a, v);
             i++;

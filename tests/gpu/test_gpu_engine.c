@@ -492,8 +492,11 @@ static uint64_t trace_h2d(zp_engine *e, const char *job, int *events)
  * in /metrics and on each partition's msm event (their sum the counter).
  * With --resident-cap (ctest test_gpu_engine_stream) the key streams: its
  * info and plan say so and the slots hold staging rings; without, nothing
- * streams and the witnesses are all that moved. An evicted key has no
- * plan. */
+ * streams and the witnesses are all that moved. With --ring-share too
+ * (test_gpu_engine_share) the two slots share the key's ring: the plan
+ * says so, the slots hold none, and the partitions together move each
+ * streamed point at least once and at most once each. An evicted key has
+ * no plan. */
 static void test_io_counts(void)
 {
     zp_engine *e = open_gpu_engine(0, 2, 0);
@@ -548,7 +551,14 @@ static void test_io_counts(void)
            "key streams %llu, the witness is %llu\n",
            (unsigned long long)g.h2d_bytes, (unsigned long long)g.streamed_bytes,
            (unsigned long long)per, (unsigned long long)wit);
-    CHECK(g.streamed_bytes >= 3 * per);
+    const bool shared = dk->share != NULL;
+    CHECK(shared == (streams && T_opts.tuning.ring_share));
+    CHECK((strstr(p.summary, "shared") != NULL) == shared);
+    if (shared)
+        CHECK(g.streamed_bytes >= per && g.streamed_bytes <= 3 * per &&
+              g.streamed_bytes == zp__g16_share_bytes(dk));
+    else
+        CHECK(g.streamed_bytes >= 3 * per);
     CHECK(g.h2d_bytes >= g.streamed_bytes + (T_opts.lean ? 6 : 3) * wit);
     if (!streams) {
         zp_engine_info st;
@@ -558,7 +568,7 @@ static void test_io_counts(void)
             CHECK_EQ_INT(g.h2d_bytes, 3 * wit);
     }
     CHECK(g.working_sets >= 1);
-    CHECK_EQ_INT(g.ring_bytes, streams ? g.working_sets * 2 * p.ring_buffer_bytes : 0);
+    CHECK_EQ_INT(g.ring_bytes, streams && !shared ? g.working_sets * 2 * p.ring_buffer_bytes : 0);
     char want[128];
     snprintf(want, sizeof want, "\nzkpipe_gpu_h2d_bytes_total{gpu=\"0\"} %llu\n",
              (unsigned long long)g.h2d_bytes);
