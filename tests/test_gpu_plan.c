@@ -243,7 +243,7 @@ static void test_shared(void)
     zp__ioerr why = {""};
     for (uint64_t a = 48; a <= 64; a += 16) {
         CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 2, &o, &why), ZP_OK);
-        CHECK(p.shared && p.slots == 2 && p.ring_buffer == ZP_G16_RING_BUFFER);
+        CHECK(p.shared && p.slots == 2 && p.ring_buffer >= ZP_G16_RING_BUFFER);
         CHECK_EQ_INT(zp__g16_plan_fixed(&one, &pk, fixed, mat, a * GiB, 2, NULL, &why), ZP_OK);
         CHECK(!one.shared && one.slots == 1);
         CHECK(p.slot_bytes < one.slot_bytes);
