@@ -128,7 +128,7 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 uint64_t zp__g16_chunk_points(bool g2);
 uint64_t zp__g16_slot_chunk(const zp__g16_slot *s, bool g2);
 
-/* The h stage enqueued on the slot's stream (prove_gpu_slot.c). */
+/* The h stage enqueued on the slot's stream (prove_gpu_stage.c). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);
 
 /* Where the next MSMs run (msm_stream, msm_scratch, gather): after h, or
