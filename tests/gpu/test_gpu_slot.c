@@ -27,7 +27,6 @@
  * first through them), and a run fails where no MSM took the path they
  * force (prover_paths_check).
  */
-#include <pthread.h>
 
 #include "gpu_test.h"
 #include "prover_opts.h"
