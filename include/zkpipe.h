@@ -702,7 +702,8 @@ typedef struct zp_gpu_info {
     uint32_t slots;           /* partition slots (gpu_slots) */
     uint32_t slots_admitted;  /* of those, allowed to take work (not dormant) */
     uint32_t working_sets;    /* slots holding a working set now */
-    uint64_t ring_bytes;      /* arena bytes of their staging rings */
+    uint64_t ring_bytes;      /* arena bytes of their staging rings and of
+                               * its keys' shared rings */
     uint64_t pinned_bytes;    /* host bytes its slots pinned (witness buffers) */
     /* Bytes its partitions moved host to device since the engine opened:
      * their witnesses and the key points its slots streamed; of those,

@@ -69,7 +69,8 @@ typedef struct zp__gpudev {
     int admitted;
     int sets;
     uint64_t pinned;              /* host bytes pinned by its slots (e->mu) */
-    uint64_t ring_bytes;          /* arena bytes of its slots' staging rings (e->mu) */
+    uint64_t ring_bytes;          /* arena bytes of its slots' staging rings and its
+                                   * keys' shared ones (e->mu) */
     /* Bytes its partitions moved host to device (e->mu): each one's
      * witness and the key points its slot streamed; of those, streamed. */
     uint64_t h2d_bytes;

@@ -18,11 +18,19 @@
 #include "gpu/gpu.h"
 #include "groth16/gpu_prover.h"
 
+/* The arena bytes of the staging ring a plan gives its key (a shared
+ * ring), counted with the GPU's slots' rings. */
+static uint64_t key_ring_bytes(const zp__g16_plan *p)
+{
+    return p->shared ? 2 * zp__g16_arena_round(p->ring_buffer) : 0;
+}
+
 /* Frees k's copy on GPU g (e->mu held; no slot uses it). */
-static void drop_one(zp__key *k, int g)
+static void drop_one(zp_engine *e, zp__key *k, int g)
 {
     if (k->dk_state[g] != ZP__DK_READY)
         return;
+    e->gpus[g].ring_bytes -= key_ring_bytes(&k->dk_plan[g]);
     zp__g16_dkey_free(k->dk[g]);
     free(k->dk[g]);
     k->dk[g] = NULL;
@@ -40,7 +48,7 @@ void zp__key_drop_device(zp_engine *e, zp__key *k)
 {
     for (int g = 0; g < e->n_gpus; g++)
         if (!k->dk_refs[g])
-            drop_one(k, g);
+            drop_one(e, k, g);
 }
 
 /* The least recently used resident key of GPU g that no slot uses, other
@@ -73,7 +81,7 @@ static bool evict_one(zp_engine *e, int g, const zp__key *keep)
     }
     victim = lru_idle(e, g, keep, false);
     if (victim)
-        drop_one(victim, g);
+        drop_one(e, victim, g);
     return victim != NULL;
 }
 
@@ -206,6 +214,7 @@ zp_err zp__dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey **
         k->dk_lru[g] = ++e->lru_tick;
         k->dk_bytes[g] = dkb;
         k->dk_plan[g] = plan;
+        d->ring_bytes += key_ring_bytes(&plan);
         *out = dk;
     } else {
         k->dk_state[g] = ZP__DK_NONE;
