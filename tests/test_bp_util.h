@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "io/key.h"
+#include "r1cs/synth.h"
 #include "zkpipe.h"
 
 /* n points k0·G, (k0+k)·G, (k0+2k)·G ... for random 64-bit k0, k. */
@@ -140,6 +141,15 @@ static inline int bitmap_eq(const zp__bitmap *a, const zp__bitmap *b)
 }
 
 /* Every field of two keys, arrays by content. */
+/* A synthetic circuit (without its C matrix) from spec, or a failed check. */
+static inline void synth_build(zp__r1cs *cs, const char *spec)
+{
+    zp__synth_spec s;
+    CHECK_EQ_INT(zp__synth_parse(&s, spec), ZP_OK);
+    s.keep_c = false;
+    CHECK_EQ_INT(zp__synth_circuit(cs, &s), ZP_OK);
+}
+
 static inline int pk_eq(const zp__pk *a, const zp__pk *b)
 {
     return a->h_conv == b->h_conv && a->roots == b->roots && a->n_vars == b->n_vars &&
