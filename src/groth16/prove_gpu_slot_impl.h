@@ -1,6 +1,8 @@
 /*
- * Internal to the GPU prover's slots (prove_gpu_slot.c, and the witness
- * in parts, prove_gpu_parts.c): a slot's fields and the helpers both use.
+ * Internal to the GPU prover's slots (prove_gpu_slot.c, their stages in
+ * prove_gpu_stage.c, their MSMs in prove_gpu_msm.c and prove_gpu_sched.c,
+ * the witness in parts in prove_gpu_parts.c): a slot's fields and the
+ * helpers they share.
  */
 #ifndef ZP_G16_PROVE_GPU_SLOT_IMPL_H
 #define ZP_G16_PROVE_GPU_SLOT_IMPL_H
