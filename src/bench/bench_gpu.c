@@ -24,7 +24,7 @@ enum backend { BK_AUTO, BK_GPU, BK_CPU };
 struct opts {
     int from, to, reps, warmup;
     enum backend backend;
-    bool g2, sparse, inverse, coset, twist;
+    bool g2, sparse, tail, inverse, coset, twist;
     zp_roots roots;
     int per_pass;    /* msm: windows per pass, 0 = all */
     int scratch_gib; /* msm: at least this much scratch, 0 = what the sizing asks */
@@ -53,6 +53,8 @@ static const char msm_help[] =
     "  --reps N            timed runs per size (default 5)\n"
     "  --backend B         auto (GPU when present), gpu or cpu\n"
     "  --sparse            PoRep-like scalars: 60% zero, 30% one, 10% random\n"
+    "  --tail              with --sparse, laid out as a synth:porep witness: the\n"
+    "                      last eighth random, the rest 56% zero, 43% one, 1% random\n"
     "  --windows-per-pass W  GPU scratch for W windows sorted and accumulated\n"
     "                      at a time, XYZZ sizing (default: the fastest plan's,\n"
     "                      with the batch-affine round where it runs)\n"
@@ -109,6 +111,7 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             else bad = 1;
         } else if (!strcmp(a, "--g2")) o->g2 = true;
         else if (!strcmp(a, "--sparse")) o->sparse = true;
+        else if (!strcmp(a, "--tail")) o->tail = true;
         else if (!strcmp(a, "--windows-per-pass") && v)
             bad = zp__parse_int(argv[++i], 1, 256, &o->per_pass);
         else if (!strcmp(a, "--scratch-gib") && v)
@@ -298,7 +301,7 @@ int zp__bench_ntt(int argc, char **argv)
 {
     if (wants_help(argc, argv, ntt_help))
         return 0;
-    struct opts o = {20, 24, 7, 2, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0, 0, 0};
+    struct opts o = {.from = 20, .to = 24, .reps = 7, .warmup = 2, .backend = BK_AUTO, .roots = ZP_ROOTS_SNARKJS};
     if (parse(&o, argc, argv, ntt_help))
         return 2;
     if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
@@ -323,16 +326,17 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* Standard-form scalars below 2^254 (< r); sparse: 60% 0, 30% 1, 10% dense. */
-static void host_scalars(zp_fr *s, size_t n, bool sparse, uint64_t seed)
+/* Standard-form scalars below 2^254 (< r); sparse: 60% 0, 30% 1, 10% dense;
+ * tail (with sparse): the last eighth dense and the rest 56% 0, 43% 1, 1%
+ * dense, as a synth:porep witness lays out its bits and its dense tail. */
+static void host_scalars(zp_fr *s, size_t n, bool sparse, bool tail, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t h = mix64(seed ^ mix64(i));
         memset(&s[i], 0, sizeof s[i]);
-        if (sparse && h % 10 < 6)
-            continue;
-        if (sparse && h % 10 < 9) {
-            s[i].l[0] = 1;
+        const bool dense = tail ? i >= n - n / 8 || h % 100 == 99 : h % 10 >= 9;
+        if (sparse && !dense) {
+            s[i].l[0] = tail ? h % 99 >= 56 : h % 10 >= 6;
             continue;
         }
         for (int k = 0; k < 4; k++)
@@ -451,7 +455,7 @@ static int msm_gpu(const struct opts *o)
         if (!hs)
             e = ZP_E_NOMEM;
         else
-            host_scalars(hs, n, true, 3);
+            host_scalars(hs, n, true, o->tail, 3);
         if (!e)
             e = zp__gpu_upload(s, ds.ptr, hs, n * sizeof *hs);
     } else if (!e) {
@@ -584,7 +588,7 @@ static int msm_gpu_chunks_sparse(const struct opts *o)
     if (!e)
         e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
     if (!e) {
-        host_scalars(hs, n, true, 3);
+        host_scalars(hs, n, true, o->tail, 3);
         e = zp__gpu_upload(s, ds.ptr, hs, n * sizeof *hs);
     }
     if (!e)
@@ -728,7 +732,7 @@ static int msm_cpu(const struct opts *o)
     if (!e)
         e = o->g2 ? g2_bases(p, n, 1) : g1_bases(p, n, 1);
     if (!e)
-        host_scalars(sc, n, o->sparse, 3);
+        host_scalars(sc, n, o->sparse, o->tail, 3);
     const char *what = o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
     for (int lg = o->from; lg <= o->to && !e; lg++) {
         double ms[1000];
@@ -757,7 +761,7 @@ int zp__bench_msm(int argc, char **argv)
 {
     if (wants_help(argc, argv, msm_help))
         return 0;
-    struct opts o = {16, 20, 5, 1, BK_AUTO, false, false, false, false, false, ZP_ROOTS_SNARKJS, 0, 0, 0, 0, 0};
+    struct opts o = {.from = 16, .to = 20, .reps = 5, .warmup = 1, .backend = BK_AUTO, .roots = ZP_ROOTS_SNARKJS};
     if (parse(&o, argc, argv, msm_help))
         return 2;
     if (o.to > 30) {
@@ -772,6 +776,10 @@ int zp__bench_msm(int argc, char **argv)
         (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks || (o.sparse && o.acc_c))) {
         fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c with it, not with --sparse) "
                         "is for G1 on the GPU, without --precompute\n");
+        return 2;
+    }
+    if (o.tail && !o.sparse) {
+        fprintf(stderr, "zkpipe bench msm: --tail is a layout of --sparse's scalars\n");
         return 2;
     }
     if (o.chunks)
