@@ -123,8 +123,10 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
     CHECK(!p.shared || (o && o->tuning.ring_share && asked >= 2 && p.slots >= 2 && !p.lean));
     const bool streams = zp__g16_plan_streams(&p);
     if (streams && !(o && o->ring_buffer)) {
-        /* The largest buffers that fit in any layout (halved from 1 GiB,
-         * none more than twice the largest array): twice them fit in none. */
+        /* The largest buffers that fit in any layout (halved from 2 GiB,
+         * none more than twice the largest array): twice the step they
+         * were halved to fit in none; then grown in their layout while a
+         * sixteenth of that step more does not fit. */
         uint64_t most = 4096, rb0 = ZP_G16_RING_BUFFER;
         for (int i = 0; i < ZP_G16_NP; i++) {
             const uint64_t b = (zp__g16_part_count(pk, (zp__g16_part)i) *
@@ -133,15 +135,27 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         }
         while (rb0 / 2 >= most)
             rb0 /= 2;
-        const uint64_t twice = 2 * p.ring_buffer;
+        uint64_t base = rb0;
+        while (base > p.ring_buffer)
+            base /= 2;
+        const uint64_t twice = 2 * base;
+        CHECK(p.ring_buffer < twice);
+        CHECK(p.ring_buffer == base || (base < rb0 && !p.shared));
         if (twice <= rb0) {
             CHECK(fixed + zp__g16_slot_bytes_ring(pk, twice, o) > arena || forced);
             const uint64_t lean2 = zp__g16_slot_bytes_lean(pk, twice, o);
             CHECK(lean2 == UINT64_MAX || fixed - mat + lean2 > arena);
             CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
                   fixed + 2 * rnd(twice) + 2 * zp__g16_slot_bytes_shared(pk, twice, o) > arena);
+            const uint64_t more = p.ring_buffer + (base / 16 & ~(uint64_t)4095);
+            if (more < twice && !p.shared) { /* grown as far as its layout holds */
+                const uint64_t w = p.lean ? zp__g16_slot_bytes_lean(pk, more, o)
+                                          : zp__g16_slot_bytes_ring(pk, more, o);
+                CHECK(w == UINT64_MAX || p.fixed_bytes + w > arena);
+            }
         }
     }
+    CHECK(p.ring_buffer <= ZP_G16_RING_BUFFER || (o && o->ring_buffer));
     if (p.lean) {
         /* Lean only where a working set of the usual layout with the same
          * buffers does not fit beside the matrices; matrices streamed only
@@ -285,13 +299,15 @@ static void test_porep27(void)
             CHECK_EQ_INT(p.slots, 1);
     }
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 8 * GiB, 1, NULL, &why), ZP_E_GPU_OOM);
-    /* More arena never keeps fewer points resident (one working set). */
-    uint64_t last = 0;
+    /* More arena never keeps fewer points resident (one working set), but
+     * where it buys larger staging buffers. */
+    uint64_t last = 0, last_rb = 0;
     for (uint64_t a = 20; a <= 80; a += 4) {
         if (zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 1, NULL, &why))
             continue;
-        CHECK(p.key_bytes >= last);
+        CHECK(p.key_bytes >= last || p.ring_buffer > last_rb);
         last = p.key_bytes;
+        last_rb = p.ring_buffer;
     }
 }
 
@@ -357,11 +373,12 @@ static void test_no_slots(void)
 
 /* The last steps: porep:27 with the synthetic circuit's matrices (its
  * random coefficients escaped: ~7 GiB) fits a 16 GiB arena with a lean
- * working set and the matrices streamed; at 20 GiB a lean one beside the
- * matrices would need smaller buffers, so the matrices stream for a ring
- * of 1 GiB buffers; at 24 GiB the lean one with 1 GiB buffers fits beside
- * the matrices where the usual one does only with buffers of a quarter;
- * 8 GiB is refused naming the least it needs. Forced (the tests' options),
+ * working set, the matrices streamed and buffers grown from 1 GiB into
+ * the room left; at 20 GiB a lean one beside the matrices would need
+ * smaller buffers, so the matrices stream for a ring of 2 GiB buffers; at
+ * 24 GiB the lean one with 2 GiB buffers fits beside the matrices where
+ * the usual one does only with buffers of a quarter; at 32 GiB the usual
+ * one holds 2 GiB buffers; 8 GiB is refused naming the least it needs. Forced (the tests' options),
  * a small key takes the lean steps in any arena. */
 static void test_lean(void)
 {
@@ -373,7 +390,8 @@ static void test_lean(void)
     CHECK(check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 16 * GiB, 1, NULL));
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 16 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(p.lean && p.mat_stream);
+    CHECK(p.lean && p.mat_stream && p.ring_buffer > ZP_G16_RING_BUFFER / 2 &&
+          p.ring_buffer < ZP_G16_RING_BUFFER);
     check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL, &why),
                  ZP_OK);

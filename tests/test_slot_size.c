@@ -127,6 +127,7 @@ static void test_h_acc(void)
     CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 27), 17);
     CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 27), (int)zp__gpu_msm_acc_window(gib / 2 / 96));
     CHECK(zp__g16_h_acc_window(4096, 1u << 27) >= 2 && zp__g16_h_acc_window(4096, 1u << 27) < 17);
+    CHECK_EQ_INT(zp__g16_h_acc_window(2 * gib, 1u << 27), 17); /* 1 GiB chunks: still 17 */
     /* A key with fewer H points than a buffer holds: their window. */
     CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 16), (int)zp__gpu_msm_acc_window(1u << 16));
     CHECK(zp__g16_h_acc_window(gib, 1u << 16) < 17);

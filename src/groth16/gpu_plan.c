@@ -90,35 +90,89 @@ zp_err zp__g16_plan_make(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free,
     return zp__g16_plan_fixed(p, pk, full - points_bytes(pk), mat, arena_free, slots, o, why);
 }
 
-/* The lean steps (zp__g16_plan.lean) with staging buffers of rb bytes:
- * the matrices resident, then streamed. False where neither fits; *need:
- * the least either takes, where less than *need. */
-static bool plan_lean(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
-                      uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op,
-                      uint64_t *need)
+/* The usual layout: one working set with its ring of buffers of rb bytes
+ * beside the fixed part, the points in the rest; false where it does not
+ * fit. */
+static bool plan_usual(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t arena_free,
+                       uint64_t rb, const zp__g16_gpu_opts *op)
+{
+    const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, op);
+    if (fixed > arena_free || w > arena_free - fixed)
+        return false;
+    /* Less the rounding of the regions of arrays left empty. */
+    const uint64_t room = arena_free - fixed - w;
+    p->fixed_bytes = fixed;
+    fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
+    p->lean = p->mat_stream = false;
+    p->ring_buffer = rb;
+    p->slot_bytes = w;
+    p->slots = 1;
+    return true;
+}
+
+/* A lean step (zp__g16_plan.lean) with staging buffers of rb bytes, the
+ * matrices resident (ms = 0) or streamed (1); false where it does not
+ * fit. *need: the least it takes, where less than *need. */
+static bool plan_lean_ms(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
+                         uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op, int ms,
+                         uint64_t *need)
 {
     const uint64_t w = zp__g16_slot_bytes_lean(pk, rb, op);
     if (w == UINT64_MAX)
         return false;
-    for (int ms = op->stream_matrices ? 1 : 0; ms < 2; ms++) {
-        const uint64_t fx = ms ? fixed - matrices : fixed;
-        if (fx + w < *need)
-            *need = fx + w;
-        if (fx > arena_free || w > arena_free - fx)
-            continue;
-        const uint64_t room = arena_free - fx - w;
-        p->fixed_bytes = fx;
-        fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
-        p->lean = true;
-        p->mat_stream = ms;
-        p->mat_bytes = matrices;
-        p->pinned_bytes += ms ? matrices : 0;
-        p->ring_buffer = rb;
-        p->slot_bytes = w;
-        p->slots = 1;
-        return true;
-    }
+    const uint64_t fx = ms ? fixed - matrices : fixed;
+    if (fx + w < *need)
+        *need = fx + w;
+    if (fx > arena_free || w > arena_free - fx)
+        return false;
+    const uint64_t room = arena_free - fx - w;
+    p->fixed_bytes = fx;
+    fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
+    p->lean = true;
+    p->mat_stream = ms;
+    p->mat_bytes = matrices;
+    p->pinned_bytes += ms ? matrices : 0;
+    p->ring_buffer = rb;
+    p->slot_bytes = w;
+    p->slots = 1;
+    return true;
+}
+
+/* The lean steps with staging buffers of rb bytes: the matrices resident,
+ * then streamed. */
+static bool plan_lean(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
+                      uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op,
+                      uint64_t *need)
+{
+    for (int ms = op->stream_matrices ? 1 : 0; ms < 2; ms++)
+        if (plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, op, ms, need))
+            return true;
     return false;
+}
+
+/* The buffers of a plan p made with rb, where buffers of 2 rb fit in no
+ * layout: grown in the same layout, a sixteenth of rb at a time, to the
+ * largest below 2 rb that fits. Larger buffers take resident points, but
+ * each chunk of a streamed MSM pays fixed costs (its sorts, its
+ * reduction, a wait), and those cost the SMs more than the bytes they
+ * move cost the bus (bench/RESULTS.md, issue 34). */
+static void grow_ring(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
+                      uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op)
+{
+    const uint64_t step = rb / 16 & ~(uint64_t)4095;
+    if (!step)
+        return;
+    uint64_t need = UINT64_MAX;
+    for (uint64_t g = 2 * rb - step; g > rb; g -= step) {
+        zp__g16_plan q = *p;
+        const bool ok = p->lean ? plan_lean_ms(&q, pk, fixed, matrices, arena_free, g, op,
+                                               p->mat_stream, &need)
+                                : plan_usual(&q, pk, fixed, arena_free, g, op);
+        if (ok) {
+            *p = q;
+            return;
+        }
+    }
 }
 
 /* The shared step (zp__g16_plan.shared) with staging buffers of rb bytes,
@@ -195,11 +249,12 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
     }
     /* The largest buffers first, in whichever layout holds them: the usual
      * working set, then a lean one beside the matrices, then a lean one
-     * with the matrices streamed too. Small buffers cost more than either
-     * step down: a streamed MSM pays a bucket reduction and a wait per
-     * buffer, where the lean layout's second copy of the witness hides
-     * behind H's MSM and streamed matrices add one pass over the bus to
-     * eval (bench/RESULTS.md, issue 34). */
+     * with the matrices streamed too; then grown in that layout to the
+     * room left (grow_ring). Small buffers cost more than either step
+     * down: a streamed MSM pays a bucket reduction and a wait per buffer,
+     * where the lean layout's second copy of the witness hides behind H's
+     * MSM and streamed matrices add one pass over the bus to eval
+     * (bench/RESULTS.md, issue 34). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
         /* First a shared ring (zp__g16_plan.shared), where asked: the
@@ -208,18 +263,12 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
         if (!forced && op.tuning.ring_share && slots >= 2 &&
             plan_shared(p, pk, arena_free, slots, rb, &op))
             return ZP_OK;
-        const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, o);
-        if (!forced && p->fixed_bytes <= arena_free && w <= arena_free - p->fixed_bytes) {
-            /* Less the rounding of the regions of arrays left empty. */
-            const uint64_t room = arena_free - p->fixed_bytes - w;
-            fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op.resident_cap);
-            p->ring_buffer = rb;
-            p->slot_bytes = w;
-            p->slots = 1;
+        if ((!forced && plan_usual(p, pk, fixed, arena_free, rb, &op)) ||
+            plan_lean(p, pk, fixed, matrices, arena_free, rb, &op, &lean_need)) {
+            if (rb < rb0 && !op.ring_buffer)
+                grow_ring(p, pk, fixed, matrices, arena_free, rb, &op);
             return ZP_OK;
         }
-        if (plan_lean(p, pk, fixed, matrices, arena_free, rb, &op, &lean_need))
-            return ZP_OK;
     }
     const uint64_t w = zp__g16_slot_bytes_ring(pk, rb_min, o);
     char need[32], fx[32], one[32], have[32];

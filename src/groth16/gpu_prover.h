@@ -138,8 +138,8 @@ typedef struct zp__g16_plan {
     bool shared;
 } zp__g16_plan;
 
-/* Default bytes of one staging buffer and the least the plan shrinks it to. */
-#define ZP_G16_RING_BUFFER ((uint64_t)1 << 30)
+/* The most bytes of one staging buffer and the least the plan shrinks it to. */
+#define ZP_G16_RING_BUFFER ((uint64_t)2 << 30)
 #define ZP_G16_RING_BUFFER_MIN ((uint64_t)1 << 27)
 
 /*

@@ -92,12 +92,17 @@ typedef struct slot_plan {
 
 /* A schedule buffer is a quarter of the ring's two buffers (buf_bytes in
  * prove_gpu_sched.c). A window larger than its chunk's makes the runs of
- * points a bucket short and the sum slower. */
+ * points a bucket short and the sum slower; over chunks of 1 GiB too the
+ * window of 0.5 GiB of points summed fastest (bench/RESULTS.md), so none
+ * larger. */
+#define H_ACC_MOST_POINTS (((uint64_t)1 << 29) / sizeof(zp_g1_affine))
+
 unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
 {
     if (!ring)
         return 0;
-    const uint64_t n = min_u64(2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine), n_h);
+    const uint64_t n = min_u64(
+        min_u64(2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine), H_ACC_MOST_POINTS), n_h);
     return zp__gpu_msm_acc_window(n ? n : 1);
 }
 
@@ -179,19 +184,41 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     p->h_acc = hc ? rnd(zp__gpu_msm_acc_bytes(hc)) : 0;
 }
 
-/* The lean layout (the file's comment): no witness region; the scratch in
- * b's third where it fits, else above c. */
+/* The least scratch of a lean slot's MSMs over chunks of a ring's size:
+ * one window a pass (split G1, B2's G2, H into kept buckets of hc bits).
+ * A lean slot gives its MSMs all of b's third where that holds the least,
+ * and they take as many windows a pass as it holds: a chunk of a 1 GiB
+ * schedule buffer (11.2 M G1 points) takes all its windows in 3.0 GiB. */
+static uint64_t lean_least(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
+                           unsigned hc)
+{
+    const uint64_t split = max_u64(max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l), 1);
+    const uint64_t g1 = zp__gpu_msm_scratch_bytes_opts(mo, min_u64(split, chunk_of(false, ring)),
+                                                       false, 1, false);
+    const uint64_t g2 = zp__gpu_msm_scratch_bytes_opts(
+        mo, min_u64(max_u64(pk->n_b, 1), chunk_of(true, ring)), true, 1, false);
+    return max_u64(max_u64(g1, g2), h_acc_scratch(mo, pk, ring, hc));
+}
+
+/* The lean layout (the file's comment): no witness region; the scratch
+ * b's third where the least (lean_least) fits there, else above c, sized
+ * as a usual slot's. */
 static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
                       unsigned hc)
 {
     plan(p, mo, pk, 0, 0, ring, hc);
     const uint64_t third = rnd(pk->domain_size * sizeof(zp_fr));
+    p->witness = 0;
+    if (rnd(lean_least(mo, pk, ring, hc)) <= third) {
+        p->scratch_off = third;
+        p->work = 3 * third;
+        return;
+    }
     const uint64_t sc = rnd(max_u64(max_u64(g1_bytes(mo, pk, 0, ring),
                                             msm_bytes(mo, pk->n_b, true, 0, true, ring)),
                                     h_acc_scratch(mo, pk, ring, hc)));
-    p->witness = 0;
-    p->scratch_off = sc <= third ? third : 3 * third;
-    p->work = max_u64(3 * third, p->scratch_off + sc);
+    p->scratch_off = 3 * third;
+    p->work = 3 * third + sc;
 }
 
 /* With the scratch of its two streams that run kernels (its own and the
