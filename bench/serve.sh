@@ -3,15 +3,15 @@
 # check of the 16 GiB row): `zkpipe serve` on one GPU with its arena capped
 # (--gpu-mem ARENA), a synthetic key made on the GPU at start and two
 # synthetic witnesses reused, then `zkpipe bench batch --addr` over its unix
-# socket: COUNT jobs of 10 partitions, two in flight. Prints the batch's
-# figures and the daemon's plan; the logs stay in OUT (default
-# bench/out/serve).
+# socket: COUNT jobs of 10 partitions (default 4), two in flight. Prints the
+# batch's figures (its steady state leaves out the first two jobs' fill) and
+# the daemon's plan; the logs stay in OUT (default bench/out/serve).
 # usage: bash bench/serve.sh /path/to/zkpipe ARENA [CIRCUIT [COUNT]]
 set -u
 Z=${1:?usage: bash bench/serve.sh /path/to/zkpipe ARENA [CIRCUIT [COUNT]]}
 ARENA=${2:?usage: bash bench/serve.sh /path/to/zkpipe ARENA [CIRCUIT [COUNT]]}
 CIRCUIT=${3:-synth:porep:27}
-COUNT=${4:-2}
+COUNT=${4:-4}
 case $Z in /*) ;; *) Z=$PWD/$Z ;; esac
 OUT=${OUT:-bench/out/serve}
 mkdir -p "$OUT"

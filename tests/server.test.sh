@@ -110,6 +110,8 @@ rc=$?
 check "bench batch --addr: 6 jobs done over HTTP" \
   test "$rc" = 0 -a -n "$(grep 'jobs done 6, failed 0' "$T/bremote.log")" \
   -a -n "$(grep 's per job of 2 partitions' "$T/bremote.log")"
+check "bench batch --addr: the steady state on the daemon's clock" \
+  test -n "$(grep '^steady state: [0-9.]* s per job of 2 partitions' "$T/bremote.log")"
 "$Z" bench batch "${A[@]}" --key nosuch --count 1 --concurrency 1 >"$T/bremote2.log" 2>&1
 rc=$?
 check "bench batch --addr with an unknown key fails and says why" \

@@ -60,9 +60,11 @@ static const char batch_help[] =
     "With --addr, the jobs go to a running daemon (zkpipe serve) instead: J client\n"
     "threads submit jobs for its synthetic key NAME over HTTP with synthetic\n"
     "witnesses, wait for each and submit the next; throughput and latency are\n"
-    "measured on the client side and the daemon's GPU and proof counters are read\n"
-    "from its /metrics, with the bytes moved host to device per partition over the\n"
-    "run (its counters before and after, divided by the partitions done).\n";
+    "measured on the client side, the steady state on the daemon's clock (its jobs'\n"
+    "finished_s, from the first J jobs' last finish to the last job's: more than J\n"
+    "jobs), and the daemon's GPU and proof counters are read from its /metrics,\n"
+    "with the bytes moved host to device per partition over the run (its counters\n"
+    "before and after, divided by the partitions done).\n";
 
 typedef struct batch_opts {
     const char *circuit, *trace, *key;

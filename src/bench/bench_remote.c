@@ -3,9 +3,10 @@
  * running daemon instead of an engine in this process. J client threads
  * each submit a job of P partitions with a synthetic witness (the key must
  * be a synth: key of the daemon), long-poll it until it finishes, and go
- * on with the next, N jobs in all. Prints throughput, the latency median
- * and the daemon's own counters and GPU figures from /metrics, which is
- * what a proof market's client sees end to end (HTTP, JSON, base64 proofs).
+ * on with the next, N jobs in all. Prints throughput, the latency median,
+ * the steady state on the daemon's clock (steady_per_job) and the daemon's
+ * own counters and GPU figures from /metrics, which is what a proof
+ * market's client sees end to end (HTTP, JSON, base64 proofs).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,12 +22,13 @@ typedef struct remote_run {
     const zp__remote_args *a;
     pthread_mutex_t mu;
     int next, done, failed;
-    double *lat;
+    double *lat, *fin; /* each done job's latency and finished_s */
 } remote_run;
 
 /* Submits job i and waits for it; its latency in *lat (wall clock, as the
- * client sees it). false when it failed (message printed). */
-static bool one_job(remote_run *r, int i, double *lat)
+ * client sees it) and its finished_s in *fin (the daemon's clock; -1 when
+ * the job object has none). false when it failed (message printed). */
+static bool one_job(remote_run *r, int i, double *lat, double *fin)
 {
     char body[512], target[160];
     snprintf(body, sizeof body,
@@ -58,6 +60,8 @@ static bool one_job(remote_run *r, int i, double *lat)
         bool finished = st && (!strcmp(st, "done") || !strcmp(st, "failed") ||
                                !strcmp(st, "cancelled"));
         bool ok = st && !strcmp(st, "done");
+        const zp__jval *f = zp__json_get(doc.root, "finished_s");
+        *fin = f && f->type == ZP__J_NUMBER ? strtod(f->str, NULL) : -1;
         if (finished && !ok)
             fprintf(stderr, "zkpipe bench batch: job %s-%d ended %s: %.300s\n", r->a->prefix, i,
                     st, resp.body);
@@ -79,15 +83,37 @@ static void *client_main(void *p)
         pthread_mutex_unlock(&r->mu);
         if (i < 0)
             return NULL;
-        double lat = 0;
-        bool ok = one_job(r, i, &lat);
+        double lat = 0, fin = -1;
+        bool ok = one_job(r, i, &lat, &fin);
         pthread_mutex_lock(&r->mu);
-        if (ok)
+        if (ok) {
+            r->fin[r->done] = fin;
             r->lat[r->done++] = lat;
-        else
+        } else
             r->failed++;
         pthread_mutex_unlock(&r->mu);
     }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The steady state per job from the n finish times fin (sorted here): the
+ * time from the first wave's last finish (the j-th, j the jobs in flight)
+ * to the last one, over the jobs finished in it, so that the daemon's fill
+ * (the first partitions, with nothing before them) is left out. -1 where
+ * there are no more jobs than a wave, or a time is missing. */
+double zp__bench_steady_per_job(double *fin, int n, int j)
+{
+    if (j < 1 || n <= j)
+        return -1;
+    qsort(fin, (size_t)n, sizeof *fin, cmp_double);
+    if (fin[0] < 0)
+        return -1;
+    return (fin[n - 1] - fin[j - 1]) / (n - j);
 }
 
 /* The daemon's bytes moved host to device, summed over its GPUs: all of
@@ -142,10 +168,12 @@ int zp__bench_remote(const zp__copts *c, const zp__remote_args *a)
     remote_run r = {.c = c, .a = a};
     pthread_mutex_init(&r.mu, NULL);
     r.lat = calloc((size_t)a->count, sizeof *r.lat);
+    r.fin = calloc((size_t)a->count, sizeof *r.fin);
     pthread_t *th = calloc((size_t)a->concurrency, sizeof *th);
-    if (!r.lat || !th) {
+    if (!r.lat || !r.fin || !th) {
         fputs("zkpipe bench batch: no memory\n", stderr);
         free(r.lat);
+        free(r.fin);
         free(th);
         return 1;
     }
@@ -167,6 +195,11 @@ int zp__bench_remote(const zp__copts *c, const zp__remote_args *a)
                "partition; job latency median %.3f s (client side)\n",
                wall, wall / r.done, a->partitions, r.done * 60 / wall,
                wall / ((double)r.done * a->partitions), zp__median(r.lat, r.done));
+    const double steady = zp__bench_steady_per_job(r.fin, r.done, a->concurrency);
+    if (steady > 0)
+        printf("steady state: %.3f s per job of %d partitions, %.4f s per partition (the "
+               "daemon's clock, from the first %d jobs' last finish to the last job's)\n",
+               steady, a->partitions, steady / a->partitions, a->concurrency);
     printf("jobs done %d, failed %d\n", r.done, r.failed);
     read_metrics(c, true, &m1);
     /* Over the run: other clients' partitions would count too. */
@@ -178,6 +211,7 @@ int zp__bench_remote(const zp__copts *c, const zp__remote_args *a)
     }
     pthread_mutex_destroy(&r.mu);
     free(r.lat);
+    free(r.fin);
     free(th);
     return r.failed || !r.done ? 1 : 0;
 }
