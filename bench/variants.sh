@@ -9,9 +9,10 @@
 # usage: bash bench/variants.sh build [PATCH...]
 #          builds the tree into build-gpu (ARCH, default 90), then each
 #          PATCH applied in turn, incrementally, into build-v-NAME (NAME: the
-#          patch's file name without .patch); the tree is left as it was
-#        bash bench/variants.sh test PATCH REGEX
-#          the patch applied, build-gpu built whole, ctest -R REGEX there
+#          patch's file name without .patch; A.patch+B.patch: both applied,
+#          named A+B); the tree is left as it was
+#        bash bench/variants.sh test PATCH[+PATCH...] REGEX
+#          the patch(es) applied, build-gpu built whole, ctest -R REGEX there
 #          (a variant's GPU tests before its figures), the tree left as it
 #          was and build-gpu's binaries rebuilt from it
 #        bash bench/variants.sh dropin NAME...
@@ -47,40 +48,51 @@ build)
     tail -30 "$OUT/build.log"
     exit 1
   }
-  for p in "$@"; do
-    v=$(basename "$p" .patch)
-    git apply "$p" || {
-      echo "$v: the patch does not apply"
-      continue
-    }
-    if cmake --build build-gpu -j"$J" --target zkpipe bench_supraseal_c2 >>"$OUT/build.log" 2>&1; then
+  for arg in "$@"; do
+    # A+B: the patches applied together, the variant named a+b.
+    IFS=+ read -ra ps <<<"$arg"
+    v=
+    applied=()
+    for p in "${ps[@]}"; do
+      v=${v:+$v+}$(basename "$p" .patch)
+      git apply "$p" && applied=("$p" "${applied[@]}") || echo "$p: the patch does not apply"
+    done
+    if [ ${#applied[@]} = ${#ps[@]} ] &&
+      cmake --build build-gpu -j"$J" --target zkpipe bench_supraseal_c2 >>"$OUT/build.log" 2>&1; then
       mkdir -p "build-v-$v" && cp build-gpu/zkpipe build-gpu/bench_supraseal_c2 "build-v-$v/"
       echo "$v: built"
     else
       echo "$v: does not build"
       tail -20 "$OUT/build.log"
     fi
-    git apply -R "$p"
+    for p in "${applied[@]}"; do git apply -R "$p"; done
   done
   # The tree's own binaries again.
   cmake --build build-gpu -j"$J" --target zkpipe bench_supraseal_c2 >>"$OUT/build.log" 2>&1
   ;;
 test)
-  p=$1 re=$2
-  git apply "$p" || {
-    echo "$p: the patch does not apply"
-    exit 1
-  }
+  re=$2
+  IFS=+ read -ra ps <<<"$1"
+  applied=()
+  for p in "${ps[@]}"; do
+    git apply "$p" && applied=("$p" "${applied[@]}") || {
+      echo "$p: the patch does not apply"
+      for q in "${applied[@]}"; do git apply -R "$q"; done
+      exit 1
+    }
+  done
+  v=
+  for p in "${ps[@]}"; do v=${v:+$v+}$(basename "$p" .patch); done
   rc=0
   if cmake --build build-gpu -j"$J" >>"$OUT/build.log" 2>&1; then
-    (cd build-gpu && ctest -R "$re" --output-on-failure) >"$OUT/test-$(basename "$p" .patch).log" 2>&1 || rc=$?
-    grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/test-$(basename "$p" .patch).log"
+    (cd build-gpu && ctest -R "$re" --output-on-failure) >"$OUT/test-$v.log" 2>&1 || rc=$?
+    grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/test-$v.log"
   else
-    echo "$p: does not build"
+    echo "$v: does not build"
     tail -20 "$OUT/build.log"
     rc=1
   fi
-  git apply -R "$p"
+  for q in "${applied[@]}"; do git apply -R "$q"; done
   cmake --build build-gpu -j"$J" >>"$OUT/build.log" 2>&1
   exit $rc
   ;;
