@@ -155,7 +155,7 @@ static bool plan_lean(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_
  * largest below 2 rb that fits. Larger buffers take resident points, but
  * each chunk of a streamed MSM pays fixed costs (its sorts, its
  * reduction, a wait), and those cost the SMs more than the bytes they
- * move cost the bus (bench/RESULTS.md, issue 34). */
+ * move cost the bus (bench/RESULTS.md, key tiers). */
 static void grow_ring(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
                       uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op)
 {
@@ -254,7 +254,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * down: a streamed MSM pays a bucket reduction and a wait per buffer,
      * where the lean layout's second copy of the witness hides behind H's
      * MSM and streamed matrices add one pass over the bus to eval
-     * (bench/RESULTS.md, issue 34). */
+     * (bench/RESULTS.md, key tiers). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
         /* First a shared ring (zp__g16_plan.shared), where asked: the
