@@ -378,8 +378,9 @@ static void test_no_slots(void)
  * smaller buffers, so the matrices stream for a ring of 2 GiB buffers; at
  * 24 GiB the lean one with 2 GiB buffers fits beside the matrices where
  * the usual one does only with buffers of a quarter; at 32 GiB the usual
- * one holds 2 GiB buffers; 8 GiB is refused naming the least it needs. Forced (the tests' options),
- * a small key takes the lean steps in any arena. */
+ * one holds 2 GiB buffers; 8 GiB is refused naming the least it needs.
+ * Forced (the tests' options), a small key takes the lean steps in any
+ * arena. */
 static void test_lean(void)
 {
     uint64_t fixed, mat;

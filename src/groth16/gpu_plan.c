@@ -90,23 +90,31 @@ zp_err zp__g16_plan_make(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free,
     return zp__g16_plan_fixed(p, pk, full - points_bytes(pk), mat, arena_free, slots, o, why);
 }
 
-/* The usual layout: one working set with its ring of buffers of rb bytes
- * beside the fixed part, the points in the rest; false where it does not
+/* One working set of w bytes with its ring of buffers of rb bytes beside a
+ * fixed part of fx bytes, the points in the rest; false where it does not
  * fit. */
-static bool plan_usual(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t arena_free,
-                       uint64_t rb, const zp__g16_gpu_opts *op)
+static bool place(zp__g16_plan *p, const zp__pk *pk, uint64_t fx, uint64_t w, uint64_t arena_free,
+                  uint64_t rb, const zp__g16_gpu_opts *op)
 {
-    const uint64_t w = zp__g16_slot_bytes_ring(pk, rb, op);
-    if (fixed > arena_free || w > arena_free - fixed)
+    if (fx > arena_free || w > arena_free - fx)
         return false;
     /* Less the rounding of the regions of arrays left empty. */
-    const uint64_t room = arena_free - fixed - w;
-    p->fixed_bytes = fixed;
+    const uint64_t room = arena_free - fx - w;
+    p->fixed_bytes = fx;
     fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
-    p->lean = p->mat_stream = false;
     p->ring_buffer = rb;
     p->slot_bytes = w;
     p->slots = 1;
+    return true;
+}
+
+/* The usual layout with staging buffers of rb bytes. */
+static bool plan_usual(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t arena_free,
+                       uint64_t rb, const zp__g16_gpu_opts *op)
+{
+    if (!place(p, pk, fixed, zp__g16_slot_bytes_ring(pk, rb, op), arena_free, rb, op))
+        return false;
+    p->lean = p->mat_stream = false;
     return true;
 }
 
@@ -123,18 +131,12 @@ static bool plan_lean_ms(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint
     const uint64_t fx = ms ? fixed - matrices : fixed;
     if (fx + w < *need)
         *need = fx + w;
-    if (fx > arena_free || w > arena_free - fx)
+    if (!place(p, pk, fx, w, arena_free, rb, op))
         return false;
-    const uint64_t room = arena_free - fx - w;
-    p->fixed_bytes = fx;
-    fill(p, pk, room > 256 * ZP_G16_NP ? room - 256 * ZP_G16_NP : 0, op->resident_cap);
     p->lean = true;
     p->mat_stream = ms;
     p->mat_bytes = matrices;
     p->pinned_bytes += ms ? matrices : 0;
-    p->ring_buffer = rb;
-    p->slot_bytes = w;
-    p->slots = 1;
     return true;
 }
 

@@ -136,6 +136,12 @@ static uint64_t msm_bytes(const zp__gpu_msm_opts *mo, uint64_t count, bool g2, u
     return b;
 }
 
+/* The most points of a G1 MSM with the 0/1 split (A, B1, L). */
+static uint64_t split_points(const zp__pk *pk)
+{
+    return max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
+}
+
 /* The G1 scratch. H runs without the split, so the windows a pass that a
  * slot grows (aw) are sized for H, whose scalars are all dense, without
  * the split's arrays (at 2^27 that makes room for 7 windows a pass
@@ -146,9 +152,8 @@ static uint64_t msm_bytes(const zp__gpu_msm_opts *mo, uint64_t count, bool g2, u
 static uint64_t g1_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
                          uint64_t ring)
 {
-    uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
-    return max_u64(msm_bytes(mo, split, false, sw, true, ring),
+    return max_u64(msm_bytes(mo, split_points(pk), false, sw, true, ring),
                    msm_bytes(mo, pk->n_h, false, aw, false, ring));
 }
 
@@ -192,9 +197,8 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
 static uint64_t lean_least(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
                            unsigned hc)
 {
-    const uint64_t split = max_u64(max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l), 1);
-    const uint64_t g1 = zp__gpu_msm_scratch_bytes_opts(mo, min_u64(split, chunk_of(false, ring)),
-                                                       false, 1, false);
+    const uint64_t g1 = zp__gpu_msm_scratch_bytes_opts(
+        mo, min_u64(max_u64(split_points(pk), 1), chunk_of(false, ring)), false, 1, false);
     const uint64_t g2 = zp__gpu_msm_scratch_bytes_opts(
         mo, min_u64(max_u64(pk->n_b, 1), chunk_of(true, ring)), true, 1, false);
     return max_u64(max_u64(g1, g2), h_acc_scratch(mo, pk, ring, hc));
@@ -243,9 +247,8 @@ static uint64_t plan_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigne
 static uint64_t beside_scratch_bytes(const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
                                      uint64_t ring)
 {
-    uint64_t split = max_u64(max_u64(pk->n_a, pk->n_b), pk->n_l);
     unsigned sw = aw < ZP_G16_AFFINE_WINDOWS ? aw : ZP_G16_AFFINE_WINDOWS;
-    return max_u64(msm_bytes(mo, split, false, sw, true, ring),
+    return max_u64(msm_bytes(mo, split_points(pk), false, sw, true, ring),
                    msm_bytes(mo, pk->n_b, true, sw, true, ring));
 }
 
