@@ -204,6 +204,7 @@ static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
     qsort(c.v, c.n, sizeof *c.v, chunk_cmp);
     s->sched = c.v;
     s->sched_n = c.n;
+    s->sched_gen++;
     s->sched_key = k;
     s->sched_l_split = s->l_split;
     s->sched_n_l_rest = s->n_l_rest;
@@ -301,21 +302,17 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         if (v[j].msm != M_H)
             last_w = j;
     /* Streamed chunks: sent (copies enqueued) and summed, in schedule
-     * order; the first may be on its way since h (zp__g16_slot_prefetch). */
+     * order; the first ones may be on their way since h
+     * (zp__g16_sched_prefetch), if the schedule is the one they were sent
+     * for. */
     size_t sent = 0, summed = 0, next_put = 0;
-    if (s->pre_key == k && s->pre_sched) {
-        for (; next_put < n && !v[next_put].streamed; next_put++)
-            ;
-        if (next_put < n && msm_part[v[next_put].msm] == s->pre_part &&
-            v[next_put].p == s->pre_at) {
-            sent = 1;
-            next_put++;
-        } else {
-            next_put = 0;
-        }
+    if (s->pre_key == k && s->pre_sched && s->pre_gen == s->sched_gen) {
+        for (; next_put < n && sent < s->pre_n; next_put++)
+            sent += v[next_put].streamed;
     }
     s->pre_key = NULL;
     s->pre_sched = false;
+    s->pre_n = 0;
     bool w_ready = !s->lean;
     double tm[M_N] = {0}, wait = 0;
     zp__gpu_msm_acc acc;
@@ -367,29 +364,31 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     return e;
 }
 
-/* The schedule's first streamed chunk into buffer 0 now (the ring is free:
- * every MSM waits for its stream), for zp__g16_sched_run to find on its way. */
+/* The schedule's first streamed chunks into every buffer of the ring now
+ * (it is free: every MSM waits for its stream, and eval has waited for
+ * its copies), for zp__g16_sched_run to find on their way: the bus is
+ * idle while h runs, and a buffer filled now is one fewer copy for the
+ * MSMs to wait for. */
 zp_err zp__g16_sched_prefetch(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     if (k->share) /* the shared ring fills as its slots need it */
         return ZP_OK;
     zp_err e = sched_make(s, k);
-    if (e)
-        return e;
-    for (size_t j = 0; j < s->sched_n; j++) {
+    size_t q = 0;
+    for (size_t j = 0; !e && j < s->sched_n && q < ZP_G16_RING_BUFS; j++) {
         const zp__g16_chunk *x = &s->sched[j];
         if (!x->streamed)
             continue;
-        e = sched_put(s, k, x, 0);
-        if (!e) {
-            s->pre_key = k;
-            s->pre_part = msm_part[x->msm];
-            s->pre_at = x->p;
-            s->pre_sched = true;
-        }
-        return e;
+        e = sched_put(s, k, x, q);
+        q += !e;
     }
-    return ZP_OK;
+    if (q) { /* also after a failure: the run must not send them again */
+        s->pre_key = k;
+        s->pre_sched = true;
+        s->pre_n = q;
+        s->pre_gen = s->sched_gen;
+    }
+    return e;
 }
 
 

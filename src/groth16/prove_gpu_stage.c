@@ -50,6 +50,11 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
      * matrices stream: c = a∘b over the rows either way. */
     zp_fr *b = a + s->domain_size, *c = b + s->domain_size;
     const bool c_after = s->lean || k->mat_stream;
+    /* The ring's copies of a partition that failed after its chunks were
+     * sent ahead (zp__g16_sched_prefetch) finish before the matrices'. */
+    for (int q = 1; !e && k->mat_stream && q < ZP_G16_RING_BUFS; q++)
+        if (s->ring_q[q])
+            e = zp__gpu_stream_after(s->ring_stream, s->ring_q[q]);
     if (!e && k->mat_stream)
         e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, a, b,
                                  pk->domain_size, &k->ma, &k->mb, s->witness.ptr, &s->streamed);
