@@ -460,6 +460,9 @@ bool zp__g16_slot_took_sched(const zp__g16_slot *s);
 /* Whether the last partition's H MSM summed its chunks into the slot's
  * kept buckets (every H MSM of a slot with a ring). */
 bool zp__g16_slot_took_h_acc(const zp__g16_slot *s);
+/* How many pairs of streamed chunks the last partition's schedule summed
+ * as one MSM each (prove_gpu_sched.c, sched_pair). */
+unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s);
 /* The window of those buckets in a slot whose ring has two buffers of
  * `ring` bytes (0: no ring, no buckets), for a key of n_h H points: the
  * window of an MSM over one of the schedule's buffers of H points (or all

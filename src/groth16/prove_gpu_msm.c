@@ -393,6 +393,7 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
                                (uint64_t)k->pk->n_vars * sizeof(zp_fr));
     }
     s->took_sched = !e && zp__g16_sched_on(s, k);
+    s->took_pairs = 0;
     if (!e && k->share && !s->took_sched)
         e = ZP_E_INVALID_ARG; /* zp__g16_slot_check keeps this out */
     if (s->took_sched) {

@@ -32,6 +32,7 @@ typedef struct zp__g16_chunk {
     uint64_t off, nv, j0; /* the witness it reads (not H) */
     double at;            /* its place: the share of its group done before it */
     size_t seq;           /* order of making, the tie-break */
+    unsigned pair;        /* 1: summed with the next chunk as one MSM; 2: that next one */
 } zp__g16_chunk;
 
 static const zp__g16_part msm_part[M_N] = {ZP_G16_P_H, ZP_G16_P_L, ZP_G16_P_A, ZP_G16_P_B1,
@@ -119,6 +120,36 @@ static bool chunk_push(chunk_vec *c, const zp__g16_chunk *x)
     return true;
 }
 
+/* Marks the streamed chunks summed two at a time (zp__g16_chunk.pair): a
+ * witness MSM's chunk (L, A, B1, B2) and the next chunk of the schedule,
+ * when it is the same MSM's next points, streamed into the buffer after
+ * it in the ring (not across the ring's end), the two no more than a
+ * slot's chunk (its scratch's size). A witness MSM's chunk is short on the
+ * SMs against its copy, and each chunk pays its split, sorts and
+ * reduction: two buffers a chunk halve those. The second chunk's copy
+ * lands right after the first's points (sched_put), so that the two are
+ * one array. H's chunks stay one buffer each: a long one holding two
+ * buffers starves the ring (bench/RESULTS.md, hpairs). */
+static void sched_pair(const zp__g16_slot *s, zp__g16_chunk *v, size_t n)
+{
+    size_t q = 0; /* copy number of chunk j */
+    for (size_t j = 0; j < n; j++) {
+        zp__g16_chunk *x = &v[j], *y = j + 1 < n ? &v[j + 1] : NULL;
+        x->pair = 0;
+        if (!x->streamed)
+            continue;
+        if (y && y->streamed && x->msm != M_H && y->msm == x->msm && y->p == x->p + x->len &&
+            q % ZP_G16_RING_BUFS != ZP_G16_RING_BUFS - 1 &&
+            x->len + y->len <= zp__g16_slot_chunk(s, x->msm == M_B2)) {
+            x->pair = 1;
+            y->pair = 2;
+            j++;
+            q++;
+        }
+        q++;
+    }
+}
+
 /* The chunks of MSM m over its array's points [p0, p1): the resident ones
  * a slot's chunk at a time, the streamed ones a buffer's worth. The
  * witness each reads: H none; L the range from index lo + p; A, B1 and B2
@@ -133,7 +164,7 @@ static bool chunks_of(chunk_vec *c, const zp__g16_slot *s, const zp__g16_dkey *k
         const bool streamed = p >= res;
         uint64_t len = streamed ? buf_points(s, i) : zp__g16_slot_chunk(s, i == ZP_G16_P_B2);
         len = min_u64(len, (streamed ? p1 : min_u64(p1, res)) - p);
-        zp__g16_chunk x = {m, streamed, p, len, 0, 0, 0, 0, 0};
+        zp__g16_chunk x = {m, streamed, p, len, 0, 0, 0, 0, 0, 0};
         if (m == M_L) {
             x.off = lo + p;
             x.nv = len;
@@ -209,6 +240,7 @@ static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
     s->sched_l_split = s->l_split;
     s->sched_n_l_rest = s->n_l_rest;
     memcpy(s->sched_l_rest, s->l_rest, sizeof s->l_rest);
+    sched_pair(s, s->sched, s->sched_n);
     return ZP_OK;
 }
 
@@ -223,8 +255,10 @@ static zp_err sched_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_ch
     if (e)
         return e;
     const char *src = (const char *)k->host[i] + (x->p - k->res[i]) * size;
+    /* The second of a pair right after the first's points (sched_pair). */
+    char *dst = x->pair == 2 ? (char *)buf_at(s, q - 1) + x[-1].len * size : buf_at(s, q);
     s->streamed += x->len * size;
-    return zp__gpu_upload(st, buf_at(s, q), src, x->len * size);
+    return zp__gpu_upload(st, dst, src, x->len * size);
 }
 
 /* Adds one chunk's MSM to its sum. */
@@ -334,9 +368,18 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         const zp__g16_part i = msm_part[x->msm];
         const void *pts = (const char *)zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr +
                           x->p * zp__g16_part_size(i);
-        if (x->streamed) { /* its copy waited for here, and the wait timed */
+        zp__g16_chunk two;
+        const bool pair = x->pair == 1;
+        if (pair) { /* the two as one (sched_pair) */
+            two = *x;
+            two.len = x->len + x[1].len;
+            two.nv = x[1].off + x[1].nv - x->off;
+            x = &two;
+        }
+        for (unsigned b = 0; !e && x->streamed && b <= pair; b++) {
+            /* its copies waited for here, and the waits timed */
             const double tw = zp__g16_now();
-            e = zp__gpu_stream_sync(s->ring_q[summed % ZP_G16_RING_BUFS]);
+            e = zp__gpu_stream_sync(s->ring_q[(summed + b) % ZP_G16_RING_BUFS]);
             wait += zp__g16_now() - tw;
             pts = buf_at(s, summed);
         }
@@ -348,7 +391,9 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         if (!e)
             e = sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
         tm[x->msm] += zp__g16_now() - t0;
-        summed += x->streamed;
+        summed += x->streamed ? 1u + pair : 0u;
+        s->took_pairs += pair;
+        j += pair;
         if (!e && j == last_w)
             e = zp__g16_slot_send_next(s, k);
     }

@@ -393,6 +393,8 @@ bool zp__g16_slot_took_sched(const zp__g16_slot *s) { return s->took_sched; }
 
 bool zp__g16_slot_took_h_acc(const zp__g16_slot *s) { return s->took_h_acc; }
 
+unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s) { return s->took_pairs; }
+
 bool zp__g16_slot_beside(const zp__g16_slot *s) { return s->side_stream != NULL; }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
