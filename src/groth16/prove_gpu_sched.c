@@ -244,6 +244,26 @@ static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
     return ZP_OK;
 }
 
+zp__g16_sched_entry *zp__g16_sched_list(zp__g16_slot *s, const zp__g16_dkey *k, size_t *n)
+{
+    *n = 0;
+    if (sched_make(s, k))
+        return NULL;
+    zp__g16_sched_entry *out = calloc(s->sched_n ? s->sched_n : 1, sizeof *out);
+    if (!out)
+        return NULL;
+    for (size_t j = 0; j < s->sched_n; j++) {
+        const zp__g16_chunk *x = &s->sched[j];
+        out[j].msm = x->msm;
+        out[j].pair = x->pair;
+        out[j].streamed = x->streamed;
+        out[j].p = x->p;
+        out[j].len = x->len;
+    }
+    *n = s->sched_n;
+    return out;
+}
+
 /* Enqueues the copy of streamed chunk number q (in schedule order) into
  * its buffer, on its buffer's copy stream after the copy before it. */
 static zp_err sched_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *x, size_t q)

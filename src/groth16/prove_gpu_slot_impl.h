@@ -156,6 +156,18 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
  * it that comes next on the ring (prove_gpu_msm.c). */
 zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part);
 
+/* The schedule of chunks the slot's MSMs run for k (prove_gpu_sched.c),
+ * made or kept as zp__g16_sched_run would, listed in order (tests: every
+ * point once, the pairs, the ring's buffers; no device work). msm: 0 H,
+ * 1 L, 2 A, 3 B1, 4 B2; pair: 1 summed with the next as one MSM, 2 that
+ * next one. NULL (and *n 0) where it cannot be made; the caller frees. */
+typedef struct zp__g16_sched_entry {
+    unsigned msm, pair;
+    bool streamed;
+    uint64_t p, len; /* points [p, p + len) of the MSM's array */
+} zp__g16_sched_entry;
+zp__g16_sched_entry *zp__g16_sched_list(zp__g16_slot *s, const zp__g16_dkey *k, size_t *n);
+
 /* Opens the ring's copy streams past ring_stream (ring_q), and frees them
  * and the schedule (prove_gpu_sched.c). */
 zp_err zp__g16_slot_ring_open(zp__g16_slot *s);
