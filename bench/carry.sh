@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Variants built here, run on a GPU machine without building there: the
+# device's minutes go to tests and figures, not to nvcc. `pack` builds the
+# tree (build-gpu, as configured) and each patch applied in turn, and puts
+# each one's zkpipe and GPU test binaries in bench/out/dv/NAME/, with the
+# GPU tests' command lines (ctest's, the build directory made relative) and
+# the Debian libraries the daemon needs (bench/out/libs, when present) in
+# one archive, bench/out/dv.tar.xz (the binaries share most of their bytes:
+# a few MiB a variant). Carry that archive (the device tool's `carry`);
+# there `tests` and `batch` unpack it when it is newer than what they find.
+#
+# usage: bash bench/carry.sh pack [PATCH[+PATCH]...]
+#          (here) main and each variant (A.patch+B.patch: both, named a+b)
+#        bash bench/carry.sh tests NAME [REGEX]
+#          (device) NAME's GPU tests (ctest -L gpu, and the compute-sanitizer
+#          runs, memcheck_*) whose names match REGEX, each under a time
+#          limit (TEST_TIMEOUT, 300 s); a line each, then a count
+#        bash bench/carry.sh batch NAME:ARENA[:TUNE]...
+#          (device) bench/variants.sh's batch with NAME's zkpipe
+# env: OUT (logs; default bench/out/carry), LOG2 (27), COUNT (1).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+DV=bench/out/dv
+OUT=${OUT:-bench/out/carry}
+mkdir -p "$OUT"
+what=${1:-}
+shift || true
+
+unpack() {
+  [ -f bench/out/dv.tar.xz ] || return 0
+  if [ ! -f "$DV/.unpacked" ] || [ bench/out/dv.tar.xz -nt "$DV/.unpacked" ]; then
+    rm -rf "$DV" bench/out/libs
+    (cd bench/out && tar xJf dv.tar.xz) && touch "$DV/.unpacked"
+  fi
+}
+
+# The GPU tests' command lines, NAME|COMMAND with the build directory as
+# @B@ (a test's binary is @B@/tests/NAME) and compute-sanitizer as @S@:
+# from a tree configured (not built) in $OUT/list with the sanitizer named,
+# so that its runs are listed where this machine has none.
+gpu_tests() {
+  local l=$OUT/list san=/usr/local/cuda/bin/compute-sanitizer
+  cmake -S . -B "$l" -DCMAKE_CUDA_ARCHITECTURES=90-real -DZP_COMPUTE_SANITIZER=$san \
+    >"$OUT/list.log" 2>&1 || { tail -20 "$OUT/list.log" >&2; return 1; }
+  # ctest lists no command whose program is missing here: the test file
+  # itself says them.
+  B=$(realpath "$l") S=$san python3 -c '
+import os, re
+b, s = os.environ["B"], os.environ["S"]
+text = open(os.path.join(b, "tests", "CTestTestfile.cmake")).read()
+labels = dict(re.findall(r"set_tests_properties\(\[=\[(\w+)\]=\] PROPERTIES\s+LABELS \"([^\"]*)\"", text))
+for name, args in re.findall(r"add_test\(\[=\[(\w+)\]=\] (.*)\)\n", text):
+    if "supraseal" in name or not ("gpu" in labels.get(name, "").split(";") or name.startswith("memcheck_test_gpu")):
+        continue
+    cmd = [a.replace(b, "@B@").replace(s, "@S@") for a in re.findall(r"\"([^\"]*)\"", args)]
+    print(name + "|" + " ".join(cmd))
+'
+}
+
+# Copies build-gpu's zkpipe and GPU test binaries to $DV/$1.
+take() {
+  local d=$DV/$1
+  rm -rf "$d" && mkdir -p "$d/tests"
+  cp build-gpu/zkpipe "$d/"
+  cut -d'|' -f2 "$DV/tests.txt" | grep -o '@B@/tests/[a-z0-9_]*' | sort -u |
+    while read -r t; do cp "build-gpu/tests/${t#@B@/tests/}" "$d/tests/"; done
+}
+
+case "$what" in
+pack)
+  j=$(nproc)
+  mkdir -p "$DV"
+  cmake --build build-gpu -j"$j" >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+  gpu_tests >"$DV/tests.txt" || exit 1
+  take main && echo "main: packed"
+  for arg in "$@"; do
+    IFS=+ read -ra ps <<<"$arg"
+    v=
+    applied=()
+    for p in "${ps[@]}"; do
+      v=${v:+$v+}$(basename "$p" .patch)
+      git apply "$p" && applied=("$p" "${applied[@]}") || echo "$p: the patch does not apply"
+    done
+    if [ ${#applied[@]} = ${#ps[@]} ] && cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1; then
+      take "$v" && echo "$v: packed"
+    else
+      echo "$v: does not build"
+      tail -20 "$OUT/build.log"
+    fi
+    for p in "${applied[@]}"; do git apply -R "$p"; done
+  done
+  cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1
+  rm -f "$DV/.unpacked"
+  libs=$([ -d bench/out/libs ] && echo libs)
+  (cd bench/out && tar cf - dv $libs | xz -9 -T0 >dv.tar.xz)
+  ls -l bench/out/dv.tar.xz
+  ;;
+tests)
+  unpack
+  v=$1
+  re=${2:-.}
+  d=$PWD/$DV/$v
+  [ -d "$d" ] || { echo "no variant $v in $DV"; exit 2; }
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  pass=0 fail=0
+  while IFS='|' read -r name cmd; do
+    [[ $name =~ $re ]] || continue
+    t0=$(date +%s)
+    log=$OUT/test-${v//+/_}-$name.log
+    cmd=${cmd//@B@/$d}
+    (cd tests && timeout "${TEST_TIMEOUT:-300}" ${cmd//@S@/$san}) >"$log" 2>&1
+    rc=$?
+    # 77: skipped (no GPU)
+    if [ $rc = 0 ] || [ $rc = 77 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+    echo "$v $name rc=$rc $(($(date +%s) - t0)) s: $(tail -1 "$log")"
+  done <"$DV/tests.txt"
+  echo "$v: $pass passed, $fail failed"
+  [ $fail = 0 ]
+  ;;
+batch)
+  unpack
+  export LD_LIBRARY_PATH=$PWD/bench/out/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  for va in "$@"; do
+    IFS=: read -r v arena tune <<<"$va"
+    tag=${v//+/_}-$arena${tune:+-${tune//=/}}
+    log=$OUT/batch-$tag.log
+    "$DV/$v/zkpipe" bench batch --circuit "synth:porep:${LOG2:-27}" --gpus 1 --gpu-mem "$arena" \
+      --count "${COUNT:-1}" --partitions 10 --concurrency 2 --verify-threads 4 \
+      --distinct-witnesses 2 --trace "$OUT/batch-$tag.json" ${tune:+--tune "$tune"} >"$log" 2>&1 ||
+      echo "$tag: exit $?"
+    grep -E "s/proof|per job|stage medians|host to device|verified|gpu0 busy|error" "$log" |
+      sed "s/^/$tag: /"
+  done
+  ;;
+*)
+  sed -n '2,24p' "$0"
+  exit 2
+  ;;
+esac
