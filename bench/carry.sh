@@ -19,7 +19,7 @@
 #          (device) bench/variants.sh's batch with NAME's zkpipe
 # env: OUT (logs; default bench/out/carry), LOG2 (27), COUNT (1).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 DV=bench/out/dv
 OUT=${OUT:-bench/out/carry}
 mkdir -p "$OUT"
@@ -91,8 +91,9 @@ pack)
   done
   cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1
   rm -f "$DV/.unpacked"
-  libs=$([ -d bench/out/libs ] && echo libs)
-  (cd bench/out && tar cf - dv $libs | xz -9 -T0 >dv.tar.xz)
+  what=(dv)
+  [ -d bench/out/libs ] && what+=(libs)
+  (cd bench/out && tar cf - "${what[@]}" | xz -9 -T0 >dv.tar.xz)
   ls -l bench/out/dv.tar.xz
   ;;
 tests)
@@ -108,6 +109,7 @@ tests)
     t0=$(date +%s)
     log=$OUT/test-${v//+/_}-$name.log
     cmd=${cmd//@B@/$d}
+    # shellcheck disable=SC2086 # the command line's words
     (cd tests && timeout "${TEST_TIMEOUT:-300}" ${cmd//@S@/$san}) >"$log" 2>&1
     rc=$?
     # 77: skipped (no GPU)
