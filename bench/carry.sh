@@ -91,9 +91,9 @@ pack)
   done
   cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1
   rm -f "$DV/.unpacked"
-  what=(dv)
-  [ -d bench/out/libs ] && what+=(libs)
-  (cd bench/out && tar cf - "${what[@]}" | xz -9 -T0 >dv.tar.xz)
+  parts=(dv)
+  [ -d bench/out/libs ] && parts+=(libs)
+  (cd bench/out && tar cf - "${parts[@]}" | xz -9 -T0 >dv.tar.xz)
   ls -l bench/out/dv.tar.xz
   ;;
 tests)
