@@ -271,6 +271,13 @@ refuse 2 'h_table=23: the value must be auto, off or a window size from 2 to 22'
   "prove --tune h_table=23" "$ZKPIPE" prove --tune h_table=23 k.zpk w.wtns --proof-bin x.bin
 refuse 2 'wants NAME=VALUE' "bench batch --tune ntt_twist" "$ZKPIPE" bench batch --circuit synth:chain:6 \
   --count 1 --concurrency 1 --tune ntt_twist
+# --log-level: debug lines on stderr; a bad level named.
+if "$ZKPIPE" bench batch --circuit synth:chain:6 --count 1 --concurrency 1 --log-level debug \
+     >out 2>err && grep -q ' debug job.finished job=bench-0-0 ' err; then
+  ok "bench batch --log-level debug"
+else bad "bench batch --log-level debug"; fi
+refuse 2 "--log-level wants error, warn, info or debug, got 'loud'" "bench batch --log-level loud" \
+  "$ZKPIPE" bench batch --circuit synth:chain:6 --count 1 --concurrency 1 --log-level loud
 refuse 2 "cpu_ifma=auto or cpu_ifma=off here, not 'h_table=13'" "bench msm --tune h_table=13" \
   "$ZKPIPE" bench msm --tune h_table=13
 none_of x.bin && ok "a bad --tune wrote nothing" || bad "a bad --tune left a proof"

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "bench/bench.h"
 #include "bench/bench_remote.h"
 #include "bench/trace_read.h"
@@ -27,6 +28,7 @@ static const char batch_help[] =
     "                          [--gpus G|all] [--slots K] [--gpu-mem BYTES]\n"
     "                          [--verify-threads V] [--no-verify] [--trace FILE.json]\n"
     "                          [--distinct-witnesses D] [--tune NAME=VALUE]...\n"
+    "                          [--log-level L]\n"
     "       zkpipe bench batch --addr A --key NAME --count N --concurrency J\n"
     "                          [--partitions P] [--token T | --token-file F]\n"
     "\n"
@@ -53,7 +55,10 @@ static const char batch_help[] =
     "bytes over the pinned copy rate of GPU 0, measured before the engine starts)\n"
     "and the peak RSS; before the timed jobs, each GPU's arena, slots admitted,\n"
     "staging rings and the key's plan there (what stays resident, what streams).\n"
-    "--trace writes the Chrome trace (zkpipe trace svg draws it).\n"
+    "--trace writes the Chrome trace (zkpipe trace svg draws it). --log-level\n"
+    "(error, warn, info: the default, or debug) sets the engine's log on stderr;\n"
+    "debug adds, for a key that streams, a line for every chunk of a partition's\n"
+    "MSM schedule (its wait for copies and its time on the GPU).\n"
     "\n"
     ZP__CLI_TUNE_HELP_HEAD ZP__CLI_TUNE_HELP_GPU ZP__CLI_TUNE_HELP_CPU
     "\n"
@@ -133,6 +138,15 @@ static int parse_opts(batch_opts *o, int argc, char **argv)
             o->key = v;
         else if (!strcmp(a, "--trace"))
             o->trace = v;
+        else if (!strcmp(a, "--log-level")) {
+            zp__log_level lv;
+            if (!zp__log_level_parse(&lv, v)) {
+                fprintf(stderr, "zkpipe bench batch: --log-level wants error, warn, info or debug, "
+                                "got '%s'\n", v);
+                return 2;
+            }
+            zp__log_setup(lv, ZP__LOG_TEXT, 2);
+        }
         else if (!strcmp(a, "--count"))
             bad = zp__parse_int(v, 1, 1000000, &o->count);
         else if (!strcmp(a, "--concurrency"))

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "groth16/prove_gpu_slot_impl.h"
 #include "groth16/ring_scan.h"
 
@@ -369,6 +370,11 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     s->pre_n = 0;
     bool w_ready = !s->lean;
     double tm[M_N] = {0}, wait = 0;
+    /* At debug level a line a chunk: where the schedule waits for copies
+     * and what each chunk costs the SMs. */
+    const bool chunk_log = zp__log_on(ZP__LOG_DEBUG);
+    const double start = zp__g16_now();
+    const uint64_t run = ++s->sched_runs;
     zp__gpu_msm_acc acc;
     bool acc_on;
     e = zp__g16_h_acc_begin(s, k, &acc, &acc_on);
@@ -396,13 +402,15 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
             two.nv = x[1].off + x[1].nv - x->off;
             x = &two;
         }
+        double waited = 0;
         for (unsigned b = 0; !e && x->streamed && b <= pair; b++) {
             /* its copies waited for here, and the waits timed */
             const double tw = zp__g16_now();
             e = zp__gpu_stream_sync(s->ring_q[(summed + b) % ZP_G16_RING_BUFS]);
-            wait += zp__g16_now() - tw;
+            waited += zp__g16_now() - tw;
             pts = buf_at(s, summed);
         }
+        wait += waited;
         if (!e && x->msm != M_H && !w_ready) {
             e = zp__gpu_stream_after(s->msm_stream, s->copy_stream);
             w_ready = true;
@@ -410,7 +418,15 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         const double t0 = zp__g16_now();
         if (!e)
             e = sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
-        tm[x->msm] += zp__g16_now() - t0;
+        const double t1 = zp__g16_now();
+        tm[x->msm] += t1 - t0;
+        if (chunk_log)
+            zp__log(ZP__LOG_DEBUG, "sched.chunk",
+                    "run=%llu j=%zu msm=%s streamed=%d buffers=%u points=%llu wait_ms=%.3f "
+                    "sum_ms=%.3f end_ms=%.3f",
+                    (unsigned long long)run, j, zp__g16_part_name(i), (int)x->streamed,
+                    x->streamed ? 1u + pair : 0u, (unsigned long long)x->len, 1e3 * waited,
+                    1e3 * (t1 - t0), 1e3 * (t1 - start));
         summed += x->streamed ? 1u + pair : 0u;
         s->took_pairs += pair;
         j += pair;

@@ -35,6 +35,7 @@ struct zp__g16_slot {
     bool took_sched;                        /* the last MSMs ran as one schedule */
     bool took_h_acc;                        /* the last H MSM summed into h_acc */
     unsigned took_pairs;                    /* streamed chunks the last schedule summed two at a time */
+    uint64_t sched_runs;                    /* schedules run (the debug log's run=) */
     /* The witness in parts (prove_gpu_parts.c). l_split: the L MSM is
      * l_head, the sum over the parts eval summed, plus the MSMs over the
      * n_l_rest ranges l_rest[i] = [from, to) of the witness. plan_*: what
