@@ -17,7 +17,8 @@
 #          limit (TEST_TIMEOUT, 300 s); a line each, then a count
 #        bash bench/carry.sh batch NAME:ARENA[:TUNE]...
 #          (device) bench/variants.sh's batch with NAME's zkpipe
-# env: OUT (logs; default bench/out/carry), LOG2 (27), COUNT (1).
+# env: OUT (logs; default bench/out/carry), LOG2 (27), COUNT (1), BATCH_ARGS
+# (more options for bench batch: --log-level debug logs every chunk).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 DV=bench/out/dv
@@ -128,7 +129,8 @@ batch)
     log=$OUT/batch-$tag.log
     "$DV/$v/zkpipe" bench batch --circuit "synth:porep:${LOG2:-27}" --gpus 1 --gpu-mem "$arena" \
       --count "${COUNT:-1}" --partitions 10 --concurrency 2 --verify-threads 4 \
-      --distinct-witnesses 2 --trace "$OUT/batch-$tag.json" ${tune:+--tune "$tune"} >"$log" 2>&1 ||
+      --distinct-witnesses 2 --trace "$OUT/batch-$tag.json" ${tune:+--tune "$tune"} \
+      ${BATCH_ARGS:-} >"$log" 2>&1 ||
       echo "$tag: exit $?"
     grep -E "s/proof|per job|stage medians|host to device|verified|gpu0 busy|error" "$log" |
       sed "s/^/$tag: /"
