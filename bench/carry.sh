@@ -127,6 +127,7 @@ batch)
     IFS=: read -r v arena tune <<<"$va"
     tag=${v//+/_}-$arena${tune:+-${tune//=/}}
     log=$OUT/batch-$tag.log
+    # shellcheck disable=SC2086 # BATCH_ARGS: words
     "$DV/$v/zkpipe" bench batch --circuit "synth:porep:${LOG2:-27}" --gpus 1 --gpu-mem "$arena" \
       --count "${COUNT:-1}" --partitions 10 --concurrency 2 --verify-threads 4 \
       --distinct-witnesses 2 --trace "$OUT/batch-$tag.json" ${tune:+--tune "$tune"} \
