@@ -21,6 +21,8 @@
 # (more options for bench batch: --log-level debug logs every chunk).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=bench/with_variants.sh
+. bench/with_variants.sh
 DV=bench/out/dv
 OUT=${OUT:-bench/out/carry}
 mkdir -p "$OUT"
@@ -70,26 +72,20 @@ take() {
 case "$what" in
 pack)
   j=$(nproc)
+  rm -rf "$DV" bench/out/dv.tar.xz # only what this call packs
   mkdir -p "$DV"
   cmake --build build-gpu -j"$j" >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
   gpu_tests >"$DV/tests.txt" || exit 1
   take main && echo "main: packed"
-  for arg in "$@"; do
-    IFS=+ read -ra ps <<<"$arg"
-    v=
-    applied=()
-    for p in "${ps[@]}"; do
-      v=${v:+$v+}$(basename "$p" .patch)
-      git apply "$p" && applied=("$p" "${applied[@]}") || echo "$p: the patch does not apply"
-    done
-    if [ ${#applied[@]} = ${#ps[@]} ] && cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1; then
-      take "$v" && echo "$v: packed"
+  pack_one() {
+    if cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1; then
+      take "$1" && echo "$1: packed"
     else
-      echo "$v: does not build"
+      echo "$1: does not build"
       tail -20 "$OUT/build.log"
     fi
-    for p in "${applied[@]}"; do git apply -R "$p"; done
-  done
+  }
+  with_variants pack_one "$@"
   cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1
   rm -f "$DV/.unpacked"
   parts=(dv)

@@ -28,7 +28,9 @@
 # made by the first drop-in run when missing: ~90 s on an H200 at 27).
 # Each run's log keeps the bench's lines and its trace's stage medians.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=bench/with_variants.sh
+. bench/with_variants.sh
 OUT=${OUT:-bench/out/variants}
 LOG2=${LOG2:-27}
 J=$(nproc)
@@ -48,25 +50,16 @@ build)
     tail -30 "$OUT/build.log"
     exit 1
   }
-  for arg in "$@"; do
-    # A+B: the patches applied together, the variant named a+b.
-    IFS=+ read -ra ps <<<"$arg"
-    v=
-    applied=()
-    for p in "${ps[@]}"; do
-      v=${v:+$v+}$(basename "$p" .patch)
-      git apply "$p" && applied=("$p" "${applied[@]}") || echo "$p: the patch does not apply"
-    done
-    if [ ${#applied[@]} = ${#ps[@]} ] &&
-      cmake --build build-gpu -j"$J" --target zkpipe bench_supraseal_c2 >>"$OUT/build.log" 2>&1; then
-      mkdir -p "build-v-$v" && cp build-gpu/zkpipe build-gpu/bench_supraseal_c2 "build-v-$v/"
-      echo "$v: built"
+  build_one() {
+    if cmake --build build-gpu -j"$J" --target zkpipe bench_supraseal_c2 >>"$OUT/build.log" 2>&1; then
+      mkdir -p "build-v-$1" && cp build-gpu/zkpipe build-gpu/bench_supraseal_c2 "build-v-$1/"
+      echo "$1: built"
     else
-      echo "$v: does not build"
+      echo "$1: does not build"
       tail -20 "$OUT/build.log"
     fi
-    for p in "${applied[@]}"; do git apply -R "$p"; done
-  done
+  }
+  with_variants build_one "$@"
   # The tree's own binaries again.
   cmake --build build-gpu -j"$J" --target zkpipe bench_supraseal_c2 >>"$OUT/build.log" 2>&1
   ;;
