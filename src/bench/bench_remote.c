@@ -95,12 +95,6 @@ static void *client_main(void *p)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The steady state per job from the n finish times fin (sorted here): the
  * time from the first wave's last finish (the j-th, j the jobs in flight)
  * to the last one, over the jobs finished in it, so that the daemon's fill
@@ -110,7 +104,7 @@ double zp__bench_steady_per_job(double *fin, int n, int j)
 {
     if (j < 1 || n <= j)
         return -1;
-    qsort(fin, (size_t)n, sizeof *fin, cmp_double);
+    zp__sort_doubles(fin, n);
     if (fin[0] < 0)
         return -1;
     return (fin[n - 1] - fin[j - 1]) / (n - j);

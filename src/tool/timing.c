@@ -18,11 +18,17 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void zp__sort_doubles(double *v, int n)
+{
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, cmp_double);
+}
+
 double zp__median(double *v, int n)
 {
     if (n <= 0)
         return 0.0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    zp__sort_doubles(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

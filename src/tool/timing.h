@@ -14,6 +14,8 @@ double zp__now(void);
  * operation. */
 double zp__bench_median_ns(void (*op)(void *ctx, size_t n), void *ctx, int reps);
 
+/* Sorts n doubles in place, increasing. */
+void zp__sort_doubles(double *v, int n);
 /* Median of n doubles (sorts v in place). */
 double zp__median(double *v, int n);
 
