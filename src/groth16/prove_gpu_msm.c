@@ -68,7 +68,7 @@ static zp_err over_points(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i
     const uint64_t rend = min_u64(to, k->res[i]), s0 = max_u64(from, k->res[i]);
     const char *dev = zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr;
     zp_err e = ZP_OK;
-    const bool sent = s->pre_key == k && !s->pre_sched && s->pre_part == i && s->pre_at == s0;
+    const bool sent = s->pre_key == k && !s->pre_n && s->pre_part == i && s->pre_at == s0;
     s->pre_key = NULL;
     if (s0 < to && !sent) {
         if (!s->ring.ptr || !k->host[i] || k->share)
@@ -278,7 +278,7 @@ zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_par
 {
     const uint64_t n = zp__g16_part_count(k->pk, part), r = k->res[part];
     s->pre_key = NULL;
-    s->pre_sched = false;
+    s->pre_n = 0;
     if (zp__g16_sched_on(s, k) && !s->side_stream)
         return zp__g16_sched_prefetch(s, k);
     if (r >= n || !s->ring.ptr || !k->host[part] || k->share)

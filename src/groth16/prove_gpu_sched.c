@@ -361,12 +361,11 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
      * (zp__g16_sched_prefetch), if the schedule is the one they were sent
      * for. */
     size_t sent = 0, summed = 0, next_put = 0;
-    if (s->pre_key == k && s->pre_sched && s->pre_gen == s->sched_gen) {
+    if (s->pre_key == k && s->pre_n && s->pre_gen == s->sched_gen) {
         for (; next_put < n && sent < s->pre_n; next_put++)
             sent += v[next_put].streamed;
     }
     s->pre_key = NULL;
-    s->pre_sched = false;
     s->pre_n = 0;
     bool w_ready = !s->lean;
     double tm[M_N] = {0}, wait = 0;
@@ -408,8 +407,9 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
             const double tw = zp__g16_now();
             e = zp__gpu_stream_sync(s->ring_q[(summed + b) % ZP_G16_RING_BUFS]);
             waited += zp__g16_now() - tw;
-            pts = buf_at(s, summed);
         }
+        if (x->streamed)
+            pts = buf_at(s, summed);
         wait += waited;
         if (!e && x->msm != M_H && !w_ready) {
             e = zp__gpu_stream_after(s->msm_stream, s->copy_stream);
@@ -465,7 +465,6 @@ zp_err zp__g16_sched_prefetch(zp__g16_slot *s, const zp__g16_dkey *k)
     }
     if (q) { /* also after a failure: the run must not send them again */
         s->pre_key = k;
-        s->pre_sched = true;
         s->pre_n = q;
         s->pre_gen = s->sched_gen;
     }
@@ -641,7 +640,7 @@ static zp_err sched_run_shared(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_s
     zp_g2_jac_inf(&out->b2);
     zp_g1_jac_inf(&out->l);
     s->pre_key = NULL;
-    s->pre_sched = false;
+    s->pre_n = 0;
     zp__scan_pass pass = {0};
     size_t r0 = 0, ord = 0; /* where the round starts in v, and its streamed chunk */
     if (ns) {

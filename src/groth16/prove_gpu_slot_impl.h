@@ -109,15 +109,14 @@ struct zp__g16_slot {
     uint64_t sched_l_rest[2][2];
     /* Chunks already crossing before their MSMs start (sent while h
      * runs: zp__g16_slot_prefetch) for pre_key (NULL: none). Without the
-     * schedule, one into buffer 0: points from pre_at of array pre_part,
-     * half the ring's bytes. With it (pre_sched), the schedule's first
-     * pre_n streamed chunks into its buffers 0 .. pre_n - 1, as made for
-     * the schedule of generation pre_gen (sched_gen counts the schedules
+     * schedule (pre_n 0), one into buffer 0: points from pre_at of array
+     * pre_part, half the ring's bytes. With it, the schedule's first pre_n
+     * streamed chunks into its buffers 0 .. pre_n - 1, as made for the
+     * schedule of generation pre_gen (sched_gen counts the schedules
      * sched_make made; it keeps one while nothing changes). */
     const zp__g16_dkey *pre_key;
     zp__g16_part pre_part;
     uint64_t pre_at;
-    bool pre_sched;
     size_t pre_n;
     uint64_t pre_gen, sched_gen;
     bool counted;                           /* in dev's count of slots */
