@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One daemon and one batch against it, as a user runs them (issue 34's
-# check of the 16 GiB row): `zkpipe serve` on one GPU with its arena capped
+# One daemon and one batch against it, as a user runs them (how the capped
+# arenas' rows are checked end to end): `zkpipe serve` on one GPU with its arena capped
 # (--gpu-mem ARENA), a synthetic key made on the GPU at start and two
 # synthetic witnesses reused, then `zkpipe bench batch --addr` over its unix
 # socket: COUNT jobs of 10 partitions (default 4), two in flight. Prints the
