@@ -616,6 +616,15 @@ zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream, void
                             uint64_t buffer, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
                             const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w,
                             uint64_t *sent);
+/*
+ * The packed witness rebuilt (layout: wpack.h): d_out[k * ZP_WPACK_CHUNK +
+ * i] for every packed chunk k of the n values, from d_stage (the table of
+ * regions, then the regions, zp__wpack_place's); raw chunks' values are
+ * left as they are (sent there directly). `one` is the Montgomery 1. At
+ * most 65535 chunks (ZP_E_TOO_LARGE). Asynchronous.
+ */
+zp_err zp__gpu_wunpack(zp__gpu_stream *s, zp_fr *d_out, const void *d_stage, uint64_t n,
+                       const zp_fr *one);
 /* d_out[i] = d_a[i]·d_b[i] for i < n (Montgomery; d_out may be d_a). */
 zp_err zp__gpu_fr_mul(zp__gpu_stream *s, zp_fr *d_out, const zp_fr *d_a, const zp_fr *d_b,
                       uint64_t n);

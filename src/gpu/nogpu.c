@@ -586,3 +586,10 @@ zp_err zp__gpu_host_register(void *p, uint64_t bytes, bool read_only)
 }
 
 void zp__gpu_host_unregister(void *p) { (void)p; }
+
+zp_err zp__gpu_wunpack(zp__gpu_stream *s, zp_fr *d_out, const void *d_stage, uint64_t n,
+                       const zp_fr *one)
+{
+    (void)s; (void)d_out; (void)d_stage; (void)n; (void)one;
+    return ZP_E_NO_GPU;
+}

@@ -15,9 +15,16 @@
  *
  * `--porep N` runs only synth:porep:N on the whole device: checked against
  * the host, then its matrices' device bytes and the eval time printed.
+ *
+ * The packed witness's rebuild (zp__gpu_wunpack) against the original
+ * values: chunks packed on the host (groth16/witness_pack.h) with zeros,
+ * ones and other values mixed, raw chunks (too dense, or past a staging
+ * cap that holds only some), a last chunk that ends inside a word; the
+ * device output poisoned first.
  */
 #include "gpu_test.h"
 #include "gpu/eval_plan.h"
+#include "groth16/witness_pack.h"
 #include "r1cs/synth.h"
 
 #define POOL 600 /* repeated values: more than the table holds */
@@ -586,6 +593,98 @@ static void test_porep(void)
     zp__r1cs_free(&cs);
 }
 
+/* Values of a chunk: zeros pz %, ones po %, the rest other (pool values). */
+static void pack_mix(zp_fr *w, uint64_t count, unsigned pz, unsigned po, const zp_fr *one)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        unsigned r = (unsigned)(check_rand64() % 100);
+        if (r < pz)
+            memset(&w[i], 0, sizeof w[i]);
+        else if (r < pz + po)
+            w[i] = *one;
+        else
+            w[i] = pool[check_rand64() % POOL];
+    }
+}
+
+/* One rebuild: n values in chunks whose mixes cycle (every third chunk too
+ * dense to pack), the packed ones placed in a staging of `cap` bytes. */
+static void wunpack_case(uint64_t n, uint64_t cap)
+{
+    const uint64_t C = ZP_WPACK_CHUNK, rb = zp__wpack_region_bytes(), chunks = zp__wpack_chunks(n);
+    static const unsigned mix[3][2] = {{60, 30}, {0, 0}, {46, 46}}; /* chunk 3k+1 raw */
+    zp_fr one, *w = malloc(n * sizeof *w), *back = malloc(n * sizeof *back);
+    uint8_t *regions = malloc(chunks * rb);
+    uint64_t *bytes = malloc(chunks * sizeof *bytes), *off = malloc(chunks * sizeof *off);
+    CHECK(w && back && regions && bytes && off);
+    if (!w || !back || !regions || !bytes || !off)
+        return;
+    zp_fr_one(&one);
+    for (uint64_t k = 0; k < chunks; k++) {
+        uint64_t at = k * C, count = n - at < C ? n - at : C;
+        pack_mix(w + at, count, mix[k % 3][0], mix[k % 3][1], &one);
+        bytes[k] = zp__wpack_chunk(w + at, (uint32_t)count, &one, regions + k * rb);
+    }
+    const uint64_t used = zp__wpack_place(bytes, chunks, cap, off);
+    zp__gpu_buf dout = gpu_test_alloc(n * sizeof *w), dst = gpu_test_alloc(used ? used : 256);
+    memset(back, 0xee, n * sizeof *back); /* poison */
+    GPU_OK(zp__gpu_upload(T_s, dout.ptr, back, n * sizeof *back));
+    /* The table, then the packed regions; raw chunks straight to their place. */
+    uint64_t *table = calloc(zp__wpack_table_bytes(chunks), 1);
+    CHECK(table != NULL);
+    unsigned raw = 0;
+    for (uint64_t k = 0; table && k < chunks; k++) {
+        uint64_t at = k * C, count = n - at < C ? n - at : C;
+        table[k] = used ? off[k] : ZP_WPACK_NONE;
+        if (table[k] != ZP_WPACK_NONE) {
+            GPU_OK(zp__gpu_upload(T_s, (uint8_t *)dst.ptr + zp__wpack_table_bytes(chunks) + off[k],
+                                  regions + k * rb, bytes[k]));
+        } else {
+            raw++;
+            GPU_OK(zp__gpu_upload(T_s, (zp_fr *)dout.ptr + at, w + at, count * sizeof *w));
+        }
+    }
+    if (table && used)
+        GPU_OK(zp__gpu_upload(T_s, dst.ptr, table, zp__wpack_table_bytes(chunks)));
+    if (used)
+        GPU_OK(zp__gpu_wunpack(T_s, dout.ptr, dst.ptr, n, &one));
+    GPU_OK(zp__gpu_download(T_s, back, dout.ptr, n * sizeof *back));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < n; i++)
+        bad += memcmp(&back[i], &w[i], sizeof *w) != 0;
+    printf("  wunpack: %llu values in %llu chunks (%u raw), staging %llu of cap %llu: %llu differ\n",
+           (unsigned long long)n, (unsigned long long)chunks, raw, (unsigned long long)used,
+           (unsigned long long)cap, (unsigned long long)bad);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(raw >= chunks / 3);
+    free(table);
+    zp__gpu_free(T_gpu, &dst);
+    zp__gpu_free(T_gpu, &dout);
+    free(off);
+    free(bytes);
+    free(regions);
+    free(back);
+    free(w);
+}
+
+static void test_wunpack(void)
+{
+    const uint64_t C = ZP_WPACK_CHUNK;
+    const uint64_t n = T_small ? 3 * C + C / 2 + 33 : 40 * C + 7;
+    wunpack_case(n, UINT64_MAX / 2);            /* room for every packed chunk */
+    wunpack_case(n, zp__wpack_table_bytes(zp__wpack_chunks(n)) + 3 * zp__wpack_region_bytes());
+    wunpack_case(n, 100);                       /* not even the table: all raw */
+    wunpack_case(C / 3, UINT64_MAX / 2);        /* one chunk, short */
+    zp_fr one;
+    zp_fr_one(&one);
+    zp__gpu_buf d = gpu_test_alloc(4096);
+    CHECK_EQ_INT(zp__gpu_wunpack(T_s, d.ptr, d.ptr, 0, &one), ZP_OK);
+    CHECK_EQ_INT(zp__gpu_wunpack(T_s, NULL, d.ptr, 10, &one), ZP_E_INVALID_ARG);
+    CHECK_EQ_INT(zp__gpu_wunpack(T_s, d.ptr, d.ptr, 65536ull * C, &one), ZP_E_TOO_LARGE);
+    zp__gpu_free(T_gpu, &d);
+}
+
 int main(int argc, char **argv)
 {
     unsigned porep = 0; /* --porep N: only test_porep on synth:porep:N, whole device */
@@ -614,6 +713,7 @@ int main(int argc, char **argv)
     RUN(test_eval);
     RUN(test_eval_synth);
     RUN(test_upload_validation);
+    RUN(test_wunpack);
     gpu_test_close();
     return FINISH();
 }

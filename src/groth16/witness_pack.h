@@ -1,0 +1,37 @@
+/*
+ * The witness packed for its trip to the GPU (layout: gpu/wpack.h): one
+ * chunk at a time on the host, and the reference unpacking the GPU's
+ * zp__gpu_wunpack must equal.
+ */
+#ifndef ZP_GROTH16_WITNESS_PACK_H
+#define ZP_GROTH16_WITNESS_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/wpack.h"
+#include "zkpipe.h"
+
+/*
+ * Packs w[0 .. count) (1 <= count <= ZP_WPACK_CHUNK; Montgomery values,
+ * `one` the Montgomery 1) into region (zp__wpack_region_bytes() bytes).
+ * Returns the bytes to send, from the region's start through its last
+ * dense value; 0 when the chunk has more than ZP_WPACK_DENSE_MAX dense
+ * values: then the region's header says raw and the chunk goes as it is.
+ */
+uint64_t zp__wpack_chunk(const zp_fr *w, uint32_t count, const zp_fr *one, void *region);
+
+/* out[0 .. count) from a packed region (not raw), as the GPU rebuilds it. */
+void zp__wpack_unpack_ref(const void *region, uint32_t count, const zp_fr *one, zp_fr *out);
+
+/*
+ * Where each chunk's region goes in a device staging of `cap` bytes
+ * (layout: gpu/wpack.h): bytes[k] is what zp__wpack_chunk returned for
+ * chunk k (0: raw). off[k] gets the region's offset past the table,
+ * 256-aligned, in chunk order, or ZP_WPACK_NONE where the chunk is raw or
+ * no longer fits (then it goes raw too). Returns the staging bytes used,
+ * the table included (0 where not even the table fits: every chunk raw).
+ */
+uint64_t zp__wpack_place(const uint64_t *bytes, uint64_t chunks, uint64_t cap, uint64_t *off);
+
+#endif
