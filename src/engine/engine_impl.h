@@ -227,6 +227,7 @@ typedef struct zp__worker {
     uint64_t slot_pinned;         /* its pinned witness buffer's bytes */
     uint64_t slot_ring;           /* its staging ring's arena bytes (0: none) */
     struct zp__loader *loader;    /* loads its next witness (loader.h), or NULL */
+    const zp__pk *pack_pk;        /* the key of the witness it loads, for its pack */
 } zp__worker;
 
 /* A proved partition on its way through the verify pool. */

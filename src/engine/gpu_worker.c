@@ -252,6 +252,14 @@ typedef struct ahead_ctx {
     ahead *next;
 } ahead_ctx;
 
+/* The loader's last step (loader.h): a lean slot packs the witness for
+ * its sends while the partition before still runs (prove_gpu_wpack.c). */
+static void pack_loaded(void *arg, const zp_fr *wit)
+{
+    zp__worker *w = arg;
+    zp__g16_slot_pack_ahead(w->slot, w->pack_pk, wit);
+}
+
 /* zp__g16_next_fn. During h: takes the next partition now if one is ready
  * and, when it is of the same key (a reference of its own), starts the
  * loader on its witness. When asked again: the loader's witness if it is
@@ -279,8 +287,9 @@ static const zp_fr *take_ahead(void *arg, int phase)
     a->slot = c->w->slot;
     if (!c->w->loader && zp__loader_open(&c->w->loader))
         return NULL; /* loaded when it runs */
+    c->w->pack_pk = &c->key->pk;
     zp__loader_start(c->w->loader, c->e, a->j, a->part, c->key,
-                     zp__g16_slot_witness_buf(c->w->slot), c->n_vars);
+                     zp__g16_slot_witness_buf(c->w->slot), c->n_vars, pack_loaded, c->w);
     a->loading = true;
     return NULL;
 }
@@ -313,6 +322,7 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
     zp__prove_times pt;
     memset(&pt, 0, sizeof pt);
     const uint64_t streamed0 = zp__g16_slot_streamed_bytes(r->w->slot);
+    const uint64_t saved0 = zp__g16_slot_wpack_saved(r->w->slot);
     zp_err err = zp__g16_slot_sums_next(r->w->slot, dk, wit, sent, next ? take_ahead : NULL,
                                         next, sums, &pt, why);
     double end = zp__eng_now(r->e);
@@ -325,9 +335,11 @@ static zp_err device_stages(gpu_run *r, const zp__g16_dkey *dk, const zp_fr *wit
      * queue crossed in vain, and is not counted). */
     zp__trace_io io;
     io.streamed = zp__g16_slot_streamed_bytes(r->w->slot) - streamed0;
-    /* A lean slot sends the witness twice (before eval and after h). */
-    io.h2d = io.streamed + (zp__g16_slot_lean(r->w->slot) ? 2 : 1) *
-                               (uint64_t)dk->pk->n_vars * sizeof(zp_fr);
+    /* A lean slot sends the witness twice (before eval and after h), less
+     * what its packed sends left off the bus. */
+    io.h2d = io.streamed +
+             (zp__g16_slot_lean(r->w->slot) ? 2 : 1) * (uint64_t)dk->pk->n_vars * sizeof(zp_fr) -
+             (zp__g16_slot_wpack_saved(r->w->slot) - saved0);
     count_io(r->e, &r->e->gpus[r->w->gpu], &io);
     const double t_eval = r->t + pt.eval < end ? r->t + pt.eval : end;
     const double t_h = t_eval + pt.h < end ? t_eval + pt.h : end;

@@ -19,6 +19,8 @@ struct zp__loader {
     zp__key *key;
     zp_fr *dst;
     uint32_t n_vars;
+    void (*then)(void *, const zp_fr *);
+    void *then_ctx;
     /* its answer, once !busy */
     const zp_fr *wit;
     zp_err err;
@@ -39,6 +41,8 @@ static void *loader_main(void *arg)
         zp__ioerr why = {{0}};
         const zp_fr *wit = NULL;
         zp_err err = zp__load_witness(l->e, l->dst, &wit, l->j, l->part, l->key, l->n_vars, &why);
+        if (!err && l->then)
+            l->then(l->then_ctx, wit);
         pthread_mutex_lock(&l->mu);
         l->wit = err ? NULL : wit;
         l->err = err;
@@ -85,7 +89,8 @@ void zp__loader_close(zp__loader *l)
 }
 
 void zp__loader_start(zp__loader *l, zp_engine *e, const zp__job *j, uint32_t part,
-                      zp__key *key, zp_fr *dst, uint32_t n_vars)
+                      zp__key *key, zp_fr *dst, uint32_t n_vars,
+                      void (*then)(void *then_ctx, const zp_fr *wit), void *then_ctx)
 {
     pthread_mutex_lock(&l->mu);
     l->e = e;
@@ -94,6 +99,8 @@ void zp__loader_start(zp__loader *l, zp_engine *e, const zp__job *j, uint32_t pa
     l->key = key;
     l->dst = dst;
     l->n_vars = n_vars;
+    l->then = then;
+    l->then_ctx = then_ctx;
     l->wit = NULL;
     l->err = ZP_OK;
     l->pending = l->busy = true;

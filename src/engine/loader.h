@@ -22,9 +22,12 @@ zp_err zp__loader_open(zp__loader **out);
 void zp__loader_close(zp__loader *l);
 
 /* Starts loading partition part of job j (pinned by the caller, its key
- * loaded and referenced) into dst (n_vars values). The loader is idle. */
+ * loaded and referenced) into dst (n_vars values). The loader is idle.
+ * then (may be NULL) runs on the loader's thread after a load that went
+ * well, with then_ctx and the witness, before the load counts as done. */
 void zp__loader_start(zp__loader *l, zp_engine *e, const zp__job *j, uint32_t part,
-                      zp__key *key, zp_fr *dst, uint32_t n_vars);
+                      zp__key *key, zp_fr *dst, uint32_t n_vars,
+                      void (*then)(void *then_ctx, const zp_fr *wit), void *then_ctx);
 /* Without waiting: true when the load has finished well, its witness then
  * in *wit (dst or a cached witness). */
 bool zp__loader_ready(zp__loader *l, const zp_fr **wit);

@@ -463,6 +463,17 @@ bool zp__g16_slot_took_h_acc(const zp__g16_slot *s);
 /* How many pairs of streamed chunks the last partition's schedule summed
  * as one MSM each (prove_gpu_sched.c, sched_pair). */
 unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s);
+/* A lean slot's witness sends that went packed, and the bytes they left
+ * off the bus, since it opened (prove_gpu_wpack.c). */
+unsigned zp__g16_slot_took_wpack(const zp__g16_slot *s);
+uint64_t zp__g16_slot_wpack_saved(const zp__g16_slot *s);
+/* Packs w, the witness of the partition this lean slot runs next, for
+ * its sends (a no-op for a slot that is not lean). Callable from another
+ * thread (the engine's witness loader) while the slot runs the partition
+ * before, up to the time its hook gives w for the send ahead
+ * (ZP_G16_NEXT_SEND): it writes only the pack that partition's sends do
+ * not read. */
+void zp__g16_slot_pack_ahead(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w);
 /* The window of those buckets in a slot whose ring has two buffers of
  * `ring` bytes (0: no ring, no buckets), for a key of n_h H points: the
  * window of an MSM over one of the schedule's buffers of H points (or all

@@ -303,9 +303,15 @@ zp_err zp__g16_slot_send_next(zp__g16_slot *s, const zp__g16_dkey *k)
     if (!w)
         return ZP_OK;
     zp_err e = zp__gpu_stream_after(s->copy_stream, s->msm_stream);
-    if (!e)
+    bool packed = false;
+    if (!e && s->lean) { /* packed while h ran, where it could be */
+        e = zp__g16_wpack_send(s, k, w, s->wpack_next, false, &packed);
+        s->sent_pack = s->wpack_next;
+        s->wpack_next ^= 1;
+    } else if (!e) {
         e = zp__gpu_upload(s->copy_stream, s->witness.ptr, w,
                            (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+    }
     if (!e)
         s->sent_witness = w;
     return e;
@@ -388,9 +394,11 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         if (!s->lean_w)
             return ZP_E_INVALID_ARG;
         e = zp__gpu_stream_after(s->copy_stream, s->stream);
-        if (!e)
-            e = zp__gpu_upload(s->copy_stream, s->witness.ptr, s->lean_w,
-                               (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+        bool packed = false;
+        if (!e) /* packed with the send ahead, where that was */
+            e = s->took_sent ? zp__g16_wpack_send(s, k, s->lean_w, s->sent_pack, true, &packed)
+                             : zp__gpu_upload(s->copy_stream, s->witness.ptr, s->lean_w,
+                                              (uint64_t)k->pk->n_vars * sizeof(zp_fr));
     }
     s->took_sched = !e && zp__g16_sched_on(s, k);
     s->took_pairs = 0;
@@ -435,6 +443,8 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
         e = zp__gpu_stream_clock(s->stream, 1);
     if (!e && next) /* host work while the device runs h */
         s->next_witness = next(ctx, ZP_G16_NEXT_H);
+    if (!e && s->lean && s->next_witness) /* packed for its sends (prove_gpu_wpack.c) */
+        zp__g16_wpack_make(s, k->pk, s->next_witness, s->wpack_next);
     s->next_fn = next; /* asked again where the witness could go (send_next) */
     s->next_ctx = ctx;
     zp_err em = ZP_OK;

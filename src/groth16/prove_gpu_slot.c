@@ -395,6 +395,10 @@ bool zp__g16_slot_took_h_acc(const zp__g16_slot *s) { return s->took_h_acc; }
 
 unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s) { return s->took_pairs; }
 
+unsigned zp__g16_slot_took_wpack(const zp__g16_slot *s) { return s->took_wpack; }
+
+uint64_t zp__g16_slot_wpack_saved(const zp__g16_slot *s) { return s->wpack_saved; }
+
 bool zp__g16_slot_beside(const zp__g16_slot *s) { return s->side_stream != NULL; }
 
 bool zp__g16_slot_fits(const zp__g16_slot *s, const zp__pk *pk)
@@ -453,6 +457,7 @@ void zp__g16_slot_close(zp__g16_slot *s)
     zp__gpu_free(s->dev, &s->ab_scalars);
     zp__gpu_host_free(s->host_witness);
     zp__gpu_host_free(s->host_witness2);
+    zp__g16_wpack_free(s);
     zp__gpu_host_free(s->abc_stage[0]);
     zp__gpu_host_free(s->abc_stage[1]);
     zp__gpu_stream_close(s->copy_stream);

@@ -467,6 +467,34 @@ static void test_table_first(void)
     zp_engine_close(e);
 }
 
+/* A lean slot's witnesses go packed (prove_gpu_wpack.c) where the options
+ * force lean slots: a job of porep:15 (31780 variables, 31.6 KB of room
+ * past them in c's region) whose partitions' witnesses are sent ahead
+ * proves, and some sends went packed. */
+static void test_wpack(void)
+{
+    if (!T_opts.lean && !T_opts.stream_matrices)
+        return;
+    zp_engine *e = open_gpu_engine_opts(0, 1, (uint64_t)1 << 30, &T_opts);
+    if (!e)
+        return;
+    CHECK_EQ_INT(zp_engine_add_key(e, "p", "synth:porep:15"), ZP_OK);
+    char id[ZP_JOB_ID_MAX + 1];
+    CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_NORMAL, 6, 3, id), ZP_OK);
+    t_await_ok(e, id, "p", 6);
+    unsigned packed = 0, lean = 0;
+    for (int i = 0; i < e->n_provers; i++) {
+        const struct zp__g16_slot *sl = e->workers[i].slot;
+        if (sl && zp__g16_slot_lean(sl)) {
+            lean++;
+            packed += zp__g16_slot_took_wpack(sl);
+        }
+    }
+    printf("wpack: %u lean slots, %u witness sends packed\n", lean, packed);
+    CHECK(lean > 0 && packed > 0);
+    zp_engine_close(e);
+}
+
 /* The sum of args h2d_bytes of job's msm events in the engine's trace and
  * how many carry it; every other event carries none. */
 static uint64_t trace_h2d(zp_engine *e, const char *job, int *events)
@@ -780,6 +808,7 @@ int main(int argc, char **argv)
     RUN(test_admission);
     RUN(test_table_first);
     RUN(test_io_counts);
+    RUN(test_wpack);
     RUN(test_cancel);
     RUN(test_put_back);
     if (zp__gpu_count() >= 2)

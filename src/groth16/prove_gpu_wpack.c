@@ -1,0 +1,182 @@
+/*
+ * A lean slot's witness sent packed (witness_pack.h, gpu/wpack.h). A lean
+ * slot sends each witness twice, both inside the MSM phase of a streaming
+ * key, where the bus carries the key's points: ahead, into c's region
+ * while the partition before sums its last H chunks (zp__g16_slot_send_next),
+ * and again after h, which overwrote it. A PoRep witness is mostly 0 and 1,
+ * so the packed chunks (bits, and the other values listed) cross in a
+ * tenth of the plain bytes; chunks with many other values go as they are.
+ *
+ * The host packs the next witness, on every CPU, into the pack that is
+ * not the current partition's, so that the current witness's pack stays
+ * for its second send: the engine's witness loader does it once the
+ * witness is loaded (zp__g16_slot_pack_ahead), and a slot whose hook gives
+ * the next witness during h packs it there (the slot thread waits for the
+ * device then). The device staging is the tail of c's region past the witness
+ * (domain_size - n_vars values: 129 MB for synth:porep:27); packed chunks
+ * that do not fit there, and a key with no such room, go plain.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pool.h"
+#include "groth16/prove_gpu_slot_impl.h"
+#include "groth16/witness_pack.h"
+
+struct zp__g16_wpack {
+    uint64_t n, chunks, cap;
+    uint8_t *regions; /* host: chunks x zp__wpack_region_bytes() */
+    uint64_t *bytes, *off;
+    uint8_t *image;   /* pinned: the staging as it goes up (table, regions) */
+    uint64_t used;    /* bytes of image (0: none packed) */
+    const zp_fr *w;   /* the witness packed (NULL: none) */
+};
+
+void zp__g16_wpack_free(zp__g16_slot *s)
+{
+    for (int i = 0; i < 2; i++) {
+        zp__g16_wpack *p = s->wpack[i];
+        if (!p)
+            continue;
+        free(p->regions);
+        free(p->bytes);
+        free(p->off);
+        zp__gpu_host_free(p->image);
+        free(p);
+        s->wpack[i] = NULL;
+    }
+}
+
+/* The staging's room: c's region past the witness, 256-aligned. */
+static uint64_t room_of(const zp__g16_slot *s, const zp__pk *pk)
+{
+    const uint64_t w = (uint64_t)pk->n_vars * sizeof(zp_fr);
+    return s->lean && s->witness.bytes > w ? (s->witness.bytes - w) & ~(uint64_t)255 : 0;
+}
+
+static zp__g16_wpack *wpack_get(zp__g16_slot *s, const zp__pk *pk, int i)
+{
+    const uint64_t n = pk->n_vars, cap = room_of(s, pk);
+    zp__g16_wpack *p = s->wpack[i];
+    if (p && p->n == n && p->cap == cap)
+        return p;
+    if (p) { /* another shape: made again */
+        free(p->regions);
+        free(p->bytes);
+        free(p->off);
+        zp__gpu_host_free(p->image);
+        free(p);
+        s->wpack[i] = NULL;
+    }
+    const uint64_t chunks = zp__wpack_chunks(n);
+    if (!chunks || chunks > 65535 || cap <= zp__wpack_table_bytes(chunks))
+        return NULL;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->n = n;
+    p->chunks = chunks;
+    p->cap = cap;
+    p->regions = malloc(chunks * zp__wpack_region_bytes());
+    p->bytes = malloc(chunks * sizeof *p->bytes);
+    p->off = malloc(chunks * sizeof *p->off);
+    if (!p->regions || !p->bytes || !p->off ||
+        zp__gpu_host_alloc(s->dev, (void **)&p->image, cap)) {
+        free(p->regions);
+        free(p->bytes);
+        free(p->off);
+        free(p);
+        return NULL;
+    }
+    s->wpack[i] = p;
+    return p;
+}
+
+typedef struct pack_job {
+    zp__g16_wpack *p;
+    const zp_fr *w;
+    zp_fr one;
+} pack_job;
+
+static void pack_chunks(void *ctx, size_t begin, size_t end)
+{
+    pack_job *j = ctx;
+    const uint64_t rb = zp__wpack_region_bytes();
+    for (size_t k = begin; k < end; k++) {
+        const uint64_t at = (uint64_t)k * ZP_WPACK_CHUNK;
+        const uint32_t count =
+            (uint32_t)(j->p->n - at < ZP_WPACK_CHUNK ? j->p->n - at : ZP_WPACK_CHUNK);
+        j->p->bytes[k] = zp__wpack_chunk(j->w + at, count, &j->one, j->p->regions + k * rb);
+    }
+}
+
+static void image_chunks(void *ctx, size_t begin, size_t end)
+{
+    const zp__g16_wpack *p = ctx;
+    const uint64_t rb = zp__wpack_region_bytes(), table = zp__wpack_table_bytes(p->chunks);
+    for (size_t k = begin; k < end; k++)
+        if (p->off[k] != ZP_WPACK_NONE)
+            memcpy(p->image + table + p->off[k], p->regions + k * rb, p->bytes[k]);
+}
+
+void zp__g16_wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i)
+{
+    zp__g16_wpack *p = wpack_get(s, pk, i);
+    if (!p)
+        return;
+    p->w = NULL;
+    pack_job j = {p, w, {{0}}};
+    zp_fr_one(&j.one);
+    zp__parallel_for(p->chunks, 16, pack_chunks, &j, 0);
+    p->used = zp__wpack_place(p->bytes, p->chunks, p->cap, p->off);
+    if (!p->used)
+        return;
+    memset(p->image, 0, zp__wpack_table_bytes(p->chunks));
+    memcpy(p->image, p->off, p->chunks * sizeof *p->off);
+    zp__parallel_for(p->chunks, 64, image_chunks, p, 0);
+    p->w = w;
+}
+
+zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, int i,
+                          bool last, bool *packed)
+{
+    const uint64_t n = k->pk->n_vars;
+    zp_fr *d_w = s->witness.ptr;
+    zp__g16_wpack *p = s->wpack[i];
+    *packed = p && p->w == w && p->n == n && p->cap == room_of(s, k->pk) && p->used;
+    if (!*packed)
+        return zp__gpu_upload(s->copy_stream, d_w, w, n * sizeof(zp_fr));
+    /* The staging at the end of c's region, past the witness. */
+    char *stage = (char *)s->witness.ptr + ((s->witness.bytes - p->used) & ~(uint64_t)255);
+    zp_err e = zp__gpu_upload(s->copy_stream, stage, p->image, p->used);
+    /* The raw chunks straight to their place, a run of them a copy. */
+    for (uint64_t c = 0; !e && c < p->chunks;) {
+        if (p->off[c] != ZP_WPACK_NONE) {
+            c++;
+            continue;
+        }
+        uint64_t end = c;
+        while (end < p->chunks && p->off[end] == ZP_WPACK_NONE)
+            end++;
+        const uint64_t at = c * ZP_WPACK_CHUNK, to = end * ZP_WPACK_CHUNK < n ? end * ZP_WPACK_CHUNK : n;
+        e = zp__gpu_upload(s->copy_stream, d_w + at, w + at, (to - at) * sizeof(zp_fr));
+        c = end;
+    }
+    zp_fr one;
+    zp_fr_one(&one);
+    if (!e)
+        e = zp__gpu_wunpack(s->copy_stream, d_w, stage, n, &one);
+    if (!e) {
+        s->wpack_saved += n * sizeof(zp_fr) - p->used; /* what the bus did not carry */
+        s->took_wpack++;
+    }
+    if (last) /* its second send: no later one may take it for another witness */
+        p->w = NULL;
+    return e;
+}
+
+void zp__g16_slot_pack_ahead(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
+{
+    if (s->lean && w)
+        zp__g16_wpack_make(s, pk, w, s->wpack_next);
+}
