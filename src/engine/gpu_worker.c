@@ -174,9 +174,10 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
                                             dk->share != NULL, share, (unsigned)w->slot_index,
                                             &e->gpu_opts, why);
         if (!err) {
-            /* A lean slot holds two host witness buffers. */
+            /* A lean slot holds two host witness buffers, and its packs. */
             w->slot_pinned = (zp__g16_slot_lean(w->slot) ? 2 : 1) * (uint64_t)pk->n_vars *
-                             sizeof(zp_fr);
+                                 sizeof(zp_fr) +
+                             zp__g16_slot_wpack_pinned(w->slot, pk);
             w->slot_ring = zp__g16_slot_ring_bytes(w->slot); /* none: the key's, shared */
             sets_add(e, d, 0, (int64_t)w->slot_pinned, (int64_t)w->slot_ring);
         } else {

@@ -467,6 +467,10 @@ unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s);
  * off the bus, since it opened (prove_gpu_wpack.c). */
 unsigned zp__g16_slot_took_wpack(const zp__g16_slot *s);
 uint64_t zp__g16_slot_wpack_saved(const zp__g16_slot *s);
+/* The pinned host bytes a lean slot's witness packs take for keys of pk's
+ * shape once made (two images of the room past the witness; 0 where the
+ * slot does not pack). */
+uint64_t zp__g16_slot_wpack_pinned(const zp__g16_slot *s, const zp__pk *pk);
 /* Packs w, the witness of the partition this lean slot runs next, for
  * its sends (a no-op for a slot that is not lean). Callable from another
  * thread (the engine's witness loader) while the slot runs the partition

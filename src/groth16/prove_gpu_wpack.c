@@ -54,6 +54,18 @@ static uint64_t room_of(const zp__g16_slot *s, const zp__pk *pk)
     return s->lean && s->witness.bytes > w ? (s->witness.bytes - w) & ~(uint64_t)255 : 0;
 }
 
+/* Whether a pack can be made for keys of pk's shape in s. */
+static bool packs(const zp__g16_slot *s, const zp__pk *pk)
+{
+    const uint64_t chunks = zp__wpack_chunks(pk->n_vars);
+    return chunks && chunks <= 65535 && room_of(s, pk) > zp__wpack_table_bytes(chunks);
+}
+
+uint64_t zp__g16_slot_wpack_pinned(const zp__g16_slot *s, const zp__pk *pk)
+{
+    return packs(s, pk) ? 2 * room_of(s, pk) : 0;
+}
+
 static zp__g16_wpack *wpack_get(zp__g16_slot *s, const zp__pk *pk, int i)
 {
     const uint64_t n = pk->n_vars, cap = room_of(s, pk);
@@ -69,7 +81,7 @@ static zp__g16_wpack *wpack_get(zp__g16_slot *s, const zp__pk *pk, int i)
         s->wpack[i] = NULL;
     }
     const uint64_t chunks = zp__wpack_chunks(n);
-    if (!chunks || chunks > 65535 || cap <= zp__wpack_table_bytes(chunks))
+    if (!packs(s, pk))
         return NULL;
     p = calloc(1, sizeof *p);
     if (!p)
