@@ -4,8 +4,12 @@
  * other values, counts that end inside a word and inside a tile, and the
  * edge values (one's neighbours, values equal to one in some limbs only);
  * a chunk with more dense values than the layout holds is raw; the bytes
- * sent end at the last dense value.
+ * sent end at the last dense value, and packing writes none past them;
+ * zp__wpack_chunk_bytes (the layout's first pass) says the same bytes
+ * without packing.
  */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +68,7 @@ static void round_trip(uint32_t count, unsigned pz, unsigned po)
     make(w, count, pz, po);
     memset(T_region, 0xa5, zp__wpack_region_bytes()); /* poison */
     uint64_t sent = zp__wpack_chunk(w, count, &T_one, T_region);
+    CHECK_EQ_INT(zp__wpack_chunk_bytes(w, count, &T_one), sent);
     uint32_t nd = count_dense(w, count), *hdr = (uint32_t *)T_region;
     if (nd > ZP_WPACK_DENSE_MAX) {
         CHECK_EQ_INT(sent, 0);
@@ -73,6 +78,10 @@ static void round_trip(uint32_t count, unsigned pz, unsigned po)
         CHECK_EQ_INT(hdr[1], nd);
         CHECK_EQ_INT(sent, ZP_WPACK_OFF_DENSE + 32ull * nd);
         CHECK(sent <= zp__wpack_region_bytes());
+        int untouched = 1; /* the image's next region may begin at sent's 256-byte round */
+        for (uint64_t b = sent; b < zp__wpack_region_bytes(); b++)
+            untouched &= T_region[b] == 0xa5;
+        CHECK(untouched);
         memset(back, 0x5a, count * sizeof *back);
         zp__wpack_unpack_ref(T_region, count, &T_one, back);
         CHECK_MEM(back, w, count * sizeof *w);
@@ -111,7 +120,9 @@ static void test_raw(void)
         w[i].l[0] = i + 2;
     CHECK_EQ_INT(zp__wpack_chunk(w, n - 1, &T_one, T_region),
                  ZP_WPACK_OFF_DENSE + 32ull * (n - 1));
+    CHECK_EQ_INT(zp__wpack_chunk_bytes(w, n - 1, &T_one), ZP_WPACK_OFF_DENSE + 32ull * (n - 1));
     CHECK_EQ_INT(zp__wpack_chunk(w, n, &T_one, T_region), 0);
+    CHECK_EQ_INT(zp__wpack_chunk_bytes(w, n, &T_one), 0);
     free(w);
 }
 
@@ -155,6 +166,63 @@ static void test_place(void)
     }
 }
 
+/* A whole image (zp__wpack_image) against the witness: a witness of chunks
+ * that pack and chunks that do not, ending inside a chunk, rebuilt the way
+ * the GPU does it (the table's place for a packed chunk, else the raw
+ * values) gives the witness back, for rooms that hold every chunk, some,
+ * and not even the table; the image's table is off[]. */
+static void test_image(void)
+{
+    const uint64_t n = 9 * (uint64_t)ZP_WPACK_CHUNK + 777, chunks = zp__wpack_chunks(n);
+    zp_fr *w = malloc(n * sizeof *w), *back = malloc(n * sizeof *back);
+    uint64_t *bytes = malloc(chunks * sizeof *bytes), *off = malloc(chunks * sizeof *off);
+    uint8_t *image = malloc(chunks * zp__wpack_region_bytes() + zp__wpack_table_bytes(chunks));
+    CHECK(w && back && bytes && off && image);
+    if (!w || !back || !bytes || !off || !image)
+        return;
+    for (uint64_t k = 0; k < chunks; k++) {
+        const uint64_t at = k * ZP_WPACK_CHUNK;
+        const uint32_t count = (uint32_t)(n - at < ZP_WPACK_CHUNK ? n - at : ZP_WPACK_CHUNK);
+        /* chunks 3 and 7 dense (raw), the rest a PoRep-like mix */
+        make(w + at, count, k == 3 || k == 7 ? 10 : 47, k == 3 || k == 7 ? 10 : 47);
+    }
+    const uint64_t table = zp__wpack_table_bytes(chunks);
+    const uint64_t caps[] = {chunks * zp__wpack_region_bytes() + table, 3 * 4096 + table,
+                             table + 100, table - 1};
+    for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+        memset(image, 0xa5, caps[c]);
+        const uint64_t used = zp__wpack_image(w, n, caps[c], bytes, off, image);
+        unsigned placed = 0;
+        bool ok = used <= caps[c] && (used == 0) == (table > caps[c]);
+        if (used)
+            ok = ok && memcmp(image, off, chunks * sizeof *off) == 0;
+        for (uint64_t k = 0; used && k < chunks; k++) {
+            const uint64_t at = k * ZP_WPACK_CHUNK;
+            const uint32_t count = (uint32_t)(n - at < ZP_WPACK_CHUNK ? n - at : ZP_WPACK_CHUNK);
+            if (off[k] == ZP_WPACK_NONE) {
+                memcpy(back + at, w + at, count * sizeof *w); /* sent raw */
+            } else {
+                ok = ok && table + off[k] + bytes[k] <= used;
+                zp__wpack_unpack_ref(image + table + off[k], count, &T_one, back + at);
+                placed++;
+            }
+        }
+        if (used)
+            ok = ok && memcmp(back, w, n * sizeof *w) == 0;
+        if (c == 0) /* room for all: every chunk but the two dense ones */
+            ok = ok && placed == chunks - 2 && bytes[3] == 0 && bytes[7] == 0;
+        printf("  room %llu: %u of %llu chunks placed, %llu bytes\n",
+               (unsigned long long)caps[c], placed, (unsigned long long)chunks,
+               (unsigned long long)used);
+        CHECK(ok);
+    }
+    free(w);
+    free(back);
+    free(bytes);
+    free(off);
+    free(image);
+}
+
 static void test_layout(void)
 {
     CHECK_EQ_INT(zp__wpack_region_bytes() % 256, 0);
@@ -177,6 +245,7 @@ int main(void)
     RUN(test_counts);
     RUN(test_raw);
     RUN(test_place);
+    RUN(test_image);
     free(T_region);
     return FINISH();
 }

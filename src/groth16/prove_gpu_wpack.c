@@ -19,14 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pool.h"
 #include "groth16/prove_gpu_slot_impl.h"
 #include "groth16/witness_pack.h"
 
 struct zp__g16_wpack {
     uint64_t n, chunks, cap;
-    uint8_t *regions; /* host: chunks x zp__wpack_region_bytes() */
-    uint64_t *bytes, *off;
+    uint64_t *bytes, *off; /* each chunk's packed bytes (0: raw), its place */
     uint8_t *image;   /* pinned: the staging as it goes up (table, regions) */
     uint64_t used;    /* bytes of image (0: none packed) */
     const zp_fr *w;   /* the witness packed (NULL: none) */
@@ -38,7 +36,6 @@ void zp__g16_wpack_free(zp__g16_slot *s)
         zp__g16_wpack *p = s->wpack[i];
         if (!p)
             continue;
-        free(p->regions);
         free(p->bytes);
         free(p->off);
         zp__gpu_host_free(p->image);
@@ -73,7 +70,6 @@ static zp__g16_wpack *wpack_get(zp__g16_slot *s, const zp__pk *pk, int i)
     if (p && p->n == n && p->cap == cap)
         return p;
     if (p) { /* another shape: made again */
-        free(p->regions);
         free(p->bytes);
         free(p->off);
         zp__gpu_host_free(p->image);
@@ -89,12 +85,9 @@ static zp__g16_wpack *wpack_get(zp__g16_slot *s, const zp__pk *pk, int i)
     p->n = n;
     p->chunks = chunks;
     p->cap = cap;
-    p->regions = malloc(chunks * zp__wpack_region_bytes());
     p->bytes = malloc(chunks * sizeof *p->bytes);
     p->off = malloc(chunks * sizeof *p->off);
-    if (!p->regions || !p->bytes || !p->off ||
-        zp__gpu_host_alloc(s->dev, (void **)&p->image, cap)) {
-        free(p->regions);
+    if (!p->bytes || !p->off || zp__gpu_host_alloc(s->dev, (void **)&p->image, cap)) {
         free(p->bytes);
         free(p->off);
         free(p);
@@ -104,49 +97,15 @@ static zp__g16_wpack *wpack_get(zp__g16_slot *s, const zp__pk *pk, int i)
     return p;
 }
 
-typedef struct pack_job {
-    zp__g16_wpack *p;
-    const zp_fr *w;
-    zp_fr one;
-} pack_job;
-
-static void pack_chunks(void *ctx, size_t begin, size_t end)
-{
-    pack_job *j = ctx;
-    const uint64_t rb = zp__wpack_region_bytes();
-    for (size_t k = begin; k < end; k++) {
-        const uint64_t at = (uint64_t)k * ZP_WPACK_CHUNK;
-        const uint32_t count =
-            (uint32_t)(j->p->n - at < ZP_WPACK_CHUNK ? j->p->n - at : ZP_WPACK_CHUNK);
-        j->p->bytes[k] = zp__wpack_chunk(j->w + at, count, &j->one, j->p->regions + k * rb);
-    }
-}
-
-static void image_chunks(void *ctx, size_t begin, size_t end)
-{
-    const zp__g16_wpack *p = ctx;
-    const uint64_t rb = zp__wpack_region_bytes(), table = zp__wpack_table_bytes(p->chunks);
-    for (size_t k = begin; k < end; k++)
-        if (p->off[k] != ZP_WPACK_NONE)
-            memcpy(p->image + table + p->off[k], p->regions + k * rb, p->bytes[k]);
-}
-
 void zp__g16_wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i)
 {
     zp__g16_wpack *p = wpack_get(s, pk, i);
     if (!p)
         return;
     p->w = NULL;
-    pack_job j = {p, w, {{0}}};
-    zp_fr_one(&j.one);
-    zp__parallel_for(p->chunks, 16, pack_chunks, &j, 0);
-    p->used = zp__wpack_place(p->bytes, p->chunks, p->cap, p->off);
-    if (!p->used)
-        return;
-    memset(p->image, 0, zp__wpack_table_bytes(p->chunks));
-    memcpy(p->image, p->off, p->chunks * sizeof *p->off);
-    zp__parallel_for(p->chunks, 64, image_chunks, p, 0);
-    p->w = w;
+    p->used = zp__wpack_image(w, p->n, p->cap, p->bytes, p->off, p->image);
+    if (p->used)
+        p->w = w;
 }
 
 zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, int i,

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/pool.h"
 #include "math/mont.h"
 
 /* v == c, inline: the packing loop runs it on every value (zp_fr_eq is a
@@ -11,6 +12,18 @@ static inline bool is_value(const zp_fr *v, const zp_fr *c)
 {
     return !((v->l[0] ^ c->l[0]) | (v->l[1] ^ c->l[1]) | (v->l[2] ^ c->l[2]) |
              (v->l[3] ^ c->l[3]));
+}
+
+uint64_t zp__wpack_chunk_bytes(const zp_fr *w, uint32_t count, const zp_fr *one)
+{
+    uint32_t nd = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (zp__is_zero_n(w[i].l, ZP_FR_LIMBS) || is_value(&w[i], one))
+            continue;
+        if (nd++ == ZP_WPACK_DENSE_MAX)
+            return 0;
+    }
+    return ZP_WPACK_OFF_DENSE + (uint64_t)nd * sizeof(zp_fr);
 }
 
 uint64_t zp__wpack_chunk(const zp_fr *w, uint32_t count, const zp_fr *one, void *region)
@@ -88,4 +101,54 @@ uint64_t zp__wpack_place(const uint64_t *bytes, uint64_t chunks, uint64_t cap, u
         }
     }
     return table <= cap ? table + at : 0;
+}
+
+typedef struct image_job {
+    const zp_fr *w;
+    uint64_t n, chunks;
+    uint64_t *bytes;
+    const uint64_t *off;
+    uint8_t *image;
+    zp_fr one;
+} image_job;
+
+static uint32_t chunk_count(const image_job *j, size_t k)
+{
+    const uint64_t at = (uint64_t)k * ZP_WPACK_CHUNK;
+    return (uint32_t)(j->n - at < ZP_WPACK_CHUNK ? j->n - at : ZP_WPACK_CHUNK);
+}
+
+/* First pass: each chunk's packed bytes, for the layout. */
+static void size_chunks(void *ctx, size_t begin, size_t end)
+{
+    image_job *j = ctx;
+    for (size_t k = begin; k < end; k++)
+        j->bytes[k] =
+            zp__wpack_chunk_bytes(j->w + (uint64_t)k * ZP_WPACK_CHUNK, chunk_count(j, k), &j->one);
+}
+
+/* Second pass: the placed chunks packed straight into the image. */
+static void pack_chunks(void *ctx, size_t begin, size_t end)
+{
+    image_job *j = ctx;
+    const uint64_t table = zp__wpack_table_bytes(j->chunks);
+    for (size_t k = begin; k < end; k++)
+        if (j->off[k] != ZP_WPACK_NONE)
+            zp__wpack_chunk(j->w + (uint64_t)k * ZP_WPACK_CHUNK, chunk_count(j, k), &j->one,
+                            j->image + table + j->off[k]);
+}
+
+uint64_t zp__wpack_image(const zp_fr *w, uint64_t n, uint64_t cap, uint64_t *bytes,
+                         uint64_t *off, uint8_t *image)
+{
+    image_job j = {w, n, zp__wpack_chunks(n), bytes, off, image, {{0}}};
+    zp_fr_one(&j.one);
+    zp__parallel_for(j.chunks, 16, size_chunks, &j, 0);
+    const uint64_t used = zp__wpack_place(bytes, j.chunks, cap, off);
+    if (!used)
+        return 0;
+    memset(image, 0, zp__wpack_table_bytes(j.chunks));
+    memcpy(image, off, j.chunks * sizeof *off);
+    zp__parallel_for(j.chunks, 16, pack_chunks, &j, 0);
+    return used;
 }

@@ -611,43 +611,40 @@ static void pack_mix(zp_fr *w, uint64_t count, unsigned pz, unsigned po, const z
  * dense to pack), the packed ones placed in a staging of `cap` bytes. */
 static void wunpack_case(uint64_t n, uint64_t cap)
 {
-    const uint64_t C = ZP_WPACK_CHUNK, rb = zp__wpack_region_bytes(), chunks = zp__wpack_chunks(n);
+    const uint64_t C = ZP_WPACK_CHUNK, chunks = zp__wpack_chunks(n);
+    const uint64_t most = zp__wpack_table_bytes(chunks) + chunks * zp__wpack_region_bytes();
+    if (cap > most) /* room for every chunk: no more needed */
+        cap = most;
     static const unsigned mix[3][2] = {{60, 30}, {0, 0}, {46, 46}}; /* chunk 3k+1 raw */
     zp_fr one, *w = malloc(n * sizeof *w), *back = malloc(n * sizeof *back);
-    uint8_t *regions = malloc(chunks * rb);
+    uint8_t *image = malloc(cap);
     uint64_t *bytes = malloc(chunks * sizeof *bytes), *off = malloc(chunks * sizeof *off);
-    CHECK(w && back && regions && bytes && off);
-    if (!w || !back || !regions || !bytes || !off)
+    CHECK(w && back && image && bytes && off);
+    if (!w || !back || !image || !bytes || !off)
         return;
     zp_fr_one(&one);
     for (uint64_t k = 0; k < chunks; k++) {
         uint64_t at = k * C, count = n - at < C ? n - at : C;
         pack_mix(w + at, count, mix[k % 3][0], mix[k % 3][1], &one);
-        bytes[k] = zp__wpack_chunk(w + at, (uint32_t)count, &one, regions + k * rb);
     }
-    const uint64_t used = zp__wpack_place(bytes, chunks, cap, off);
+    /* The staging as a lean slot sends it (zp__wpack_image); raw chunks
+     * straight to their place. */
+    const uint64_t used = zp__wpack_image(w, n, cap, bytes, off, image);
     zp__gpu_buf dout = gpu_test_alloc(n * sizeof *w), dst = gpu_test_alloc(used ? used : 256);
     memset(back, 0xee, n * sizeof *back); /* poison */
     GPU_OK(zp__gpu_upload(T_s, dout.ptr, back, n * sizeof *back));
-    /* The table, then the packed regions; raw chunks straight to their place. */
-    uint64_t *table = calloc(zp__wpack_table_bytes(chunks), 1);
-    CHECK(table != NULL);
     unsigned raw = 0;
-    for (uint64_t k = 0; table && k < chunks; k++) {
+    for (uint64_t k = 0; k < chunks; k++) {
         uint64_t at = k * C, count = n - at < C ? n - at : C;
-        table[k] = used ? off[k] : ZP_WPACK_NONE;
-        if (table[k] != ZP_WPACK_NONE) {
-            GPU_OK(zp__gpu_upload(T_s, (uint8_t *)dst.ptr + zp__wpack_table_bytes(chunks) + off[k],
-                                  regions + k * rb, bytes[k]));
-        } else {
+        if (!used || off[k] == ZP_WPACK_NONE) {
             raw++;
             GPU_OK(zp__gpu_upload(T_s, (zp_fr *)dout.ptr + at, w + at, count * sizeof *w));
         }
     }
-    if (table && used)
-        GPU_OK(zp__gpu_upload(T_s, dst.ptr, table, zp__wpack_table_bytes(chunks)));
-    if (used)
+    if (used) {
+        GPU_OK(zp__gpu_upload(T_s, dst.ptr, image, used));
         GPU_OK(zp__gpu_wunpack(T_s, dout.ptr, dst.ptr, n, &one));
+    }
     GPU_OK(zp__gpu_download(T_s, back, dout.ptr, n * sizeof *back));
     GPU_OK(zp__gpu_stream_sync(T_s));
     uint64_t bad = 0;
@@ -658,12 +655,11 @@ static void wunpack_case(uint64_t n, uint64_t cap)
            (unsigned long long)cap, (unsigned long long)bad);
     CHECK_EQ_INT(bad, 0);
     CHECK(raw >= chunks / 3);
-    free(table);
     zp__gpu_free(T_gpu, &dst);
     zp__gpu_free(T_gpu, &dout);
     free(off);
     free(bytes);
-    free(regions);
+    free(image);
     free(back);
     free(w);
 }
