@@ -17,8 +17,13 @@
 #          limit (TEST_TIMEOUT, 300 s); a line each, then a count
 #        bash bench/carry.sh batch NAME:ARENA[:TUNE]...
 #          (device) bench/variants.sh's batch with NAME's zkpipe
-# env: OUT (logs; default bench/out/carry), LOG2 (27), COUNT (1), BATCH_ARGS
-# (more options for bench batch: --log-level debug logs every chunk).
+#        bash bench/carry.sh bundle
+#          (device) OUT's logs in one file, OUT.tgz (traces left out), and
+#          OUT removed: the device tool brings back at most 8 files a call
+# env: OUT (logs; default bench/out/carry; on the device a folder under the
+# tool's $OUT, e.g. OUT=$OUT/run1, so that they come back), LOG2 (27),
+# COUNT (1), BATCH_ARGS (more options for bench batch: --log-level debug
+# logs every chunk).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=bench/with_variants.sh
@@ -133,8 +138,13 @@ batch)
       sed "s/^/$tag: /"
   done
   ;;
+bundle)
+  rm -f "$OUT"/*.json
+  tar czf "$OUT.tgz" -C "$(dirname "$OUT")" "$(basename "$OUT")" && rm -rf "$OUT"
+  ls -l "$OUT.tgz"
+  ;;
 *)
-  sed -n '2,24p' "$0"
+  sed -n '2,/^set /p' "$0" | sed -n '/^#/p'
   exit 2
   ;;
 esac
