@@ -6,7 +6,8 @@
  * a chunk with more dense values than the layout holds is raw; the bytes
  * sent end at the last dense value, and packing writes none past them;
  * zp__wpack_chunk_bytes (the layout's first pass) says the same bytes
- * without packing.
+ * without packing; a whole image rebuilds the witness; zp__wpack_worth
+ * refuses sends that save too little or need too many copies.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -223,6 +224,47 @@ static void test_image(void)
     free(image);
 }
 
+/* When a packed send is worth it: the raw chunks' bytes and runs counted
+ * (a short last chunk by its values), and a send that would carry seven
+ * eighths of the plain bytes or more, or too many raw runs, refused. */
+static void test_worth(void)
+{
+    enum { K = 10 };
+    const uint64_t C = ZP_WPACK_CHUNK, n = (K - 1) * C + 100, plain = n * 32;
+    uint64_t off[K], raw = 0;
+    for (int k = 0; k < K; k++)
+        off[k] = (uint64_t)k * 4096;
+    CHECK(zp__wpack_worth(off, n, 65536, &raw));
+    CHECK_EQ_INT(raw, 0);
+    off[2] = off[3] = off[K - 1] = ZP_WPACK_NONE; /* two runs, the last chunk short */
+    CHECK(zp__wpack_worth(off, n, 65536, &raw));
+    CHECK_EQ_INT(raw, 2 * C * 32 + 100 * 32);
+    /* the image plus the raw chunks at the edge of seven eighths */
+    const uint64_t edge = plain - plain / 8 - raw;
+    CHECK(zp__wpack_worth(off, n, edge, &raw));
+    CHECK(!zp__wpack_worth(off, n, edge + 1, &raw));
+    CHECK(!zp__wpack_worth(off, n, plain + 1, &raw)); /* no wrap */
+    /* every chunk raw: nothing saved */
+    for (int k = 0; k < K; k++)
+        off[k] = ZP_WPACK_NONE;
+    CHECK(!zp__wpack_worth(off, n, 256, &raw));
+    CHECK_EQ_INT(raw, plain);
+    /* raw runs: one raw chunk in sixteen (a sixteenth of the bytes), as
+     * many runs as allowed, then one more */
+    const uint64_t chunks = 16 * (uint64_t)(ZP_WPACK_RUNS_MAX + 1), big = chunks * C;
+    uint64_t *o = malloc(chunks * sizeof *o);
+    CHECK(o != NULL);
+    if (!o)
+        return;
+    for (uint64_t k = 0; k < chunks; k++)
+        o[k] = k % 16 == 1 && k / 16 < ZP_WPACK_RUNS_MAX ? ZP_WPACK_NONE : k * 4096;
+    CHECK(zp__wpack_worth(o, big, 4096, &raw));
+    CHECK_EQ_INT(raw, (uint64_t)ZP_WPACK_RUNS_MAX * C * 32);
+    o[16 * (uint64_t)ZP_WPACK_RUNS_MAX + 1] = ZP_WPACK_NONE;
+    CHECK(!zp__wpack_worth(o, big, 4096, &raw));
+    free(o);
+}
+
 static void test_layout(void)
 {
     CHECK_EQ_INT(zp__wpack_region_bytes() % 256, 0);
@@ -246,6 +288,7 @@ int main(void)
     RUN(test_raw);
     RUN(test_place);
     RUN(test_image);
+    RUN(test_worth);
     free(T_region);
     return FINISH();
 }

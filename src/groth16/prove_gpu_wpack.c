@@ -27,6 +27,7 @@ struct zp__g16_wpack {
     uint64_t *bytes, *off; /* each chunk's packed bytes (0: raw), its place */
     uint8_t *image;   /* pinned: the staging as it goes up (table, regions) */
     uint64_t used;    /* bytes of image (0: none packed) */
+    uint64_t raw;     /* bytes of the raw chunks, sent as they are */
     const zp_fr *w;   /* the witness packed (NULL: none) */
 };
 
@@ -104,7 +105,7 @@ void zp__g16_wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i
         return;
     p->w = NULL;
     p->used = zp__wpack_image(w, p->n, p->cap, p->bytes, p->off, p->image);
-    if (p->used)
+    if (p->used && zp__wpack_worth(p->off, p->n, p->used, &p->raw))
         p->w = w;
 }
 
@@ -138,7 +139,9 @@ zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
     if (!e)
         e = zp__gpu_wunpack(s->copy_stream, d_w, stage, n, &one);
     if (!e) {
-        s->wpack_saved += n * sizeof(zp_fr) - p->used; /* what the bus did not carry */
+        /* what the bus did not carry: the plain witness less the image and
+         * the raw chunks (zp__wpack_worth: less than the plain bytes) */
+        s->wpack_saved += n * sizeof(zp_fr) - p->used - p->raw;
         s->took_wpack++;
     }
     if (last) /* its second send: no later one may take it for another witness */

@@ -152,3 +152,20 @@ uint64_t zp__wpack_image(const zp_fr *w, uint64_t n, uint64_t cap, uint64_t *byt
     zp__parallel_for(j.chunks, 16, pack_chunks, &j, 0);
     return used;
 }
+
+bool zp__wpack_worth(const uint64_t *off, uint64_t n, uint64_t used, uint64_t *raw)
+{
+    const uint64_t chunks = zp__wpack_chunks(n);
+    uint64_t bytes = 0, runs = 0;
+    for (uint64_t k = 0; k < chunks; k++) {
+        if (off[k] != ZP_WPACK_NONE)
+            continue;
+        const uint64_t at = k * ZP_WPACK_CHUNK;
+        bytes += (n - at < ZP_WPACK_CHUNK ? n - at : ZP_WPACK_CHUNK) * sizeof(zp_fr);
+        runs += k == 0 || off[k - 1] != ZP_WPACK_NONE;
+    }
+    *raw = bytes;
+    const uint64_t plain = n * sizeof(zp_fr);
+    return runs <= ZP_WPACK_RUNS_MAX && used <= plain && bytes <= plain - used &&
+           used + bytes <= plain - plain / 8;
+}

@@ -6,6 +6,7 @@
 #ifndef ZP_GROTH16_WITNESS_PACK_H
 #define ZP_GROTH16_WITNESS_PACK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,19 @@ void zp__wpack_unpack_ref(const void *region, uint32_t count, const zp_fr *one, 
  * the table included (0 where not even the table fits: every chunk raw).
  */
 uint64_t zp__wpack_place(const uint64_t *bytes, uint64_t chunks, uint64_t cap, uint64_t *off);
+
+/* Raw runs a packed send may copy at the most (a copy each): past that
+ * the witness goes plain, in one copy. */
+#define ZP_WPACK_RUNS_MAX 4096
+
+/*
+ * Whether a staging of `used` bytes placed as off[] (zp__wpack_place's,
+ * for n values) is worth sending instead of the n values: the image and
+ * the raw chunks (off[k] ZP_WPACK_NONE, sent as they are) together at
+ * most seven eighths of the plain bytes, in at most ZP_WPACK_RUNS_MAX runs
+ * of raw chunks. *raw gets the raw chunks' bytes.
+ */
+bool zp__wpack_worth(const uint64_t *off, uint64_t n, uint64_t used, uint64_t *raw);
 
 /*
  * The whole staging image for w[0 .. n) (Montgomery values) in `image`
