@@ -303,11 +303,9 @@ zp_err zp__g16_slot_send_next(zp__g16_slot *s, const zp__g16_dkey *k)
     if (!w)
         return ZP_OK;
     zp_err e = zp__gpu_stream_after(s->copy_stream, s->msm_stream);
-    bool packed = false;
-    if (!e && s->lean) { /* packed while h ran, where it could be */
-        e = zp__g16_wpack_send(s, k, w, s->wpack_next, false, &packed);
-        s->sent_pack = s->wpack_next;
-        s->wpack_next ^= 1;
+    if (!e && s->lean) { /* packed where the loader packed it */
+        e = zp__g16_wpack_send(s, k, w, s->wpack_next, false);
+        s->wpack_next ^= 1; /* this partition's pack stays for its second send */
     } else if (!e) {
         e = zp__gpu_upload(s->copy_stream, s->witness.ptr, w,
                            (uint64_t)k->pk->n_vars * sizeof(zp_fr));
@@ -394,9 +392,8 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         if (!s->lean_w)
             return ZP_E_INVALID_ARG;
         e = zp__gpu_stream_after(s->copy_stream, s->stream);
-        bool packed = false;
-        if (!e) /* packed with the send ahead, where that was */
-            e = s->took_sent ? zp__g16_wpack_send(s, k, s->lean_w, s->sent_pack, true, &packed)
+        if (!e) /* packed with the send ahead, where that was (its pack: not wpack_next) */
+            e = s->took_sent ? zp__g16_wpack_send(s, k, s->lean_w, s->wpack_next ^ 1, true)
                              : zp__gpu_upload(s->copy_stream, s->witness.ptr, s->lean_w,
                                               (uint64_t)k->pk->n_vars * sizeof(zp_fr));
     }
@@ -443,8 +440,6 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
         e = zp__gpu_stream_clock(s->stream, 1);
     if (!e && next) /* host work while the device runs h */
         s->next_witness = next(ctx, ZP_G16_NEXT_H);
-    if (!e && s->lean && s->next_witness) /* packed for its sends (prove_gpu_wpack.c) */
-        zp__g16_wpack_make(s, k->pk, s->next_witness, s->wpack_next);
     s->next_fn = next; /* asked again where the witness could go (send_next) */
     s->next_ctx = ctx;
     zp_err em = ZP_OK;

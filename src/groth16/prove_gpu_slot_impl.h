@@ -37,11 +37,11 @@ struct zp__g16_slot {
     unsigned took_pairs;                    /* streamed chunks the last schedule summed two at a time */
     uint64_t sched_runs;                    /* schedules run (the debug log's run=) */
     /* A lean slot's witnesses packed (prove_gpu_wpack.c): wpack_next is
-     * where the next witness is packed while h runs, sent_pack the one
-     * sent ahead for this partition; wpack_saved the bytes the packed
+     * the pack the next witness goes into (the witness sent ahead for
+     * this partition is in the other); wpack_saved the bytes the packed
      * sends left off the bus, took_wpack the packed sends. */
     struct zp__g16_wpack *wpack[2];
-    int wpack_next, sent_pack;
+    int wpack_next;
     uint64_t wpack_saved;
     unsigned took_wpack;
     /* The witness in parts (prove_gpu_parts.c). l_split: the L MSM is
@@ -164,15 +164,13 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
  * it that comes next on the ring (prove_gpu_msm.c). */
 zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part part);
 
-/* A lean slot's packed witnesses (prove_gpu_wpack.c): _make packs w into
- * pack i (nothing where it cannot: then the sends go plain); _send puts w
- * into the slot's witness region on the copy stream, packed where pack i
- * holds w, else plain (*packed says which), and with `last` lets pack i
- * go (its witness's second send); _free at close. */
+/* A lean slot's packed witnesses (prove_gpu_wpack.c; packed by
+ * zp__g16_slot_pack_ahead): _send puts w into the slot's witness region
+ * on the copy stream, packed where pack i holds w, else plain, and with
+ * `last` lets pack i go (its witness's second send); _free at close. */
 typedef struct zp__g16_wpack zp__g16_wpack;
-void zp__g16_wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i);
 zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, int i,
-                          bool last, bool *packed);
+                          bool last);
 void zp__g16_wpack_free(zp__g16_slot *s);
 
 /* The schedule of chunks the slot's MSMs run for k (prove_gpu_sched.c),

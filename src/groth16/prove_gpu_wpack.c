@@ -10,9 +10,8 @@
  * The host packs the next witness, on every CPU, into the pack that is
  * not the current partition's, so that the current witness's pack stays
  * for its second send: the engine's witness loader does it once the
- * witness is loaded (zp__g16_slot_pack_ahead), and a slot whose hook gives
- * the next witness during h packs it there (the slot thread waits for the
- * device then). The device staging is the tail of c's region past the witness
+ * witness is loaded (zp__g16_slot_pack_ahead); a witness that no one
+ * packed goes plain. The device staging is the tail of c's region past the witness
  * (domain_size - n_vars values: 129 MB for synth:porep:27); packed chunks
  * that do not fit there, and a key with no such room, go plain.
  */
@@ -23,7 +22,7 @@
 #include "groth16/witness_pack.h"
 
 struct zp__g16_wpack {
-    uint64_t n, chunks, cap;
+    uint64_t n, cap;
     uint64_t *bytes, *off; /* each chunk's packed bytes (0: raw), its place */
     uint8_t *image;   /* pinned: the staging as it goes up (table, regions) */
     uint64_t used;    /* bytes of image (0: none packed) */
@@ -31,16 +30,20 @@ struct zp__g16_wpack {
     const zp_fr *w;   /* the witness packed (NULL: none) */
 };
 
+static void wpack_drop(zp__g16_wpack *p)
+{
+    if (!p)
+        return;
+    free(p->bytes);
+    free(p->off);
+    zp__gpu_host_free(p->image);
+    free(p);
+}
+
 void zp__g16_wpack_free(zp__g16_slot *s)
 {
     for (int i = 0; i < 2; i++) {
-        zp__g16_wpack *p = s->wpack[i];
-        if (!p)
-            continue;
-        free(p->bytes);
-        free(p->off);
-        zp__gpu_host_free(p->image);
-        free(p);
+        wpack_drop(s->wpack[i]);
         s->wpack[i] = NULL;
     }
 }
@@ -66,39 +69,28 @@ uint64_t zp__g16_slot_wpack_pinned(const zp__g16_slot *s, const zp__pk *pk)
 
 static zp__g16_wpack *wpack_get(zp__g16_slot *s, const zp__pk *pk, int i)
 {
-    const uint64_t n = pk->n_vars, cap = room_of(s, pk);
+    const uint64_t n = pk->n_vars, cap = room_of(s, pk), chunks = zp__wpack_chunks(n);
     zp__g16_wpack *p = s->wpack[i];
     if (p && p->n == n && p->cap == cap)
         return p;
-    if (p) { /* another shape: made again */
-        free(p->bytes);
-        free(p->off);
-        zp__gpu_host_free(p->image);
-        free(p);
-        s->wpack[i] = NULL;
-    }
-    const uint64_t chunks = zp__wpack_chunks(n);
-    if (!packs(s, pk))
-        return NULL;
-    p = calloc(1, sizeof *p);
-    if (!p)
+    wpack_drop(p); /* another shape: made again */
+    s->wpack[i] = NULL;
+    if (!packs(s, pk) || !(p = calloc(1, sizeof *p)))
         return NULL;
     p->n = n;
-    p->chunks = chunks;
     p->cap = cap;
     p->bytes = malloc(chunks * sizeof *p->bytes);
     p->off = malloc(chunks * sizeof *p->off);
     if (!p->bytes || !p->off || zp__gpu_host_alloc(s->dev, (void **)&p->image, cap)) {
-        free(p->bytes);
-        free(p->off);
-        free(p);
+        wpack_drop(p);
         return NULL;
     }
     s->wpack[i] = p;
     return p;
 }
 
-void zp__g16_wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i)
+/* Packs w into pack i (nothing where it cannot: then its sends go plain). */
+static void wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i)
 {
     zp__g16_wpack *p = wpack_get(s, pk, i);
     if (!p)
@@ -110,25 +102,24 @@ void zp__g16_wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i
 }
 
 zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, int i,
-                          bool last, bool *packed)
+                          bool last)
 {
-    const uint64_t n = k->pk->n_vars;
+    const uint64_t n = k->pk->n_vars, chunks = zp__wpack_chunks(n);
     zp_fr *d_w = s->witness.ptr;
     zp__g16_wpack *p = s->wpack[i];
-    *packed = p && p->w == w && p->n == n && p->cap == room_of(s, k->pk) && p->used;
-    if (!*packed)
+    if (!p || p->w != w || p->n != n || p->cap != room_of(s, k->pk))
         return zp__gpu_upload(s->copy_stream, d_w, w, n * sizeof(zp_fr));
     /* The staging at the end of c's region, past the witness. */
     char *stage = (char *)s->witness.ptr + ((s->witness.bytes - p->used) & ~(uint64_t)255);
     zp_err e = zp__gpu_upload(s->copy_stream, stage, p->image, p->used);
     /* The raw chunks straight to their place, a run of them a copy. */
-    for (uint64_t c = 0; !e && c < p->chunks;) {
+    for (uint64_t c = 0; !e && c < chunks;) {
         if (p->off[c] != ZP_WPACK_NONE) {
             c++;
             continue;
         }
         uint64_t end = c;
-        while (end < p->chunks && p->off[end] == ZP_WPACK_NONE)
+        while (end < chunks && p->off[end] == ZP_WPACK_NONE)
             end++;
         const uint64_t at = c * ZP_WPACK_CHUNK, to = end * ZP_WPACK_CHUNK < n ? end * ZP_WPACK_CHUNK : n;
         e = zp__gpu_upload(s->copy_stream, d_w + at, w + at, (to - at) * sizeof(zp_fr));
@@ -152,5 +143,5 @@ zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
 void zp__g16_slot_pack_ahead(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
 {
     if (s->lean && w)
-        zp__g16_wpack_make(s, pk, w, s->wpack_next);
+        wpack_make(s, pk, w, s->wpack_next);
 }
