@@ -35,6 +35,8 @@
 #define ZP_WPACK_NONE UINT64_MAX
 #define ZP_WPACK_PACKED 0u
 #define ZP_WPACK_RAW 1u
+/* The most chunks a packed witness has (the rebuild's grid: a row a chunk). */
+#define ZP_WPACK_CHUNKS_MAX 65535u
 
 /* Byte offsets within a chunk's region (the dense values 256-aligned, as
  * is every region: its size is a multiple of 256). */

@@ -65,7 +65,7 @@ extern "C" zp_err zp__gpu_wunpack(zp__gpu_stream *s, zp_fr *d_out, const void *d
     if (!d_out || !d_stage || !one)
         return ZP_E_INVALID_ARG;
     uint64_t chunks = zp__wpack_chunks(n);
-    if (chunks > 65535)
+    if (chunks > ZP_WPACK_CHUNKS_MAX)
         return ZP_E_TOO_LARGE;
     fr_t o;
     memcpy(&o, one, sizeof o);

@@ -59,7 +59,7 @@ static uint64_t room_of(const zp__g16_slot *s, const zp__pk *pk)
 static bool packs(const zp__g16_slot *s, const zp__pk *pk)
 {
     const uint64_t chunks = zp__wpack_chunks(pk->n_vars);
-    return chunks && chunks <= 65535 && room_of(s, pk) > zp__wpack_table_bytes(chunks);
+    return chunks && chunks <= ZP_WPACK_CHUNKS_MAX && room_of(s, pk) > zp__wpack_table_bytes(chunks);
 }
 
 uint64_t zp__g16_slot_wpack_pinned(const zp__g16_slot *s, const zp__pk *pk)
