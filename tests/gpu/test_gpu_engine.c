@@ -34,6 +34,7 @@
 
 #include "../test_engine_util.h"
 #include "gpu/gpu.h"
+#include "gpu/wpack.h"
 #include "groth16/gpu_prover.h"
 #include "prover_opts.h"
 
@@ -154,7 +155,14 @@ static void test_gpu_only(void)
      * (lean slots two each: --lean, porep being a lean shape). A shared-ring
      * key's slots hold no ring of their own, so a slot that took one of
      * chain's partitions (an own-ring key) was opened again at chain's size. */
-    const unsigned long long wp = (T_opts.lean ? 2ull : 1ull) * key_of(e, "p")->n_vars * 32;
+    /* A lean slot also pins two images of its witness packs: the room in
+     * c's region past the witness, 256-aligned (prove_gpu_wpack.c). */
+    const zp__key *kp = key_of(e, "p");
+    const uint64_t room = ((kp->domain_size - kp->n_vars) * 32) & ~(uint64_t)255,
+                   nch = zp__wpack_chunks(kp->n_vars);
+    const uint64_t packs = nch && room > zp__wpack_table_bytes(nch) ? 2 * room : 0;
+    const unsigned long long wp =
+        T_opts.lean ? 2ull * kp->n_vars * 32 + packs : kp->n_vars * 32ull;
     const unsigned long long wc = key_of(e, "c")->n_vars * 32ull;
     char want[3][96];
     const unsigned long long sums[3] = {2 * wp, wp + wc, 2 * wc};
