@@ -137,7 +137,7 @@ if "$ZKPIPE" version | grep -q "CUDA backend: compiled" &&
   check 0 "a GPU with a 24.0 GiB arena: streamed: resident.*; streamed .*pinned" \
     "can be proved on such a GPU$" -- "synth:porep:27 streams at 24G" \
     doctor --gpu-mem 24G synth:porep:27
-  check 0 "a GPU with a 16.0 GiB arena: streamed: .*lean slot.*matrices streamed" \
+  check 0 "a GPU with a 16.0 GiB arena: streamed: .*lean slot.*matrices streamed.*GiB to the GPU at most, its witness sent packed" \
     "can be proved on such a GPU$" -- "synth:porep:27 goes lean at 16G" \
     doctor --gpu-mem 16G synth:porep:27
   # Its bytes a partition: the streamed points and matrices, the witness twice.
