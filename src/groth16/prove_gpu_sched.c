@@ -201,7 +201,7 @@ static int chunk_cmp(const void *a, const void *b)
  * chunks come among them (bench/sched_model.py replays a logged schedule
  * against that model), while the tail must hold the next witness's copy:
  * a tenth of H for a packed witness (~11 % of its bytes for porep), a
- * quarter for one sent plain (bench/RESULTS.md, issue 34). */
+ * quarter for one sent plain (bench/RESULTS.md, key tiers). */
 #define SCHED_W_SPAN_PACKED 0.9
 #define SCHED_W_SPAN_PLAIN 0.75
 
@@ -251,7 +251,6 @@ static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
     s->sched_n = c.n;
     s->sched_gen++;
     s->sched_made_runs = 0;
-    s->sched_tuned = false;
     s->sched_key = k;
     s->sched_l_split = s->l_split;
     s->sched_n_l_rest = s->n_l_rest;
@@ -462,16 +461,8 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     put_times(t, tm, wait);
     /* After its second run (the first may pay what later ones do not),
      * the schedule's H chunks placed again from that run's times. */
-    if (!e && !s->sched_tuned && ++s->sched_made_runs >= 2) {
-        double *ms = malloc(n * sizeof *ms);
-        if (ms) {
-            for (size_t j = 0; j < n; j++)
-                ms[j] = s->sched[j].ms;
-            zp__g16_sched_retune(s, k, ms, 1e3 * wait);
-            free(ms);
-        }
-        s->sched_tuned = true;
-    }
+    if (!e && ++s->sched_made_runs == 2)
+        zp__g16_sched_retune(s, k, NULL, 1e3 * wait);
     return e;
 }
 
@@ -496,7 +487,7 @@ bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *
         u[nu].h = x->msm == M_H;
         u[nu].pair = x->pair == 1;
         u[nu].bufs = x->streamed ? (x->pair == 1 ? 2u : 1u) : 0u;
-        u[nu].ms = ms[j];
+        u[nu].ms = ms ? ms[j] : x->ms;
         first[nu++] = j;
     }
     /* The search costs about units squared replays' steps: a schedule of
@@ -530,7 +521,6 @@ bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *
     free(first);
     free(order);
     free(v);
-    s->sched_tuned = true;
     return changed;
 }
 

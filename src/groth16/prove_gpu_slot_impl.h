@@ -127,10 +127,9 @@ struct zp__g16_slot {
     uint64_t pre_at;
     size_t pre_n;
     uint64_t pre_gen, sched_gen;
-    /* The schedule's runs since sched_make made it, and whether its H
-     * chunks have been placed again from a run's times (sched_tune.h). */
+    /* The schedule's runs since sched_make made it: its H chunks are
+     * placed again from the second one's times (sched_tune.h). */
     unsigned sched_made_runs;
-    bool sched_tuned;
     bool counted;                           /* in dev's count of slots */
     /* The pinned buffers a caller's a and b go up through
      * (prove_gpu_abc.c): taken at the first such partition, abc_stage_bytes
@@ -191,9 +190,9 @@ zp__g16_sched_entry *zp__g16_sched_list(zp__g16_slot *s, const zp__g16_dkey *k, 
 
 /* H's chunks of s's schedule for k placed again by the copy model
  * (sched_tune.h) from ms[j], the time entry j of zp__g16_sched_list took
- * on the GPU (a pair's time on its first entry, 0 on the second), and
- * the copies' waits of that run: what zp__g16_sched_run does after the
- * schedule's second run. True where the order changed (the schedule's
+ * on the GPU (a pair's time on its first entry, 0 on the second; ms NULL:
+ * the times of the schedule's last run), and the copies' waits of that
+ * run: what zp__g16_sched_run does after the schedule's second run. True where the order changed (the schedule's
  * generation then moves on: chunks sent ahead for the old one are not
  * taken). */
 bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *ms,
