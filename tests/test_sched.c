@@ -78,11 +78,11 @@ static bool packs_of(const zp__pk *pk, const zp__g16_slot *s)
  * resident points: every point once, in each MSM's order; streamed chunks
  * a buffer at most past the resident prefix, resident ones a slot's chunk
  * at most inside it; H's first chunk first and the witness MSMs done
- * before H's last, and before H's last quarter (a tenth where the slot
- * sends the next witness packed: it crosses while H's tail runs); the
- * pairs sound. *pairs gets the pairs. */
+ * before H's last, and with span_tail before H's last quarter (a tenth
+ * where the slot sends the next witness packed: it crosses while H's tail
+ * runs); the pairs sound. *pairs gets the pairs. */
 static bool sound(const zp__pk *pk, const uint64_t *res, const zp__g16_slot *s, uint64_t ring,
-                  const zp__g16_sched_entry *v, size_t n, unsigned *pairs_out)
+                  const zp__g16_sched_entry *v, size_t n, bool span_tail, unsigned *pairs_out)
 {
     const uint64_t buf_bytes = (2 * zp__g16_arena_round(ring) / ZP_G16_RING_BUFS) & ~(uint64_t)255;
     bool ok = true;
@@ -124,7 +124,7 @@ static bool sound(const zp__pk *pk, const uint64_t *res, const zp__g16_slot *s, 
     for (size_t j = last_w + 1; j < n; j++)
         tail += v[j].msm == S_H;
     const double span = packs_of(pk, s) ? 0.9 : 0.75;
-    ok = ok && (n_h < 4 || tail >= (size_t)((double)n_h * (1 - span)));
+    ok = ok && (!span_tail || n_h < 4 || tail >= (size_t)((double)n_h * (1 - span)));
     /* The pairs. */
     bool pairs_ok = true;
     unsigned pairs = 0;
@@ -191,7 +191,11 @@ static void retune_check(const char *what, const zp__pk *pk, const uint64_t *res
     size_t n2 = 0;
     zp__g16_sched_entry *v2 = zp__g16_sched_list(s, k, &n2);
     unsigned pairs = 0;
-    CHECK(v2 && n2 == n && sound(pk, res, s, ring, v2, n2, &pairs));
+    /* the next witness's copy in buffers, as the slot weighs it (0: H's
+     * tail kept as made) */
+    const uint64_t buf = (2 * zp__g16_arena_round(ring) / ZP_G16_RING_BUFS) & ~(uint64_t)255;
+    const double tail = (double)s->next_bytes / (double)buf;
+    CHECK(v2 && n2 == n && sound(pk, res, s, ring, v2, n2, tail == 0, &pairs));
     if (changed && v2 && n2 == n) {
         /* the same copy time the slot found, over the new order's units
          * (the same units: the pairs move with their chunks) */
@@ -200,10 +204,13 @@ static void retune_check(const char *what, const zp__pk *pk, const uint64_t *res
         CHECK(ms2 && u2);
         if (ms2 && u2) {
             const size_t nu2 = units_of(v2, n2, ms2, u2);
-            const double copy = zp__sched_copy_ms(u, nu, ZP_G16_RING_BUFS, 80);
-            const double before = zp__sched_replay(u, NULL, nu, copy, ZP_G16_RING_BUFS, NULL);
-            const double after = zp__sched_replay(u2, NULL, nu2, copy, ZP_G16_RING_BUFS, NULL);
-            printf("  %-34s retuned: %.1f -> %.1f ms modelled\n", what, before, after);
+            const double copy = zp__sched_copy_ms(u, nu, ZP_G16_RING_BUFS, tail, 80);
+            const double before =
+                zp__sched_replay(u, NULL, nu, copy, ZP_G16_RING_BUFS, tail, NULL);
+            const double after =
+                zp__sched_replay(u2, NULL, nu2, copy, ZP_G16_RING_BUFS, tail, NULL);
+            printf("  %-34s retuned (witness %.2f buffers): %.1f -> %.1f ms modelled\n", what,
+                   tail, before, after);
             CHECK(copy > 0 && nu2 == nu && after < before);
         }
         free(ms2);
@@ -251,7 +258,7 @@ static unsigned check_sched(const char *what, const zp__pk *pk, const uint64_t *
     free(v2);
 
     unsigned pairs = 0;
-    const bool ok = sound(pk, res, s, ring, v, n, &pairs);
+    const bool ok = sound(pk, res, s, ring, v, n, true, &pairs);
     CHECK(ok);
     /* H's chunks placed again from a run's times (zp__g16_sched_retune):
      * H 60 ms, a witness chunk 5 ms a buffer, each witness MSM's last
@@ -259,6 +266,18 @@ static unsigned check_sched(const char *what, const zp__pk *pk, const uint64_t *
      * the schedule stays sound, and a streaming one that changed
      * ends no later by the model than before. */
     retune_check(what, pk, res, s, &k, ring, v, n);
+    /* And again from the schedule as made, with the next witness's copy
+     * modelled: the bytes a packed send moves (about a ninth of porep's
+     * witness) where the slot packs, else the plain witness. */
+    free(s->sched);
+    s->sched = NULL;
+    s->next_bytes = (uint64_t)pk->n_vars * 32 / (packs_of(pk, s) ? 9 : 1);
+    size_t n3 = 0;
+    zp__g16_sched_entry *v3 = zp__g16_sched_list(s, &k, &n3);
+    CHECK(v3 && n3 == n);
+    if (v3 && n3 == n)
+        retune_check(what, pk, res, s, &k, ring, v3, n3);
+    free(v3);
     printf("  %-34s %6zu chunks, %4u pairs %s\n", what, n, pairs, ok ? "ok" : "WRONG");
     free(v);
     free(s->sched);
@@ -314,23 +333,39 @@ static void test_model_hand(void)
 {
     zp__sched_unit u[3] = {{false, false, 1, 5}, {false, false, 1, 5}, {true, false, 0, 7}};
     double wait = -1;
-    CHECK(zp__sched_replay(u, NULL, 2, 10, 1, &wait) == 20 && wait == 10);
-    CHECK(zp__sched_replay(u, NULL, 3, 10, 1, &wait) == 27 && wait == 10);
+    CHECK(zp__sched_replay(u, NULL, 2, 10, 1, 0, &wait) == 20 && wait == 10);
+    CHECK(zp__sched_replay(u, NULL, 3, 10, 1, 0, &wait) == 27 && wait == 10);
     /* two buffers: the second was filled before the start */
-    CHECK(zp__sched_replay(u, NULL, 2, 10, 2, &wait) == 10 && wait == 0);
+    CHECK(zp__sched_replay(u, NULL, 2, 10, 2, 0, &wait) == 10 && wait == 0);
     /* the copy time that waits 10 ms is 10 ms */
-    const double c = zp__sched_copy_ms(u, 2, 1, 10);
+    const double c = zp__sched_copy_ms(u, 2, 1, 0, 10);
     CHECK(c > 9.999 && c < 10.001);
-    CHECK(zp__sched_copy_ms(u, 2, 1, 0) == 0); /* nothing waited: no copy time to find */
+    CHECK(zp__sched_copy_ms(u, 2, 1, 0, 0) == 0); /* nothing waited: no copy time to find */
+    /* The next witness, 1.5 buffers (15 ms), after the last witness unit
+     * (the second, done at 20, the bus free): it arrives at 35, after the
+     * H unit's end (27), so the schedule ends then. */
+    CHECK(zp__sched_replay(u, NULL, 3, 10, 1, 1.5, &wait) == 35 && wait == 10);
+    /* The H unit first, then the two witness units over one buffer: unit
+     * 1 runs 7..12, the buffer is refilled 12..22, unit 2 waits for it and
+     * runs 22..27, and only then the witness crosses, 27..37. */
+    zp__sched_unit h_first[3] = {{true, false, 0, 7}, {false, false, 1, 5}, {false, false, 1, 5}};
+    CHECK(zp__sched_replay(h_first, NULL, 3, 10, 1, 1, &wait) == 37 && wait == 10);
+    /* no witness unit: the witness crosses first, ahead of every refill */
+    zp__sched_unit only_h[2] = {{true, false, 1, 7}, {true, false, 1, 7}};
+    /* unit 0 (prefilled) 0..7; the witness 0..10 on the bus, then unit 1's
+     * buffer (its copy after unit 0 ran, the bus free at 10) 10..20; unit 1
+     * 20..27 */
+    CHECK(zp__sched_replay(only_h, NULL, 2, 10, 1, 1, &wait) == 27 && wait == 13);
 }
 
 /* Every place of H's units among the others, within the constraints
- * (the first H first, H's tail, the units from tail_from on, after every
- * witness unit, no pair from the ring's last buffer): the best end, by
- * enumeration. */
+ * (the first H first, H's units from tail_from on after every witness
+ * unit, no pair from the ring's last buffer): the best end by the model
+ * (the next witness's copy wb buffers), by enumeration. */
 static double best_by_enumeration(const zp__sched_unit *u, size_t n, double copy, unsigned ring,
-                                  const size_t *hs, size_t nh, const size_t *ws, size_t nw,
-                                  size_t tail_from, size_t *pos, size_t h, size_t *order)
+                                  double wb, const size_t *hs, size_t nh, const size_t *ws,
+                                  size_t nw, size_t tail_from, size_t *pos, size_t h,
+                                  size_t *order)
 {
     if (h == nh) {
         size_t o = 0, w = 0;
@@ -344,15 +379,15 @@ static double best_by_enumeration(const zp__sched_unit *u, size_t n, double copy
         for (size_t i = 0, q = 0; i < n; q += u[order[i]].bufs, i++)
             if (u[order[i]].pair && q % ring == ring - 1)
                 return 1e300;
-        return zp__sched_replay(u, order, n, copy, ring, NULL);
+        return zp__sched_replay(u, order, n, copy, ring, wb, NULL);
     }
     const size_t lo = h ? pos[h - 1] : 0;
     const size_t hi = h == 0 && u[0].h ? 0 : nw;
     double best = 1e300;
     for (size_t p = h >= tail_from ? nw : lo; p <= hi; p++) {
         pos[h] = p;
-        const double e = best_by_enumeration(u, n, copy, ring, hs, nh, ws, nw, tail_from, pos,
-                                             h + 1, order);
+        const double e = best_by_enumeration(u, n, copy, ring, wb, hs, nh, ws, nw, tail_from,
+                                             pos, h + 1, order);
         best = e < best ? e : best;
     }
     return best;
@@ -386,8 +421,10 @@ static void test_tune_random(void)
                 ws[nw++] = i;
         }
         const double copy = 10 + (double)(rnd64() % 30);
-        const double given = zp__sched_replay(u, NULL, n, copy, 4, NULL);
-        const double end = zp__sched_tune(u, n, copy, 4, out);
+        /* the next witness's copy modelled in half the rounds */
+        const double wb = round % 2 ? 0.5 * (double)(rnd64() % 8) : 0;
+        const double given = zp__sched_replay(u, NULL, n, copy, 4, wb, NULL);
+        const double end = zp__sched_tune(u, n, copy, 4, wb, out);
         bool ok = end <= given + 1e-9;
         bool seen[N] = {false};
         for (size_t i = 0; i < n; i++) {
@@ -395,10 +432,14 @@ static void test_tune_random(void)
             if (out[i] < n)
                 seen[out[i]] = true;
         }
-        /* The tail as given: the H units after the last witness unit. */
+        /* The tail as given, the H units after the last witness unit,
+         * stays where the witness's copy is not modelled; else the last H
+         * unit only. */
         size_t tail_from = nh;
         while (tail_from > 0 && hs[tail_from - 1] > (nw ? ws[nw - 1] : 0))
             tail_from--;
+        if (wb > 0 && tail_from < nh)
+            tail_from = nh - 1;
         size_t lh = 0, lw = 0, last_h = 0, last_w = 0, q = 0;
         for (size_t i = 0; ok && i < n; i++) {
             const size_t x = out[i];
@@ -417,10 +458,10 @@ static void test_tune_random(void)
         }
         if (end < given)
             ok = ok && out[0] == 0 && (nh < 2 || nw == 0 || last_w < last_h);
-        const double again = zp__sched_replay(u, out, n, copy, 4, NULL);
+        const double again = zp__sched_replay(u, out, n, copy, 4, wb, NULL);
         ok = ok && again > end - 1e-9 && again < end + 1e-9;
         const double best =
-            best_by_enumeration(u, n, copy, 4, hs, nh, ws, nw, tail_from, pos, 0, order);
+            best_by_enumeration(u, n, copy, 4, wb, hs, nh, ws, nw, tail_from, pos, 0, order);
         ok = ok && (end >= best - 1e-9 || end == given);
         better += end < given;
         CHECK(ok);

@@ -303,15 +303,17 @@ zp_err zp__g16_slot_send_next(zp__g16_slot *s, const zp__g16_dkey *k)
     if (!w)
         return ZP_OK;
     zp_err e = zp__gpu_stream_after(s->copy_stream, s->msm_stream);
+    uint64_t bytes = (uint64_t)k->pk->n_vars * sizeof(zp_fr);
     if (!e && s->lean) { /* packed where the loader packed it */
-        e = zp__g16_wpack_send(s, k, w, s->wpack_next, false);
+        e = zp__g16_wpack_send(s, k, w, s->wpack_next, false, &bytes);
         s->wpack_next ^= 1; /* this partition's pack stays for its second send */
     } else if (!e) {
-        e = zp__gpu_upload(s->copy_stream, s->witness.ptr, w,
-                           (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+        e = zp__gpu_upload(s->copy_stream, s->witness.ptr, w, bytes);
     }
-    if (!e)
+    if (!e) {
         s->sent_witness = w;
+        s->next_bytes = bytes;
+    }
     return e;
 }
 
@@ -392,10 +394,12 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         if (!s->lean_w)
             return ZP_E_INVALID_ARG;
         e = zp__gpu_stream_after(s->copy_stream, s->stream);
-        if (!e) /* packed with the send ahead, where that was (its pack: not wpack_next) */
-            e = s->took_sent ? zp__g16_wpack_send(s, k, s->lean_w, s->wpack_next ^ 1, true)
-                             : zp__gpu_upload(s->copy_stream, s->witness.ptr, s->lean_w,
-                                              (uint64_t)k->pk->n_vars * sizeof(zp_fr));
+        uint64_t bytes = (uint64_t)k->pk->n_vars * sizeof(zp_fr);
+        /* packed with the send ahead, where that was (its pack: not wpack_next) */
+        if (!e && s->took_sent)
+            e = zp__g16_wpack_send(s, k, s->lean_w, s->wpack_next ^ 1, true, &bytes);
+        else if (!e)
+            e = zp__gpu_upload(s->copy_stream, s->witness.ptr, s->lean_w, bytes);
     }
     s->took_sched = !e && zp__g16_sched_on(s, k);
     s->took_pairs = 0;

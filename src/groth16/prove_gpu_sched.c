@@ -382,6 +382,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     s->pre_key = NULL;
     s->pre_n = 0;
     bool w_ready = !s->lean;
+    s->next_bytes = 0; /* until this run sends the next witness */
     double tm[M_N] = {0}, wait = 0;
     /* At debug level a line a chunk: where the schedule waits for copies
      * and what each chunk costs the SMs. */
@@ -490,14 +491,18 @@ bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *
         u[nu].ms = ms ? ms[j] : x->ms;
         first[nu++] = j;
     }
+    /* The next witness's copy in buffers' time, where one went up during
+     * a run (the tail then is the model's to weigh: a witness that packs
+     * poorly, or a plain one, wants more of H after the witness MSMs). */
+    const double tail = s->next_bytes ? (double)s->next_bytes / (double)buf_bytes(s) : 0;
     /* The search costs about units squared replays' steps: a schedule of
      * many small buffers (tests' rings) keeps its order. */
     const double copy = u && first && order && v && nu <= SCHED_TUNE_MAX
-                            ? zp__sched_copy_ms(u, nu, ZP_G16_RING_BUFS, wait_ms)
+                            ? zp__sched_copy_ms(u, nu, ZP_G16_RING_BUFS, tail, wait_ms)
                             : 0;
     if (copy > 0) {
-        const double was = zp__sched_replay(u, NULL, nu, copy, ZP_G16_RING_BUFS, NULL);
-        const double end = zp__sched_tune(u, nu, copy, ZP_G16_RING_BUFS, order);
+        const double was = zp__sched_replay(u, NULL, nu, copy, ZP_G16_RING_BUFS, tail, NULL);
+        const double end = zp__sched_tune(u, nu, copy, ZP_G16_RING_BUFS, tail, order);
         /* a gain worth a new order: half a ms */
         if (end < was - 0.5) {
             size_t at = 0;
@@ -513,8 +518,9 @@ bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *
             s->sched_gen++;
             changed = true;
             zp__log(ZP__LOG_INFO, "sched.tune",
-                    "chunks=%zu copy_ms=%.2f waited_ms=%.1f modelled_end_ms=%.1f tuned_end_ms=%.1f",
-                    n, copy, wait_ms, was, end);
+                    "chunks=%zu copy_ms=%.2f witness_bufs=%.2f waited_ms=%.1f modelled_end_ms=%.1f "
+                    "tuned_end_ms=%.1f",
+                    n, copy, tail, wait_ms, was, end);
         }
     }
     free(u);

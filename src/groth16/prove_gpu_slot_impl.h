@@ -130,6 +130,10 @@ struct zp__g16_slot {
     /* The schedule's runs since sched_make made it: its H chunks are
      * placed again from the second one's times (sched_tune.h). */
     unsigned sched_made_runs;
+    /* The bytes the last send of the next partition's witness during the
+     * MSMs put on the bus (zp__g16_slot_send_next; 0: none yet): the copy
+     * the retune models after the schedule's last witness chunk. */
+    uint64_t next_bytes;
     bool counted;                           /* in dev's count of slots */
     /* The pinned buffers a caller's a and b go up through
      * (prove_gpu_abc.c): taken at the first such partition, abc_stage_bytes
@@ -170,10 +174,11 @@ zp_err zp__g16_slot_prefetch(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_par
 /* A lean slot's packed witnesses (prove_gpu_wpack.c; packed by
  * zp__g16_slot_pack_ahead): _send puts w into the slot's witness region
  * on the copy stream, packed where pack i holds w, else plain, and with
- * `last` lets pack i go (its witness's second send); _free at close. */
+ * `last` lets pack i go (its witness's second send); *bytes gets what
+ * crosses the bus; _free at close. */
 typedef struct zp__g16_wpack zp__g16_wpack;
 zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, int i,
-                          bool last);
+                          bool last, uint64_t *bytes);
 void zp__g16_wpack_free(zp__g16_slot *s);
 
 /* The schedule of chunks the slot's MSMs run for k (prove_gpu_sched.c),

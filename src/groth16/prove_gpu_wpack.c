@@ -102,13 +102,16 @@ static void wpack_make(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w, int i)
 }
 
 zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, int i,
-                          bool last)
+                          bool last, uint64_t *bytes)
 {
     const uint64_t n = k->pk->n_vars, chunks = zp__wpack_chunks(n);
     zp_fr *d_w = s->witness.ptr;
     zp__g16_wpack *p = s->wpack[i];
-    if (!p || p->w != w || p->n != n || p->cap != room_of(s, k->pk))
+    if (!p || p->w != w || p->n != n || p->cap != room_of(s, k->pk)) {
+        *bytes = n * sizeof(zp_fr);
         return zp__gpu_upload(s->copy_stream, d_w, w, n * sizeof(zp_fr));
+    }
+    *bytes = p->used + p->raw;
     /* The staging at the end of c's region, past the witness. */
     char *stage = (char *)s->witness.ptr + ((s->witness.bytes - p->used) & ~(uint64_t)255);
     zp_err e = zp__gpu_upload(s->copy_stream, stage, p->image, p->used);

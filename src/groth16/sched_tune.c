@@ -31,19 +31,28 @@ static void mem_close(replay_mem *m)
 }
 
 static double replay(const zp__sched_unit *u, const size_t *order, size_t n, double copy_ms,
-                     unsigned ring, double *wait, replay_mem *m)
+                     unsigned ring, double tail_bufs, double *wait, replay_mem *m)
 {
-    size_t nb = 0;
+    size_t nb = 0, last_w = n;
     for (size_t i = 0; i < n; i++) {
         const zp__sched_unit *x = &u[order ? order[i] : i];
         for (unsigned b = 0; b < x->bufs; b++)
             m->owner[nb++] = i;
+        if (!x->h)
+            last_w = i;
     }
+    /* the next witness's copy: after the last unit that reads the witness
+     * (at once where none does), ahead of the refills that unit frees */
+    double arrive = 0;
     const size_t first = nb < ring ? nb : ring; /* filled while h ran */
     for (size_t b = 0; b < first; b++)
         m->done[b] = 0;
     size_t next = first, at = 0;
     double now = 0, bus = 0, waited = 0;
+    if (tail_bufs > 0 && last_w == n) {
+        bus = tail_bufs * copy_ms;
+        arrive = bus;
+    }
     for (size_t i = 0; i < n; i++) {
         const zp__sched_unit *x = &u[order ? order[i] : i];
         double need = 0;
@@ -56,6 +65,10 @@ static double replay(const zp__sched_unit *u, const size_t *order, size_t n, dou
         now += x->ms;
         m->ended[i] = now;
         at += x->bufs;
+        if (tail_bufs > 0 && i == last_w) {
+            bus = (bus > now ? bus : now) + tail_bufs * copy_ms;
+            arrive = bus;
+        }
         /* the buffers this unit and those before it freed, filled again */
         for (; next < nb && m->owner[next - ring] <= i; next++) {
             const double free_at = m->ended[m->owner[next - ring]];
@@ -65,34 +78,35 @@ static double replay(const zp__sched_unit *u, const size_t *order, size_t n, dou
     }
     if (wait)
         *wait = waited;
-    return now;
+    return now > arrive ? now : arrive;
 }
 
 double zp__sched_replay(const zp__sched_unit *u, const size_t *order, size_t n, double copy_ms,
-                        unsigned ring, double *wait)
+                        unsigned ring, double tail_bufs, double *wait)
 {
     replay_mem m = {NULL, NULL, NULL};
     double end = NAN;
     if (ring && mem_open(&m, u, n))
-        end = replay(u, order, n, copy_ms, ring, wait, &m);
+        end = replay(u, order, n, copy_ms, ring, tail_bufs, wait, &m);
     else if (wait)
         *wait = NAN;
     mem_close(&m);
     return end;
 }
 
-double zp__sched_copy_ms(const zp__sched_unit *u, size_t n, unsigned ring, double wait)
+double zp__sched_copy_ms(const zp__sched_unit *u, size_t n, unsigned ring, double tail_bufs,
+                         double wait)
 {
     replay_mem m = {NULL, NULL, NULL};
     double c = 0;
     if (wait >= 0.1 && ring && mem_open(&m, u, n)) {
         /* the least copy time that waits as long (waits grow with it) */
         double lo = 0, hi = 1, w = 0;
-        while (hi < 1e5 && (replay(u, NULL, n, hi, ring, &w, &m), w < wait))
+        while (hi < 1e5 && (replay(u, NULL, n, hi, ring, tail_bufs, &w, &m), w < wait))
             hi *= 2;
         for (int it = 0; it < 60 && hi < 1e5; it++) {
             const double mid = (lo + hi) / 2;
-            replay(u, NULL, n, mid, ring, &w, &m);
+            replay(u, NULL, n, mid, ring, tail_bufs, &w, &m);
             if (w < wait)
                 lo = mid;
             else
@@ -136,13 +150,13 @@ static bool aligned(const zp__sched_unit *u, const size_t *order, size_t n, unsi
  * neighbours, while that ends the schedule sooner. pos gets the best
  * places; returns their modelled end (INFINITY where none is aligned). */
 static double search(const zp__sched_unit *u, size_t n, double copy_ms, unsigned ring,
-                     const size_t *hs, size_t nh, const size_t *ws, size_t nw, size_t *pos,
-                     size_t h0, size_t h1, size_t *cand, replay_mem *m)
+                     double tail_bufs, const size_t *hs, size_t nh, const size_t *ws, size_t nw,
+                     size_t *pos, size_t h0, size_t h1, size_t *cand, replay_mem *m)
 {
     double cur = INFINITY;
     merge(hs, nh, ws, nw, pos, cand);
     if (aligned(u, cand, n, ring))
-        cur = replay(u, cand, n, copy_ms, ring, NULL, m);
+        cur = replay(u, cand, n, copy_ms, ring, tail_bufs, NULL, m);
     for (int pass = 0, moved = 1; moved && pass < 200; pass++) {
         moved = 0;
         for (size_t h = h0; h < h1; h++) {
@@ -156,7 +170,7 @@ static double search(const zp__sched_unit *u, size_t n, double copy_ms, unsigned
                 merge(hs, nh, ws, nw, pos, cand);
                 if (!aligned(u, cand, n, ring))
                     continue;
-                const double end = replay(u, cand, n, copy_ms, ring, NULL, m);
+                const double end = replay(u, cand, n, copy_ms, ring, tail_bufs, NULL, m);
                 if (end < cur - 1e-6) {
                     cur = end;
                     keep = pos[h];
@@ -170,7 +184,7 @@ static double search(const zp__sched_unit *u, size_t n, double copy_ms, unsigned
 }
 
 double zp__sched_tune(const zp__sched_unit *u, size_t n, double copy_ms, unsigned ring,
-                      size_t *out)
+                      double tail_bufs, size_t *out)
 {
     for (size_t i = 0; i < n; i++)
         out[i] = i;
@@ -178,7 +192,7 @@ double zp__sched_tune(const zp__sched_unit *u, size_t n, double copy_ms, unsigne
     size_t *hs = malloc((n ? n : 1) * sizeof *hs), *ws = malloc((n ? n : 1) * sizeof *ws);
     size_t *pos = malloc((n ? n : 1) * sizeof *pos), *cand = malloc((n ? n : 1) * sizeof *cand);
     const bool ok = ring && hs && ws && pos && cand && mem_open(&m, u, n);
-    double best = ok ? replay(u, NULL, n, copy_ms, ring, NULL, &m) : NAN;
+    double best = ok ? replay(u, NULL, n, copy_ms, ring, tail_bufs, NULL, &m) : NAN;
     size_t nh = 0, nw = 0;
     for (size_t i = 0; ok && i < n; i++) {
         if (u[i].h) {
@@ -188,9 +202,11 @@ double zp__sched_tune(const zp__sched_unit *u, size_t n, double copy_ms, unsigne
             ws[nw++] = i;
         }
     }
-    /* H's tail: the units after the last witness unit (at least one). */
+    /* H's tail, the units after the last witness unit, stays as given
+     * where the next witness's copy is not modelled; where it is, only the
+     * last H unit stays last, and the model weighs the tail. */
     size_t tail = 0;
-    while (tail < nh && pos[nh - 1 - tail] == nw)
+    while (tail_bufs <= 0 && tail < nh && pos[nh - 1 - tail] == nw)
         tail++;
     if (tail == 0)
         tail = 1;
@@ -207,7 +223,8 @@ double zp__sched_tune(const zp__sched_unit *u, size_t n, double copy_ms, unsigne
                 pos[0] = 0;
             for (size_t h = h1; h < nh; h++)
                 pos[h] = nw;
-            const double end = search(u, n, copy_ms, ring, hs, nh, ws, nw, pos, h0, h1, cand, &m);
+            const double end =
+                search(u, n, copy_ms, ring, tail_bufs, hs, nh, ws, nw, pos, h0, h1, cand, &m);
             if (end < best - 1e-6) {
                 best = end;
                 merge(hs, nh, ws, nw, pos, out);
