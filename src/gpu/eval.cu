@@ -496,26 +496,28 @@ static void slice_of(ev_slice *x, const zp__gpu_csr *m, uint64_t r0, uint64_t r1
     x->bytes = al256(o + 8 * (x->l1 - x->l0));
 }
 
-/* Copies slice x of m to dst on s (asynchronous) and gives the device view
- * of it: m's struct with each array's pointer moved back by the slice's
+/* Copies slice x of m to dst on s (asynchronous; not where !copy: it is
+ * there already) and gives the device view of it: m's struct with each array's pointer moved back by the slice's
  * first index, so that the kernels index the slice by the matrix's own row,
  * nonzero, word and escape numbers; only the slice's entries are read. */
 static zp_err slice_put(zp__gpu_stream *s, char *dst, const zp__gpu_csr *m, const ev_slice *x,
-                        zp__gpu_csr *view, uint64_t *sent)
+                        zp__gpu_csr *view, uint64_t *sent, bool copy)
 {
     const uint64_t rps = m->rp64 ? 8 : 4;
     const char *rp = (const char *)m->row_ptr + x->r0 * rps;
-    ZP_TRY(put(s, dst, x->o_rp, rp, (x->r1 - x->r0 + 1) * rps));
-    ZP_TRY(put(s, dst, x->o_col, m->col + x->k0, 4 * (x->k1 - x->k0)));
-    ZP_TRY(put(s, dst, x->o_code, m->code + x->k0, x->k1 - x->k0));
-    if (x->w1 > x->w0) {
-        ZP_TRY(put(s, dst, x->o_bits, m->esc_bits + x->w0, 8 * (x->w1 - x->w0)));
-        ZP_TRY(put(s, dst, x->o_rank, m->esc_rank + x->w0, 8 * (x->w1 - x->w0)));
+    if (copy) {
+        ZP_TRY(put(s, dst, x->o_rp, rp, (x->r1 - x->r0 + 1) * rps));
+        ZP_TRY(put(s, dst, x->o_col, m->col + x->k0, 4 * (x->k1 - x->k0)));
+        ZP_TRY(put(s, dst, x->o_code, m->code + x->k0, x->k1 - x->k0));
+        if (x->w1 > x->w0) {
+            ZP_TRY(put(s, dst, x->o_bits, m->esc_bits + x->w0, 8 * (x->w1 - x->w0)));
+            ZP_TRY(put(s, dst, x->o_rank, m->esc_rank + x->w0, 8 * (x->w1 - x->w0)));
+        }
+        ZP_TRY(put(s, dst, x->o_esc, m->esc + x->e0, sizeof(zp_fr) * (x->e1 - x->e0)));
+        ZP_TRY(put(s, dst, x->o_tab, m->tab, sizeof(zp_fr) * m->n_tab));
+        ZP_TRY(put(s, dst, x->o_long, m->long_rows + x->l0, 8 * (x->l1 - x->l0)));
+        *sent += x->bytes;
     }
-    ZP_TRY(put(s, dst, x->o_esc, m->esc + x->e0, sizeof(zp_fr) * (x->e1 - x->e0)));
-    ZP_TRY(put(s, dst, x->o_tab, m->tab, sizeof(zp_fr) * m->n_tab));
-    ZP_TRY(put(s, dst, x->o_long, m->long_rows + x->l0, 8 * (x->l1 - x->l0)));
-    *sent += x->bytes;
     *view = *m;
     view->host = false;
     const uintptr_t d = (uintptr_t)dst;
@@ -559,45 +561,72 @@ static uint64_t block_end(const zp__gpu_csr *A, const zp__gpu_csr *B, uint64_t r
     return lo;
 }
 
-/* Enqueues the copy of rows [r0, r1) of A and B into buffer dst on s. */
+/* Enqueues the copy of rows [r0, r1) of A and B into buffer dst on s (no
+ * copy where !copy: the views only). */
 static zp_err block_put(zp__gpu_stream *s, char *dst, const zp__gpu_csr *A, const zp__gpu_csr *B,
                         uint64_t r0, uint64_t r1, zp__gpu_csr *va, zp__gpu_csr *vb,
-                        uint64_t *sent)
+                        uint64_t *sent, bool copy = true)
 {
     ev_slice a, b;
     slice_of(&a, A, r0, r1);
     slice_of(&b, B, r0, r1);
-    ZP_TRY(slice_put(s, dst, A, &a, va, sent));
-    return slice_put(s, dst + a.bytes, B, &b, vb, sent);
+    ZP_TRY(slice_put(s, dst, A, &a, va, sent, copy));
+    return slice_put(s, dst + a.bytes, B, &b, vb, sent, copy);
+}
+
+extern "C" zp_err zp__gpu_eval_ring_first(zp__gpu_stream *ring_stream, void *ring,
+                                          uint64_t buffer, unsigned first, uint64_t n_out,
+                                          const zp__gpu_csr *A, const zp__gpu_csr *B,
+                                          uint64_t *sent)
+{
+    if (n_out == 0)
+        return ZP_OK;
+    if (!ring || !A->host || !B->host || !ring_stream || first > 1)
+        return ZP_E_INVALID_ARG;
+    zp__gpu *g = ring_stream->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    const uint64_t r1 = block_end(A, B, 0, n_out, buffer);
+    if (r1 == 0)
+        return ZP_E_GPU_OOM;
+    zp__gpu_csr va, vb;
+    return block_put(ring_stream, (char *)ring + first * buffer, A, B, 0, r1, &va, &vb, sent);
 }
 
 extern "C" zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream,
-                                       void *ring, uint64_t buffer, zp_fr *d_a, zp_fr *d_b,
-                                       uint64_t n_out, const zp__gpu_csr *A,
+                                       void *ring, uint64_t buffer, int pre, zp_fr *d_a,
+                                       zp_fr *d_b, uint64_t n_out, const zp__gpu_csr *A,
                                        const zp__gpu_csr *B, const zp_fr *d_w, uint64_t *sent)
 {
     zp__gpu *g = s->g;
     if (n_out == 0)
         return ZP_OK;
-    if (!d_a || !d_b || !d_w || !ring || !A->host || !B->host || !ring_stream)
+    if (!d_a || !d_b || !d_w || !ring || !A->host || !B->host || !ring_stream || pre > 1)
         return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
+    const unsigned b0 = pre > 0 ? 1u : 0u; /* the first block's buffer */
     char *buf[2] = {(char *)ring, (char *)ring + buffer};
     zp__gpu_csr va[2], vb[2];
     uint64_t r0 = 0, r1 = block_end(A, B, 0, n_out, buffer);
     if (r1 == r0)
         return ZP_E_GPU_OOM;
-    /* The ring's buffers are free: whatever read them before waited for s. */
-    ZP_TRY(zp__gpu_stream_after(ring_stream, s));
-    ZP_TRY(block_put(ring_stream, buf[0], A, B, r0, r1, &va[0], &vb[0], sent));
-    for (unsigned b = 0; r0 < n_out; b ^= 1) {
+    /* The ring's buffers are free: whatever read them before waited for s.
+     * A first block sent ahead (zp__gpu_eval_ring_first) is on
+     * ring_stream already: only its views are made. */
+    if (pre < 0)
+        ZP_TRY(zp__gpu_stream_after(ring_stream, s));
+    ZP_TRY(block_put(ring_stream, buf[b0], A, B, r0, r1, &va[b0], &vb[b0], sent, pre < 0));
+    for (unsigned b = b0; r0 < n_out; b ^= 1) {
         ZP_TRY(zp__gpu_stream_after(s, ring_stream)); /* this block's copy */
         const uint64_t r2 = r1 < n_out ? block_end(A, B, r1, n_out, buffer) : r1;
         if (r1 < n_out && r2 == r1)
             return ZP_E_GPU_OOM;
         if (r1 < n_out) {
-            /* The other buffer, once the block before has been evaluated. */
-            ZP_TRY(zp__gpu_stream_after(ring_stream, s));
+            /* The other buffer, once the block before has been evaluated;
+             * for the second block it is free already (no eval has read
+             * it, and what else did has returned), so its copy does not
+             * wait for the witness that s waits for. */
+            if (r0)
+                ZP_TRY(zp__gpu_stream_after(ring_stream, s));
             ZP_TRY(block_put(ring_stream, buf[b ^ 1], A, B, r1, r2, &va[b ^ 1], &vb[b ^ 1], sent));
         }
         ZP_TRY(eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, NULL, r0, r1, n_out, &va[b], &vb[b],

@@ -609,13 +609,21 @@ zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uint64_t n_out
  * in blocks that fill one of two staging buffers of `buffer` bytes at
  * `ring` (device), each block's slices of A and B copied on ring_stream
  * while s evaluates the block before. Enqueued, not waited for (the host
- * images stay valid). *sent: bytes copied. ZP_E_GPU_OOM where one row
- * does not fit a buffer.
+ * images stay valid). pre: -1, or the buffer (0 or 1) the first block was
+ * sent into ahead, on ring_stream, by zp__gpu_eval_ring_first with the
+ * same ring, buffer, n_out, A and B (then the blocks start there). *sent:
+ * bytes copied. ZP_E_GPU_OOM where one row does not fit a buffer.
  */
 zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream, void *ring,
-                            uint64_t buffer, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
+                            uint64_t buffer, int pre, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
                             const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w,
                             uint64_t *sent);
+/* Enqueues on ring_stream the copy of zp__gpu_eval_ab_ring's first block
+ * into its buffer `first` (0 or 1), for a later call with pre = first:
+ * the caller sees that nothing reads or writes that buffer meanwhile. */
+zp_err zp__gpu_eval_ring_first(zp__gpu_stream *ring_stream, void *ring, uint64_t buffer,
+                               unsigned first, uint64_t n_out, const zp__gpu_csr *A,
+                               const zp__gpu_csr *B, uint64_t *sent);
 /*
  * The packed witness rebuilt (layout: wpack.h): d_out[k * ZP_WPACK_CHUNK +
  * i] for every packed chunk k of the n values, from d_stage (the table of

@@ -42,6 +42,9 @@ static zp_err ring_put(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_part i, u
 {
     const uint64_t size = zp__g16_part_size(i);
     const char *src = (const char *)k->host[i] + (p - k->res[i]) * size;
+    zp_err e = zp__g16_ring_take(s);
+    if (e)
+        return e;
     s->streamed += len * size;
     return zp__gpu_upload(s->ring_stream, (char *)s->ring.ptr + buf * (s->ring.bytes / 2), src,
                           len * size);

@@ -85,9 +85,45 @@ void zp__g16_slot_ring_close(zp__g16_slot *s)
         s->ring_q[i] = NULL;
     }
     s->ring_q[0] = NULL;
+    s->ev_key = NULL;
     free(s->sched);
     s->sched = NULL;
     s->sched_key = NULL;
+}
+
+zp_err zp__g16_ring_take(zp__g16_slot *s)
+{
+    if (!s->ev_key)
+        return ZP_OK;
+    s->ev_key = NULL;
+    zp_err e = ZP_OK;
+    for (int q = 1; !e && q < ZP_G16_RING_BUFS; q++)
+        if (s->ring_q[q])
+            e = zp__gpu_stream_after(s->ring_q[q], s->ring_stream);
+    return e;
+}
+
+/* The half of the ring (0 or 1, each of ring.bytes / 2) whose streamed
+ * chunks of schedule v (n chunks) are all summed first, and in *after the
+ * count of streamed chunks summed by then (0: none uses it). A streamed
+ * chunk's points lie in buffer (its rank among the streamed) % RING_BUFS,
+ * the second of a pair also in the first's. */
+static unsigned eval_half(const zp__g16_slot *s, const zp__g16_chunk *v, size_t n, size_t *after)
+{
+    const uint64_t half = s->ring.bytes / 2, bb = buf_bytes(s);
+    size_t ns = 0, need[2] = {0, 0};
+    for (size_t j = 0; j < n; j++) {
+        if (!v[j].streamed)
+            continue;
+        const uint64_t q = ns % ZP_G16_RING_BUFS;
+        ns++;
+        for (unsigned h = 0; h < 2; h++)
+            if (q * bb < (h + 1) * half && (q + 1) * bb > h * half)
+                need[h] = ns;
+    }
+    const unsigned h = need[1] < need[0];
+    *after = need[h];
+    return h;
 }
 
 /* Whether k's MSMs run as one schedule on s: the key streams through the
@@ -352,7 +388,9 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
 {
     if (k->share)
         return sched_run_shared(s, k, out, t);
-    zp_err e = sched_make(s, k);
+    zp_err e = zp__g16_ring_take(s);
+    if (!e)
+        e = sched_make(s, k);
     if (e)
         return e;
     const zp__g16_chunk *v = s->sched;
@@ -381,6 +419,12 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     }
     s->pre_key = NULL;
     s->pre_n = 0;
+    /* Where the matrices stream, the next eval's first block crosses into
+     * the ring half that the schedule is done with first, once it is:
+     * eval otherwise starts by waiting for it with the SMs idle. */
+    size_t ev_after = 0;
+    const unsigned ev_h = eval_half(s, v, n, &ev_after);
+    bool ev_on = k->mat_stream && s->ring_stream;
     bool w_ready = !s->lean;
     s->next_bytes = 0; /* until this run sends the next witness */
     double tm[M_N] = {0}, wait = 0;
@@ -394,7 +438,19 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     e = zp__g16_h_acc_begin(s, k, &acc, &acc_on);
     if (!e && last_w == n)
         e = zp__g16_slot_send_next(s, k);
-    for (size_t j = 0; !e && j < n; j++) {
+    for (size_t j = 0; !e && j <= n; j++) {
+        if (ev_on && summed >= ev_after) {
+            /* That half's chunks are summed and no copy fills it again. */
+            ev_on = false;
+            e = zp__gpu_eval_ring_first(s->ring_stream, s->ring.ptr, s->ring.bytes / 2, ev_h,
+                                        k->pk->domain_size, &k->ma, &k->mb, &s->streamed);
+            if (!e) {
+                s->ev_key = k;
+                s->ev_half = ev_h;
+            }
+        }
+        if (e || j == n)
+            break;
         /* Fill every buffer whose chunk before has been summed. */
         for (; !e && next_put < n && sent < summed + ZP_G16_RING_BUFS; next_put++) {
             if (!v[next_put].streamed)
@@ -456,9 +512,11 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         e = zp__g16_h_acc_end(s, &acc, &out->h);
         tm[M_H] += zp__g16_now() - t0;
     }
-    if (e) /* no copy may still write a buffer */
+    if (e) { /* no copy may still write a buffer */
         for (int q = 0; q < ZP_G16_RING_BUFS; q++)
             zp__gpu_stream_sync(s->ring_q[q]);
+        s->ev_key = NULL;
+    }
     put_times(t, tm, wait);
     /* After its second run (the first may pay what later ones do not),
      * the schedule's H chunks placed again from that run's times. */
@@ -539,7 +597,9 @@ zp_err zp__g16_sched_prefetch(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     if (k->share) /* the shared ring fills as its slots need it */
         return ZP_OK;
-    zp_err e = sched_make(s, k);
+    zp_err e = zp__g16_ring_take(s);
+    if (!e)
+        e = sched_make(s, k);
     size_t q = 0;
     for (size_t j = 0; !e && j < s->sched_n && q < ZP_G16_RING_BUFS; j++) {
         const zp__g16_chunk *x = &s->sched[j];

@@ -127,6 +127,11 @@ struct zp__g16_slot {
     uint64_t pre_at;
     size_t pre_n;
     uint64_t pre_gen, sched_gen;
+    /* Where k's matrices stream: the next eval's first block, sent into
+     * ring half ev_half on ring_stream during the schedule's last chunks
+     * (prove_gpu_sched.c) for ev_key's next eval (NULL: none). */
+    const zp__g16_dkey *ev_key;
+    unsigned ev_half;
     /* The schedule's runs since sched_make made it: its H chunks are
      * placed again from the second one's times (sched_tune.h). */
     unsigned sched_made_runs;
@@ -207,6 +212,10 @@ bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *
  * and the schedule (prove_gpu_sched.c). */
 zp_err zp__g16_slot_ring_open(zp__g16_slot *s);
 void zp__g16_slot_ring_close(zp__g16_slot *s);
+/* Before the ring is used other than by the eval it was sent ahead for
+ * (zp__g16_slot.ev_key): that is given up, and the ring's copy streams
+ * wait for its copy. */
+zp_err zp__g16_ring_take(zp__g16_slot *s);
 
 /*
  * Copies from pageable host memory (a caller's a, b, c) to the device

@@ -55,9 +55,14 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
     for (int q = 1; !e && k->mat_stream && q < ZP_G16_RING_BUFS; q++)
         if (s->ring_q[q])
             e = zp__gpu_stream_after(s->ring_stream, s->ring_q[q]);
+    /* The first block sent ahead by the schedule before, unless the
+     * witness went up in parts through the ring since. */
+    const int pre = s->ev_key == k && np == 1 ? (int)s->ev_half : -1;
+    s->ev_key = NULL;
     if (!e && k->mat_stream)
-        e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, a, b,
-                                 pk->domain_size, &k->ma, &k->mb, s->witness.ptr, &s->streamed);
+        e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, pre,
+                                 a, b, pk->domain_size, &k->ma, &k->mb, s->witness.ptr,
+                                 &s->streamed);
     else if (!e && c_after)
         e = zp__gpu_eval_ab(s->stream, a, b, pk->domain_size, &k->ma, &k->mb, s->witness.ptr);
     else if (!e)
