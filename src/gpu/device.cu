@@ -414,6 +414,13 @@ extern "C" zp_err zp__gpu_stream_sync(zp__gpu_stream *s)
     return ZP_OK;
 }
 
+extern "C" zp_err zp__gpu_device_sync(zp__gpu *g)
+{
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaDeviceSynchronize());
+    return ZP_OK;
+}
+
 extern "C" zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s)
 {
     zp__gpu *g = s->g;

@@ -224,6 +224,8 @@ zp_err zp__gpu_stream_open_copy(zp__gpu *g, zp__gpu_stream **out);
 void zp__gpu_stream_close(zp__gpu_stream *s);
 /* Waits for everything enqueued on s. */
 zp_err zp__gpu_stream_sync(zp__gpu_stream *s);
+/* Waits for everything enqueued on every stream of g. */
+zp_err zp__gpu_device_sync(zp__gpu *g);
 /* What is enqueued on waiter from now on runs after what is enqueued on s
  * so far (an event; neither host thread waits). Same device. */
 zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s);

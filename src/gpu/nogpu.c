@@ -89,6 +89,7 @@ int zp__gpu_stream_priority(const zp__gpu_stream *s)
     return 0;
 }
 zp_err zp__gpu_stream_sync(zp__gpu_stream *s) { (void)s; return ZP_E_NO_GPU; }
+zp_err zp__gpu_device_sync(zp__gpu *g) { (void)g; return ZP_E_NO_GPU; }
 zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s)
 {
     (void)waiter;

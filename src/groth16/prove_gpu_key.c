@@ -4,6 +4,7 @@
  * density bitmaps and, per 64-bit word, the count of set bits before it,
  * so the A and B scalars are gathered on the device in one pass.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +226,11 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
                            &k->a_words, &k->a_rank, &k->b_words, &k->b_rank, &k->h_pre};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         zp__gpu_free(k->dev, bufs[i]);
+    /* A slot may still be sending the next eval's first block from the
+     * matrix images (zp__gpu_eval_ring_first): nothing is freed under a
+     * copy. */
+    if (k->mat_stream)
+        zp__gpu_device_sync(k->dev);
     for (int i = 0; i < ZP_G16_NP; i++)
         zp__gpu_host_free(k->host[i]);
     if (k->ma.mem.ptr)
@@ -305,6 +311,8 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
 zp_err zp__g16_dkey_put_matrices(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
 {
     if (k->mat_stream) {
+        static _Atomic uint64_t mat_ids;
+        k->mat_id = atomic_fetch_add(&mat_ids, 1) + 1;
         zp_err e = zp__gpu_csr_pin(k->dev, &k->ma, &pk->ma, pk->n_vars);
         return e ? e : zp__gpu_csr_pin(k->dev, &k->mb, &pk->mb, pk->n_vars);
     }

@@ -446,6 +446,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
                                         k->pk->domain_size, &k->ma, &k->mb, &s->streamed);
             if (!e) {
                 s->ev_key = k;
+                s->ev_mat = k->mat_id;
                 s->ev_half = ev_h;
             }
         }

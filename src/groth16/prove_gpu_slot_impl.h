@@ -129,8 +129,10 @@ struct zp__g16_slot {
     uint64_t pre_gen, sched_gen;
     /* Where k's matrices stream: the next eval's first block, sent into
      * ring half ev_half on ring_stream during the schedule's last chunks
-     * (prove_gpu_sched.c) for ev_key's next eval (NULL: none). */
+     * (prove_gpu_sched.c) for ev_key's next eval (NULL: none), from the
+     * images numbered ev_mat (zp__g16_dkey.mat_id). */
     const zp__g16_dkey *ev_key;
+    uint64_t ev_mat;
     unsigned ev_half;
     /* The schedule's runs since sched_make made it: its H chunks are
      * placed again from the second one's times (sched_tune.h). */
