@@ -256,6 +256,24 @@ static unsigned check_sched(const char *what, const zp__pk *pk, const uint64_t *
                v2[j].streamed == v[j].streamed && v2[j].p == v[j].p && v2[j].len == v[j].len;
     CHECK(same);
     free(v2);
+    /* Another key at the same address (this one freed, its address given
+     * again) with another id: a schedule of its own, here with every
+     * point streamed, not this key's. */
+    {
+        const uint64_t none[ZP_G16_NP] = {0};
+        zp__g16_dkey was = k;
+        memcpy(k.res, none, sizeof none);
+        k.id = 1000;
+        size_t n4 = 0;
+        unsigned p4 = 0;
+        zp__g16_sched_entry *v4 = zp__g16_sched_list(s, &k, &n4);
+        CHECK(v4 && sound(pk, none, s, ring, v4, n4, true, &p4));
+        free(v4);
+        k = was;
+        v4 = zp__g16_sched_list(s, &k, &n4); /* this key's again */
+        CHECK(v4 && n4 == n);
+        free(v4);
+    }
 
     unsigned pairs = 0;
     const bool ok = sound(pk, res, s, ring, v, n, true, &pairs);

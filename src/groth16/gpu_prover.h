@@ -193,10 +193,11 @@ typedef struct zp__g16_dkey {
     /* The plan's last steps: slots for it lean; ma and mb pinned host
      * images (ma.host) that stream through the ring during eval. */
     bool lean, mat_stream;
-    /* The pinned matrix images' number, unique in the process (0: none):
-     * a slot that sent the next eval's first block ahead names them by
-     * it, since a freed key's address may come back with another key. */
-    uint64_t mat_id;
+    /* A number unique in the process (zp__g16_dkey_take_plan): what a
+     * slot's caches of the key (its schedule, the next eval's first block
+     * sent ahead) compare, since a freed key's address may come back with
+     * another key. */
+    uint64_t id;
     /* A shared plan's ring (zp__g16_plan.shared, noted by take_plan in
      * `shared`), carved with the key once its points are made:
      * every slot of the GPU in its MSM phase consumes each streamed chunk

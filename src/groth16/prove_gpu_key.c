@@ -311,8 +311,6 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
 zp_err zp__g16_dkey_put_matrices(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
 {
     if (k->mat_stream) {
-        static _Atomic uint64_t mat_ids;
-        k->mat_id = atomic_fetch_add(&mat_ids, 1) + 1;
         zp_err e = zp__gpu_csr_pin(k->dev, &k->ma, &pk->ma, pk->n_vars);
         return e ? e : zp__gpu_csr_pin(k->dev, &k->mb, &pk->mb, pk->n_vars);
     }
@@ -322,6 +320,8 @@ zp_err zp__g16_dkey_put_matrices(zp__g16_dkey *k, zp__gpu_stream *s, const zp__p
 
 bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_plan *plan)
 {
+    static _Atomic uint64_t ids;
+    k->id = atomic_fetch_add(&ids, 1) + 1;
     for (int i = 0; i < ZP_G16_NP; i++) {
         const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
         k->res[i] = plan ? plan->res[i] : n;

@@ -244,7 +244,8 @@ static int chunk_cmp(const void *a, const void *b)
 /* Makes (or keeps) s's schedule for k and the slot's L ranges. */
 static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
 {
-    if (s->sched && s->sched_key == k && s->sched_l_split == s->l_split &&
+    if (s->sched && s->sched_key == k && s->sched_id == k->id &&
+        s->sched_l_split == s->l_split &&
         (!s->l_split || (s->sched_n_l_rest == s->n_l_rest &&
                          !memcmp(s->sched_l_rest, s->l_rest, sizeof s->l_rest))))
         return ZP_OK;
@@ -288,6 +289,7 @@ static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
     s->sched_gen++;
     s->sched_made_runs = 0;
     s->sched_key = k;
+    s->sched_id = k->id;
     s->sched_l_split = s->l_split;
     s->sched_n_l_rest = s->n_l_rest;
     memcpy(s->sched_l_rest, s->l_rest, sizeof s->l_rest);
@@ -446,7 +448,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
                                         k->pk->domain_size, &k->ma, &k->mb, &s->streamed);
             if (!e) {
                 s->ev_key = k;
-                s->ev_mat = k->mat_id;
+                s->ev_id = k->id;
                 s->ev_half = ev_h;
             }
         }

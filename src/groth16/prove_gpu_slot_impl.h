@@ -107,11 +107,13 @@ struct zp__g16_slot {
     /* The schedule of a streaming key's MSMs (prove_gpu_sched.c) cuts the
      * ring into ZP_G16_RING_BUFS buffers, each filled on a copy stream of
      * its own: ring_q[0] is ring_stream, the others the slot's. sched: its
-     * chunks for sched_key (and the L ranges it was made for), or NULL. */
+     * chunks for sched_key (sched_id its zp__g16_dkey.id; and the L ranges
+     * it was made for), or NULL. */
     zp__gpu_stream *ring_q[ZP_G16_RING_BUFS];
     struct zp__g16_chunk *sched;
     size_t sched_n;
     const zp__g16_dkey *sched_key;
+    uint64_t sched_id;
     bool sched_l_split;
     unsigned sched_n_l_rest;
     uint64_t sched_l_rest[2][2];
@@ -129,10 +131,10 @@ struct zp__g16_slot {
     uint64_t pre_gen, sched_gen;
     /* Where k's matrices stream: the next eval's first block, sent into
      * ring half ev_half on ring_stream during the schedule's last chunks
-     * (prove_gpu_sched.c) for ev_key's next eval (NULL: none), from the
-     * images numbered ev_mat (zp__g16_dkey.mat_id). */
+     * (prove_gpu_sched.c) for ev_key's next eval (NULL: none; ev_id its
+     * zp__g16_dkey.id). */
     const zp__g16_dkey *ev_key;
-    uint64_t ev_mat;
+    uint64_t ev_id;
     unsigned ev_half;
     /* The schedule's runs since sched_make made it: its H chunks are
      * placed again from the second one's times (sched_tune.h). */

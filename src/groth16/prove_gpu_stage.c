@@ -57,7 +57,7 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
             e = zp__gpu_stream_after(s->ring_stream, s->ring_q[q]);
     /* The first block sent ahead by the schedule before, unless the
      * witness went up in parts through the ring since. */
-    const int pre = s->ev_key == k && s->ev_mat == k->mat_id && np == 1 ? (int)s->ev_half : -1;
+    const int pre = s->ev_key == k && s->ev_id == k->id && np == 1 ? (int)s->ev_half : -1;
     s->ev_key = NULL;
     if (!e && k->mat_stream)
         e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, pre,
