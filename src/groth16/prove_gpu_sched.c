@@ -424,8 +424,10 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     /* Where the matrices stream, the next eval's first block crosses into
      * the ring half that the schedule is done with first, once it is:
      * eval otherwise starts by waiting for it with the SMs idle. */
-    size_t ev_after = 0;
+    size_t ev_after = 0, ev_ns = 0;
     const unsigned ev_h = eval_half(s, v, n, &ev_after);
+    for (size_t j = 0; j < n; j++)
+        ev_ns += v[j].streamed;
     bool ev_on = k->mat_stream && s->ring_stream;
     bool w_ready = !s->lean;
     s->next_bytes = 0; /* until this run sends the next witness */
@@ -451,6 +453,11 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
                 s->ev_id = k->id;
                 s->ev_half = ev_h;
             }
+            if (chunk_log)
+                zp__log(ZP__LOG_DEBUG, "sched.eval_ahead",
+                        "run=%llu half=%u streamed_summed=%zu of=%zu at_ms=%.3f",
+                        (unsigned long long)run, ev_h, summed, ev_ns,
+                        1e3 * (zp__g16_now() - start));
         }
         if (e || j == n)
             break;
