@@ -497,9 +497,10 @@ static void slice_of(ev_slice *x, const zp__gpu_csr *m, uint64_t r0, uint64_t r1
 }
 
 /* Copies slice x of m to dst on s (asynchronous; not where !copy: it is
- * there already) and gives the device view of it: m's struct with each array's pointer moved back by the slice's
- * first index, so that the kernels index the slice by the matrix's own row,
- * nonzero, word and escape numbers; only the slice's entries are read. */
+ * there already) and gives the device view of it: m's struct with each
+ * array's pointer moved back by the slice's first index, so that the
+ * kernels index the slice by the matrix's own row, nonzero, word and
+ * escape numbers; only the slice's entries are read. */
 static zp_err slice_put(zp__gpu_stream *s, char *dst, const zp__gpu_csr *m, const ev_slice *x,
                         zp__gpu_csr *view, uint64_t *sent, bool copy)
 {
