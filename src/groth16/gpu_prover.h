@@ -468,6 +468,9 @@ bool zp__g16_slot_took_h_acc(const zp__g16_slot *s);
 /* How many pairs of streamed chunks the last partition's schedule summed
  * as one MSM each (prove_gpu_sched.c, sched_pair). */
 unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s);
+/* The evals of streamed matrices that found their first block sent during
+ * the schedule before (prove_gpu_sched.c), since the slot opened. */
+unsigned zp__g16_slot_took_eval_ahead(const zp__g16_slot *s);
 /* A lean slot's witness sends that went packed, and the bytes they left
  * off the bus, since it opened (prove_gpu_wpack.c). */
 unsigned zp__g16_slot_took_wpack(const zp__g16_slot *s);

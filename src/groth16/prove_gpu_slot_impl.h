@@ -36,6 +36,7 @@ struct zp__g16_slot {
     bool took_h_acc;                        /* the last H MSM summed into h_acc */
     unsigned took_pairs;                    /* streamed chunks the last schedule summed two at a time */
     uint64_t sched_runs;                    /* schedules run (the debug log's run=) */
+    unsigned took_eval_ahead;               /* evals that found their first block sent */
     /* A lean slot's witnesses packed (prove_gpu_wpack.c): wpack_next is
      * the pack the next witness goes into (the witness sent ahead for
      * this partition is in the other); wpack_saved the bytes the packed
