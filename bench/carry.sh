@@ -4,7 +4,8 @@
 # tree (build-gpu, as configured) and each patch applied in turn, and puts
 # each one's zkpipe and GPU test binaries in bench/out/dv/NAME/, with the
 # GPU tests' command lines (ctest's, the build directory made relative) and
-# the Debian libraries the daemon needs (bench/out/libs, when present) in
+# the Debian libraries the daemon needs (bench/out/libs, gathered from
+# ldd where it is not there yet) in
 # one archive, bench/out/dv.tar.xz (the binaries share most of their bytes:
 # a few MiB a variant). Carry that archive (the device tool's `carry`);
 # there `tests` and `batch` unpack it when it is newer than what they find.
@@ -65,6 +66,16 @@ for name, args in re.findall(r"add_test\(\[=\[(\w+)\]=\] (.*)\)\n", text):
 '
 }
 
+# The Debian libraries build-gpu's zkpipe links beyond the C and C++
+# runtimes (the daemon's: libmicrohttpd, cJSON, libcurl, libpq and theirs)
+# into bench/out/libs, for a device machine that has none of them.
+libs() {
+  rm -rf bench/out/libs && mkdir -p bench/out/libs
+  ldd build-gpu/zkpipe | awk '$3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libresolv|libstdc\+\+|libgcc_s)\.so' |
+    while read -r l; do cp -L "$l" bench/out/libs/; done
+}
+
 # Copies build-gpu's zkpipe and GPU test binaries to $DV/$1.
 take() {
   local d=$DV/$1
@@ -81,6 +92,7 @@ pack)
   mkdir -p "$DV"
   cmake --build build-gpu -j"$j" >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
   gpu_tests >"$DV/tests.txt" || exit 1
+  [ -d bench/out/libs ] || libs
   take main && echo "main: packed"
   pack_one() {
     if cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1; then
