@@ -55,11 +55,11 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
     for (int q = 1; !e && k->mat_stream && q < ZP_G16_RING_BUFS; q++)
         if (s->ring_q[q])
             e = zp__gpu_stream_after(s->ring_stream, s->ring_q[q]);
-    /* The first block sent ahead by the schedule before, unless the
-     * witness went up in parts through the ring since. */
-    const int pre = s->ev_key == k && s->ev_id == k->id && np == 1 ? (int)s->ev_half : -1;
+    /* The first block sent ahead by the schedule before (any other use
+     * of the ring since gave it up: zp__g16_ring_take). */
+    const int pre = s->ev_key == k && s->ev_id == k->id ? (int)s->ev_half : -1;
     s->ev_key = NULL;
-    s->took_eval_ahead += pre >= 0 && k->mat_stream;
+    s->took_eval_ahead += pre >= 0;
     if (!e && k->mat_stream)
         e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, pre,
                                  a, b, pk->domain_size, &k->ma, &k->mb, s->witness.ptr,
