@@ -13,42 +13,22 @@
  * a chunk's range of it at a time (zp__gpu_wsc.j0), never gathered. With
  * the kept buckets (zp__g16_h_acc_window) H's chunks sum into them and
  * the sum is made once, after the last chunk. A key whose ring is shared
- * (zp__g16_dkey.share, the end of this file) feeds all its slots from one
+ * (zp__g16_dkey.share, prove_gpu_share.c) feeds all its slots from one
  * ring: each slot joins the circle of streamed chunks where it is.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
-#include "groth16/prove_gpu_slot_impl.h"
-#include "groth16/ring_scan.h"
+#include "groth16/prove_gpu_sched_impl.h"
 #include "groth16/sched_tune.h"
 
-enum { M_H, M_L, M_A, M_B1, M_B2, M_N };
-
-typedef struct zp__g16_chunk {
-    unsigned msm;
-    bool streamed;
-    uint64_t p, len;      /* points [p, p + len) of the MSM's array */
-    uint64_t off, nv, j0; /* the witness it reads (not H) */
-    double at;            /* its place: the share of its group done before it */
-    size_t seq;           /* order of making, the tie-break */
-    unsigned pair;        /* 1: summed with the next chunk as one MSM; 2: that next one */
-    double ms;            /* its time on the GPU in the last run (a pair's on its first) */
-} zp__g16_chunk;
-
-static const zp__g16_part msm_part[M_N] = {ZP_G16_P_H, ZP_G16_P_L, ZP_G16_P_A, ZP_G16_P_B1,
-                                           ZP_G16_P_B2};
-
-/* A schedule buffer of a ring of two staging buffers of rb bytes: a
- * slot's own ring, or a key's shared one, whose chunks are cut alike. */
-static uint64_t buf_bytes_of(uint64_t rb)
+uint64_t zp__g16_ring_buf_of(uint64_t rb)
 {
     return (2 * zp__g16_arena_round(rb) / ZP_G16_RING_BUFS) & ~(uint64_t)255;
 }
 
-static uint64_t buf_bytes(const zp__g16_slot *s) { return buf_bytes_of(s->ring_buffer); }
+static uint64_t buf_bytes(const zp__g16_slot *s) { return zp__g16_ring_buf_of(s->ring_buffer); }
 
 static void *buf_at(const zp__g16_slot *s, size_t q)
 {
@@ -105,10 +85,12 @@ zp_err zp__g16_ring_take(zp__g16_slot *s)
 
 /* The half of the ring (0 or 1, each of ring.bytes / 2) whose streamed
  * chunks of schedule v (n chunks) are all summed first, and in *after the
- * count of streamed chunks summed by then (0: none uses it). A streamed
- * chunk's points lie in buffer (its rank among the streamed) % RING_BUFS,
- * the second of a pair also in the first's. */
-static unsigned eval_half(const zp__g16_slot *s, const zp__g16_chunk *v, size_t n, size_t *after)
+ * count of streamed chunks summed by then (0: none uses it); *streamed:
+ * how many chunks stream. A streamed chunk's points lie in buffer (its
+ * rank among the streamed) % RING_BUFS, the second of a pair also in the
+ * first's. */
+static unsigned eval_half(const zp__g16_slot *s, const zp__g16_chunk *v, size_t n, size_t *after,
+                          size_t *streamed)
 {
     const uint64_t half = s->ring.bytes / 2, bb = buf_bytes(s);
     size_t ns = 0, need[2] = {0, 0};
@@ -123,6 +105,7 @@ static unsigned eval_half(const zp__g16_slot *s, const zp__g16_chunk *v, size_t 
     }
     const unsigned h = need[1] < need[0];
     *after = need[h];
+    *streamed = ns;
     return h;
 }
 
@@ -242,7 +225,7 @@ static int chunk_cmp(const void *a, const void *b)
 #define SCHED_W_SPAN_PLAIN 0.75
 
 /* Makes (or keeps) s's schedule for k and the slot's L ranges. */
-static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
+zp_err zp__g16_sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
 {
     if (s->sched && s->sched_key == k && s->sched_id == k->id &&
         s->sched_l_split == s->l_split &&
@@ -300,7 +283,7 @@ static zp_err sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
 zp__g16_sched_entry *zp__g16_sched_list(zp__g16_slot *s, const zp__g16_dkey *k, size_t *n)
 {
     *n = 0;
-    if (sched_make(s, k))
+    if (zp__g16_sched_make(s, k))
         return NULL;
     zp__g16_sched_entry *out = calloc(s->sched_n ? s->sched_n : 1, sizeof *out);
     if (!out)
@@ -335,7 +318,7 @@ static zp_err sched_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_ch
 }
 
 /* Adds one chunk's MSM to its sum. */
-static zp_err sched_chunk(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *x,
+zp_err zp__g16_sched_chunk(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *x,
                           const void *pts, zp__g16_sums *out, zp__gpu_msm_acc *h_acc)
 {
     zp_err e;
@@ -369,7 +352,7 @@ static zp_err sched_chunk(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_
 }
 
 /* Each MSM's share of the schedule's time, and the waits for copies. */
-static void put_times(zp__prove_times *t, const double *tm, double wait)
+void zp__g16_sched_times(zp__prove_times *t, const double *tm, double wait)
 {
     t->msm_h = tm[M_H];
     t->msm_l = tm[M_L];
@@ -382,17 +365,15 @@ static void put_times(zp__prove_times *t, const double *tm, double wait)
 /* The five MSMs as s's schedule for k, on the slot's stream after h (the
  * MSM helpers set there); the lean slot's witness has been sent again on
  * copy_stream, and the witness MSMs' first chunk waits for it. */
-static zp_err sched_run_shared(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
-                               zp__prove_times *t);
 
 zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
                          zp__prove_times *t)
 {
     if (k->share)
-        return sched_run_shared(s, k, out, t);
+        return zp__g16_sched_run_shared(s, k, out, t);
     zp_err e = zp__g16_ring_take(s);
     if (!e)
-        e = sched_make(s, k);
+        e = zp__g16_sched_make(s, k);
     if (e)
         return e;
     const zp__g16_chunk *v = s->sched;
@@ -425,9 +406,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
      * the ring half that the schedule is done with first, once it is:
      * eval otherwise starts by waiting for it with the SMs idle. */
     size_t ev_after = 0, ev_ns = 0;
-    const unsigned ev_h = eval_half(s, v, n, &ev_after);
-    for (size_t j = 0; j < n; j++)
-        ev_ns += v[j].streamed;
+    const unsigned ev_h = eval_half(s, v, n, &ev_after, &ev_ns);
     bool ev_on = k->mat_stream && s->ring_stream;
     bool w_ready = !s->lean;
     s->next_bytes = 0; /* until this run sends the next witness */
@@ -498,7 +477,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         }
         const double t0 = zp__g16_now();
         if (!e)
-            e = sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
+            e = zp__g16_sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
         const double t1 = zp__g16_now();
         tm[x->msm] += t1 - t0;
         s->sched[j].ms = 1e3 * (t1 - t0);
@@ -527,7 +506,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
             zp__gpu_stream_sync(s->ring_q[q]);
         s->ev_key = NULL;
     }
-    put_times(t, tm, wait);
+    zp__g16_sched_times(t, tm, wait);
     /* After its second run (the first may pay what later ones do not),
      * the schedule's H chunks placed again from that run's times. */
     if (!e && ++s->sched_made_runs == 2)
@@ -541,7 +520,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
 bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *ms,
                           double wait_ms)
 {
-    if (sched_make(s, k))
+    if (zp__g16_sched_make(s, k))
         return false;
     const size_t n = s->sched_n;
     zp__sched_unit *u = malloc((n ? n : 1) * sizeof *u);
@@ -609,7 +588,7 @@ zp_err zp__g16_sched_prefetch(zp__g16_slot *s, const zp__g16_dkey *k)
         return ZP_OK;
     zp_err e = zp__g16_ring_take(s);
     if (!e)
-        e = sched_make(s, k);
+        e = zp__g16_sched_make(s, k);
     size_t q = 0;
     for (size_t j = 0; !e && j < s->sched_n && q < ZP_G16_RING_BUFS; j++) {
         const zp__g16_chunk *x = &s->sched[j];
@@ -623,242 +602,5 @@ zp_err zp__g16_sched_prefetch(zp__g16_slot *s, const zp__g16_dkey *k)
         s->pre_n = q;
         s->pre_gen = s->sched_gen;
     }
-    return e;
-}
-
-
-/* ------------------------------------------------------ the shared ring */
-
-/*
- * A key's shared ring (zp__g16_dkey.share): ZP_G16_RING_BUFS buffers cut
- * as a slot's own ring is, each filled on a copy stream of its own in the
- * order of the fills (ring_scan.h says which chunk goes where and when).
- * The circle is the streamed chunks of the schedule in its order, the
- * same for every slot sized for the key's ring: made from the first
- * slot's schedule, checked chunk by chunk against every other's.
- */
-typedef struct zp__g16_share {
-    zp__gpu *dev;
-    zp__gpu_buf ring;
-    uint64_t buf;                           /* bytes of one buffer */
-    zp__gpu_stream *q[ZP_G16_RING_BUFS];
-    pthread_mutex_t mu;                     /* the circle's making */
-    bool ready;
-    zp__scan scan;
-    zp__g16_chunk *circle;
-    size_t n;
-    const void *host[ZP_G16_NP];            /* the key's streamed points */
-    uint64_t res[ZP_G16_NP];
-    bool filled;                            /* a fill was made: in last_q */
-    unsigned last_q;
-} zp__g16_share;
-
-zp_err zp__g16_share_open(zp__g16_dkey *k, uint64_t ring_buffer)
-{
-    zp__g16_share *sh = calloc(1, sizeof *sh);
-    if (!sh)
-        return ZP_E_NOMEM;
-    if (pthread_mutex_init(&sh->mu, NULL)) {
-        free(sh);
-        return ZP_E_NOMEM;
-    }
-    sh->dev = k->dev;
-    sh->buf = buf_bytes_of(ring_buffer);
-    k->share = sh;
-    zp_err e = zp__gpu_alloc(k->dev, &sh->ring, 2 * zp__g16_arena_round(ring_buffer));
-    for (int i = 0; !e && i < ZP_G16_RING_BUFS; i++)
-        e = zp__gpu_stream_open_copy(k->dev, &sh->q[i]);
-    if (e)
-        zp__g16_share_close(k);
-    return e;
-}
-
-void zp__g16_share_close(zp__g16_dkey *k)
-{
-    zp__g16_share *sh = k->share;
-    if (!sh)
-        return;
-    for (int i = 0; i < ZP_G16_RING_BUFS; i++)
-        if (sh->q[i]) {
-            zp__gpu_stream_sync(sh->q[i]); /* no copy may still write the ring */
-            zp__gpu_stream_close(sh->q[i]);
-        }
-    zp__gpu_free(sh->dev, &sh->ring);
-    if (sh->ready)
-        zp__scan_destroy(&sh->scan);
-    pthread_mutex_destroy(&sh->mu);
-    free(sh->circle);
-    free(sh);
-    k->share = NULL;
-}
-
-uint64_t zp__g16_share_bytes(const zp__g16_dkey *k)
-{
-    zp__g16_share *sh = k->share;
-    if (!sh)
-        return 0;
-    pthread_mutex_lock(&sh->mu);
-    const bool ready = sh->ready;
-    pthread_mutex_unlock(&sh->mu);
-    return ready ? zp__scan_bytes(&sh->scan) : 0;
-}
-
-/* The scan's fill: chunk c's points into buffer q, on q's copy stream
- * after the fill before (the copies cross in the circle's order). Called
- * under the scan's lock, so the streams' events are used by one thread at
- * a time. */
-static zp_err share_fill(void *ctx, size_t c, unsigned q, uint64_t *bytes)
-{
-    zp__g16_share *sh = ctx;
-    const zp__g16_chunk *x = &sh->circle[c];
-    const zp__g16_part i = msm_part[x->msm];
-    const uint64_t size = zp__g16_part_size(i);
-    zp_err e = sh->filled ? zp__gpu_stream_after(sh->q[q], sh->q[sh->last_q]) : ZP_OK;
-    if (!e)
-        e = zp__gpu_upload(sh->q[q], (char *)sh->ring.ptr + q * sh->buf,
-                           (const char *)sh->host[i] + (x->p - sh->res[i]) * size, x->len * size);
-    if (e)
-        return e;
-    sh->filled = true;
-    sh->last_q = q;
-    *bytes = x->len * size;
-    return ZP_OK;
-}
-
-/* The circle from s's schedule v (ns streamed chunks of n) at the first
- * join; every later schedule must have the same streamed chunks in the
- * same order. */
-static zp_err share_ready(zp__g16_share *sh, const zp__g16_slot *s, const zp__g16_dkey *k,
-                          const zp__g16_chunk *v, size_t n, size_t ns)
-{
-    pthread_mutex_lock(&sh->mu);
-    zp_err e = ZP_OK;
-    if (buf_bytes(s) != sh->buf) {
-        e = ZP_E_INVALID_ARG;
-    } else if (!sh->ready) {
-        sh->circle = malloc(ns * sizeof *sh->circle);
-        if (!sh->circle)
-            e = ZP_E_NOMEM;
-        for (size_t j = 0, o = 0; !e && j < n; j++)
-            if (v[j].streamed)
-                sh->circle[o++] = v[j];
-        for (int i = 0; !e && i < ZP_G16_NP; i++) {
-            sh->host[i] = k->host[i];
-            sh->res[i] = k->res[i];
-        }
-        sh->n = ns;
-        if (!e)
-            e = zp__scan_init(&sh->scan, ns, ZP_G16_RING_BUFS, share_fill, sh);
-        if (e) {
-            free(sh->circle);
-            sh->circle = NULL;
-        }
-        sh->ready = !e;
-    } else if (sh->n != ns) {
-        e = ZP_E_INVALID_ARG;
-    } else {
-        for (size_t j = 0, o = 0; !e && j < n; j++)
-            if (v[j].streamed) {
-                const zp__g16_chunk *c = &sh->circle[o++];
-                if (c->msm != v[j].msm || c->p != v[j].p || c->len != v[j].len)
-                    e = ZP_E_INVALID_ARG;
-            }
-    }
-    pthread_mutex_unlock(&sh->mu);
-    return e;
-}
-
-/*
- * The five MSMs over k's shared ring: the slot joins the circle where it
- * is (ring_scan.h) and goes once round its schedule from the streamed
- * chunk it joined at, the resident chunks at their places; each streamed
- * chunk is waited for (its fill, then its copy), summed, and released for
- * the ring to fill again once every slot that was to sum it has. Sums do
- * not depend on their chunks' order. The next witness goes up after the
- * last chunk that reads this one.
- */
-static zp_err sched_run_shared(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
-                               zp__prove_times *t)
-{
-    zp__g16_share *sh = k->share;
-    zp_err e = s->lean || s->l_split ? ZP_E_INVALID_ARG : sched_make(s, k);
-    if (e)
-        return e;
-    const zp__g16_chunk *v = s->sched;
-    const size_t n = s->sched_n;
-    size_t ns = 0;
-    for (size_t j = 0; j < n; j++)
-        ns += v[j].streamed;
-    zp_g1_jac_inf(&out->h);
-    zp_g1_jac_inf(&out->a);
-    zp_g1_jac_inf(&out->b1);
-    zp_g2_jac_inf(&out->b2);
-    zp_g1_jac_inf(&out->l);
-    s->pre_key = NULL;
-    s->pre_n = 0;
-    zp__scan_pass pass = {0};
-    size_t r0 = 0, ord = 0; /* where the round starts in v, and its streamed chunk */
-    if (ns) {
-        e = share_ready(sh, s, k, v, n, ns);
-        if (!e)
-            e = zp__scan_join(&sh->scan, &pass);
-        if (!e) {
-            ord = (size_t)(pass.next % ns);
-            for (size_t j = 0, o = 0; j < n; j++)
-                if (v[j].streamed && o++ == ord) {
-                    r0 = j;
-                    break;
-                }
-        }
-    }
-    size_t last_w = n; /* the round's last chunk that reads the witness */
-    for (size_t q = 0; q < n; q++)
-        if (v[(r0 + q) % n].msm != M_H)
-            last_w = q;
-    double tm[M_N] = {0}, wait = 0;
-    zp__gpu_msm_acc acc;
-    bool acc_on = false;
-    if (!e)
-        e = zp__g16_h_acc_begin(s, k, &acc, &acc_on);
-    if (!e && last_w == n)
-        e = zp__g16_slot_send_next(s, k);
-    for (size_t q = 0; !e && q < n; q++) {
-        const zp__g16_chunk *x = &v[(r0 + q) % n];
-        const zp__g16_part i = msm_part[x->msm];
-        const void *pts = (const char *)zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr +
-                          x->p * zp__g16_part_size(i);
-        bool held = false;
-        if (x->streamed) { /* its fill and its copy waited for here, and timed */
-            size_t c = 0;
-            unsigned b = 0;
-            const double tw = zp__g16_now();
-            e = zp__scan_next(&pass, &c, &b);
-            held = !e;
-            if (!e && c != ord)
-                e = ZP_E_INVALID_ARG; /* not this schedule's chunk */
-            if (!e)
-                e = zp__gpu_stream_sync(sh->q[b]);
-            wait += zp__g16_now() - tw;
-            pts = (const char *)sh->ring.ptr + b * sh->buf;
-            ord = (ord + 1) % ns;
-        }
-        const double t0 = zp__g16_now();
-        if (!e)
-            e = sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
-        tm[x->msm] += zp__g16_now() - t0;
-        if (held && !e)
-            zp__scan_done(&pass);
-        if (!e && q == last_w)
-            e = zp__g16_slot_send_next(s, k);
-    }
-    if (e) /* nothing of this slot may still read a buffer it leaves */
-        zp__gpu_stream_sync(s->msm_stream);
-    s->streamed += zp__scan_leave(&pass);
-    if (!e && acc_on) {
-        const double t0 = zp__g16_now();
-        e = zp__g16_h_acc_end(s, &acc, &out->h);
-        tm[M_H] += zp__g16_now() - t0;
-    }
-    put_times(t, tm, wait);
     return e;
 }
