@@ -142,13 +142,20 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         CHECK(p.ring_buffer < twice);
         CHECK(p.ring_buffer == base || (base < rb0 && !p.shared));
         if (twice <= rb0) {
-            CHECK(fixed + zp__g16_slot_bytes_ring(pk, twice, o) > arena || forced);
+            /* A shared ring is tried at every size before the others. */
             const uint64_t lean2 = zp__g16_slot_bytes_lean(pk, twice, o);
-            CHECK(lean2 == UINT64_MAX || fixed - mat + lean2 > arena);
+            CHECK(p.shared || fixed + zp__g16_slot_bytes_ring(pk, twice, o) > arena || forced);
+            CHECK(p.shared || lean2 == UINT64_MAX || fixed + lean2 > arena ||
+                  (o && o->stream_matrices));
+            CHECK(p.shared || lean2 == UINT64_MAX || fixed - mat + lean2 > arena ||
+                  twice > ZP_G16_RING_BUFFER_MATS);
             CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
                   fixed + 2 * rnd(twice) + 2 * zp__g16_slot_bytes_shared(pk, twice, o) > arena);
             const uint64_t more = p.ring_buffer + (base / 16 & ~(uint64_t)4095);
-            if (more < twice && !p.shared) { /* grown as far as its layout holds */
+            /* grown as far as its layout holds (streamed matrices' buffers
+             * no further than ZP_G16_RING_BUFFER_MATS) */
+            if (more < twice && !p.shared &&
+                !(p.mat_stream && more > ZP_G16_RING_BUFFER_MATS)) {
                 const uint64_t w = p.lean ? zp__g16_slot_bytes_lean(pk, more, o)
                                           : zp__g16_slot_bytes_ring(pk, more, o);
                 CHECK(w == UINT64_MAX || p.fixed_bytes + w > arena);
@@ -157,13 +164,19 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
     }
     CHECK(p.ring_buffer <= ZP_G16_RING_BUFFER || (o && o->ring_buffer));
     if (p.lean) {
-        /* Lean only where a working set of the usual layout with the same
-         * buffers does not fit beside the matrices; matrices streamed only
-         * where a lean one does not fit beside them either. */
-        CHECK(fixed + zp__g16_slot_bytes_ring(pk, p.ring_buffer, o) > arena || forced);
+        /* Matrices streamed only where neither a lean working set nor
+         * one of the usual layout with the same buffers fits beside them,
+         * and then with buffers of at most ZP_G16_RING_BUFFER_MATS. */
         CHECK(p.slot_bytes == zp__g16_slot_bytes_lean(pk, p.ring_buffer, o));
-        if (p.mat_stream)
+        /* Not shared where asked only where two working sets do not fit. */
+        CHECK(!(o && o->tuning.ring_share) || asked < 2 || forced ||
+              fixed + 2 * rnd(p.ring_buffer) +
+                      2 * zp__g16_slot_bytes_shared(pk, p.ring_buffer, o) > arena);
+        if (p.mat_stream) {
             CHECK(fixed + p.slot_bytes > arena || (o && o->stream_matrices));
+            CHECK(fixed + zp__g16_slot_bytes_ring(pk, p.ring_buffer, o) > arena || forced);
+            CHECK(p.ring_buffer <= ZP_G16_RING_BUFFER_MATS || (o && o->ring_buffer));
+        }
         CHECK_EQ_INT(p.slots, 1);
     } else if (!streams) {
         CHECK(p.ring_buffer == 0);
@@ -187,6 +200,10 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         CHECK(p.ring_buffer >= ZP_G16_RING_BUFFER_MIN || (o && o->ring_buffer));
         CHECK(p.slot_bytes == zp__g16_slot_bytes_ring(pk, p.ring_buffer, o));
         CHECK_EQ_INT(p.slots, 1); /* each slot streams its own copy */
+        /* The usual layout only where a lean one with the same buffers
+         * does not fit beside the matrices (or the shape has none). */
+        const uint64_t lw = zp__g16_slot_bytes_lean(pk, p.ring_buffer, o);
+        CHECK(lw == UINT64_MAX || fixed + lw > arena);
         /* Not shared only where sharing is off, one slot is asked, or two
          * working sets do not fit beside the fixed part and its ring. */
         CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
@@ -371,14 +388,14 @@ static void test_no_slots(void)
            (unsigned long long)p.ring_buffer, (unsigned long long)largest);
 }
 
-/* The last steps: porep:27 with the synthetic circuit's matrices (its
+/* The lean steps: porep:27 with the synthetic circuit's matrices (its
  * random coefficients escaped: ~7 GiB) fits a 16 GiB arena with a lean
  * working set, the matrices streamed and buffers grown from 1 GiB into
  * the room left; at 20 GiB a lean one beside the matrices would need
- * smaller buffers, so the matrices stream for a ring of 2 GiB buffers; at
- * 24 GiB the lean one with 2 GiB buffers fits beside the matrices where
- * the usual one does only with buffers of a quarter; at 32 GiB the usual
- * one holds 2 GiB buffers; 8 GiB is refused naming the least it needs.
+ * smaller buffers, so the matrices stream for a ring of 2 GiB buffers (the
+ * most they stream through); at 24 GiB the lean one fits beside the
+ * matrices with 2 GiB buffers grown into the room left; at 32 GiB it holds
+ * 4 GiB buffers; 8 GiB is refused naming the least it needs.
  * Forced (the tests' options), a small key takes the lean steps in any
  * arena. */
 static void test_lean(void)
@@ -391,19 +408,20 @@ static void test_lean(void)
     CHECK(check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 16 * GiB, 1, NULL));
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 16 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(p.lean && p.mat_stream && p.ring_buffer > ZP_G16_RING_BUFFER / 2 &&
-          p.ring_buffer < ZP_G16_RING_BUFFER);
+    CHECK(p.lean && p.mat_stream && p.ring_buffer > ZP_G16_RING_BUFFER_MATS / 2 &&
+          p.ring_buffer < ZP_G16_RING_BUFFER_MATS);
     check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 20 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(p.lean && p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER);
+    CHECK(p.lean && p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER_MATS);
     check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(p.lean && !p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER);
+    CHECK(p.lean && !p.mat_stream && p.ring_buffer > ZP_G16_RING_BUFFER_MATS &&
+          p.ring_buffer < ZP_G16_RING_BUFFER);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 32 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(!p.lean && p.ring_buffer == ZP_G16_RING_BUFFER);
+    CHECK(p.lean && !p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 8 * GiB, 1, NULL, &why),
                  ZP_E_GPU_OOM);
     CHECK(strstr(why.msg, "lean") != NULL);

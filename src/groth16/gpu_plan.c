@@ -140,18 +140,6 @@ static bool plan_lean_ms(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint
     return true;
 }
 
-/* The lean steps with staging buffers of rb bytes: the matrices resident,
- * then streamed. */
-static bool plan_lean(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
-                      uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op,
-                      uint64_t *need)
-{
-    for (int ms = op->stream_matrices ? 1 : 0; ms < 2; ms++)
-        if (plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, op, ms, need))
-            return true;
-    return false;
-}
-
 /* The buffers of a plan p made with rb, where buffers of 2 rb fit in no
  * layout: grown in the same layout, a sixteenth of rb at a time, to the
  * largest below 2 rb that fits. Larger buffers take resident points, but
@@ -166,6 +154,8 @@ static void grow_ring(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_
         return;
     uint64_t need = UINT64_MAX;
     for (uint64_t g = 2 * rb - step; g > rb; g -= step) {
+        if (p->mat_stream && g > ZP_G16_RING_BUFFER_MATS && !op->ring_buffer)
+            continue;
         zp__g16_plan q = *p;
         const bool ok = p->lean ? plan_lean_ms(&q, pk, fixed, matrices, arena_free, g, op,
                                                p->mat_stream, &need)
@@ -249,24 +239,31 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
             rb0 /= 2;
         rb_min = rb_min < rb0 ? rb_min : rb0;
     }
-    /* The largest buffers first, in whichever layout holds them: the usual
-     * working set, then a lean one beside the matrices, then a lean one
-     * with the matrices streamed too; then grown in that layout to the
-     * room left (grow_ring). Small buffers cost more than either step
-     * down: a streamed MSM pays a bucket reduction and a wait per buffer,
-     * where the lean layout's second copy of the witness hides behind H's
-     * MSM and streamed matrices add one pass over the bus to eval
-     * (bench/RESULTS.md, key tiers). */
+    /* First a shared ring (zp__g16_plan.shared), where asked: the key's
+     * ring and as many working sets without one as asked and fit, at least
+     * two, the points in the rest. */
+    if (!forced && op.tuning.ring_share && slots >= 2)
+        for (uint64_t rb = rb0; rb >= rb_min; rb /= 2)
+            if (plan_shared(p, pk, arena_free, slots, rb, &op))
+                return ZP_OK;
+    /* The largest buffers first, in whichever layout holds them: a lean
+     * working set beside the matrices (it leaves more room for points than
+     * the usual one, and its witness crosses packed), then the usual one
+     * (for shapes without a lean layout), then a lean one with the
+     * matrices streamed too, with buffers of at most
+     * ZP_G16_RING_BUFFER_MATS; then grown in that layout to the room left
+     * (grow_ring). Small buffers cost more than either step down: a
+     * streamed MSM pays a bucket reduction and a wait per buffer, where the
+     * lean layout's second copy of the witness hides behind H's MSM and
+     * streamed matrices add one pass over the bus to eval (bench/RESULTS.md,
+     * key tiers). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
-        /* First a shared ring (zp__g16_plan.shared), where asked: the
-         * key's ring and as many working sets without one as asked and
-         * fit, at least two, the points in the rest. */
-        if (!forced && op.tuning.ring_share && slots >= 2 &&
-            plan_shared(p, pk, arena_free, slots, rb, &op))
-            return ZP_OK;
-        if ((!forced && plan_usual(p, pk, fixed, arena_free, rb, &op)) ||
-            plan_lean(p, pk, fixed, matrices, arena_free, rb, &op, &lean_need)) {
+        if ((!op.stream_matrices &&
+             plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
+            (!forced && plan_usual(p, pk, fixed, arena_free, rb, &op)) ||
+            ((rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
+             plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 1, &lean_need))) {
             if (rb < rb0 && !op.ring_buffer)
                 grow_ring(p, pk, fixed, matrices, arena_free, rb, &op);
             return ZP_OK;

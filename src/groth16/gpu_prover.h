@@ -138,9 +138,12 @@ typedef struct zp__g16_plan {
     bool shared;
 } zp__g16_plan;
 
-/* The most bytes of one staging buffer and the least the plan shrinks it to. */
-#define ZP_G16_RING_BUFFER ((uint64_t)2 << 30)
+/* The most bytes of one staging buffer and the least the plan shrinks it
+ * to; where the matrices stream through the ring, no more than
+ * ZP_G16_RING_BUFFER_MATS (eval's blocks then cross with the SMs idle). */
+#define ZP_G16_RING_BUFFER ((uint64_t)4 << 30)
 #define ZP_G16_RING_BUFFER_MIN ((uint64_t)1 << 27)
+#define ZP_G16_RING_BUFFER_MATS ((uint64_t)2 << 30)
 
 /*
  * Plans keys of pk's shape in `arena_free` bytes with `slots` working sets:
