@@ -65,17 +65,16 @@ void zp__g16_slot_ring_close(zp__g16_slot *s)
         s->ring_q[i] = NULL;
     }
     s->ring_q[0] = NULL;
-    s->ev_key = NULL;
+    s->ev_id = 0;
     free(s->sched);
     s->sched = NULL;
-    s->sched_key = NULL;
 }
 
 zp_err zp__g16_ring_take(zp__g16_slot *s)
 {
-    if (!s->ev_key)
+    if (!s->ev_id)
         return ZP_OK;
-    s->ev_key = NULL;
+    s->ev_id = 0;
     zp_err e = ZP_OK;
     for (int q = 1; !e && q < ZP_G16_RING_BUFS; q++)
         if (s->ring_q[q])
@@ -227,14 +226,13 @@ static int chunk_cmp(const void *a, const void *b)
 /* Makes (or keeps) s's schedule for k and the slot's L ranges. */
 zp_err zp__g16_sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
 {
-    if (s->sched && s->sched_key == k && s->sched_id == k->id &&
+    if (s->sched && s->sched_id == k->id &&
         s->sched_l_split == s->l_split &&
         (!s->l_split || (s->sched_n_l_rest == s->n_l_rest &&
                          !memcmp(s->sched_l_rest, s->l_rest, sizeof s->l_rest))))
         return ZP_OK;
     free(s->sched);
     s->sched = NULL;
-    s->sched_key = NULL;
     const zp__pk *pk = k->pk;
     const uint64_t lo = pk->n_public + 1;
     chunk_vec c = {0};
@@ -271,7 +269,6 @@ zp_err zp__g16_sched_make(zp__g16_slot *s, const zp__g16_dkey *k)
     s->sched_n = c.n;
     s->sched_gen++;
     s->sched_made_runs = 0;
-    s->sched_key = k;
     s->sched_id = k->id;
     s->sched_l_split = s->l_split;
     s->sched_n_l_rest = s->n_l_rest;
@@ -428,7 +425,6 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
             e = zp__gpu_eval_ring_first(s->ring_stream, s->ring.ptr, s->ring.bytes / 2, ev_h,
                                         k->pk->domain_size, &k->ma, &k->mb, &s->streamed);
             if (!e) {
-                s->ev_key = k;
                 s->ev_id = k->id;
                 s->ev_half = ev_h;
             }
@@ -504,7 +500,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     if (e) { /* no copy may still write a buffer */
         for (int q = 0; q < ZP_G16_RING_BUFS; q++)
             zp__gpu_stream_sync(s->ring_q[q]);
-        s->ev_key = NULL;
+        s->ev_id = 0;
     }
     zp__g16_sched_times(t, tm, wait);
     /* After its second run (the first may pay what later ones do not),

@@ -108,12 +108,11 @@ struct zp__g16_slot {
     /* The schedule of a streaming key's MSMs (prove_gpu_sched.c) cuts the
      * ring into ZP_G16_RING_BUFS buffers, each filled on a copy stream of
      * its own: ring_q[0] is ring_stream, the others the slot's. sched: its
-     * chunks for sched_key (sched_id its zp__g16_dkey.id; and the L ranges
-     * it was made for), or NULL. */
+     * chunks for the key whose zp__g16_dkey.id is sched_id (and the L
+     * ranges it was made for), or NULL. */
     zp__gpu_stream *ring_q[ZP_G16_RING_BUFS];
     struct zp__g16_chunk *sched;
     size_t sched_n;
-    const zp__g16_dkey *sched_key;
     uint64_t sched_id;
     bool sched_l_split;
     unsigned sched_n_l_rest;
@@ -132,9 +131,8 @@ struct zp__g16_slot {
     uint64_t pre_gen, sched_gen;
     /* Where k's matrices stream: the next eval's first block, sent into
      * ring half ev_half on ring_stream during the schedule's last chunks
-     * (prove_gpu_sched.c) for ev_key's next eval (NULL: none; ev_id its
-     * zp__g16_dkey.id). */
-    const zp__g16_dkey *ev_key;
+     * (prove_gpu_sched.c) for the next eval of the key whose
+     * zp__g16_dkey.id is ev_id (0: none; ids start at 1). */
     uint64_t ev_id;
     unsigned ev_half;
     /* The schedule's runs since sched_make made it: its H chunks are
@@ -218,7 +216,7 @@ bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *
 zp_err zp__g16_slot_ring_open(zp__g16_slot *s);
 void zp__g16_slot_ring_close(zp__g16_slot *s);
 /* Before the ring is used other than by the eval it was sent ahead for
- * (zp__g16_slot.ev_key): that is given up, and the ring's copy streams
+ * (zp__g16_slot.ev_id): that is given up, and the ring's copy streams
  * wait for its copy. */
 zp_err zp__g16_ring_take(zp__g16_slot *s);
 

@@ -57,8 +57,8 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
             e = zp__gpu_stream_after(s->ring_stream, s->ring_q[q]);
     /* The first block sent ahead by the schedule before (any other use
      * of the ring since gave it up: zp__g16_ring_take). */
-    const int pre = s->ev_key == k && s->ev_id == k->id ? (int)s->ev_half : -1;
-    s->ev_key = NULL;
+    const int pre = s->ev_id && s->ev_id == k->id ? (int)s->ev_half : -1;
+    s->ev_id = 0;
     s->took_eval_ahead += pre >= 0;
     if (!e && k->mat_stream)
         e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, pre,
