@@ -201,9 +201,10 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         CHECK(p.slot_bytes == zp__g16_slot_bytes_ring(pk, p.ring_buffer, o));
         CHECK_EQ_INT(p.slots, 1); /* each slot streams its own copy */
         /* The usual layout only where a lean one with the same buffers
-         * does not fit beside the matrices (or the shape has none). */
+         * does not fit beside the matrices (or the shape has none), or
+         * where a test forces it. */
         const uint64_t lw = zp__g16_slot_bytes_lean(pk, p.ring_buffer, o);
-        CHECK(lw == UINT64_MAX || fixed + lw > arena);
+        CHECK(lw == UINT64_MAX || fixed + lw > arena || (o && o->usual));
         /* Not shared only where sharing is off, one slot is asked, or two
          * working sets do not fit beside the fixed part and its ring. */
         CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
@@ -438,6 +439,20 @@ static void test_lean(void)
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
     CHECK(p.lean && p.mat_stream && p.pinned_bytes == mat);
     check_plan("porep:16 mats", &small, fixed, mat, 139 * GiB, 2, &o);
+    /* --usual (tests): the usual working set where the plan streams, on a
+     * shape whose plan is otherwise lean; never with the lean steps. */
+    zp__g16_gpu_opts_default(&o);
+    o.resident_cap = 0;
+    o.ring_buffer = 65536;
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
+    CHECK(p.lean && p.slots == 1);
+    o.usual = true;
+    CHECK_EQ_INT(zp__g16_gpu_opts_check(&o), ZP_OK);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
+    CHECK(!p.lean && !p.mat_stream && p.slots == 1 && p.ring_buffer == 65536);
+    check_plan("porep:16 usual", &small, fixed, mat, 139 * GiB, 2, &o);
+    o.lean = true;
+    CHECK_EQ_INT(zp__g16_gpu_opts_check(&o), ZP_E_INVALID_ARG);
 }
 
 int main(void)

@@ -259,10 +259,10 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * key tiers). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
-        if ((!op.stream_matrices &&
+        if ((!op.stream_matrices && !op.usual &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
             (!forced && plan_usual(p, pk, fixed, arena_free, rb, &op)) ||
-            ((rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
+            (!op.usual && (rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 1, &lean_need))) {
             if (rb < rb0 && !op.ring_buffer)
                 grow_ring(p, pk, fixed, matrices, arena_free, rb, &op);

@@ -70,9 +70,13 @@ typedef struct zp__g16_gpu_opts {
      * working sets (the witness kept in c's region) and, with
      * stream_matrices too, matrices streamed from pinned host memory
      * through the ring during eval. The plan takes them on its own only
-     * where nothing larger fits (default false). */
+     * where nothing larger fits (default false). usual forces the usual
+     * working set where the plan streams, which it otherwise takes only for
+     * shapes without a lean layout, so that its streaming paths run on the
+     * test circuits too. */
     bool lean;
     bool stream_matrices;
+    bool usual;
     /* Long key work on the device (a test key made there, a key copied
      * there) reports here: "making key points" in points, "copying the key
      * to the GPU" in bytes (base/progress.h; none by default). */

@@ -45,7 +45,8 @@ zp_err zp__g16_gpu_opts_check(const zp__g16_gpu_opts *o)
 {
     if (zp_gpu_tuning_check(&o->tuning) || o->upload_parts > ZP_G16_PARTS_MAX ||
         o->upload_head > ZP_G16_HEAD_PLANNED ||
-        (o->ring_buffer && o->ring_buffer < sizeof(zp_g2_affine)))
+        (o->ring_buffer && o->ring_buffer < sizeof(zp_g2_affine)) ||
+        (o->usual && (o->lean || o->stream_matrices)))
         return ZP_E_INVALID_ARG;
     return ZP_OK;
 }

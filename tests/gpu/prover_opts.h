@@ -83,6 +83,8 @@ static inline void prover_opts_parse(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--lean")) {
             T_opts.lean = true;
+        } else if (!strcmp(a, "--usual")) {
+            T_opts.usual = true;
         } else if (!strcmp(a, "--stream-matrices")) {
             T_opts.lean = T_opts.stream_matrices = true;
         } else if (!strcmp(a, "--gpu-mem")) {
