@@ -575,18 +575,74 @@ static zp_err block_put(zp__gpu_stream *s, char *dst, const zp__gpu_csr *A, cons
     return slice_put(s, dst + a.bytes, B, &b, vb, sent, copy);
 }
 
+/* The bytes of rows [r0, n_out) in pieces of at most `piece` bytes
+ * (UINT64_MAX where a row does not fit one). */
+static uint64_t low_bytes(const zp__gpu_csr *A, const zp__gpu_csr *B, uint64_t r0,
+                          uint64_t n_out, uint64_t piece)
+{
+    uint64_t bytes = 0;
+    for (uint64_t r = r0; r < n_out;) {
+        const uint64_t r2 = block_end(A, B, r, n_out, piece);
+        if (r2 == r)
+            return UINT64_MAX;
+        bytes += block_bytes(A, B, r, r2);
+        r = r2;
+    }
+    return bytes;
+}
+
+extern "C" uint64_t zp__gpu_eval_low_rows(uint64_t room, uint64_t piece, uint64_t n_out,
+                                          const zp__gpu_csr *A, const zp__gpu_csr *B)
+{
+    /* Fits at r: fewer bytes the higher r, more room below it: the least
+     * r that fits by bisection (n_out always fits: no rows). */
+    uint64_t lo = 0, hi = n_out;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        const uint64_t b = low_bytes(A, B, mid, n_out, piece);
+        if (b <= room && b <= sizeof(zp_fr) * mid)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+extern "C" zp_err zp__gpu_eval_low_put(zp__gpu_stream *st, zp__gpu_eval_low *lo, uint64_t room,
+                                       uint64_t n_out, const zp__gpu_csr *A,
+                                       const zp__gpu_csr *B, uint64_t *sent)
+{
+    zp__gpu *g = st->g;
+    if (!A->host || !B->host || !lo->base || lo->r < lo->r_lo)
+        return ZP_E_INVALID_ARG;
+    ZP_CUDA(cudaSetDevice(g->device));
+    while (lo->r < n_out) {
+        const uint64_t r2 = block_end(A, B, lo->r, n_out, lo->piece);
+        if (r2 == lo->r)
+            return ZP_E_GPU_OOM;
+        const uint64_t bytes = block_bytes(A, B, lo->r, r2);
+        if (lo->off + bytes > room)
+            break;
+        zp__gpu_csr va, vb;
+        ZP_TRY(block_put(st, (char *)lo->base + lo->off, A, B, lo->r, r2, &va, &vb, sent));
+        lo->off += bytes;
+        lo->r = r2;
+    }
+    return ZP_OK;
+}
+
 extern "C" zp_err zp__gpu_eval_ring_first(zp__gpu_stream *ring_stream, void *ring,
-                                          uint64_t buffer, unsigned first, uint64_t n_out,
+                                          uint64_t buffer, unsigned first, uint64_t end,
                                           const zp__gpu_csr *A, const zp__gpu_csr *B,
                                           uint64_t *sent)
 {
-    if (n_out == 0)
+    if (end == 0)
         return ZP_OK;
     if (!ring || !A->host || !B->host || !ring_stream || first > 1)
         return ZP_E_INVALID_ARG;
     zp__gpu *g = ring_stream->g;
     ZP_CUDA(cudaSetDevice(g->device));
-    const uint64_t r1 = block_end(A, B, 0, n_out, buffer);
+    const uint64_t r1 = block_end(A, B, 0, end, buffer);
     if (r1 == 0)
         return ZP_E_GPU_OOM;
     zp__gpu_csr va, vb;
@@ -594,20 +650,42 @@ extern "C" zp_err zp__gpu_eval_ring_first(zp__gpu_stream *ring_stream, void *rin
 }
 
 extern "C" zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream,
-                                       void *ring, uint64_t buffer, int pre, zp_fr *d_a,
-                                       zp_fr *d_b, uint64_t n_out, const zp__gpu_csr *A,
+                                       void *ring, uint64_t buffer, int pre,
+                                       const zp__gpu_eval_low *lo, zp_fr *d_a, zp_fr *d_b,
+                                       uint64_t n_out, const zp__gpu_csr *A,
                                        const zp__gpu_csr *B, const zp_fr *d_w, uint64_t *sent)
 {
     zp__gpu *g = s->g;
     if (n_out == 0)
         return ZP_OK;
-    if (!d_a || !d_b || !d_w || !ring || !A->host || !B->host || !ring_stream || pre > 1)
+    if (!d_a || !d_b || !d_w || !ring || !A->host || !B->host || !ring_stream || pre > 1 ||
+        (lo && (lo->r != n_out || lo->r_lo > n_out || lo->base != (void *)d_a)))
         return ZP_E_INVALID_ARG;
     ZP_CUDA(cudaSetDevice(g->device));
+    const uint64_t end = lo ? lo->r_lo : n_out; /* the rows the ring's blocks cover */
+    if (lo && lo->r_lo < n_out) {
+        /* The rows sent ahead first: they lie in a below its row r_lo,
+         * which the blocks after them write. */
+        if (low_bytes(A, B, lo->r_lo, n_out, lo->piece) > sizeof(zp_fr) * lo->r_lo)
+            return ZP_E_INVALID_ARG;
+        ZP_TRY(zp__gpu_stream_after(s, ring_stream));
+        uint64_t off = 0, none = 0;
+        for (uint64_t r = lo->r_lo; r < n_out;) {
+            const uint64_t r2 = block_end(A, B, r, n_out, lo->piece);
+            zp__gpu_csr pa, pb;
+            ZP_TRY(block_put(s, (char *)lo->base + off, A, B, r, r2, &pa, &pb, &none, false));
+            ZP_TRY(eval_rows(s, (fr_t *)d_a, (fr_t *)d_b, NULL, r, r2, n_out, &pa, &pb,
+                             (const fr_t *)d_w));
+            off += block_bytes(A, B, r, r2);
+            r = r2;
+        }
+    }
+    if (end == 0)
+        return ZP_OK;
     const unsigned b0 = pre > 0 ? 1u : 0u; /* the first block's buffer */
     char *buf[2] = {(char *)ring, (char *)ring + buffer};
     zp__gpu_csr va[2], vb[2];
-    uint64_t r0 = 0, r1 = block_end(A, B, 0, n_out, buffer);
+    uint64_t r0 = 0, r1 = block_end(A, B, 0, end, buffer);
     if (r1 == r0)
         return ZP_E_GPU_OOM;
     /* The ring's buffers are free: whatever read them before waited for s.
@@ -616,12 +694,12 @@ extern "C" zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_s
     if (pre < 0)
         ZP_TRY(zp__gpu_stream_after(ring_stream, s));
     ZP_TRY(block_put(ring_stream, buf[b0], A, B, r0, r1, &va[b0], &vb[b0], sent, pre < 0));
-    for (unsigned b = b0; r0 < n_out; b ^= 1) {
+    for (unsigned b = b0; r0 < end; b ^= 1) {
         ZP_TRY(zp__gpu_stream_after(s, ring_stream)); /* this block's copy */
-        const uint64_t r2 = r1 < n_out ? block_end(A, B, r1, n_out, buffer) : r1;
-        if (r1 < n_out && r2 == r1)
+        const uint64_t r2 = r1 < end ? block_end(A, B, r1, end, buffer) : r1;
+        if (r1 < end && r2 == r1)
             return ZP_E_GPU_OOM;
-        if (r1 < n_out) {
+        if (r1 < end) {
             /* The other buffer, once the block before has been evaluated;
              * for the second block it is free already (no eval has read
              * it, and what else did has returned), so its copy does not

@@ -607,24 +607,53 @@ zp_err zp__gpu_eval_abc(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, zp_fr *d_c,
 zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
                        const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w);
 /*
+ * Rows [r_lo, n_out) of zp__gpu_eval_ab_ring's matrices, sent ahead into
+ * the bottom of its output a (base = d_a): pieces of rows whose slices of
+ * A and B fill at most `piece` bytes, laid one after another from base
+ * (the layout a ring block has). A slot sends them as H's MSM leaves its
+ * scalars there. Eval evaluates these rows first, writing a's rows r_lo
+ * and up, above the pieces (they end within 32 * r_lo bytes:
+ * zp__gpu_eval_low_rows), and the rows below r_lo after, once the pieces
+ * have been read. r: the first row not sent yet, off: where its piece goes.
+ */
+typedef struct zp__gpu_eval_low {
+    void *base;
+    uint64_t piece, r_lo, r, off;
+} zp__gpu_eval_low;
+
+/* The least r_lo whose rows [r_lo, n_out), in pieces of at most `piece`
+ * bytes, take no more than `room` bytes and no more than 32 * r_lo bytes
+ * (n_out where no row fits; host arithmetic over the pinned images). */
+uint64_t zp__gpu_eval_low_rows(uint64_t room, uint64_t piece, uint64_t n_out,
+                               const zp__gpu_csr *A, const zp__gpu_csr *B);
+/* Enqueues on st the copies of lo's next pieces that end within `room`
+ * bytes of lo->base, advancing lo->r and lo->off; *sent: bytes copied. */
+zp_err zp__gpu_eval_low_put(zp__gpu_stream *st, zp__gpu_eval_low *lo, uint64_t room,
+                            uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
+                            uint64_t *sent);
+/*
  * zp__gpu_eval_ab from matrices pinned on the host (zp__gpu_csr_pin): rows
  * in blocks that fill one of two staging buffers of `buffer` bytes at
  * `ring` (device), each block's slices of A and B copied on ring_stream
  * while s evaluates the block before. Enqueued, not waited for (the host
- * images stay valid). pre: -1, or the buffer (0 or 1) the first block was
- * sent into ahead, on ring_stream, by zp__gpu_eval_ring_first with the
- * same ring, buffer, n_out, A and B (then the blocks start there). *sent:
- * bytes copied. ZP_E_GPU_OOM where one row does not fit a buffer.
+ * images stay valid). lo: NULL, or rows [lo->r_lo, n_out) sent ahead on
+ * ring_stream, all of them (lo->r == n_out): those are evaluated first,
+ * from there, and the blocks cover rows [0, lo->r_lo). pre: -1, or the
+ * buffer (0 or 1) the first block was sent into ahead, on ring_stream, by
+ * zp__gpu_eval_ring_first with the same ring, buffer, rows, A and B (then
+ * the blocks start there). *sent: bytes copied. ZP_E_GPU_OOM where one row
+ * does not fit a buffer.
  */
 zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream, void *ring,
-                            uint64_t buffer, int pre, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
-                            const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w,
-                            uint64_t *sent);
+                            uint64_t buffer, int pre, const zp__gpu_eval_low *lo, zp_fr *d_a,
+                            zp_fr *d_b, uint64_t n_out, const zp__gpu_csr *A,
+                            const zp__gpu_csr *B, const zp_fr *d_w, uint64_t *sent);
 /* Enqueues on ring_stream the copy of zp__gpu_eval_ab_ring's first block
- * into its buffer `first` (0 or 1), for a later call with pre = first:
- * the caller sees that nothing reads or writes that buffer meanwhile. */
+ * of rows [0, end) (end: lo->r_lo of that call, else n_out) into its
+ * buffer `first` (0 or 1), for a later call with pre = first: the caller
+ * sees that nothing reads or writes that buffer meanwhile. */
 zp_err zp__gpu_eval_ring_first(zp__gpu_stream *ring_stream, void *ring, uint64_t buffer,
-                               unsigned first, uint64_t n_out, const zp__gpu_csr *A,
+                               unsigned first, uint64_t end, const zp__gpu_csr *A,
                                const zp__gpu_csr *B, uint64_t *sent);
 /*
  * The packed witness rebuilt (layout: wpack.h): d_out[k * ZP_WPACK_CHUNK +

@@ -484,21 +484,36 @@ zp_err zp__gpu_eval_ab(zp__gpu_stream *s, zp_fr *d_a, zp_fr *d_b, uint64_t n_out
     return ZP_E_NO_GPU;
 }
 
-zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream, void *ring,
-                            uint64_t buffer, int pre, zp_fr *d_a, zp_fr *d_b, uint64_t n_out,
-                            const zp__gpu_csr *A, const zp__gpu_csr *B, const zp_fr *d_w,
+uint64_t zp__gpu_eval_low_rows(uint64_t room, uint64_t piece, uint64_t n_out,
+                               const zp__gpu_csr *A, const zp__gpu_csr *B)
+{
+    (void)room; (void)piece; (void)A; (void)B;
+    return n_out;
+}
+
+zp_err zp__gpu_eval_low_put(zp__gpu_stream *st, zp__gpu_eval_low *lo, uint64_t room,
+                            uint64_t n_out, const zp__gpu_csr *A, const zp__gpu_csr *B,
                             uint64_t *sent)
 {
-    (void)s; (void)ring_stream; (void)ring; (void)buffer; (void)pre; (void)d_a; (void)d_b;
-    (void)n_out; (void)A; (void)B; (void)d_w; (void)sent;
+    (void)st; (void)lo; (void)room; (void)n_out; (void)A; (void)B; (void)sent;
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_eval_ab_ring(zp__gpu_stream *s, zp__gpu_stream *ring_stream, void *ring,
+                            uint64_t buffer, int pre, const zp__gpu_eval_low *lo, zp_fr *d_a,
+                            zp_fr *d_b, uint64_t n_out, const zp__gpu_csr *A,
+                            const zp__gpu_csr *B, const zp_fr *d_w, uint64_t *sent)
+{
+    (void)s; (void)ring_stream; (void)ring; (void)buffer; (void)pre; (void)lo; (void)d_a;
+    (void)d_b; (void)n_out; (void)A; (void)B; (void)d_w; (void)sent;
     return ZP_E_NO_GPU;
 }
 
 zp_err zp__gpu_eval_ring_first(zp__gpu_stream *ring_stream, void *ring, uint64_t buffer,
-                               unsigned first, uint64_t n_out, const zp__gpu_csr *A,
+                               unsigned first, uint64_t end, const zp__gpu_csr *A,
                                const zp__gpu_csr *B, uint64_t *sent)
 {
-    (void)ring_stream; (void)ring; (void)buffer; (void)first; (void)n_out; (void)A; (void)B;
+    (void)ring_stream; (void)ring; (void)buffer; (void)first; (void)end; (void)A; (void)B;
     (void)sent;
     return ZP_E_NO_GPU;
 }

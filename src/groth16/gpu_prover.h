@@ -478,6 +478,9 @@ unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s);
 /* The evals of streamed matrices that found their first block sent during
  * the schedule before (prove_gpu_sched.c), since the slot opened. */
 unsigned zp__g16_slot_took_eval_ahead(const zp__g16_slot *s);
+/* Those that found rows sent into a (zp__gpu_eval_low) during the
+ * schedule before, since the slot opened. */
+unsigned zp__g16_slot_took_eval_low(const zp__g16_slot *s);
 /* A lean slot's witness sends that went packed, and the bytes they left
  * off the bus, since it opened (prove_gpu_wpack.c). */
 unsigned zp__g16_slot_took_wpack(const zp__g16_slot *s);

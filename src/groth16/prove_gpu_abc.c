@@ -124,6 +124,14 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
         e = zp__gpu_stream_after(s->stream, s->copy_stream);
         s->sent_witness = NULL;
     }
+    /* Rows of the matrices sent into a for an eval (prove_gpu_sched.c):
+     * their copies end before a goes up on either stream. */
+    if (!e && s->ev_low_id) {
+        e = zp__gpu_stream_after(s->stream, s->ring_stream);
+        if (!e)
+            e = zp__gpu_stream_after(s->copy_stream, s->ring_stream);
+    }
+    s->ev_low_id = 0;
     /* A lean slot's witness region is c's: c goes there now, and the
      * witness from lean_w again after h (prove_gpu_msm.c), as after eval. */
     s->lean_w = w;

@@ -66,6 +66,7 @@ void zp__g16_slot_ring_close(zp__g16_slot *s)
     }
     s->ring_q[0] = NULL;
     s->ev_id = 0;
+    s->ev_low_id = 0;
     free(s->sched);
     s->sched = NULL;
 }
@@ -106,6 +107,45 @@ static unsigned eval_half(const zp__g16_slot *s, const zp__g16_chunk *v, size_t 
     *after = need[h];
     *streamed = ns;
     return h;
+}
+
+/* hmin[j]: the least point of H's chunks j .. n - 1 of v (n_h where none):
+ * with H's chunks before j summed, a's scalars below it are free. NULL
+ * where memory runs out. */
+static uint64_t *h_free(const zp__g16_chunk *v, size_t n, uint64_t n_h)
+{
+    uint64_t *m = malloc((n + 1) * sizeof *m);
+    if (!m)
+        return NULL;
+    m[n] = n_h;
+    for (size_t j = n; j-- > 0;)
+        m[j] = v[j].msm == M_H && v[j].p < m[j + 1] ? v[j].p : m[j + 1];
+    return m;
+}
+
+/* Plans s->ev_low for k's next eval: the rows whose pieces (of one H
+ * chunk's scalars each) fit the bottom of a that H's chunks before its
+ * last one in v leave free (hmin from h_free); false where no row does. */
+static bool low_plan(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *v, size_t n,
+                     const uint64_t *hmin)
+{
+    size_t last = n;
+    for (size_t j = 0; j < n; j++)
+        if (v[j].msm == M_H)
+            last = j;
+    if (last == n)
+        return false;
+    const uint64_t dom = k->pk->domain_size;
+    const uint64_t room = hmin[last] * sizeof(zp_fr);
+    const uint64_t piece = max_u64(buf_points(s, ZP_G16_P_H) * sizeof(zp_fr), (uint64_t)1 << 20);
+    if (s->ev_plan_id != k->id || s->ev_room != room || s->ev_piece != piece) {
+        s->ev_r_lo = zp__gpu_eval_low_rows(room, piece, dom, &k->ma, &k->mb);
+        s->ev_plan_id = k->id;
+        s->ev_room = room;
+        s->ev_piece = piece;
+    }
+    s->ev_low = (zp__gpu_eval_low){s->work.ptr, piece, s->ev_r_lo, s->ev_r_lo, 0};
+    return s->ev_r_lo < dom;
 }
 
 /* Whether k's MSMs run as one schedule on s: the key streams through the
@@ -405,6 +445,13 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     size_t ev_after = 0, ev_ns = 0;
     const unsigned ev_h = eval_half(s, v, n, &ev_after, &ev_ns);
     bool ev_on = k->mat_stream && s->ring_stream;
+    /* And its last rows cross into the bottom of a as H's chunks leave
+     * their scalars there (any eval waits for those copies before it
+     * writes a, prove_gpu_stage.c); without memory for hmin they cross
+     * during eval as the others do. */
+    uint64_t *hmin = ev_on ? h_free(v, n, k->pk->n_h) : NULL;
+    const bool low_on = hmin && low_plan(s, k, v, n, hmin);
+    s->ev_end = low_on ? s->ev_low.r_lo : k->pk->domain_size;
     bool w_ready = !s->lean;
     s->next_bytes = 0; /* until this run sends the next witness */
     double tm[M_N] = {0}, wait = 0;
@@ -423,7 +470,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
             /* That half's chunks are summed and no copy fills it again. */
             ev_on = false;
             e = zp__gpu_eval_ring_first(s->ring_stream, s->ring.ptr, s->ring.bytes / 2, ev_h,
-                                        k->pk->domain_size, &k->ma, &k->mb, &s->streamed);
+                                        s->ev_end, &k->ma, &k->mb, &s->streamed);
             if (!e) {
                 s->ev_id = k->id;
                 s->ev_half = ev_h;
@@ -446,6 +493,14 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         if (e)
             break;
         const zp__g16_chunk *x = &v[j];
+        /* Before an H chunk (the bus idles through it), the pieces that
+         * the H chunks summed so far have made room for. */
+        if (low_on && x->msm == M_H && s->ev_low.r < k->pk->domain_size) {
+            e = zp__gpu_eval_low_put(s->ring_stream, &s->ev_low, hmin[j] * sizeof(zp_fr),
+                                     k->pk->domain_size, &k->ma, &k->mb, &s->streamed);
+            if (e)
+                break;
+        }
         const zp__g16_part i = msm_part[x->msm];
         const void *pts = (const char *)zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr +
                           x->p * zp__g16_part_size(i);
@@ -492,15 +547,28 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         if (!e && j == last_w)
             e = zp__g16_slot_send_next(s, k);
     }
+    /* The pieces left: every H chunk is summed. */
+    if (!e && low_on) {
+        e = zp__gpu_eval_low_put(s->ring_stream, &s->ev_low, UINT64_MAX, k->pk->domain_size,
+                                 &k->ma, &k->mb, &s->streamed);
+        if (!e)
+            s->ev_low_id = k->id;
+        if (chunk_log)
+            zp__log(ZP__LOG_DEBUG, "sched.eval_low", "run=%llu rows_from=%llu of=%llu bytes=%llu",
+                    (unsigned long long)run, (unsigned long long)s->ev_low.r_lo,
+                    (unsigned long long)k->pk->domain_size, (unsigned long long)s->ev_low.off);
+    }
+    free(hmin);
     if (!e && acc_on) {
         const double t0 = zp__g16_now();
         e = zp__g16_h_acc_end(s, &acc, &out->h);
         tm[M_H] += zp__g16_now() - t0;
     }
-    if (e) { /* no copy may still write a buffer */
+    if (e) { /* no copy may still write a buffer, or a */
         for (int q = 0; q < ZP_G16_RING_BUFS; q++)
             zp__gpu_stream_sync(s->ring_q[q]);
         s->ev_id = 0;
+        s->ev_low_id = 0;
     }
     zp__g16_sched_times(t, tm, wait);
     /* After its second run (the first may pay what later ones do not),

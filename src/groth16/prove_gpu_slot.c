@@ -397,6 +397,7 @@ unsigned zp__g16_slot_took_pairs(const zp__g16_slot *s) { return s->took_pairs; 
 
 unsigned zp__g16_slot_took_wpack(const zp__g16_slot *s) { return s->took_wpack; }
 unsigned zp__g16_slot_took_eval_ahead(const zp__g16_slot *s) { return s->took_eval_ahead; }
+unsigned zp__g16_slot_took_eval_low(const zp__g16_slot *s) { return s->took_eval_low; }
 
 uint64_t zp__g16_slot_wpack_saved(const zp__g16_slot *s) { return s->wpack_saved; }
 

@@ -37,6 +37,7 @@ struct zp__g16_slot {
     unsigned took_pairs;                    /* streamed chunks the last schedule summed two at a time */
     uint64_t sched_runs;                    /* schedules run (the debug log's run=) */
     unsigned took_eval_ahead;               /* evals that found their first block sent */
+    unsigned took_eval_low;                 /* evals that found rows sent into a */
     /* A lean slot's witnesses packed (prove_gpu_wpack.c): wpack_next is
      * the pack the next witness goes into (the witness sent ahead for
      * this partition is in the other); wpack_saved the bytes the packed
@@ -135,6 +136,15 @@ struct zp__g16_slot {
      * zp__g16_dkey.id is ev_id (0: none; ids start at 1). */
     uint64_t ev_id;
     unsigned ev_half;
+    /* And its rows ev_low.r_lo and up, sent on ring_stream into the bottom
+     * of a as H's chunks leave their scalars there, for the next eval of
+     * the key whose id is ev_low_id (0: none): an eval that does not read
+     * them waits for their copies before it writes a. ev_end: the rows the
+     * ring's blocks cover, which the first block was cut for. ev_r_lo: the
+     * r_lo found for the key ev_plan_id with room ev_room and pieces of
+     * ev_piece bytes (kept while those stay). */
+    uint64_t ev_low_id, ev_end, ev_plan_id, ev_room, ev_piece, ev_r_lo;
+    zp__gpu_eval_low ev_low;
     /* The schedule's runs since sched_make made it: its H chunks are
      * placed again from the second one's times (sched_tune.h). */
     unsigned sched_made_runs;

@@ -55,15 +55,24 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
     for (int q = 1; !e && k->mat_stream && q < ZP_G16_RING_BUFS; q++)
         if (s->ring_q[q])
             e = zp__gpu_stream_after(s->ring_stream, s->ring_q[q]);
+    /* The rows sent into the bottom of a by the schedule before; an eval
+     * that does not read them waits for their copies before it writes a. */
+    const bool low = s->ev_low_id && s->ev_low_id == k->id && k->mat_stream;
+    if (!e && s->ev_low_id && !low)
+        e = zp__gpu_stream_after(s->stream, s->ring_stream);
+    s->ev_low_id = 0;
+    s->took_eval_low += low;
     /* The first block sent ahead by the schedule before (any other use
-     * of the ring since gave it up: zp__g16_ring_take). */
-    const int pre = s->ev_id && s->ev_id == k->id ? (int)s->ev_half : -1;
+     * of the ring since gave it up: zp__g16_ring_take), cut for the rows
+     * the ring covers. */
+    const uint64_t end = low ? s->ev_low.r_lo : pk->domain_size;
+    const int pre = s->ev_id && s->ev_id == k->id && s->ev_end == end ? (int)s->ev_half : -1;
     s->ev_id = 0;
     s->took_eval_ahead += pre >= 0;
     if (!e && k->mat_stream)
         e = zp__gpu_eval_ab_ring(s->stream, s->ring_stream, s->ring.ptr, s->ring.bytes / 2, pre,
-                                 a, b, pk->domain_size, &k->ma, &k->mb, s->witness.ptr,
-                                 &s->streamed);
+                                 low ? &s->ev_low : NULL, a, b, pk->domain_size, &k->ma, &k->mb,
+                                 s->witness.ptr, &s->streamed);
     else if (!e && c_after)
         e = zp__gpu_eval_ab(s->stream, a, b, pk->domain_size, &k->ma, &k->mb, s->witness.ptr);
     else if (!e)

@@ -479,7 +479,8 @@ static void test_table_first(void)
  * force lean slots: a job of porep:15 (31780 variables, 31.6 KB of room
  * past them in c's region) whose partitions' witnesses are sent ahead
  * proves, and some sends went packed; where the matrices stream, some
- * evals found their first block sent during the schedule before. */
+ * evals found their first block sent during the schedule before, and
+ * their last rows sent into a (zp__gpu_eval_low). */
 static void test_wpack(void)
 {
     if (!T_opts.lean && !T_opts.stream_matrices)
@@ -491,22 +492,23 @@ static void test_wpack(void)
     char id[ZP_JOB_ID_MAX + 1];
     CHECK_EQ_INT(t_submit(e, NULL, "p", ZP_PRIO_NORMAL, 6, 3, id), ZP_OK);
     t_await_ok(e, id, "p", 6);
-    unsigned packed = 0, lean = 0, ahead = 0;
+    unsigned packed = 0, lean = 0, ahead = 0, low = 0;
     for (int i = 0; i < e->n_provers; i++) {
         const struct zp__g16_slot *sl = e->workers[i].slot;
         if (sl && zp__g16_slot_lean(sl)) {
             lean++;
             packed += zp__g16_slot_took_wpack(sl);
             ahead += zp__g16_slot_took_eval_ahead(sl);
+            low += zp__g16_slot_took_eval_low(sl);
         }
     }
     printf("wpack: %u lean slots, %u witness sends packed, %u evals found their first block "
-           "sent ahead\n",
-           lean, packed, ahead);
+           "sent ahead, %u their last rows in a\n",
+           lean, packed, ahead, low);
     CHECK(lean > 0 && packed > 0);
     /* Streamed matrices: the schedule sends the next eval's first block
      * (prove_gpu_sched.c), and the proofs above verified with it. */
-    CHECK(!T_opts.stream_matrices || ahead > 0);
+    CHECK(!T_opts.stream_matrices || (ahead > 0 && low > 0));
     zp_engine_close(e);
 }
 

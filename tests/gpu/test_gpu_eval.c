@@ -13,6 +13,11 @@
  * (escape rank of a thread's row, ballot prefix of a warp's) decodes every
  * matrix and must give the same sums.
  *
+ * Streamed matrices (zp__gpu_eval_ab_ring, pinned host images through two
+ * small buffers) against the resident eval: with the first block sent
+ * ahead or not, and the last rows sent into the bottom of a first
+ * (zp__gpu_eval_low) or not; a and b poisoned first, the same bytes.
+ *
  * `--porep N` runs only synth:porep:N on the whole device: checked against
  * the host, then its matrices' device bytes and the eval time printed.
  *
@@ -471,12 +476,83 @@ static void gpu_check(const zp__csr *A, const zp__csr *B, uint64_t n_out, uint64
     free(rb);
 }
 
+/* a and b of rows 0 .. n_out through the ring (four ways) against the
+ * resident eval's (matrices with rows: a key's always have). */
+static void ring_check(const zp__csr *A, const zp__csr *B, uint64_t n_out, uint64_t ncols,
+                       const zp_fr *w, const char *what)
+{
+    if (!A->nrows || !B->nrows)
+        return;
+    zp__gpu_csr dA, dB, hA, hB;
+    GPU_OK(zp__gpu_csr_upload(T_s, &dA, A, ncols));
+    GPU_OK(zp__gpu_csr_upload(T_s, &dB, B, ncols));
+    GPU_OK(zp__gpu_csr_pin(T_gpu, &hA, A, ncols));
+    GPU_OK(zp__gpu_csr_pin(T_gpu, &hB, B, ncols));
+    const uint64_t bytes = 2 * n_out * sizeof *w;
+    /* About four blocks a buffer's worth, and room for the longest row. */
+    const uint64_t buffer = (hA.mem.bytes + hB.mem.bytes) / 8 + ((uint64_t)1 << 16);
+    zp__gpu_buf dw = gpu_test_alloc(ncols * sizeof *w), dab = gpu_test_alloc(bytes);
+    zp__gpu_buf ring = gpu_test_alloc(2 * buffer);
+    zp__gpu_stream *rs;
+    GPU_OK(zp__gpu_stream_open_copy(T_gpu, &rs));
+    zp_fr *da = dab.ptr, *ref = xmalloc(bytes), *h = xmalloc(bytes);
+    GPU_OK(zp__gpu_upload(T_s, dw.ptr, w, ncols * sizeof *w));
+    GPU_OK(zp__gpu_eval_ab(T_s, da, da + n_out, n_out, &dA, &dB, dw.ptr));
+    GPU_OK(zp__gpu_download(T_s, ref, da, bytes));
+    GPU_OK(zp__gpu_stream_sync(T_s));
+    int bad = 0;
+    uint64_t r_lo = n_out;
+    for (int way = 0; way < 4; way++) {
+        const bool pre = way & 1, low = way & 2;
+        memset(h, 0xa5, bytes);
+        GPU_OK(zp__gpu_upload(T_s, da, h, bytes));
+        GPU_OK(zp__gpu_stream_after(rs, T_s)); /* the copies land on the poison */
+        uint64_t sent = 0;
+        zp__gpu_eval_low lo = {da, buffer / 2, n_out, n_out, 0};
+        if (low) {
+            lo.r_lo = lo.r = r_lo =
+                zp__gpu_eval_low_rows(n_out * sizeof *w, lo.piece, n_out, &hA, &hB);
+            /* in two goes, as a schedule frees a's bottom */
+            GPU_OK(zp__gpu_eval_low_put(rs, &lo, n_out * sizeof *w / 4, n_out, &hA, &hB, &sent));
+            GPU_OK(zp__gpu_eval_low_put(rs, &lo, UINT64_MAX, n_out, &hA, &hB, &sent));
+            CHECK_EQ_INT(lo.r, n_out);
+        }
+        if (pre)
+            GPU_OK(zp__gpu_eval_ring_first(rs, ring.ptr, buffer, 1, low ? lo.r_lo : n_out, &hA,
+                                           &hB, &sent));
+        GPU_OK(zp__gpu_eval_ab_ring(T_s, rs, ring.ptr, buffer, pre ? 1 : -1, low ? &lo : NULL,
+                                    da, da + n_out, n_out, &hA, &hB, dw.ptr, &sent));
+        GPU_OK(zp__gpu_download(T_s, h, da, bytes));
+        GPU_OK(zp__gpu_stream_sync(T_s));
+        GPU_OK(zp__gpu_stream_sync(rs));
+        bad += memcmp(h, ref, bytes) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* Rows go ahead where a's rows hold more than a piece's fixed part
+     * (its table and alignment, up to ~20 KB). */
+    CHECK(r_lo < n_out || n_out < 4096);
+    printf("  %s through the ring: buffer %llu, rows from %llu of %llu sent ahead: %s\n", what,
+           (unsigned long long)buffer, (unsigned long long)r_lo, (unsigned long long)n_out,
+           bad ? "WRONG" : "ok");
+    zp__gpu_stream_close(rs);
+    zp__gpu_csr_free(T_gpu, &dA);
+    zp__gpu_csr_free(T_gpu, &dB);
+    zp__gpu_csr_free(T_gpu, &hA);
+    zp__gpu_csr_free(T_gpu, &hB);
+    zp__gpu_free(T_gpu, &ring);
+    zp__gpu_free(T_gpu, &dab);
+    zp__gpu_free(T_gpu, &dw);
+    free(ref);
+    free(h);
+}
+
 static void gpu_shape(const shape *sh)
 {
     zp__csr A, B;
     make_pair(&A, &B, sh);
     zp_fr *w = rand_w(sh->ncols);
     gpu_check(&A, &B, sh->n_out, sh->ncols, w, "random");
+    ring_check(&A, &B, sh->n_out, sh->ncols, w, "random");
     free(w);
     free_csr(&A);
     free_csr(&B);
@@ -501,6 +577,7 @@ static void test_eval_synth(void)
         while (n_out < cs.n_constraints + cs.n_public + 1)
             n_out *= 2;
         gpu_check(&cs.a, &cs.b, n_out, cs.n_vars, w, spec);
+        ring_check(&cs.a, &cs.b, n_out, cs.n_vars, w, spec);
         free(w);
         zp__r1cs_free(&cs);
     }
