@@ -31,6 +31,7 @@ struct opts {
     int pre_c;       /* msm: precomputed bases with c-bit windows, 0 = none */
     int chunks;      /* msm: the points in this many chunks, three ways (msm_gpu_chunks) */
     int acc_c;       /* msm --chunks: the one sum's window, 0 = a chunk's */
+    int acc_mib;     /* msm --chunks: the one sum's scratch in MiB, 0 = all it asks */
 };
 
 static const char ntt_help[] =
@@ -69,6 +70,9 @@ static const char msm_help[] =
     "                      all (msm-g1-1); the three sums must agree\n"
     "  --acc-c C           --chunks: msm-g1-acc's window (2..22; default a chunk's,\n"
     "                      as a streaming slot sums H)\n"
+    "  --acc-scratch-mib M --chunks: msm-g1-acc with M MiB of scratch at most (as a\n"
+    "                      slot sums H in what its work region leaves; it takes\n"
+    "                      the windows a pass, and the affine round, that fit)\n"
     "  --chunks K --sparse the MSMs over the witness instead (with the 0/1 split):\n"
     "                      K MSMs summed (msm-g1s-k) against one (msm-g1s-1), and\n"
     "                      each way's phases, the chunks' added up\n"
@@ -122,6 +126,8 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             bad = zp__parse_int(argv[++i], 2, 4096, &o->chunks);
         else if (!strcmp(a, "--acc-c") && v)
             bad = zp__parse_int(argv[++i], 2, 22, &o->acc_c);
+        else if (!strcmp(a, "--acc-scratch-mib") && v)
+            bad = zp__parse_int(argv[++i], 1, 1 << 20, &o->acc_mib);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
         else if (!strcmp(a, "--coset")) o->coset = true;
         else if (!strcmp(a, "--twist")) o->twist = true;
@@ -682,6 +688,9 @@ static int msm_gpu_chunks(const struct opts *o)
         const uint64_t nl = (uint64_t)1 << lg, len = chunk_of(nl, K);
         const unsigned c =
             o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(chunk_of(nl, K));
+        zp__gpu_buf acc_sc = scratch; /* the one sum's scratch */
+        if (o->acc_mib && ((uint64_t)o->acc_mib << 20) < acc_sc.bytes)
+            acc_sc.bytes = (uint64_t)o->acc_mib << 20;
         double ms[3][1000];
         zp_g1_jac sum[3];
         for (int r = -o->warmup; r < o->reps && !e; r++) {
@@ -693,10 +702,10 @@ static int msm_gpu_chunks(const struct opts *o)
                 e = zp__gpu_msm_g1_acc_begin(&acc, bk, c);
             for (uint64_t at = 0; at < nl && !e; at += len) {
                 const uint64_t m = nl - at < len ? nl - at : len;
-                e = zp__gpu_msm_g1_acc_add(s, &acc, pts + at, sc + at, m, scratch);
+                e = zp__gpu_msm_g1_acc_add(s, &acc, pts + at, sc + at, m, acc_sc);
             }
             if (!e)
-                e = zp__gpu_msm_g1_acc_end(s, &acc, &sum[1], scratch);
+                e = zp__gpu_msm_g1_acc_end(s, &acc, &sum[1], acc_sc);
             const double t2 = zp__now();
             if (!e)
                 e = zp__gpu_msm_g1_nosplit(s, &sum[2], pts, sc, nl, scratch);
@@ -712,8 +721,9 @@ static int msm_gpu_chunks(const struct opts *o)
             e = ZP_E_GPU;
         }
         if (!e) {
-            printf("2^%d in %llu chunks of %llu; the one sum at c = %u\n", lg,
-                   (unsigned long long)K, (unsigned long long)len, c);
+            printf("2^%d in %llu chunks of %llu; the one sum at c = %u in %.2f GiB of "
+                   "scratch\n", lg, (unsigned long long)K, (unsigned long long)len, c,
+                   (double)acc_sc.bytes / (1 << 30));
             report("msm-g1-k", "gpu", lg, ms[0], o->reps, msm_floor_ms(lg, false));
             report("msm-g1-acc", "gpu", lg, ms[1], o->reps, msm_floor_ms(lg, false));
             report("msm-g1-1", "gpu", lg, ms[2], o->reps, msm_floor_ms(lg, false));
@@ -772,10 +782,11 @@ int zp__bench_msm(int argc, char **argv)
         fprintf(stderr, "zkpipe bench msm: --precompute is for G1 on the GPU\n");
         return 2;
     }
-    if ((o.chunks || o.acc_c) &&
-        (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks || (o.sparse && o.acc_c))) {
-        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c with it, not with --sparse) "
-                        "is for G1 on the GPU, without --precompute\n");
+    if ((o.chunks || o.acc_c || o.acc_mib) &&
+        (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks ||
+         (o.sparse && (o.acc_c || o.acc_mib)))) {
+        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c, --acc-scratch-mib with it, "
+                        "not with --sparse) is for G1 on the GPU, without --precompute\n");
         return 2;
     }
     if (o.tail && !o.sparse) {
