@@ -232,7 +232,7 @@ zp_err zp__dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey **
                 k->name, g, (unsigned long long)dkb, zp__g16_plan_streams(&plan) ? "yes" : "no",
                 line);
     } else if (err) {
-        zp__log(ZP__LOG_WARN, "key.zp__gpudev_failed", "key=%s gpu=%d error=%s reason=%s", k->name, g,
+        zp__log(ZP__LOG_WARN, "key.gpu_failed", "key=%s gpu=%d error=%s reason=%s", k->name, g,
                 zp_strerror(err), why->msg);
     }
     return err;

@@ -480,6 +480,7 @@ zp_err zp_engine_preload_key(zp_engine *e, const char *name)
         return ZP_E_NOT_FOUND;
     if (closing)
         return ZP_E_SHUTDOWN;
+    const double t0 = zp__mono_now();
     zp_err err = zp__key_acquire(e, k, NULL);
     if (err)
         return err;
@@ -488,8 +489,14 @@ zp_err zp_engine_preload_key(zp_engine *e, const char *name)
     pthread_mutex_unlock(&e->mu);
     /* And resident on every GPU now, not at the first partition each GPU
      * takes (setting a porep:27 key up on a device takes tens of seconds). */
+    const double t1 = zp__mono_now();
     zp__ioerr why = {{0}};
     err = zp__key_preload_devices(e, k, &why);
+    /* Both times: the host part's load and the GPUs' copies made at once
+     * (for a key set up on the GPUs, nearly all of it the second). */
+    if (!err && e->n_gpus && e->cfg.gpu_slots)
+        zp__log(ZP__LOG_INFO, "key.preloaded", "key=%s gpus=%d host_s=%.3f devices_s=%.3f",
+                k->name, e->n_gpus, t1 - t0, zp__mono_now() - t1);
     /* Said by zp_engine_key_info and the daemon's key list (the load
      * itself succeeded, or we would not be here). */
     pthread_mutex_lock(&e->mu);
