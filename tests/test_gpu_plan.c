@@ -152,10 +152,9 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
             CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
                   fixed + 2 * rnd(twice) + 2 * zp__g16_slot_bytes_shared(pk, twice, o) > arena);
             const uint64_t more = p.ring_buffer + (base / 16 & ~(uint64_t)4095);
-            /* grown as far as its layout holds (streamed matrices' buffers
-             * no further than ZP_G16_RING_BUFFER_MATS) */
-            if (more < twice && !p.shared &&
-                !(p.mat_stream && more > ZP_G16_RING_BUFFER_MATS)) {
+            /* grown as far as its layout holds, no further than
+             * ZP_G16_RING_BUFFER_MATS */
+            if (more < twice && !p.shared && more <= ZP_G16_RING_BUFFER_MATS) {
                 const uint64_t w = p.lean ? zp__g16_slot_bytes_lean(pk, more, o)
                                           : zp__g16_slot_bytes_ring(pk, more, o);
                 CHECK(w == UINT64_MAX || p.fixed_bytes + w > arena);
@@ -168,6 +167,9 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
          * one of the usual layout with the same buffers fits beside them,
          * and then with buffers of at most ZP_G16_RING_BUFFER_MATS. */
         CHECK(p.slot_bytes == zp__g16_slot_bytes_lean(pk, p.ring_buffer, o));
+        /* Lean only where the usual layout with the same buffers does not
+         * fit (or a test forces it). */
+        CHECK(fixed + zp__g16_slot_bytes_ring(pk, p.ring_buffer, o) > arena || forced);
         /* Not shared where asked only where two working sets do not fit. */
         CHECK(!(o && o->tuning.ring_share) || asked < 2 || forced ||
               fixed + 2 * rnd(p.ring_buffer) +
@@ -200,11 +202,6 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         CHECK(p.ring_buffer >= ZP_G16_RING_BUFFER_MIN || (o && o->ring_buffer));
         CHECK(p.slot_bytes == zp__g16_slot_bytes_ring(pk, p.ring_buffer, o));
         CHECK_EQ_INT(p.slots, 1); /* each slot streams its own copy */
-        /* The usual layout only where a lean one with the same buffers
-         * does not fit beside the matrices (or the shape has none), or
-         * where a test forces it. */
-        const uint64_t lw = zp__g16_slot_bytes_lean(pk, p.ring_buffer, o);
-        CHECK(lw == UINT64_MAX || fixed + lw > arena || (o && o->usual));
         /* Not shared only where sharing is off, one slot is asked, or two
          * working sets do not fit beside the fixed part and its ring. */
         CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
@@ -318,14 +315,16 @@ static void test_porep27(void)
     }
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 8 * GiB, 1, NULL, &why), ZP_E_GPU_OOM);
     /* More arena never keeps fewer points resident (one working set), but
-     * where it buys larger staging buffers. */
+     * where it buys larger staging buffers or the usual working set. */
     uint64_t last = 0, last_rb = 0;
+    bool last_lean = false;
     for (uint64_t a = 20; a <= 80; a += 4) {
         if (zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 1, NULL, &why))
             continue;
-        CHECK(p.key_bytes >= last || p.ring_buffer > last_rb);
+        CHECK(p.key_bytes >= last || p.ring_buffer > last_rb || (last_lean && !p.lean));
         last = p.key_bytes;
         last_rb = p.ring_buffer;
+        last_lean = p.lean;
     }
 }
 
@@ -418,8 +417,7 @@ static void test_lean(void)
     check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(p.lean && !p.mat_stream && p.ring_buffer > ZP_G16_RING_BUFFER_MATS &&
-          p.ring_buffer < ZP_G16_RING_BUFFER);
+    CHECK(p.lean && !p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER_MATS);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 32 * GiB, 1, NULL, &why),
                  ZP_OK);
     CHECK(p.lean && !p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER);
@@ -439,13 +437,13 @@ static void test_lean(void)
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
     CHECK(p.lean && p.mat_stream && p.pinned_bytes == mat);
     check_plan("porep:16 mats", &small, fixed, mat, 139 * GiB, 2, &o);
-    /* --usual (tests): the usual working set where the plan streams, on a
-     * shape whose plan is otherwise lean; never with the lean steps. */
+    /* The usual working set where it fits beside the points streamed, and
+     * so with --usual (tests); never --usual with the lean steps. */
     zp__g16_gpu_opts_default(&o);
     o.resident_cap = 0;
     o.ring_buffer = 65536;
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);
-    CHECK(p.lean && p.slots == 1);
+    CHECK(!p.lean && p.slots == 1);
     o.usual = true;
     CHECK_EQ_INT(zp__g16_gpu_opts_check(&o), ZP_OK);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &small, fixed, mat, 139 * GiB, 2, &o, &why), ZP_OK);

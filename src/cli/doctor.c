@@ -575,9 +575,9 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
     level l = host_ok ? OK : real ? FAIL : WARN;
     /* What a partition moves to the GPU: its witness (twice for a lean
      * working set, which sends it again after h) and what streams, the
-     * bound a card's bus sets (PCIe 4.0 x16 ~25 GB/s, 5.0 x16 ~50). A lean
-     * working set sends a witness that packs in fewer bytes (its zeros
-     * and ones as bits), so that is the most it moves. */
+     * bound a card's bus sets (PCIe 4.0 x16 ~25 GB/s, 5.0 x16 ~50). A
+     * streaming working set sends a witness that packs in fewer bytes (its
+     * zeros and ones as bits), so that is the most it moves. */
     const uint64_t wit = (uint64_t)k->target.n_vars * sizeof(zp_fr) * (p.lean ? 2 : 1);
     const uint64_t moved = wit + (streams ? p.pinned_bytes : 0);
     /* A shared ring's partitions that sum its chunks together share them. */
@@ -590,7 +590,7 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
         "%.1f GiB to the GPU%s (%.2f s at 25 GB/s, %.2f s at 50 GB/s)%s",
         who, streams ? "streamed" : "whole", line, gib(gpu), gib(arena_free),
         gib(p.pinned_bytes), host_ok ? "" : " (more than the host memory available)",
-        gib(moved), p.lean ? " at most, its witness sent packed where it packs" : "",
+        gib(moved), streams ? " at most, its witness sent packed where it packs" : "",
         (double)moved / 25e9, (double)moved / 50e9, shared);
     return host_ok || !real;
 }

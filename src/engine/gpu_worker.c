@@ -174,7 +174,8 @@ static zp_err slot_ready(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__g
                                             dk->share != NULL, share, (unsigned)w->slot_index,
                                             &e->gpu_opts, why);
         if (!err) {
-            /* A lean slot holds two host witness buffers, and its packs. */
+            /* A lean slot holds two host witness buffers; a streaming one its
+             * packs too. */
             w->slot_pinned = (zp__g16_slot_lean(w->slot) ? 2 : 1) * (uint64_t)pk->n_vars *
                                  sizeof(zp_fr) +
                              zp__g16_slot_wpack_pinned(w->slot, pk);

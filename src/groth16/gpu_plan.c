@@ -142,7 +142,9 @@ static bool plan_lean_ms(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint
 
 /* The buffers of a plan p made with rb, where buffers of 2 rb fit in no
  * layout: grown in the same layout, a sixteenth of rb at a time, to the
- * largest below 2 rb that fits. Larger buffers take resident points, but
+ * largest below 2 rb and at most ZP_G16_RING_BUFFER_MATS that fits (past
+ * it, the points a grown buffer takes cost more copy waits than its fewer
+ * chunks save). Larger buffers take resident points, but
  * each chunk of a streamed MSM pays fixed costs (its sorts, its
  * reduction, a wait), and those cost the SMs more than the bytes they
  * move cost the bus (bench/RESULTS.md, key tiers). */
@@ -154,7 +156,7 @@ static void grow_ring(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_
         return;
     uint64_t need = UINT64_MAX;
     for (uint64_t g = 2 * rb - step; g > rb; g -= step) {
-        if (p->mat_stream && g > ZP_G16_RING_BUFFER_MATS && !op->ring_buffer)
+        if (g > ZP_G16_RING_BUFFER_MATS && !op->ring_buffer)
             continue;
         zp__g16_plan q = *p;
         const bool ok = p->lean ? plan_lean_ms(&q, pk, fixed, matrices, arena_free, g, op,
@@ -246,11 +248,11 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
         for (uint64_t rb = rb0; rb >= rb_min; rb /= 2)
             if (plan_shared(p, pk, arena_free, slots, rb, &op))
                 return ZP_OK;
-    /* The largest buffers first, in whichever layout holds them: a lean
-     * working set beside the matrices (it leaves more room for points than
-     * the usual one, and its witness crosses packed), then the usual one
-     * (for shapes without a lean layout), then a lean one with the
-     * matrices streamed too, with buffers of at most
+    /* The largest buffers first, in whichever layout holds them: the usual
+     * working set (its own witness region, and the MSMs' scratch from b's
+     * third on, larger than a lean one's), then a lean one beside the
+     * matrices (~3.9 GiB more room for points at porep:27), then a lean
+     * one with the matrices streamed too, with buffers of at most
      * ZP_G16_RING_BUFFER_MATS; then grown in that layout to the room left
      * (grow_ring). Small buffers cost more than either step down: a
      * streamed MSM pays a bucket reduction and a wait per buffer, where the
@@ -259,9 +261,9 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * key tiers). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
-        if ((!op.stream_matrices && !op.usual &&
+        if ((!forced && plan_usual(p, pk, fixed, arena_free, rb, &op)) ||
+            (!op.stream_matrices && !op.usual &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
-            (!forced && plan_usual(p, pk, fixed, arena_free, rb, &op)) ||
             (!op.usual && (rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 1, &lean_need))) {
             if (rb < rb0 && !op.ring_buffer)

@@ -307,11 +307,12 @@ zp_err zp__g16_slot_send_next(zp__g16_slot *s, const zp__g16_dkey *k)
         return ZP_OK;
     zp_err e = zp__gpu_stream_after(s->copy_stream, s->msm_stream);
     uint64_t bytes = (uint64_t)k->pk->n_vars * sizeof(zp_fr);
-    if (!e && s->lean) { /* packed where the loader packed it */
-        e = zp__g16_wpack_send(s, k, w, s->wpack_next, false, &bytes);
-        s->wpack_next ^= 1; /* this partition's pack stays for its second send */
-    } else if (!e) {
-        e = zp__gpu_upload(s->copy_stream, s->witness.ptr, w, bytes);
+    /* Packed where the loader packed it, else plain. A lean slot's pack
+     * stays for its second send; the next pack goes into the other one
+     * either way, so that no pack is made while its copy may still run. */
+    if (!e) {
+        e = zp__g16_wpack_send(s, k, w, s->wpack_next, !s->lean, &bytes);
+        s->wpack_next ^= 1;
     }
     if (!e) {
         s->sent_witness = w;

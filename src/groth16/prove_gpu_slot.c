@@ -181,7 +181,10 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     if (pre_c)
         sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
-    p->witness = rnd((uint64_t)pk->n_vars * fr);
+    /* A slot with a ring (a streaming key) sends the next witness packed
+     * where it packs (prove_gpu_wpack.c): its region has the room past the
+     * witness up to the domain's size for the packs, as a lean slot's c. */
+    p->witness = rnd((ring ? max_u64(pk->n_vars, n) : pk->n_vars) * fr);
     p->scratch_off = rnd(n * fr);
     p->work = max_u64(rnd(3 * n * fr), p->scratch_off + rnd(sc));
     p->ab_scalars = ab > n ? rnd(ab * fr) : 0;

@@ -1,19 +1,20 @@
 /*
- * A lean slot's witness sent packed (witness_pack.h, gpu/wpack.h). A lean
- * slot sends each witness twice, both inside the MSM phase of a streaming
- * key, where the bus carries the key's points: ahead, into c's region
- * while the partition before sums its last H chunks (zp__g16_slot_send_next),
- * and again after h, which overwrote it. A PoRep witness is mostly 0 and 1,
- * so the packed chunks (bits, and the other values listed) cross in a
+ * A streaming slot's witness sent packed (witness_pack.h, gpu/wpack.h),
+ * inside the MSM phase of a streaming key, where the bus carries the key's
+ * points: ahead, into the witness region (a lean slot's: c's) while the
+ * partition before sums its last H chunks (zp__g16_slot_send_next); a lean
+ * slot again after h, which overwrote it. A PoRep witness is mostly 0 and
+ * 1, so the packed chunks (bits, and the other values listed) cross in a
  * tenth of the plain bytes; chunks with many other values go as they are.
  *
  * The host packs the next witness, on every CPU, into the pack that is
  * not the current partition's, so that the current witness's pack stays
  * for its second send: the engine's witness loader does it once the
  * witness is loaded (zp__g16_slot_pack_ahead); a witness that no one
- * packed goes plain. The device staging is the tail of c's region past the witness
- * (domain_size - n_vars values: 129 MB for synth:porep:27); packed chunks
- * that do not fit there, and a key with no such room, go plain.
+ * packed goes plain. The device staging is the tail of the witness region
+ * past the witness (domain_size - n_vars values: 129 MB for synth:porep:27;
+ * a slot without a ring has none); packed chunks that do not fit there,
+ * and a key with no such room, go plain.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,12 @@ void zp__g16_wpack_free(zp__g16_slot *s)
     }
 }
 
-/* The staging's room: c's region past the witness, 256-aligned. */
+/* The staging's room: the witness region past the witness, 256-aligned
+ * (less than 256 bytes in a slot without a ring: none). */
 static uint64_t room_of(const zp__g16_slot *s, const zp__pk *pk)
 {
     const uint64_t w = (uint64_t)pk->n_vars * sizeof(zp_fr);
-    return s->lean && s->witness.bytes > w ? (s->witness.bytes - w) & ~(uint64_t)255 : 0;
+    return s->witness.bytes > w ? (s->witness.bytes - w) & ~(uint64_t)255 : 0;
 }
 
 /* Whether a pack can be made for keys of pk's shape in s. */
@@ -145,6 +147,6 @@ zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
 
 void zp__g16_slot_pack_ahead(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w)
 {
-    if (s->lean && w)
+    if (w)
         wpack_make(s, pk, w, s->wpack_next);
 }

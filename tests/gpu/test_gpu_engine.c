@@ -69,6 +69,17 @@ static const zp__key *key_of(zp_engine *e, const char *name)
     return k;
 }
 
+/* The pinned images of a streaming slot's two witness packs for keys like
+ * k: the room past the witness up to the domain, 256-aligned, where it
+ * holds the packs' table (prove_gpu_wpack.c); 0 where it does not. */
+static uint64_t pack_images(const zp__key *k)
+{
+    const uint64_t room =
+        k->domain_size > k->n_vars ? ((k->domain_size - k->n_vars) * 32) & ~(uint64_t)255 : 0;
+    const uint64_t nch = zp__wpack_chunks(k->n_vars);
+    return nch && nch <= ZP_WPACK_CHUNKS_MAX && room > zp__wpack_table_bytes(nch) ? 2 * room : 0;
+}
+
 /* Every stage of every partition of job ran once, the proving ones on a
  * GPU lane (or a CPU one when cpu_ok); gpu_parts[g] (if given) counts the
  * partitions whose MSMs ran on GPU g; each msm stage on a GPU lane has its
@@ -155,15 +166,15 @@ static void test_gpu_only(void)
      * (lean slots two each: --lean, porep being a lean shape). A shared-ring
      * key's slots hold no ring of their own, so a slot that took one of
      * chain's partitions (an own-ring key) was opened again at chain's size. */
-    /* A lean slot also pins two images of its witness packs: the room in
-     * c's region past the witness, 256-aligned (prove_gpu_wpack.c). */
+    /* A slot of a streaming key (a resident cap) also pins two images of
+     * its witness packs: the room in its witness region past the witness,
+     * 256-aligned (prove_gpu_wpack.c). */
+    const bool streams = T_opts.resident_cap != UINT64_MAX;
     const zp__key *kp = key_of(e, "p");
-    const uint64_t room = ((kp->domain_size - kp->n_vars) * 32) & ~(uint64_t)255,
-                   nch = zp__wpack_chunks(kp->n_vars);
-    const uint64_t packs = nch && room > zp__wpack_table_bytes(nch) ? 2 * room : 0;
     const unsigned long long wp =
-        T_opts.lean ? 2ull * kp->n_vars * 32 + packs : kp->n_vars * 32ull;
-    const unsigned long long wc = key_of(e, "c")->n_vars * 32ull;
+        (T_opts.lean ? 2ull : 1ull) * kp->n_vars * 32 + (streams ? pack_images(kp) : 0);
+    const zp__key *kc = key_of(e, "c");
+    const unsigned long long wc = kc->n_vars * 32ull + (streams ? pack_images(kc) : 0);
     char want[3][96];
     const unsigned long long sums[3] = {2 * wp, wp + wc, 2 * wc};
     for (int i = 0; i < 3; i++)
