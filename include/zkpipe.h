@@ -541,10 +541,12 @@ typedef struct zp_key_info {
     double last_used_s;         /* engine clock; -1 when never used */
     zp_err last_error;          /* of the last load or preload attempt */
     char last_message[256];     /* what went wrong then ("" when nothing) */
-    /* Key tiers (zp_engine_key_plan): pinned host bytes of the points that
-     * stream through the GPUs instead of staying in their arenas, summed
-     * over GPUs, and the largest staging buffer its GPUs' slots stream
-     * them through (0: nothing streams). */
+    /* Key tiers (zp_engine_key_plan): pinned host bytes of the points and
+     * matrices that stream through the GPUs instead of staying in their
+     * arenas (the points' image once, however many GPUs share it; none
+     * where they stream from the key's own pinned memory), and the largest
+     * staging buffer its GPUs' slots stream them through (0: nothing
+     * streams). */
     uint64_t streamed_bytes;
     uint64_t ring_buffer_bytes;
 } zp_key_info;

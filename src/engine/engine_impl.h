@@ -128,6 +128,12 @@ typedef struct zp__key {
     uint64_t dk_lru[ZP__GPUS_MAX];
     uint64_t dk_bytes[ZP__GPUS_MAX];
     zp__g16_plan dk_plan[ZP__GPUS_MAX]; /* its key tiers there (zp__g16_plan_make) */
+    /* The pinned image of its streamed points that its copies on every GPU
+     * share (zp__g16_himg, gpu_keys.c; a reference while any GPU has a
+     * copy), and the GPU making a copy that streams (himg_maker - 1; 0:
+     * none), whose image the others wait for rather than make their own. */
+    struct zp__g16_himg *himg;
+    int himg_maker;
     /* SYNTH keys of an engine with GPUs and no CPU worker are set up on
      * each GPU (setup_gpu.c) and never have host points; the toxic waste
      * is kept while loaded so every GPU makes the same key. TEST-ONLY keys
@@ -433,6 +439,10 @@ void zp__key_drop_device(zp_engine *e, zp__key *k);
 /* Arena bytes of the H table of k's copy on GPU g, 0 without one (e->mu
  * held). */
 uint64_t zp__key_table_bytes(const zp__key *k, int g);
+/* Pinned host bytes of what k's copies stream (e->mu held): each GPU's
+ * matrix images, and each image of points once however many GPUs share it
+ * (none where it is the key's own pinned memory). */
+uint64_t zp__key_streamed_bytes(const zp__key *k, int n_gpus);
 /* Makes k (loaded and referenced by the caller) resident on every GPU of
  * the engine, in parallel; the first error, with *why. */
 zp_err zp__key_preload_devices(zp_engine *e, zp__key *k, zp__ioerr *why);

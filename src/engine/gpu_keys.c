@@ -25,6 +25,17 @@ static uint64_t key_ring_bytes(const zp__g16_plan *p)
     return p->shared ? 2 * zp__g16_arena_round(p->ring_buffer) : 0;
 }
 
+/* Drops k's reference to its shared image once no GPU has a copy of k or
+ * is making one (e->mu held). */
+static void drop_image(zp_engine *e, zp__key *k)
+{
+    for (int g = 0; g < e->n_gpus; g++)
+        if (k->dk_state[g] != ZP__DK_NONE)
+            return;
+    zp__g16_himg_unref(k->himg);
+    k->himg = NULL;
+}
+
 /* Frees k's copy on GPU g (e->mu held; no slot uses it). */
 static void drop_one(zp_engine *e, zp__key *k, int g)
 {
@@ -37,6 +48,25 @@ static void drop_one(zp_engine *e, zp__key *k, int g)
     k->dk_state[g] = ZP__DK_NONE;
     k->dk_bytes[g] = 0;
     memset(&k->dk_plan[g], 0, sizeof k->dk_plan[g]);
+    drop_image(e, k);
+}
+
+uint64_t zp__key_streamed_bytes(const zp__key *k, int n_gpus)
+{
+    uint64_t b = 0;
+    for (int g = 0; g < n_gpus; g++) {
+        if (k->dk_state[g] != ZP__DK_READY)
+            continue;
+        const zp__g16_plan *p = &k->dk_plan[g];
+        const zp__g16_himg *m = k->dk[g]->img;
+        b += p->mat_stream ? p->mat_bytes : 0;
+        bool seen = false;
+        for (int h = 0; h < g && m; h++)
+            seen = seen || (k->dk_state[h] == ZP__DK_READY && k->dk[h]->img == m);
+        if (m && !seen)
+            b += zp__g16_himg_bytes(m, k->dk[g]->pk);
+    }
+    return b;
 }
 
 uint64_t zp__key_table_bytes(const zp__key *k, int g)
@@ -98,8 +128,28 @@ bool zp__dkey_evict_for(zp_engine *e, int g, const zp__key *keep)
 typedef struct plan_ctx {
     zp_engine *e;
     zp__gpudev *d;
+    zp__key *k;
     zp__g16_plan *out;
 } plan_ctx;
+
+/* The image of k's streamed points that a plan on GPU g streaming from
+ * pinned host memory takes (e->mu held): the key's own arrays where they
+ * are page-locked whole (no copy at all), else the one a copy on another
+ * GPU made. While another GPU makes a copy that streams, this one waits
+ * for its image (same-sized GPUs plan alike, and one image then serves
+ * all); with none that holds its points, this GPU makes the image. */
+static void plan_image(zp_engine *e, zp__key *k, int g, const zp__pk *pk, zp__g16_plan *plan)
+{
+    if (!k->himg && k->pin_bytes && !k->gpu_setup)
+        k->himg = zp__g16_himg_borrow(&k->pk);
+    while (!(k->himg && zp__g16_himg_covers(k->himg, pk, plan->res)) && k->himg_maker &&
+           k->himg_maker != g + 1)
+        pthread_cond_wait(&e->key_cv, &e->mu);
+    if (k->himg && zp__g16_himg_covers(k->himg, pk, plan->res))
+        plan->img = k->himg;
+    else if (!k->himg_maker)
+        k->himg_maker = g + 1;
+}
 
 static zp_err plan_key(void *arg, const zp__pk *pk, zp__g16_plan *plan, zp__ioerr *why)
 {
@@ -115,6 +165,11 @@ static zp_err plan_key(void *arg, const zp__pk *pk, zp__g16_plan *plan, zp__ioer
     const unsigned want = sets > 0 || waiting < 1 ? 0 : (unsigned)waiting;
     zp_err err = zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used, want,
                                    &c->e->gpu_opts, why);
+    if (!err && zp__g16_plan_streams(plan)) {
+        pthread_mutex_lock(&c->e->mu);
+        plan_image(c->e, c->k, c->d->ordinal, pk, plan);
+        pthread_mutex_unlock(&c->e->mu);
+    }
     if (!err) {
         *c->out = *plan;
     }
@@ -131,7 +186,7 @@ static zp_err make_dkey(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey *d
         zp_err err;
         memset(pk_tmp, 0, sizeof *pk_tmp);
         zp__g16_plan p;
-        plan_ctx pc = {e, d, plan};
+        plan_ctx pc = {e, d, k, plan};
         /* The key's long work on the GPU reports as its load does. */
         zp__g16_gpu_opts o = e->gpu_opts;
         zp__key_progress kp = {&e->cfg, k->name};
@@ -214,12 +269,23 @@ zp_err zp__dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey **
         k->dk_lru[g] = ++e->lru_tick;
         k->dk_bytes[g] = dkb;
         k->dk_plan[g] = plan;
+        k->dk_plan[g].img = NULL; /* the copy holds it (dk->img) */
         d->ring_bytes += key_ring_bytes(&plan);
         *out = dk;
     } else {
         k->dk_state[g] = ZP__DK_NONE;
         free(dk);
     }
+    /* The image this GPU made goes to the copies planned after it. */
+    if (k->himg_maker == g + 1) {
+        k->himg_maker = 0;
+        if (!err && dk->img && !k->himg) {
+            zp__g16_himg_ref(dk->img);
+            k->himg = dk->img;
+        }
+    }
+    if (err)
+        drop_image(e, k);
     pthread_cond_broadcast(&e->key_cv);
     pthread_mutex_unlock(&e->mu);
     /* A key that streams part of its points says so (info); one wholly

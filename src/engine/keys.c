@@ -306,8 +306,9 @@ static void unpin_key(zp_engine *e, zp__key *k)
 
 static void unload(zp_engine *e, zp__key *k)
 {
-    unpin_key(e, k);
+    /* The devices' copies first: they may stream from the pinned arrays. */
     zp__key_drop_device(e, k);
+    unpin_key(e, k);
     zp__key_drop_witnesses(k);
     memset(&k->toxic, 0, sizeof k->toxic);
     zp__pk_free(&k->pk);
@@ -548,12 +549,12 @@ zp_err zp_engine_key_info(zp_engine *e, size_t index, zp_key_info *out)
         for (int g = 0; g < ZP__GPUS_MAX; g++) {
             out->device_bytes += k->dk_bytes[g];
             out->h_table_bytes += zp__key_table_bytes(k, g);
-            out->streamed_bytes += k->dk_plan[g].pinned_bytes;
             if (k->dk_plan[g].ring_buffer > out->ring_buffer_bytes)
                 out->ring_buffer_bytes = k->dk_plan[g].ring_buffer;
             if (k->dk_state[g] == ZP__DK_READY)
                 out->tier = ZP_KEY_DEVICE;
         }
+        out->streamed_bytes = zp__key_streamed_bytes(k, e->n_gpus);
         out->preloaded = k->preloaded;
         out->refs = k->refs;
         out->bytes = k->bytes;
@@ -574,8 +575,8 @@ void zp__keys_free(zp_engine *e)
 {
     for (uint32_t i = 0; i < e->n_keys; i++) {
         zp__key *k = e->keys[i];
-        unpin_key(e, k);
         zp__key_drop_device(e, k);
+        unpin_key(e, k);
         zp__key_drop_witnesses(k);
         zp__pk_free(&k->pk);
         zp__r1cs_free(&k->cs);

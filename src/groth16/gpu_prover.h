@@ -24,6 +24,7 @@
 #ifndef ZP_G16_GPU_PROVER_H
 #define ZP_G16_GPU_PROVER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -118,6 +119,22 @@ const char *zp__g16_part_name(zp__g16_part i);
  * res[i] points of array i are resident, the rest stream through each
  * slot's staging ring of two buffers of ring_buffer bytes.
  */
+/*
+ * Pinned host images of a key's streamed points, one for the key's copies on
+ * every GPU rather than one per GPU (docs/gpu-memory.md): array i's points
+ * from first[i] to its end at p[i] (NULL: none). The device key that
+ * allocates one fills it; a copy planned later with it (zp__g16_plan.img)
+ * neither copies nor makes those points again. Each holder keeps a
+ * reference and the last one frees it; borrowed: p point into a host key's
+ * own arrays (page-locked by its owner, who keeps them), never freed here.
+ */
+typedef struct zp__g16_himg {
+    void *p[ZP_G16_NP];
+    uint64_t first[ZP_G16_NP];
+    bool borrowed;
+    atomic_int refs;
+} zp__g16_himg;
+
 typedef struct zp__g16_plan {
     uint64_t res[ZP_G16_NP];
     uint64_t key_bytes;    /* arena bytes of the resident key (no optional tables) */
@@ -140,7 +157,25 @@ typedef struct zp__g16_plan {
      * working sets fit beside the fixed part and a ring of the buffers
      * one working set would take (or larger). */
     bool shared;
+    /* Where the streamed points are already (NULL: the device key that
+     * takes the plan allocates and fills an image of its own): an image a
+     * caller holds a reference to, used where it holds every point the
+     * plan streams (zp__g16_himg_covers). Not counted in pinned_bytes. */
+    zp__g16_himg *img;
 } zp__g16_plan;
+
+/* An image of all of pk's points in its own arrays (borrowed; NULL: no
+ * memory), one reference. pk must outlive it. */
+zp__g16_himg *zp__g16_himg_borrow(const zp__pk *pk);
+void zp__g16_himg_ref(zp__g16_himg *m);
+/* Drops a reference; the last frees what m owns. NULL: nothing. */
+void zp__g16_himg_unref(zp__g16_himg *m);
+/* Host bytes m holds of pk's points (its own: 0 when borrowed). */
+uint64_t zp__g16_himg_bytes(const zp__g16_himg *m, const zp__pk *pk);
+/* Whether m holds every point a copy of pk with resident counts res
+ * streams. */
+bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
+                         const uint64_t res[ZP_G16_NP]);
 
 /* The most bytes of one staging buffer and the least the plan shrinks it
  * to; where the matrices stream through the ring, no more than
@@ -191,11 +226,13 @@ typedef struct zp__g16_dkey {
     zp__gpu_buf h_pre;
     unsigned h_pre_c;
     /* Key tiers: the first res[i] points of array i are in its region (p_a
-     * ..), the other count - res[i] in host[i], pinned host memory the dkey
-     * owns (NULL when none stream); ring_buffer: the staging buffer its
-     * plan asked slots for (0: nothing streams). */
+     * ..), the other count - res[i] in host[i], inside img (pinned host
+     * memory, maybe shared with the key's copies on other GPUs; NULL when
+     * none stream); ring_buffer: the staging buffer its plan asked slots
+     * for (0: nothing streams). */
     uint64_t res[ZP_G16_NP];
     void *host[ZP_G16_NP];
+    zp__g16_himg *img;
     uint64_t ring_buffer;
     /* The plan's last steps: slots for it lean; ma and mb pinned host
      * images (ma.host) that stream through the ring during eval. */
@@ -225,6 +262,10 @@ bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_pla
 zp_err zp__g16_dkey_put_matrices(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk);
 /* The region of k's array i (its resident points). */
 zp__gpu_buf *zp__g16_dkey_part(zp__g16_dkey *k, zp__g16_part i);
+/* k->host in k->img: the plan's image where take_plan took one (*made
+ * true: its points are there already), else one of k's own allocated for
+ * the points from k->res on (*made false: the caller fills it). */
+zp_err zp__g16_dkey_host(zp__g16_dkey *k, const zp__pk *pk, bool *made);
 /* Whether any point of k streams from host memory. */
 bool zp__g16_dkey_streams(const zp__g16_dkey *k);
 /* Bytes of points k streams per proof (the MSMs read each point once). */

@@ -52,6 +52,79 @@ static const void *part_host(const zp__pk *pk, zp__g16_part i)
     return h[i];
 }
 
+zp__g16_himg *zp__g16_himg_borrow(const zp__pk *pk)
+{
+    zp__g16_himg *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        m->p[i] = (void *)part_host(pk, (zp__g16_part)i);
+    m->borrowed = true;
+    atomic_init(&m->refs, 1);
+    return m;
+}
+
+void zp__g16_himg_ref(zp__g16_himg *m) { atomic_fetch_add(&m->refs, 1); }
+
+void zp__g16_himg_unref(zp__g16_himg *m)
+{
+    if (!m || atomic_fetch_sub(&m->refs, 1) != 1)
+        return;
+    for (int i = 0; i < ZP_G16_NP && !m->borrowed; i++)
+        zp__gpu_host_free(m->p[i]);
+    free(m);
+}
+
+uint64_t zp__g16_himg_bytes(const zp__g16_himg *m, const zp__pk *pk)
+{
+    uint64_t b = 0;
+    for (int i = 0; i < ZP_G16_NP && !m->borrowed; i++)
+        if (m->p[i])
+            b += (zp__g16_part_count(pk, (zp__g16_part)i) - m->first[i]) *
+                 zp__g16_part_size((zp__g16_part)i);
+    return b;
+}
+
+bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
+                         const uint64_t res[ZP_G16_NP])
+{
+    for (int i = 0; i < ZP_G16_NP; i++)
+        if (res[i] < zp__g16_part_count(pk, (zp__g16_part)i) && (!m->p[i] || m->first[i] > res[i]))
+            return false;
+    return true;
+}
+
+zp_err zp__g16_dkey_host(zp__g16_dkey *k, const zp__pk *pk, bool *made)
+{
+    *made = k->img != NULL;
+    for (int i = 0; i < ZP_G16_NP && !k->img; i++) {
+        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
+        if (k->res[i] == n)
+            continue;
+        if (!(k->img = calloc(1, sizeof *k->img)))
+            return ZP_E_NOMEM;
+        atomic_init(&k->img->refs, 1);
+        for (int j = 0; j < ZP_G16_NP; j++) {
+            const zp__g16_part part = (zp__g16_part)j;
+            const uint64_t nj = zp__g16_part_count(pk, part);
+            k->img->first[j] = k->res[j];
+            zp_err e = k->res[j] < nj ? zp__gpu_host_alloc(k->dev, &k->img->p[j],
+                                                           (nj - k->res[j]) *
+                                                               zp__g16_part_size(part))
+                                      : ZP_OK;
+            if (e)
+                return e;
+        }
+    }
+    for (int i = 0; i < ZP_G16_NP && k->img; i++) {
+        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
+        k->host[i] = k->res[i] < n ? (char *)k->img->p[i] + (k->res[i] - k->img->first[i]) *
+                                                                zp__g16_part_size((zp__g16_part)i)
+                                   : NULL;
+    }
+    return ZP_OK;
+}
+
 zp__gpu_buf *zp__g16_dkey_part(zp__g16_dkey *k, zp__g16_part i)
 {
     zp__gpu_buf *b[ZP_G16_NP] = {&k->p_l, &k->p_a, &k->p_b1, &k->p_b2, &k->p_h};
@@ -231,8 +304,7 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
      * copy. */
     if (k->mat_stream)
         zp__gpu_device_sync(k->dev);
-    for (int i = 0; i < ZP_G16_NP; i++)
-        zp__gpu_host_free(k->host[i]);
+    zp__g16_himg_unref(k->img);
     if (k->ma.mem.ptr)
         zp__gpu_csr_free(k->dev, &k->ma);
     if (k->mb.mem.ptr)
@@ -267,17 +339,14 @@ static uint32_t *density_rank(const zp__bitmap *d, uint64_t nw)
 }
 
 /* The points of array i: the first k->res[i] into their region, the rest
- * into pinned host memory of k's own. */
-static zp_err put_part(zp__g16_dkey *k, zp__gpu_stream *s, zp__g16_part i)
+ * into k's image where it has them not already (made). */
+static zp_err put_part(zp__g16_dkey *k, zp__gpu_stream *s, zp__g16_part i, bool made)
 {
     const zp__pk *pk = k->pk;
     const uint64_t n = zp__g16_part_count(pk, i), size = zp__g16_part_size(i), r = k->res[i];
     const char *src = part_host(pk, i);
     zp_err e = put(k, s, zp__g16_dkey_part(k, i), src, r * size);
-    if (e || r == n)
-        return e;
-    e = zp__gpu_host_alloc(k->dev, &k->host[i], (n - r) * size);
-    if (!e)
+    if (!e && r < n && !made)
         memcpy(k->host[i], src + r * size, (n - r) * size);
     return e;
 }
@@ -293,9 +362,10 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
         total += zp__g16_part_count(pk, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i);
     const char *step = "copying the key to the GPU";
     zp__progress_note(p, step, 0, total);
-    zp_err e = ZP_OK;
+    bool made = false;
+    zp_err e = zp__g16_dkey_host(k, pk, &made);
     for (int i = 0; i < ZP_G16_NP && !e; i++) {
-        e = put_part(k, s, (zp__g16_part)i);
+        e = put_part(k, s, (zp__g16_part)i, made);
         if (!e && p && p->fn && !(e = zp__gpu_stream_sync(s))) {
             done += zp__g16_part_count(pk, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i);
             zp__progress_note(p, step, done, total);
@@ -332,6 +402,10 @@ bool zp__g16_dkey_take_plan(zp__g16_dkey *k, const zp__pk *pk, const zp__g16_pla
     k->lean = plan && plan->lean;
     k->mat_stream = plan && plan->mat_stream;
     k->shared = plan && plan->shared && plan->ring_buffer;
+    if (plan && plan->img && zp__g16_himg_covers(plan->img, pk, k->res)) {
+        zp__g16_himg_ref(plan->img);
+        k->img = plan->img;
+    }
     return true;
 }
 
@@ -358,6 +432,8 @@ zp_err zp__g16_dkey_upload_plan(zp__g16_dkey *out, zp__gpu *dev, zp__gpu_stream 
     if (!ra || !rb) {
         free(ra);
         free(rb);
+        zp__g16_himg_unref(out->img);
+        out->img = NULL;
         return zp__fail(why, ZP_E_NOMEM, "no memory for the density ranks");
     }
     out->dev = dev;

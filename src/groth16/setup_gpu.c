@@ -51,19 +51,19 @@ static zp_err upload_density(zp__gpu_stream *s, zp__gpu *dev, zp__gpu_buf *words
 }
 
 /* The device side of the key: regions of the resident points (k->res),
- * pinned host memory for the streamed ones, matrices, densities. */
-static zp_err device_regions(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
+ * pinned host memory for the streamed ones (*made: the plan's image holds
+ * them already), matrices, densities. */
+static zp_err device_regions(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk, bool *made)
 {
     zp_err e;
     for (int i = 0; i < ZP_G16_NP; i++) {
         const zp__g16_part part = (zp__g16_part)i;
-        const uint64_t n = zp__g16_part_count(pk, part), size = zp__g16_part_size(part);
-        if ((e = region(k->dev, zp__g16_dkey_part(k, part), k->res[i] * size)))
-            return e;
-        if (k->res[i] < n &&
-            (e = zp__gpu_host_alloc(k->dev, &k->host[i], (n - k->res[i]) * size)))
+        if ((e = region(k->dev, zp__g16_dkey_part(k, part),
+                        k->res[i] * zp__g16_part_size(part))))
             return e;
     }
+    if ((e = zp__g16_dkey_host(k, pk, made)))
+        return e;
     if ((e = zp__g16_dkey_put_matrices(k, s, pk)) ||
         (e = upload_density(s, k->dev, &k->a_words, &k->a_rank, &pk->a_density)) ||
         (e = upload_density(s, k->dev, &k->b_words, &k->b_rank, &pk->b_density)))
@@ -81,6 +81,7 @@ typedef struct gs {
     zp__gpu_buf t1, t2, k; /* the tables, the scalar scratch */
     zp__gpu_buf stage;     /* streamed points are made here, then copied out */
     zp__progress_span pts; /* points made of all the key's */
+    bool img_made;         /* the streamed points are in the key's image already */
 } gs;
 
 /* n more points made (each multiplication waits for the stream before the
@@ -155,12 +156,15 @@ static zp_err mul(gs *x, zp__g16_part part, void *out, uint64_t off, uint64_t n)
 
 /* The points of array `part` from the scalars in x->k: the resident ones
  * into their region, the streamed ones a staging region at a time into the
- * key's pinned host memory. */
+ * key's pinned host memory, unless its image holds them already (made
+ * by the key's copy on another GPU). */
 static zp_err points(gs *x, zp__g16_dkey *k, zp__g16_part part, uint64_t n)
 {
     const uint64_t r = k->res[part], size = zp__g16_part_size(part);
     zp_err e = r ? mul(x, part, zp__g16_dkey_part(k, part)->ptr, 0, r) : ZP_OK;
-    if (e || r == n)
+    if (!e && r < n && x->img_made && x->pts.p && x->pts.p->fn)
+        made(x, n - r);
+    if (e || r == n || x->img_made)
         return e;
     const uint64_t chunk = x->stage.bytes / size;
     for (uint64_t off = r; !e && off < n; off += chunk) {
@@ -298,7 +302,7 @@ static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h
         zp__progress_note(x->pts.p, x->pts.step, 0, x->pts.total);
     }
     if (!e && !(e = take_plan(k, pk, plan_fn, plan_ctx, why)) &&
-        !(e = device_regions(k, x->s, pk)) && !(e = gs_init(x, pk, max_k)) &&
+        !(e = device_regions(k, x->s, pk, &x->img_made)) && !(e = gs_init(x, pk, max_k)) &&
         !(e = stage_region(x, k, pk))) {
         zp__setup_vk_points(pk, &t, &x->f1, &x->f2);
         e = make_points(x, k, pk, cs, &t, log2n);

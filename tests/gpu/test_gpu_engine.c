@@ -23,8 +23,12 @@
  *  - a partition a slot took ahead goes back to the queue when a more
  *    urgent job arrives before its turn: the urgent job's partitions run
  *    first, and every partition still runs once;
+ *  - a streaming key in the pinned tier streams from its own page-locked
+ *    arrays (no pinned image of its own), one outside it from the image
+ *    its copy made; both prove, and eviction drops the image;
  *  - with two or more GPUs, all of them set the key up and prove
- *    partitions of the same jobs.
+ *    partitions of the same jobs; where it streams, one pinned image of
+ *    its points serves every GPU and is counted once.
  * The engines' GPU prover options come from the command line
  * (prover_opts.h; ctest also runs every MSM after h, and the witness in
  * three parts with the middle one first). Exit 77 without a GPU.
@@ -242,6 +246,49 @@ static void test_pinned_tier(void)
     CHECK_EQ_INT(ki.pinned_bytes, 0);
     CHECK(ki.tier == ZP_KEY_DEVICE);
     zp_engine_close(e);
+}
+
+/* A key that streams every point (resident cap 0): in the pinned tier its
+ * copy streams from the key's own arrays, else from an image it made. */
+static void test_pinned_stream(void)
+{
+    for (int pinned = 1; pinned >= 0; pinned--) {
+        zp__g16_gpu_opts o = T_opts;
+        o.resident_cap = 0;
+        o.ring_buffer = 65536;
+        o.lean = o.usual = o.stream_matrices = false;
+        zp_engine_config c;
+        zp_engine_config_default(&c);
+        c.cpu_workers = 1;
+        c.gpus = 1;
+        c.pinned_key_bytes = pinned ? (uint64_t)1 << 30 : 4096;
+        zp_engine *e = NULL;
+        CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &o), ZP_OK);
+        if (!e)
+            return;
+        CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
+        CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
+        zp_key_info ki;
+        CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+        CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
+        CHECK(pinned ? ki.pinned_bytes > 0 : ki.pinned_bytes == 0);
+        pthread_mutex_lock(&e->mu);
+        const zp__key *k = zp__key_find(e, "d");
+        const zp__g16_himg *m = k->dk[0] ? k->dk[0]->img : NULL;
+        CHECK(m != NULL && m == k->himg);
+        CHECK(m && m->borrowed == (pinned == 1));
+        pthread_mutex_unlock(&e->mu);
+        if (pinned)
+            CHECK_EQ_INT(ki.streamed_bytes, 0);
+        else
+            CHECK(ki.streamed_bytes > 0);
+        char id[ZP_JOB_ID_MAX + 1];
+        CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 4, 21, id), ZP_OK);
+        t_await_ok(e, id, "d", 4);
+        CHECK_EQ_INT(zp_engine_evict_key(e, "d"), ZP_OK);
+        CHECK(key_of(e, "d")->himg == NULL);
+        zp_engine_close(e);
+    }
 }
 
 static void test_mixed(void)
@@ -790,6 +837,27 @@ static void test_multi_gpu(void)
     CHECK_EQ_INT(zp_engine_preload_key(e, "p"), ZP_OK);
     for (int g = 0; g < n; g++)
         CHECK(key_of(e, "p")->dk_bytes[g] > 0);
+    /* Where it streams, the GPUs share one image of its points. */
+    bool one_image = true;
+    uint64_t per_gpu_pinned = 0;
+    pthread_mutex_lock(&e->mu);
+    const zp__key *k = zp__key_find(e, "p");
+    const bool streams = k->dk[0] && k->dk[0]->img;
+    for (int g = 0; g < n && streams; g++) {
+        one_image = one_image && k->dk[g] && k->dk[g]->img == k->himg;
+        per_gpu_pinned += k->dk_plan[g].pinned_bytes;
+    }
+    pthread_mutex_unlock(&e->mu);
+    CHECK(streams == (T_opts.resident_cap != UINT64_MAX));
+    if (streams) {
+        zp_key_info ki;
+        CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
+        printf("multi-GPU: one image %d, streamed %llu bytes pinned (%llu as planned per GPU)\n",
+               one_image, (unsigned long long)ki.streamed_bytes,
+               (unsigned long long)per_gpu_pinned);
+        CHECK(one_image);
+        CHECK(ki.streamed_bytes > 0 && ki.streamed_bytes < per_gpu_pinned);
+    }
     enum { JOBS = 6, PARTS = 4 };
     char ids[JOBS][ZP_JOB_ID_MAX + 1];
     for (int i = 0; i < JOBS; i++)
@@ -833,6 +901,7 @@ int main(int argc, char **argv)
     RUN(test_gpu_only);
     RUN(test_mixed);
     RUN(test_pinned_tier);
+    RUN(test_pinned_stream);
     RUN(test_admission);
     RUN(test_table_first);
     RUN(test_io_counts);

@@ -11,6 +11,13 @@
  *    matrices equal, on synthetic porep, chain and dense circuits in both H
  *    conventions; the key proves through a slot and the proof verifies;
  *    a bad toxic is refused with nothing left in the arena.
+ *  - a planned setup that streams makes the image of its streamed points;
+ *    a second setup given that image (zp__g16_plan.img, as the engine gives
+ *    a key's copy on another GPU) makes only its resident points and reads
+ *    the same bytes from the image, also once the first copy is freed; an
+ *    upload given an image borrowed from the host key's own arrays points
+ *    into them and holds no pinned memory of its own. Every point read back
+ *    byte for byte, and both prove through a slot with a ring.
  */
 #include "gpu_test.h"
 #include "groth16/gpu_prover.h"
@@ -310,6 +317,123 @@ static void test_dkey_setup(void)
     }
 }
 
+/* A plan of half the points resident that streams from ctx's image where
+ * it has one. */
+typedef struct img_plan {
+    zp__g16_gpu_opts o;
+    zp__g16_himg *img;
+} img_plan;
+
+static zp_err plan_with_img(void *ctx, const zp__pk *pk, zp__g16_plan *plan, zp__ioerr *why)
+{
+    img_plan *a = ctx;
+    zp__gpu_info info;
+    zp__gpu_get_info(T_gpu, &info);
+    zp_err e = zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used, 1, &a->o, why);
+    if (!e)
+        plan->img = a->img;
+    return e;
+}
+
+/* A proof through a slot with the streaming key's ring verifies. */
+static void prove_streamed(const zp__g16_dkey *k, const zp__r1cs *cs, const zp__synth_spec *sp,
+                           const zp__g16_gpu_opts *o)
+{
+    zp_fr *w = xmalloc(cs->n_vars * sizeof *w);
+    CHECK_EQ_INT(zp__synth_witness(w, cs, sp, 11), ZP_OK);
+    zp__g16_slot *slot = NULL;
+    zp__ioerr why = {{0}};
+    GPU_OK(zp__g16_slot_open_plan(&slot, T_gpu, k->pk, k->ring_buffer, k->lean, false, 0, 0, o,
+                                  &why));
+    if (slot) {
+        zp__g16_sums sums;
+        zp__proof proof;
+        zp__prove_opts po;
+        zp__prove_opts_default(&po);
+        GPU_OK(zp__g16_slot_sums(slot, k, w, &sums, NULL, &why));
+        CHECK_EQ_INT(zp__g16_finish_verify(&proof, k->pk, &sums, w, &po, NULL, &why), ZP_OK);
+        zp__g16_slot_close(slot);
+    }
+    free(w);
+}
+
+static void shared_case(const char *spec, zp_h_conv conv)
+{
+    printf("  %s %s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs");
+    zp__synth_spec sp;
+    zp__r1cs cs;
+    zp__pk cpu, h1, h2;
+    zp__g16_dkey k1, k2, k3;
+    zp__toxic t;
+    zp__ioerr why = {{0}};
+    CHECK_EQ_INT(zp__synth_parse(&sp, spec), ZP_OK);
+    CHECK_EQ_INT(zp__synth_circuit(&cs, &sp), ZP_OK);
+    toxic_of(&t, 7 + (uint64_t)conv);
+    CHECK_EQ_INT(zp__setup(&cpu, &cs, conv, 2, &t), ZP_OK);
+    uint64_t pts = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        pts += zp__g16_part_count(&cpu, (zp__g16_part)i) * zp__g16_part_size((zp__g16_part)i);
+    img_plan a;
+    zp__g16_gpu_opts_default(&a.o);
+    a.o.resident_cap = pts / 2;
+    a.o.ring_buffer = 8192;
+    a.img = NULL;
+    GPU_OK(zp__g16_dkey_setup_plan(&k1, &h1, T_gpu, T_s, &cs, conv, 2, &t, plan_with_img, &a,
+                                   &a.o, &why));
+    CHECK(k1.img != NULL && zp__g16_dkey_streams(&k1));
+    if (k1.img) {
+        CHECK(!k1.img->borrowed && zp__g16_himg_bytes(k1.img, &h1) > 0);
+        a.img = k1.img;
+        GPU_OK(zp__g16_dkey_setup_plan(&k2, &h2, T_gpu, T_s, &cs, conv, 2, &t, plan_with_img,
+                                       &a, &a.o, &why));
+        CHECK(k2.img == k1.img);
+        CHECK_EQ_INT(atomic_load(&k1.img->refs), 2);
+        zp__g16_dkey_free(&k1);
+        zp__pk_free(&h1);
+        compare_points(&k2, &cpu);
+        prove_streamed(&k2, &cs, &sp, &a.o);
+        CHECK(k2.img && atomic_load(&k2.img->refs) == 1);
+        zp__g16_dkey_free(&k2);
+        zp__pk_free(&h2);
+    } else {
+        zp__g16_dkey_free(&k1);
+        zp__pk_free(&h1);
+    }
+
+    /* An upload that streams from the host key's own arrays. */
+    zp__g16_himg *b = zp__g16_himg_borrow(&cpu);
+    CHECK(b != NULL && b->borrowed && zp__g16_himg_bytes(b, &cpu) == 0);
+    zp__gpu_info info;
+    zp__gpu_get_info(T_gpu, &info);
+    zp__g16_plan p;
+    GPU_OK(zp__g16_plan_make(&p, &cpu, info.arena_bytes - info.arena_used, 1, &a.o, &why));
+    p.img = b;
+    GPU_OK(zp__g16_dkey_upload_plan(&k3, T_gpu, T_s, &cpu, &p, &a.o, &why));
+    zp__g16_himg_unref(b); /* k3 holds its own reference */
+    CHECK(k3.img == b);
+    const void *arr[ZP_G16_NP] = {cpu.l, cpu.a, cpu.b1, cpu.b2, cpu.h};
+    int streamed = 0;
+    for (int i = 0; i < ZP_G16_NP; i++) {
+        const zp__g16_part part = (zp__g16_part)i;
+        if (k3.res[i] < zp__g16_part_count(&cpu, part)) {
+            streamed++;
+            CHECK(k3.host[i] == (const char *)arr[i] + k3.res[i] * zp__g16_part_size(part));
+        }
+    }
+    CHECK(streamed > 0);
+    compare_points(&k3, &cpu);
+    prove_streamed(&k3, &cs, &sp, &a.o);
+    zp__g16_dkey_free(&k3);
+    zp__pk_free(&cpu);
+    zp__r1cs_free(&cs);
+}
+
+static void test_dkey_shared_image(void)
+{
+    shared_case("synth:porep:10", ZP_H_TAU);
+    shared_case("synth:chain:8", ZP_H_COSET);
+}
+
 /* A bad toxic is refused with nothing left in the arena or in pk: a zero
  * value (found before anything is allocated) and τ = 1, in the domain
  * (found by the Lagrange step, after the device regions are taken). */
@@ -350,6 +474,7 @@ int main(int argc, char **argv)
     RUN(test_fb_g2);
     RUN(test_dkey_setup);
     RUN(test_dkey_setup_refused);
+    RUN(test_dkey_shared_image);
     gpu_test_close();
     return FINISH();
 }
