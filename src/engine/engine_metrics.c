@@ -204,8 +204,8 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
     key_bytes(sb, e, "zkpipe_key_h_table_bytes",
               "Of those, the bytes of each key's H tables (precomputed H points).", KB_TABLES);
     key_bytes(sb, e, "zkpipe_key_streamed_bytes",
-              "Pinned host bytes of each key's points that stream through the GPUs "
-              "(key tiers), summed over GPUs.", KB_STREAMED);
+              "Pinned host bytes of what each key streams through the GPUs (key "
+              "tiers): its points' image once, each GPU's matrix images.", KB_STREAMED);
 }
 
 zp_err zp__eng_metrics(zp_engine *e, char **out, size_t *len)
