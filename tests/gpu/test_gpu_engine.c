@@ -201,7 +201,10 @@ static void test_gpu_only(void)
     zp_engine_close(e);
 }
 
-static zp_engine *open_pinned(uint64_t pinned)
+/* An engine of one CPU worker and one GPU with a pinned budget, its host
+ * key "d" (synth:dense:9) preloaded and *ki said of it; NULL where it does
+ * not open. */
+static zp_engine *open_pinned(uint64_t pinned, const zp__g16_gpu_opts *o, zp_key_info *ki)
 {
     zp_engine_config c;
     zp_engine_config_default(&c);
@@ -209,7 +212,12 @@ static zp_engine *open_pinned(uint64_t pinned)
     c.gpus = 1;
     c.pinned_key_bytes = pinned;
     zp_engine *e = NULL;
-    CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &T_opts), ZP_OK);
+    CHECK_EQ_INT(zp__engine_open_opts(&e, &c, o), ZP_OK);
+    if (!e)
+        return NULL;
+    CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
+    CHECK_EQ_INT(zp_engine_key_info(e, 0, ki), ZP_OK);
     return e;
 }
 
@@ -217,13 +225,10 @@ static zp_engine *open_pinned(uint64_t pinned)
  * load and unlocked at eviction; one over the budget is not pinned. */
 static void test_pinned_tier(void)
 {
-    zp_engine *e = open_pinned((uint64_t)1 << 30);
+    zp_key_info ki;
+    zp_engine *e = open_pinned((uint64_t)1 << 30, &T_opts, &ki);
     if (!e)
         return;
-    CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
-    CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
-    zp_key_info ki;
-    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
     /* The preload also made it resident on the GPU: the tier says so. */
     CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
     CHECK(ki.device_bytes > 0);
@@ -237,12 +242,9 @@ static void test_pinned_tier(void)
     CHECK_EQ_INT(ki.pinned_bytes, 0);
     CHECK_EQ_INT(e->pinned_used, 0);
     zp_engine_close(e);
-    e = open_pinned(4096);
+    e = open_pinned(4096, &T_opts, &ki);
     if (!e)
         return;
-    CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
-    CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
-    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
     CHECK_EQ_INT(ki.pinned_bytes, 0);
     CHECK(ki.tier == ZP_KEY_DEVICE);
     zp_engine_close(e);
@@ -257,19 +259,10 @@ static void test_pinned_stream(void)
         o.resident_cap = 0;
         o.ring_buffer = 65536;
         o.lean = o.usual = o.stream_matrices = false;
-        zp_engine_config c;
-        zp_engine_config_default(&c);
-        c.cpu_workers = 1;
-        c.gpus = 1;
-        c.pinned_key_bytes = pinned ? (uint64_t)1 << 30 : 4096;
-        zp_engine *e = NULL;
-        CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &o), ZP_OK);
+        zp_key_info ki;
+        zp_engine *e = open_pinned(pinned ? (uint64_t)1 << 30 : 4096, &o, &ki);
         if (!e)
             return;
-        CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
-        CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
-        zp_key_info ki;
-        CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
         CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
         CHECK(pinned ? ki.pinned_bytes > 0 : ki.pinned_bytes == 0);
         pthread_mutex_lock(&e->mu);

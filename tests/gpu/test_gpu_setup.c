@@ -234,21 +234,25 @@ static void compare_points(const zp__g16_dkey *k, const zp__pk *c)
     free(h);
 }
 
-/* A proof through a slot with the device key verifies. */
-static void prove_with(const zp__g16_dkey *k, const zp__r1cs *cs, const zp__synth_spec *sp)
+/* A proof through a slot with the device key verifies (a slot with the
+ * ring its plan asks for where it streams, with o's options). */
+static void prove_with(const zp__g16_dkey *k, const zp__r1cs *cs, const zp__synth_spec *sp,
+                       const zp__g16_gpu_opts *o)
 {
     zp_fr *w = xmalloc(cs->n_vars * sizeof *w);
     CHECK_EQ_INT(zp__synth_witness(w, cs, sp, 5), ZP_OK);
     zp__g16_slot *slot = NULL;
     zp__ioerr why = {{0}};
-    GPU_OK(zp__g16_slot_open(&slot, T_gpu, k->pk, NULL, &why));
+    GPU_OK(k->ring_buffer ? zp__g16_slot_open_plan(&slot, T_gpu, k->pk, k->ring_buffer, k->lean,
+                                                   false, 0, 0, o, &why)
+                          : zp__g16_slot_open(&slot, T_gpu, k->pk, NULL, &why));
     if (slot) {
         zp__g16_sums sums;
         zp__proof proof;
-        zp__prove_opts o;
-        zp__prove_opts_default(&o);
+        zp__prove_opts po;
+        zp__prove_opts_default(&po);
         GPU_OK(zp__g16_slot_sums(slot, k, w, &sums, NULL, &why));
-        CHECK_EQ_INT(zp__g16_finish_verify(&proof, k->pk, &sums, w, &o, NULL, &why), ZP_OK);
+        CHECK_EQ_INT(zp__g16_finish_verify(&proof, k->pk, &sums, w, &po, NULL, &why), ZP_OK);
         zp__g16_slot_close(slot);
     }
     free(w);
@@ -298,7 +302,7 @@ static void setup_case(const char *spec, zp_h_conv conv, bool prove)
     compare_host(&host, &cpu);
     compare_points(&k, &cpu);
     if (prove)
-        prove_with(&k, &cs, &sp);
+        prove_with(&k, &cs, &sp, NULL);
     zp__g16_dkey_free(&k);
     zp__pk_free(&host);
     zp__pk_free(&cpu);
@@ -335,28 +339,6 @@ static zp_err plan_with_img(void *ctx, const zp__pk *pk, zp__g16_plan *plan, zp_
     return e;
 }
 
-/* A proof through a slot with the streaming key's ring verifies. */
-static void prove_streamed(const zp__g16_dkey *k, const zp__r1cs *cs, const zp__synth_spec *sp,
-                           const zp__g16_gpu_opts *o)
-{
-    zp_fr *w = xmalloc(cs->n_vars * sizeof *w);
-    CHECK_EQ_INT(zp__synth_witness(w, cs, sp, 11), ZP_OK);
-    zp__g16_slot *slot = NULL;
-    zp__ioerr why = {{0}};
-    GPU_OK(zp__g16_slot_open_plan(&slot, T_gpu, k->pk, k->ring_buffer, k->lean, false, 0, 0, o,
-                                  &why));
-    if (slot) {
-        zp__g16_sums sums;
-        zp__proof proof;
-        zp__prove_opts po;
-        zp__prove_opts_default(&po);
-        GPU_OK(zp__g16_slot_sums(slot, k, w, &sums, NULL, &why));
-        CHECK_EQ_INT(zp__g16_finish_verify(&proof, k->pk, &sums, w, &po, NULL, &why), ZP_OK);
-        zp__g16_slot_close(slot);
-    }
-    free(w);
-}
-
 static void shared_case(const char *spec, zp_h_conv conv)
 {
     printf("  %s %s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs");
@@ -391,7 +373,7 @@ static void shared_case(const char *spec, zp_h_conv conv)
         zp__g16_dkey_free(&k1);
         zp__pk_free(&h1);
         compare_points(&k2, &cpu);
-        prove_streamed(&k2, &cs, &sp, &a.o);
+        prove_with(&k2, &cs, &sp, &a.o);
         CHECK(k2.img && atomic_load(&k2.img->refs) == 1);
         zp__g16_dkey_free(&k2);
         zp__pk_free(&h2);
@@ -422,7 +404,7 @@ static void shared_case(const char *spec, zp_h_conv conv)
     }
     CHECK(streamed > 0);
     compare_points(&k3, &cpu);
-    prove_streamed(&k3, &cs, &sp, &a.o);
+    prove_with(&k3, &cs, &sp, &a.o);
     zp__g16_dkey_free(&k3);
     zp__pk_free(&cpu);
     zp__r1cs_free(&cs);
