@@ -10,6 +10,7 @@
 # Env:  COUNTS  the GPU counts to run (default: 1 2 4 8, those the host has)
 #       CAPS    arena caps to run besides the whole arena (default "24G";
 #               "" for none)
+#       WHOLE   0: no whole-arena runs (the caps alone; default 1)
 #       LOG2 (27), JOBS (jobs per GPU, default 2), SLOTS (2), VERIFY (4)
 #       ONLY    "copy", "batch" or "" (both)
 # Each run's output is OUTDIR/batch-G-ARENA.log (default OUTDIR: bench-scaling);
@@ -51,7 +52,10 @@ echo "| GPUs | arena | s/proof (steady) | x one GPU | key made | GPU busy % | h2
 echo "|---:|---|---:|---:|---:|---|---:|---:|---|" | tee -a "$table"
 declare -A one
 last=""
-for cap in "" $CAPS; do
+arenas=$CAPS
+[ "${WHOLE:-1}" = 0 ] || arenas="whole $CAPS"
+for cap in $arenas; do
+    [ "$cap" = whole ] && cap=""
     for g in $COUNTS; do
         arena=${cap:-whole}
         log="$OUT/batch-$g-$arena.log"
