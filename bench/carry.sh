@@ -118,13 +118,20 @@ tests)
   [ -d "$d" ] || { echo "no variant $v in $DV"; exit 2; }
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   pass=0 fail=0
+  child=
+  trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 143' TERM INT
   while IFS='|' read -r name cmd; do
     [[ $name =~ $re ]] || continue
     t0=$(date +%s)
     log=$OUT/test-${v//+/_}-$name.log
     cmd=${cmd//@B@/$d}
+    # In the background and waited for, so that a TERM to this script (an
+    # outer timeout) reaches the test through the trap at once, instead of
+    # leaving it running with the GPU held.
     # shellcheck disable=SC2086 # the command line's words
-    (cd tests && timeout "${TEST_TIMEOUT:-300}" ${cmd//@S@/$san}) >"$log" 2>&1
+    (cd tests && exec timeout "${TEST_TIMEOUT:-300}" ${cmd//@S@/$san}) >"$log" 2>&1 &
+    child=$!
+    wait "$child"
     rc=$?
     # 77: skipped (no GPU)
     if [ $rc = 0 ] || [ $rc = 77 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
