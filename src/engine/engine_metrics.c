@@ -128,9 +128,12 @@ static void key_bytes(zp__sb *sb, zp_engine *e, const char *name, const char *he
     zp__prom_head(sb, name, "gauge", help);
     for (uint32_t i = 0; i < e->n_keys; i++) {
         const zp__key *k = e->keys[i];
-        uint64_t b = what == KB_STREAMED ? zp__key_streamed_bytes(k, e->n_gpus) : 0;
-        for (int g = 0; g < e->n_gpus && what != KB_STREAMED; g++)
-            b += what == KB_TABLES ? zp__key_table_bytes(k, g) : k->dk_bytes[g];
+        uint64_t b = 0;
+        if (what == KB_STREAMED)
+            b = zp__key_streamed_bytes(k, e->n_gpus);
+        else
+            for (int g = 0; g < e->n_gpus; g++)
+                b += what == KB_TABLES ? zp__key_table_bytes(k, g) : k->dk_bytes[g];
         zp__sb_printf(sb, "%s{key=", name);
         zp__prom_label(sb, k->name);
         zp__sb_printf(sb, "} %llu\n", (unsigned long long)b);

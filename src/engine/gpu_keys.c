@@ -138,14 +138,18 @@ typedef struct plan_ctx {
  * GPU made. While another GPU makes a copy that streams, this one waits
  * for its image (same-sized GPUs plan alike, and one image then serves
  * all); with none that holds its points, this GPU makes the image. */
+static bool image_covers(const zp__key *k, const zp__pk *pk, const zp__g16_plan *plan)
+{
+    return k->himg && zp__g16_himg_covers(k->himg, pk, plan->res);
+}
+
 static void plan_image(zp_engine *e, zp__key *k, int g, const zp__pk *pk, zp__g16_plan *plan)
 {
     if (!k->himg && k->pin_bytes && !k->gpu_setup)
         k->himg = zp__g16_himg_borrow(&k->pk);
-    while (!(k->himg && zp__g16_himg_covers(k->himg, pk, plan->res)) && k->himg_maker &&
-           k->himg_maker != g + 1)
+    while (!image_covers(k, pk, plan) && k->himg_maker && k->himg_maker != g + 1)
         pthread_cond_wait(&e->key_cv, &e->mu);
-    if (k->himg && zp__g16_himg_covers(k->himg, pk, plan->res))
+    if (image_covers(k, pk, plan))
         plan->img = k->himg;
     else if (!k->himg_maker)
         k->himg_maker = g + 1;

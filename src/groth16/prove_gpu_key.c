@@ -97,31 +97,28 @@ bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
 zp_err zp__g16_dkey_host(zp__g16_dkey *k, const zp__pk *pk, bool *made)
 {
     *made = k->img != NULL;
-    for (int i = 0; i < ZP_G16_NP && !k->img; i++) {
-        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
-        if (k->res[i] == n)
-            continue;
+    uint64_t streamed[ZP_G16_NP], any = 0;
+    for (int i = 0; i < ZP_G16_NP; i++)
+        any += streamed[i] = zp__g16_part_count(pk, (zp__g16_part)i) - k->res[i];
+    if (!any)
+        return ZP_OK;
+    if (!k->img) {
         if (!(k->img = calloc(1, sizeof *k->img)))
             return ZP_E_NOMEM;
         atomic_init(&k->img->refs, 1);
-        for (int j = 0; j < ZP_G16_NP; j++) {
-            const zp__g16_part part = (zp__g16_part)j;
-            const uint64_t nj = zp__g16_part_count(pk, part);
-            k->img->first[j] = k->res[j];
-            zp_err e = k->res[j] < nj ? zp__gpu_host_alloc(k->dev, &k->img->p[j],
-                                                           (nj - k->res[j]) *
-                                                               zp__g16_part_size(part))
-                                      : ZP_OK;
-            if (e)
+        for (int i = 0; i < ZP_G16_NP; i++) {
+            zp_err e;
+            k->img->first[i] = k->res[i];
+            if (streamed[i] &&
+                (e = zp__gpu_host_alloc(k->dev, &k->img->p[i],
+                                        streamed[i] * zp__g16_part_size((zp__g16_part)i))))
                 return e;
         }
     }
-    for (int i = 0; i < ZP_G16_NP && k->img; i++) {
-        const uint64_t n = zp__g16_part_count(pk, (zp__g16_part)i);
-        k->host[i] = k->res[i] < n ? (char *)k->img->p[i] + (k->res[i] - k->img->first[i]) *
-                                                                zp__g16_part_size((zp__g16_part)i)
-                                   : NULL;
-    }
+    for (int i = 0; i < ZP_G16_NP; i++)
+        k->host[i] = streamed[i] ? (char *)k->img->p[i] + (k->res[i] - k->img->first[i]) *
+                                                              zp__g16_part_size((zp__g16_part)i)
+                                 : NULL;
     return ZP_OK;
 }
 
