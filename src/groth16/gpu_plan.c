@@ -169,6 +169,22 @@ static void grow_ring(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_
     }
 }
 
+/* The usual layout with buffers of rb, or, where those do not fit, shorter
+ * by a sixteenth of rb at a time down to three quarters of rb (its larger
+ * MSM scratch and packed witness are worth more than the buffers' last
+ * quarter: the chunks stay within a sixteenth of the lean layout's). */
+static bool plan_usual_short(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed,
+                             uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op)
+{
+    if (plan_usual(p, pk, fixed, arena_free, rb, op))
+        return true;
+    const uint64_t step = rb / 16 & ~(uint64_t)4095;
+    for (uint64_t g = rb - step; step && !op->ring_buffer && g >= rb - 4 * step; g -= step)
+        if (plan_usual(p, pk, fixed, arena_free, g, op))
+            return true;
+    return false;
+}
+
 /* The shared step (zp__g16_plan.shared) with staging buffers of rb bytes,
  * p->fixed_bytes set; false where two working sets do not fit. */
 static bool plan_shared(zp__g16_plan *p, const zp__pk *pk, uint64_t arena_free, unsigned slots,
@@ -261,7 +277,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * key tiers). */
     uint64_t lean_need = UINT64_MAX;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
-        if ((!forced && plan_usual(p, pk, fixed, arena_free, rb, &op)) ||
+        if ((!forced && plan_usual_short(p, pk, fixed, arena_free, rb, &op)) ||
             (!op.stream_matrices && !op.usual &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
             (!op.usual && (rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
