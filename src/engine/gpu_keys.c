@@ -59,7 +59,9 @@ uint64_t zp__key_streamed_bytes(const zp__key *k, int n_gpus)
             continue;
         const zp__g16_plan *p = &k->dk_plan[g];
         const zp__g16_himg *m = k->dk[g]->img;
-        b += p->mat_stream ? p->mat_bytes : 0;
+        /* Matrix images of the image's are counted with it. */
+        if (!(m && m->mats && k->dk[g]->ma.mem.ptr == m->ma.mem.ptr))
+            b += p->mat_stream ? p->mat_bytes : 0;
         bool seen = false;
         for (int h = 0; h < g && m; h++)
             seen = seen || (k->dk_state[h] == ZP__DK_READY && k->dk[h]->img == m);

@@ -133,6 +133,11 @@ typedef struct zp__g16_himg {
     uint64_t first[ZP_G16_NP];
     bool borrowed;
     atomic_int refs;
+    /* The matrices' pinned images (zp__gpu_csr_pin), where the copy that
+     * made it streams them: copies given the image stream them from here
+     * too rather than pin their own. */
+    zp__gpu_csr ma, mb;
+    bool mats;
 } zp__g16_himg;
 
 typedef struct zp__g16_plan {
@@ -170,7 +175,8 @@ zp__g16_himg *zp__g16_himg_borrow(const zp__pk *pk);
 void zp__g16_himg_ref(zp__g16_himg *m);
 /* Drops a reference; the last frees what m owns. NULL: nothing. */
 void zp__g16_himg_unref(zp__g16_himg *m);
-/* Host bytes m holds of pk's points (its own: 0 when borrowed). */
+/* Host bytes m holds of pk's points (its own: 0 when borrowed) and
+ * matrices. */
 uint64_t zp__g16_himg_bytes(const zp__g16_himg *m, const zp__pk *pk);
 /* Whether m holds every point a copy of pk with resident counts res
  * streams. */
@@ -233,6 +239,7 @@ typedef struct zp__g16_dkey {
     uint64_t res[ZP_G16_NP];
     void *host[ZP_G16_NP];
     zp__g16_himg *img;
+    bool img_given; /* img came with the plan: its points are there already */
     uint64_t ring_buffer;
     /* The plan's last steps: slots for it lean; ma and mb pinned host
      * images (ma.host) that stream through the ring during eval. */

@@ -72,12 +72,16 @@ void zp__g16_himg_unref(zp__g16_himg *m)
         return;
     for (int i = 0; i < ZP_G16_NP && !m->borrowed; i++)
         zp__gpu_host_free(m->p[i]);
+    if (m->mats) { /* pinned images: no device is needed to free them */
+        zp__gpu_csr_free(NULL, &m->ma);
+        zp__gpu_csr_free(NULL, &m->mb);
+    }
     free(m);
 }
 
 uint64_t zp__g16_himg_bytes(const zp__g16_himg *m, const zp__pk *pk)
 {
-    uint64_t b = 0;
+    uint64_t b = m->mats ? m->ma.mem.bytes + m->mb.mem.bytes : 0;
     for (int i = 0; i < ZP_G16_NP && !m->borrowed; i++)
         if (m->p[i])
             b += (zp__g16_part_count(pk, (zp__g16_part)i) - m->first[i]) *
@@ -96,7 +100,7 @@ bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
 
 zp_err zp__g16_dkey_host(zp__g16_dkey *k, const zp__pk *pk, bool *made)
 {
-    *made = k->img != NULL;
+    *made = k->img_given = k->img != NULL;
     uint64_t streamed[ZP_G16_NP], any = 0;
     for (int i = 0; i < ZP_G16_NP; i++)
         any += streamed[i] = zp__g16_part_count(pk, (zp__g16_part)i) - k->res[i];
@@ -301,10 +305,12 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
      * copy. */
     if (k->mat_stream)
         zp__gpu_device_sync(k->dev);
+    /* Matrix images that moved into (or came from) the image are its. */
+    const bool img_mats = k->img && k->img->mats && k->ma.mem.ptr == k->img->ma.mem.ptr;
     zp__g16_himg_unref(k->img);
-    if (k->ma.mem.ptr)
+    if (k->ma.mem.ptr && !img_mats)
         zp__gpu_csr_free(k->dev, &k->ma);
-    if (k->mb.mem.ptr)
+    if (k->mb.mem.ptr && !img_mats)
         zp__gpu_csr_free(k->dev, &k->mb);
     zp__g16_share_close(k);
     zp__gpu_ntt_twist_free(k->dev, &k->twist);
@@ -377,9 +383,22 @@ static zp_err upload_all(zp__g16_dkey *k, zp__gpu_stream *s, const uint32_t *ra,
 
 zp_err zp__g16_dkey_put_matrices(zp__g16_dkey *k, zp__gpu_stream *s, const zp__pk *pk)
 {
+    if (k->mat_stream && k->img && k->img->mats) { /* pinned by another GPU's copy */
+        k->ma = k->img->ma;
+        k->mb = k->img->mb;
+        return ZP_OK;
+    }
     if (k->mat_stream) {
         zp_err e = zp__gpu_csr_pin(k->dev, &k->ma, &pk->ma, pk->n_vars);
-        return e ? e : zp__gpu_csr_pin(k->dev, &k->mb, &pk->mb, pk->n_vars);
+        if (!e)
+            e = zp__gpu_csr_pin(k->dev, &k->mb, &pk->mb, pk->n_vars);
+        /* Into k's own image, for the copies planned after it. */
+        if (!e && k->img && !k->img_given && !k->img->borrowed) {
+            k->img->ma = k->ma;
+            k->img->mb = k->mb;
+            k->img->mats = true;
+        }
+        return e;
     }
     zp_err e = zp__gpu_csr_upload(s, &k->ma, &pk->ma, pk->n_vars);
     return e ? e : zp__gpu_csr_upload(s, &k->mb, &pk->mb, pk->n_vars);

@@ -16,7 +16,8 @@
  *    a key's copy on another GPU) makes only its resident points and reads
  *    the same bytes from the image, also once the first copy is freed; an
  *    upload given an image borrowed from the host key's own arrays points
- *    into them and holds no pinned memory of its own. Every point read back
+ *    into them and holds no pinned memory of its own; where the matrices
+ *    stream, the second copy streams them from the first's pinned images. Every point read back
  *    byte for byte, and both prove through a slot with a ring.
  */
 #include "gpu_test.h"
@@ -339,9 +340,10 @@ static zp_err plan_with_img(void *ctx, const zp__pk *pk, zp__g16_plan *plan, zp_
     return e;
 }
 
-static void shared_case(const char *spec, zp_h_conv conv)
+static void shared_case(const char *spec, zp_h_conv conv, bool mats)
 {
-    printf("  %s %s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs");
+    printf("  %s %s%s\n", spec, conv == ZP_H_TAU ? "bellperson" : "snarkjs",
+           mats ? ", matrices streamed" : "");
     zp__synth_spec sp;
     zp__r1cs cs;
     zp__pk cpu, h1, h2;
@@ -359,16 +361,21 @@ static void shared_case(const char *spec, zp_h_conv conv)
     zp__g16_gpu_opts_default(&a.o);
     a.o.resident_cap = pts / 2;
     a.o.ring_buffer = 8192;
+    a.o.lean = a.o.stream_matrices = mats;
     a.img = NULL;
     GPU_OK(zp__g16_dkey_setup_plan(&k1, &h1, T_gpu, T_s, &cs, conv, 2, &t, plan_with_img, &a,
                                    &a.o, &why));
     CHECK(k1.img != NULL && zp__g16_dkey_streams(&k1));
     if (k1.img) {
         CHECK(!k1.img->borrowed && zp__g16_himg_bytes(k1.img, &h1) > 0);
+        /* Where the matrices stream, their pinned images are the image's. */
+        CHECK(k1.mat_stream == mats && k1.img->mats == mats);
         a.img = k1.img;
         GPU_OK(zp__g16_dkey_setup_plan(&k2, &h2, T_gpu, T_s, &cs, conv, 2, &t, plan_with_img,
                                        &a, &a.o, &why));
         CHECK(k2.img == k1.img);
+        CHECK(!mats || (k2.ma.mem.ptr == k1.img->ma.mem.ptr &&
+                        k2.mb.mem.ptr == k1.img->mb.mem.ptr && k2.ma.host));
         CHECK_EQ_INT(atomic_load(&k1.img->refs), 2);
         zp__g16_dkey_free(&k1);
         zp__pk_free(&h1);
@@ -412,8 +419,9 @@ static void shared_case(const char *spec, zp_h_conv conv)
 
 static void test_dkey_shared_image(void)
 {
-    shared_case("synth:porep:10", ZP_H_TAU);
-    shared_case("synth:chain:8", ZP_H_COSET);
+    shared_case("synth:porep:10", ZP_H_TAU, false);
+    shared_case("synth:chain:8", ZP_H_COSET, false);
+    shared_case("synth:porep:10", ZP_H_COSET, true);
 }
 
 /* A bad toxic is refused with nothing left in the arena or in pk: a zero
