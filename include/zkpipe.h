@@ -445,7 +445,9 @@ typedef struct zp_engine_config {
     /* Host bytes of loaded keys to page-lock (the pinned tier) so that a
      * key uploads to a GPU at full PCIe speed, also after its device copy
      * was evicted. Keys are pinned whole, first come, while they fit. Only
-     * with GPUs. 0: none (default). */
+     * with GPUs. 0: none (default). A key whose points stream on some GPU
+     * (key tiers) is pinned whatever this says: its copies stream from it
+     * in place instead of from a pinned image of their own. */
     uint64_t pinned_key_bytes;
     /* Synthetic witnesses (ZP_WITNESS_SYNTH) kept per key for reuse: seed
      * s proves with witness number s mod N, generated once and kept while

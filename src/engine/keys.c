@@ -258,9 +258,35 @@ static uint32_t key_regions(const zp__key *k, region *out)
     return pk_arrays(pk, out);
 }
 
+/* Whether k's points would stream from host memory on some GPU, planned
+ * as its copy there would be now (e->mu held). */
+static bool streams_somewhere(zp_engine *e, const zp__key *k)
+{
+    for (int g = 0; g < e->n_gpus; g++) {
+        const zp__gpudev *d = &e->gpus[g];
+        if (!d->dev)
+            continue;
+        zp__gpu_info info;
+        zp__gpu_get_info(d->dev, &info);
+        const int waiting = d->admitted - d->sets;
+        const unsigned slots = d->sets > 0 || waiting < 1 ? 0 : (unsigned)waiting;
+        zp__g16_plan p;
+        zp__ioerr why = {{0}};
+        if (zp__g16_plan_make(&p, &k->pk, info.arena_bytes - info.arena_used, slots,
+                              &e->gpu_opts, &why) == ZP_OK &&
+            zp__g16_plan_streams(&p))
+            return true;
+    }
+    return false;
+}
+
 /* Page-locks a key just loaded when the pinned budget has room for all of
- * it (e->mu held; released while the driver works, with a reference held
- * so the key stays). A refusal (locked-memory limit) leaves it unpinned. */
+ * it, or, whatever the budget, when its points stream on some GPU: its
+ * copies then stream from it in place rather than from a pinned image of
+ * their own as large as what streams, so locking it takes no more memory
+ * and saves the copy (e->mu held; released while the driver works, with a
+ * reference held so the key stays). A refusal (locked-memory limit)
+ * leaves it unpinned, and its copies make their image. */
 static void pin_key(zp_engine *e, zp__key *k)
 {
     region r[ZP__PIN_MAX];
@@ -268,8 +294,9 @@ static void pin_key(zp_engine *e, zp__key *k)
     uint64_t want = 0;
     for (uint32_t i = 0; i < n; i++)
         want += r[i].bytes;
-    if (!e->n_gpus || !e->cfg.pinned_key_bytes || !want ||
-        e->pinned_used + want > e->cfg.pinned_key_bytes)
+    const bool budget =
+        e->cfg.pinned_key_bytes && e->pinned_used + want <= e->cfg.pinned_key_bytes;
+    if (!e->n_gpus || !want || k->gpu_setup || !(budget || streams_somewhere(e, k)))
         return;
     e->pinned_used += want;
     k->refs++;
