@@ -146,6 +146,9 @@ batch)
   for va in "$@"; do
     IFS=: read -r v arena tune <<<"$va"
     tag=${v//+/_}-$arena${tune:+-${tune//=/}}
+    # a repeated NAME:ARENA keeps each run's log and trace (-2, -3, ...)
+    n=1 base=$tag
+    while [ -e "$OUT/batch-$tag.log" ]; do n=$((n + 1)) tag=$base-$n; done
     log=$OUT/batch-$tag.log
     # shellcheck disable=SC2086 # BATCH_ARGS: words
     "$DV/$v/zkpipe" bench batch --circuit "synth:porep:${LOG2:-27}" --gpus 1 --gpu-mem "$arena" \

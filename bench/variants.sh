@@ -37,7 +37,7 @@ J=$(nproc)
 mkdir -p "$OUT"
 dir_of() { [ "$1" = main ] && echo build-gpu || echo "build-v-$1"; }
 summary() { # the bench's figures and the trace's stage medians, prefixed
-  grep -E "s/proof|per proof|ratio|verify |call |bus|median|busy|error|host to device|peak RSS" "$1" |
+  grep -E "s/proof|per proof|per job|ratio|verify |call |bus|median|busy|error|host to device|peak RSS" "$1" |
     sed "s/^/$2: /"
 }
 what=${1:-}
@@ -107,6 +107,9 @@ batch)
     IFS=: read -r v arena tune <<<"$va"
     d=$(dir_of "$v")
     tag=$v-$arena${tune:+-${tune//=/}}
+    # a repeated NAME:ARENA keeps each run's log and trace (-2, -3, ...)
+    n=1 base=$tag
+    while [ -e "$OUT/batch-$tag.log" ]; do n=$((n + 1)) tag=$base-$n; done
     log=$OUT/batch-$tag.log
     "$d/zkpipe" bench batch --circuit "synth:porep:$LOG2" --gpus 1 --gpu-mem "$arena" \
       --count "${COUNT:-1}" --partitions 10 --concurrency 2 --verify-threads 4 \
