@@ -30,9 +30,13 @@
  * the key must then be a .params, and there are no engine counters (h2d
  * not shown).
  *
+ * --gpu-mem G caps each GPU's arena at G GiB in both parts (the native
+ * engine's gpu_mem_bytes, the drop-in's zkpipe_supraseal_gpu_mem), as on a
+ * smaller card: the key then streams from pinned host memory.
+ *
  * usage: bench_supraseal_c2 [--log2 N] [--circuits C] [--calls K]
  *                           [--distinct D] [--key PATH.zpk|PATH.params] [--skip-native]
- *                           [--proofs-out FILE] [--trace FILE.json]
+ *                           [--gpu-mem G] [--proofs-out FILE] [--trace FILE.json]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,11 +93,14 @@ static void die(const char *what, zp_err e)
 
 /* -------------------------------------------------------------- native */
 
+static uint64_t g_gpu_mem; /* --gpu-mem, bytes; 0: the whole GPU */
+
 static double native(unsigned log2, unsigned circuits, unsigned calls, unsigned distinct)
 {
     zp_engine_config c;
     zp_engine_config_default(&c);
     c.gpus = -1;
+    c.gpu_mem_bytes = g_gpu_mem;
     c.cpu_workers = 0;
     c.max_partitions = circuits;
     c.synth_witness_cache = distinct;
@@ -521,7 +528,14 @@ int main(int argc, char **argv)
             proofs_out = v;
         else if (!strcmp(a, "--trace"))
             trace_out = v;
-        else {
+        else if (!strcmp(a, "--gpu-mem")) {
+            const int g = atoi(v);
+            if (g < 1 || g > 4096) {
+                fprintf(stderr, "bench_supraseal_c2: --gpu-mem wants GiB, 1..4096, got %s\n", v);
+                return 2;
+            }
+            g_gpu_mem = (uint64_t)g << 30;
+        } else {
             fprintf(stderr, "bench_supraseal_c2: unknown option %s\n", a);
             return 2;
         }
@@ -540,6 +554,17 @@ int main(int argc, char **argv)
     if (!ends_with(params, ".params")) {
         fprintf(stderr, "bench_supraseal_c2: supraseal-c2 reads only .params keys: --key %s\n",
                 params);
+        return 2;
+    }
+#endif
+#ifndef ZP_SS_BENCH_UPSTREAM
+    if (g_gpu_mem && zkpipe_supraseal_gpu_mem(g_gpu_mem)) {
+        fprintf(stderr, "bench_supraseal_c2: the drop-in's engine is open already\n");
+        return 2;
+    }
+#else
+    if (g_gpu_mem) {
+        fprintf(stderr, "bench_supraseal_c2: supraseal-c2 takes no --gpu-mem\n");
         return 2;
     }
 #endif

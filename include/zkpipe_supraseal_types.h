@@ -100,6 +100,17 @@ zp_ss_srs clone_SRS(const zp_ss_srs *srs);
  */
 int zkpipe_supraseal_key_cache(const char *dir);
 
+/*
+ * zkpipe's own: the bytes of each GPU's arena, as `zkpipe serve --gpu-mem`
+ * sets them (0, the default: the device's free memory less a small
+ * reserve), for a card shared with other GPU work or a larger card run as
+ * a smaller one; keys that do not fit stream from pinned host memory
+ * (docs/gpu-memory.md). Takes effect when the first call opens the engine,
+ * and an arena the GPUs cannot give then fails that call (no fallback to
+ * the CPU). Returns 0, or -1 once the engine is open.
+ */
+int zkpipe_supraseal_gpu_mem(uint64_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,7 @@ zp_ss_result zp__ss_err(zp_err e, const char *fmt, ...)
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static zp_engine *g_engine;
+static uint64_t g_gpu_mem; /* zkpipe_supraseal_gpu_mem's arena, 0: the default */
 
 typedef struct srs_rec {
     char key[ZP_NAME_MAX + 1];
@@ -68,12 +69,17 @@ static zp_err engine_locked(zp_engine **out)
         zp_engine_config c;
         zp_engine_config_default(&c);
         c.gpus = -1;
+        c.gpu_mem_bytes = g_gpu_mem;
         c.cpu_workers = 0;
         c.max_partitions = 4096;
         c.max_queued_partitions = 1u << 16;
         c.verify_threads = 2;
         zp_err e = zp_engine_open(&g_engine, &c);
         zp_gpu_info gi;
+        if (e && g_gpu_mem && zp__gpu_count() > 0) { /* an arena refused: not the CPU */
+            g_engine = NULL;
+            return e;
+        }
         if (e || zp_engine_gpu_info(g_engine, 0, &gi) != ZP_OK) { /* no GPU: CPU workers */
             zp_engine_close(e ? NULL : g_engine);
             c.gpus = 0;
@@ -87,6 +93,16 @@ static zp_err engine_locked(zp_engine **out)
     }
     *out = g_engine;
     return ZP_OK;
+}
+
+int zkpipe_supraseal_gpu_mem(uint64_t bytes)
+{
+    pthread_mutex_lock(&g_mu);
+    const int r = g_engine ? -1 : 0;
+    if (!r)
+        g_gpu_mem = bytes;
+    pthread_mutex_unlock(&g_mu);
+    return r;
 }
 
 zp_err zp__ss_engine(zp_engine **out)

@@ -123,6 +123,7 @@ void drop_SRS(const struct SRS *srs);
 struct SRS clone_SRS(const struct SRS *srs);
 /* zkpipe's own additions. */
 int zkpipe_supraseal_key_cache(const char *dir);
+int zkpipe_supraseal_gpu_mem(uint64_t bytes);
 zp_err zp__ss_engine(zp_engine **out);
 
 /* ------------------------------------------------------------ the circuits */
@@ -454,6 +455,21 @@ static void bad_params(const char *path, long at, int len)
     fclose(out);
 }
 
+/* zkpipe_supraseal_gpu_mem: set before the first call (main), it sizes
+ * each GPU's arena (without GPUs the CPU proves as before: the calls
+ * above did); once the engine is open it is refused. */
+#define GPU_MEM ((uint64_t)8 << 30)
+
+static void test_gpu_mem(void)
+{
+    CHECK_EQ_INT(zkpipe_supraseal_gpu_mem((uint64_t)1 << 30), -1);
+    zp_engine *e = NULL;
+    CHECK_EQ_INT(zp__ss_engine(&e), ZP_OK);
+    zp_gpu_info gi;
+    if (e && zp_engine_gpu_info(e, 0, &gi) == ZP_OK)
+        CHECK(gi.arena_bytes > 0 && gi.arena_bytes <= GPU_MEM);
+}
+
 static void test_errors(void)
 {
     batch b;
@@ -552,6 +568,7 @@ int main(int argc, char **argv)
     g_mutex = create_gpu_mutex();
     CHECK(g_mutex != NULL);
 #endif
+    CHECK_EQ_INT(zkpipe_supraseal_gpu_mem(GPU_MEM), 0);
     setup();
     RUN(test_srs);
     RUN(test_prove);
@@ -563,6 +580,7 @@ int main(int argc, char **argv)
     destroy_gpu_mutex(g_mutex);
     destroy_gpu_mutex(NULL);
 #endif
+    RUN(test_gpu_mem);
     RUN(test_errors);
     cleanup();
     return FINISH();

@@ -145,6 +145,7 @@ extern "C" {
         srs: *const SRS,
     ) -> cuda::Error;
     fn zkpipe_supraseal_key_cache(dir: *const c_char) -> c_int;
+    fn zkpipe_supraseal_gpu_mem(bytes: u64) -> c_int;
 }
 
 impl Default for SRS {
@@ -216,6 +217,15 @@ pub fn key_cache(dir: Option<&Path>) -> bool {
             None => false,
         },
     }
+}
+
+/// zkpipe's addition: the bytes of each GPU's arena (0: the default, the
+/// device's free memory less a small reserve), for a card shared with other
+/// GPU work; keys that do not fit stream from pinned host memory. Call it
+/// before the first proof or SRS: returns false once the engine is open.
+pub fn gpu_mem(bytes: u64) -> bool {
+    // SAFETY: takes a plain integer.
+    unsafe { zkpipe_supraseal_gpu_mem(bytes) == 0 }
 }
 
 /// Proves `provers.len()` circuits with one key; blocks until every proof is

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use supraseal_c2::{generate_groth16_proof, generate_groth16_proofs, Assignment, SRS};
+use supraseal_c2::{generate_groth16_proof, generate_groth16_proofs, gpu_mem, Assignment, SRS};
 
 type Fr = [u64; 4];
 type Proof = [u8; 384];
@@ -184,6 +184,13 @@ fn clones_and_eviction() {
     f.check(&f.prove_all(&copy)); // the clone holds the key
     let none = SRS::default().clone();
     drop(none); // a null handle clones and drops as nothing
+}
+
+#[test]
+fn gpu_mem_refused_once_the_engine_is_open() {
+    let f = load();
+    let _srs = SRS::try_new(f.params(), true).expect("the fixture's key");
+    assert!(!gpu_mem(8 << 30), "an arena size taken after the engine opened");
 }
 
 #[test]
