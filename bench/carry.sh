@@ -18,6 +18,10 @@
 #          limit (TEST_TIMEOUT, 300 s); a line each, then a count
 #        bash bench/carry.sh batch NAME:ARENA[:TUNE]...
 #          (device) bench/variants.sh's batch with NAME's zkpipe
+#        bash bench/carry.sh dropin NAME[:ARENA]...
+#          (device) bench_supraseal_c2 --circuits 10 --calls CALLS (2) over
+#          KEY (bench/out/porep-LOG2.zpk, made by the first run when missing),
+#          the drop-in alone, each GPU's arena capped where ARENA (24G) says
 #        bash bench/carry.sh bundle
 #          (device) OUT's logs in one file, OUT.tgz (traces left out), and
 #          OUT removed: the device tool brings back at most 8 files a call
@@ -76,11 +80,12 @@ libs() {
     while read -r l; do cp -L "$l" bench/out/libs/; done
 }
 
-# Copies build-gpu's zkpipe and GPU test binaries to $DV/$1.
+# Copies build-gpu's zkpipe, bench_supraseal_c2 and GPU test binaries to
+# $DV/$1.
 take() {
   local d=$DV/$1
   rm -rf "$d" && mkdir -p "$d/tests"
-  cp build-gpu/zkpipe "$d/"
+  cp build-gpu/zkpipe build-gpu/bench_supraseal_c2 "$d/"
   cut -d'|' -f2 "$DV/tests.txt" | grep -o '@B@/tests/[a-z0-9_]*' | sort -u |
     while read -r t; do cp "build-gpu/tests/${t#@B@/tests/}" "$d/tests/"; done
 }
@@ -158,6 +163,22 @@ batch)
       echo "$tag: exit $?"
     grep -E "s/proof|per job|stage medians|host to device|verified|gpu0 busy|error" "$log" |
       sed "s/^/$tag: /"
+  done
+  ;;
+dropin)
+  unpack
+  export LD_LIBRARY_PATH=$PWD/bench/out/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  key=${KEY:-bench/out/porep-${LOG2:-27}.zpk}
+  for va in "$@"; do
+    IFS=: read -r v arena <<<"$va"
+    tag=dropin-${v//+/_}${arena:+-$arena}
+    n=1 base=$tag
+    while [ -e "$OUT/$tag.log" ]; do n=$((n + 1)) tag=$base-$n; done
+    "$DV/$v/bench_supraseal_c2" --log2 "${LOG2:-27}" --circuits 10 --calls "${CALLS:-2}" \
+      --key "$key" --skip-native ${arena:+--gpu-mem "${arena%G}"} >"$OUT/$tag.log" 2>&1 ||
+      echo "$tag: exit $?"
+    grep -E "s/proof|call |setup |create_SRS|caller|verify |key\.|error" \
+      "$OUT/$tag.log" | sed "s/^/$tag: /"
   done
   ;;
 bundle)
