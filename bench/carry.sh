@@ -150,10 +150,7 @@ batch)
   export LD_LIBRARY_PATH=$PWD/bench/out/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   for va in "$@"; do
     IFS=: read -r v arena tune <<<"$va"
-    tag=${v//+/_}-$arena${tune:+-${tune//=/}}
-    # a repeated NAME:ARENA keeps each run's log and trace (-2, -3, ...)
-    n=1 base=$tag
-    while [ -e "$OUT/batch-$tag.log" ]; do n=$((n + 1)) tag=$base-$n; done
+    tag=$(free_tag "$OUT/batch-" "${v//+/_}-$arena${tune:+-${tune//=/}}")
     log=$OUT/batch-$tag.log
     # shellcheck disable=SC2086 # BATCH_ARGS: words
     "$DV/$v/zkpipe" bench batch --circuit "synth:porep:${LOG2:-27}" --gpus 1 --gpu-mem "$arena" \
@@ -171,9 +168,7 @@ dropin)
   key=${KEY:-bench/out/porep-${LOG2:-27}.zpk}
   for va in "$@"; do
     IFS=: read -r v arena <<<"$va"
-    tag=dropin-${v//+/_}${arena:+-$arena}
-    n=1 base=$tag
-    while [ -e "$OUT/$tag.log" ]; do n=$((n + 1)) tag=$base-$n; done
+    tag=$(free_tag "$OUT/" "dropin-${v//+/_}${arena:+-$arena}")
     "$DV/$v/bench_supraseal_c2" --log2 "${LOG2:-27}" --circuits 10 --calls "${CALLS:-2}" \
       --key "$key" --skip-native ${arena:+--gpu-mem "${arena%G}"} >"$OUT/$tag.log" 2>&1 ||
       echo "$tag: exit $?"

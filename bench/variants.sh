@@ -106,10 +106,7 @@ batch)
   for va in "$@"; do
     IFS=: read -r v arena tune <<<"$va"
     d=$(dir_of "$v")
-    tag=$v-$arena${tune:+-${tune//=/}}
-    # a repeated NAME:ARENA keeps each run's log and trace (-2, -3, ...)
-    n=1 base=$tag
-    while [ -e "$OUT/batch-$tag.log" ]; do n=$((n + 1)) tag=$base-$n; done
+    tag=$(free_tag "$OUT/batch-" "$v-$arena${tune:+-${tune//=/}}")
     log=$OUT/batch-$tag.log
     "$d/zkpipe" bench batch --circuit "synth:porep:$LOG2" --gpus 1 --gpu-mem "$arena" \
       --count "${COUNT:-1}" --partitions 10 --concurrency 2 --verify-threads 4 \

@@ -1,6 +1,15 @@
 # shellcheck shell=bash
 # Sourced by bench/variants.sh and bench/carry.sh.
 #
+# free_tag FILE_PREFIX TAG: TAG, or TAG-2, TAG-3, ... the first for which
+# FILE_PREFIX$TAG.log does not exist yet, so that a repeated run keeps
+# each log and trace of its own.
+free_tag() {
+  local t=$2 n=1
+  while [ -e "$1$t.log" ]; do n=$((n + 1)) t=$2-$n; done
+  echo "$t"
+}
+#
 # with_variants FN ARG...: for each ARG (PATCH, or A.patch+B.patch for both
 # together), applies its patches to the tree, runs FN NAME (NAME: the
 # patches' file names without .patch, joined by +), and takes them off
