@@ -76,11 +76,9 @@ static zp_err engine_locked(zp_engine **out)
         c.verify_threads = 2;
         zp_err e = zp_engine_open(&g_engine, &c);
         zp_gpu_info gi;
-        if (e && g_gpu_mem && zp__gpu_count() > 0) { /* an arena refused: not the CPU */
-            g_engine = NULL;
-            return e;
-        }
-        if (e || zp_engine_gpu_info(g_engine, 0, &gi) != ZP_OK) { /* no GPU: CPU workers */
+        /* No GPU: CPU workers; but an arena asked for and refused fails. */
+        const bool capped = g_gpu_mem && zp__gpu_count() > 0;
+        if ((e && !capped) || (!e && zp_engine_gpu_info(g_engine, 0, &gi) != ZP_OK)) {
             zp_engine_close(e ? NULL : g_engine);
             c.gpus = 0;
             c.cpu_workers = 2;
