@@ -32,6 +32,7 @@ struct opts {
     int chunks;      /* msm: the points in this many chunks, three ways (msm_gpu_chunks) */
     int acc_c;       /* msm --chunks: the one sum's window, 0 = a chunk's */
     int acc_mib;     /* msm --chunks: the one sum's scratch in MiB, 0 = all it asks */
+    int window;      /* msm --chunks: the other MSMs' window, 0 = by size */
 };
 
 static const char ntt_help[] =
@@ -73,6 +74,9 @@ static const char msm_help[] =
     "  --acc-scratch-mib M --chunks: msm-g1-acc with M MiB of scratch at most (as a\n"
     "                      slot sums H in what its work region leaves; it takes\n"
     "                      the windows a pass, and the affine round, that fit)\n"
+    "  --window C          --chunks: msm-g1-k's and msm-g1-1's window (2..22;\n"
+    "                      default by size), to set the one MSM beside a sum at\n"
+    "                      --acc-c C: what chunking costs apart from the window\n"
     "  --chunks K --sparse the MSMs over the witness instead (with the 0/1 split):\n"
     "                      K MSMs summed (msm-g1s-k) against one (msm-g1s-1), and\n"
     "                      each way's phases, the chunks' added up\n"
@@ -126,6 +130,8 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             bad = zp__parse_int(argv[++i], 2, 4096, &o->chunks);
         else if (!strcmp(a, "--acc-c") && v)
             bad = zp__parse_int(argv[++i], 2, 22, &o->acc_c);
+        else if (!strcmp(a, "--window") && v)
+            bad = zp__parse_int(argv[++i], 2, 22, &o->window);
         else if (!strcmp(a, "--acc-scratch-mib") && v)
             bad = zp__parse_int(argv[++i], 1, 1 << 20, &o->acc_mib);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
@@ -174,11 +180,13 @@ static void report(const char *what, const char *backend, int lg, double *ms, in
     fflush(stdout);
 }
 
-zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s)
+/* Device 0 with the MSM window `window` (0: by size) and a stream. */
+static zp__gpu *open_gpu(zp__gpu_stream **s, unsigned window)
 {
     zp__gpu *g = NULL;
     zp__gpu_config cfg;
     zp__gpu_config_default(&cfg);
+    cfg.msm.window = window;
     zp_err e = zp__gpu_open(&g, &cfg);
     if (e == ZP_OK)
         e = zp__gpu_stream_open(g, s);
@@ -193,6 +201,8 @@ zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s)
            info.cc_major, info.cc_minor, (double)info.arena_bytes / (1 << 30));
     return g;
 }
+
+zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s) { return open_gpu(s, 0); }
 
 /* ------------------------------------------------------------------ NTT */
 
@@ -646,9 +656,12 @@ static int msm_gpu_chunks_sparse(const struct opts *o)
 static int msm_gpu_chunks(const struct opts *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu *g = zp__bench_open_gpu(&s);
+    zp__gpu *g = open_gpu(&s, (unsigned)o->window);
     if (!g)
         return 1;
+    zp__gpu_stream_profile(s, true);
+    zp__gpu_msm_opts mo;
+    zp__gpu_get_msm_opts(g, &mo);
     const uint64_t n = (uint64_t)1 << o->to, K = (uint64_t)o->chunks;
     /* The most any size asks for: scratch for the whole MSM, a chunk's and
      * the one sum's; the buckets at the largest window. */
@@ -657,7 +670,7 @@ static int msm_gpu_chunks(const struct opts *o)
         const uint64_t nl = (uint64_t)1 << lg;
         const unsigned c =
             o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(chunk_of(nl, K));
-        const uint64_t x[3] = {zp__gpu_msm_scratch_bytes_nosplit(nl, false, 0),
+        const uint64_t x[3] = {zp__gpu_msm_scratch_bytes_nosplit_opts(&mo, nl, false, 0),
                                zp__gpu_msm_acc_scratch_bytes(chunk_of(nl, K), c),
                                zp__gpu_msm_acc_bytes(c)};
         sb = x[0] > sb ? x[0] : sb;
@@ -693,9 +706,14 @@ static int msm_gpu_chunks(const struct opts *o)
             acc_sc.bytes = (uint64_t)o->acc_mib << 20;
         double ms[3][1000];
         zp_g1_jac sum[3];
+        zp__gpu_msm_phases ph[3];
+        unsigned windows[3] = {0}, per_pass[3] = {0};
         for (int r = -o->warmup; r < o->reps && !e; r++) {
+            memset(ph, 0, sizeof ph);
             double t = zp__now();
-            e = chunk_msms(s, &sum[0], pts, sc, nl, len, false, scratch, NULL);
+            e = chunk_msms(s, &sum[0], pts, sc, nl, len, false, scratch, &ph[0]);
+            if (!e)
+                zp__gpu_msm_last_passes(s, &windows[0], &per_pass[0]);
             const double t1 = zp__now();
             zp__gpu_msm_acc acc;
             if (!e)
@@ -703,12 +721,22 @@ static int msm_gpu_chunks(const struct opts *o)
             for (uint64_t at = 0; at < nl && !e; at += len) {
                 const uint64_t m = nl - at < len ? nl - at : len;
                 e = zp__gpu_msm_g1_acc_add(s, &acc, pts + at, sc + at, m, acc_sc);
+                if (!e && !at)
+                    zp__gpu_msm_last_passes(s, &windows[1], &per_pass[1]);
+                if (!e)
+                    phases_add(&ph[1], s);
             }
             if (!e)
                 e = zp__gpu_msm_g1_acc_end(s, &acc, &sum[1], acc_sc);
+            if (!e)
+                phases_add(&ph[1], s);
             const double t2 = zp__now();
             if (!e)
                 e = zp__gpu_msm_g1_nosplit(s, &sum[2], pts, sc, nl, scratch);
+            if (!e) {
+                phases_add(&ph[2], s);
+                zp__gpu_msm_last_passes(s, &windows[2], &per_pass[2]);
+            }
             if (r >= 0) {
                 ms[0][r] = (t1 - t) * 1e3;
                 ms[1][r] = (t2 - t1) * 1e3;
@@ -724,9 +752,14 @@ static int msm_gpu_chunks(const struct opts *o)
             printf("2^%d in %llu chunks of %llu; the one sum at c = %u in %.2f GiB of "
                    "scratch\n", lg, (unsigned long long)K, (unsigned long long)len, c,
                    (double)acc_sc.bytes / (1 << 30));
-            report("msm-g1-k", "gpu", lg, ms[0], o->reps, msm_floor_ms(lg, false));
-            report("msm-g1-acc", "gpu", lg, ms[1], o->reps, msm_floor_ms(lg, false));
-            report("msm-g1-1", "gpu", lg, ms[2], o->reps, msm_floor_ms(lg, false));
+            static const char *const what[3] = {"msm-g1-k", "msm-g1-acc", "msm-g1-1"};
+            for (int w = 0; w < 3; w++) {
+                char line[96];
+                report(what[w], "gpu", lg, ms[w], o->reps, msm_floor_ms(lg, false));
+                snprintf(line, sizeof line, "phases of the last run (%u windows, %u a pass%s)",
+                         windows[w], per_pass[w], w < 2 ? ", the chunks' added" : "");
+                phases_print(line, &ph[w]);
+            }
         }
     }
     return msm_gpu_end(g, s, e, &bk, &scratch, &ds, &dp);
@@ -782,11 +815,12 @@ int zp__bench_msm(int argc, char **argv)
         fprintf(stderr, "zkpipe bench msm: --precompute is for G1 on the GPU\n");
         return 2;
     }
-    if ((o.chunks || o.acc_c || o.acc_mib) &&
+    if ((o.chunks || o.acc_c || o.acc_mib || o.window) &&
         (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks ||
-         (o.sparse && (o.acc_c || o.acc_mib)))) {
-        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c, --acc-scratch-mib with it, "
-                        "not with --sparse) is for G1 on the GPU, without --precompute\n");
+         (o.sparse && (o.acc_c || o.acc_mib || o.window)))) {
+        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c, --acc-scratch-mib, --window "
+                        "with it, not with --sparse) is for G1 on the GPU, without "
+                        "--precompute\n");
         return 2;
     }
     if (o.tail && !o.sparse) {

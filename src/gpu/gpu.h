@@ -522,7 +522,9 @@ unsigned zp__gpu_msm_last_sort_bits(const zp__gpu_stream *s, unsigned *c);
 unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine);
 
 /* Device milliseconds of the phases of the last MSM on s, recorded with
- * events when profiling is on for s (zp__gpu_stream_profile); zero else. */
+ * events when profiling is on for s (zp__gpu_stream_profile); zero else.
+ * A kept-bucket call counts as one: _acc_add's sort and accumulation,
+ * _acc_end's reduction. */
 typedef struct zp__gpu_msm_phases {
     float split;      /* classify, scan, scatter, counts to the host */
     float sort;       /* signed digits and the per-window radix sorts */

@@ -294,6 +294,21 @@ static inline void mark(zp__gpu_stream *s, int i)
         cudaEventRecord(s->ev[i], s->st);
 }
 
+/* The phases between marks 0 .. 6 into s->phases, when profiling; the
+ * stream has passed mark 6. */
+static zp_err read_phases(zp__gpu_stream *s)
+{
+    if (!s->profile)
+        return ZP_OK;
+    zp__gpu *g = s->g;
+    float *ph[6] = {&s->phases.split, &s->phases.sort, &s->phases.accumulate,
+                    &s->phases.reduce, &s->phases.ones, &s->phases.total};
+    for (int i = 0; i < 5; i++)
+        ZP_CUDA(cudaEventElapsedTime(ph[i], s->ev[i], s->ev[i + 1]));
+    ZP_CUDA(cudaEventElapsedTime(ph[5], s->ev[0], s->ev[6]));
+    return ZP_OK;
+}
+
 #include "gpu/msm_affine.cuh"
 
 /* The bucket reduction of dense_part: every window's buckets to its sum in
@@ -507,13 +522,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
                             cudaMemcpyDeviceToHost, st));
     mark(s, 6);
     ZP_CUDA(cudaStreamSynchronize(st));
-    if (s->profile) {
-        float *ph[6] = {&s->phases.split, &s->phases.sort, &s->phases.accumulate,
-                        &s->phases.reduce, &s->phases.ones, &s->phases.total};
-        for (int i = 0; i < 5; i++)
-            ZP_CUDA(cudaEventElapsedTime(ph[i], s->ev[i], s->ev[i + 1]));
-        ZP_CUDA(cudaEventElapsedTime(ph[5], s->ev[0], s->ev[6]));
-    }
+    ZP_TRY(read_phases(s));
     *host = (xyzz_t<F> *)s->host;
     *nw_out = l.windows;
     *c_out = l.c;
@@ -546,10 +555,14 @@ static zp_err msm_acc_add(zp__gpu_stream *s, xyzz_t<F> *buckets, unsigned c, boo
     s->last_per_pass = l.per_pass;
     s->last_aff_rounds = 0;
     s->last_c = l.c;
+    mark(s, 0);
+    mark(s, 1); /* no split */
     ZP_TRY(dense_part<F>(s, &l, (char *)scratch.ptr, points, scalars, NULL, buckets, keep,
                          false));
+    for (int i = 4; i <= 6; i++) /* no reduction, no ones */
+        mark(s, i);
     ZP_CUDA(cudaStreamSynchronize(s->st));
-    return ZP_OK;
+    return read_phases(s);
 }
 
 /* The buckets at window c reduced to window sums, into host[0 .. *nw). */
@@ -566,10 +579,16 @@ static zp_err msm_acc_end(zp__gpu_stream *s, const xyzz_t<F> *buckets, unsigned 
     if (l.total > scratch.bytes)
         return ZP_E_GPU_OOM;
     char *base = (char *)scratch.ptr;
+    for (int i = 0; i <= 3; i++) /* only the reduction's phase */
+        mark(s, i);
     ZP_TRY(reduce_windows<F>(s, &l, base, buckets));
+    mark(s, 4);
+    mark(s, 5);
     ZP_CUDA(cudaMemcpyAsync(s->host, base + l.window_sums, sizeof(xyzz_t<F>) * l.windows,
                             cudaMemcpyDeviceToHost, s->st));
+    mark(s, 6);
     ZP_CUDA(cudaStreamSynchronize(s->st));
+    ZP_TRY(read_phases(s));
     *host = (xyzz_t<F> *)s->host;
     *nw = l.windows;
     return ZP_OK;
