@@ -527,8 +527,10 @@ unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine);
  * _acc_end's reduction. */
 typedef struct zp__gpu_msm_phases {
     float split;      /* classify, scan, scatter, counts to the host */
-    float sort;       /* signed digits and the per-window radix sorts */
-    float accumulate; /* bucket bounds, chunked accumulation, carries */
+    float sort;       /* every pass's signed digits and per-window radix sorts */
+    float accumulate; /* the rest of the passes: bucket bounds, the affine
+                       * rounds, the XYZZ chunks and carries (and G1's ones
+                       * summed first) */
     float reduce;     /* bucket reduction to window sums */
     float ones;       /* sum of the points with scalar 1 */
     float total;

@@ -287,11 +287,31 @@ ones_kernel(const aff_t<F> *points, const uint32_t *ones, uint64_t count, uint64
 
 /* ------------------------------------------------------------ host flow */
 
-/* Phase mark i on the stream when profiling (events made at stream open). */
+/* Phase mark i on the stream when profiling (events made at stream open);
+ * mark 0 starts the count of the passes' sorting time (sort_mark). */
 static inline void mark(zp__gpu_stream *s, int i)
 {
-    if (s->profile)
-        cudaEventRecord(s->ev[i], s->st);
+    if (!s->profile)
+        return;
+    if (i == 0)
+        s->sort_ms = 0;
+    cudaEventRecord(s->ev[i], s->st);
+}
+
+/* When profiling: a pass's digits and sorts, from its start (event 7) to
+ * here, added to the sorting time. Waits for them, which only profiled
+ * runs do. */
+static zp_err sort_mark(zp__gpu_stream *s)
+{
+    if (!s->profile)
+        return ZP_OK;
+    zp__gpu *g = s->g;
+    float ms = 0;
+    ZP_CUDA(cudaEventRecord(s->ev[2], s->st));
+    ZP_CUDA(cudaEventSynchronize(s->ev[2]));
+    ZP_CUDA(cudaEventElapsedTime(&ms, s->ev[7], s->ev[2]));
+    s->sort_ms += ms;
+    return ZP_OK;
 }
 
 /* The phases between marks 0 .. 6 into s->phases, when profiling; the
@@ -301,11 +321,15 @@ static zp_err read_phases(zp__gpu_stream *s)
     if (!s->profile)
         return ZP_OK;
     zp__gpu *g = s->g;
-    float *ph[6] = {&s->phases.split, &s->phases.sort, &s->phases.accumulate,
-                    &s->phases.reduce, &s->phases.ones, &s->phases.total};
-    for (int i = 0; i < 5; i++)
-        ZP_CUDA(cudaEventElapsedTime(ph[i], s->ev[i], s->ev[i + 1]));
-    ZP_CUDA(cudaEventElapsedTime(ph[5], s->ev[0], s->ev[6]));
+    zp__gpu_msm_phases *p = &s->phases;
+    float dense = 0;
+    ZP_CUDA(cudaEventElapsedTime(&p->split, s->ev[0], s->ev[1]));
+    ZP_CUDA(cudaEventElapsedTime(&dense, s->ev[1], s->ev[3]));
+    ZP_CUDA(cudaEventElapsedTime(&p->reduce, s->ev[3], s->ev[4]));
+    ZP_CUDA(cudaEventElapsedTime(&p->ones, s->ev[4], s->ev[5]));
+    ZP_CUDA(cudaEventElapsedTime(&p->total, s->ev[0], s->ev[6]));
+    p->sort = s->sort_ms;
+    p->accumulate = dense > s->sort_ms ? dense - s->sort_ms : 0;
     return ZP_OK;
 }
 
@@ -359,6 +383,8 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         const uint64_t N = (uint64_t)gw * m;
         const uint64_t nkeys = (uint64_t)gw << l->c;
         xyzz_t<F> *bk = buckets + (uint64_t)w0 * l->window_buckets;
+        if (s->profile)
+            ZP_CUDA(cudaEventRecord(s->ev[7], st)); /* the pass's start (sort_mark) */
         if (l->copies) { /* the table's scalars: m / copies */
             const uint64_t ns = m / l->copies;
             digits_kernel<true, true><<<zp__ceil_div_u(ns, 256), 256, 0, st>>>(
@@ -382,8 +408,7 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         }
         if (sb < l->c)
             ZP_TRY(sort_fix(g, st, kout, vout, vin, base + l->sort_groups, m, gw, l->c));
-        if (w0 == 0)
-            mark(s, 2); /* later passes' sorts count as accumulation */
+        ZP_TRY(sort_mark(s));
         ZP_CUDA(cudaMemsetAsync(bstart, 0, 8 * nkeys, st));
         ZP_CUDA(cudaMemsetAsync(bend, 0, 8 * nkeys, st));
         bounds_kernel<<<zp__ceil_div_u(N, 256), 256, 0, st>>>(kout, N, m, l->c, bstart, bend);
@@ -475,7 +500,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     l.ident = !split;
     /* Ones first (ones_first_ok): their sum straight to the host's slot nw,
      * before the dense part reuses the room; the profile counts their time
-     * in the sort phase. */
+     * in the accumulation phase. */
     msm_layout lo;
     const bool first = !affine && split && ones_first_ok<F>(o, &lo, n, ones, scratch.bytes);
     if (first) {
@@ -492,7 +517,6 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     if (m) {
         ZP_TRY(dense_part<F>(s, &l, base, points, scalars, ws));
     } else {
-        mark(s, 2);
         mark(s, 3);
         ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.windows, st));
     }
@@ -579,8 +603,9 @@ static zp_err msm_acc_end(zp__gpu_stream *s, const xyzz_t<F> *buckets, unsigned 
     if (l.total > scratch.bytes)
         return ZP_E_GPU_OOM;
     char *base = (char *)scratch.ptr;
-    for (int i = 0; i <= 3; i++) /* only the reduction's phase */
-        mark(s, i);
+    mark(s, 0); /* only the reduction's phase */
+    mark(s, 1);
+    mark(s, 3);
     ZP_TRY(reduce_windows<F>(s, &l, base, buckets));
     mark(s, 4);
     mark(s, 5);

@@ -586,6 +586,74 @@ static void test_passes(void)
     }
 }
 
+/* Each phase within the total, and none left out of it where it ran. */
+static void check_phases(const zp__gpu_msm_phases *ph, bool sorts, bool reduce)
+{
+    const float parts = ph->split + ph->sort + ph->accumulate + ph->reduce + ph->ones;
+    CHECK(ph->split >= 0 && ph->sort >= 0 && ph->accumulate >= 0 && ph->reduce >= 0 &&
+          ph->ones >= 0);
+    CHECK(parts <= ph->total * 1.001f + 0.01f);
+    CHECK(sorts ? ph->sort > 0 && ph->accumulate > 0 : ph->sort == 0);
+    CHECK(reduce ? ph->reduce > 0 : ph->reduce == 0);
+}
+
+/* Profiled MSMs (bench msm's phases): the same sums as unprofiled ones,
+ * over several passes (one window each) and through kept buckets, whose
+ * adds have no reduction and whose end has only that. */
+static void test_profile(void)
+{
+    const size_t n = 20000;
+    zp_g1_affine *p = xmalloc(n * sizeof *p);
+    zp_fr *s = xmalloc(n * sizeof *s);
+    zp__gpu_buf dp, ds;
+    g1_points(p, &dp, n, P_DISTINCT);
+    make_scalars(s, n, S_RANDOM);
+    ds = gpu_test_alloc(n * sizeof *s);
+    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    zp__gpu_buf scratch =
+        gpu_test_alloc(zp__gpu_msm_scratch_bytes_opts(&T_opts, n, false, 1, false));
+    zp_g1_jac plain, got, want;
+    zp__gpu_msm_phases ph;
+    GPU_OK(zp__gpu_msm_g1(T_s, &plain, dp.ptr, ds.ptr, n, scratch));
+    zp__gpu_stream_profile(T_s, true);
+    GPU_OK(zp__gpu_msm_g1(T_s, &got, dp.ptr, ds.ptr, n, scratch));
+    CHECK(zp_g1_jac_eq(&got, &plain));
+    unsigned nw, per;
+    zp__gpu_msm_last_passes(T_s, &nw, &per);
+    CHECK(per < nw);
+    zp__gpu_msm_last_phases(T_s, &ph);
+    check_phases(&ph, true, true);
+    printf("  profiled n=%zu, %u windows, %u a pass: split %.3f sort %.3f accumulate %.3f "
+           "reduce %.3f ones %.3f total %.3f ms\n", n, nw, per, ph.split, ph.sort,
+           ph.accumulate, ph.reduce, ph.ones, ph.total);
+
+    const unsigned c = 13;
+    zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(c));
+    zp__gpu_buf as = gpu_test_alloc(zp__gpu_msm_acc_scratch_bytes_opts(&T_opts, n, c, 1));
+    zp__gpu_msm_acc acc;
+    const zp_g1_affine *pts = dp.ptr;
+    const zp_fr *sc = ds.ptr;
+    GPU_OK(zp__gpu_msm_g1_acc_begin(&acc, bk, c));
+    GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts, sc, n / 2, as));
+    zp__gpu_msm_last_phases(T_s, &ph);
+    check_phases(&ph, true, false);
+    GPU_OK(zp__gpu_msm_g1_acc_add(T_s, &acc, pts + n / 2, sc + n / 2, n - n / 2, as));
+    GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &got, as));
+    zp__gpu_msm_last_phases(T_s, &ph);
+    check_phases(&ph, false, true);
+    zp__gpu_stream_profile(T_s, false);
+    g1_want(&want, p, s, n);
+    CHECK(zp_g1_jac_eq(&plain, &want));
+    CHECK(zp_g1_jac_eq(&got, &want));
+    zp__gpu_free(T_gpu, &as);
+    zp__gpu_free(T_gpu, &bk);
+    zp__gpu_free(T_gpu, &scratch);
+    zp__gpu_free(T_gpu, &ds);
+    zp__gpu_free(T_gpu, &dp);
+    free(p);
+    free(s);
+}
+
 static void test_args(void)
 {
     zp_g1_jac r;
@@ -651,6 +719,7 @@ int main(int argc, char **argv)
     RUN(test_g1_pre);
     RUN(test_g1_acc);
     RUN(test_passes);
+    RUN(test_profile);
     RUN(test_args);
     RUN(test_short_sorts);
     RUN(test_ones_first);
