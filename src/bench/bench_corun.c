@@ -8,7 +8,9 @@
  * Why: a speed-up of one stage on a lone partition can vanish in the
  * two-slot engine, whose time per partition is already below a lone
  * partition's kernels. This measures that sharing directly, per pair of
- * stages.
+ * stages; and whether a streaming slot's schedule (prove_gpu_sched.c),
+ * which sums its chunks one after another, would gain from summing H's
+ * chunks beside the witness MSMs' (hacc against wit).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include "bench/bench.h"
 #include "bench/bench_gpu.h"
+#include "groth16/gpu_prover.h"
 #include "tool/cmdline.h"
 #include "tool/timing.h"
 
@@ -24,19 +27,24 @@ static const char corun_help[] =
     "usage: zkpipe bench corun [--a WORK] [--b WORK] [--seconds S] [--twist]\n"
     "  WORK is ntt:L (the h stage's inverse-then-coset transform, 2^L) or msm:L\n"
     "  (a G1 MSM of 2^L random scalars, scratch for two windows a pass as a\n"
-    "  prover slot has) or g2:L (the same on G2, as the B2 MSM); defaults\n"
+    "  prover slot has) or g2:L (the same on G2, as the B2 MSM) or hacc:L (a\n"
+    "  streamed H chunk of 2^L points summed into kept buckets at the window a\n"
+    "  streaming slot takes for it, all its windows a pass) or wit:L (a streamed\n"
+    "  witness MSM's chunk of 2^L points: a porep witness's scalars before its\n"
+    "  dense tail, 56% zero, 43% one, 1% random, with the 0/1 split); defaults\n"
     "  --a ntt:27 --b msm:27, 10 seconds a phase.\n"
     "  --twist: the ntt lanes use full twist tables, as a resident key's h does.\n"
     "Runs a alone, b alone, then both on two streams; prints operations per\n"
     "second and the sum of the fractions of the lone rates kept together.\n";
 
-enum { LANE_NTT, LANE_MSM, LANE_G2 };
+enum { LANE_NTT, LANE_MSM, LANE_G2, LANE_HACC, LANE_WIT };
 
 typedef struct lane {
     int kind;
     unsigned lg;
     zp__gpu_stream *s;
-    zp__gpu_buf data, points, scratch;
+    zp__gpu_buf data, points, scratch, buckets;
+    zp__gpu_msm_acc acc; /* hacc: the kept buckets */
     zp__gpu_twist twist;
     double seconds, rate; /* in: how long; out: operations per second */
     zp_err err;
@@ -54,10 +62,14 @@ static bool parse_work(const char *v, lane *l)
         l->kind = LANE_MSM;
     else if (len == 2 && !strncmp(v, "g2", 2))
         l->kind = LANE_G2;
+    else if (len == 4 && !strncmp(v, "hacc", 4))
+        l->kind = LANE_HACC;
+    else if (len == 3 && !strncmp(v, "wit", 3))
+        l->kind = LANE_WIT;
     else
         return false;
     int lg;
-    int most = l->kind == LANE_NTT ? ZP_GPU_NTT_MAX_LOG2 : l->kind == LANE_MSM ? 28 : 26;
+    int most = l->kind == LANE_NTT ? ZP_GPU_NTT_MAX_LOG2 : l->kind == LANE_G2 ? 26 : 28;
     if (zp__parse_int(colon + 1, 10, most, &lg))
         return false;
     l->lg = (unsigned)lg;
@@ -67,7 +79,10 @@ static bool parse_work(const char *v, lane *l)
 /* One operation of the lane, waited for. */
 static zp_err lane_op(lane *l)
 {
-    if (l->kind == LANE_MSM) {
+    if (l->kind == LANE_HACC)
+        return zp__gpu_msm_g1_acc_add(l->s, &l->acc, l->points.ptr, l->data.ptr,
+                                      (uint64_t)1 << l->lg, l->scratch);
+    if (l->kind == LANE_MSM || l->kind == LANE_WIT) {
         zp_g1_jac r;
         return zp__gpu_msm_g1(l->s, &r, l->points.ptr, l->data.ptr, (uint64_t)1 << l->lg,
                               l->scratch);
@@ -99,6 +114,37 @@ static void *lane_run(void *arg)
     return NULL;
 }
 
+/* A witness chunk's scalars: the first n of a porep witness's layout
+ * over 8n/7, i.e. its body before the dense tail. */
+static zp_err wit_scalars(zp__gpu_stream *s, void *d, uint64_t n)
+{
+    const uint64_t whole = n / 7 * 8 + 8;
+    zp_fr *h = malloc(whole * sizeof *h);
+    if (!h)
+        return ZP_E_NOMEM;
+    zp__bench_host_scalars(h, whole, true, true, 11);
+    zp_err e = zp__gpu_upload(s, d, h, n * sizeof *h);
+    if (!e)
+        e = zp__gpu_stream_sync(s); /* h is freed now */
+    free(h);
+    return e;
+}
+
+/* The MSM lanes' scratch and, for hacc, its kept buckets at the window a
+ * streaming slot takes for chunks of n points (ring buffers of 2 x 96n). */
+static zp_err msm_room(zp__gpu *g, lane *l, uint64_t n, bool g2)
+{
+    if (l->kind != LANE_HACC)
+        return zp__gpu_alloc(g, &l->scratch, zp__gpu_msm_scratch_bytes_pass(n, g2, 2));
+    const unsigned c = zp__g16_h_acc_window(2 * sizeof(zp_g1_affine) * n, n);
+    zp_err e = zp__gpu_alloc(g, &l->scratch, zp__gpu_msm_acc_scratch_bytes(n, c));
+    if (!e)
+        e = zp__gpu_alloc(g, &l->buckets, zp__gpu_msm_acc_bytes(c));
+    if (!e)
+        e = zp__gpu_msm_g1_acc_begin(&l->acc, l->buckets, c);
+    return e;
+}
+
 static zp_err lane_open(zp__gpu *g, lane *l, bool twist)
 {
     const uint64_t n = (uint64_t)1 << l->lg;
@@ -106,12 +152,13 @@ static zp_err lane_open(zp__gpu *g, lane *l, bool twist)
     if (!e)
         e = zp__gpu_alloc(g, &l->data, n * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_fill_random_fr(l->s, l->data.ptr, n, 5 + l->lg);
+        e = l->kind == LANE_WIT ? wit_scalars(l->s, l->data.ptr, n)
+                                : zp__gpu_fill_random_fr(l->s, l->data.ptr, n, 5 + l->lg);
     if (!e && l->kind != LANE_NTT) {
         bool g2 = l->kind == LANE_G2;
         e = zp__gpu_alloc(g, &l->points, n * (g2 ? sizeof(zp_g2_affine) : sizeof(zp_g1_affine)));
         if (!e)
-            e = zp__gpu_alloc(g, &l->scratch, zp__gpu_msm_scratch_bytes_pass(n, g2, 2));
+            e = msm_room(g, l, n, g2);
         if (!e)
             e = zp__bench_gpu_points(g, l->s, l->points.ptr, n, g2);
     }
@@ -130,6 +177,7 @@ static void lane_close(zp__gpu *g, lane *l)
         return;
     zp__gpu_stream_sync(l->s);
     zp__gpu_ntt_twist_free(g, &l->twist);
+    zp__gpu_free(g, &l->buckets);
     zp__gpu_free(g, &l->scratch);
     zp__gpu_free(g, &l->points);
     zp__gpu_free(g, &l->data);
@@ -138,7 +186,7 @@ static void lane_close(zp__gpu *g, lane *l)
 
 static const char *work_name(const lane *l, char *buf, size_t len)
 {
-    static const char *const kind[] = {"ntt", "msm", "g2"};
+    static const char *const kind[] = {"ntt", "msm", "g2", "hacc", "wit"};
     snprintf(buf, len, "%s:%u", kind[l->kind], l->lg);
     return buf;
 }

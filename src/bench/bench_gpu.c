@@ -342,10 +342,8 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* Standard-form scalars below 2^254 (< r); sparse: 60% 0, 30% 1, 10% dense;
- * tail (with sparse): the last eighth dense and the rest 56% 0, 43% 1, 1%
- * dense, as a synth:porep witness lays out its bits and its dense tail. */
-static void host_scalars(zp_fr *s, size_t n, bool sparse, bool tail, uint64_t seed)
+/* Standard form (bench_gpu.h): the top two bits clear, so below r. */
+void zp__bench_host_scalars(zp_fr *s, size_t n, bool sparse, bool tail, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t h = mix64(seed ^ mix64(i));
@@ -471,7 +469,7 @@ static int msm_gpu(const struct opts *o)
         if (!hs)
             e = ZP_E_NOMEM;
         else
-            host_scalars(hs, n, true, o->tail, 3);
+            zp__bench_host_scalars(hs, n, true, o->tail, 3);
         if (!e)
             e = zp__gpu_upload(s, ds.ptr, hs, n * sizeof *hs);
     } else if (!e) {
@@ -604,7 +602,7 @@ static int msm_gpu_chunks_sparse(const struct opts *o)
     if (!e)
         e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
     if (!e) {
-        host_scalars(hs, n, true, o->tail, 3);
+        zp__bench_host_scalars(hs, n, true, o->tail, 3);
         e = zp__gpu_upload(s, ds.ptr, hs, n * sizeof *hs);
     }
     if (!e)
@@ -775,7 +773,7 @@ static int msm_cpu(const struct opts *o)
     if (!e)
         e = o->g2 ? g2_bases(p, n, 1) : g1_bases(p, n, 1);
     if (!e)
-        host_scalars(sc, n, o->sparse, o->tail, 3);
+        zp__bench_host_scalars(sc, n, o->sparse, o->tail, 3);
     const char *what = o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
     for (int lg = o->from; lg <= o->to && !e; lg++) {
         double ms[1000];
