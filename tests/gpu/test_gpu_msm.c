@@ -226,6 +226,26 @@ static void make_scalars(zp_fr *s, size_t n, enum scal kind)
 DEFINE_GROUP(g1, zp_g1_affine, zp_g1_jac, "G1")
 DEFINE_GROUP(g2, zp_g2_affine, zp_g2_jac, "G2")
 
+/* n G1 points and scalars of the given kinds, on the host and the device;
+ * the caller frees all four. */
+typedef struct g1_in {
+    zp_g1_affine *p;
+    zp_fr *s;
+    zp__gpu_buf dp, ds;
+} g1_in;
+
+static g1_in g1_inputs(size_t n, enum scal sk, enum pts pk)
+{
+    g1_in in;
+    in.p = xmalloc(n * sizeof *in.p);
+    in.s = xmalloc(n * sizeof *in.s);
+    g1_points(in.p, &in.dp, n, pk);
+    make_scalars(in.s, n, sk);
+    in.ds = gpu_test_alloc(n * sizeof *in.s);
+    GPU_OK(zp__gpu_upload(T_s, in.ds.ptr, in.s, n * sizeof *in.s));
+    return in;
+}
+
 static void test_g1_sizes(void)
 {
     static const size_t sizes[] = {1, 2, 3, 255, 256, 257, 1023, 1024, 1025};
@@ -302,13 +322,10 @@ static void g1_want(zp_g1_jac *want, const zp_g1_affine *p, const zp_fr *s, size
  * is every scalar dense. */
 static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
 {
-    zp_g1_affine *p = xmalloc(n * sizeof *p);
-    zp_fr *s = xmalloc(n * sizeof *s);
-    zp__gpu_buf dp, ds;
-    g1_points(p, &dp, n, pk);
-    make_scalars(s, n, sk);
-    ds = gpu_test_alloc(n * sizeof *s);
-    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    const g1_in in = g1_inputs(n, sk, pk);
+    zp_g1_affine *p = in.p;
+    zp_fr *s = in.s;
+    zp__gpu_buf dp = in.dp, ds = in.ds;
     zp__gpu_buf scratch =
         gpu_test_alloc(zp__gpu_msm_scratch_bytes_opts(&T_opts, n, false, 0, false));
     zp_g1_jac got, want;
@@ -355,13 +372,10 @@ static void g1_pre_case(size_t n, unsigned c, enum scal sk, enum pts pk)
 {
     const unsigned copies = zp__gpu_msm_pre_copies(c);
     CHECK(copies >= 2 && copies * c >= 255);
-    zp_g1_affine *p = xmalloc(n * sizeof *p);
-    zp_fr *s = xmalloc(n * sizeof *s);
-    zp__gpu_buf dp, ds;
-    g1_points(p, &dp, n, pk);
-    make_scalars(s, n, sk);
-    ds = gpu_test_alloc(n * sizeof *s);
-    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    const g1_in in = g1_inputs(n, sk, pk);
+    zp_g1_affine *p = in.p;
+    zp_fr *s = in.s;
+    zp__gpu_buf dp = in.dp, ds = in.ds;
     zp__gpu_buf table = gpu_test_alloc(n * copies * sizeof(zp_g1_affine));
     GPU_OK(zp__gpu_msm_g1_precompute(T_s, table.ptr, dp.ptr, n, c));
     bool table_ok = true;
@@ -456,13 +470,10 @@ static size_t cut_lengths(size_t n, const size_t *cut, size_t *len, size_t max)
  * last sum left). */
 static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, enum pts pk)
 {
-    zp_g1_affine *p = xmalloc(n * sizeof *p);
-    zp_fr *s = xmalloc(n * sizeof *s);
-    zp__gpu_buf dp, ds;
-    g1_points(p, &dp, n, pk);
-    make_scalars(s, n, sk);
-    ds = gpu_test_alloc(n * sizeof *s);
-    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    const g1_in in = g1_inputs(n, sk, pk);
+    zp_g1_affine *p = in.p;
+    zp_fr *s = in.s;
+    zp__gpu_buf dp = in.dp, ds = in.ds;
     size_t len[16];
     const size_t chunks = cut_lengths(n, cut, len, sizeof len / sizeof *len);
     size_t most = (n + 1) / 2; /* the second sum's one chunk */
@@ -603,13 +614,10 @@ static void check_phases(const zp__gpu_msm_phases *ph, bool sorts, bool reduce)
 static void test_profile(void)
 {
     const size_t n = 20000;
-    zp_g1_affine *p = xmalloc(n * sizeof *p);
-    zp_fr *s = xmalloc(n * sizeof *s);
-    zp__gpu_buf dp, ds;
-    g1_points(p, &dp, n, P_DISTINCT);
-    make_scalars(s, n, S_RANDOM);
-    ds = gpu_test_alloc(n * sizeof *s);
-    GPU_OK(zp__gpu_upload(T_s, ds.ptr, s, n * sizeof *s));
+    const g1_in in = g1_inputs(n, S_RANDOM, P_DISTINCT);
+    zp_g1_affine *p = in.p;
+    zp_fr *s = in.s;
+    zp__gpu_buf dp = in.dp, ds = in.ds;
     zp__gpu_buf scratch =
         gpu_test_alloc(zp__gpu_msm_scratch_bytes_opts(&T_opts, n, false, 1, false));
     zp_g1_jac plain, got, want;
