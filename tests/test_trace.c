@@ -353,7 +353,8 @@ static void slots_trace(zp__trace *t, int slots, int per_lane, double P, double 
  * where the first-to-last difference need not (on an H200 trace of two
  * slots finishing 0.27 s apart every 2.43 s it gave 1.1845 s for 1.215). A slow first
  * completion (fill) inside the trim does not count; fewer than 24
- * completions after the trim: no rate. */
+ * completions after the trim average fewer a side (down to 2); fewer than
+ * 4: no rate. */
 static void test_steady_rate(void)
 {
     zp__trace t;
@@ -377,7 +378,31 @@ static void test_steady_rate(void)
     read_back(&t, &r);
     CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, "w", &ss), ZP_OK);
     CHECK(fabs(ss.per_part - 2.43 / 2) < 1e-9);
-    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.2, "w", &ss), ZP_OK); /* 28 - 10: too few */
+    /* 28 - 10: too few for 12 a side, pairs averaged 6 a side */
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.2, "w", &ss), ZP_OK);
+    CHECK(fabs(ss.per_part - 2.43 / 2) < 1e-9);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+    /* One job of 10 partitions on one slot, the first done 2 s after the
+     * trace's start: completions 2..9, 4 a side, the rate between
+     * completions (the job's wall time over 10 would count that start). */
+    CHECK_EQ_INT(zp__trace_init(&t, 64, 1, NULL, NULL), ZP_OK);
+    zp__trace_set_lane(&t, 0, "gpu0/0");
+    for (int i = 0; i < 10; i++) {
+        const double end = 2.0 + 1.5 * i;
+        zp__trace_add(&t, 0, ZP__ST_MSM, "a", (uint32_t)i, i ? end - 1.5 : 0.0, end);
+    }
+    read_back(&t, &r);
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, NULL, &ss), ZP_OK);
+    CHECK_EQ_INT((int)ss.from, 1);
+    CHECK_EQ_INT((int)ss.to, 8);
+    CHECK(fabs(ss.per_part - 1.5) < 1e-9);
+    zp__tr_free(&r);
+    zp__trace_free(&t);
+    /* Three completions: no rate. */
+    slots_trace(&t, 1, 3, 2.43, 0);
+    read_back(&t, &r);
+    CHECK_EQ_INT(zp__tr_steady_rate(&r, 0.1, "w", &ss), ZP_OK);
     CHECK(ss.per_part < 0);
     zp__tr_free(&r);
     zp__trace_free(&t);

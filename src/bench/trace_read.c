@@ -334,14 +334,21 @@ zp_err zp__tr_steady_rate(const zp__tr *t, double trim, const char *skip, zp__tr
     out->parts = parts;
     size_t cut = trim_cut(parts, trim);
     if (parts > 2 * cut) {
-        /* The mean of the last ZP__STEADY_AVG completions minus that of the
-         * first, over their rank distance: exact for slots that finish in a
-         * pattern repeating every 1, 2, 3, 4, 6 or 12 completions (two
-         * slots of a GPU finish in pairs, close together and then long
-         * apart, where (c[to] - c[from]) / (to - from) depends on where
-         * the ends fall in a pair). */
-        const size_t w = ZP__STEADY_AVG, lo = cut, hi = parts - 1 - cut;
-        if (hi + 1 - lo >= 2 * w) {
+        /* The mean of the last w completions minus that of the first, over
+         * their rank distance: exact for slots that finish in a pattern
+         * repeating every k completions where k divides w (two slots of a
+         * GPU finish in pairs, close together and then long apart, where
+         * (c[to] - c[from]) / (to - from) depends on where the ends fall in
+         * a pair). w is ZP__STEADY_AVG (12: k = 1, 2, 3, 4, 6, 12) where
+         * there are twice as many completions, else the largest of 6, 4
+         * and 2 that has them (a job of 10 partitions: 4). */
+        static const size_t ws[] = {ZP__STEADY_AVG, 6, 4, 2};
+        const size_t lo = cut, hi = parts - 1 - cut;
+        size_t w = 0;
+        for (size_t k = 0; k < sizeof ws / sizeof *ws && !w; k++)
+            if (hi + 1 - lo >= 2 * ws[k])
+                w = ws[k];
+        if (w) {
             double a = 0, b = 0;
             for (size_t k = 0; k < w; k++) {
                 a += c[lo + k].t1;

@@ -64,13 +64,14 @@ double zp__tr_stage_median(const zp__tr *t, const char *stage);
 /* Steady-state throughput: each partition (job and index) completes when
  * its last event ends. Over the sorted completions from..to (0-based; the
  * first and last `trim` fraction of them left out, so that the pipeline's
- * fill and drain do not count), per_part is the mean of the last
- * ZP__STEADY_AVG completions minus the mean of the first, over their rank
- * distance: the seconds between completions, exact for slots that finish
- * in a pattern repeating every 1, 2, 3, 4, 6 or 12 completions. The
- * partitions of job `skip` (NULL: none; bench batch's "warm-up") are left
- * out. per_part < 0 when from..to holds fewer than 2 * ZP__STEADY_AVG
- * completions. ZP_E_NOMEM, else ZP_OK. */
+ * fill and drain do not count), per_part is the mean of the last w
+ * completions minus the mean of the first, over their rank distance: the
+ * seconds between completions, exact for slots that finish in a pattern
+ * repeating every k completions, k dividing w. w is ZP__STEADY_AVG (k = 1,
+ * 2, 3, 4, 6, 12) where from..to holds twice as many, else 6, 4 or 2 (one
+ * job of 10 partitions: completions 2..9, w = 4). The partitions of job
+ * `skip` (NULL: none; bench batch's "warm-up") are left out. per_part < 0
+ * when from..to holds fewer than 4 completions. ZP_E_NOMEM, else ZP_OK. */
 #define ZP__STEADY_TRIM 0.1 /* what bench batch and trace svg leave out at each end */
 #define ZP__STEADY_AVG 12
 typedef struct zp__tr_steady {
