@@ -434,6 +434,15 @@ zp_err zp__dkey_acquire(zp_engine *e, zp__gpudev *d, zp__key *k, zp__g16_dkey **
                         zp__ioerr *why);
 void zp__dkey_release(zp_engine *e, int g, zp__key *k);
 bool zp__dkey_evict_for(zp_engine *e, int g, const zp__key *keep);
+/* The working sets a key planned on d now makes room for (e->mu held):
+ * the slots still without one, on a GPU where none holds one yet; none
+ * where some slot holds one, as admission decides the rest
+ * (docs/gpu-memory.md). */
+unsigned zp__gpudev_sets_wanted(const zp__gpudev *d);
+/* pk's plan on d with room for `sets` working sets beside it, in what d's
+ * arena has free now. */
+zp_err zp__dkey_plan(zp_engine *e, const zp__gpudev *d, unsigned sets, const zp__pk *pk,
+                     zp__g16_plan *plan, zp__ioerr *why);
 /* Frees the resident copies of k on every GPU (e->mu held; no refs). */
 void zp__key_drop_device(zp_engine *e, zp__key *k);
 /* Arena bytes of the H table of k's copy on GPU g, 0 without one (e->mu

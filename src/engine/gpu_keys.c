@@ -60,7 +60,7 @@ uint64_t zp__key_streamed_bytes(const zp__key *k, int n_gpus)
         const zp__g16_plan *p = &k->dk_plan[g];
         const zp__g16_himg *m = k->dk[g]->img;
         /* Matrix images of the image's are counted with it. */
-        if (!(m && m->mats && k->dk[g]->ma.mem.ptr == m->ma.mem.ptr))
+        if (!zp__g16_dkey_img_mats(k->dk[g]))
             b += p->mat_stream ? p->mat_bytes : 0;
         bool seen = false;
         for (int h = 0; h < g && m; h++)
@@ -157,20 +157,28 @@ static void plan_image(zp_engine *e, zp__key *k, int g, const zp__pk *pk, zp__g1
         k->himg_maker = g + 1;
 }
 
+unsigned zp__gpudev_sets_wanted(const zp__gpudev *d)
+{
+    const int waiting = d->admitted - d->sets;
+    return d->sets > 0 || waiting < 1 ? 0 : (unsigned)waiting;
+}
+
+zp_err zp__dkey_plan(zp_engine *e, const zp__gpudev *d, unsigned sets, const zp__pk *pk,
+                     zp__g16_plan *plan, zp__ioerr *why)
+{
+    zp__gpu_info info;
+    zp__gpu_get_info(d->dev, &info);
+    return zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used, sets, &e->gpu_opts,
+                             why);
+}
+
 static zp_err plan_key(void *arg, const zp__pk *pk, zp__g16_plan *plan, zp__ioerr *why)
 {
     plan_ctx *c = arg;
-    zp__gpu_info info;
-    zp__gpu_get_info(c->d->dev, &info);
     pthread_mutex_lock(&c->e->mu);
-    const int waiting = c->d->admitted - c->d->sets, sets = c->d->sets;
+    const unsigned want = zp__gpudev_sets_wanted(c->d);
     pthread_mutex_unlock(&c->e->mu);
-    /* Working sets for the slots still without one, on a GPU where none
-     * holds one yet; where some slot holds one the key needs only its own
-     * room, as admission decides the rest (docs/gpu-memory.md). */
-    const unsigned want = sets > 0 || waiting < 1 ? 0 : (unsigned)waiting;
-    zp_err err = zp__g16_plan_make(plan, pk, info.arena_bytes - info.arena_used, want,
-                                   &c->e->gpu_opts, why);
+    zp_err err = zp__dkey_plan(c->e, c->d, want, pk, plan, why);
     if (!err && zp__g16_plan_streams(plan)) {
         pthread_mutex_lock(&c->e->mu);
         plan_image(c->e, c->k, c->d->ordinal, pk, plan);

@@ -266,14 +266,9 @@ static bool streams_somewhere(zp_engine *e, const zp__key *k)
         const zp__gpudev *d = &e->gpus[g];
         if (!d->dev)
             continue;
-        zp__gpu_info info;
-        zp__gpu_get_info(d->dev, &info);
-        const int waiting = d->admitted - d->sets;
-        const unsigned slots = d->sets > 0 || waiting < 1 ? 0 : (unsigned)waiting;
         zp__g16_plan p;
         zp__ioerr why = {{0}};
-        if (zp__g16_plan_make(&p, &k->pk, info.arena_bytes - info.arena_used, slots,
-                              &e->gpu_opts, &why) == ZP_OK &&
+        if (zp__dkey_plan(e, d, zp__gpudev_sets_wanted(d), &k->pk, &p, &why) == ZP_OK &&
             zp__g16_plan_streams(&p))
             return true;
     }

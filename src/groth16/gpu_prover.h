@@ -328,6 +328,9 @@ zp_err zp__g16_dkey_setup_plan(zp__g16_dkey *out, zp__pk *pk_out, zp__gpu *dev,
 
 /* Frees the arena regions (the device must be done with them). */
 void zp__g16_dkey_free(zp__g16_dkey *k);
+/* Whether the matrix images k streams are its image's (moved into it by
+ * k, or given with it), which then frees them. */
+bool zp__g16_dkey_img_mats(const zp__g16_dkey *k);
 /* Carves k's shared ring of two buffers of ring_buffer bytes (k's plan
  * set, its pinned points made) with its copy streams (prove_gpu_sched.c);
  * zp__g16_dkey_free gives it back. */

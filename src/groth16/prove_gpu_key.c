@@ -98,6 +98,11 @@ bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
     return true;
 }
 
+bool zp__g16_dkey_img_mats(const zp__g16_dkey *k)
+{
+    return k->img && k->img->mats && k->ma.mem.ptr == k->img->ma.mem.ptr;
+}
+
 zp_err zp__g16_dkey_host(zp__g16_dkey *k, const zp__pk *pk, bool *made)
 {
     *made = k->img_given = k->img != NULL;
@@ -305,8 +310,7 @@ void zp__g16_dkey_free(zp__g16_dkey *k)
      * copy. */
     if (k->mat_stream)
         zp__gpu_device_sync(k->dev);
-    /* Matrix images that moved into (or came from) the image are its. */
-    const bool img_mats = k->img && k->img->mats && k->ma.mem.ptr == k->img->ma.mem.ptr;
+    const bool img_mats = zp__g16_dkey_img_mats(k);
     zp__g16_himg_unref(k->img);
     if (k->ma.mem.ptr && !img_mats)
         zp__gpu_csr_free(k->dev, &k->ma);
