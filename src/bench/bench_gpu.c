@@ -29,7 +29,7 @@ struct opts {
     int per_pass;    /* msm: windows per pass, 0 = all */
     int scratch_gib; /* msm: at least this much scratch, 0 = what the sizing asks */
     int pre_c;       /* msm: precomputed bases with c-bit windows, 0 = none */
-    int chunks;      /* msm: the points in this many chunks, three ways (msm_gpu_chunks) */
+    int chunks;      /* msm: the points in this many chunks, three ways (bench_msm_chunks.c) */
     int acc_c;       /* msm --chunks: the one sum's window, 0 = a chunk's */
     int acc_mib;     /* msm --chunks: the one sum's scratch in MiB, 0 = all it asks */
     int window;      /* msm --chunks: the other MSMs' window, 0 = by size */
@@ -169,8 +169,8 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
     return 0;
 }
 
-static void report(const char *what, const char *backend, int lg, double *ms, int reps,
-                   double floor_ms)
+void zp__bench_report(const char *what, const char *backend, int lg, double *ms, int reps,
+                      double floor_ms)
 {
     double med = zp__median(ms, reps);
     printf("%-7s %-3s 2^%-2d  median %10.3f ms  (%d runs, min %.3f)  floor %9.4f ms  "
@@ -180,8 +180,7 @@ static void report(const char *what, const char *backend, int lg, double *ms, in
     fflush(stdout);
 }
 
-/* Device 0 with the MSM window `window` (0: by size) and a stream. */
-static zp__gpu *open_gpu(zp__gpu_stream **s, unsigned window)
+zp__gpu *zp__bench_open_gpu_window(zp__gpu_stream **s, unsigned window)
 {
     zp__gpu *g = NULL;
     zp__gpu_config cfg;
@@ -202,7 +201,7 @@ static zp__gpu *open_gpu(zp__gpu_stream **s, unsigned window)
     return g;
 }
 
-zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s) { return open_gpu(s, 0); }
+zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s) { return zp__bench_open_gpu_window(s, 0); }
 
 /* ------------------------------------------------------------------ NTT */
 
@@ -256,7 +255,7 @@ static int ntt_gpu(const struct opts *o)
             ms[r] = t;
         }
         if (!e) {
-            report(o->inverse ? "intt" : "ntt", "gpu", lg, ms, o->reps, ntt_floor_ms(lg));
+            zp__bench_report(o->inverse ? "intt" : "ntt", "gpu", lg, ms, o->reps, ntt_floor_ms(lg));
             zp__gpu_ntt_phases ph;
             zp__gpu_ntt_last_phases(s, &ph);
             if (ph.passes) {
@@ -307,7 +306,7 @@ static int ntt_cpu(const struct opts *o)
             if (r >= 0)
                 ms[r] = (zp__now() - t0) * 1e3;
         }
-        report(o->inverse ? "intt" : "ntt", "cpu", lg, ms, o->reps, ntt_floor_ms(lg));
+        zp__bench_report(o->inverse ? "intt" : "ntt", "cpu", lg, ms, o->reps, ntt_floor_ms(lg));
     }
     free(a);
     return 0;
@@ -329,7 +328,7 @@ int zp__bench_ntt(int argc, char **argv)
 
 /* ------------------------------------------------------------------ MSM */
 
-static double msm_floor_ms(int lg, bool g2)
+double zp__bench_msm_floor_ms(int lg, bool g2)
 {
     return 280.0 * (double)((uint64_t)1 << lg) / (double)((uint64_t)1 << 26) * (g2 ? 3 : 1);
 }
@@ -416,10 +415,8 @@ zp_err zp__bench_gpu_points(zp__gpu *g, zp__gpu_stream *s, void *d_out, uint64_t
     return e;
 }
 
-/* The end of a GPU MSM benchmark: e reported, the arena buffers freed (up
- * to four; NULL for none), the stream and device closed; the exit status. */
-static int msm_gpu_end(zp__gpu *g, zp__gpu_stream *s, zp_err e, zp__gpu_buf *b0, zp__gpu_buf *b1,
-                       zp__gpu_buf *b2, zp__gpu_buf *b3)
+int zp__bench_msm_end(zp__gpu *g, zp__gpu_stream *s, zp_err e, zp__gpu_buf *b0, zp__gpu_buf *b1,
+                      zp__gpu_buf *b2, zp__gpu_buf *b3)
 {
     if (e)
         fprintf(stderr, "zkpipe bench msm: %s (%s)\n", zp_strerror(e), zp__gpu_last_error());
@@ -506,7 +503,7 @@ static int msm_gpu(const struct opts *o)
                 ms[r] = (zp__now() - t) * 1e3;
         }
         if (!e) {
-            report(what, "gpu", lg, ms, o->reps, msm_floor_ms(lg, o->g2));
+            zp__bench_report(what, "gpu", lg, ms, o->reps, zp__bench_msm_floor_ms(lg, o->g2));
             zp__gpu_msm_phases ph;
             zp__gpu_msm_last_phases(s, &ph);
             unsigned nw, per;
@@ -531,236 +528,7 @@ static int msm_gpu(const struct opts *o)
         }
     }
     free(hs);
-    return msm_gpu_end(g, s, e, &scratch, &table, &ds, &dp);
-}
-
-/* The chunks' lengths: n in k chunks, the last one shorter where k does
- * not divide n. */
-static uint64_t chunk_of(uint64_t n, uint64_t k)
-{
-    return (n + k - 1) / k;
-}
-
-/* The phases of one MSM added to *sum. */
-static void phases_add(zp__gpu_msm_phases *sum, const zp__gpu_stream *s)
-{
-    zp__gpu_msm_phases ph;
-    zp__gpu_msm_last_phases(s, &ph);
-    sum->split += ph.split;
-    sum->sort += ph.sort;
-    sum->accumulate += ph.accumulate;
-    sum->reduce += ph.reduce;
-    sum->ones += ph.ones;
-    sum->total += ph.total;
-}
-
-/* K chunk MSMs of len points over [0, nl), each its own MSM, summed on
- * the host: with the 0/1 split (their phases added to *ph) or without. */
-static zp_err chunk_msms(zp__gpu_stream *s, zp_g1_jac *sum, const zp_g1_affine *pts,
-                         const zp_fr *sc, uint64_t nl, uint64_t len, bool split,
-                         zp__gpu_buf scratch, zp__gpu_msm_phases *ph)
-{
-    zp_err e = ZP_OK;
-    zp_g1_jac_inf(sum);
-    for (uint64_t at = 0; at < nl && !e; at += len) {
-        zp_g1_jac part;
-        const uint64_t m = nl - at < len ? nl - at : len;
-        e = split ? zp__gpu_msm_g1(s, &part, pts + at, sc + at, m, scratch)
-                  : zp__gpu_msm_g1_nosplit(s, &part, pts + at, sc + at, m, scratch);
-        if (!e && ph)
-            phases_add(ph, s);
-        zp_g1_jac_add(sum, sum, &part);
-    }
-    return e;
-}
-
-static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
-{
-    printf("        %s (ms): split %.2f, digits+sort %.2f, accumulate %.2f, reduce %.2f, "
-           "ones %.2f; total %.2f\n",
-           what, ph->split, ph->sort, ph->accumulate, ph->reduce, ph->ones, ph->total);
-}
-
-/* --chunks --sparse: the witness MSMs' case, with the 0/1 split: K MSMs of
- * their own summed (msm-g1s-k) against one over all (msm-g1s-1), and the
- * phases of the last run of each, the K chunks' added up. */
-static int msm_gpu_chunks_sparse(const struct opts *o)
-{
-    zp__gpu_stream *s = NULL;
-    zp__gpu *g = zp__bench_open_gpu(&s);
-    if (!g)
-        return 1;
-    zp__gpu_stream_profile(s, true);
-    const uint64_t n = (uint64_t)1 << o->to, K = (uint64_t)o->chunks;
-    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0};
-    zp_fr *hs = malloc(n * sizeof *hs);
-    zp_err e = hs ? zp__gpu_alloc(g, &dp, n * sizeof(zp_g1_affine)) : ZP_E_NOMEM;
-    if (!e)
-        e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
-    if (!e)
-        e = zp__gpu_alloc(g, &scratch, zp__gpu_msm_scratch_bytes(n, false));
-    if (!e)
-        e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
-    if (!e) {
-        zp__bench_host_scalars(hs, n, true, o->tail, 3);
-        e = zp__gpu_upload(s, ds.ptr, hs, n * sizeof *hs);
-    }
-    if (!e)
-        e = zp__gpu_stream_sync(s);
-    if (!e)
-        printf("inputs: 2^%d G1 points, sparse scalars; scratch %.2f GiB; %llu chunks\n", o->to,
-               (double)scratch.bytes / (1 << 30), (unsigned long long)K);
-    const zp_g1_affine *pts = dp.ptr;
-    const zp_fr *sc = ds.ptr;
-    for (int lg = o->from; lg <= o->to && !e; lg++) {
-        const uint64_t nl = (uint64_t)1 << lg, len = chunk_of(nl, K);
-        double ms[2][1000];
-        zp_g1_jac sum[2];
-        zp__gpu_msm_phases ph[2];
-        for (int r = -o->warmup; r < o->reps && !e; r++) {
-            memset(ph, 0, sizeof ph);
-            double t = zp__now();
-            e = chunk_msms(s, &sum[0], pts, sc, nl, len, true, scratch, &ph[0]);
-            const double t1 = zp__now();
-            if (!e)
-                e = zp__gpu_msm_g1(s, &sum[1], pts, sc, nl, scratch);
-            if (!e)
-                phases_add(&ph[1], s);
-            if (r >= 0) {
-                ms[0][r] = (t1 - t) * 1e3;
-                ms[1][r] = (zp__now() - t1) * 1e3;
-            }
-        }
-        if (!e && !zp_g1_jac_eq(&sum[0], &sum[1])) {
-            fprintf(stderr, "zkpipe bench msm: the sum over chunks differs from the one MSM's "
-                            "at 2^%d\n", lg);
-            e = ZP_E_GPU;
-        }
-        if (!e) {
-            printf("2^%d in %llu chunks of %llu, sparse scalars\n", lg, (unsigned long long)K,
-                   (unsigned long long)len);
-            report("msm-g1s-k", "gpu", lg, ms[0], o->reps, msm_floor_ms(lg, false));
-            phases_print("phases of the last run, the chunks' added", &ph[0]);
-            report("msm-g1s-1", "gpu", lg, ms[1], o->reps, msm_floor_ms(lg, false));
-            phases_print("phases of the last run", &ph[1]);
-        }
-    }
-    free(hs);
-    return msm_gpu_end(g, s, e, &scratch, &ds, &dp, NULL);
-}
-
-/* --chunks: H's MSM in K chunks three ways (msm_help), each size timed
- * alone; the sums compared. */
-static int msm_gpu_chunks(const struct opts *o)
-{
-    zp__gpu_stream *s = NULL;
-    zp__gpu *g = open_gpu(&s, (unsigned)o->window);
-    if (!g)
-        return 1;
-    zp__gpu_stream_profile(s, true);
-    zp__gpu_msm_opts mo;
-    zp__gpu_get_msm_opts(g, &mo);
-    const uint64_t n = (uint64_t)1 << o->to, K = (uint64_t)o->chunks;
-    /* The most any size asks for: scratch for the whole MSM, a chunk's and
-     * the one sum's; the buckets at the largest window. */
-    uint64_t sb = 0, bb = 0;
-    for (int lg = o->from; lg <= o->to; lg++) {
-        const uint64_t nl = (uint64_t)1 << lg;
-        const unsigned c =
-            o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(chunk_of(nl, K));
-        const uint64_t x[3] = {zp__gpu_msm_scratch_bytes_nosplit_opts(&mo, nl, false, 0),
-                               zp__gpu_msm_acc_scratch_bytes(chunk_of(nl, K), c),
-                               zp__gpu_msm_acc_bytes(c)};
-        sb = x[0] > sb ? x[0] : sb;
-        sb = x[1] > sb ? x[1] : sb;
-        bb = x[2] > bb ? x[2] : bb;
-    }
-    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0}, bk = {NULL, 0};
-    zp_err e = zp__gpu_alloc(g, &dp, n * sizeof(zp_g1_affine));
-    if (!e)
-        e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
-    if (!e)
-        e = zp__gpu_alloc(g, &scratch, sb);
-    if (!e)
-        e = zp__gpu_alloc(g, &bk, bb);
-    if (!e)
-        e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
-    if (!e)
-        e = zp__gpu_fill_random_fr(s, ds.ptr, n, 3);
-    if (!e)
-        e = zp__gpu_stream_sync(s);
-    if (!e)
-        printf("inputs: 2^%d G1 points and scalars; scratch %.2f GiB, buckets %.2f GiB; "
-               "%llu chunks\n", o->to, (double)sb / (1 << 30), (double)bb / (1 << 30),
-               (unsigned long long)K);
-    const zp_g1_affine *pts = dp.ptr;
-    const zp_fr *sc = ds.ptr;
-    for (int lg = o->from; lg <= o->to && !e; lg++) {
-        const uint64_t nl = (uint64_t)1 << lg, len = chunk_of(nl, K);
-        const unsigned c =
-            o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(chunk_of(nl, K));
-        zp__gpu_buf acc_sc = scratch; /* the one sum's scratch */
-        if (o->acc_mib && ((uint64_t)o->acc_mib << 20) < acc_sc.bytes)
-            acc_sc.bytes = (uint64_t)o->acc_mib << 20;
-        double ms[3][1000];
-        zp_g1_jac sum[3];
-        zp__gpu_msm_phases ph[3];
-        unsigned windows[3] = {0}, per_pass[3] = {0};
-        for (int r = -o->warmup; r < o->reps && !e; r++) {
-            memset(ph, 0, sizeof ph);
-            double t = zp__now();
-            e = chunk_msms(s, &sum[0], pts, sc, nl, len, false, scratch, &ph[0]);
-            if (!e)
-                zp__gpu_msm_last_passes(s, &windows[0], &per_pass[0]);
-            const double t1 = zp__now();
-            zp__gpu_msm_acc acc;
-            if (!e)
-                e = zp__gpu_msm_g1_acc_begin(&acc, bk, c);
-            for (uint64_t at = 0; at < nl && !e; at += len) {
-                const uint64_t m = nl - at < len ? nl - at : len;
-                e = zp__gpu_msm_g1_acc_add(s, &acc, pts + at, sc + at, m, acc_sc);
-                if (!e && !at)
-                    zp__gpu_msm_last_passes(s, &windows[1], &per_pass[1]);
-                if (!e)
-                    phases_add(&ph[1], s);
-            }
-            if (!e)
-                e = zp__gpu_msm_g1_acc_end(s, &acc, &sum[1], acc_sc);
-            if (!e)
-                phases_add(&ph[1], s);
-            const double t2 = zp__now();
-            if (!e)
-                e = zp__gpu_msm_g1_nosplit(s, &sum[2], pts, sc, nl, scratch);
-            if (!e) {
-                phases_add(&ph[2], s);
-                zp__gpu_msm_last_passes(s, &windows[2], &per_pass[2]);
-            }
-            if (r >= 0) {
-                ms[0][r] = (t1 - t) * 1e3;
-                ms[1][r] = (t2 - t1) * 1e3;
-                ms[2][r] = (zp__now() - t2) * 1e3;
-            }
-        }
-        if (!e && (!zp_g1_jac_eq(&sum[0], &sum[2]) || !zp_g1_jac_eq(&sum[1], &sum[2]))) {
-            fprintf(stderr, "zkpipe bench msm: the sums over chunks differ from the one MSM's "
-                            "at 2^%d\n", lg);
-            e = ZP_E_GPU;
-        }
-        if (!e) {
-            printf("2^%d in %llu chunks of %llu; the one sum at c = %u in %.2f GiB of "
-                   "scratch\n", lg, (unsigned long long)K, (unsigned long long)len, c,
-                   (double)acc_sc.bytes / (1 << 30));
-            static const char *const what[3] = {"msm-g1-k", "msm-g1-acc", "msm-g1-1"};
-            for (int w = 0; w < 3; w++) {
-                char line[96];
-                report(what[w], "gpu", lg, ms[w], o->reps, msm_floor_ms(lg, false));
-                snprintf(line, sizeof line, "phases of the last run (%u windows, %u a pass%s)",
-                         windows[w], per_pass[w], w < 2 ? ", the chunks' added" : "");
-                phases_print(line, &ph[w]);
-            }
-        }
-    }
-    return msm_gpu_end(g, s, e, &bk, &scratch, &ds, &dp);
+    return zp__bench_msm_end(g, s, e, &scratch, &table, &ds, &dp);
 }
 
 static int msm_cpu(const struct opts *o)
@@ -787,7 +555,7 @@ static int msm_cpu(const struct opts *o)
                 ms[r] = (zp__now() - t) * 1e3;
         }
         if (!e)
-            report(what, "cpu", lg, ms, o->reps, msm_floor_ms(lg, o->g2));
+            zp__bench_report(what, "cpu", lg, ms, o->reps, zp__bench_msm_floor_ms(lg, o->g2));
     }
     free(p);
     free(sc);
@@ -825,7 +593,12 @@ int zp__bench_msm(int argc, char **argv)
         fprintf(stderr, "zkpipe bench msm: --tail is a layout of --sparse's scalars\n");
         return 2;
     }
-    if (o.chunks)
-        return o.sparse ? msm_gpu_chunks_sparse(&o) : msm_gpu_chunks(&o);
+    if (o.chunks) {
+        const zp__bench_chunks c = {.from = o.from, .to = o.to, .reps = o.reps,
+                                    .warmup = o.warmup, .chunks = o.chunks,
+                                    .acc_c = o.acc_c, .acc_mib = o.acc_mib,
+                                    .window = o.window, .tail = o.tail};
+        return o.sparse ? zp__bench_msm_chunks_sparse(&c) : zp__bench_msm_chunks(&c);
+    }
     return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);
 }

@@ -7,8 +7,34 @@
 #include "gpu/gpu.h"
 
 /* Device 0 with its arena and one stream, its name and size printed; NULL
- * (the reason on stderr) when there is none. */
+ * (the reason on stderr) when there is none. _window: every MSM's window
+ * bits forced (zp__gpu_msm_opts.window; 0: by size). */
 zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s);
+zp__gpu *zp__bench_open_gpu_window(zp__gpu_stream **s, unsigned window);
+
+/* A size's line: the median of reps runs against the floor (floor_ms),
+ * and its `RESULT,...` CSV line. */
+void zp__bench_report(const char *what, const char *backend, int lg, double *ms, int reps,
+                      double floor_ms);
+/* The floor of an MSM of 2^lg points: one H200's G1 2^26 in 0.28 s with
+ * XYZZ buckets, scaled by the points, G2 three times G1. */
+double zp__bench_msm_floor_ms(int lg, bool g2);
+/* The end of a GPU MSM benchmark: e reported, the arena buffers freed (up
+ * to four; NULL for none), the stream and device closed; the exit status. */
+int zp__bench_msm_end(zp__gpu *g, zp__gpu_stream *s, zp_err e, zp__gpu_buf *b0, zp__gpu_buf *b1,
+                      zp__gpu_buf *b2, zp__gpu_buf *b3);
+
+/* bench msm --chunks (bench_msm_chunks.c): sizes 2^from .. 2^to, reps
+ * timed runs after warmup, the points in `chunks` chunks; acc_c, acc_mib
+ * and window as the options --acc-c, --acc-scratch-mib and --window (0:
+ * their defaults); tail: --sparse's scalars laid out as a porep
+ * witness's. _sparse: the witness MSMs' case (with the 0/1 split). */
+typedef struct zp__bench_chunks {
+    int from, to, reps, warmup, chunks, acc_c, acc_mib, window;
+    bool tail;
+} zp__bench_chunks;
+int zp__bench_msm_chunks(const zp__bench_chunks *c);
+int zp__bench_msm_chunks_sparse(const zp__bench_chunks *c);
 
 /* n distinct G1 (or G2) affine points into d_out on the device, made there
  * from two short host progressions (fixed seeds); waits for s. */
