@@ -167,7 +167,7 @@ static uint64_t cols(uint64_t *words, const zp__csr *m, uint32_t n_vars, uint64_
 {
     zp__bitmap d;
     uint64_t pop = 0;
-    if (zp__csr_column_density(&d, m, n_vars))
+    if (zp__csr_column_density(&d, m, n_vars, 0))
         die("density", ZP_E_NOMEM);
     for (uint64_t i = 0; i < count; i++)
         if (zp__bitmap_get(&d, from + i)) {

@@ -29,7 +29,7 @@ static inline uint64_t abc_cols(uint64_t *words, const zp__csr *m, uint32_t n_va
 {
     zp__bitmap d;
     uint64_t pop = 0;
-    if (zp__csr_column_density(&d, m, n_vars))
+    if (zp__csr_column_density(&d, m, n_vars, 1))
         abort();
     for (uint64_t i = 0; i < count; i++)
         if (zp__bitmap_get(&d, from + i)) {

@@ -189,7 +189,7 @@ static void test_column_density(void)
         zp_fr *dense = malloc(nr * nc * sizeof *dense);
         rand_csr(&m, dense, nr, nc, 4);
         zp__bitmap d;
-        CHECK_EQ_INT(zp__csr_column_density(&d, &m, nc), ZP_OK);
+        CHECK_EQ_INT(zp__csr_column_density(&d, &m, nc, 1 + rep % 3), ZP_OK);
         /* The direct scan works on entries, not on the dense sums: two
          * entries that cancel still make the column dense. */
         int same = 1;
@@ -206,7 +206,7 @@ static void test_column_density(void)
             uint32_t maxc = 0;
             for (uint64_t k = 0; k < m.nnz; k++)
                 maxc = m.col[k] > maxc ? m.col[k] : maxc;
-            CHECK_EQ_INT(zp__csr_column_density(&d, &m, maxc), ZP_E_INVALID_ARG);
+            CHECK_EQ_INT(zp__csr_column_density(&d, &m, maxc, 2), ZP_E_INVALID_ARG);
             CHECK(d.words == NULL);
         }
         zp__csr_free(&m);
@@ -273,12 +273,107 @@ static void test_is_satisfied(void)
     CHECK(cs.a.row_ptr == NULL && cs.n_vars == 0);
 }
 
+/* A matrix long enough that the parallel density and copy split it (more
+ * than one 2^20-entry task, more than one 2 MiB piece): entries with zero
+ * coefficients, columns < nc. */
+static void long_csr(zp__csr *m, uint64_t nrows, uint64_t nc)
+{
+    CHECK_EQ_INT(zp__csr_alloc(m, nrows, 3 * nrows), ZP_OK);
+    for (uint64_t k = 0; k < m->nnz; k++) {
+        /* Columns above nc / 2 only in the last 2^19 entries (the last
+         * tasks'), so that a bit set by the wrong task or lost shows. */
+        const uint64_t span = k >= m->nnz - (1u << 19) ? nc : nc / 2;
+        m->col[k] = (uint32_t)(check_rand64() % span);
+        if (check_rand64() % 5 == 0)
+            zp_fr_zero(&m->val[k]);
+        else
+            rand_coef(&m->val[k]);
+    }
+    for (uint64_t i = 0; i <= nrows; i++)
+        m->row_ptr[i] = 3 * i;
+}
+
+/* zp__csr_column_density from several threads against a serial scan. */
+static void test_column_density_par(void)
+{
+    const uint64_t nc = 1u << 18;
+    zp__csr m;
+    long_csr(&m, (3u << 20) / 3 + 12345, nc);
+    zp__bitmap ref;
+    CHECK_EQ_INT(zp__bitmap_alloc(&ref, nc), ZP_OK);
+    for (uint64_t k = 0; k < m.nnz; k++)
+        if (!zp_fr_is_zero(&m.val[k]))
+            zp__bitmap_set(&ref, m.col[k]);
+    const int threads[] = {1, 3, 0};
+    for (int t = 0; t < 3; t++) {
+        zp__bitmap d;
+        CHECK_EQ_INT(zp__csr_column_density(&d, &m, nc, threads[t]), ZP_OK);
+        CHECK(d.nbits == nc && !memcmp(d.words, ref.words, (nc / 64 + 1) * sizeof *d.words));
+        zp__bitmap_free(&d);
+    }
+    /* One column out of range, far into the entries: refused from any task. */
+    m.col[m.nnz - 7] = (uint32_t)nc;
+    for (int t = 0; t < 3; t++) {
+        zp__bitmap d;
+        CHECK_EQ_INT(zp__csr_column_density(&d, &m, nc, threads[t]), ZP_E_INVALID_ARG);
+        CHECK(d.words == NULL);
+    }
+    zp__bitmap_free(&ref);
+    zp__csr_free(&m);
+}
+
+/* zp__csr_extend against the rows built one by one: the same entries, then
+ * the extra rows (variable i with coefficient one, or empty). */
+static void check_extended(const zp__csr *out, const zp__csr *m, uint64_t extra, bool inputs)
+{
+    CHECK(out->nrows == m->nrows + extra && out->nnz == m->nnz + (inputs ? extra : 0));
+    CHECK(!memcmp(out->row_ptr, m->row_ptr, (m->nrows + 1) * sizeof *m->row_ptr));
+    CHECK(!memcmp(out->col, m->col, m->nnz * sizeof *m->col));
+    CHECK(!memcmp(out->val, m->val, m->nnz * sizeof *m->val));
+    int ok = 1;
+    for (uint64_t i = 0; i < extra; i++) {
+        const uint64_t r = m->nrows + i, at = out->row_ptr[r];
+        ok &= out->row_ptr[r + 1] == at + (inputs ? 1 : 0);
+        if (inputs)
+            ok &= out->col[at] == i && zp_fr_is_one(&out->val[at]);
+    }
+    CHECK(ok);
+}
+
+static void test_extend(void)
+{
+    for (int rep = 0; rep < 6; rep++) {
+        uint64_t nr = check_rand64() % 20, nc = 1 + check_rand64() % 30;
+        zp__csr m, out;
+        zp_fr *dense = malloc((nr ? nr : 1) * nc * sizeof *dense);
+        rand_csr(&m, dense, nr, nc, 4);
+        const uint64_t extra = check_rand64() % 5;
+        const bool inputs = rep & 1;
+        CHECK_EQ_INT(zp__csr_extend(&out, &m, extra, inputs, 1 + rep % 3), ZP_OK);
+        check_extended(&out, &m, extra, inputs);
+        zp__csr_free(&out);
+        zp__csr_free(&m);
+        free(dense);
+    }
+    zp__csr m, out;
+    long_csr(&m, 1u << 17, 1u << 10); /* 12 MiB of values: 6 pieces */
+    const int threads[] = {1, 3, 0};
+    for (int t = 0; t < 3; t++) {
+        CHECK_EQ_INT(zp__csr_extend(&out, &m, 9, t != 1, threads[t]), ZP_OK);
+        check_extended(&out, &m, 9, t != 1);
+        zp__csr_free(&out);
+    }
+    zp__csr_free(&m);
+}
+
 int main(void)
 {
     RUN(test_bitmap);
     RUN(test_bitmap_seek);
     RUN(test_mul_vec);
     RUN(test_column_density);
+    RUN(test_column_density_par);
+    RUN(test_extend);
     RUN(test_is_satisfied);
     return FINISH();
 }

@@ -330,7 +330,7 @@ static void test_key_shape(void)
             CHECK(zp__bitmap_get(&pk->a_density, s));
         }
         zp__bitmap d;
-        CHECK_EQ_INT(zp__csr_column_density(&d, &f.cs.b, f.cs.n_vars), ZP_OK);
+        CHECK_EQ_INT(zp__csr_column_density(&d, &f.cs.b, f.cs.n_vars, 1), ZP_OK);
         for (uint32_t j = 0; j < f.cs.n_vars; j++)
             CHECK_EQ_INT(zp__bitmap_get(&d, j), zp__bitmap_get(&pk->b_density, j));
         zp__bitmap_free(&d);

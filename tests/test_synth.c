@@ -143,9 +143,9 @@ static void test_structure(void)
         CHECK(csr_well_formed(&cs.c, sh.n_constraints, sh.nnz_c, sh.n_vars));
         /* Every public input is constrained: it occurs in some row. */
         zp__bitmap da, db, dc;
-        CHECK_EQ_INT(zp__csr_column_density(&da, &cs.a, cs.n_vars), ZP_OK);
-        CHECK_EQ_INT(zp__csr_column_density(&db, &cs.b, cs.n_vars), ZP_OK);
-        CHECK_EQ_INT(zp__csr_column_density(&dc, &cs.c, cs.n_vars), ZP_OK);
+        CHECK_EQ_INT(zp__csr_column_density(&da, &cs.a, cs.n_vars, 1), ZP_OK);
+        CHECK_EQ_INT(zp__csr_column_density(&db, &cs.b, cs.n_vars, 1), ZP_OK);
+        CHECK_EQ_INT(zp__csr_column_density(&dc, &cs.c, cs.n_vars, 1), ZP_OK);
         int all_used = 1;
         for (uint32_t v = 1; v < cs.n_vars; v++)
             all_used &= zp__bitmap_get(&da, v) | zp__bitmap_get(&db, v) | zp__bitmap_get(&dc, v);
@@ -306,8 +306,8 @@ typedef struct stats {
 static void measure(stats *st, const zp__r1cs *cs, const zp_fr *w)
 {
     zp__bitmap da, db;
-    CHECK_EQ_INT(zp__csr_column_density(&da, &cs->a, cs->n_vars), ZP_OK);
-    CHECK_EQ_INT(zp__csr_column_density(&db, &cs->b, cs->n_vars), ZP_OK);
+    CHECK_EQ_INT(zp__csr_column_density(&da, &cs->a, cs->n_vars, 1), ZP_OK);
+    CHECK_EQ_INT(zp__csr_column_density(&db, &cs->b, cs->n_vars, 1), ZP_OK);
     uint64_t na = 0, nb = 0, n01 = 0, aux = cs->n_vars - 1 - cs->n_public;
     for (uint32_t v = cs->n_public + 1; v < cs->n_vars; v++) {
         na += (uint64_t)zp__bitmap_get(&da, v);

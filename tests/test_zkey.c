@@ -65,8 +65,8 @@ static void test_fixture(void)
 
     /* Density ("point is not infinity") equals the matrices' columns. */
     zp__bitmap da, db;
-    CHECK_EQ_INT(zp__csr_column_density(&da, &pk.ma, pk.n_vars), ZP_OK);
-    CHECK_EQ_INT(zp__csr_column_density(&db, &pk.mb, pk.n_vars), ZP_OK);
+    CHECK_EQ_INT(zp__csr_column_density(&da, &pk.ma, pk.n_vars, 1), ZP_OK);
+    CHECK_EQ_INT(zp__csr_column_density(&db, &pk.mb, pk.n_vars, 1), ZP_OK);
     for (uint64_t i = 0; i < pk.n_vars; i++) {
         CHECK_EQ_INT(zp__bitmap_get(&da, i), zp__bitmap_get(&pk.a_density, i));
         CHECK_EQ_INT(zp__bitmap_get(&db, i), zp__bitmap_get(&pk.b_density, i));

@@ -159,8 +159,8 @@ static void test_roundtrip_zkey(void)
 static void params_pk(zp__pk *out, const zp__r1cs *cs)
 {
     zp__bitmap da, db;
-    zp__csr_column_density(&da, &cs->a, cs->n_vars);
-    zp__csr_column_density(&db, &cs->b, cs->n_vars);
+    zp__csr_column_density(&da, &cs->a, cs->n_vars, 1);
+    zp__csr_column_density(&db, &cs->b, cs->n_vars, 1);
     for (uint32_t i = 0; i <= cs->n_public; i++)
         zp__bitmap_set(&da, i);
     uint64_t dom = 1;

@@ -437,7 +437,7 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
     if (!e)
         e = zp__setup_shape(&k->pk, &lg, &k->cs, conv);
     if (!e)
-        e = zp__setup_matrices(&k->pk, &k->cs);
+        e = zp__setup_matrices(&k->pk, &k->cs, threads);
     uint64_t full = e ? UINT64_MAX : zp__g16_dkey_bytes(&k->pk);
     if (e || full == UINT64_MAX) {
         fprintf(stderr, "zkpipe doctor: %s: cannot build its shape: %s\n", key,

@@ -94,31 +94,6 @@ static zp_err check_cs(const zp__r1cs *cs)
     return ZP_OK;
 }
 
-/* m with its rows extended to `rows`; when with_inputs, the extra rows
- * n_constraints + s hold one entry (s, 1) for s = 0..n_public. */
-static zp_err extend(zp__csr *out, const zp__csr *m, uint64_t rows, uint32_t n_public,
-                     bool with_inputs)
-{
-    uint64_t extra = with_inputs ? (uint64_t)n_public + 1 : 0;
-    zp_err e = zp__csr_alloc(out, rows, m->nnz + extra);
-    if (e)
-        return e;
-    memcpy(out->row_ptr, m->row_ptr, (size_t)(m->nrows + 1) * sizeof *m->row_ptr);
-    memcpy(out->col, m->col, (size_t)m->nnz * sizeof *m->col);
-    memcpy(out->val, m->val, (size_t)m->nnz * sizeof *m->val);
-    uint64_t at = m->nnz;
-    for (uint64_t r = m->nrows; r < rows; r++) {
-        uint64_t s = r - m->nrows;
-        if (with_inputs && s < extra) {
-            out->col[at] = (uint32_t)s;
-            zp_fr_one(&out->val[at]);
-            at++;
-        }
-        out->row_ptr[r + 1] = at;
-    }
-    return ZP_OK;
-}
-
 /*
  * out[j] = Σ_i m[i][j]·lag[i] for every column j < nvars. Parallel over
  * column ranges: each task scans every entry and takes those of its own
@@ -287,14 +262,16 @@ zp_err zp__setup_h(zp_fr *h, const zp__pk *pk, const zp__toxic *t, unsigned log2
     return ZP_OK;
 }
 
-zp_err zp__setup_matrices(zp__pk *pk, const zp__r1cs *cs)
+zp_err zp__setup_matrices(zp__pk *pk, const zp__r1cs *cs, int threads)
 {
-    uint64_t n = pk->domain_size, rows = cs->n_constraints + cs->n_public + 1;
+    const uint64_t n = pk->domain_size, extra = (uint64_t)cs->n_public + 1;
     zp_err e;
-    if ((e = extend(&pk->ma, &cs->a, rows, cs->n_public, true)) ||
-        (e = extend(&pk->mb, &cs->b, rows, cs->n_public, false)) ||
-        (e = zp__csr_column_density(&pk->a_density, &pk->ma, pk->n_vars)) ||
-        (e = zp__csr_column_density(&pk->b_density, &pk->mb, pk->n_vars)))
+    if (cs->a.nrows != cs->n_constraints || cs->b.nrows != cs->n_constraints)
+        return ZP_E_INVALID_ARG;
+    if ((e = zp__csr_extend(&pk->ma, &cs->a, extra, true, threads)) ||
+        (e = zp__csr_extend(&pk->mb, &cs->b, extra, false, threads)) ||
+        (e = zp__csr_column_density(&pk->a_density, &pk->ma, pk->n_vars, threads)) ||
+        (e = zp__csr_column_density(&pk->b_density, &pk->mb, pk->n_vars, threads)))
         return e;
     pk->n_a = zp__bitmap_count(&pk->a_density);
     pk->n_b = zp__bitmap_count(&pk->b_density);
@@ -483,7 +460,7 @@ zp_err zp__setup_progress(zp__pk *out, const zp__r1cs *cs, zp_h_conv conv, int t
         return e;
     scal s;
     memset(&s, 0, sizeof s);
-    e = zp__setup_matrices(&pk, cs);
+    e = zp__setup_matrices(&pk, cs, threads);
     if (!e)
         e = make_scalars(&s, &pk, cs, &t, log2n, threads);
     if (!e)

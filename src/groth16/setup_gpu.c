@@ -297,7 +297,7 @@ static zp_err setup(zp__g16_dkey *k, zp__pk *pk, gs *x, const zp__r1cs *cs, zp_h
         return e;
     uint64_t max_k = pk->n_vars > pk->domain_size ? pk->n_vars : pk->domain_size;
     /* The counts of points are known once the matrices are. */
-    if (!(e = zp__setup_matrices(pk, cs))) {
+    if (!(e = zp__setup_matrices(pk, cs, x->threads))) {
         x->pts.total = pk->n_h + pk->n_a + 2 * pk->n_b + pk->n_l;
         zp__progress_note(x->pts.p, x->pts.step, 0, x->pts.total);
     }

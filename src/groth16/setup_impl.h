@@ -73,7 +73,7 @@ zp_err zp__setup_toxic(zp__toxic *out, const zp__toxic *toxic);
 /* pk->ma, mb (the circuit's A with the extra input rows, B over the same
  * rows), the densities and n_a, n_b, n_l, n_h. On failure the caller frees
  * pk with zp__pk_free. */
-zp_err zp__setup_matrices(zp__pk *pk, const zp__r1cs *cs);
+zp_err zp__setup_matrices(zp__pk *pk, const zp__r1cs *cs, int threads);
 
 /* Per variable j < n_vars: u_j, v_j, w_j = Σ_i A/B/C[i][j]·L_i(τ) over the
  * key's matrices (pk->ma, pk->mb) and cs->c. ZP_E_INVALID_ARG when τ is in

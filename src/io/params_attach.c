@@ -53,31 +53,6 @@ static zp_err check_fit(const zp__pk *pk, const zp__r1cs *cs, zp__ioerr *why)
     return e ? e : check_matrix(&cs->b, cs->n_constraints, cs->n_vars, "B", why);
 }
 
-/* dst = src over the same rows, then `extra` rows, each holding variable i
- * with coefficient one when `inputs`, empty otherwise. */
-static zp_err copy_rows(zp__csr *dst, const zp__csr *src, uint64_t extra, bool inputs)
-{
-    uint64_t nnz = src->nnz + (inputs ? extra : 0);
-    zp_err e = zp__csr_alloc(dst, src->nrows + extra, nnz);
-    if (e)
-        return e;
-    memcpy(dst->row_ptr, src->row_ptr, (size_t)(src->nrows + 1) * sizeof *dst->row_ptr);
-    memcpy(dst->col, src->col, (size_t)src->nnz * sizeof *dst->col);
-    memcpy(dst->val, src->val, (size_t)src->nnz * sizeof *dst->val);
-    zp_fr one;
-    zp_fr_one(&one);
-    uint64_t k = src->nnz;
-    for (uint64_t i = 0; i < extra; i++) {
-        if (inputs) {
-            dst->col[k] = (uint32_t)i;
-            dst->val[k] = one;
-            k++;
-        }
-        dst->row_ptr[src->nrows + i + 1] = k;
-    }
-    return ZP_OK;
-}
-
 zp_err zp__pk_attach_circuit(zp__pk *pk, const zp__r1cs *cs, zp__ioerr *why)
 {
     zp_err e = check_fit(pk, cs, why);
@@ -86,9 +61,10 @@ zp_err zp__pk_attach_circuit(zp__pk *pk, const zp__r1cs *cs, zp__ioerr *why)
     uint64_t extra = (uint64_t)cs->n_public + 1;
     zp__csr ma = {0}, mb = {0};
     zp__bitmap ad = {0}, bd = {0};
-    if ((e = copy_rows(&ma, &cs->a, extra, true)) || (e = copy_rows(&mb, &cs->b, extra, false)) ||
-        (e = zp__csr_column_density(&ad, &ma, pk->n_vars)) ||
-        (e = zp__csr_column_density(&bd, &mb, pk->n_vars))) {
+    if ((e = zp__csr_extend(&ma, &cs->a, extra, true, 0)) ||
+        (e = zp__csr_extend(&mb, &cs->b, extra, false, 0)) ||
+        (e = zp__csr_column_density(&ad, &ma, pk->n_vars, 0)) ||
+        (e = zp__csr_column_density(&bd, &mb, pk->n_vars, 0))) {
         e = zp__fail(why, e, "cannot build the key's matrices: %s", zp_strerror(e));
         goto fail;
     }

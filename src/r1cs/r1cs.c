@@ -172,20 +172,94 @@ zp_err zp__csr_alloc(zp__csr *m, uint64_t nrows, uint64_t nnz)
     return ZP_OK;
 }
 
-zp_err zp__csr_column_density(zp__bitmap *out, const zp__csr *m, uint64_t ncols)
+/* Entries [begin, end) of m into the density map: a bit is set only by an
+ * atomic OR, and only where it is still clear, so that tasks over other
+ * entries may set other bits of the same word. */
+typedef struct density_ctx {
+    zp__bitmap *out;
+    const zp__csr *m;
+    uint64_t ncols;
+    atomic_bool bad;
+} density_ctx;
+
+static void density_task(void *arg, size_t begin, size_t end)
+{
+    density_ctx *x = arg;
+    const zp__csr *m = x->m;
+    for (size_t k = begin; k < end; k++) {
+        const uint32_t c = m->col[k];
+        if (c >= x->ncols) {
+            atomic_store(&x->bad, true);
+            return;
+        }
+        /* An explicit zero coefficient does not make a column dense: its
+         * point would be the point at infinity. */
+        if (zp_fr_is_zero(&m->val[k]))
+            continue;
+        uint64_t *w = &x->out->words[c >> 6];
+        const uint64_t bit = (uint64_t)1 << (c & 63);
+        if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+            __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+    }
+}
+
+zp_err zp__csr_column_density(zp__bitmap *out, const zp__csr *m, uint64_t ncols, int threads)
 {
     zp_err e = zp__bitmap_alloc(out, ncols);
     if (e)
         return e;
-    for (uint64_t k = 0; k < m->nnz; k++) {
-        if (m->col[k] >= ncols) {
-            zp__bitmap_free(out);
-            return ZP_E_INVALID_ARG;
+    density_ctx x = {out, m, ncols, false};
+    zp__r1cs_par_for((size_t)m->nnz, (size_t)1 << 20, threads, density_task, &x);
+    if (atomic_load(&x.bad)) {
+        zp__bitmap_free(out);
+        return ZP_E_INVALID_ARG;
+    }
+    return ZP_OK;
+}
+
+/* memcpy from `threads` threads, a 2 MiB piece at a time: the first
+ * writes into a fresh array fault its pages in, and the faults, not the
+ * copy, bound one thread. */
+typedef struct copy_ctx {
+    char *dst;
+    const char *src;
+    size_t bytes;
+} copy_ctx;
+
+#define COPY_PIECE ((size_t)2 << 20)
+
+static void copy_task(void *arg, size_t begin, size_t end)
+{
+    const copy_ctx *x = arg;
+    const size_t from = begin * COPY_PIECE;
+    const size_t to = end * COPY_PIECE < x->bytes ? end * COPY_PIECE : x->bytes;
+    memcpy(x->dst + from, x->src + from, to - from);
+}
+
+static void par_copy(void *dst, const void *src, size_t bytes, int threads)
+{
+    copy_ctx x = {dst, src, bytes};
+    zp__r1cs_par_for((bytes + COPY_PIECE - 1) / COPY_PIECE, 1, threads, copy_task, &x);
+}
+
+zp_err zp__csr_extend(zp__csr *out, const zp__csr *m, uint64_t extra, bool inputs, int threads)
+{
+    if (extra > UINT64_MAX - m->nrows || extra > UINT64_MAX - m->nnz)
+        return ZP_E_TOO_LARGE;
+    zp_err e = zp__csr_alloc(out, m->nrows + extra, m->nnz + (inputs ? extra : 0));
+    if (e)
+        return e;
+    par_copy(out->row_ptr, m->row_ptr, (size_t)(m->nrows + 1) * sizeof *m->row_ptr, threads);
+    par_copy(out->col, m->col, (size_t)m->nnz * sizeof *m->col, threads);
+    par_copy(out->val, m->val, (size_t)m->nnz * sizeof *m->val, threads);
+    uint64_t at = m->nnz;
+    for (uint64_t i = 0; i < extra; i++) {
+        if (inputs) {
+            out->col[at] = (uint32_t)i;
+            zp_fr_one(&out->val[at]);
+            at++;
         }
-        /* An explicit zero coefficient does not make a column dense: its
-         * point would be the point at infinity. */
-        if (!zp_fr_is_zero(&m->val[k]))
-            zp__bitmap_set(out, m->col[k]);
+        out->row_ptr[m->nrows + i + 1] = at;
     }
     return ZP_OK;
 }

@@ -7,6 +7,7 @@
 #ifndef ZP_R1CS_H
 #define ZP_R1CS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "zkpipe.h"
@@ -48,8 +49,16 @@ typedef struct zp__bitmap_walk {
  * there, a word at a time). */
 uint64_t zp__bitmap_seek(zp__bitmap_walk *w, uint64_t p);
 
-/* The set of columns with at least one nonzero entry in m. */
-zp_err zp__csr_column_density(zp__bitmap *out, const zp__csr *m, uint64_t ncols);
+/* out = m over the same rows, then `extra` rows, row m->nrows + i holding
+ * variable i with coefficient one when `inputs`, empty otherwise (a key's
+ * A with its input rows, B over the same rows). The arrays are copied from
+ * `threads` threads (<= 0: one per online CPU). */
+zp_err zp__csr_extend(zp__csr *out, const zp__csr *m, uint64_t extra, bool inputs, int threads);
+
+/* The set of columns with at least one nonzero entry in m, from `threads`
+ * threads (<= 0: one per online CPU). ZP_E_INVALID_ARG for a column index
+ * of ncols or more. */
+zp_err zp__csr_column_density(zp__bitmap *out, const zp__csr *m, uint64_t ncols, int threads);
 
 typedef struct zp__r1cs {
     uint32_t n_vars;        /* including ONE */
