@@ -28,7 +28,7 @@
 # env: OUT (logs; default bench/out/carry; on the device a folder under the
 # tool's $OUT, e.g. OUT=$OUT/run1, so that they come back), LOG2 (27),
 # COUNT (1), BATCH_ARGS (more options for bench batch: --log-level debug
-# logs every chunk).
+# logs every chunk, and batch then prints bench/chunk_fit.sh's table).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=bench/with_variants.sh
@@ -160,6 +160,10 @@ batch)
       echo "$tag: exit $?"
     grep -E "s/proof|per job|stage medians|host to device|verified|gpu0 busy|error" "$log" |
       sed "s/^/$tag: /"
+    # With --log-level debug: where the MSM schedule's time went, chunk by chunk.
+    if grep -q " sched\.chunk " "$log"; then
+      bash bench/chunk_fit.sh "$log" 2>&1 | sed "s/^/$tag: /"
+    fi
   done
   ;;
 dropin)
