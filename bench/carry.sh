@@ -14,8 +14,9 @@
 #          (here) main and each variant (A.patch+B.patch: both, named a+b)
 #        bash bench/carry.sh tests NAME [REGEX]
 #          (device) NAME's GPU tests (ctest -L gpu, and the compute-sanitizer
-#          runs, memcheck_*) whose names match REGEX, each under a time
-#          limit (TEST_TIMEOUT, 300 s); a line each, then a count
+#          runs, memcheck_*; a variant's as its patched tree lists them)
+#          whose names match REGEX, each under a time limit (TEST_TIMEOUT,
+#          300 s); a line each, then a count
 #        bash bench/carry.sh batch NAME:ARENA[:TUNE]...
 #          (device) bench/variants.sh's batch with NAME's zkpipe
 #        bash bench/carry.sh dropin NAME[:ARENA]...
@@ -81,12 +82,14 @@ libs() {
 }
 
 # Copies build-gpu's zkpipe, bench_supraseal_c2 and GPU test binaries to
-# $DV/$1.
+# $DV/$1; with a list $2 of the variant's own tests (its patch may add
+# some), that list too, as $DV/$1/tests.txt, which `tests` then runs.
 take() {
-  local d=$DV/$1
+  local d=$DV/$1 list=${2:-$DV/tests.txt}
   rm -rf "$d" && mkdir -p "$d/tests"
   cp build-gpu/zkpipe build-gpu/bench_supraseal_c2 "$d/"
-  cut -d'|' -f2 "$DV/tests.txt" | grep -o '@B@/tests/[a-z0-9_]*' | sort -u |
+  [ "$list" = "$DV/tests.txt" ] || cp "$list" "$d/tests.txt"
+  cut -d'|' -f2 "$list" | grep -o '@B@/tests/[a-z0-9_]*' | sort -u |
     while read -r t; do cp "build-gpu/tests/${t#@B@/tests/}" "$d/tests/"; done
 }
 
@@ -101,7 +104,9 @@ pack)
   take main && echo "main: packed"
   pack_one() {
     if cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1; then
-      take "$1" && echo "$1: packed"
+      local list=$OUT/tests-$1.txt
+      gpu_tests >"$list" || list=$DV/tests.txt
+      take "$1" "$list" && echo "$1: packed"
     else
       echo "$1: does not build"
       tail -20 "$OUT/build.log"
@@ -121,6 +126,8 @@ tests)
   re=${2:-.}
   d=$PWD/$DV/$v
   [ -d "$d" ] || { echo "no variant $v in $DV"; exit 2; }
+  list=$DV/tests.txt
+  [ -f "$d/tests.txt" ] && list=$d/tests.txt # a variant's own, where it has one
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   pass=0 fail=0
   child=
@@ -141,7 +148,7 @@ tests)
     # 77: skipped (no GPU)
     if [ $rc = 0 ] || [ $rc = 77 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
     echo "$v $name rc=$rc $(($(date +%s) - t0)) s: $(tail -1 "$log")"
-  done <"$DV/tests.txt"
+  done <"$list"
   echo "$v: $pass passed, $fail failed"
   [ $fail = 0 ]
   ;;
