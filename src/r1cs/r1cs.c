@@ -7,13 +7,12 @@
  * in real circuits) is an addition instead of a Montgomery multiply; the
  * tests compare it with a dense computation that has no such shortcut.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
+#include "base/pool.h"
 #include "r1cs/r1cs.h"
 
 /*
@@ -39,57 +38,11 @@ static void *big_alloc(size_t bytes)
     return p;
 }
 
-/* A parallel-for of its own: r1cs/ sits below cpu/ and may not use its pool. */
-#define MAX_THREADS 256
-
-typedef struct par_job {
-    void (*fn)(void *ctx, size_t begin, size_t end);
-    void *ctx;
-    size_t n, grain;
-    atomic_size_t next;
-} par_job;
-
-static void *par_worker(void *arg)
-{
-    par_job *job = arg;
-    for (;;) {
-        size_t begin = atomic_fetch_add(&job->next, job->grain);
-        if (begin >= job->n)
-            return NULL;
-        size_t end = job->n - begin < job->grain ? job->n : begin + job->grain;
-        job->fn(job->ctx, begin, end);
-    }
-}
-
+/* The base pool's parallel-for, in the argument order r1cs's callers use. */
 void zp__r1cs_par_for(size_t n, size_t grain, int threads,
                       void (*fn)(void *ctx, size_t begin, size_t end), void *ctx)
 {
-    if (n == 0)
-        return;
-    if (grain == 0)
-        grain = 1;
-    long t = threads;
-    if (t <= 0)
-        t = sysconf(_SC_NPROCESSORS_ONLN);
-    if (t < 1)
-        t = 1;
-    if (t > MAX_THREADS)
-        t = MAX_THREADS;
-    size_t chunks = (n - 1) / grain + 1;
-    if ((size_t)t > chunks)
-        t = (long)chunks;
-    par_job job = {.fn = fn, .ctx = ctx, .n = n, .grain = grain};
-    atomic_init(&job.next, 0);
-    pthread_t tid[MAX_THREADS];
-    long started = 0;
-    for (long i = 1; i < t; i++) {
-        if (pthread_create(&tid[started], NULL, par_worker, &job) != 0)
-            break; /* the threads already running, the caller included, do the rest */
-        started++;
-    }
-    par_worker(&job);
-    for (long i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
+    zp__parallel_for(n, grain, fn, ctx, threads);
 }
 
 zp_err zp__bitmap_alloc(zp__bitmap *b, uint64_t nbits)
@@ -217,31 +170,6 @@ zp_err zp__csr_column_density(zp__bitmap *out, const zp__csr *m, uint64_t ncols,
     return ZP_OK;
 }
 
-/* memcpy from `threads` threads, a 2 MiB piece at a time: the first
- * writes into a fresh array fault its pages in, and the faults, not the
- * copy, bound one thread. */
-typedef struct copy_ctx {
-    char *dst;
-    const char *src;
-    size_t bytes;
-} copy_ctx;
-
-#define COPY_PIECE ((size_t)2 << 20)
-
-static void copy_task(void *arg, size_t begin, size_t end)
-{
-    const copy_ctx *x = arg;
-    const size_t from = begin * COPY_PIECE;
-    const size_t to = end * COPY_PIECE < x->bytes ? end * COPY_PIECE : x->bytes;
-    memcpy(x->dst + from, x->src + from, to - from);
-}
-
-static void par_copy(void *dst, const void *src, size_t bytes, int threads)
-{
-    copy_ctx x = {dst, src, bytes};
-    zp__r1cs_par_for((bytes + COPY_PIECE - 1) / COPY_PIECE, 1, threads, copy_task, &x);
-}
-
 zp_err zp__csr_extend(zp__csr *out, const zp__csr *m, uint64_t extra, bool inputs, int threads)
 {
     if (extra > UINT64_MAX - m->nrows || extra > UINT64_MAX - m->nnz)
@@ -249,9 +177,12 @@ zp_err zp__csr_extend(zp__csr *out, const zp__csr *m, uint64_t extra, bool input
     zp_err e = zp__csr_alloc(out, m->nrows + extra, m->nnz + (inputs ? extra : 0));
     if (e)
         return e;
-    par_copy(out->row_ptr, m->row_ptr, (size_t)(m->nrows + 1) * sizeof *m->row_ptr, threads);
-    par_copy(out->col, m->col, (size_t)m->nnz * sizeof *m->col, threads);
-    par_copy(out->val, m->val, (size_t)m->nnz * sizeof *m->val, threads);
+    /* From every thread: the first writes into the fresh arrays fault their
+     * pages in, and the faults, not the copy, bound one thread. */
+    zp__parallel_memcpy(out->row_ptr, m->row_ptr, (size_t)(m->nrows + 1) * sizeof *m->row_ptr,
+                        threads);
+    zp__parallel_memcpy(out->col, m->col, (size_t)m->nnz * sizeof *m->col, threads);
+    zp__parallel_memcpy(out->val, m->val, (size_t)m->nnz * sizeof *m->val, threads);
     uint64_t at = m->nnz;
     for (uint64_t i = 0; i < extra; i++) {
         if (inputs) {
