@@ -128,6 +128,12 @@ static void test_h_acc(void)
     CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 27), (int)zp__gpu_msm_acc_window(gib / 2 / 96));
     CHECK(zp__g16_h_acc_window(4096, 1u << 27) >= 2 && zp__g16_h_acc_window(4096, 1u << 27) < 17);
     CHECK_EQ_INT(zp__g16_h_acc_window(2 * gib, 1u << 27), 17); /* 1 GiB chunks: still 17 */
+    /* 2 GiB chunks and more: 20, where the key has as many points. */
+    CHECK_EQ_INT(zp__g16_h_acc_window(7 * gib / 2, 1u << 27), 17); /* a 32 GiB arena's */
+    CHECK_EQ_INT(zp__g16_h_acc_window(4 * gib - 4096, 1u << 27), 17);
+    CHECK_EQ_INT(zp__g16_h_acc_window(4 * gib, 1u << 27), 20);
+    CHECK_EQ_INT(zp__g16_h_acc_window(8 * gib, 1u << 27), 20);
+    CHECK_EQ_INT(zp__g16_h_acc_window(8 * gib, 1u << 23), 17); /* fewer points than that */
     /* A key with fewer H points than a buffer holds: their window. */
     CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 16), (int)zp__gpu_msm_acc_window(1u << 16));
     CHECK(zp__g16_h_acc_window(gib, 1u << 16) < 17);

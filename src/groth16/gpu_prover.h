@@ -185,8 +185,11 @@ bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
 
 /* The most bytes of one staging buffer and the least the plan shrinks it
  * to; where the matrices stream through the ring, no more than
- * ZP_G16_RING_BUFFER_MATS (eval's blocks then cross with the SMs idle). */
-#define ZP_G16_RING_BUFFER ((uint64_t)4 << 30)
+ * ZP_G16_RING_BUFFER_MATS (eval's blocks then cross with the SMs idle).
+ * Buffers of 8 GiB stream H in fewer chunks where they fit (4 instead of 7
+ * at porep:27 in 48 GiB), each chunk paying a cost beyond its points that
+ * outweighs the resident points the buffers take (bench/RESULTS.md). */
+#define ZP_G16_RING_BUFFER ((uint64_t)8 << 30)
 #define ZP_G16_RING_BUFFER_MIN ((uint64_t)1 << 27)
 #define ZP_G16_RING_BUFFER_MATS ((uint64_t)2 << 30)
 

@@ -93,16 +93,23 @@ typedef struct slot_plan {
 /* A schedule buffer is a quarter of the ring's two buffers (buf_bytes in
  * prove_gpu_sched.c). A window larger than its chunk's makes the runs of
  * points a bucket short and the sum slower; over chunks of 1 GiB too the
- * window of 0.5 GiB of points summed fastest (bench/RESULTS.md), so none
- * larger. */
+ * window of 0.5 GiB of points summed fastest, so none larger there. From
+ * chunks of H_ACC_WIDE_POINTS (2 GiB) on, c = 20 sums fastest: over 2 GiB
+ * chunks 17 and 20 beat 18 and 19 (the model's), and 20, whose 2^19
+ * buckets a window reduce in two levels, beats 17; over the 1.5-1.75 GiB
+ * chunks of a 32 GiB arena 20 lost to 17 (bench/RESULTS.md). */
 #define H_ACC_MOST_POINTS (((uint64_t)1 << 29) / sizeof(zp_g1_affine))
+#define H_ACC_WIDE_POINTS (((uint64_t)1 << 31) / sizeof(zp_g1_affine))
+#define H_ACC_WIDE_C 20
 
 unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
 {
     if (!ring)
         return 0;
-    const uint64_t n = min_u64(
-        min_u64(2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine), H_ACC_MOST_POINTS), n_h);
+    const uint64_t chunk = min_u64(2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine), n_h);
+    if (chunk >= H_ACC_WIDE_POINTS)
+        return H_ACC_WIDE_C;
+    const uint64_t n = min_u64(chunk, H_ACC_MOST_POINTS);
     return zp__gpu_msm_acc_window(n ? n : 1);
 }
 
