@@ -509,9 +509,10 @@ static int msm_gpu(const struct opts *o)
             unsigned nw, per;
             zp__gpu_msm_last_passes(s, &nw, &per);
             printf("        phases of the last run (ms): split %.2f, digits+sort %.2f, "
-                   "accumulate %.2f, reduce %.2f, ones %.2f; total %.2f; %u windows, %u a "
-                   "pass, %s buckets%s\n",
-                   ph.split, ph.sort, ph.accumulate, ph.reduce, ph.ones, ph.total, nw, per,
+                   "accumulate %.2f (round 1 %.2f, round 2 %.2f, xyzz %.2f), reduce %.2f, "
+                   "ones %.2f; total %.2f; %u windows, %u a pass, %s buckets%s\n",
+                   ph.split, ph.sort, ph.accumulate, ph.round1, ph.round2, ph.xyzz, ph.reduce,
+                   ph.ones, ph.total, nw, per,
                    zp__gpu_msm_last_affine(s) ? "affine" : "xyzz",
                    zp__gpu_msm_last_affine_rounds(s) > 1 ? " (two rounds)" : "");
         }

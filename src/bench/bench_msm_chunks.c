@@ -31,6 +31,9 @@ static void phases_add(zp__gpu_msm_phases *sum, const zp__gpu_stream *s)
     sum->reduce += ph.reduce;
     sum->ones += ph.ones;
     sum->total += ph.total;
+    sum->round1 += ph.round1;
+    sum->round2 += ph.round2;
+    sum->xyzz += ph.xyzz;
 }
 
 /* K chunk MSMs of len points over [0, nl), each its own MSM, summed on
@@ -55,9 +58,10 @@ static zp_err chunk_msms(zp__gpu_stream *s, zp_g1_jac *sum, const zp_g1_affine *
 
 static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
 {
-    printf("        %s (ms): split %.2f, digits+sort %.2f, accumulate %.2f, reduce %.2f, "
-           "ones %.2f; total %.2f\n",
-           what, ph->split, ph->sort, ph->accumulate, ph->reduce, ph->ones, ph->total);
+    printf("        %s (ms): split %.2f, digits+sort %.2f, accumulate %.2f (round 1 %.2f, "
+           "round 2 %.2f, xyzz %.2f), reduce %.2f, ones %.2f; total %.2f\n",
+           what, ph->split, ph->sort, ph->accumulate, ph->round1, ph->round2, ph->xyzz,
+           ph->reduce, ph->ones, ph->total);
 }
 
 /* --chunks --sparse: the witness MSMs' case, with the 0/1 split: K MSMs of

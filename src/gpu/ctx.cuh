@@ -50,6 +50,7 @@ struct zp__gpu_stream {
     cudaEvent_t clk[2];                 /* zp__gpu_stream_clock's (compute streams) */
     zp__gpu_msm_phases phases;          /* of the last profiled MSM */
     float sort_ms;                      /* profiled: its passes' digits and sorts so far */
+    float acc_ms[3];                    /* profiled: round1, round2, xyzz so far */
     unsigned ntt_marks;                 /* events recorded by the last NTT (0: none) */
     zp__gpu_ntt_paths ntt_paths;        /* the kernels of the last NTT */
     const zp__gpu_twist *twist;         /* full twist tables its NTTs use, or NULL */

@@ -534,6 +534,10 @@ typedef struct zp__gpu_msm_phases {
     float reduce;     /* bucket reduction to window sums */
     float ones;       /* sum of the points with scalar 1 */
     float total;
+    /* Of accumulate, the dense part's batch-affine first round (with each
+     * pass's bucket bounds), its second round and the XYZZ chunks with
+     * their carries (all of it without affine rounds). */
+    float round1, round2, xyzz;
 } zp__gpu_msm_phases;
 void zp__gpu_stream_profile(zp__gpu_stream *s, bool on);
 void zp__gpu_msm_last_phases(const zp__gpu_stream *s, zp__gpu_msm_phases *out);

@@ -557,16 +557,19 @@ template <class F>
 static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
                           const aff_src<F> &in, uint64_t N, uint64_t nk, uint64_t *bstart,
                           uint64_t *bend, xyzz_t<F> *bk, xyzz_t<F> *carries, unsigned *rounds,
-                          bool keep = false)
+                          bool keep = false, bool pieces = false)
 {
     const unsigned gs = l->group_len;
     *rounds = 1;
     aff_arrays<F> a = aff_arrays_at<F>(l, base, l->sum_keys, l->sums);
     uint64_t nsums, longest;
     ZP_TRY(aff_round<F>(s, l, base, in, N, nk, bstart, bend, bk, a, &nsums, &longest, keep));
+    if (nsums)
+        ZP_TRY(sum_bounds(s, l, a.keys, nsums, nk, bstart, bend));
+    if (pieces)
+        ZP_TRY(piece_mark(s, 0));
     if (!nsums)
         return ZP_OK;
-    ZP_TRY(sum_bounds(s, l, a.keys, nsums, nk, bstart, bend));
     uint64_t run = (longest + gs - 1) / gs; /* the longest run of sums */
     if (run >= 2) {
         const aff_arrays<F> a2 = aff_arrays_at<F>(l, base, l->sum_keys2, l->sums2);
@@ -574,9 +577,12 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
         *rounds = 2;
         ZP_TRY(aff_round<F>(s, l, base, in2, nsums, nk, bstart, bend, bk, a2, &nsums, &longest,
                             keep));
+        if (nsums)
+            ZP_TRY(sum_bounds(s, l, a2.keys, nsums, nk, bstart, bend));
+        if (pieces)
+            ZP_TRY(piece_mark(s, 1));
         if (!nsums)
             return ZP_OK;
-        ZP_TRY(sum_bounds(s, l, a2.keys, nsums, nk, bstart, bend));
         a = a2;
         run = (longest + gs - 1) / gs;
     }
@@ -585,8 +591,9 @@ static zp_err affine_pass(zp__gpu_stream *s, const msm_layout *l, char *base,
     uint64_t L = chunk_len(nsums);
     if ((nsums + L - 1) / L > l->chunks) /* cannot happen: nsums < N */
         L = (nsums + l->chunks - 1) / l->chunks;
-    return chunk_sums<F>(s, l, a.sums, a.keys, NULL, nsums, 0, run, L, nk, bstart, bend, bk,
-                         carries, keep);
+    ZP_TRY(chunk_sums<F>(s, l, a.sums, a.keys, NULL, nsums, 0, run, L, nk, bstart, bend, bk,
+                         carries, keep));
+    return pieces ? piece_mark(s, 2) : ZP_OK;
 }
 
 /* keys[i] = 1 for i < n. */

@@ -294,8 +294,26 @@ static inline void mark(zp__gpu_stream *s, int i)
     if (!s->profile)
         return;
     if (i == 0)
-        s->sort_ms = 0;
+        s->sort_ms = s->acc_ms[0] = s->acc_ms[1] = s->acc_ms[2] = 0;
     cudaEventRecord(s->ev[i], s->st);
+}
+
+/* When profiling: the time from event 7 to here added to s->acc_ms[k]
+ * (k < 0: to none), and event 7 recorded again as the next piece's start.
+ * Waits for the stream, which only profiled runs do. */
+static zp_err piece_mark(zp__gpu_stream *s, int k)
+{
+    if (!s->profile)
+        return ZP_OK;
+    zp__gpu *g = s->g;
+    float ms = 0;
+    ZP_CUDA(cudaEventRecord(s->ev[2], s->st));
+    ZP_CUDA(cudaEventSynchronize(s->ev[2]));
+    ZP_CUDA(cudaEventElapsedTime(&ms, s->ev[7], s->ev[2]));
+    if (k >= 0)
+        s->acc_ms[k] += ms;
+    ZP_CUDA(cudaEventRecord(s->ev[7], s->st));
+    return ZP_OK;
 }
 
 /* When profiling: a pass's digits and sorts, from its start (event 7) to
@@ -311,6 +329,7 @@ static zp_err sort_mark(zp__gpu_stream *s)
     ZP_CUDA(cudaEventSynchronize(s->ev[2]));
     ZP_CUDA(cudaEventElapsedTime(&ms, s->ev[7], s->ev[2]));
     s->sort_ms += ms;
+    ZP_CUDA(cudaEventRecord(s->ev[7], s->st)); /* the accumulation's start (piece_mark) */
     return ZP_OK;
 }
 
@@ -330,6 +349,9 @@ static zp_err read_phases(zp__gpu_stream *s)
     ZP_CUDA(cudaEventElapsedTime(&p->total, s->ev[0], s->ev[6]));
     p->sort = s->sort_ms;
     p->accumulate = dense > s->sort_ms ? dense - s->sort_ms : 0;
+    p->round1 = s->acc_ms[0];
+    p->round2 = s->acc_ms[1];
+    p->xyzz = s->acc_ms[2];
     return ZP_OK;
 }
 
@@ -416,11 +438,13 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
         if (l->affine) {
             unsigned rounds;
             ZP_TRY(affine_pass<F>(s, l, base, aff_src<F>{points, kout, vout, m, l->c}, N, nkeys,
-                                  bstart, bend, bk, carries, &rounds, keep));
+                                  bstart, bend, bk, carries, &rounds, keep, true));
             s->last_aff_rounds = rounds > s->last_aff_rounds ? rounds : s->last_aff_rounds;
-        } else
+        } else {
             ZP_TRY(chunk_sums<F>(s, l, points, kout, vout, N, m, m, l->chunk_len, nkeys, bstart,
                                  bend, bk, carries, keep));
+            ZP_TRY(piece_mark(s, 2));
+        }
     }
     mark(s, 3);
     return reduce ? reduce_windows<F>(s, l, base, buckets) : ZP_OK;

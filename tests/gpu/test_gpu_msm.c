@@ -606,6 +606,11 @@ static void check_phases(const zp__gpu_msm_phases *ph, bool sorts, bool reduce)
     CHECK(parts <= ph->total * 1.001f + 0.01f);
     CHECK(sorts ? ph->sort > 0 && ph->accumulate > 0 : ph->sort == 0);
     CHECK(reduce ? ph->reduce > 0 : ph->reduce == 0);
+    /* The accumulation's pieces: within it, and some where it ran. */
+    const float pieces = ph->round1 + ph->round2 + ph->xyzz;
+    CHECK(ph->round1 >= 0 && ph->round2 >= 0 && ph->xyzz >= 0);
+    CHECK(pieces <= ph->accumulate * 1.001f + 0.01f);
+    CHECK(sorts ? ph->round1 + ph->xyzz > 0 : pieces == 0);
 }
 
 /* Profiled MSMs (bench msm's phases): the same sums as unprofiled ones,
@@ -632,8 +637,9 @@ static void test_profile(void)
     zp__gpu_msm_last_phases(T_s, &ph);
     check_phases(&ph, true, true);
     printf("  profiled n=%zu, %u windows, %u a pass: split %.3f sort %.3f accumulate %.3f "
-           "reduce %.3f ones %.3f total %.3f ms\n", n, nw, per, ph.split, ph.sort,
-           ph.accumulate, ph.reduce, ph.ones, ph.total);
+           "(round 1 %.3f, round 2 %.3f, xyzz %.3f) reduce %.3f ones %.3f total %.3f ms\n",
+           n, nw, per, ph.split, ph.sort, ph.accumulate, ph.round1, ph.round2, ph.xyzz,
+           ph.reduce, ph.ones, ph.total);
 
     const unsigned c = 13;
     zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(c));
