@@ -298,10 +298,11 @@ static inline void mark(zp__gpu_stream *s, int i)
     cudaEventRecord(s->ev[i], s->st);
 }
 
-/* When profiling: the time from event 7 to here added to s->acc_ms[k]
- * (k < 0: to none), and event 7 recorded again as the next piece's start.
- * Waits for the stream, which only profiled runs do. */
-static zp_err piece_mark(zp__gpu_stream *s, int k)
+/* When profiling: the time from event 7 (a pass's start, or the end of
+ * the piece before) to here added to *to, and event 7 recorded again as
+ * the next piece's start. Waits for the stream, which only profiled runs
+ * do. */
+static zp_err piece_to(zp__gpu_stream *s, float *to)
 {
     if (!s->profile)
         return ZP_OK;
@@ -310,28 +311,16 @@ static zp_err piece_mark(zp__gpu_stream *s, int k)
     ZP_CUDA(cudaEventRecord(s->ev[2], s->st));
     ZP_CUDA(cudaEventSynchronize(s->ev[2]));
     ZP_CUDA(cudaEventElapsedTime(&ms, s->ev[7], s->ev[2]));
-    if (k >= 0)
-        s->acc_ms[k] += ms;
+    *to += ms;
     ZP_CUDA(cudaEventRecord(s->ev[7], s->st));
     return ZP_OK;
 }
 
-/* When profiling: a pass's digits and sorts, from its start (event 7) to
- * here, added to the sorting time. Waits for them, which only profiled
- * runs do. */
-static zp_err sort_mark(zp__gpu_stream *s)
-{
-    if (!s->profile)
-        return ZP_OK;
-    zp__gpu *g = s->g;
-    float ms = 0;
-    ZP_CUDA(cudaEventRecord(s->ev[2], s->st));
-    ZP_CUDA(cudaEventSynchronize(s->ev[2]));
-    ZP_CUDA(cudaEventElapsedTime(&ms, s->ev[7], s->ev[2]));
-    s->sort_ms += ms;
-    ZP_CUDA(cudaEventRecord(s->ev[7], s->st)); /* the accumulation's start (piece_mark) */
-    return ZP_OK;
-}
+/* A pass's digits and sorts, into the sorting time. */
+static zp_err sort_mark(zp__gpu_stream *s) { return piece_to(s, &s->sort_ms); }
+
+/* A piece k of a pass's accumulation (round 1, round 2, xyzz). */
+static zp_err piece_mark(zp__gpu_stream *s, int k) { return piece_to(s, &s->acc_ms[k]); }
 
 /* The phases between marks 0 .. 6 into s->phases, when profiling; the
  * stream has passed mark 6. */
