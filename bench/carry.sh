@@ -23,6 +23,9 @@
 #          (device) bench_supraseal_c2 --circuits 10 --calls CALLS (2) over
 #          KEY (bench/out/porep-LOG2.zpk, made by the first run when missing),
 #          the drop-in alone, each GPU's arena capped where ARENA (24G) says
+#        bash bench/carry.sh zkpipe NAME ARGS...
+#          (device) NAME's zkpipe with ARGS (e.g. bench msm --chunks 12 ...),
+#          its Debian libraries found, the output also in OUT/zkpipe-*.log
 #        bash bench/carry.sh bundle
 #          (device) OUT's logs in one file, OUT.tgz (traces left out), and
 #          OUT removed: the device tool brings back at most 8 files a call
@@ -186,6 +189,17 @@ dropin)
     grep -E "s/proof|call |setup |create_SRS|caller|verify |key\.|error" \
       "$OUT/$tag.log" | sed "s/^/$tag: /"
   done
+  ;;
+zkpipe)
+  unpack
+  export LD_LIBRARY_PATH=$PWD/bench/out/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  v=${1:-}
+  [ -x "$DV/$v/zkpipe" ] || { echo "no variant '$v' in $DV"; exit 2; }
+  shift
+  words="${1:-}-${2:-}"
+  tag=$(free_tag "$OUT/zkpipe-" "${v//+/_}-${words//[^A-Za-z0-9_-]/_}")
+  "$DV/$v/zkpipe" "$@" 2>&1 | tee "$OUT/zkpipe-$tag.log"
+  exit "${PIPESTATUS[0]}"
   ;;
 bundle)
   rm -f "$OUT"/*.json
