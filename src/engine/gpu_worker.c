@@ -462,10 +462,13 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
 
 /* A partition of a, b, c (engine/abc.h) on the slot: its witness into the
  * slot's buffer, its a and b up and c made there (then reported consumed),
- * h and the MSMs there (groth16/abc.h), finish with its r, s. A partition whose density
- * maps the key's device copy cannot take, or that finds no room on the
- * GPU, runs with the CPU stages on this thread instead. Returns the
- * device's error, if any (the partition is reported already). */
+ * h and the MSMs there (groth16/abc.h), finish with its r, s. A slot that
+ * finds no room for its working set beside another slot's goes dormant and
+ * puts the partition back, untouched, as run_partition's do. A partition
+ * whose density maps the key's device copy cannot take, or that finds no
+ * room on a GPU where no slot holds a working set, runs with the CPU stages
+ * on this thread instead. Returns the device's error, if any (the partition
+ * is reported already). */
 static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
 {
     const zp__abc_part *ap = (const zp__abc_part *)j->wit[part].data;
@@ -484,6 +487,12 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
                  !zp__key_abc_maps(e, key, &ap->in) ||
                  (gerr = zp__dkey_acquire(e, d, key, &dk, &why)) ||
                  (gerr = slot_ready(e, w, d, dk, key, &why)))) {
+        if (gerr == ZP_E_GPU_OOM && dk && go_dormant(e, w, d, dk->pk)) {
+            zp__dkey_release(e, d->ordinal, key);
+            zp__key_release(e, key);
+            zp__eng_requeue(e, w, j, part);
+            return ZP_OK;
+        }
         zp__gpudev_failed(e, d, gerr);
         if (dk)
             zp__dkey_release(e, d->ordinal, key);

@@ -6,7 +6,9 @@
  * (witness + a and b per partition), not the CPU fallback; the slots make
  * c as a∘b, so the same proofs come with the caller's c overwritten; a
  * partition whose density maps differ from the key's first ones still
- * proves (with the CPU stages), as does a second job after it. The staged upload a,
+ * proves (with the CPU stages), as does a second job after it. With an arena
+ * that holds one working set beside the key, two slots: the second goes
+ * dormant and every partition is still proved on the GPU. The staged upload a,
  * b, c go up by puts the same bytes as a plain upload, for lengths about
  * its buffers' and chunks in both buffers across puts. The prover options
  * (prover_opts.h) force the key tiers' paths (ctest: _stream, _lean).
@@ -18,6 +20,7 @@
 #include "../test_abc_util.h"
 #include "../test_engine_util.h"
 #include "engine/abc.h"
+#include "engine_pad.h"
 #include "gpu/gpu.h"
 #include "gpu_test.h"
 #include "groth16/prove_gpu_slot_impl.h"
@@ -119,6 +122,28 @@ static void test_stage_put(void)
     gpu_test_close();
 }
 
+/* PARTS partitions of f's circuit: witnesses, a, b, c, r and s. */
+static void parts_make(const g16_fix *f, zp_fr **w, abc_fix *x, zp__abc_part *p)
+{
+    memset(p, 0, PARTS * sizeof *p);
+    for (int i = 0; i < PARTS; i++) {
+        w[i] = malloc(f->cs.n_vars * sizeof(zp_fr));
+        CHECK_EQ_INT(zp__synth_witness(w[i], &f->cs, &f->sp, 60 + (uint64_t)i), ZP_OK);
+        abc_fix_make(&x[i], &f->cs, w[i]);
+        p[i].in = x[i].in;
+        fr_u64(&p[i].r, 11 + (uint64_t)i);
+        fr_u64(&p[i].s, 111 + (uint64_t)i);
+    }
+}
+
+static void parts_free(zp_fr **w, abc_fix *x)
+{
+    for (int k = 0; k < PARTS; k++) {
+        abc_fix_free(&x[k]);
+        free(w[k]);
+    }
+}
+
 static void test_gpu_abc(void)
 {
     g16_fix f;
@@ -129,15 +154,7 @@ static void test_gpu_abc(void)
     zp_fr *w[PARTS];
     abc_fix x[PARTS];
     zp__abc_part p[PARTS];
-    memset(p, 0, sizeof p);
-    for (int i = 0; i < PARTS; i++) {
-        w[i] = malloc(f.cs.n_vars * sizeof(zp_fr));
-        CHECK_EQ_INT(zp__synth_witness(w[i], &f.cs, &f.sp, 60 + (uint64_t)i), ZP_OK);
-        abc_fix_make(&x[i], &f.cs, w[i]);
-        p[i].in = x[i].in;
-        fr_u64(&p[i].r, 11 + (uint64_t)i);
-        fr_u64(&p[i].s, 111 + (uint64_t)i);
-    }
+    parts_make(&f, w, x, p);
     zp_engine_config c;
     zp_engine_config_default(&c);
     c.gpus = 1;
@@ -196,10 +213,62 @@ static void test_gpu_abc(void)
     }
     CHECK(job_proofs_ok(e, &f, p, w, PARTS));
     zp_engine_close(e);
-    for (int k = 0; k < PARTS; k++) {
-        abc_fix_free(&x[k]);
-        free(w[k]);
+    parts_free(w, x);
+    unlink(path);
+    fix_free(&f);
+}
+
+/* Admission with jobs of a, b, c: an arena with room for the key, one
+ * working set and three quarters of the least one, two slots. The second
+ * slot finds no room, goes dormant and puts its partition back; every
+ * partition is proved on the GPU by the first (the h2d count has each one's
+ * witness, a and b), none with the CPU stages, and every proof equals the
+ * CPU's. Where the key tiers are forced (_stream, _lean) the arena's
+ * shares differ: not run there. */
+static void test_gpu_abc_admission(void)
+{
+    if (T_opts.resident_cap != UINT64_MAX)
+        return;
+    g16_fix f;
+    CHECK(fix_make(&f, "porep:12", ZP_H_TAU, 1) == 0);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/zp-gpuabc-adm-%d.params", (int)getpid());
+    CHECK_EQ_INT(zp__params_save(path, &f.pk, 0, NULL), ZP_OK);
+    zp_fr *w[PARTS];
+    abc_fix x[PARTS];
+    zp__abc_part p[PARTS];
+    parts_make(&f, w, x, p);
+    uint64_t dev, stream;
+    base_bytes(&dev, &stream);
+    const uint64_t dkey = zp__g16_dkey_bytes(&f.pk), slot = zp__g16_slot_bytes(&f.pk, &T_opts);
+    const uint64_t least = zp__g16_slot_bytes_min(&f.pk);
+    zp_engine_config c;
+    zp_engine_config_default(&c);
+    c.gpus = 1;
+    c.gpu_slots = 2;
+    c.cpu_workers = 0;
+    c.gpu_mem_bytes = (uint64_t)512 << 20;
+    zp_engine *e = NULL;
+    CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &T_opts), ZP_OK);
+    zp__gpu_buf pad;
+    memset(&pad, 0, sizeof pad);
+    if (e && pad_arena(e, dkey + slot + stream + least / 4 * 3, &pad)) {
+        CHECK_EQ_INT(zp_engine_add_key(e, "bp", path), ZP_OK);
+        CHECK(job_proofs_ok(e, &f, p, w, PARTS));
+        CHECK(job_proofs_ok(e, &f, p, w, PARTS));
+        zp_gpu_info gi;
+        CHECK_EQ_INT(zp_engine_gpu_info(e, 0, &gi), ZP_OK);
+        const uint64_t per = ((uint64_t)f.pk.n_vars + 2 * x[0].in.abc_size) * sizeof(zp_fr);
+        printf("admission: %u of 2 slots admitted (%s); h2d %llu bytes for %d partitions "
+               "(%llu each at least)\n",
+               gi.slots_admitted, e->gpus[0].why, (unsigned long long)gi.h2d_bytes, 2 * PARTS,
+               (unsigned long long)per);
+        CHECK_EQ_INT(gi.slots_admitted, 1);
+        CHECK(gi.h2d_bytes >= 2 * PARTS * per);
     }
+    if (e)
+        close_with_pad(e, &pad);
+    parts_free(w, x);
     unlink(path);
     fix_free(&f);
 }
@@ -215,5 +284,6 @@ int main(int argc, char **argv)
     prover_opts_parse(argc, argv);
     RUN(test_stage_put);
     RUN(test_gpu_abc);
+    RUN(test_gpu_abc_admission);
     return FINISH();
 }

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "../test_engine_util.h"
+#include "engine_pad.h"
 #include "gpu/gpu.h"
 #include "gpu/wpack.h"
 #include "groth16/gpu_prover.h"
@@ -326,52 +327,15 @@ static void shape_bytes(const char *spec, uint64_t *dkey, uint64_t *slot)
     zp__r1cs_free(&cs);
 }
 
-/* Arena bytes a device takes before any key (NTT tables) and per stream
- * (its scratch), measured on a device opened for the purpose. */
-static void base_bytes(uint64_t *dev, uint64_t *stream)
-{
-    zp__gpu_config c;
-    zp__gpu_config_default(&c);
-    c.arena_bytes = (uint64_t)4 << 30;
-    zp__gpu *g = NULL;
-    zp__gpu_stream *s = NULL;
-    zp__gpu_info a, b;
-    *dev = *stream = 0;
-    if (zp__gpu_open(&g, &c))
-        return;
-    zp__gpu_get_info(g, &a);
-    if (zp__gpu_stream_open(g, &s) == ZP_OK) {
-        zp__gpu_get_info(g, &b);
-        *stream = b.arena_used - a.arena_used;
-        zp__gpu_stream_close(s);
-    }
-    *dev = a.arena_used;
-    zp__gpu_close(g);
-}
-
 /* A GPU-only engine whose arena has exactly `free_bytes` left once it is
- * open: a pad is carved first (an arena under 64 MiB cannot be opened, and
- * the tables take some 36 MiB, so a small arena is made this way). */
+ * open (engine_pad.h). */
 static zp_engine *open_with_free(int slots, uint64_t free_bytes, zp__gpu_buf *pad)
 {
     memset(pad, 0, sizeof *pad);
     zp_engine *e = open_gpu_engine(0, slots, (uint64_t)512 << 20);
-    if (!e)
-        return NULL;
-    zp__gpu_info info;
-    zp__gpu_get_info(e->gpus[0].dev, &info);
-    uint64_t avail = info.arena_bytes - info.arena_used;
-    CHECK(avail > free_bytes + 4096);
-    if (avail > free_bytes + 4096)
-        CHECK_EQ_INT(zp__gpu_alloc(e->gpus[0].dev, pad, avail - free_bytes), ZP_OK);
+    if (e)
+        pad_arena(e, free_bytes, pad);
     return e;
-}
-
-static void close_with_pad(zp_engine *e, zp__gpu_buf *pad)
-{
-    if (pad->ptr)
-        zp__gpu_free(e->gpus[0].dev, pad);
-    zp_engine_close(e);
 }
 
 static void test_admission(void)
