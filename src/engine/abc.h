@@ -17,8 +17,10 @@
  * r, s the retry would make the same proof, and a, b, c may be gone.
  *
  * Keys: any loaded key with host points, typically a bellperson .params
- * (ZP__KEY_PARAMS). GPU slots prove these partitions with the CPU stages
- * for now (docs/supraseal-c2.md).
+ * (ZP__KEY_PARAMS). GPU slots prove these partitions on the GPU; one whose
+ * density maps differ from the key's first ones, or that finds no room on
+ * a GPU where no slot holds a working set, with the CPU stages on the
+ * slot's thread (docs/supraseal-c2.md).
  */
 #ifndef ZP_ENGINE_ABC_H
 #define ZP_ENGINE_ABC_H
