@@ -144,17 +144,32 @@ static void parts_free(zp_fr **w, abc_fix *x)
     }
 }
 
+/* The case of both engine tests: porep:12's key saved as a .params (its
+ * path with tag in it) and PARTS partitions of its circuit. */
+static void case_make(g16_fix *f, char path[64], const char *tag, zp_fr **w, abc_fix *x,
+                      zp__abc_part *p)
+{
+    CHECK(fix_make(f, "porep:12", ZP_H_TAU, 1) == 0);
+    snprintf(path, 64, "/tmp/zp-gpuabc-%s-%d.params", tag, (int)getpid());
+    CHECK_EQ_INT(zp__params_save(path, &f->pk, 0, NULL), ZP_OK);
+    parts_make(f, w, x, p);
+}
+
+static void case_free(g16_fix *f, const char *path, zp_fr **w, abc_fix *x)
+{
+    parts_free(w, x);
+    unlink(path);
+    fix_free(f);
+}
+
 static void test_gpu_abc(void)
 {
     g16_fix f;
-    CHECK(fix_make(&f, "porep:12", ZP_H_TAU, 1) == 0);
     char path[64];
-    snprintf(path, sizeof path, "/tmp/zp-gpuabc-%d.params", (int)getpid());
-    CHECK_EQ_INT(zp__params_save(path, &f.pk, 0, NULL), ZP_OK);
     zp_fr *w[PARTS];
     abc_fix x[PARTS];
     zp__abc_part p[PARTS];
-    parts_make(&f, w, x, p);
+    case_make(&f, path, "jobs", w, x, p);
     zp_engine_config c;
     zp_engine_config_default(&c);
     c.gpus = 1;
@@ -213,9 +228,7 @@ static void test_gpu_abc(void)
     }
     CHECK(job_proofs_ok(e, &f, p, w, PARTS));
     zp_engine_close(e);
-    parts_free(w, x);
-    unlink(path);
-    fix_free(&f);
+    case_free(&f, path, w, x);
 }
 
 /* Admission with jobs of a, b, c, two slots: arenas from room for two
@@ -233,14 +246,11 @@ static void test_gpu_abc_admission(void)
     if (T_opts.resident_cap != UINT64_MAX)
         return;
     g16_fix f;
-    CHECK(fix_make(&f, "porep:12", ZP_H_TAU, 1) == 0);
     char path[64];
-    snprintf(path, sizeof path, "/tmp/zp-gpuabc-adm-%d.params", (int)getpid());
-    CHECK_EQ_INT(zp__params_save(path, &f.pk, 0, NULL), ZP_OK);
     zp_fr *w[PARTS];
     abc_fix x[PARTS];
     zp__abc_part p[PARTS];
-    parts_make(&f, w, x, p);
+    case_make(&f, path, "adm", w, x, p);
     uint64_t dev, stream;
     base_bytes(&dev, &stream);
     const uint64_t dkey = zp__g16_dkey_bytes(&f.pk), slot = zp__g16_slot_bytes(&f.pk, &T_opts);
@@ -281,9 +291,7 @@ static void test_gpu_abc_admission(void)
             break;
     }
     CHECK(found);
-    parts_free(w, x);
-    unlink(path);
-    fix_free(&f);
+    case_free(&f, path, w, x);
 }
 
 int main(int argc, char **argv)
