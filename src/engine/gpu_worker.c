@@ -213,6 +213,20 @@ static bool go_dormant(zp_engine *e, zp__worker *w, zp__gpudev *d, const zp__pk 
     return others;
 }
 
+/* go_dormant for a partition of job j that slot w took with key's host and
+ * device references held: where w goes dormant, both are dropped and the
+ * partition goes back to the queue, untouched (true). */
+static bool dormant_put_back(zp_engine *e, zp__worker *w, zp__gpudev *d, zp__key *key,
+                             const zp__pk *pk, zp__job *j, uint32_t part)
+{
+    if (!go_dormant(e, w, d, pk))
+        return false;
+    zp__dkey_release(e, d->ordinal, key);
+    zp__key_release(e, key);
+    zp__eng_requeue(e, w, j, part);
+    return true;
+}
+
 /* ----------------------------------------------------------- partitions */
 
 typedef struct gpu_run {
@@ -409,12 +423,8 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
      * zp__g16_dkey_setup), not again for each partition. */
     const zp__pk *pk = dk ? dk->pk : NULL;
     if (!err && (err = slot_ready(e, w, d, dk, key, &why)) == ZP_E_GPU_OOM) {
-        if (go_dormant(e, w, d, pk)) {
-            zp__dkey_release(e, d->ordinal, key);
-            zp__key_release(e, key);
-            zp__eng_requeue(e, w, j, part);
+        if (dormant_put_back(e, w, d, key, pk, j, part))
             return ZP_OK;
-        }
         char msg[sizeof why.msg];
         snprintf(msg, sizeof msg, "%s", why.msg);
         zp__fail(&why, err, "gpu%d cannot hold a working set of %llu bytes for key %s next "
@@ -487,12 +497,8 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
                  !zp__key_abc_maps(e, key, &ap->in) ||
                  (gerr = zp__dkey_acquire(e, d, key, &dk, &why)) ||
                  (gerr = slot_ready(e, w, d, dk, key, &why)))) {
-        if (gerr == ZP_E_GPU_OOM && dk && go_dormant(e, w, d, dk->pk)) {
-            zp__dkey_release(e, d->ordinal, key);
-            zp__key_release(e, key);
-            zp__eng_requeue(e, w, j, part);
+        if (gerr == ZP_E_GPU_OOM && dk && dormant_put_back(e, w, d, key, dk->pk, j, part))
             return ZP_OK;
-        }
         zp__gpudev_failed(e, d, gerr);
         if (dk)
             zp__dkey_release(e, d->ordinal, key);
