@@ -710,8 +710,8 @@ typedef struct zp_gpu_info {
                                * its keys' shared rings */
     uint64_t pinned_bytes;    /* host bytes its slots pinned (witness buffers) */
     /* Bytes its partitions moved host to device since the engine opened:
-     * their witnesses and the key points its slots streamed; of those,
-     * the streamed points. */
+     * their witnesses and the key bytes its slots streamed; of those, the
+     * streamed key's (points, and matrices where they stream). */
     uint64_t h2d_bytes;
     uint64_t streamed_bytes;
     char name[128];           /* the device's name, e.g. "NVIDIA H200" */

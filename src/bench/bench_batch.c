@@ -264,7 +264,7 @@ static void report_trace(zp_engine *e, const batch_opts *o, double from, double 
                    ss.to + 1, ss.parts);
         zp__tr_io io = {0};
         if (zp__tr_io_steady(&t, ZP__STEADY_TRIM, "warm-up", &io) == ZP_OK && io.parts) {
-            printf("host to device: %.3f GiB per partition, of which streamed key points "
+            printf("host to device: %.3f GiB per partition, of which the streamed key "
                    "%.3f GiB (mean over %zu GPU partitions, the first and last tenth left out)\n",
                    io.h2d / (1u << 30), io.streamed / (1u << 30), io.parts);
             report_bus(&t, gbs, &ss, &io);

@@ -111,7 +111,7 @@ double zp__bench_steady_per_job(double *fin, int n, int j)
 }
 
 /* The daemon's bytes moved host to device, summed over its GPUs: all of
- * them and the streamed key points. */
+ * them and the streamed key's (points, and matrices where they stream). */
 typedef struct moved {
     double h2d, streamed;
 } moved;
@@ -199,7 +199,7 @@ int zp__bench_remote(const zp__copts *c, const zp__remote_args *a)
     /* Over the run: other clients' partitions would count too. */
     if (r.done && m1.h2d > m0.h2d) {
         double parts = (double)r.done * a->partitions, gib = (double)(1u << 30);
-        printf("host to device: %.3f GiB per partition, of which streamed key points %.3f GiB "
+        printf("host to device: %.3f GiB per partition, of which the streamed key %.3f GiB "
                "(the daemon's counters over the run)\n",
                (m1.h2d - m0.h2d) / parts / gib, (m1.streamed - m0.streamed) / parts / gib);
     }
