@@ -271,7 +271,7 @@ static void test_gpu_abc_admission(void)
         if (!e)
             break;
         zp__gpu_buf pad;
-        bool cpu = false;
+        bool stop = true; /* no arena to try, or a partition on the CPU stages */
         if (pad_arena(e, room, &pad)) {
             CHECK_EQ_INT(zp_engine_add_key(e, "bp", path), ZP_OK);
             CHECK(job_proofs_ok(e, &f, p, w, PARTS));
@@ -282,13 +282,11 @@ static void test_gpu_abc_admission(void)
                    "for %d partitions (%llu each at least)\n",
                    (unsigned long long)room, gi.slots_admitted, e->gpus[0].why,
                    (unsigned long long)gi.h2d_bytes, 2 * PARTS, (unsigned long long)per);
-            cpu = gi.h2d_bytes < 2 * PARTS * per;
-            found = gi.slots_admitted == 1 && !cpu;
-        } else {
-            cpu = true; /* no arena to try: stop */
+            stop = gi.h2d_bytes < 2 * PARTS * per;
+            found = gi.slots_admitted == 1 && !stop;
         }
         close_with_pad(e, &pad);
-        if (cpu)
+        if (stop)
             break;
     }
     CHECK(found);
