@@ -172,8 +172,9 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
          * and then with buffers of at most ZP_G16_RING_BUFFER_MATS. */
         CHECK(p.slot_bytes == zp__g16_slot_bytes_lean(pk, p.ring_buffer, o));
         /* Lean only where the usual layout with the same buffers does not
-         * fit (or a test forces it). */
-        CHECK(fixed + zp__g16_slot_bytes_ring(pk, p.ring_buffer, o) > arena || forced);
+         * fit, or for a key without matrices (or a test forces it). */
+        CHECK(fixed + zp__g16_slot_bytes_ring(pk, p.ring_buffer, o) > arena || forced ||
+              2 * mat < fixed);
         /* Not shared where asked only where two working sets do not fit. */
         CHECK(!(o && o->tuning.ring_share) || asked < 2 || forced ||
               fixed + 2 * rnd(p.ring_buffer) +
@@ -458,6 +459,29 @@ static void test_lean(void)
     CHECK_EQ_INT(zp__g16_gpu_opts_check(&o), ZP_E_INVALID_ARG);
 }
 
+/* A key without matrices (the supraseal-c2 drop-in's: density maps alone
+ * in its fixed part) takes a lean working set before the usual one with
+ * buffers of the same step: porep:27 at 16, 24 and 48 GiB; at 32 GiB the
+ * usual one with 2 x 6 GiB (the 8 GiB step shortened) goes before a lean
+ * one with 4 GiB; whole at 139. */
+static void test_no_matrices(void)
+{
+    uint64_t fixed, mat;
+    const zp__pk pk = porep_shape(27, &fixed, &mat);
+    const uint64_t maps = fixed - mat;
+    const uint64_t arenas[] = {16 * GiB, 24 * GiB, 32 * GiB, 48 * GiB};
+    zp__g16_plan p;
+    zp__ioerr why = {""};
+    for (size_t i = 0; i < sizeof arenas / sizeof *arenas; i++) {
+        CHECK(check_plan("porep:27 abc", &pk, maps, 0, arenas[i], 1, NULL));
+        CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, maps, 0, arenas[i], 1, NULL, &why), ZP_OK);
+        CHECK(!p.mat_stream && p.fixed_bytes == maps);
+        CHECK(p.lean == (arenas[i] != 32 * GiB));
+        CHECK(p.lean || p.ring_buffer > ZP_G16_RING_BUFFER / 2);
+    }
+    CHECK(!check_plan("porep:27 abc", &pk, maps, 0, 139 * GiB, 2, NULL));
+}
+
 int main(void)
 {
     if (!have_cuda()) {
@@ -468,6 +492,7 @@ int main(void)
     RUN(test_shapes_shared);
     RUN(test_shared);
     RUN(test_porep27);
+    RUN(test_no_matrices);
     RUN(test_overrides);
     RUN(test_no_slots);
     RUN(test_lean);

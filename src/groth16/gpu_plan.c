@@ -276,8 +276,14 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * streamed matrices add one pass over the bus to eval (bench/RESULTS.md,
      * key tiers). */
     uint64_t lean_need = UINT64_MAX;
+    /* A key without matrices (the supraseal-c2 drop-in's: a, b and c come
+     * with each proof) takes a lean working set first: only a and b go up
+     * before h with the SMs idle (the witness crosses during H's chunks),
+     * and its ~3.9 GiB less at porep:27 go to buffers or points. */
+    const bool no_mats = !op.usual && 2 * matrices < fixed;
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
-        if ((!forced && plan_usual_short(p, pk, fixed, arena_free, rb, &op)) ||
+        if ((no_mats && plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
+            (!forced && plan_usual_short(p, pk, fixed, arena_free, rb, &op)) ||
             (!op.stream_matrices && !op.usual &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
             (!op.usual && (rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
