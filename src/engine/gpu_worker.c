@@ -470,8 +470,26 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
     return err;
 }
 
+/* zp__g16_next_fn for a lean slot's partition of a, b, c: its witness
+ * into the slot's pinned buffer while the device runs h (the slot sends
+ * it after h), not before a and b go up with the GPU idle. The
+ * assignments live until the job is over (engine/abc.h). */
+typedef struct abc_late {
+    zp_fr *w;
+    const zp__abc_in *in;
+} abc_late;
+
+static const zp_fr *abc_witness_in_h(void *arg, int phase)
+{
+    const abc_late *x = arg;
+    if (phase == ZP_G16_NEXT_H)
+        zp__abc_witness(x->w, x->in, 0);
+    return NULL;
+}
+
 /* A partition of a, b, c (engine/abc.h) on the slot: its witness into the
- * slot's buffer, its a and b up and c made there (then reported consumed),
+ * slot's buffer (a lean slot's while h runs), its a and b up and c made
+ * there (then reported consumed),
  * h and the MSMs there (groth16/abc.h), finish with its r, s. A slot that
  * finds no room for its working set beside another slot's goes dormant and
  * puts the partition back, untouched, as run_partition's do. A partition
@@ -513,14 +531,16 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         err = zp__fail(&why, ZP_E_NOMEM, "no memory for the public inputs");
     zp__g16_sums sums;
     if (!err) {
+        const bool late = zp__g16_slot_lean(w->slot);
+        abc_late lw = {wit, &ap->in};
         /* One slot's copies at a time: slots that copied at once would
          * then run their MSMs at once too, and copy again at once while
          * the GPU idles, where taking turns puts each copy beside the
          * other slot's MSMs (the copies share the bus and the host's
          * memory either way). */
         pthread_mutex_lock(&d->abc_mu);
-        zp__abc_witness(wit, &ap->in, 0);
-        memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
+        if (!late)
+            zp__abc_witness(wit, &ap->in, 0);
         stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));
         const uint64_t streamed0 = zp__g16_slot_streamed_bytes(w->slot);
         err = zp__g16_slot_put_abc(w->slot, dk, wit, &ap->in);
@@ -531,7 +551,10 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
             zp__fail(&why, err, "uploading a, b, c failed: %s", zp__gpu_last_error());
         stage(&r, ZP__ST_EVAL, zp__eng_now(e));
         if (!err)
-            err = zp__g16_slot_sums_abc(w->slot, dk, &sums, NULL, &why);
+            err = zp__g16_slot_sums_abc(w->slot, dk, late ? abc_witness_in_h : NULL, &lw, &sums,
+                                        NULL, &why);
+        if (!err) /* the witness is there now, late or not */
+            memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
         if (err) {
             zp__gpudev_failed(e, d, err);
         } else {

@@ -94,14 +94,19 @@ zp_err zp__prove_abc(zp__proof *out, const zp__pk *pk, const zp__abc_in *in,
  * The GPU slot's side (prove_gpu_abc.c; the slot and key as in
  * gpu_prover.h). put_abc uploads w (n_vars values) and in's a, b, c into
  * the slot, zero-padded to the domain, and waits: then in's arrays are
- * no longer read. sums_abc runs the h stage and the five MSMs on them
- * (zp__g16_slot_sums_next's, after its eval), with k's density maps.
+ * no longer read; a lean slot (zp__g16_slot_lean) reads w only after h,
+ * so its caller may fill w in the meantime. sums_abc runs the h stage and
+ * the five MSMs on them (zp__g16_slot_sums_next's, after its eval), with
+ * k's density maps; next (may be NULL) runs on the calling thread with
+ * ZP_G16_NEXT_H while the device runs h, before a lean slot reads w (and
+ * with the other phases, where it returns NULL: no witness is sent
+ * ahead).
  * ZP_E_INVALID_ARG for a key not on the slot's device or larger than the
  * slot, or abc_size above the domain; the GPU errors, named in why.
  */
 zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
                             const zp__abc_in *in);
-zp_err zp__g16_slot_sums_abc(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
-                             zp__prove_times *t, zp__ioerr *why);
+zp_err zp__g16_slot_sums_abc(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
+                             void *ctx, zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why);
 
 #endif

@@ -174,12 +174,12 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
     return e;
 }
 
-zp_err zp__g16_slot_sums_abc(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *out,
-                             zp__prove_times *t, zp__ioerr *why)
+zp_err zp__g16_slot_sums_abc(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_fn next,
+                             void *ctx, zp__g16_sums *out, zp__prove_times *t, zp__ioerr *why)
 {
     zp__prove_times dummy;
     zp_err eh;
-    zp_err e = zp__g16_slot_h_msms(s, k, NULL, NULL, out, t ? t : &dummy, &eh);
+    zp_err e = zp__g16_slot_h_msms(s, k, next, ctx, out, t ? t : &dummy, &eh);
     if (eh || e)
         return zp__fail(why, eh ? eh : e, "GPU %s stage failed: %s (%s)", eh ? "h" : "msm",
                         zp_errname(eh ? eh : e), zp__gpu_last_error());
