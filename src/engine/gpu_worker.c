@@ -489,14 +489,14 @@ static const zp_fr *abc_witness_in_h(void *arg, int phase)
 
 /* A partition of a, b, c (engine/abc.h) on the slot: its witness into the
  * slot's buffer (a lean slot's while h runs), its a and b up and c made
- * there (then reported consumed),
- * h and the MSMs there (groth16/abc.h), finish with its r, s. A slot that
- * finds no room for its working set beside another slot's goes dormant and
- * puts the partition back, untouched, as run_partition's do. A partition
- * whose density maps the key's device copy cannot take, or that finds no
- * room on a GPU where no slot holds a working set, runs with the CPU stages
- * on this thread instead. Returns the device's error, if any (the partition
- * is reported already). */
+ * there (then reported consumed), h and the MSMs there (groth16/abc.h),
+ * finish with its r, s. A slot that finds no room for its working set
+ * beside another slot's goes dormant and puts the partition back,
+ * untouched, as run_partition's do. A partition whose density maps the
+ * key's device copy cannot take, or that finds no room on a GPU where no
+ * slot holds a working set, runs with the CPU stages on this thread
+ * instead. Returns the device's error, if any (the partition is reported
+ * already). */
 static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
 {
     const zp__abc_part *ap = (const zp__abc_part *)j->wit[part].data;
