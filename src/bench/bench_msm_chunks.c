@@ -163,9 +163,19 @@ int zp__bench_msm_chunks(const zp__bench_chunks *o)
     if (!e)
         e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_alloc(g, &scratch, sb);
-    if (!e)
         e = zp__gpu_alloc(g, &bk, bb);
+    /* Where every window a pass does not fit (a small window at 2^27 on an
+     * 80 GB card), the scratch is what the arena has: the whole MSM and
+     * the K MSMs then sort fewer windows a pass (their phases say how
+     * many), and an MSM that cannot run in it fails as out of memory. */
+    bool capped = false;
+    if (!e) {
+        zp__gpu_info gi;
+        zp__gpu_get_info(g, &gi);
+        const uint64_t room = gi.arena_largest_free & ~(uint64_t)255;
+        capped = sb > room;
+        e = zp__gpu_alloc(g, &scratch, capped ? room : sb);
+    }
     if (!e)
         e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
     if (!e)
@@ -174,8 +184,9 @@ int zp__bench_msm_chunks(const zp__bench_chunks *o)
         e = zp__gpu_stream_sync(s);
     if (!e)
         printf("inputs: 2^%d G1 points and scalars; scratch %.2f GiB, buckets %.2f GiB; "
-               "%llu chunks\n", o->to, (double)sb / (1 << 30), (double)bb / (1 << 30),
-               (unsigned long long)K);
+               "%llu chunks%s\n", o->to, (double)scratch.bytes / (1 << 30),
+               (double)bb / (1 << 30), (unsigned long long)K,
+               capped ? " (the arena's room: less than every window a pass asks)" : "");
     const zp_g1_affine *pts = dp.ptr;
     const zp_fr *sc = ds.ptr;
     for (int lg = o->from; lg <= o->to && !e; lg++) {
