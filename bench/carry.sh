@@ -22,7 +22,9 @@
 #        bash bench/carry.sh dropin NAME[:ARENA]...
 #          (device) bench_supraseal_c2 --circuits 10 --calls CALLS (2) over
 #          KEY (bench/out/porep-LOG2.zpk, made by the first run when missing),
-#          the drop-in alone, each GPU's arena capped where ARENA (24G) says
+#          the drop-in alone, each GPU's arena capped where ARENA (24G) says;
+#          with TRACE=1 also its engine trace (OUT/TAG.json) and the
+#          trace's stage medians (zkpipe trace svg)
 #        bash bench/carry.sh zkpipe NAME ARGS...
 #          (device) NAME's zkpipe with ARGS (e.g. bench msm --chunks 12 ...),
 #          its Debian libraries found, the output also in OUT/zkpipe-*.log
@@ -183,10 +185,14 @@ dropin)
   for va in "$@"; do
     IFS=: read -r v arena <<<"$va"
     tag=$(free_tag "$OUT/" "dropin-${v//+/_}${arena:+-$arena}")
+    trace=()
+    [ -n "${TRACE:-}" ] && trace=(--trace "$OUT/$tag.json")
     "$DV/$v/bench_supraseal_c2" --log2 "${LOG2:-27}" --circuits 10 --calls "${CALLS:-2}" \
-      --key "$key" --skip-native ${arena:+--gpu-mem "${arena%G}"} >"$OUT/$tag.log" 2>&1 ||
-      echo "$tag: exit $?"
-    grep -E "s/proof|call |setup |create_SRS|caller|verify |key\.|error" \
+      --key "$key" --skip-native ${arena:+--gpu-mem "${arena%G}"} "${trace[@]}" \
+      >"$OUT/$tag.log" 2>&1 || echo "$tag: exit $?"
+    [ -n "${TRACE:-}" ] && [ -f "$OUT/$tag.json" ] &&
+      "$DV/$v/zkpipe" trace svg "$OUT/$tag.json" -o "$OUT/$tag.svg" >>"$OUT/$tag.log" 2>&1
+    grep -E "s/proof|call |setup |create_SRS|caller|verify |key\.|error|stage |busy|steady" \
       "$OUT/$tag.log" | sed "s/^/$tag: /"
   done
   ;;
