@@ -284,7 +284,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
     for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
         if ((no_mats && plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
             (!forced && plan_usual_short(p, pk, fixed, arena_free, rb, &op)) ||
-            (!op.stream_matrices && !op.usual &&
+            (!no_mats && !op.stream_matrices && !op.usual &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
             (!op.usual && (rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 1, &lean_need))) {
