@@ -27,7 +27,11 @@
 #          trace's stage medians (zkpipe trace svg)
 #        bash bench/carry.sh zkpipe NAME ARGS...
 #          (device) NAME's zkpipe with ARGS (e.g. bench msm --chunks 12 ...),
-#          its Debian libraries found, the output also in OUT/zkpipe-*.log
+#          its Debian libraries found, the output also in OUT/zkpipe-*.log;
+#          with NCU=1 under Nsight Compute (clocks left alone), which prints
+#          each kernel's count and time summed over the run (NCU_ARGS adds
+#          options, e.g. --launch-count 4000); a Firecracker machine's only
+#          (the H100 kinds': on gVisor ncu reads no counters)
 #        bash bench/carry.sh bundle
 #          (device) OUT's logs in one file, OUT.tgz (traces left out), and
 #          OUT removed: the device tool brings back at most 8 files a call
@@ -204,7 +208,12 @@ zkpipe)
   shift
   words="${1:-}-${2:-}"
   tag=$(free_tag "$OUT/zkpipe-" "${v//+/_}-${words//[^A-Za-z0-9_-]/_}")
-  "$DV/$v/zkpipe" "$@" 2>&1 | tee "$OUT/zkpipe-$tag.log"
+  run=("$DV/$v/zkpipe")
+  if [ "${NCU:-}" = 1 ]; then
+    # shellcheck disable=SC2206 # NCU_ARGS: words on purpose
+    run=(ncu --clock-control none --print-summary per-kernel ${NCU_ARGS:-} "${run[@]}")
+  fi
+  "${run[@]}" "$@" 2>&1 | tee "$OUT/zkpipe-$tag.log"
   exit "${PIPESTATUS[0]}"
   ;;
 bundle)
