@@ -211,7 +211,8 @@ zkpipe)
   run=("$DV/$v/zkpipe")
   if [ "${NCU:-}" = 1 ]; then
     # shellcheck disable=SC2206 # NCU_ARGS: words on purpose
-    run=(ncu --clock-control none --print-summary per-kernel ${NCU_ARGS:-} "${run[@]}")
+    run=(ncu --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel
+      ${NCU_ARGS:-} "${run[@]}")
   fi
   "${run[@]}" "$@" 2>&1 | tee "$OUT/zkpipe-$tag.log"
   exit "${PIPESTATUS[0]}"
