@@ -11,7 +11,8 @@
 #    streamed at 16G, and cannot be held at 8G (exit 1,
 #    the bytes it needs on the last line);
 #  - a bellperson .params: its counts alone (no point read), equal to its
-#    circuit's; a cut one: exit 2 naming the count that overruns;
+#    circuit's; a cut one: exit 2 naming the count that overruns; planned
+#    for a GPU, its partitions move their a and b too;
 #  - a missing key file, a file that is no key, a bad option or size: exit 2
 #    naming what was wrong.
 set -u
@@ -152,6 +153,15 @@ if "$ZKPIPE" version | grep -q "CUDA backend: compiled" &&
     doctor --gpu-mem 48G --tune ring_share=on synth:porep:27
   check 0 "a GPU with a 32.0 GiB arena: streamed: .*ring 2 x 3.[0-9] GiB; 1 slot\(s\)" \
     -- "but not at 32G, where two do not fit" doctor --gpu-mem 32G --tune ring_share=on synth:porep:27
+  # The drop-in's .params (no matrices): a partition moves its a and b
+  # too, its witness once; a key with matrices does not say so.
+  if [ -f k.params ]; then
+    check 0 "a GPU with a 1.0 GiB arena: whole: .*a partition moves .* to the GPU, its a and b with it" \
+      -- "a .params's partition moves its a and b" doctor --gpu-mem 1G k.params
+    "$ZKPIPE" doctor --gpu-mem 1G synth:porep:12 >out 2>&1
+    grep -q "a and b with it" out && bad "synth:porep:12 says it moves a and b" ||
+      ok "synth:porep:12 does not say it moves a and b"
+  fi
   check 1 "need at least [0-9.]+ GiB of GPU memory" -- "synth:porep:27 does not fit 8G" \
     doctor --gpu-mem 8G synth:porep:27
   tail -n 1 out | grep -Eq "cannot be proved on that GPU: .*need at least" &&

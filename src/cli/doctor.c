@@ -577,9 +577,17 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
      * working set, which sends it again after h) and what streams, the
      * bound a card's bus sets (PCIe 4.0 x16 ~25 GB/s, 5.0 x16 ~50). A
      * streaming working set sends a witness that packs in fewer bytes (its
-     * zeros and ones as bits), so that is the most it moves. */
-    const uint64_t wit = (uint64_t)k->target.n_vars * sizeof(zp_fr) * (p.lean ? 2 : 1);
+     * zeros and ones as bits), so that is the most it moves. A key without
+     * matrices (the supraseal-c2 drop-in's .params, or the .zpk it caches)
+     * proves each circuit from its a, b, c instead: its a and b cross too,
+     * the domain's values each at most, and its witness once, plain. */
+    const bool abc = !k->target.ma.nnz && !k->target.mb.nnz;
+    const uint64_t fr = sizeof(zp_fr);
+    const uint64_t wit = (uint64_t)k->target.n_vars * fr * (p.lean && !abc ? 2 : 1) +
+                         (abc ? 2 * k->target.domain_size * fr : 0);
     const uint64_t moved = wit + (streams ? p.pinned_bytes : 0);
+    const char *how = abc ? ", its a and b with it"
+                          : streams ? ", its witness sent packed where it packs" : "";
     /* A shared ring's partitions that sum its chunks together share them. */
     char shared[96] = "";
     if (p.shared)
@@ -587,11 +595,11 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
                  gib(wit + p.pinned_bytes / p.slots), p.slots);
     say(d, l,
         "%s: %s: %s; GPU memory %.1f of %.1f GiB, pinned host %.1f GiB%s; a partition moves "
-        "%.1f GiB to the GPU%s (%.2f s at 25 GB/s, %.2f s at 50 GB/s)%s",
+        "%.1f GiB to the GPU%s%s (%.2f s at 25 GB/s, %.2f s at 50 GB/s)%s",
         who, streams ? "streamed" : "whole", line, gib(gpu), gib(arena_free),
         gib(p.pinned_bytes), host_ok ? "" : " (more than the host memory available)",
-        gib(moved), streams ? " at most, its witness sent packed where it packs" : "",
-        (double)moved / 25e9, (double)moved / 50e9, shared);
+        gib(moved), streams ? " at most" : "", how, (double)moved / 25e9, (double)moved / 50e9,
+        shared);
     return host_ok || !real;
 }
 
