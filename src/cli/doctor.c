@@ -583,16 +583,17 @@ static bool plan_gpu(doc *d, const key_shape *k, const char *who, uint64_t arena
      * the domain's values each at most, and its witness once, plain. */
     const bool abc = !k->target.ma.nnz && !k->target.mb.nnz;
     const uint64_t fr = sizeof(zp_fr);
-    const uint64_t wit = (uint64_t)k->target.n_vars * fr * (p.lean && !abc ? 2 : 1) +
+    /* the partition's own bytes: witness, and a and b where they come */
+    const uint64_t own = (uint64_t)k->target.n_vars * fr * (p.lean && !abc ? 2 : 1) +
                          (abc ? 2 * k->target.domain_size * fr : 0);
-    const uint64_t moved = wit + (streams ? p.pinned_bytes : 0);
+    const uint64_t moved = own + (streams ? p.pinned_bytes : 0);
     const char *how = abc ? ", its a and b with it"
                           : streams ? ", its witness sent packed where it packs" : "";
     /* A shared ring's partitions that sum its chunks together share them. */
     char shared[96] = "";
     if (p.shared)
         snprintf(shared, sizeof shared, ", %.1f GiB when its %u slots sum each chunk together",
-                 gib(wit + p.pinned_bytes / p.slots), p.slots);
+                 gib(own + p.pinned_bytes / p.slots), p.slots);
     say(d, l,
         "%s: %s: %s; GPU memory %.1f of %.1f GiB, pinned host %.1f GiB%s; a partition moves "
         "%.1f GiB to the GPU%s%s (%.2f s at 25 GB/s, %.2f s at 50 GB/s)%s",
