@@ -553,7 +553,7 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
         if (!err)
             err = zp__g16_slot_sums_abc(w->slot, dk, late ? abc_witness_in_h : NULL, &lw, &sums,
                                         NULL, &why);
-        if (!err) /* the witness is there now, late or not */
+        if (!err) /* the witness is in its buffer by this point, late or not */
             memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
         if (err) {
             zp__gpudev_failed(e, d, err);

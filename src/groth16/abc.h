@@ -94,7 +94,7 @@ zp_err zp__prove_abc(zp__proof *out, const zp__pk *pk, const zp__abc_in *in,
  * The GPU slot's side (prove_gpu_abc.c; the slot and key as in
  * gpu_prover.h). put_abc uploads w (n_vars values) and in's a, b, c into
  * the slot, zero-padded to the domain, and waits: then in's arrays are
- * no longer read; a lean slot (zp__g16_slot_lean) reads w only after h,
+ * not read again; a lean slot (zp__g16_slot_lean) reads w only after h,
  * so its caller may fill w in the meantime. sums_abc runs the h stage and
  * the five MSMs on them (zp__g16_slot_sums_next's, after its eval), with
  * k's density maps; next (may be NULL) runs on the calling thread with
