@@ -343,8 +343,10 @@ static void *preload_main(void *arg)
     zp__gpudev_failed(a->e, &a->e->gpus[a->g], a->err);
     if (!a->err)
         zp__dkey_release(a->e, a->g, a->k);
-    else /* which GPU: a key may fit one and not another */
-        snprintf(a->why.msg, sizeof a->why.msg, "gpu%d: %s", a->g, why.msg);
+    else /* which GPU: a key may fit one and not another (the prefix's room
+          * taken from the end of a message that fills why.msg) */
+        snprintf(a->why.msg, sizeof a->why.msg, "gpu%d: %.*s", a->g,
+                 (int)sizeof a->why.msg - 16, why.msg);
     return NULL;
 }
 
