@@ -141,6 +141,13 @@ if "$ZKPIPE" version | grep -q "CUDA backend: compiled" &&
   check 0 "a GPU with a 16.0 GiB arena: streamed: .*lean slot.*matrices streamed.*GiB to the GPU at most, its witness sent packed" \
     "can be proved on such a GPU$" -- "synth:porep:27 goes lean at 16G" \
     doctor --gpu-mem 16G synth:porep:27
+  # A real 16 GB card's arena is its free memory less the reserve: sizes
+  # with a fraction of their unit.
+  check 0 "a GPU with a 14.5 GiB arena: streamed: .*lean slot" -- "--gpu-mem 14.5G" \
+    doctor --gpu-mem 14.5G synth:porep:27
+  check 2 "--gpu-mem wants a size like 16G, got 14.5" -- "--gpu-mem 14.5 (no unit)" \
+    doctor --gpu-mem 14.5 synth:porep:27
+  "$ZKPIPE" doctor --gpu-mem 16G synth:porep:27 >out 2>&1
   # Its bytes a partition: the streamed points and matrices, the witness twice.
   moved=$(sed -n 's/.*a partition moves \([0-9.]*\) GiB to the GPU.*/\1/p' out | head -1)
   pinned=$(sed -n 's/.*, pinned host \([0-9.]*\) GiB.*/\1/p' out | head -1)

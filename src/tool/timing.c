@@ -72,6 +72,22 @@ int zp__parse_size(const char *s, uint64_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    /* A fraction of the unit ("14.5G"): at most 6 digits, so that it times
+     * 2^40 stays inside 64 bits. */
+    uint64_t frac = 0, scale = 1;
+    if (*end == '.') {
+        end++;
+        if (*end < '0' || *end > '9')
+            return -1;
+        for (; *end >= '0' && *end <= '9'; end++) {
+            if (scale == 1000000)
+                return -1;
+            frac = frac * 10 + (uint64_t)(*end - '0');
+            scale *= 10;
+        }
+    }
     unsigned shift = 0;
     switch (*end) {
     case 'K': case 'k': shift = 10; end++; break;
@@ -80,8 +96,10 @@ int zp__parse_size(const char *s, uint64_t *out)
     case 'T': case 't': shift = 40; end++; break;
     default: break;
     }
-    if (errno || *end || v > (UINT64_MAX >> shift))
+    if (*end || (scale > 1 && shift == 0) || v > (UINT64_MAX >> shift))
         return -1;
-    *out = (uint64_t)v << shift;
+    /* part < 2^shift, and whole leaves at least that much below 2^64. */
+    uint64_t whole = (uint64_t)v << shift, part = (frac << shift) / scale;
+    *out = whole + part;
     return 0;
 }

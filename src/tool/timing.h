@@ -23,8 +23,9 @@ double zp__median(double *v, int n);
 int zp__parse_int(const char *s, long lo, long hi, int *out);
 
 /* Parses a byte count: digits with an optional K, M, G or T suffix (either
- * case; powers of two). No sign, nothing after the suffix, no overflow.
- * Returns 0 on success, -1 otherwise. */
+ * case; powers of two), and before a suffix an optional fraction of it of at
+ * most 6 digits ("14.5G"; rounded down to a byte). No sign, nothing after
+ * the suffix, no overflow. Returns 0 on success, -1 otherwise. */
 int zp__parse_size(const char *s, uint64_t *out);
 
 #endif
