@@ -708,7 +708,8 @@ typedef struct zp_gpu_info {
     uint32_t working_sets;    /* slots holding a working set now */
     uint64_t ring_bytes;      /* arena bytes of their staging rings and of
                                * its keys' shared rings */
-    uint64_t pinned_bytes;    /* host bytes its slots pinned (witness buffers) */
+    uint64_t pinned_bytes;    /* host bytes its slots pinned (witness buffers,
+                               * a and b of jobs of a, b, c copied ahead) */
     /* Bytes its partitions moved host to device since the engine opened:
      * their witnesses and the key bytes its slots streamed; of those, the
      * streamed key's (points, and matrices where they stream). */

@@ -69,6 +69,11 @@ typedef struct zp__gpudev {
     int admitted;
     int sets;
     uint64_t pinned;              /* host bytes pinned by its slots (e->mu) */
+    uint64_t abc_ahead;           /* partitions of a, b, c whose a and b were
+                                   * copied ahead (gpu_worker.c; e->mu), */
+    uint64_t abc_a_sent;          /* and of those, whose a went up during the
+                                   * schedule before (zp__g16_slot_a_ahead), */
+    uint64_t abc_b_sent;          /* and whose b too (zp__g16_slot_b_sent) */
     uint64_t ring_bytes;          /* arena bytes of its slots' staging rings and its
                                    * keys' shared ones (e->mu) */
     /* Bytes its partitions moved host to device (e->mu): each one's
@@ -234,6 +239,7 @@ typedef struct zp__worker {
     uint64_t slot_ring;           /* its staging ring's arena bytes (0: none) */
     struct zp__loader *loader;    /* loads its next witness (loader.h), or NULL */
     const zp__pk *pack_pk;        /* the key of the witness it loads, for its pack */
+    struct zp__abc_pre *abc_pre;  /* a, b of its next partition of a, b, c, or NULL */
 } zp__worker;
 
 /* A proved partition on its way through the verify pool. */

@@ -155,7 +155,8 @@ static void gpu_metrics(zp__sb *sb, zp_engine *e)
                       (unsigned long long)info.arena_used);
     }
     zp__prom_head(sb, "zkpipe_pinned_host_bytes", "gauge",
-                  "Host memory pinned by each GPU's slots (their witness buffers).");
+                  "Host memory pinned by each GPU's slots (their witness buffers, and a "
+                  "and b of jobs of a, b, c copied ahead).");
     for (int g = 0; g < e->n_gpus; g++)
         zp__sb_printf(sb, "zkpipe_pinned_host_bytes{gpu=\"%d\"} %llu\n", g,
                       (unsigned long long)e->gpus[g].pinned);

@@ -34,11 +34,13 @@
  * not fit the GPU and the partition fails with the sizes in the message.
  * No fallback allocation, no retry loop against the driver.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
+#include "base/pool.h"
 #include "engine/engine_impl.h"
 #include "engine/loader.h"
 #include "engine/util.h"
@@ -257,6 +259,7 @@ typedef struct ahead {
     bool held;               /* a key reference taken for it */
     bool loading;            /* its witness loads on the worker's loader */
     bool sent;               /* its witness went to the slot */
+    bool staged;             /* a, b: copied into the worker's abc_pre */
     const zp__g16_slot *slot; /* the slot whose buffer it was loaded into */
 } ahead;
 
@@ -470,20 +473,149 @@ static zp_err run_partition(zp_engine *e, zp__worker *w, const ahead *cur, ahead
     return err;
 }
 
-/* zp__g16_next_fn for a lean slot's partition of a, b, c: its witness
- * into the slot's pinned buffer while the device runs h (the slot sends
- * it after h), not before a and b go up with the GPU idle. The
- * assignments live until the job is over (engine/abc.h). */
-typedef struct abc_late {
-    zp_fr *w;
-    const zp__abc_in *in;
-} abc_late;
+/*
+ * A, b of the next partition of a, b, c, copied ahead: where a GPU admits
+ * one slot (a card that holds one working set beside its key), a and b
+ * (8.6 GB at porep:27, in the caller's pageable memory) would otherwise go
+ * up through the slot's staging buffers at the rate of the host's copy
+ * into them, with the SMs idle. So while a partition's MSMs run, a thread
+ * copies the next one's into pinned memory of the worker's (a first, then
+ * b), from which they go up at the bus's rate; where the MSMs run as a
+ * schedule, a goes up during it (zp__g16_slot_a_ahead) and only b after.
+ * The caller's memory is read there first, still before the partition is
+ * reported consumed. Several admitted slots take turns at the bus beside
+ * each other's MSMs instead (run_abc), and would pin as much again each.
+ */
+struct zp__abc_pre {
+    zp_fr *buf;             /* pinned: a's values, then b's */
+    uint64_t cap;           /* values each of a and b may have */
+    uint64_t bytes;         /* pinned, counted in the GPU's pinned bytes */
+    bool failed;            /* the host refused cap's pinned memory */
+    const zp__abc_in *in;   /* whose a and b it holds or is copying */
+    atomic_int ready;       /* 1: a's values are in, 2: b's too (zp__g16_slot_a_ahead) */
+    pthread_t th;
+    bool running;
+};
 
-static const zp_fr *abc_witness_in_h(void *arg, int phase)
+static void *pre_main(void *arg)
 {
-    const abc_late *x = arg;
-    if (phase == ZP_G16_NEXT_H)
-        zp__abc_witness(x->w, x->in, 0);
+    struct zp__abc_pre *p = arg;
+    const uint64_t m = p->in->abc_size;
+    zp__parallel_memcpy(p->buf, p->in->a, (size_t)m * sizeof(zp_fr), 0);
+    atomic_store(&p->ready, 1);
+    zp__parallel_memcpy(p->buf + m, p->in->b, (size_t)m * sizeof(zp_fr), 0);
+    atomic_store(&p->ready, 2);
+    return NULL;
+}
+
+/* Waits for the copy started last, if any. */
+static void pre_wait(zp__worker *w)
+{
+    struct zp__abc_pre *p = w->abc_pre;
+    if (p && p->running) {
+        pthread_join(p->th, NULL);
+        p->running = false;
+    }
+}
+
+/* Starts copying in's a and b into w's pinned buffer (taken once, for a
+ * domain of n); false where it cannot (they then go up as usual). */
+static bool pre_start(zp_engine *e, zp__worker *w, const zp__abc_in *in, uint64_t n)
+{
+    zp__gpudev *d = &e->gpus[w->gpu];
+    if (in->abc_size > n)
+        return false;
+    if (!w->abc_pre && !(w->abc_pre = calloc(1, sizeof *w->abc_pre)))
+        return false;
+    struct zp__abc_pre *p = w->abc_pre;
+    pre_wait(w);
+    if (p->cap < n) {
+        if (p->failed)
+            return false;
+        const uint64_t bytes = 2 * n * sizeof(zp_fr);
+        void *buf = NULL;
+        if (zp__gpu_host_alloc(d->dev, &buf, bytes)) {
+            p->failed = true;
+            zp__log(ZP__LOG_WARN, "gpu.abc_ahead", "gpu=%d slot=%d bytes=%llu reason=%s",
+                    d->ordinal, w->slot_index, (unsigned long long)bytes,
+                    "no pinned host memory: a and b go up through the staging buffers");
+            return false;
+        }
+        zp__gpu_host_free(p->buf);
+        sets_add(e, d, 0, (int64_t)bytes - (int64_t)p->bytes, 0);
+        p->buf = buf;
+        p->cap = n;
+        p->bytes = bytes;
+    }
+    p->in = in;
+    atomic_store(&p->ready, 0);
+    p->running = pthread_create(&p->th, NULL, pre_main, p) == 0;
+    if (!p->running)
+        p->in = NULL;
+    return p->running;
+}
+
+/* The copy of in's a and b made ahead (waited for), or NULL. */
+static const zp_fr *pre_take(zp__worker *w, const zp__abc_in *in)
+{
+    pre_wait(w);
+    struct zp__abc_pre *p = w->abc_pre;
+    return p && p->in == in ? p->buf : NULL;
+}
+
+static void pre_free(zp_engine *e, zp__worker *w)
+{
+    struct zp__abc_pre *p = w->abc_pre;
+    if (!p)
+        return;
+    pre_wait(w);
+    zp__gpu_host_free(p->buf);
+    sets_add(e, &e->gpus[w->gpu], 0, -(int64_t)p->bytes, 0);
+    free(p);
+    w->abc_pre = NULL;
+}
+
+/* zp__g16_next_fn for a partition of a, b, c, while the device runs h: a
+ * lean slot's witness into the slot's pinned buffer (the slot sends it
+ * after h), not before a and b go up with the GPU idle; then, where the
+ * GPU admits this slot alone, the next partition taken and, when it is of
+ * a, b, c for the same key, its a and b copied ahead (zp__abc_pre). The
+ * assignments live until the job is over (engine/abc.h). */
+typedef struct abc_hook {
+    zp_fr *wit;
+    const zp__abc_in *in;
+    bool late;
+    zp_engine *e;
+    zp__worker *w;
+    const zp__key *key;
+    uint64_t domain;
+    ahead *next;
+} abc_hook;
+
+static const zp_fr *abc_next(void *arg, int phase)
+{
+    abc_hook *x = arg;
+    if (phase != ZP_G16_NEXT_H)
+        return NULL;
+    if (x->late)
+        zp__abc_witness(x->wit, x->in, 0);
+    ahead *a = x->next;
+    zp__gpudev *d = &x->e->gpus[x->w->gpu];
+    pthread_mutex_lock(&x->e->mu);
+    const bool alone = d->admitted == 1;
+    pthread_mutex_unlock(&x->e->mu);
+    if (!alone || !zp__eng_take_ahead(x->e, x->w, &a->j, &a->part))
+        return NULL;
+    a->taken = true;
+    if (zp__job_is_abc(a->j) && a->j->key == x->key) {
+        const zp__abc_part *ap = (const zp__abc_part *)a->j->wit[a->part].data;
+        a->staged = pre_start(x->e, x->w, &ap->in, x->domain);
+        /* and its a into the slot's a as this partition's schedule frees
+         * it, once the thread has copied a (before b) */
+        if (a->staged)
+            zp__g16_slot_a_ahead(x->w->slot, x->w->abc_pre->buf, ap->in.abc_size,
+                                 &x->w->abc_pre->ready);
+    }
     return NULL;
 }
 
@@ -497,9 +629,14 @@ static const zp_fr *abc_witness_in_h(void *arg, int phase)
  * slot holds a working set, runs with the CPU stages on this thread
  * instead. Returns the device's error, if any (the partition is reported
  * already). */
-static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
+static zp_err run_abc(zp_engine *e, zp__worker *w, const ahead *cur, ahead *next)
 {
+    zp__job *j = cur->j;
+    const uint32_t part = cur->part;
     const zp__abc_part *ap = (const zp__abc_part *)j->wit[part].data;
+    /* Its a and b copied ahead (zp__abc_pre): waited for first, whatever
+     * happens to the partition. */
+    const zp_fr *pre = cur->staged ? pre_take(w, &ap->in) : NULL;
     zp__gpudev *d = &e->gpus[w->gpu];
     gpu_run r = {e, w, j, part, zp__eng_now(e)};
     zp__ioerr why = {{0}};
@@ -529,21 +666,25 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
     zp_fr *pub = NULL, *wit = held ? zp__g16_slot_witness_buf(w->slot) : NULL;
     if (!err && !(pub = malloc(((size_t)n_pub + 1) * sizeof *pub)))
         err = zp__fail(&why, ZP_E_NOMEM, "no memory for the public inputs");
+    if (!err && zp__eng_job_dead(e, j)) /* cancelled since it was taken ahead */
+        err = ZP_E_CANCELLED;
     zp__g16_sums sums;
     if (!err) {
-        const bool late = zp__g16_slot_lean(w->slot);
-        abc_late lw = {wit, &ap->in};
+        abc_hook hk = {wit, &ap->in, zp__g16_slot_lean(w->slot), e, w, key,
+                       dk->pk->domain_size, next};
         /* One slot's copies at a time: slots that copied at once would
          * then run their MSMs at once too, and copy again at once while
          * the GPU idles, where taking turns puts each copy beside the
          * other slot's MSMs (the copies share the bus and the host's
          * memory either way). */
         pthread_mutex_lock(&d->abc_mu);
-        if (!late)
+        if (!hk.late)
             zp__abc_witness(wit, &ap->in, 0);
         stage(&r, ZP__ST_ACQUIRE, zp__eng_now(e));
         const uint64_t streamed0 = zp__g16_slot_streamed_bytes(w->slot);
-        err = zp__g16_slot_put_abc(w->slot, dk, wit, &ap->in);
+        const bool a_sent = zp__g16_slot_a_sent(w->slot, pre);
+        const bool b_sent = zp__g16_slot_b_sent(w->slot, pre);
+        err = zp__g16_slot_put_abc(w->slot, dk, wit, &ap->in, pre);
         pthread_mutex_unlock(&d->abc_mu);
         if (ap->consumed)
             ap->consumed(ap->ctx, part);
@@ -551,8 +692,7 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
             zp__fail(&why, err, "uploading a, b, c failed: %s", zp__gpu_last_error());
         stage(&r, ZP__ST_EVAL, zp__eng_now(e));
         if (!err)
-            err = zp__g16_slot_sums_abc(w->slot, dk, late ? abc_witness_in_h : NULL, &lw, &sums,
-                                        NULL, &why);
+            err = zp__g16_slot_sums_abc(w->slot, dk, abc_next, &hk, &sums, NULL, &why);
         if (!err) /* the witness is in its buffer by this point, late or not */
             memcpy(pub, wit + 1, (size_t)n_pub * sizeof *pub);
         if (err) {
@@ -564,6 +704,13 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
             io.h2d = io.streamed +
                      ((uint64_t)pk->n_vars + 2 * ap->in.abc_size) * sizeof(zp_fr);
             count_io(e, d, &io);
+            if (pre) {
+                pthread_mutex_lock(&e->mu);
+                d->abc_ahead++;
+                d->abc_a_sent += a_sent;
+                d->abc_b_sent += b_sent;
+                pthread_mutex_unlock(&e->mu);
+            }
             zp__eng_stage_io(e, (uint32_t)w->index, ZP__ST_MSM, j, part, r.t,
                              zp__eng_now(e), &io);
             r.t = zp__eng_now(e);
@@ -590,6 +737,8 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, zp__job *j, uint32_t part)
  * the next upload). */
 static void put_back(zp_engine *e, zp__worker *w, ahead *a)
 {
+    if (a->staged)
+        pre_wait(w);
     if (a->loading) {
         const zp_fr *wit;
         zp__loader_wait(w->loader, &wit, NULL);
@@ -618,7 +767,7 @@ void *zp__gpu_worker_main(void *arg)
             zp__eng_busy(w->e, w, cur.j, cur.part);
         else if (!zp__eng_take(w->e, w, &cur.j, &cur.part))
             break;
-        zp_err err = zp__job_is_abc(cur.j) ? run_abc(w->e, w, cur.j, cur.part)
+        zp_err err = zp__job_is_abc(cur.j) ? run_abc(w->e, w, &cur, &next)
                                            : run_partition(w->e, w, &cur, &next);
         if (err == ZP_E_GPU || err == ZP_E_GPU_FATAL) {
             /* The failed partition left work on the slot's streams and its
@@ -632,6 +781,7 @@ void *zp__gpu_worker_main(void *arg)
     }
     zp__loader_close(w->loader); /* idle: each load is waited for by its run */
     w->loader = NULL;
+    pre_free(w->e, w);
     slot_drop(w->e, w);
     return NULL;
 }

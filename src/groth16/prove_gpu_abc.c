@@ -103,6 +103,21 @@ static zp_err ab_copy(ab_up *x)
     return e ? e : es;
 }
 
+/* a and b from pre (pinned: a's m values, then b's) up on the slot's
+ * copy stream, the padding zeroed on its stream; not waited for. */
+static zp_err ab_pinned(zp__g16_slot *s, zp_fr *dst, const zp_fr *pre, uint64_t m, uint64_t n)
+{
+    zp_err e = ZP_OK;
+    for (int i = 0; !e && i < 2; i++) {
+        zp_fr *d = dst + (uint64_t)i * s->domain_size;
+        if (m)
+            e = zp__gpu_upload(s->copy_stream, d, pre + (uint64_t)i * m, m * sizeof(zp_fr));
+        if (!e && m < n)
+            e = zp__gpu_memset0(s->stream, d + m, (n - m) * sizeof(zp_fr));
+    }
+    return e;
+}
+
 static void *ab_main(void *p)
 {
     ab_up *x = p;
@@ -110,8 +125,46 @@ static void *ab_main(void *p)
     return NULL;
 }
 
+void zp__g16_slot_a_ahead(zp__g16_slot *s, const zp_fr *a, uint64_t m, const atomic_int *ready)
+{
+    s->a_next = a && ready && m <= s->domain_size ? a : NULL;
+    s->a_next_m = m;
+    s->a_next_ready = ready;
+    s->a_sent = 0;
+}
+
+bool zp__g16_slot_a_sent(const zp__g16_slot *s, const zp_fr *a)
+{
+    return a && s->a_done == a;
+}
+
+bool zp__g16_slot_b_sent(const zp__g16_slot *s, const zp_fr *a)
+{
+    return zp__g16_slot_a_sent(s, a) && s->b_done == a;
+}
+
+zp_err zp__g16_slot_a_drop(zp__g16_slot *s)
+{
+    zp_err e = s->a_pending ? zp__gpu_stream_after(s->stream, s->copy_stream) : ZP_OK;
+    s->a_pending = false;
+    s->a_done = s->b_done = NULL;
+    return e;
+}
+
+/* b from pre (pinned, after a's m values) up on the slot's copy stream,
+ * its padding zeroed on the slot's stream: a is there already
+ * (zp__g16_slot_a_ahead). Not waited for. */
+static zp_err b_pinned(zp__g16_slot *s, zp_fr *dst, const zp_fr *pre, uint64_t m, uint64_t n)
+{
+    zp_fr *b = dst + s->domain_size;
+    zp_err e = m ? zp__gpu_upload(s->copy_stream, b, pre + m, m * sizeof(zp_fr)) : ZP_OK;
+    if (!e && m < n)
+        e = zp__gpu_memset0(s->stream, b + m, (n - m) * sizeof(zp_fr));
+    return e;
+}
+
 zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w,
-                            const zp__abc_in *in)
+                            const zp__abc_in *in, const zp_fr *pre)
 {
     if (zp__g16_slot_check(s, k) || in->abc_size > k->pk->domain_size)
         return ZP_E_INVALID_ARG;
@@ -154,14 +207,34 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
     bool threaded = false;
     zp_err ew = ZP_OK;
     s->w_early = false;
-    if (early) {
+    /* a sent during the schedule before, for this very a (its image is
+     * pre), and its copies still perhaps under way on the copy stream,
+     * where b's goes after them: only b goes up. Else those copies come
+     * before anything writes a. */
+    const bool a_there = pre && zp__g16_slot_a_sent(s, pre) && s->a_next_m == m;
+    const bool b_there = a_there && zp__g16_slot_b_sent(s, pre);
+    if (!a_there) {
+        zp_err ea = zp__g16_slot_a_drop(s);
+        e = e ? e : ea;
+    }
+    s->a_done = s->b_done = NULL;
+    if (pre) { /* enqueued at once: no host copy to wait for */
+        if (!e && !b_there)
+            e = a_there ? b_pinned(s, dst, pre, m, n) : ab_pinned(s, dst, pre, m, n);
+        if (!e && early)
+            e = zp__gpu_stream_after(s->side_stream, s->stream);
+        if (!e && early)
+            ew = zp__g16_slot_w_early(s, k);
+        x.e = zp__gpu_stream_sync(s->copy_stream); /* then pre is not read again */
+        s->a_pending = false;
+    } else if (early) {
         e = zp__gpu_stream_after(s->side_stream, s->stream);
         threaded = !e && pthread_create(&th, NULL, ab_main, &x) == 0;
     }
     if (threaded) {
         ew = zp__g16_slot_w_early(s, k);
         pthread_join(th, NULL);
-    } else if (!e) {
+    } else if (!e && !pre) {
         x.e = ab_copy(&x);
     }
     e = e ? e : x.e ? x.e : ew;

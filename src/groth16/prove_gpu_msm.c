@@ -446,6 +446,7 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
         e = zp__g16_slot_h_enqueue(s, k);
     if (!e && beside)
         e = zp__gpu_stream_clock(s->stream, 1);
+    s->a_next = NULL; /* only this partition's hook names a next a */
     if (!e && next) /* host work while the device runs h */
         s->next_witness = next(ctx, ZP_G16_NEXT_H);
     s->next_fn = next; /* asked again where the witness could go (send_next) */

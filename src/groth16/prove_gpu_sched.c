@@ -18,6 +18,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "groth16/prove_gpu_sched_impl.h"
@@ -399,6 +400,53 @@ void zp__g16_sched_times(zp__prove_times *t, const double *tm, double wait)
     t->msm_wait = wait;
 }
 
+/* The next partition's a (zp__g16_slot_a_ahead) into the slot's a below
+ * value `room`, on the copy stream, once its image may be read: the
+ * image's values, then zeros to the domain n. */
+static zp_err a_ahead_put(zp__g16_slot *s, uint64_t room, uint64_t n)
+{
+    if (atomic_load(s->a_next_ready) < 1)
+        return ZP_OK;
+    zp_fr *a = s->work.ptr;
+    const uint64_t to = min_u64(room, n), m = s->a_next_m;
+    zp_err e = ZP_OK;
+    if (s->a_sent < min_u64(to, m)) {
+        const uint64_t end = min_u64(to, m);
+        s->a_pending = true;
+        e = zp__gpu_upload(s->copy_stream, a + s->a_sent, s->a_next + s->a_sent,
+                           (end - s->a_sent) * sizeof(zp_fr));
+        s->a_sent = end;
+    }
+    if (!e && s->a_sent >= m && s->a_sent < to) {
+        s->a_pending = true;
+        e = zp__gpu_memset0(s->copy_stream, a + s->a_sent, (to - s->a_sent) * sizeof(zp_fr));
+        s->a_sent = to;
+    }
+    return e;
+}
+
+/* Until the next partition's image holds a (level 1) or a and b (2): a
+ * thread copies them while the MSMs run, so it has done so long before a
+ * schedule asks, unless the host copies very slowly. */
+static void image_wait(const zp__g16_slot *s, int level)
+{
+    while (atomic_load(s->a_next_ready) < level)
+        nanosleep(&(struct timespec){0, 100000}, NULL);
+}
+
+/* The next partition's b (the image's values after a's, zp__g16_slot_a_ahead)
+ * into b's third on the copy stream, then zeros to the domain n. */
+static zp_err b_tail_put(zp__g16_slot *s, uint64_t n)
+{
+    zp_fr *b = (zp_fr *)s->work.ptr + s->domain_size;
+    const uint64_t m = s->a_next_m;
+    s->a_pending = true;
+    zp_err e = m ? zp__gpu_upload(s->copy_stream, b, s->a_next + m, m * sizeof(zp_fr)) : ZP_OK;
+    if (!e && m < n)
+        e = zp__gpu_memset0(s->copy_stream, b + m, (n - m) * sizeof(zp_fr));
+    return e;
+}
+
 /* The five MSMs as s's schedule for k, on the slot's stream after h (the
  * MSM helpers set there); the lean slot's witness has been sent again on
  * copy_stream, and the witness MSMs' first chunk waits for it. */
@@ -428,6 +476,10 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     for (size_t j = 0; j < n; j++)
         if (v[j].msm != M_H)
             last_w = j;
+    /* And on a lean slot whose scratch is b's third, its b: H's chunks
+     * after last_w sum in c's third (the witness, dead by then), and b
+     * crosses into b's third meanwhile (b_tail_put). */
+    bool b_tail = false, b_sent = false;
     /* Streamed chunks: sent (copies enqueued) and summed, in schedule
      * order; the first ones may be on their way since h
      * (zp__g16_sched_prefetch), if the schedule is the one they were sent
@@ -449,8 +501,14 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
      * their scalars there (any eval waits for those copies before it
      * writes a, prove_gpu_stage.c); without memory for hmin they cross
      * during eval as the others do. */
-    uint64_t *hmin = ev_on ? h_free(v, n, k->pk->n_h) : NULL;
-    const bool low_on = hmin && low_plan(s, k, v, n, hmin);
+    /* Or, for a partition of a, b, c, the next one's a, named by the
+     * hook during h (zp__g16_slot_a_ahead), goes there: the drop-in's a
+     * and b otherwise both go up with the SMs idle. */
+    const bool a_want = s->a_next && !ev_on;
+    uint64_t *hmin = ev_on || a_want ? h_free(v, n, k->pk->n_h) : NULL;
+    const bool low_on = ev_on && hmin && low_plan(s, k, v, n, hmin);
+    const bool a_on = a_want && hmin;
+    s->a_done = s->b_done = NULL;
     s->ev_end = low_on ? s->ev_low.r_lo : k->pk->domain_size;
     bool w_ready = !s->lean;
     s->next_bytes = 0; /* until this run sends the next witness */
@@ -501,6 +559,17 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
             if (e)
                 break;
         }
+        if (a_on && x->msm == M_H && (e = a_ahead_put(s, hmin[j], k->pk->domain_size)))
+            break;
+        if (a_on && !b_tail && last_w < n && j > last_w && s->lean &&
+            s->scratch_off == s->witness.bytes) {
+            b_tail = true;
+            s->msm_scratch = (zp__gpu_buf){s->witness.ptr, s->witness.bytes};
+            image_wait(s, 2);
+            if ((e = b_tail_put(s, k->pk->domain_size)))
+                break;
+            b_sent = true;
+        }
         const zp__g16_part i = msm_part[x->msm];
         const void *pts = (const char *)zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr +
                           x->p * zp__g16_part_size(i);
@@ -547,6 +616,20 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         if (!e && j == last_w)
             e = zp__g16_slot_send_next(s, k);
     }
+    /* The next a's rest: every H chunk is summed. */
+    if (!e && a_on) {
+        image_wait(s, 1);
+        e = a_ahead_put(s, UINT64_MAX, k->pk->domain_size);
+        if (!e)
+            s->a_done = s->a_next;
+        if (!e && b_sent)
+            s->b_done = s->a_next;
+        if (chunk_log)
+            zp__log(ZP__LOG_DEBUG, "sched.a_ahead", "run=%llu values=%llu of=%llu b=%d",
+                    (unsigned long long)run, (unsigned long long)s->a_next_m,
+                    (unsigned long long)k->pk->domain_size, (int)b_sent);
+    }
+    s->a_next = NULL;
     /* The pieces left: every H chunk is summed. */
     if (!e && low_on) {
         e = zp__gpu_eval_low_put(s->ring_stream, &s->ev_low, UINT64_MAX, k->pk->domain_size,
@@ -567,8 +650,11 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     if (e) { /* no copy may still write a buffer, or a */
         for (int q = 0; q < ZP_G16_RING_BUFS; q++)
             zp__gpu_stream_sync(s->ring_q[q]);
+        zp__gpu_stream_sync(s->copy_stream);
         s->ev_id = 0;
         s->ev_low_id = 0;
+        s->a_pending = false;
+        s->a_done = s->b_done = NULL;
     }
     zp__g16_sched_times(t, tm, wait);
     /* After its second run (the first may pay what later ones do not),

@@ -7,6 +7,8 @@
 #ifndef ZP_G16_PROVE_GPU_SLOT_IMPL_H
 #define ZP_G16_PROVE_GPU_SLOT_IMPL_H
 
+#include <stdatomic.h>
+
 #include "groth16/gpu_prover.h"
 #include "groth16/prove_gpu_stages.h"
 
@@ -159,6 +161,25 @@ struct zp__g16_slot {
     void *abc_stage[2];
     uint64_t abc_stage_bytes;
     bool abc_stage_tried; /* taken or refused: not asked again */
+    /* The next partition of a, b, c's a (zp__g16_slot_a_ahead), sent into
+     * the bottom of a on copy_stream as the schedule's H chunks leave
+     * their scalars there (prove_gpu_sched.c): a_next its pinned image of
+     * a_next_m values, read only once *a_next_ready >= 1; a_sent the values of
+     * a enqueued so far (the image's, then zeros to the domain); a_done
+     * the image all of whose values are enqueued (NULL: none); a_pending:
+     * copies into a may still run on copy_stream, so whatever writes a
+     * next waits for that stream first. */
+    const zp_fr *a_next;
+    uint64_t a_next_m, a_sent;
+    const atomic_int *a_next_ready;
+    const zp_fr *a_done;
+    bool a_pending;
+    /* And its b, on a lean slot whose MSM scratch is b's third: sent into
+     * b's third on copy_stream once the schedule's last chunk over the
+     * witness has run, its H chunks after that summing in c's third
+     * instead (the witness's, dead by then); b_done the image whose b is
+     * all enqueued (NULL: none). */
+    const zp_fr *b_done;
 };
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -168,6 +189,12 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * slot with a staging ring a buffer's worth of points at a time. */
 uint64_t zp__g16_chunk_points(bool g2);
 uint64_t zp__g16_slot_chunk(const zp__g16_slot *s, bool g2);
+
+/* Before a partition's upload or eval writes a: the copies of a next a
+ * sent during the schedule before (a_pending) come first, and what they
+ * sent stops counting (prove_gpu_abc.c keeps it where the partition is
+ * the one it was sent for). */
+zp_err zp__g16_slot_a_drop(zp__g16_slot *s);
 
 /* The h stage enqueued on the slot's stream (prove_gpu_stage.c). */
 zp_err zp__g16_slot_h_enqueue(zp__g16_slot *s, const zp__g16_dkey *k);

@@ -38,6 +38,10 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
         s->sent_witness = NULL;
     }
     s->took_sent = !up;
+    /* A drop-in partition's a, sent for the next one during the schedule
+     * before (a native key's eval writes a on this stream). */
+    zp_err ea = zp__g16_slot_a_drop(s);
+    e = e ? e : ea;
     /* The witness in parts sums L over resident points only, not in a
      * lean slot, whose witness region c's values replace, and not for a
      * shared ring, whose circle is the same for every slot. */

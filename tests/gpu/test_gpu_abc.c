@@ -144,12 +144,13 @@ static void parts_free(zp_fr **w, abc_fix *x)
     }
 }
 
-/* The case of both engine tests: porep:12's key saved as a .params (its
- * path with tag in it) and PARTS partitions of its circuit. */
+/* The case of the engine tests: circuit's key (porep:12's where none is
+ * named) saved as a .params (its path with tag in it) and PARTS
+ * partitions of its circuit. */
 static void case_make(g16_fix *f, char path[64], const char *tag, zp_fr **w, abc_fix *x,
-                      zp__abc_part *p)
+                      zp__abc_part *p, const char *circuit)
 {
-    CHECK(fix_make(f, "porep:12", ZP_H_TAU, 1) == 0);
+    CHECK(fix_make(f, circuit ? circuit : "porep:12", ZP_H_TAU, 1) == 0);
     snprintf(path, 64, "/tmp/zp-gpuabc-%s-%d.params", tag, (int)getpid());
     CHECK_EQ_INT(zp__params_save(path, &f->pk, 0, NULL), ZP_OK);
     parts_make(f, w, x, p);
@@ -162,18 +163,28 @@ static void case_free(g16_fix *f, const char *path, zp_fr **w, abc_fix *x)
     fix_free(f);
 }
 
-static void test_gpu_abc(void)
+/* Jobs of a, b, c on one GPU with the default slots, or with one (slots
+ * 1): the GPU then admits that slot alone, and each partition after a
+ * job's first goes up from a copy of its a and b made ahead, while the
+ * partition before ran (gpu_worker.c, zp__abc_pre), its a into the slot
+ * during that one's schedule where the key streams, and its b in that
+ * schedule's tail where the slot is lean and its plan has H chunks after
+ * the witness's last. Every proof equals the CPU's (job_proofs_ok), the
+ * caller's c garbage or not. circuit: porep:12 or the one named. */
+static void abc_jobs(int slots, const char *circuit)
 {
     g16_fix f;
     char path[64];
     zp_fr *w[PARTS];
     abc_fix x[PARTS];
     zp__abc_part p[PARTS];
-    case_make(&f, path, "jobs", w, x, p);
+    case_make(&f, path, "jobs", w, x, p, circuit);
     zp_engine_config c;
     zp_engine_config_default(&c);
     c.gpus = 1;
     c.cpu_workers = 0;
+    if (slots)
+        c.gpu_slots = slots;
     zp_engine *e = NULL;
     CHECK_EQ_INT(zp__engine_open_opts(&e, &c, &T_opts), ZP_OK);
     CHECK_EQ_INT(zp_engine_add_key(e, "bp", path), ZP_OK);
@@ -227,8 +238,35 @@ static void test_gpu_abc(void)
         bw[i / 64] ^= 3ULL << (i % 64);
     }
     CHECK(job_proofs_ok(e, &f, p, w, PARTS));
+    /* Three jobs of PARTS partitions above and one of one: with one slot,
+     * all but each job's first went up from their copies made ahead, and
+     * where the key's points stream but its matrices do not (_lean: the
+     * MSMs run as a schedule, and no eval rows take a's freed bottom)
+     * their a during the partition before's schedule; _stream's matrices
+     * stream, and the next eval's rows go there. */
+    printf("slots %d: %llu partitions went up from a and b copied ahead, %llu with their a "
+           "sent during the schedule before, %llu their b too\n",
+           slots, (unsigned long long)e->gpus[0].abc_ahead,
+           (unsigned long long)e->gpus[0].abc_a_sent,
+           (unsigned long long)e->gpus[0].abc_b_sent);
+    if (slots == 1) {
+        const int after_first = 3 * (PARTS - 1);
+        CHECK_EQ_INT((int)e->gpus[0].abc_ahead, after_first);
+        CHECK_EQ_INT((int)e->gpus[0].abc_a_sent, T_opts.lean ? after_first : 0);
+        /* b in the schedule's tail: a lean slot's (_lean), where H's
+         * chunks outlast the witness's (porep:15's plan, not porep:12's) */
+        CHECK_EQ_INT((int)e->gpus[0].abc_b_sent, T_opts.lean && circuit ? after_first : 0);
+    }
     zp_engine_close(e);
     case_free(&f, path, w, x);
+}
+
+static void test_gpu_abc(void)
+{
+    abc_jobs(0, NULL);
+    abc_jobs(1, NULL);
+    if (T_opts.lean)
+        abc_jobs(1, "porep:15");
 }
 
 /* Admission with jobs of a, b, c, two slots: arenas from room for two
@@ -250,7 +288,7 @@ static void test_gpu_abc_admission(void)
     zp_fr *w[PARTS];
     abc_fix x[PARTS];
     zp__abc_part p[PARTS];
-    case_make(&f, path, "adm", w, x, p);
+    case_make(&f, path, "adm", w, x, p, NULL);
     uint64_t dev, stream;
     base_bytes(&dev, &stream);
     const uint64_t dkey = zp__g16_dkey_bytes(&f.pk), slot = zp__g16_slot_bytes(&f.pk, &T_opts);
