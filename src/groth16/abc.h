@@ -99,7 +99,7 @@ zp_err zp__prove_abc(zp__proof *out, const zp__pk *pk, const zp__abc_in *in,
  * so its caller may fill w in the meantime. pre (may be NULL) is a pinned
  * image of in's a then b (abc_size values each) copied ahead: they go up
  * from it at the bus's rate instead of through the slot's staging
- * buffers, and pre is no longer read when put_abc returns. sums_abc runs the h stage and
+ * buffers, and pre is not read after put_abc returns. sums_abc runs the h stage and
  * the five MSMs on them (zp__g16_slot_sums_next's, after its eval), with
  * k's density maps; next (may be NULL) runs on the calling thread with
  * ZP_G16_NEXT_H while the device runs h, before a lean slot reads w (and
