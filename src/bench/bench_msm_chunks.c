@@ -164,9 +164,17 @@ int zp__bench_msm_chunks(const zp__bench_chunks *o)
         e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
     if (!e)
         e = zp__gpu_alloc(g, &bk, bb);
+    /* The inputs first: making the points takes arena memory of its own
+     * for a while. */
+    if (!e)
+        e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
+    if (!e)
+        e = zp__gpu_fill_random_fr(s, ds.ptr, n, 3);
+    if (!e)
+        e = zp__gpu_stream_sync(s);
     /* Where every window a pass does not fit (a small window at 2^27 on an
-     * 80 GB card), the scratch is what the arena has: the whole MSM and
-     * the K MSMs then sort fewer windows a pass (their phases say how
+     * 80 GB card), the scratch is what the arena has left: the whole MSM
+     * and the K MSMs then sort fewer windows a pass (their phases say how
      * many), and an MSM that cannot run in it fails as out of memory. */
     bool capped = false;
     if (!e) {
@@ -176,12 +184,6 @@ int zp__bench_msm_chunks(const zp__bench_chunks *o)
         capped = sb > room;
         e = zp__gpu_alloc(g, &scratch, capped ? room : sb);
     }
-    if (!e)
-        e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
-    if (!e)
-        e = zp__gpu_fill_random_fr(s, ds.ptr, n, 3);
-    if (!e)
-        e = zp__gpu_stream_sync(s);
     if (!e)
         printf("inputs: 2^%d G1 points and scalars; scratch %.2f GiB, buckets %.2f GiB; "
                "%llu chunks%s\n", o->to, (double)scratch.bytes / (1 << 30),
