@@ -99,12 +99,12 @@ zp_err zp__prove_abc(zp__proof *out, const zp__pk *pk, const zp__abc_in *in,
  * so its caller may fill w in the meantime. pre (may be NULL) is a pinned
  * image of in's a then b (abc_size values each) copied ahead: they go up
  * from it at the bus's rate instead of through the slot's staging
- * buffers, and pre is not read after put_abc returns. sums_abc runs the h stage and
- * the five MSMs on them (zp__g16_slot_sums_next's, after its eval), with
- * k's density maps; next (may be NULL) runs on the calling thread with
- * ZP_G16_NEXT_H while the device runs h, before a lean slot reads w (and
- * with the other phases, where it returns NULL: no witness is sent
- * ahead).
+ * buffers, and pre is not read after put_abc returns. sums_abc runs the h
+ * stage and the five MSMs on them (zp__g16_slot_sums_next's, after its
+ * eval), with k's density maps; next (may be NULL) runs on the calling
+ * thread with ZP_G16_NEXT_H while the device runs h, before a lean slot
+ * reads w (and with the other phases, where it returns NULL: no witness
+ * is sent ahead).
  * ZP_E_INVALID_ARG for a key not on the slot's device or larger than the
  * slot, or abc_size above the domain; the GPU errors, named in why.
  */
@@ -118,21 +118,21 @@ zp_err zp__g16_slot_sums_abc(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_nex
  * sums_abc's hook (ZP_G16_NEXT_H, before the MSMs): a is the pinned image
  * (m values, m at most the domain) of the next partition's a, then b's m
  * values, which may be read once *ready is 1 (a's) or 2 (b's too): they
- * are written by then and stay until that partition's put_abc returns. Where this partition's
- * MSMs run as one schedule (a streaming key), a goes up into the bottom
- * of the slot's a as H's chunks leave their scalars there, on the copy
- * stream, the zeros past m to the domain too; the schedule waits for
- * *ready to be 1 at its end if it has not been by then. Then
- * zp__g16_slot_a_sent(s, a) is true and put_abc with pre = that image
- * sends only b. Any other partition's upload or eval waits for those
- * copies before it writes a. a NULL: none.
+ * are written by then and stay until that partition's put_abc returns.
+ * Where this partition's MSMs run as one schedule (a streaming key), a
+ * goes up into the bottom of the slot's a as H's chunks leave their
+ * scalars there, on the copy stream, the zeros past m to the domain too;
+ * the schedule waits for *ready to be 1 at its end if it has not been by
+ * then. Then zp__g16_slot_a_sent(s, a) is true and put_abc with pre = that
+ * image sends only b. Any other partition's upload or eval waits for
+ * those copies before it writes a. a NULL: none.
  */
 void zp__g16_slot_a_ahead(zp__g16_slot *s, const zp_fr *a, uint64_t m, const atomic_int *ready);
 bool zp__g16_slot_a_sent(const zp__g16_slot *s, const zp_fr *a);
 /* On a lean slot whose MSM scratch is b's third, the schedule's H chunks
  * after its last chunk over the witness sum in c's third (the witness's)
- * and, where *ready is 2 by then, b goes up into b's third meanwhile, its
- * zeros too: then this is true as well and put_abc sends neither. */
+ * and b goes up into b's third meanwhile (once *ready is 2), its zeros
+ * too: then this is true as well and put_abc sends neither. */
 bool zp__g16_slot_b_sent(const zp__g16_slot *s, const zp_fr *a);
 
 #endif

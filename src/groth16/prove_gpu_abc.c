@@ -104,11 +104,13 @@ static zp_err ab_copy(ab_up *x)
 }
 
 /* a and b from pre (pinned: a's m values, then b's) up on the slot's
- * copy stream, the padding zeroed on its stream; not waited for. */
-static zp_err ab_pinned(zp__g16_slot *s, zp_fr *dst, const zp_fr *pre, uint64_t m, uint64_t n)
+ * copy stream, the padding zeroed on its stream; b alone where a is there
+ * already (zp__g16_slot_a_ahead). Not waited for. */
+static zp_err ab_pinned(zp__g16_slot *s, zp_fr *dst, const zp_fr *pre, uint64_t m, uint64_t n,
+                        bool b_only)
 {
     zp_err e = ZP_OK;
-    for (int i = 0; !e && i < 2; i++) {
+    for (int i = b_only; !e && i < 2; i++) {
         zp_fr *d = dst + (uint64_t)i * s->domain_size;
         if (m)
             e = zp__gpu_upload(s->copy_stream, d, pre + (uint64_t)i * m, m * sizeof(zp_fr));
@@ -148,18 +150,6 @@ zp_err zp__g16_slot_a_drop(zp__g16_slot *s)
     zp_err e = s->a_pending ? zp__gpu_stream_after(s->stream, s->copy_stream) : ZP_OK;
     s->a_pending = false;
     s->a_done = s->b_done = NULL;
-    return e;
-}
-
-/* b from pre (pinned, after a's m values) up on the slot's copy stream,
- * its padding zeroed on the slot's stream: a is there already
- * (zp__g16_slot_a_ahead). Not waited for. */
-static zp_err b_pinned(zp__g16_slot *s, zp_fr *dst, const zp_fr *pre, uint64_t m, uint64_t n)
-{
-    zp_fr *b = dst + s->domain_size;
-    zp_err e = m ? zp__gpu_upload(s->copy_stream, b, pre + m, m * sizeof(zp_fr)) : ZP_OK;
-    if (!e && m < n)
-        e = zp__gpu_memset0(s->stream, b + m, (n - m) * sizeof(zp_fr));
     return e;
 }
 
@@ -220,7 +210,7 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
     s->a_done = s->b_done = NULL;
     if (pre) { /* enqueued at once: no host copy to wait for */
         if (!e && !b_there)
-            e = a_there ? b_pinned(s, dst, pre, m, n) : ab_pinned(s, dst, pre, m, n);
+            e = ab_pinned(s, dst, pre, m, n, a_there);
         if (!e && early)
             e = zp__gpu_stream_after(s->side_stream, s->stream);
         if (!e && early)
