@@ -575,12 +575,13 @@ static void pre_free(zp_engine *e, zp__worker *w)
     w->abc_pre = NULL;
 }
 
-/* zp__g16_next_fn for a partition of a, b, c, while the device runs h: a
- * lean slot's witness into the slot's pinned buffer (the slot sends it
- * after h), not before a and b go up with the GPU idle; then, where the
- * GPU admits this slot alone, the next partition taken and, when it is of
- * a, b, c for the same key, its a and b copied ahead (zp__abc_pre). The
- * assignments live until the job is over (engine/abc.h). */
+/* zp__g16_next_fn for a partition of a, b, c, while the device runs h:
+ * where its slot sends the witness after h (zp__g16_slot_abc_w_late), the
+ * witness into the slot's pinned buffer, not before a and b go up with the
+ * GPU idle; then, where the GPU admits this slot alone, the next partition
+ * taken and, when it is of a, b, c for the same key, its a and b copied
+ * ahead (zp__abc_pre). The assignments live until the job is over
+ * (engine/abc.h). */
 typedef struct abc_hook {
     zp_fr *wit;
     const zp__abc_in *in;
@@ -670,7 +671,7 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, const ahead *cur, ahead *next
         err = ZP_E_CANCELLED;
     zp__g16_sums sums;
     if (!err) {
-        abc_hook hk = {wit, &ap->in, zp__g16_slot_lean(w->slot), e, w, key,
+        abc_hook hk = {wit, &ap->in, zp__g16_slot_abc_w_late(w->slot, dk), e, w, key,
                        dk->pk->domain_size, next};
         /* One slot's copies at a time: slots that copied at once would
          * then run their MSMs at once too, and copy again at once while

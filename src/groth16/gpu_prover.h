@@ -453,6 +453,11 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
                               uint64_t ring_buffer, bool lean, bool shared, uint64_t share,
                               unsigned rank, const zp__g16_gpu_opts *o, zp__ioerr *why);
 bool zp__g16_slot_lean(const zp__g16_slot *s);
+/* Whether a partition of a, b, c on s with k sends its witness only after
+ * h (zp__g16_slot_put_abc): a lean slot's, and a slot's whose own ring
+ * streams k and that runs no MSMs beside h (its MSMs over the witness all
+ * run after h). */
+bool zp__g16_slot_abc_w_late(const zp__g16_slot *s, const zp__g16_dkey *k);
 /* The slot's staging buffer bytes (0: it has no ring; a shared slot's:
  * those of its keys' rings), the arena bytes of its own ring (0 for a
  * shared slot), and the bytes its ring has sent since it opened (a shared

@@ -393,8 +393,9 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     double t0 = zp__g16_now();
     zp_err e = ZP_OK;
     /* A lean slot's witness goes up into c's region again, after h, while
-     * H's MSM runs (its scalars in a, its scratch out of c). */
-    if (s->lean) {
+     * H's MSM runs (its scalars in a, its scratch out of c); a usual one's
+     * with w_late into its own region. */
+    if (s->lean || s->w_late) {
         if (!s->lean_w)
             return ZP_E_INVALID_ARG;
         e = zp__gpu_stream_after(s->copy_stream, s->stream);
@@ -415,7 +416,7 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         if (!e)
             e = msm_h(s, k, &out->h);
         t->msm_h = zp__g16_now() - t0;
-        if (!e && s->lean)
+        if (!e && (s->lean || s->w_late))
             e = zp__gpu_stream_after(s->stream, s->copy_stream);
         if (!e)
             e = msms_of_w(s, k, out, t);

@@ -510,7 +510,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     const bool a_on = a_want && hmin;
     s->a_done = s->b_done = NULL;
     s->ev_end = low_on ? s->ev_low.r_lo : k->pk->domain_size;
-    bool w_ready = !s->lean;
+    bool w_ready = !s->lean && !s->w_late;
     s->next_bytes = 0; /* until this run sends the next witness */
     double tm[M_N] = {0}, wait = 0;
     /* At debug level a line a chunk: where the schedule waits for copies

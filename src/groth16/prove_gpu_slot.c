@@ -336,6 +336,12 @@ uint64_t zp__g16_slot_bytes_lean(const zp__pk *pk, uint64_t ring_buffer,
 
 bool zp__g16_slot_lean(const zp__g16_slot *s) { return s->lean; }
 
+bool zp__g16_slot_abc_w_late(const zp__g16_slot *s, const zp__g16_dkey *k)
+{
+    return s->lean ||
+           (zp__g16_dkey_streams(k) && !k->share && s->ring_q[1] && !s->side_stream);
+}
+
 uint64_t zp__g16_slot_bytes_pre(const zp__pk *pk, const zp__g16_gpu_opts *o)
 {
     const zp__g16_gpu_opts op = zp__g16_gpu_opts_of(o);

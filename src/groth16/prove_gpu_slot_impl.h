@@ -72,6 +72,9 @@ struct zp__g16_slot {
      * not a region of its own; lean_w is the host witness of the partition
      * in flight, sent there again after h. */
     bool lean;
+    /* A usual slot's witness goes up after h too, from lean_w, where a
+     * partition of a, b, c sets this (zp__g16_slot_abc_w_late). */
+    bool w_late;
     const zp_fr *lean_w;
     zp_fr *host_witness2; /* lean: the other host buffer (zp__g16_slot_witness_buf) */
     /* The MSMs over the witness beside h (prove_gpu_msm.c): side_stream, a

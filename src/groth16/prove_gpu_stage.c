@@ -48,6 +48,7 @@ static zp_err eval_w(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w, boo
     const bool l_res = k->res[ZP_G16_P_L] == pk->n_l && !k->share;
     unsigned np = parts && up && l_res && !s->lean ? zp__g16_parts_wanted(s, pk, w) : 1;
     s->lean_w = w;
+    s->w_late = false; /* a partition of a, b, c's only */
     if (!e && up)
         e = np > 1 ? zp__g16_parts_put(s, k, w, np) : zp__g16_slot_put_w(s, k, w);
     /* c after a and b where c's region holds the witness (lean) or the
