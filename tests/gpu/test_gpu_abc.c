@@ -183,6 +183,7 @@ static void abc_jobs(int slots, const char *circuit)
     zp_engine_config_default(&c);
     c.gpus = 1;
     c.cpu_workers = 0;
+    c.gpu_mem_bytes = T_opts.arena_bytes; /* --gpu-mem (the memcheck runs'), else 0: whole */
     if (slots)
         c.gpu_slots = slots;
     zp_engine *e = NULL;
