@@ -74,6 +74,8 @@ typedef struct zp__gpudev {
     uint64_t abc_a_sent;          /* and of those, whose a went up during the
                                    * schedule before (zp__g16_slot_a_ahead), */
     uint64_t abc_b_sent;          /* and whose b too (zp__g16_slot_b_sent) */
+    uint64_t abc_w_late;          /* partitions of a, b, c whose witness went up
+                                   * after h (zp__g16_slot_abc_w_late; e->mu) */
     uint64_t ring_bytes;          /* arena bytes of its slots' staging rings and its
                                    * keys' shared ones (e->mu) */
     /* Bytes its partitions moved host to device (e->mu): each one's

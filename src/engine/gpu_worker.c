@@ -705,13 +705,14 @@ static zp_err run_abc(zp_engine *e, zp__worker *w, const ahead *cur, ahead *next
             io.h2d = io.streamed +
                      ((uint64_t)pk->n_vars + 2 * ap->in.abc_size) * sizeof(zp_fr);
             count_io(e, d, &io);
+            pthread_mutex_lock(&e->mu);
+            d->abc_w_late += hk.late;
             if (pre) {
-                pthread_mutex_lock(&e->mu);
                 d->abc_ahead++;
                 d->abc_a_sent += a_sent;
                 d->abc_b_sent += b_sent;
-                pthread_mutex_unlock(&e->mu);
             }
+            pthread_mutex_unlock(&e->mu);
             zp__eng_stage_io(e, (uint32_t)w->index, ZP__ST_MSM, j, part, r.t,
                              zp__eng_now(e), &io);
             r.t = zp__eng_now(e);

@@ -246,10 +246,20 @@ static void abc_jobs(int slots, const char *circuit)
      * their a during the partition before's schedule; _stream's matrices
      * stream, and the next eval's rows go there. */
     printf("slots %d: %llu partitions went up from a and b copied ahead, %llu with their a "
-           "sent during the schedule before, %llu their b too\n",
+           "sent during the schedule before, %llu their b too; %llu sent their witness "
+           "after h\n",
            slots, (unsigned long long)e->gpus[0].abc_ahead,
            (unsigned long long)e->gpus[0].abc_a_sent,
-           (unsigned long long)e->gpus[0].abc_b_sent);
+           (unsigned long long)e->gpus[0].abc_b_sent,
+           (unsigned long long)e->gpus[0].abc_w_late);
+    /* The witness after h (copied into pinned memory while h runs): every
+     * partition the slots proved (the three jobs of PARTS; the one with
+     * other maps ran on the CPU stages) on a lean slot (_lean), and on a
+     * usual one whose ring streams the key and that runs no MSMs beside h
+     * (_after_h); none where the witness MSMs run beside h or the key is
+     * whole. */
+    const bool w_late = T_opts.lean || (T_opts.resident_cap != UINT64_MAX && !T_opts.beside_h);
+    CHECK_EQ_INT((int)e->gpus[0].abc_w_late, w_late ? 3 * PARTS : 0);
     if (slots == 1) {
         const int after_first = 3 * (PARTS - 1);
         CHECK_EQ_INT((int)e->gpus[0].abc_ahead, after_first);
