@@ -176,6 +176,15 @@ static void gpu_close(void *ctx)
                "crossed\n", parts, from, to - 1);
     else if (parts)
         printf("witness upload: %u parts planned, none worth sending first (one copy)\n", parts);
+    /* What the arena's reserve left outside it and what the driver has
+     * taken of that since (kernels loaded at first launch, their local
+     * memory): the reserve's size is checked against it. */
+    uint64_t at_open, now;
+    if (c->dev && zp__gpu_outside(c->dev, &at_open, &now) == ZP_OK)
+        printf("outside the arena: %.0f MiB free when it was taken, %.0f MiB now (%.0f MiB "
+               "taken since by the driver or other processes)\n",
+               (double)at_open / (1u << 20), (double)now / (1u << 20),
+               ((double)at_open - (double)now) / (1u << 20));
     zp__g16_slot_close(c->slot);
     zp__g16_dkey_free(&c->key);
     zp__gpu_stream_close(c->s);

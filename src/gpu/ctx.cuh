@@ -24,6 +24,7 @@ struct zp__gpu {
     cudaDeviceProp prop;
     char *base;            /* the arena */
     zp__arena arena;
+    uint64_t free_at_open; /* device memory free outside the arena once taken */
     pthread_mutex_t lock;  /* guards arena */
     volatile int unhealthy;
     zp__gpu_buf tables;

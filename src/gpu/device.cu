@@ -216,6 +216,8 @@ extern "C" zp_err zp__gpu_open(zp__gpu **out, const zp__gpu_config *cfg)
         err = take_arena(g, want);
         if (err)
             break;
+        if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+            g->free_at_open = free_b;
         err = zp__gpu_ntt_tables_build(g);
     } while (0);
     if (err) {
@@ -266,6 +268,19 @@ extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
     out->arena_used = g->arena.used;
     out->arena_largest_free = zp__arena_largest(&g->arena);
     pthread_mutex_unlock(&g->lock);
+}
+
+extern "C" zp_err zp__gpu_outside(zp__gpu *g, uint64_t *free_at_open, uint64_t *free_now)
+{
+    size_t free_b = 0, total_b = 0;
+    cudaError_t e = cudaSetDevice(g->device);
+    if (e == cudaSuccess)
+        e = cudaMemGetInfo(&free_b, &total_b);
+    if (e != cudaSuccess)
+        return zp__gpu_fail(g, e, __FILE__, __LINE__, "cudaMemGetInfo");
+    *free_at_open = g->free_at_open;
+    *free_now = free_b;
+    return ZP_OK;
 }
 
 static zp_err carve(zp__gpu *g, zp__gpu_buf *out, uint64_t bytes, bool high)

@@ -188,6 +188,12 @@ typedef struct zp__gpu_info {
     unsigned ntt_tile_log; /* as opened (zp__gpu_config.ntt_tile_log) */
 } zp__gpu_info;
 void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out);
+/* The device memory outside g's arena that nothing has taken: free when the
+ * arena was taken (what the reserve, zp__gpu_config.reserve_bytes, left)
+ * and free now (cudaMemGetInfo: less what the driver took since for
+ * kernels loaded at their first launch and their local memory, and other
+ * processes'). Device-wide: for benches and checks, not hot paths. */
+zp_err zp__gpu_outside(zp__gpu *g, uint64_t *free_at_open, uint64_t *free_now);
 /* The MSM options g was opened with (zp__gpu_config.msm). */
 void zp__gpu_get_msm_opts(const zp__gpu *g, zp__gpu_msm_opts *out);
 

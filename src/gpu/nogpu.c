@@ -42,6 +42,12 @@ bool zp__gpu_healthy(const zp__gpu *g) { (void)g; return false; }
 void zp__gpu_slots_add(zp__gpu *g, int d) { (void)g; (void)d; }
 int zp__gpu_slots(zp__gpu *g) { (void)g; return 0; }
 void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out) { (void)g; memset(out, 0, sizeof *out); }
+zp_err zp__gpu_outside(zp__gpu *g, uint64_t *free_at_open, uint64_t *free_now)
+{
+    (void)g;
+    *free_at_open = *free_now = 0;
+    return ZP_E_NO_GPU;
+}
 void zp__gpu_get_msm_opts(const zp__gpu *g, zp__gpu_msm_opts *out)
 {
     (void)g;

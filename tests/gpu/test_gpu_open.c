@@ -67,6 +67,36 @@ static void test_tile_config(void)
     }
 }
 
+/* The memory outside an arena: a second device opened in this process
+ * takes its arena out of what the first left free, so what it finds free
+ * once its arena is taken is the first's free less its arena, give or take
+ * what the driver took between the two (kernels loaded by the second's
+ * table build, granularity: at most 256 MiB). */
+static void test_outside(void)
+{
+    uint64_t open1 = 0, now1 = 0;
+    CHECK_EQ_INT(zp__gpu_outside(T_gpu, &open1, &now1), ZP_OK);
+    const uint64_t arena2 = (uint64_t)256 << 20, slack = (uint64_t)256 << 20;
+    zp__gpu_config cfg;
+    zp__gpu_config_default(&cfg);
+    cfg.arena_bytes = arena2;
+    zp__gpu *g = NULL;
+    CHECK_EQ_INT(zp__gpu_open(&g, &cfg), ZP_OK);
+    uint64_t open2 = 0, now2 = 0;
+    if (g)
+        CHECK_EQ_INT(zp__gpu_outside(g, &open2, &now2), ZP_OK);
+    printf("  outside the arena: %llu MiB free at open, %llu now; a second device's %llu MiB "
+           "arena leaves %llu MiB\n",
+           (unsigned long long)(open1 >> 20), (unsigned long long)(now1 >> 20),
+           (unsigned long long)(arena2 >> 20), (unsigned long long)(open2 >> 20));
+    CHECK(open1 > 0 && now1 > 0);
+    CHECK(now1 >= arena2 + slack); /* room for the second arena (test-sized first) */
+    CHECK(open2 + arena2 <= now1);
+    CHECK(open2 + arena2 + slack >= now1);
+    CHECK(now2 <= open2);
+    zp__gpu_close(g);
+}
+
 /* Ranked streams: rank 0 the device's greatest priority, each rank one
  * step less until the least, which plain and copy streams take and ranks
  * past the range keep (GPU slots rank their streams by slot index). */
@@ -113,6 +143,7 @@ int main(int argc, char **argv)
     RUN(test_check);
     RUN(test_tile);
     RUN(test_tile_config);
+    RUN(test_outside);
     RUN(test_ranks);
     gpu_test_close();
     return FINISH();
