@@ -408,10 +408,9 @@ static zp_err a_ahead_put(zp__g16_slot *s, uint64_t room, uint64_t n)
     if (atomic_load(s->a_next_ready) < 1)
         return ZP_OK;
     zp_fr *a = s->work.ptr;
-    const uint64_t to = min_u64(room, n), m = s->a_next_m;
+    const uint64_t to = min_u64(room, n), m = s->a_next_m, end = min_u64(to, m);
     zp_err e = ZP_OK;
-    if (s->a_sent < min_u64(to, m)) {
-        const uint64_t end = min_u64(to, m);
+    if (s->a_sent < end) {
         s->a_pending = true;
         e = zp__gpu_upload(s->copy_stream, a + s->a_sent, s->a_next + s->a_sent,
                            (end - s->a_sent) * sizeof(zp_fr));
@@ -479,7 +478,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     /* And on a lean slot whose scratch is b's third, its b: H's chunks
      * after last_w sum in c's third (the witness, dead by then), and b
      * crosses into b's third meanwhile (b_tail_put). */
-    bool b_tail = false, b_sent = false;
+    bool b_tail = false;
     /* Streamed chunks: sent (copies enqueued) and summed, in schedule
      * order; the first ones may be on their way since h
      * (zp__g16_sched_prefetch), if the schedule is the one they were sent
@@ -568,7 +567,6 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
             image_wait(s, 2);
             if ((e = b_tail_put(s, k->pk->domain_size)))
                 break;
-            b_sent = true;
         }
         const zp__g16_part i = msm_part[x->msm];
         const void *pts = (const char *)zp__g16_dkey_part((zp__g16_dkey *)k, i)->ptr +
@@ -622,12 +620,12 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         e = a_ahead_put(s, UINT64_MAX, k->pk->domain_size);
         if (!e)
             s->a_done = s->a_next;
-        if (!e && b_sent)
+        if (!e && b_tail)
             s->b_done = s->a_next;
         if (chunk_log)
             zp__log(ZP__LOG_DEBUG, "sched.a_ahead", "run=%llu values=%llu of=%llu b=%d",
                     (unsigned long long)run, (unsigned long long)s->a_next_m,
-                    (unsigned long long)k->pk->domain_size, (int)b_sent);
+                    (unsigned long long)k->pk->domain_size, (int)b_tail);
     }
     s->a_next = NULL;
     /* The pieces left: every H chunk is summed. */
