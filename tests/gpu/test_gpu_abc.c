@@ -241,10 +241,10 @@ static void abc_jobs(int slots, const char *circuit)
     CHECK(job_proofs_ok(e, &f, p, w, PARTS));
     /* Three jobs of PARTS partitions above and one of one: with one slot,
      * all but each job's first went up from their copies made ahead, and
-     * where the key's points stream but its matrices do not (_lean: the
-     * MSMs run as a schedule, and no eval rows take a's freed bottom)
-     * their a during the partition before's schedule; _stream's matrices
-     * stream, and the next eval's rows go there. */
+     * where the key's points stream but its matrices do not and the MSMs
+     * run as a schedule after h (_lean, _after_h: no eval rows take a's
+     * freed bottom) their a during the partition before's schedule;
+     * _stream's matrices stream, and the next eval's rows go there. */
     printf("slots %d: %llu partitions went up from a and b copied ahead, %llu with their a "
            "sent during the schedule before, %llu their b too; %llu sent their witness "
            "after h\n",
@@ -263,7 +263,7 @@ static void abc_jobs(int slots, const char *circuit)
     if (slots == 1) {
         const int after_first = 3 * (PARTS - 1);
         CHECK_EQ_INT((int)e->gpus[0].abc_ahead, after_first);
-        CHECK_EQ_INT((int)e->gpus[0].abc_a_sent, T_opts.lean ? after_first : 0);
+        CHECK_EQ_INT((int)e->gpus[0].abc_a_sent, w_late ? after_first : 0);
         /* b in the schedule's tail: a lean slot's (_lean), where H's
          * chunks outlast the witness's (porep:15's plan, not porep:12's) */
         CHECK_EQ_INT((int)e->gpus[0].abc_b_sent, T_opts.lean && circuit ? after_first : 0);
