@@ -718,6 +718,12 @@ typedef struct zp_gpu_info {
     char name[128];           /* the device's name, e.g. "NVIDIA H200" */
     int cc_major, cc_minor;   /* its compute capability (architecture) */
     uint64_t total_bytes;     /* its memory */
+    /* Its memory free outside the arena once the arena was taken, and now:
+     * the difference is what the driver (kernels loaded at first launch,
+     * their local memory) and other processes took since. 0 and 0 where
+     * the driver cannot say. */
+    uint64_t outside_free_at_open;
+    uint64_t outside_free;
 } zp_gpu_info;
 
 /* The index-th GPU of the engine; ZP_E_NOT_FOUND past the last. */

@@ -374,12 +374,14 @@ static void test_plan_json(void)
     zp_gpu_info g = {.ordinal = 0, .healthy = true, .arena_bytes = 17179869184ull,
                      .arena_used = 3, .slots = 2, .slots_admitted = 1, .working_sets = 1,
                      .ring_bytes = 2147483648ull, .pinned_bytes = 4,
-                     .h2d_bytes = 1ull << 50, .streamed_bytes = (1ull << 50) - 5};
+                     .h2d_bytes = 1ull << 50, .streamed_bytes = (1ull << 50) - 5,
+                     .outside_free_at_open = 1073741824ull, .outside_free = 6};
     s = zp__api_print(zp__api_gpu_json(&g));
     want = "{\"gpu\":0,\"healthy\":true,\"arena_bytes\":17179869184,\"arena_used\":3,"
            "\"slots\":2,\"slots_admitted\":1,\"working_sets\":1,\"ring_bytes\":2147483648,"
            "\"pinned_bytes\":4,\"h2d_bytes\":1125899906842624,"
-           "\"streamed_bytes\":1125899906842619}";
+           "\"streamed_bytes\":1125899906842619,\"outside_free_at_open\":1073741824,"
+           "\"outside_free\":6}";
     if (s && strcmp(s, want))
         fprintf(stderr, "got  %s\nwant %s\n", s, want);
     CHECK(s && !strcmp(s, want));

@@ -509,6 +509,16 @@ static int bench(const batch_opts *o)
         zp_engine_close(e);
         return 1;
     }
+    /* What the arena's reserve left outside it and what the driver has
+     * taken of that since, with the slots' streams and kernels at work. */
+    zp_gpu_info gi;
+    for (size_t i = 0; zp_engine_gpu_info(e, i, &gi) == ZP_OK; i++)
+        if (gi.outside_free_at_open)
+            printf("gpu%d: outside the arena %.0f MiB free when it was taken, %.0f MiB now "
+                   "(%.0f MiB taken since by the driver or other processes)\n", gi.ordinal,
+                   (double)gi.outside_free_at_open / (1u << 20),
+                   (double)gi.outside_free / (1u << 20),
+                   ((double)gi.outside_free_at_open - (double)gi.outside_free) / (1u << 20));
     zp_engine_info st;
     zp_engine_status(e, &st);
     struct rusage ru;

@@ -45,6 +45,8 @@ zp_err zp_engine_gpu_info(zp_engine *e, size_t index, zp_gpu_info *out)
         out->cc_major = info.cc_major;
         out->cc_minor = info.cc_minor;
         out->total_bytes = info.total_mem;
+        if (zp__gpu_outside(d->dev, &out->outside_free_at_open, &out->outside_free) != ZP_OK)
+            out->outside_free_at_open = out->outside_free = 0;
     }
     pthread_mutex_unlock(&e->mu);
     return err;

@@ -272,10 +272,16 @@ extern "C" void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out)
 
 extern "C" zp_err zp__gpu_outside(zp__gpu *g, uint64_t *free_at_open, uint64_t *free_now)
 {
+    /* The caller's current device is put back: any thread may ask. */
     size_t free_b = 0, total_b = 0;
-    cudaError_t e = cudaSetDevice(g->device);
+    int was = -1;
+    cudaError_t e = cudaGetDevice(&was);
+    if (e == cudaSuccess)
+        e = cudaSetDevice(g->device);
     if (e == cudaSuccess)
         e = cudaMemGetInfo(&free_b, &total_b);
+    if (was >= 0 && was != g->device)
+        cudaSetDevice(was);
     if (e != cudaSuccess)
         return zp__gpu_fail(g, e, __FILE__, __LINE__, "cudaMemGetInfo");
     *free_at_open = g->free_at_open;

@@ -192,7 +192,8 @@ void zp__gpu_get_info(zp__gpu *g, zp__gpu_info *out);
  * arena was taken (what the reserve, zp__gpu_config.reserve_bytes, left)
  * and free now (cudaMemGetInfo: less what the driver took since for
  * kernels loaded at their first launch and their local memory, and other
- * processes'). Device-wide: for benches and checks, not hot paths. */
+ * processes'). Device-wide: for status, benches and checks, not hot paths;
+ * the calling thread's current device is left as it was. */
 zp_err zp__gpu_outside(zp__gpu *g, uint64_t *free_at_open, uint64_t *free_now);
 /* The MSM options g was opened with (zp__gpu_config.msm). */
 void zp__gpu_get_msm_opts(const zp__gpu *g, zp__gpu_msm_opts *out);

@@ -101,7 +101,9 @@ cJSON *zp__api_gpu_json(const zp_gpu_info *g)
               cJSON_AddNumberToObject(x, "ring_bytes", (double)g->ring_bytes) &&
               cJSON_AddNumberToObject(x, "pinned_bytes", (double)g->pinned_bytes) &&
               cJSON_AddNumberToObject(x, "h2d_bytes", (double)g->h2d_bytes) &&
-              cJSON_AddNumberToObject(x, "streamed_bytes", (double)g->streamed_bytes);
+              cJSON_AddNumberToObject(x, "streamed_bytes", (double)g->streamed_bytes) &&
+              cJSON_AddNumberToObject(x, "outside_free_at_open", (double)g->outside_free_at_open) &&
+              cJSON_AddNumberToObject(x, "outside_free", (double)g->outside_free);
     if (!ok) {
         cJSON_Delete(x);
         return NULL;
