@@ -29,7 +29,7 @@ trap 'exit 1' INT TERM
 echo "== daemon on a unix socket"
 "$Z" import data/mul3.zkey "$T/live.zpk" >/dev/null 2>&1 || { echo "import failed"; exit 1; }
 start_daemon d1 --listen "unix://$T/d1.sock" --workers 1 --max-body 64K --max-json 4K \
-  --key mul3=data/mul3.zkey --key syn=synth:porep:8 --key blk=synth:porep:10 \
+  --grace 150 --key mul3=data/mul3.zkey --key syn=synth:porep:8 --key blk=synth:porep:10 \
   --key live="$T/live.zpk" || { cat "$T/d1.log"; exit 1; }
 D1=$DPID
 A=(--addr "unix://$T/d1.sock")
@@ -218,7 +218,9 @@ check "/metrics has engine and http series" \
 # so they are still in flight when the signal comes: without them, term-1..3 could
 # finish before three clients were waiting (on a fast machine, or one so
 # loaded that the clients start late), and the log would rightly not name
-# them as drained.
+# them as drained. The drain proves all six jobs (208 partitions on one
+# worker): the grace (150 s) leaves room for a Debug build on a loaded
+# machine, where they take 30 s and more.
 for b in a b c; do
   "$Z" submit "${A[@]}" --key blk --synth 9 --partitions 64 --priority critical --id term-0$b >/dev/null
 done
@@ -227,12 +229,12 @@ done
 "$Z" submit "${A[@]}" --key mul3 --witness data/mul3.wtns --id term-3 >/dev/null
 apids=()
 for j in term-1 term-2 term-3; do
-  "$Z" await "${A[@]}" "$j" -o "$T/$j.bin" --timeout 60 >/dev/null 2>"$T/$j.err" &
+  "$Z" await "${A[@]}" "$j" -o "$T/$j.bin" --timeout 180 >/dev/null 2>"$T/$j.err" &
   apids+=($!)
 done
 wait_requests 3
 kill -TERM "$D1"
-wait_exit "$D1" 60
+wait_exit "$D1" 180
 check "SIGTERM with jobs in flight: exit 0" test "$EXIT_RC" = 0
 aw_ok=1
 for p in "${apids[@]}"; do wait "$p" || aw_ok=0; done
