@@ -161,10 +161,19 @@ static inline void zp__gpu_msm_opts_default(zp__gpu_msm_opts *o)
     o->window = 0;
 }
 
+/* The default reserve: device memory left outside the arena when it is
+ * sized from the free memory. The driver takes part of it after the arena
+ * (kernels loaded at their first launch, and their local memory, which
+ * grows with the SMs; `zkpipe bench batch` prints what it took, and
+ * bench/RESULTS.md has the measure this size rests on); the rest is
+ * headroom for more SMs and another process's small allocations. */
+#define ZP__GPU_RESERVE_BYTES ((uint64_t)512 << 20)
+
 typedef struct zp__gpu_config {
     int device;             /* CUDA ordinal */
     uint64_t arena_bytes;   /* 0: the device's free memory less reserve_bytes */
-    uint64_t reserve_bytes; /* left to the driver and other users when sizing */
+    uint64_t reserve_bytes; /* left to the driver and other users when sizing
+                             * (ZP__GPU_RESERVE_BYTES) */
     zp__gpu_msm_opts msm;   /* zp__gpu_msm_opts_default */
     /* log2 of the elements an NTT pass holds a block (10 or 11); 0: by the
      * device's shared memory per SM (ntt.cu; tests force each). */

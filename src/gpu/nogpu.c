@@ -25,7 +25,7 @@ void zp__gpu_config_default(zp__gpu_config *c)
 {
     c->device = 0;
     c->arena_bytes = 0;
-    c->reserve_bytes = (uint64_t)1 << 30;
+    c->reserve_bytes = ZP__GPU_RESERVE_BYTES;
     zp__gpu_msm_opts_default(&c->msm);
     c->ntt_tile_log = 0;
 }
