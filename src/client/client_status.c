@@ -52,8 +52,8 @@ static double gib(const zp__jval *o, const char *k)
     return jdbl(o, k) / 1073741824.0;
 }
 
-/* Each GPU: its arena, slots, staging rings and what its partitions
- * moved host to device. */
+/* Each GPU: its arena, slots, staging rings, what its partitions moved
+ * host to device, and the memory free outside its arena. */
 static void print_gpus(const zp__jval *s)
 {
     const zp__jval *arr = zp__json_get(s, "gpus");
@@ -69,6 +69,12 @@ static void print_gpus(const zp__jval *s)
                jint(g, "slots_admitted"), jint(g, "working_sets"), gib(g, "ring_bytes"),
                gib(g, "h2d_bytes"), gib(g, "streamed_bytes"),
                healthy && healthy->type == ZP__J_FALSE ? " UNHEALTHY" : "");
+        /* What the driver and other processes left free beside the arena
+         * (0 or absent where the daemon cannot say). */
+        if (jdbl(g, "outside_free_at_open") > 0)
+            printf("            outside the arena %.0f MiB free (%.0f when it was taken)\n",
+                   jdbl(g, "outside_free") / 1048576.0,
+                   jdbl(g, "outside_free_at_open") / 1048576.0);
     }
 }
 
