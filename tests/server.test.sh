@@ -218,7 +218,7 @@ check "/metrics has engine and http series" \
 # so they are still in flight when the signal comes: without them, term-1..3 could
 # finish before three clients were waiting (on a fast machine, or one so
 # loaded that the clients start late), and the log would rightly not name
-# them as drained. The drain proves all six jobs (208 partitions on one
+# them as drained. The drain proves all six jobs (200 partitions on one
 # worker): the grace (150 s) leaves room for a Debug build on a loaded
 # machine, where they take 30 s and more.
 for b in a b c; do

@@ -45,10 +45,13 @@ zp_err zp_engine_gpu_info(zp_engine *e, size_t index, zp_gpu_info *out)
         out->cc_major = info.cc_major;
         out->cc_minor = info.cc_minor;
         out->total_bytes = info.total_mem;
-        if (zp__gpu_outside(d->dev, &out->outside_free_at_open, &out->outside_free) != ZP_OK)
-            out->outside_free_at_open = out->outside_free = 0;
     }
     pthread_mutex_unlock(&e->mu);
+    /* A driver call, outside the engine's lock: the GPU list and its
+     * devices stay as opened until zp_engine_close. */
+    if (!err && zp__gpu_outside(e->gpus[index].dev, &out->outside_free_at_open,
+                                &out->outside_free) != ZP_OK)
+        out->outside_free_at_open = out->outside_free = 0;
     return err;
 }
 
