@@ -24,6 +24,10 @@ int zp__bench_copy(int argc, char **argv);
 /* The median pinned host-to-device rate of GPU `device` in GB/s over reps
  * copies of `bytes` (after one untimed), or 0 where it cannot be measured. */
 double zp__bench_h2d_gbs(int device, uint64_t bytes, int reps);
+/* One line, after `prefix`: the device memory free outside the arena when
+ * it was taken and now, and what the driver or other processes took since
+ * (bench_copy.c; zp__gpu_outside says how it is read). */
+void zp__bench_print_outside(const char *prefix, uint64_t free_at_open, uint64_t free_now);
 /* The whole proof (bench_prove.c). */
 int zp__bench_prove(int argc, char **argv);
 /* The verifier's plain and prepared ways (bench_verify.c). */

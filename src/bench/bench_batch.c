@@ -513,12 +513,11 @@ static int bench(const batch_opts *o)
      * taken of that since, with the slots' streams and kernels at work. */
     zp_gpu_info gi;
     for (size_t i = 0; zp_engine_gpu_info(e, i, &gi) == ZP_OK; i++)
-        if (gi.outside_free_at_open)
-            printf("gpu%d: outside the arena %.0f MiB free when it was taken, %.0f MiB now "
-                   "(%.0f MiB taken since by the driver or other processes)\n", gi.ordinal,
-                   (double)gi.outside_free_at_open / (1u << 20),
-                   (double)gi.outside_free / (1u << 20),
-                   ((double)gi.outside_free_at_open - (double)gi.outside_free) / (1u << 20));
+        if (gi.outside_free_at_open) {
+            char prefix[24];
+            snprintf(prefix, sizeof prefix, "gpu%d: ", gi.ordinal);
+            zp__bench_print_outside(prefix, gi.outside_free_at_open, gi.outside_free);
+        }
     zp_engine_info st;
     zp_engine_status(e, &st);
     struct rusage ru;

@@ -350,3 +350,12 @@ int zp__bench_copy(int argc, char **argv)
                sum_d2h);
     return rc;
 }
+
+void zp__bench_print_outside(const char *prefix, uint64_t free_at_open, uint64_t free_now)
+{
+    const double mib = (double)(1u << 20);
+    printf("%soutside the arena: %.0f MiB free when it was taken, %.0f MiB now (%.0f MiB taken "
+           "since by the driver or other processes)\n",
+           prefix, (double)free_at_open / mib, (double)free_now / mib,
+           ((double)free_at_open - (double)free_now) / mib);
+}

@@ -181,10 +181,7 @@ static void gpu_close(void *ctx)
      * memory): the reserve's size is checked against it. */
     uint64_t at_open, now;
     if (c->dev && zp__gpu_outside(c->dev, &at_open, &now) == ZP_OK)
-        printf("outside the arena: %.0f MiB free when it was taken, %.0f MiB now (%.0f MiB "
-               "taken since by the driver or other processes)\n",
-               (double)at_open / (1u << 20), (double)now / (1u << 20),
-               ((double)at_open - (double)now) / (1u << 20));
+        zp__bench_print_outside("", at_open, now);
     zp__g16_slot_close(c->slot);
     zp__g16_dkey_free(&c->key);
     zp__gpu_stream_close(c->s);

@@ -47,10 +47,13 @@ zp_err zp_engine_gpu_info(zp_engine *e, size_t index, zp_gpu_info *out)
         out->total_bytes = info.total_mem;
     }
     pthread_mutex_unlock(&e->mu);
-    /* A driver call, outside the engine's lock: the GPU list and its
-     * devices stay as opened until zp_engine_close. */
-    if (!err && zp__gpu_outside(e->gpus[index].dev, &out->outside_free_at_open,
-                                &out->outside_free) != ZP_OK)
+    /* A driver call, outside the engine's lock (the GPU list and its
+     * devices stay as opened until zp_engine_close), and only on a healthy
+     * GPU: on a failed one it would fail too and record its own error over
+     * the failure's. */
+    if (!err && out->healthy &&
+        zp__gpu_outside(e->gpus[index].dev, &out->outside_free_at_open,
+                        &out->outside_free) != ZP_OK)
         out->outside_free_at_open = out->outside_free = 0;
     return err;
 }
