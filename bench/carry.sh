@@ -187,8 +187,8 @@ dropin)
   export LD_LIBRARY_PATH=$PWD/bench/out/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   key=${KEY:-bench/out/porep-${LOG2:-27}.zpk}
   # A key of another size is removed before this one is made: the device's
-  # disk (64 GB free) holds a porep:27 key (~47 GB) but not a porep:26 one
-  # (24 GB) beside it, and a write that runs out fails every run of the call.
+  # disk holds one porep:27 key but not a porep:26 one beside it, and a
+  # write that runs out fails every run of the call.
   if [ ! -f "$key" ] && [ -z "${KEY:-}" ]; then
     for old in bench/out/porep-*.zpk; do
       [ -f "$old" ] && [ "$old" != "$key" ] && rm -f "$old" && echo "removed $old"
