@@ -467,6 +467,14 @@ extern "C" zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stre
     return ZP_OK;
 }
 
+extern "C" zp_err zp__gpu_stream_mark_sync(zp__gpu_stream *s)
+{
+    zp__gpu *g = s->g;
+    ZP_CUDA(cudaSetDevice(g->device));
+    ZP_CUDA(cudaEventSynchronize(s->mark));
+    return ZP_OK;
+}
+
 extern "C" zp_err zp__gpu_stream_clock(zp__gpu_stream *s, unsigned which)
 {
     zp__gpu *g = s->g;

@@ -251,6 +251,9 @@ zp_err zp__gpu_stream_after(zp__gpu_stream *waiter, zp__gpu_stream *s);
  * first of several copies enqueued at once. */
 zp_err zp__gpu_stream_mark(zp__gpu_stream *s);
 zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s);
+/* Waits on the host for s's mark as last recorded: for work enqueued on s
+ * up to it, not for what was enqueued after. */
+zp_err zp__gpu_stream_mark_sync(zp__gpu_stream *s);
 /* A clock of two marks on a compute stream: zp__gpu_stream_clock(s, 0)
  * and (s, 1) record them where the stream's work has reached (no host
  * wait); zp__gpu_stream_clock_ms waits for mark 1 and gives the device

@@ -116,6 +116,12 @@ zp_err zp__gpu_stream_after_mark(zp__gpu_stream *waiter, zp__gpu_stream *s)
     return ZP_E_NO_GPU;
 }
 
+zp_err zp__gpu_stream_mark_sync(zp__gpu_stream *s)
+{
+    (void)s;
+    return ZP_E_NO_GPU;
+}
+
 zp_err zp__gpu_stream_clock(zp__gpu_stream *s, unsigned which)
 {
     (void)s;

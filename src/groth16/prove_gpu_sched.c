@@ -339,7 +339,10 @@ zp__g16_sched_entry *zp__g16_sched_list(zp__g16_slot *s, const zp__g16_dkey *k, 
 }
 
 /* Enqueues the copy of streamed chunk number q (in schedule order) into
- * its buffer, on its buffer's copy stream after the copy before it. */
+ * its buffer, on its buffer's copy stream after the copy before it, and
+ * marks its end there: the chunk waits for that mark, not for what the
+ * stream takes on after it (ring_q[0] is ring_stream, which also carries
+ * the next eval's matrices). */
 static zp_err sched_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *x, size_t q)
 {
     const zp__g16_part i = msm_part[x->msm];
@@ -352,7 +355,8 @@ static zp_err sched_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_ch
     /* The second of a pair right after the first's points (sched_pair). */
     char *dst = x->pair == 2 ? (char *)buf_at(s, q - 1) + x[-1].len * size : buf_at(s, q);
     s->streamed += x->len * size;
-    return zp__gpu_upload(st, dst, src, x->len * size);
+    e = zp__gpu_upload(st, dst, src, x->len * size);
+    return e ? e : zp__gpu_stream_mark(st);
 }
 
 /* Adds one chunk's MSM to its sum. */
@@ -583,7 +587,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         for (unsigned b = 0; !e && x->streamed && b <= pair; b++) {
             /* its copies waited for here, and the waits timed */
             const double tw = zp__g16_now();
-            e = zp__gpu_stream_sync(s->ring_q[(summed + b) % ZP_G16_RING_BUFS]);
+            e = zp__gpu_stream_mark_sync(s->ring_q[(summed + b) % ZP_G16_RING_BUFS]);
             waited += zp__g16_now() - tw;
         }
         if (x->streamed)
