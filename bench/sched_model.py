@@ -8,14 +8,15 @@ how long it ran on the GPU. This replays a partition's chunks against a
 model of the copy stream -- copies one buffer at a time, in schedule order,
 at RATE GB/s; a buffer refilled only once the chunk that used it has run;
 the ring's four buffers filled while h ran; a lean slot's witness sent
-again first -- and prints the modelled waits next to the logged ones. Where
+again first; the next eval's rows sent in pieces before H's chunks (LOW
+GB, the sched.eval_low line's bytes) -- and prints the modelled waits next to the logged ones. Where
 the two agree, the model can rank other orders of the same chunks (their GPU
 times taken from the log): here the witness MSMs spread over a share
 (SPAN) of the schedule, as the scheduler places them, and H's chunks
 spread over all of it.
 
 usage: python3 bench/sched_model.py LOG [--run N] [--rate GBPS]
-           [--witness-gb GB] [--span S ...]
+           [--witness-gb GB] [--low-gb GB] [--span S ...]
 """
 import argparse
 import collections
@@ -48,7 +49,7 @@ def buffer_gb(chunks):
     return most / 1e9
 
 
-def replay(chunks, rate, buf_gb, witness_gb):
+def replay(chunks, rate, buf_gb, witness_gb, low_gb=0.0):
     """The modelled wait before each chunk and the schedule's end (ms)."""
     copy_ms = buf_gb / rate * 1e3
     bus = witness_gb / rate * 1e3  # a lean slot's witness, sent again first
@@ -56,7 +57,17 @@ def replay(chunks, rate, buf_gb, witness_gb):
     done = [0.0] * min(RING, len(owner)) + [None] * max(0, len(owner) - RING)
     ended = {}
     nxt, at, now, waits = min(RING, len(owner)), 0, 0.0, []
+    # The next eval's rows below r_lo: before each H chunk after the first,
+    # a piece of one H chunk's scalars (32 bytes a point) joins the copies.
+    piece = max((c["points"] for c in chunks if c["msm"] == "H"), default=0) * 32 / 1e9
+    h_seen = 0
     for i, c in enumerate(chunks):
+        if c["msm"] == "H":
+            if h_seen and low_gb > 0:
+                p = min(piece, low_gb)
+                low_gb -= p
+                bus = max(bus, now) + p / rate * 1e3
+            h_seen += 1
         need = max([done[at + b] for b in range(c["buffers"])] or [0.0])
         wait = max(0.0, need - now)
         waits.append(wait)
@@ -97,6 +108,8 @@ def main():
     ap.add_argument("--rate", type=float, default=55.0, help="copy GB/s (bench copy's)")
     ap.add_argument("--witness-gb", type=float, default=0.0,
                     help="a lean slot's second witness send, GB (0: none or packed small)")
+    ap.add_argument("--low-gb", type=float, default=0.0,
+                    help="the next eval's rows sent before H's chunks, GB (sched.eval_low bytes)")
     ap.add_argument("--span", type=float, nargs="*", default=[0.75, 0.8, 0.85, 0.9, 0.95])
     a = ap.parse_args()
     runs = load(a.log)
@@ -107,7 +120,7 @@ def main():
         sys.exit(f"{a.log}: no run {run} (runs {min(runs)}..{max(runs)})")
     chunks = runs[run]
     buf = buffer_gb(chunks)
-    waits, end = replay(chunks, a.rate, buf, a.witness_gb)
+    waits, end = replay(chunks, a.rate, buf, a.witness_gb, a.low_gb)
     gpu = sum(c["ms"] for c in chunks)
     logged = sum(c["wait"] for c in chunks)
     off = sum(abs(x - c["wait"]) for x, c in zip(waits, chunks))
@@ -117,7 +130,7 @@ def main():
           f"modelled ({off:.1f} apart chunk by chunk), end {end:.1f}")
     for s in a.span:
         order = spread(chunks, s)
-        w, e = replay(order, a.rate, buf, a.witness_gb)
+        w, e = replay(order, a.rate, buf, a.witness_gb, a.low_gb)
         print(f"span {s:.2f} {letters(order)}: waits {sum(w):.1f} ms, end {e:.1f}")
 
 
