@@ -9,11 +9,11 @@ model of the copy stream -- copies one buffer at a time, in schedule order,
 at RATE GB/s; a buffer refilled only once the chunk that used it has run;
 the ring's four buffers filled while h ran; a lean slot's witness sent
 again first; the next eval's rows sent in pieces before H's chunks (LOW
-GB, the sched.eval_low line's bytes) -- and prints the modelled waits next to the logged ones. Where
-the two agree, the model can rank other orders of the same chunks (their GPU
-times taken from the log): here the witness MSMs spread over a share
-(SPAN) of the schedule, as the scheduler places them, and H's chunks
-spread over all of it.
+GB, the sched.eval_low line's bytes) -- and prints the modelled waits next
+to the logged ones. Where the two agree, the model can rank other orders
+of the same chunks (their GPU times taken from the log): here the witness
+MSMs spread over a share (SPAN) of the schedule, as the scheduler places
+them, and H's chunks spread over all of it.
 
 usage: python3 bench/sched_model.py LOG [--run N] [--rate GBPS]
            [--witness-gb GB] [--low-gb GB] [--span S ...]
