@@ -32,14 +32,16 @@ static zp_err check_map(const char *name, const uint64_t *words, uint64_t bits, 
                         uint64_t want_bits, const char *of, zp__ioerr *why)
 {
     if (bits != want_bits)
-        return zp__fail(why, ZP_E_BAD_LENGTH, "the %s density has %llu bits; the %s has %llu values",
-                        name, (unsigned long long)bits, of, (unsigned long long)want_bits);
+        return zp__fail(why, ZP_E_BAD_LENGTH,
+                        "the %s density has %llu bits; the %s has %llu values", name,
+                        (unsigned long long)bits, of, (unsigned long long)want_bits);
     if (bits && !words)
         return zp__fail(why, ZP_E_INVALID_ARG, "the %s density is a null pointer", name);
     uint64_t have = bits ? popcount_bits(words, bits) : 0;
     if (have != pop)
-        return zp__fail(why, ZP_E_BAD_LENGTH, "the %s density has %llu bits set, not the %llu given",
-                        name, (unsigned long long)have, (unsigned long long)pop);
+        return zp__fail(why, ZP_E_BAD_LENGTH,
+                        "the %s density has %llu bits set, not the %llu given", name,
+                        (unsigned long long)have, (unsigned long long)pop);
     return ZP_OK;
 }
 

@@ -179,7 +179,7 @@ zp_err zp__g16_slot_put_abc(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr 
      * witness from lean_w again after h (prove_gpu_msm.c), as after eval. */
     s->lean_w = w;
     s->w_late = !s->lean && zp__g16_slot_abc_w_late(s, k);
-    if (!e && !s->lean && !s->w_late)
+    if (!e && !zp__g16_slot_w_after_h(s))
         e = zp__g16_slot_put_w(s, k, w);
     stage_take(s);
     zp__g16_stager st = {{s->copy_stream, s->stream},

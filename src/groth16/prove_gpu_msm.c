@@ -395,7 +395,7 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
     /* A lean slot's witness goes up into c's region again, after h, while
      * H's MSM runs (its scalars in a, its scratch out of c); a usual one's
      * with w_late into its own region. */
-    if (s->lean || s->w_late) {
+    if (zp__g16_slot_w_after_h(s)) {
         if (!s->lean_w)
             return ZP_E_INVALID_ARG;
         e = zp__gpu_stream_after(s->copy_stream, s->stream);
@@ -416,7 +416,7 @@ zp_err zp__g16_slot_msm(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *ou
         if (!e)
             e = msm_h(s, k, &out->h);
         t->msm_h = zp__g16_now() - t0;
-        if (!e && (s->lean || s->w_late))
+        if (!e && zp__g16_slot_w_after_h(s))
             e = zp__gpu_stream_after(s->stream, s->copy_stream);
         if (!e)
             e = msms_of_w(s, k, out, t);
@@ -442,7 +442,8 @@ zp_err zp__g16_slot_h_msms(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_next_
     const bool beside = s->side_stream != NULL && !k->share;
     /* After h, H's MSM comes first: its first streamed chunk crosses
      * while h runs. */
-    zp_err e = beside ? zp__gpu_stream_clock(s->stream, 0) : zp__g16_slot_prefetch(s, k, ZP_G16_P_H);
+    zp_err e = beside ? zp__gpu_stream_clock(s->stream, 0)
+                      : zp__g16_slot_prefetch(s, k, ZP_G16_P_H);
     if (!e)
         e = zp__g16_slot_h_enqueue(s, k);
     if (!e && beside)

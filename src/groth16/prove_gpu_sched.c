@@ -513,7 +513,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     const bool a_on = a_want && hmin;
     s->a_done = s->b_done = NULL;
     s->ev_end = low_on ? s->ev_low.r_lo : k->pk->domain_size;
-    bool w_ready = !s->lean && !s->w_late;
+    bool w_ready = !zp__g16_slot_w_after_h(s);
     s->next_bytes = 0; /* until this run sends the next witness */
     double tm[M_N] = {0}, wait = 0;
     /* At debug level a line a chunk: where the schedule waits for copies
@@ -676,7 +676,8 @@ bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *
         return false;
     const size_t n = s->sched_n;
     zp__sched_unit *u = malloc((n ? n : 1) * sizeof *u);
-    size_t *first = malloc((n ? n : 1) * sizeof *first), *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *first = malloc((n ? n : 1) * sizeof *first);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
     zp__g16_chunk *v = malloc((n ? n : 1) * sizeof *v);
     bool changed = false;
     size_t nu = 0;

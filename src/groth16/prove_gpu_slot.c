@@ -173,8 +173,8 @@ static uint64_t h_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint
 {
     if (!hc)
         return 0;
-    return zp__gpu_msm_acc_scratch_bytes_opts(mo, min_u64(max_u64(pk->n_h, 1), chunk_of(false, ring)),
-                                              hc, 1);
+    const uint64_t n = min_u64(max_u64(pk->n_h, 1), chunk_of(false, ring));
+    return zp__gpu_msm_acc_scratch_bytes_opts(mo, n, hc, 1);
 }
 
 /* pre_c: with room for the MSM over the key's H table of pre_c-bit

@@ -36,7 +36,7 @@ struct zp__g16_slot {
     bool took_pre;                          /* the last H MSM went over the key's table */
     bool took_sched;                        /* the last MSMs ran as one schedule */
     bool took_h_acc;                        /* the last H MSM summed into h_acc */
-    unsigned took_pairs;                    /* streamed chunks the last schedule summed two at a time */
+    unsigned took_pairs;                    /* pairs the last schedule summed as one MSM each */
     uint64_t sched_runs;                    /* schedules run (the debug log's run=) */
     unsigned took_eval_ahead;               /* evals that found their first block sent */
     unsigned took_eval_low;                 /* evals that found rows sent into a */
@@ -188,6 +188,10 @@ struct zp__g16_slot {
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* Whether the partition in flight sends its witness up again after h, from
+ * lean_w while H's MSM runs: a lean slot's, or a usual one's with w_late. */
+static inline bool zp__g16_slot_w_after_h(const zp__g16_slot *s) { return s->lean || s->w_late; }
+
 /* MSMs longer than a chunk run chunk by chunk (prove_gpu_slot.c): on a
  * slot with a staging ring a buffer's worth of points at a time. */
 uint64_t zp__g16_chunk_points(bool g2);
@@ -245,9 +249,9 @@ zp__g16_sched_entry *zp__g16_sched_list(zp__g16_slot *s, const zp__g16_dkey *k, 
  * (sched_tune.h) from ms[j], the time entry j of zp__g16_sched_list took
  * on the GPU (a pair's time on its first entry, 0 on the second; ms NULL:
  * the times of the schedule's last run), and the copies' waits of that
- * run: what zp__g16_sched_run does after the schedule's second run. True where the order changed (the schedule's
- * generation then moves on: chunks sent ahead for the old one are not
- * taken). */
+ * run: what zp__g16_sched_run does after the schedule's second run. True
+ * where the order changed (the schedule's generation then moves on: chunks
+ * sent ahead for the old one are not taken). */
 bool zp__g16_sched_retune(zp__g16_slot *s, const zp__g16_dkey *k, const double *ms,
                           double wait_ms);
 

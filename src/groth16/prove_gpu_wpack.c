@@ -61,7 +61,8 @@ static uint64_t room_of(const zp__g16_slot *s, const zp__pk *pk)
 static bool packs(const zp__g16_slot *s, const zp__pk *pk)
 {
     const uint64_t chunks = zp__wpack_chunks(pk->n_vars);
-    return chunks && chunks <= ZP_WPACK_CHUNKS_MAX && room_of(s, pk) > zp__wpack_table_bytes(chunks);
+    return chunks && chunks <= ZP_WPACK_CHUNKS_MAX &&
+           room_of(s, pk) > zp__wpack_table_bytes(chunks);
 }
 
 uint64_t zp__g16_slot_wpack_pinned(const zp__g16_slot *s, const zp__pk *pk)
@@ -126,7 +127,8 @@ zp_err zp__g16_wpack_send(zp__g16_slot *s, const zp__g16_dkey *k, const zp_fr *w
         uint64_t end = c;
         while (end < chunks && p->off[end] == ZP_WPACK_NONE)
             end++;
-        const uint64_t at = c * ZP_WPACK_CHUNK, to = end * ZP_WPACK_CHUNK < n ? end * ZP_WPACK_CHUNK : n;
+        const uint64_t at = c * ZP_WPACK_CHUNK;
+        const uint64_t to = end * ZP_WPACK_CHUNK < n ? end * ZP_WPACK_CHUNK : n;
         e = zp__gpu_upload(s->copy_stream, d_w + at, w + at, (to - at) * sizeof(zp_fr));
         c = end;
     }
