@@ -33,6 +33,8 @@ struct opts {
     int acc_c;       /* msm --chunks: the one sum's window, 0 = a chunk's */
     int acc_mib;     /* msm --chunks: the one sum's scratch in MiB, 0 = all it asks */
     int window;      /* msm --chunks: the other MSMs' window, 0 = by size */
+    int affine_lg;   /* msm: G1 batch-affine from 2^affine_lg dense scalars, 0 = default */
+    int ones_lg;     /* msm: G1 ones through those rounds from 2^ones_lg, 0 = default */
 };
 
 static const char ntt_help[] =
@@ -80,6 +82,11 @@ static const char msm_help[] =
     "  --chunks K --sparse the MSMs over the witness instead (with the 0/1 split):\n"
     "                      K MSMs summed (msm-g1s-k) against one (msm-g1s-1), and\n"
     "                      each way's phases, the chunks' added up\n"
+    "  --g1-affine-from L  GPU: G1's buckets summed by batch-affine rounds from\n"
+    "                      2^L dense scalars (default 2^21; 2^23 where slots\n"
+    "                      share a device), the crossover a chunk's MSM takes\n"
+    "  --g1-ones-affine-from L  GPU: G1's scalars equal to one summed by those\n"
+    "                      rounds from 2^L of them (default 2^25)\n"
     "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
     "                      them (default auto), or off\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets, scaled by n;\n"
@@ -132,6 +139,10 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             bad = zp__parse_int(argv[++i], 2, 22, &o->acc_c);
         else if (!strcmp(a, "--window") && v)
             bad = zp__parse_int(argv[++i], 2, 22, &o->window);
+        else if (!strcmp(a, "--g1-affine-from") && v)
+            bad = zp__parse_int(argv[++i], 1, 40, &o->affine_lg);
+        else if (!strcmp(a, "--g1-ones-affine-from") && v)
+            bad = zp__parse_int(argv[++i], 1, 40, &o->ones_lg);
         else if (!strcmp(a, "--acc-scratch-mib") && v)
             bad = zp__parse_int(argv[++i], 1, 1 << 20, &o->acc_mib);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
@@ -180,12 +191,22 @@ void zp__bench_report(const char *what, const char *backend, int lg, double *ms,
     fflush(stdout);
 }
 
-zp__gpu *zp__bench_open_gpu_window(zp__gpu_stream **s, unsigned window)
+void zp__bench_msm_opts(zp__gpu_msm_opts *mo, unsigned window, int affine_lg, int ones_lg)
+{
+    zp__gpu_msm_opts_default(mo);
+    mo->window = window;
+    if (affine_lg)
+        mo->g1_affine_from = mo->g1_affine_from_shared = (uint64_t)1 << affine_lg;
+    if (ones_lg)
+        mo->g1_ones_affine_from = (uint64_t)1 << ones_lg;
+}
+
+zp__gpu *zp__bench_open_gpu_msm(zp__gpu_stream **s, const zp__gpu_msm_opts *mo)
 {
     zp__gpu *g = NULL;
     zp__gpu_config cfg;
     zp__gpu_config_default(&cfg);
-    cfg.msm.window = window;
+    cfg.msm = *mo;
     zp_err e = zp__gpu_open(&g, &cfg);
     if (e == ZP_OK)
         e = zp__gpu_stream_open(g, s);
@@ -198,10 +219,21 @@ zp__gpu *zp__bench_open_gpu_window(zp__gpu_stream **s, unsigned window)
     zp__gpu_get_info(g, &info);
     printf("GPU: %s, %d SMs, compute %d.%d, arena %.1f GiB\n", info.name, info.sm_count,
            info.cc_major, info.cc_minor, (double)info.arena_bytes / (1 << 30));
+    zp__gpu_msm_opts d;
+    zp__gpu_msm_opts_default(&d);
+    if (mo->g1_affine_from != d.g1_affine_from || mo->g1_ones_affine_from != d.g1_ones_affine_from)
+        printf("G1 MSMs: batch-affine rounds from %llu dense scalars, ones through them from "
+               "%llu\n",
+               (unsigned long long)mo->g1_affine_from, (unsigned long long)mo->g1_ones_affine_from);
     return g;
 }
 
-zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s) { return zp__bench_open_gpu_window(s, 0); }
+zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s)
+{
+    zp__gpu_msm_opts mo;
+    zp__gpu_msm_opts_default(&mo);
+    return zp__bench_open_gpu_msm(s, &mo);
+}
 
 /* ------------------------------------------------------------------ NTT */
 
@@ -316,7 +348,8 @@ int zp__bench_ntt(int argc, char **argv)
 {
     if (wants_help(argc, argv, ntt_help))
         return 0;
-    struct opts o = {.from = 20, .to = 24, .reps = 7, .warmup = 2, .backend = BK_AUTO, .roots = ZP_ROOTS_SNARKJS};
+    struct opts o = {.from = 20, .to = 24, .reps = 7, .warmup = 2, .backend = BK_AUTO,
+                     .roots = ZP_ROOTS_SNARKJS};
     if (parse(&o, argc, argv, ntt_help))
         return 2;
     if (o.to > (o.backend == BK_GPU ? ZP_GPU_NTT_MAX_LOG2 : ZP_NTT_MAX_LOG2)) {
@@ -432,7 +465,9 @@ int zp__bench_msm_end(zp__gpu *g, zp__gpu_stream *s, zp_err e, zp__gpu_buf *b0, 
 static int msm_gpu(const struct opts *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu *g = zp__bench_open_gpu(&s);
+    zp__gpu_msm_opts mo;
+    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg);
+    zp__gpu *g = zp__bench_open_gpu_msm(&s, &mo);
     if (!g)
         return 1;
     const uint64_t n = (uint64_t)1 << o->to;
@@ -477,7 +512,8 @@ static int msm_gpu(const struct opts *o)
     if (!e)
         printf("inputs: 2^%d %s points and scalars made in %.2f s; scratch %.2f GiB\n", o->to,
                o->g2 ? "G2" : "G1", zp__now() - t0, (double)scratch.bytes / (1 << 30));
-    const char *what = o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+    const char *what =
+        o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
     if (copies)
         what = "msm-g1pre";
     for (int lg = o->from; lg <= o->to && !e; lg++) {
@@ -543,7 +579,8 @@ static int msm_cpu(const struct opts *o)
         e = o->g2 ? g2_bases(p, n, 1) : g1_bases(p, n, 1);
     if (!e)
         zp__bench_host_scalars(sc, n, o->sparse, o->tail, 3);
-    const char *what = o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+    const char *what =
+        o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
     for (int lg = o->from; lg <= o->to && !e; lg++) {
         double ms[1000];
         for (int r = -o->warmup; r < o->reps && !e; r++) {
@@ -571,7 +608,8 @@ int zp__bench_msm(int argc, char **argv)
 {
     if (wants_help(argc, argv, msm_help))
         return 0;
-    struct opts o = {.from = 16, .to = 20, .reps = 5, .warmup = 1, .backend = BK_AUTO, .roots = ZP_ROOTS_SNARKJS};
+    struct opts o = {.from = 16, .to = 20, .reps = 5, .warmup = 1, .backend = BK_AUTO,
+                     .roots = ZP_ROOTS_SNARKJS};
     if (parse(&o, argc, argv, msm_help))
         return 2;
     if (o.to > 30) {
@@ -590,6 +628,11 @@ int zp__bench_msm(int argc, char **argv)
                         "--precompute\n");
         return 2;
     }
+    if ((o.affine_lg || o.ones_lg) && (o.backend != BK_GPU || o.g2)) {
+        fprintf(stderr, "zkpipe bench msm: --g1-affine-from and --g1-ones-affine-from are for "
+                        "G1 on the GPU\n");
+        return 2;
+    }
     if (o.tail && !o.sparse) {
         fprintf(stderr, "zkpipe bench msm: --tail is a layout of --sparse's scalars\n");
         return 2;
@@ -598,7 +641,8 @@ int zp__bench_msm(int argc, char **argv)
         const zp__bench_chunks c = {.from = o.from, .to = o.to, .reps = o.reps,
                                     .warmup = o.warmup, .chunks = o.chunks,
                                     .acc_c = o.acc_c, .acc_mib = o.acc_mib,
-                                    .window = o.window, .tail = o.tail};
+                                    .window = o.window, .affine_lg = o.affine_lg,
+                                    .ones_lg = o.ones_lg, .tail = o.tail};
         return o.sparse ? zp__bench_msm_chunks_sparse(&c) : zp__bench_msm_chunks(&c);
     }
     return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);

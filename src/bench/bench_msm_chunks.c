@@ -70,7 +70,9 @@ static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
 int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu *g = zp__bench_open_gpu(&s);
+    zp__gpu_msm_opts mo;
+    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg);
+    zp__gpu *g = zp__bench_open_gpu_msm(&s, &mo);
     if (!g)
         return 1;
     zp__gpu_stream_profile(s, true);
@@ -122,9 +124,10 @@ int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
         if (!e) {
             printf("2^%d in %llu chunks of %llu, sparse scalars\n", lg, (unsigned long long)K,
                    (unsigned long long)len);
-            zp__bench_report("msm-g1s-k", "gpu", lg, ms[0], o->reps, zp__bench_msm_floor_ms(lg, false));
+            const double floor_ms = zp__bench_msm_floor_ms(lg, false);
+            zp__bench_report("msm-g1s-k", "gpu", lg, ms[0], o->reps, floor_ms);
             phases_print("phases of the last run, the chunks' added", &ph[0]);
-            zp__bench_report("msm-g1s-1", "gpu", lg, ms[1], o->reps, zp__bench_msm_floor_ms(lg, false));
+            zp__bench_report("msm-g1s-1", "gpu", lg, ms[1], o->reps, floor_ms);
             phases_print("phases of the last run", &ph[1]);
         }
     }
@@ -137,7 +140,9 @@ int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
 int zp__bench_msm_chunks(const zp__bench_chunks *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu *g = zp__bench_open_gpu_window(&s, (unsigned)o->window);
+    zp__gpu_msm_opts want;
+    zp__bench_msm_opts(&want, (unsigned)o->window, o->affine_lg, o->ones_lg);
+    zp__gpu *g = zp__bench_open_gpu_msm(&s, &want);
     if (!g)
         return 1;
     zp__gpu_stream_profile(s, true);
@@ -249,7 +254,8 @@ int zp__bench_msm_chunks(const zp__bench_chunks *o)
             static const char *const what[3] = {"msm-g1-k", "msm-g1-acc", "msm-g1-1"};
             for (int w = 0; w < 3; w++) {
                 char line[96];
-                zp__bench_report(what[w], "gpu", lg, ms[w], o->reps, zp__bench_msm_floor_ms(lg, false));
+                zp__bench_report(what[w], "gpu", lg, ms[w], o->reps,
+                                 zp__bench_msm_floor_ms(lg, false));
                 snprintf(line, sizeof line, "phases of the last run (%u windows, %u a pass%s)",
                          windows[w], per_pass[w], w < 2 ? ", the chunks' added" : "");
                 phases_print(line, &ph[w]);
