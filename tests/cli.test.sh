@@ -295,6 +295,8 @@ refuse 2 'are for G1 on the GPU' "bench msm --g1-ones-affine-from refuses G2" \
   "$ZKPIPE" bench msm --g1-ones-affine-from 22 --g2
 refuse 2 "bad option '--g1-affine-from'" "bench msm refuses a crossover beyond 2^40" \
   "$ZKPIPE" bench msm --g1-affine-from 41
+refuse 2 'is for the GPU' "bench msm --affine-min-entries refuses the CPU" \
+  "$ZKPIPE" bench msm --affine-min-entries 20 --backend cpu
 refuse 2 "bad option '--a msm:99'" "bench corun refuses a size beyond its range" "$ZKPIPE" bench corun --a msm:99
 refuse 2 "bad option '--b fft:20'" "bench corun refuses unknown work" "$ZKPIPE" bench corun --b fft:20
 refuse 2 "bad option '--b g2:27'" "bench corun refuses a G2 size beyond its range" "$ZKPIPE" bench corun --b g2:27

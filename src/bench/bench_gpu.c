@@ -35,6 +35,7 @@ struct opts {
     int window;      /* msm --chunks: the other MSMs' window, 0 = by size */
     int affine_lg;   /* msm: G1 batch-affine from 2^affine_lg dense scalars, 0 = default */
     int ones_lg;     /* msm: G1 ones through those rounds from 2^ones_lg, 0 = default */
+    int entries_lg;  /* msm: those rounds only in passes of 2^entries_lg entries, 0 = default */
 };
 
 static const char ntt_help[] =
@@ -87,6 +88,9 @@ static const char msm_help[] =
     "                      share a device), the crossover a chunk's MSM takes\n"
     "  --g1-ones-affine-from L  GPU: G1's scalars equal to one summed by those\n"
     "                      rounds from 2^L of them (default 2^25)\n"
+    "  --affine-min-entries L  GPU: those rounds only where a pass holds 2^L\n"
+    "                      entries or more (windows a pass times dense scalars;\n"
+    "                      default 2^24)\n"
     "  --tune cpu_ifma=auto|off  CPU: the AVX-512 IFMA kernels where the CPU has\n"
     "                      them (default auto), or off\n"
     "Floor: G1 2^26 in 0.28 s with XYZZ buckets, scaled by n;\n"
@@ -143,6 +147,8 @@ static int parse(struct opts *o, int argc, char **argv, const char *help)
             bad = zp__parse_int(argv[++i], 1, 40, &o->affine_lg);
         else if (!strcmp(a, "--g1-ones-affine-from") && v)
             bad = zp__parse_int(argv[++i], 1, 40, &o->ones_lg);
+        else if (!strcmp(a, "--affine-min-entries") && v)
+            bad = zp__parse_int(argv[++i], 1, 40, &o->entries_lg);
         else if (!strcmp(a, "--acc-scratch-mib") && v)
             bad = zp__parse_int(argv[++i], 1, 1 << 20, &o->acc_mib);
         else if (!strcmp(a, "--inverse")) o->inverse = true;
@@ -191,7 +197,8 @@ void zp__bench_report(const char *what, const char *backend, int lg, double *ms,
     fflush(stdout);
 }
 
-void zp__bench_msm_opts(zp__gpu_msm_opts *mo, unsigned window, int affine_lg, int ones_lg)
+void zp__bench_msm_opts(zp__gpu_msm_opts *mo, unsigned window, int affine_lg, int ones_lg,
+                        int entries_lg)
 {
     zp__gpu_msm_opts_default(mo);
     mo->window = window;
@@ -199,6 +206,8 @@ void zp__bench_msm_opts(zp__gpu_msm_opts *mo, unsigned window, int affine_lg, in
         mo->g1_affine_from = mo->g1_affine_from_shared = (uint64_t)1 << affine_lg;
     if (ones_lg)
         mo->g1_ones_affine_from = (uint64_t)1 << ones_lg;
+    if (entries_lg)
+        mo->affine_min_entries = (uint64_t)1 << entries_lg;
 }
 
 zp__gpu *zp__bench_open_gpu_msm(zp__gpu_stream **s, const zp__gpu_msm_opts *mo)
@@ -221,10 +230,13 @@ zp__gpu *zp__bench_open_gpu_msm(zp__gpu_stream **s, const zp__gpu_msm_opts *mo)
            info.cc_major, info.cc_minor, (double)info.arena_bytes / (1 << 30));
     zp__gpu_msm_opts d;
     zp__gpu_msm_opts_default(&d);
-    if (mo->g1_affine_from != d.g1_affine_from || mo->g1_ones_affine_from != d.g1_ones_affine_from)
-        printf("G1 MSMs: batch-affine rounds from %llu dense scalars, ones through them from "
-               "%llu\n",
-               (unsigned long long)mo->g1_affine_from, (unsigned long long)mo->g1_ones_affine_from);
+    if (mo->g1_affine_from != d.g1_affine_from ||
+        mo->g1_ones_affine_from != d.g1_ones_affine_from ||
+        mo->affine_min_entries != d.affine_min_entries)
+        printf("MSMs: G1's batch-affine rounds from %llu dense scalars, its ones through them "
+               "from %llu; passes of %llu entries at least\n",
+               (unsigned long long)mo->g1_affine_from, (unsigned long long)mo->g1_ones_affine_from,
+               (unsigned long long)mo->affine_min_entries);
     return g;
 }
 
@@ -466,7 +478,7 @@ static int msm_gpu(const struct opts *o)
 {
     zp__gpu_stream *s = NULL;
     zp__gpu_msm_opts mo;
-    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg);
+    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg, o->entries_lg);
     zp__gpu *g = zp__bench_open_gpu_msm(&s, &mo);
     if (!g)
         return 1;
@@ -633,6 +645,10 @@ int zp__bench_msm(int argc, char **argv)
                         "G1 on the GPU\n");
         return 2;
     }
+    if (o.entries_lg && o.backend != BK_GPU) {
+        fprintf(stderr, "zkpipe bench msm: --affine-min-entries is for the GPU\n");
+        return 2;
+    }
     if (o.tail && !o.sparse) {
         fprintf(stderr, "zkpipe bench msm: --tail is a layout of --sparse's scalars\n");
         return 2;
@@ -642,7 +658,8 @@ int zp__bench_msm(int argc, char **argv)
                                     .warmup = o.warmup, .chunks = o.chunks,
                                     .acc_c = o.acc_c, .acc_mib = o.acc_mib,
                                     .window = o.window, .affine_lg = o.affine_lg,
-                                    .ones_lg = o.ones_lg, .tail = o.tail};
+                                    .ones_lg = o.ones_lg, .entries_lg = o.entries_lg,
+                                    .tail = o.tail};
         return o.sparse ? zp__bench_msm_chunks_sparse(&c) : zp__bench_msm_chunks(&c);
     }
     return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);

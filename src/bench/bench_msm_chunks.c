@@ -71,7 +71,7 @@ int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
 {
     zp__gpu_stream *s = NULL;
     zp__gpu_msm_opts mo;
-    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg);
+    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg, o->entries_lg);
     zp__gpu *g = zp__bench_open_gpu_msm(&s, &mo);
     if (!g)
         return 1;
@@ -141,7 +141,8 @@ int zp__bench_msm_chunks(const zp__bench_chunks *o)
 {
     zp__gpu_stream *s = NULL;
     zp__gpu_msm_opts want;
-    zp__bench_msm_opts(&want, (unsigned)o->window, o->affine_lg, o->ones_lg);
+    zp__bench_msm_opts(&want, (unsigned)o->window, o->affine_lg, o->ones_lg,
+                       o->entries_lg);
     zp__gpu *g = zp__bench_open_gpu_msm(&s, &want);
     if (!g)
         return 1;
