@@ -197,19 +197,6 @@ void zp__bench_report(const char *what, const char *backend, int lg, double *ms,
     fflush(stdout);
 }
 
-void zp__bench_msm_opts(zp__gpu_msm_opts *mo, unsigned window, int affine_lg, int ones_lg,
-                        int entries_lg)
-{
-    zp__gpu_msm_opts_default(mo);
-    mo->window = window;
-    if (affine_lg)
-        mo->g1_affine_from = mo->g1_affine_from_shared = (uint64_t)1 << affine_lg;
-    if (ones_lg)
-        mo->g1_ones_affine_from = (uint64_t)1 << ones_lg;
-    if (entries_lg)
-        mo->affine_min_entries = (uint64_t)1 << entries_lg;
-}
-
 zp__gpu *zp__bench_open_gpu_msm(zp__gpu_stream **s, const zp__gpu_msm_opts *mo)
 {
     zp__gpu *g = NULL;
@@ -474,12 +461,25 @@ int zp__bench_msm_end(zp__gpu *g, zp__gpu_stream *s, zp_err e, zp__gpu_buf *b0, 
     return e ? 1 : 0;
 }
 
-static int msm_gpu(const struct opts *o)
+/* The MSM options bench msm's flags set: the defaults, the window bits of
+ * --window (0: by size), the crossovers of --g1-affine-from,
+ * --g1-ones-affine-from and --affine-min-entries where given. */
+static void msm_opts_of(const struct opts *o, zp__gpu_msm_opts *mo)
+{
+    zp__gpu_msm_opts_default(mo);
+    mo->window = (unsigned)o->window;
+    if (o->affine_lg)
+        mo->g1_affine_from = mo->g1_affine_from_shared = (uint64_t)1 << o->affine_lg;
+    if (o->ones_lg)
+        mo->g1_ones_affine_from = (uint64_t)1 << o->ones_lg;
+    if (o->entries_lg)
+        mo->affine_min_entries = (uint64_t)1 << o->entries_lg;
+}
+
+static int msm_gpu(const struct opts *o, const zp__gpu_msm_opts *mo)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu_msm_opts mo;
-    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg, o->entries_lg);
-    zp__gpu *g = zp__bench_open_gpu_msm(&s, &mo);
+    zp__gpu *g = zp__bench_open_gpu_msm(&s, mo);
     if (!g)
         return 1;
     const uint64_t n = (uint64_t)1 << o->to;
@@ -653,14 +653,14 @@ int zp__bench_msm(int argc, char **argv)
         fprintf(stderr, "zkpipe bench msm: --tail is a layout of --sparse's scalars\n");
         return 2;
     }
+    zp__gpu_msm_opts mo;
+    msm_opts_of(&o, &mo);
     if (o.chunks) {
-        const zp__bench_chunks c = {.from = o.from, .to = o.to, .reps = o.reps,
-                                    .warmup = o.warmup, .chunks = o.chunks,
-                                    .acc_c = o.acc_c, .acc_mib = o.acc_mib,
-                                    .window = o.window, .affine_lg = o.affine_lg,
-                                    .ones_lg = o.ones_lg, .entries_lg = o.entries_lg,
-                                    .tail = o.tail};
+        zp__bench_chunks c = {.from = o.from, .to = o.to, .reps = o.reps, .warmup = o.warmup,
+                              .chunks = o.chunks, .acc_c = o.acc_c, .acc_mib = o.acc_mib,
+                              .tail = o.tail};
+        c.msm = mo;
         return o.sparse ? zp__bench_msm_chunks_sparse(&c) : zp__bench_msm_chunks(&c);
     }
-    return o.backend == BK_GPU ? msm_gpu(&o) : msm_cpu(&o);
+    return o.backend == BK_GPU ? msm_gpu(&o, &mo) : msm_cpu(&o);
 }

@@ -8,16 +8,10 @@
 
 /* Device 0 with its arena and one stream, its name and size printed; NULL
  * (the reason on stderr) when there is none. _msm: with the MSM options
- * mo, which zp__bench_msm_opts fills: the defaults with every MSM's window
- * bits forced (zp__gpu_msm_opts.window; 0: by size) and, where affine_lg,
- * ones_lg or entries_lg is not 0, G1's batch-affine crossovers at
- * 2^affine_lg dense scalars and 2^ones_lg ones, and the rounds' least
- * entries a pass at 2^entries_lg (bench msm's --g1-affine-from,
- * --g1-ones-affine-from and --affine-min-entries). */
+ * mo (bench msm's --window and crossover flags), printed where its
+ * crossovers are not the defaults. */
 zp__gpu *zp__bench_open_gpu(zp__gpu_stream **s);
 zp__gpu *zp__bench_open_gpu_msm(zp__gpu_stream **s, const zp__gpu_msm_opts *mo);
-void zp__bench_msm_opts(zp__gpu_msm_opts *mo, unsigned window, int affine_lg, int ones_lg,
-                        int entries_lg);
 
 /* A size's line: the median of reps runs against the floor (floor_ms),
  * and its `RESULT,...` CSV line. */
@@ -32,15 +26,15 @@ int zp__bench_msm_end(zp__gpu *g, zp__gpu_stream *s, zp_err e, zp__gpu_buf *b0, 
                       zp__gpu_buf *b2, zp__gpu_buf *b3);
 
 /* bench msm --chunks (bench_msm_chunks.c): sizes 2^from .. 2^to, reps
- * timed runs after warmup, the points in `chunks` chunks; acc_c, acc_mib,
- * window, affine_lg, ones_lg and entries_lg as the options --acc-c,
- * --acc-scratch-mib, --window, --g1-affine-from, --g1-ones-affine-from
- * and --affine-min-entries (0: their defaults); tail: --sparse's scalars
- * laid out as a porep witness's. _sparse: the witness MSMs' case (with the
- * 0/1 split). */
+ * timed runs after warmup, the points in `chunks` chunks; acc_c and
+ * acc_mib as the options --acc-c and --acc-scratch-mib (0: their
+ * defaults); msm: the device's MSM options (--window, the crossovers);
+ * tail: --sparse's scalars laid out as a porep witness's. _sparse: the
+ * witness MSMs' case (with the 0/1 split). */
 typedef struct zp__bench_chunks {
-    int from, to, reps, warmup, chunks, acc_c, acc_mib, window, affine_lg, ones_lg, entries_lg;
+    int from, to, reps, warmup, chunks, acc_c, acc_mib;
     bool tail;
+    zp__gpu_msm_opts msm;
 } zp__bench_chunks;
 int zp__bench_msm_chunks(const zp__bench_chunks *c);
 int zp__bench_msm_chunks_sparse(const zp__bench_chunks *c);

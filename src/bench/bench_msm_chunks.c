@@ -70,9 +70,7 @@ static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
 int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu_msm_opts mo;
-    zp__bench_msm_opts(&mo, 0, o->affine_lg, o->ones_lg, o->entries_lg);
-    zp__gpu *g = zp__bench_open_gpu_msm(&s, &mo);
+    zp__gpu *g = zp__bench_open_gpu_msm(&s, &o->msm);
     if (!g)
         return 1;
     zp__gpu_stream_profile(s, true);
@@ -140,10 +138,7 @@ int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
 int zp__bench_msm_chunks(const zp__bench_chunks *o)
 {
     zp__gpu_stream *s = NULL;
-    zp__gpu_msm_opts want;
-    zp__bench_msm_opts(&want, (unsigned)o->window, o->affine_lg, o->ones_lg,
-                       o->entries_lg);
-    zp__gpu *g = zp__bench_open_gpu_msm(&s, &want);
+    zp__gpu *g = zp__bench_open_gpu_msm(&s, &o->msm);
     if (!g)
         return 1;
     zp__gpu_stream_profile(s, true);
