@@ -476,6 +476,12 @@ static void msm_opts_of(const struct opts *o, zp__gpu_msm_opts *mo)
         mo->affine_min_entries = (uint64_t)1 << o->entries_lg;
 }
 
+/* A result line's name for bench msm's group and scalars. */
+static const char *msm_name(const struct opts *o)
+{
+    return o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+}
+
 static int msm_gpu(const struct opts *o, const zp__gpu_msm_opts *mo)
 {
     zp__gpu_stream *s = NULL;
@@ -524,8 +530,7 @@ static int msm_gpu(const struct opts *o, const zp__gpu_msm_opts *mo)
     if (!e)
         printf("inputs: 2^%d %s points and scalars made in %.2f s; scratch %.2f GiB\n", o->to,
                o->g2 ? "G2" : "G1", zp__now() - t0, (double)scratch.bytes / (1 << 30));
-    const char *what =
-        o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+    const char *what = msm_name(o);
     if (copies)
         what = "msm-g1pre";
     for (int lg = o->from; lg <= o->to && !e; lg++) {
@@ -591,8 +596,7 @@ static int msm_cpu(const struct opts *o)
         e = o->g2 ? g2_bases(p, n, 1) : g1_bases(p, n, 1);
     if (!e)
         zp__bench_host_scalars(sc, n, o->sparse, o->tail, 3);
-    const char *what =
-        o->g2 ? (o->sparse ? "msm-g2s" : "msm-g2") : (o->sparse ? "msm-g1s" : "msm-g1");
+    const char *what = msm_name(o);
     for (int lg = o->from; lg <= o->to && !e; lg++) {
         double ms[1000];
         for (int r = -o->warmup; r < o->reps && !e; r++) {
@@ -656,10 +660,9 @@ int zp__bench_msm(int argc, char **argv)
     zp__gpu_msm_opts mo;
     msm_opts_of(&o, &mo);
     if (o.chunks) {
-        zp__bench_chunks c = {.from = o.from, .to = o.to, .reps = o.reps, .warmup = o.warmup,
-                              .chunks = o.chunks, .acc_c = o.acc_c, .acc_mib = o.acc_mib,
-                              .tail = o.tail};
-        c.msm = mo;
+        const zp__bench_chunks c = {.from = o.from, .to = o.to, .reps = o.reps,
+                                    .warmup = o.warmup, .chunks = o.chunks, .acc_c = o.acc_c,
+                                    .acc_mib = o.acc_mib, .tail = o.tail, .msm = mo};
         return o.sparse ? zp__bench_msm_chunks_sparse(&c) : zp__bench_msm_chunks(&c);
     }
     return o.backend == BK_GPU ? msm_gpu(&o, &mo) : msm_cpu(&o);
