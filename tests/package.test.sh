@@ -56,6 +56,7 @@ check "Installed-Size is set" grep -q "^Installed-Size: [1-9]" "$T/control"
 # ---- the files ----
 dpkg-deb -c "$DEB" >"$T/contents"
 has() { grep -q " \./$1\( ->.*\)\?$" "$T/contents"; }
+lacks() { ! has "$1"; } # check runs its command: a "!" there would be a command name
 for f in usr/bin/zkpipe usr/include/zkpipe.h usr/lib/libzkpipe.a "usr/lib/libzkpipe.so.$VERSION" \
          usr/lib/libzkpipe.so.0 usr/lib/pkgconfig/zkpipe.pc usr/share/doc/zkpipe/copyright \
          usr/share/doc/zkpipe/README.md usr/share/doc/zkpipe/engine.md; do
@@ -79,7 +80,7 @@ if [ $DAEMON = yes ]; then
   check "postinst makes the user with systemd-sysusers" grep -q "systemd-sysusers zkpipe.conf" \
     "$T/ctl/postinst"
 else
-  check "no unit without the daemon" ! has usr/lib/systemd/system/zkpipe.service
+  check "no unit without the daemon" lacks usr/lib/systemd/system/zkpipe.service
 fi
 
 # ---- unpacked into a throwaway root ----
