@@ -81,8 +81,11 @@ static const char msm_help[] =
     "                      default by size), to set the one MSM beside a sum at\n"
     "                      --acc-c C: what chunking costs apart from the window\n"
     "  --chunks K --sparse the MSMs over the witness instead (with the 0/1 split):\n"
-    "                      K MSMs summed (msm-g1s-k) against one (msm-g1s-1), and\n"
-    "                      each way's phases, the chunks' added up\n"
+    "                      K MSMs summed (msm-g1s-k), the K chunks' dense scalars\n"
+    "                      into one set of kept buckets at --acc-c (default the\n"
+    "                      window of an eighth of the points) and their ones summed\n"
+    "                      apart (msm-g1s-acc), one MSM (msm-g1s-1), and each\n"
+    "                      way's phases, the chunks' added up\n"
     "  --g1-affine-from L  GPU: G1's buckets summed by batch-affine rounds from\n"
     "                      2^L dense scalars (default 2^21; 2^23 where slots\n"
     "                      share a device), the crossover a chunk's MSM takes\n"
@@ -638,10 +641,10 @@ int zp__bench_msm(int argc, char **argv)
     }
     if ((o.chunks || o.acc_c || o.acc_mib || o.window) &&
         (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks ||
-         (o.sparse && (o.acc_c || o.acc_mib || o.window)))) {
+         (o.sparse && (o.acc_mib || o.window)))) {
         fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c, --acc-scratch-mib, --window "
-                        "with it, not with --sparse) is for G1 on the GPU, without "
-                        "--precompute\n");
+                        "with it, the last two not with --sparse) is for G1 on the GPU, "
+                        "without --precompute\n");
         return 2;
     }
     if ((o.affine_lg || o.ones_lg) && (o.backend != BK_GPU || o.g2)) {

@@ -56,6 +56,14 @@ static zp_err chunk_msms(zp__gpu_stream *s, zp_g1_jac *sum, const zp_g1_affine *
     return e;
 }
 
+/* The kept buckets' window of --chunks --sparse at 2^lg: --acc-c, else the
+ * window of an MSM over an eighth of the points (a porep witness's dense
+ * share). */
+static unsigned sparse_acc_c(const zp__bench_chunks *o, int lg)
+{
+    return o->acc_c ? (unsigned)o->acc_c : zp__gpu_msm_acc_window(((uint64_t)1 << lg) / 8);
+}
+
 static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
 {
     printf("        %s (ms): split %.2f, digits+sort %.2f, accumulate %.2f (round 1 %.2f, "
@@ -64,9 +72,39 @@ static void phases_print(const char *what, const zp__gpu_msm_phases *ph)
            ph->reduce, ph->ones, ph->total);
 }
 
+/* The K chunks of len points over [0, nl) with the 0/1 split into one set
+ * of kept buckets at window c (zp__gpu_msm_g1_acc_add_split), their ones
+ * summed on the host; the phases added to *ph. */
+static zp_err chunk_acc_split(zp__gpu_stream *s, zp_g1_jac *sum, const zp_g1_affine *pts,
+                              const zp_fr *sc, uint64_t nl, uint64_t len, unsigned c,
+                              zp__gpu_buf bk, zp__gpu_buf scratch, zp__gpu_msm_phases *ph)
+{
+    zp__gpu_msm_acc acc;
+    zp_g1_jac ones, part;
+    zp_g1_jac_inf(&ones);
+    zp_err e = zp__gpu_msm_g1_acc_begin(&acc, bk, c);
+    for (uint64_t at = 0; at < nl && !e; at += len) {
+        const uint64_t m = nl - at < len ? nl - at : len;
+        e = zp__gpu_msm_g1_acc_add_split(s, &acc, pts + at, sc + at, m, scratch, &part);
+        if (!e) {
+            phases_add(ph, s);
+            zp_g1_jac_add(&ones, &ones, &part);
+        }
+    }
+    if (!e)
+        e = zp__gpu_msm_g1_acc_end(s, &acc, sum, scratch);
+    if (!e) {
+        phases_add(ph, s);
+        zp_g1_jac_add(sum, sum, &ones);
+    }
+    return e;
+}
+
 /* --chunks --sparse: the witness MSMs' case, with the 0/1 split: K MSMs of
- * their own summed (msm-g1s-k) against one over all (msm-g1s-1), and the
- * phases of the last run of each, the K chunks' added up. */
+ * their own summed (msm-g1s-k), the K chunks into kept buckets
+ * (msm-g1s-acc, at --acc-c or the window of an eighth of the points
+ * dense) and one MSM over all (msm-g1s-1), and the phases of the last run
+ * of each, the K chunks' added up. */
 int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
 {
     zp__gpu_stream *s = NULL;
@@ -75,13 +113,26 @@ int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
         return 1;
     zp__gpu_stream_profile(s, true);
     const uint64_t n = (uint64_t)1 << o->to, K = (uint64_t)o->chunks;
-    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0};
+    zp__gpu_buf dp = {NULL, 0}, ds = {NULL, 0}, scratch = {NULL, 0}, bk = {NULL, 0};
+    /* The kept buckets at the largest window, and a scratch for the one
+     * MSM and a chunk's kept sum. */
+    uint64_t bb = 0, sb = zp__gpu_msm_scratch_bytes(n, false);
+    for (int lg = o->from; lg <= o->to; lg++) {
+        const unsigned c = sparse_acc_c(o, lg);
+        const uint64_t len = chunk_of((uint64_t)1 << lg, K);
+        const uint64_t x = zp__gpu_msm_acc_bytes(c),
+                       y = zp__gpu_msm_acc_split_scratch_bytes(len, c, 0);
+        bb = x > bb ? x : bb;
+        sb = y > sb ? y : sb;
+    }
     zp_fr *hs = malloc(n * sizeof *hs);
     zp_err e = hs ? zp__gpu_alloc(g, &dp, n * sizeof(zp_g1_affine)) : ZP_E_NOMEM;
     if (!e)
         e = zp__gpu_alloc(g, &ds, n * sizeof(zp_fr));
     if (!e)
-        e = zp__gpu_alloc(g, &scratch, zp__gpu_msm_scratch_bytes(n, false));
+        e = zp__gpu_alloc(g, &bk, bb);
+    if (!e)
+        e = zp__gpu_alloc(g, &scratch, sb);
     if (!e)
         e = zp__bench_gpu_points(g, s, dp.ptr, n, false);
     if (!e) {
@@ -97,40 +148,46 @@ int zp__bench_msm_chunks_sparse(const zp__bench_chunks *o)
     const zp_fr *sc = ds.ptr;
     for (int lg = o->from; lg <= o->to && !e; lg++) {
         const uint64_t nl = (uint64_t)1 << lg, len = chunk_of(nl, K);
-        double ms[2][1000];
-        zp_g1_jac sum[2];
-        zp__gpu_msm_phases ph[2];
+        const unsigned c = sparse_acc_c(o, lg);
+        double ms[3][1000];
+        zp_g1_jac sum[3];
+        zp__gpu_msm_phases ph[3];
         for (int r = -o->warmup; r < o->reps && !e; r++) {
             memset(ph, 0, sizeof ph);
-            double t = zp__now();
+            double t[4];
+            t[0] = zp__now();
             e = chunk_msms(s, &sum[0], pts, sc, nl, len, true, scratch, &ph[0]);
-            const double t1 = zp__now();
+            t[1] = zp__now();
             if (!e)
-                e = zp__gpu_msm_g1(s, &sum[1], pts, sc, nl, scratch);
+                e = chunk_acc_split(s, &sum[1], pts, sc, nl, len, c, bk, scratch, &ph[1]);
+            t[2] = zp__now();
             if (!e)
-                phases_add(&ph[1], s);
-            if (r >= 0) {
-                ms[0][r] = (t1 - t) * 1e3;
-                ms[1][r] = (zp__now() - t1) * 1e3;
-            }
+                e = zp__gpu_msm_g1(s, &sum[2], pts, sc, nl, scratch);
+            if (!e)
+                phases_add(&ph[2], s);
+            t[3] = zp__now();
+            for (int w = 0; w < 3 && r >= 0; w++)
+                ms[w][r] = (t[w + 1] - t[w]) * 1e3;
         }
-        if (!e && !zp_g1_jac_eq(&sum[0], &sum[1])) {
-            fprintf(stderr, "zkpipe bench msm: the sum over chunks differs from the one MSM's "
+        if (!e && (!zp_g1_jac_eq(&sum[0], &sum[2]) || !zp_g1_jac_eq(&sum[1], &sum[2]))) {
+            fprintf(stderr, "zkpipe bench msm: the sums over chunks differ from the one MSM's "
                             "at 2^%d\n", lg);
             e = ZP_E_GPU;
         }
         if (!e) {
-            printf("2^%d in %llu chunks of %llu, sparse scalars\n", lg, (unsigned long long)K,
-                   (unsigned long long)len);
+            printf("2^%d in %llu chunks of %llu, sparse scalars; kept buckets at c = %u\n", lg,
+                   (unsigned long long)K, (unsigned long long)len, c);
             const double floor_ms = zp__bench_msm_floor_ms(lg, false);
-            zp__bench_report("msm-g1s-k", "gpu", lg, ms[0], o->reps, floor_ms);
-            phases_print("phases of the last run, the chunks' added", &ph[0]);
-            zp__bench_report("msm-g1s-1", "gpu", lg, ms[1], o->reps, floor_ms);
-            phases_print("phases of the last run", &ph[1]);
+            static const char *const what[3] = {"msm-g1s-k", "msm-g1s-acc", "msm-g1s-1"};
+            for (int w = 0; w < 3; w++) {
+                zp__bench_report(what[w], "gpu", lg, ms[w], o->reps, floor_ms);
+                phases_print(w < 2 ? "phases of the last run, the chunks' added"
+                                   : "phases of the last run", &ph[w]);
+            }
         }
     }
     free(hs);
-    return zp__bench_msm_end(g, s, e, &scratch, &ds, &dp, NULL);
+    return zp__bench_msm_end(g, s, e, &bk, &scratch, &ds, &dp);
 }
 
 /* --chunks: H's MSM in K chunks three ways (msm_help), each size timed

@@ -489,6 +489,21 @@ zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
                               zp__gpu_buf scratch);
 zp_err zp__gpu_msm_g1_acc_end(zp__gpu_stream *s, zp__gpu_msm_acc *acc, zp_g1_jac *out,
                               zp__gpu_buf scratch);
+/* A chunk with the 0/1 split into the buckets: its scalars in standard form
+ * (as zp__gpu_msm_g1's) or witness values (zp__gpu_msm_g1_acc_add_w, below), the
+ * dense ones' digits into the buckets at the acc's window, the chunk's
+ * scalars equal to one summed apart into *ones, which the caller adds to
+ * _end's sum (_end does not hold them). zp__gpu_msm_acc_split_scratch_bytes:
+ * the scratch for `windows` windows a pass (0: all) at any split of n
+ * scalars, and _end; a chunk takes as many windows a pass as its scratch
+ * holds, down to one. */
+uint64_t zp__gpu_msm_acc_split_scratch_bytes(uint64_t n, unsigned c, unsigned windows);
+/* The same under the device's options o (gpu_msm_opts.h's tests). */
+uint64_t zp__gpu_msm_acc_split_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n,
+                                                  unsigned c, unsigned windows);
+zp_err zp__gpu_msm_g1_acc_add_split(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                                    const zp_g1_affine *d_points, const zp_fr *d_scalars,
+                                    uint64_t n, zp__gpu_buf scratch, zp_g1_jac *ones);
 
 /*
  * The MSMs over witness values where they lie, in Montgomery form, so the
@@ -514,6 +529,10 @@ zp_err zp__gpu_msm_g1_w(zp__gpu_stream *s, zp_g1_jac *out, const zp_g1_affine *d
                         const zp__gpu_wsc *sc, uint64_t n, zp__gpu_buf scratch);
 zp_err zp__gpu_msm_g2_w(zp__gpu_stream *s, zp_g2_jac *out, const zp_g2_affine *d_points,
                         const zp__gpu_wsc *sc, uint64_t n, zp__gpu_buf scratch);
+/* zp__gpu_msm_g1_acc_add_split over witness values. */
+zp_err zp__gpu_msm_g1_acc_add_w(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                                const zp_g1_affine *d_points, const zp__gpu_wsc *sc, uint64_t n,
+                                zp__gpu_buf scratch, zp_g1_jac *ones);
 
 /* Split counts of the last MSM run on s (for benchmarks and traces). */
 void zp__gpu_msm_last_split(const zp__gpu_stream *s, uint64_t *zeros, uint64_t *ones,

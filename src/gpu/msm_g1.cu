@@ -224,13 +224,12 @@ extern "C" uint64_t zp__gpu_msm_acc_bytes(unsigned c)
     return (uint64_t)windows_of(c) * ((uint64_t)1 << (c - 1)) * sizeof(xyzz_t<fp_t>);
 }
 
-extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
-{
-    return zp__gpu_msm_acc_scratch_bytes_opts(default_opts(), n, c, 0);
-}
-
-extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *opts, uint64_t n,
-                                                       unsigned c, unsigned windows)
+/* The scratch of kept-bucket calls of n points at window c (and _end's
+ * reduction), `windows` a pass (0: all), with the 0/1 split's arrays or
+ * without; with the affine round's layout where it runs and fits a pass
+ * (with the split at the windows asked, without it at all of them only). */
+static uint64_t acc_scratch(const zp__gpu_msm_opts *opts, uint64_t n, unsigned c,
+                            unsigned windows, bool split)
 {
     if (c < 2 || c > MAX_C)
         return 0;
@@ -240,16 +239,40 @@ extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o
     msm_layout l;
     plan(&l, &o, 1, 1, xb, 0, false, false, 0, true); /* _end's reduction */
     uint64_t best = l.total;
-    if (n) {
-        plan(&l, &o, n, n, xb, windows, false, false, 0, true);
+    if (n) { /* every scalar dense */
+        plan(&l, &o, n, n, xb, windows, false, split, 0, true);
         best = l.total > best ? l.total : best;
     }
-    if (!windows && n >= affine_from_g(&o, false)) { /* the affine round's, where it fits a pass */
-        plan(&l, &o, n, n, xb, 0, true, false, 0, true);
+    if ((split || !windows) && n >= affine_from_g(&o, false)) {
+        plan(&l, &o, n, n, xb, windows, true, split, 0, true);
         if (!(l.entries >> 32) && l.total > best)
             best = l.total;
     }
     return best;
+}
+
+extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
+{
+    return acc_scratch(default_opts(), n, c, 0, false);
+}
+
+extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *opts, uint64_t n,
+                                                       unsigned c, unsigned windows)
+{
+    return acc_scratch(opts, n, c, windows, false);
+}
+
+extern "C" uint64_t zp__gpu_msm_acc_split_scratch_bytes(uint64_t n, unsigned c,
+                                                        unsigned windows)
+{
+    return acc_scratch(default_opts(), n, c, windows, true);
+}
+
+extern "C" uint64_t zp__gpu_msm_acc_split_scratch_bytes_opts(const zp__gpu_msm_opts *opts,
+                                                             uint64_t n, unsigned c,
+                                                             unsigned windows)
+{
+    return acc_scratch(opts, n, c, windows, true);
 }
 
 extern "C" zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c)
@@ -278,6 +301,47 @@ extern "C" zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc
                              scratch));
     acc->started = true;
     return ZP_OK;
+}
+
+/* A chunk with the 0/1 split into the acc's buckets (scalars or ws), its
+ * ones' sum into *ones. */
+static zp_err acc_add_split(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                            const zp_g1_affine *d_points, const zp_fr *d_scalars,
+                            const wsel_t *ws, uint64_t n, zp__gpu_buf scratch, zp_g1_jac *ones)
+{
+    zp_g1_jac_inf(ones);
+    if (!acc->c)
+        return ZP_E_INVALID_ARG;
+    if (n > ZP_GPU_MSM_MAX)
+        return ZP_E_TOO_LARGE;
+    if (n == 0)
+        return ZP_OK;
+    const msm_into<fp_t> into = {(xyzz_t<fp_t> *)acc->buckets.ptr, acc->c, acc->started};
+    xyzz_t<fp_t> *h = NULL;
+    unsigned nw = 0, c = 0;
+    ZP_TRY(msm_device<fp_t>(s, &h, &nw, &c, (const aff_t<fp_t> *)d_points,
+                            (const fr_t *)d_scalars, n, scratch, true, 0, ws, &into));
+    acc->started = true;
+    zp_g1_xyzz_to_jac(ones, (const zp_g1_xyzz *)h + nw);
+    return ZP_OK;
+}
+
+extern "C" zp_err zp__gpu_msm_g1_acc_add_split(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                                               const zp_g1_affine *d_points,
+                                               const zp_fr *d_scalars, uint64_t n,
+                                               zp__gpu_buf scratch, zp_g1_jac *ones)
+{
+    return acc_add_split(s, acc, d_points, d_scalars, NULL, n, scratch, ones);
+}
+
+extern "C" zp_err zp__gpu_msm_g1_acc_add_w(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                                           const zp_g1_affine *d_points, const zp__gpu_wsc *sc,
+                                           uint64_t n, zp__gpu_buf scratch, zp_g1_jac *ones)
+{
+    wsel_t ws;
+    zp_g1_jac_inf(ones);
+    ZP_TRY(wsel_of(&ws, sc, n));
+    return acc_add_split(s, acc, d_points, NULL, &ws, n, scratch, ones);
 }
 
 extern "C" zp_err zp__gpu_msm_g1_acc_end(zp__gpu_stream *s, zp__gpu_msm_acc *acc, zp_g1_jac *out,

@@ -439,6 +439,15 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
     return reduce ? reduce_windows<F>(s, l, base, buckets) : ZP_OK;
 }
 
+/* Where a kept-bucket call (zp__gpu_msm_acc) puts its dense part: into
+ * `buckets` at window c, added to their sums so far where keep (else
+ * cleared first), and not reduced. */
+template <class F> struct msm_into {
+    xyzz_t<F> *buckets;
+    unsigned c;
+    bool keep;
+};
+
 /*
  * Runs the whole MSM; on success host[0 .. nw) holds the window sums,
  * host[nw] the sum of the ones, and *nw_out / *c_out the window shape.
@@ -446,16 +455,21 @@ static zp_err dense_part(zp__gpu_stream *s, const msm_layout *l, char *base,
  * or wait for the counts (for random scalars, where the split finds
  * nothing to skip); zeros and ones then cost what any digit costs, and
  * the sum is the same. With ws the scalars are witness values (wsel_t;
- * scalars unused), always split.
+ * scalars unused), always split. With into the dense part goes to its
+ * buckets instead (msm_into) and only host[nw], the ones' sum, is written.
  */
 template <class F>
 static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, unsigned *c_out,
                          const aff_t<F> *points, const fr_t *scalars, uint64_t n,
                          zp__gpu_buf scratch, bool split = true, unsigned pre_c = 0,
-                         const wsel_t *ws = NULL)
+                         const wsel_t *ws = NULL, const msm_into<F> *into = NULL)
 {
     zp__gpu *g = s->g;
-    const zp__gpu_msm_opts *o = &g->msm;
+    zp__gpu_msm_opts oi = g->msm;
+    if (into)
+        oi.window = into->c;
+    const zp__gpu_msm_opts *o = &oi;
+    const bool ext = into != NULL;
     cudaStream_t st = s->st;
     char *base = (char *)scratch.ptr;
     msm_layout l;
@@ -466,7 +480,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     /* The device first: CUB's scratch sizes in the plan are the current
      * device's (its architecture's tuning and its SM count). */
     ZP_CUDA(cudaSetDevice(g->device));
-    plan(&l, o, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c);
+    plan(&l, o, n, n, sizeof(xyzz_t<F>), 0, false, split, pre_c, ext);
     if (scratch.bytes < l.temp + l.temp_bytes) /* what the split needs */
         return ZP_E_GPU_OOM;
     mark(s, 0);
@@ -507,7 +521,7 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
      * they are (they come first) and places the rest after them: all
      * windows in one pass when the scratch holds that, else as many per
      * pass as it holds. */
-    if (!layout_for<F>(&l, g, o, n, m, scratch.bytes, split, pre_c, false))
+    if (!layout_for<F>(&l, g, o, n, m, scratch.bytes, split, pre_c, ext))
         return ZP_E_GPU_OOM;
     const bool affine = l.affine;
     l.ident = !split;
@@ -528,10 +542,15 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     s->last_c = m ? l.c : 0;
     xyzz_t<F> *res = (xyzz_t<F> *)(base + l.window_sums);
     if (m) {
-        ZP_TRY(dense_part<F>(s, &l, base, points, scalars, ws));
+        ZP_TRY(dense_part<F>(s, &l, base, points, scalars, ws, ext ? into->buckets : NULL,
+                             ext && into->keep, !ext));
     } else {
         mark(s, 3);
-        ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.windows, st));
+        if (!ext)
+            ZP_CUDA(cudaMemsetAsync(res, 0, sizeof(xyzz_t<F>) * l.windows, st));
+        else if (!into->keep)
+            ZP_CUDA(cudaMemsetAsync(into->buckets, 0,
+                                    sizeof(xyzz_t<F>) * l.windows * l.window_buckets, st));
     }
     mark(s, 4);
     s->last_ones_affine = first || ones_affine_ok<F>(o, &l, ones);
@@ -555,8 +574,12 @@ static zp_err msm_device(zp__gpu_stream *s, xyzz_t<F> **host, unsigned *nw_out, 
     mark(s, 5);
     if (sizeof(xyzz_t<F>) * (l.windows + 1) > ZP__STREAM_HOST_BYTES)
         return ZP_E_INVALID_ARG; /* cannot happen: nw <= 128 */
-    ZP_CUDA(cudaMemcpyAsync(s->host, res, sizeof(xyzz_t<F>) * (l.windows + !first),
-                            cudaMemcpyDeviceToHost, st));
+    /* The window sums (none into kept buckets) and the ones' sum unless
+     * it is there already. */
+    const unsigned from = ext ? l.windows : 0, count = l.windows + !first - from;
+    if (count)
+        ZP_CUDA(cudaMemcpyAsync((xyzz_t<F> *)s->host + from, res + from,
+                                sizeof(xyzz_t<F>) * count, cudaMemcpyDeviceToHost, st));
     mark(s, 6);
     ZP_CUDA(cudaStreamSynchronize(st));
     ZP_TRY(read_phases(s));

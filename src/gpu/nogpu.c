@@ -370,6 +370,39 @@ zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
     return ZP_E_NO_GPU;
 }
 
+uint64_t zp__gpu_msm_acc_split_scratch_bytes(uint64_t n, unsigned c, unsigned windows)
+{
+    (void)n;
+    (void)c;
+    (void)windows;
+    return 0;
+}
+
+uint64_t zp__gpu_msm_acc_split_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n,
+                                                  unsigned c, unsigned windows)
+{
+    (void)o;
+    return zp__gpu_msm_acc_split_scratch_bytes(n, c, windows);
+}
+
+zp_err zp__gpu_msm_g1_acc_add_split(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                                    const zp_g1_affine *d_points, const zp_fr *d_scalars,
+                                    uint64_t n, zp__gpu_buf scratch, zp_g1_jac *ones)
+{
+    (void)s; (void)acc; (void)d_points; (void)d_scalars; (void)n; (void)scratch;
+    zp_g1_jac_inf(ones);
+    return ZP_E_NO_GPU;
+}
+
+zp_err zp__gpu_msm_g1_acc_add_w(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
+                                const zp_g1_affine *d_points, const zp__gpu_wsc *sc, uint64_t n,
+                                zp__gpu_buf scratch, zp_g1_jac *ones)
+{
+    (void)s; (void)acc; (void)d_points; (void)sc; (void)n; (void)scratch;
+    zp_g1_jac_inf(ones);
+    return ZP_E_NO_GPU;
+}
+
 zp_err zp__gpu_msm_g1_acc_end(zp__gpu_stream *s, zp__gpu_msm_acc *acc, zp_g1_jac *out,
                               zp__gpu_buf scratch)
 {

@@ -516,6 +516,62 @@ static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, e
     free(s);
 }
 
+/* The same with the 0/1 split (zp__gpu_msm_g1_acc_add_split): the chunks'
+ * dense scalars into the buckets, their ones summed apart and added to
+ * _end's sum, against the CPU's over all the points; each chunk's ones
+ * against the CPU's too. */
+static void g1_acc_split_case(size_t n, const size_t *cut, unsigned c, enum scal sk,
+                              enum pts pk)
+{
+    const g1_in in = g1_inputs(n, sk, pk);
+    zp_g1_affine *p = in.p;
+    zp_fr *s = in.s;
+    zp__gpu_buf dp = in.dp, ds = in.ds;
+    size_t len[16];
+    const size_t chunks = cut_lengths(n, cut, len, sizeof len / sizeof *len);
+    size_t most = 1;
+    for (size_t k = 0; k < chunks; k++)
+        most = len[k] > most ? len[k] : most;
+    zp__gpu_buf bk = gpu_test_alloc(zp__gpu_msm_acc_bytes(c));
+    zp__gpu_buf scratch =
+        gpu_test_alloc(zp__gpu_msm_acc_split_scratch_bytes_opts(&T_opts, most, c, 0));
+    zp__gpu_msm_acc acc;
+    GPU_OK(zp__gpu_msm_g1_acc_begin(&acc, bk, c));
+    const zp_g1_affine *pts = dp.ptr;
+    const zp_fr *sc = ds.ptr;
+    zp_g1_jac ones, part, got, want;
+    zp_g1_jac_inf(&ones);
+    bool ones_ok = true;
+    for (size_t k = 0, at = 0; k < chunks; at += len[k++]) {
+        GPU_OK(zp__gpu_msm_g1_acc_add_split(T_s, &acc, pts + at, sc + at, len[k], scratch,
+                                            &part));
+        /* The chunk's ones: the CPU's sum of its points whose scalar is 1
+         * (standard form, as the scalars are). */
+        zp_g1_jac w1;
+        zp_g1_jac_inf(&w1);
+        const zp_fr one = {{1, 0, 0, 0}};
+        for (size_t i = at; i < at + len[k]; i++)
+            if (!memcmp(&s[i], &one, sizeof one))
+                zp_g1_jac_add_affine(&w1, &w1, &p[i]);
+        ones_ok = ones_ok && zp_g1_jac_eq(&part, &w1);
+        zp_g1_jac_add(&ones, &ones, &part);
+    }
+    GPU_OK(zp__gpu_msm_g1_acc_end(T_s, &acc, &got, scratch));
+    zp_g1_jac_add(&got, &got, &ones);
+    g1_want(&want, p, s, n);
+    bool ok = zp_g1_jac_eq(&got, &want);
+    CHECK(ok);
+    CHECK(ones_ok);
+    printf("  acc split n=%zu in %zu chunks c=%u scalars=%s points=%s %s\n", n, chunks, c,
+           scal_name[sk], pts_name[pk], ok && ones_ok ? "ok" : "WRONG");
+    zp__gpu_free(T_gpu, &scratch);
+    zp__gpu_free(T_gpu, &bk);
+    zp__gpu_free(T_gpu, &ds);
+    zp__gpu_free(T_gpu, &dp);
+    free(p);
+    free(s);
+}
+
 /* One sum over chunks (zp__gpu_msm_acc): chunks of one, two and uneven
  * lengths, windows of 9 and 17 bits (sorts one bit short), 13, 16, 20
  * (the reduction in two levels) and 22; equal scalars (one long bucket a
@@ -541,6 +597,21 @@ static void test_g1_acc(void)
         g1_acc_case(1u << 20, quarters, 20, S_RANDOM, P_DISTINCT);
         g1_acc_case((1u << 20) + 5, quarters, 16, S_SAME, P_DISTINCT);
         g1_acc_case(20000, uneven, 22, S_MIXED, P_WITH_INF);
+    }
+    /* With the split: sparse and mixed scalars, all zeros, all ones (no
+     * dense part: the first chunk clears the buckets), a chunk of zeros
+     * first; the rounds where --affine-from lets them run. */
+    g1_acc_split_case(1, one, 9, S_ONE, P_DISTINCT);
+    g1_acc_split_case(60, tens, 13, S_MIXED, P_WITH_INF);
+    g1_acc_split_case(4097, uneven, 16, S_SPARSE, P_WITH_INF);
+    g1_acc_split_case(5000, uneven, 17, S_SPARSE, P_DISTINCT);
+    g1_acc_split_case(1000, halves, 13, S_ZERO, P_DISTINCT);
+    g1_acc_split_case(1000, halves, 13, S_ONE, P_SAME);
+    g1_acc_split_case(5000, uneven, 9, S_SAME, P_DISTINCT);
+    if (!T_small) {
+        static const size_t quarters[] = {1u << 18, 1u << 18, 1u << 18, 0};
+        g1_acc_split_case(1u << 20, quarters, 17, S_SPARSE, P_DISTINCT);
+        g1_acc_split_case((1u << 20) + 5, quarters, 20, S_MIXED, P_WITH_INF);
     }
     /* The window of a total and the buckets' bytes. */
     unsigned last = 0;
