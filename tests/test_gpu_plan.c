@@ -155,9 +155,12 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
                   twice > ZP_G16_RING_BUFFER_MATS);
             CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
                   fixed + 2 * rnd(twice) + 2 * zp__g16_slot_bytes_shared(pk, twice, o) > arena);
-            const uint64_t more = p.ring_buffer + (base / 16 & ~(uint64_t)4095);
             /* grown as far as its layout holds, no further than
-             * ZP_G16_RING_BUFFER_MATS */
+             * ZP_G16_RING_BUFFER_MATS: a sixteenth of the step more does
+             * not fit, or, for the usual layout shortened from twice, a
+             * sixteenth of twice (the steps it is shortened by) */
+            const uint64_t more =
+                p.ring_buffer + ((usual_short ? twice : base) / 16 & ~(uint64_t)4095);
             if (more < twice && !p.shared && more <= ZP_G16_RING_BUFFER_MATS) {
                 const uint64_t w = p.lean ? zp__g16_slot_bytes_lean(pk, more, o)
                                           : zp__g16_slot_bytes_ring(pk, more, o);

@@ -359,18 +359,72 @@ static zp_err sched_put(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_ch
     return e ? e : zp__gpu_stream_mark(st);
 }
 
-/* Adds one chunk's MSM to its sum. */
+zp_err zp__g16_accs_begin(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_accs *a, double *tm)
+{
+    memset(a, 0, sizeof *a);
+    a->w_msm = M_N;
+    a->tm = tm;
+    if (!s->w_acc.ptr) /* every slot with a ring has them */
+        return ZP_E_INVALID_ARG;
+    return zp__g16_h_acc_begin(s, k, &a->h, &a->h_on);
+}
+
+/* The G1 sum of MSM m in out. */
+static zp_g1_jac *g1_sum_of(zp__g16_sums *out, unsigned m)
+{
+    return m == M_L ? &out->l : m == M_A ? &out->a : &out->b1;
+}
+
+/* The witness MSM in the kept buckets (if any) ended: its buckets reduced
+ * and, with its ones, added to its sum in out; the time counted as its. */
+static zp_err w_end(zp__g16_slot *s, zp__g16_accs *a, zp__g16_sums *out)
+{
+    if (a->w_msm == M_N)
+        return ZP_OK;
+    const double t0 = zp__g16_now();
+    zp_g1_jac part, sum;
+    zp_err e = zp__gpu_msm_g1_acc_end(s->msm_stream, &a->w, &part, s->msm_scratch);
+    if (!e) {
+        zp_g1_jac *to = g1_sum_of(out, a->w_msm);
+        zp_g1_jac_add(&sum, &part, &a->w_ones);
+        zp_g1_jac_add(&part, to, &sum);
+        *to = part;
+        a->tm[a->w_msm] += zp__g16_now() - t0;
+    }
+    a->w_msm = M_N;
+    return e;
+}
+
+zp_err zp__g16_accs_end(zp__g16_slot *s, zp__g16_accs *a, zp__g16_sums *out)
+{
+    zp_err e = w_end(s, a, out);
+    if (!e && a->h_on) {
+        const double t0 = zp__g16_now();
+        e = zp__g16_h_acc_end(s, &a->h, &out->h);
+        a->tm[M_H] += zp__g16_now() - t0;
+    }
+    a->h_on = false;
+    return e;
+}
+
+/* Adds one chunk's MSM to its sum: H's and the G1 witness MSMs' (L, A, B1)
+ * into kept buckets, reduced once an MSM's last chunk is in (the witness
+ * MSMs' chunks come one MSM after the other: at the first chunk of
+ * another, or of B2, the one before ends), B2's each an MSM of its own. */
 zp_err zp__g16_sched_chunk(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *x,
-                          const void *pts, zp__g16_sums *out, zp__gpu_msm_acc *h_acc)
+                          const void *pts, zp__g16_sums *out, zp__g16_accs *a)
 {
     zp_err e;
     if (x->msm == M_H)
-        return zp__g16_h_chunk(s, &out->h, h_acc, pts, (const zp_fr *)s->work.ptr + x->p, x->len);
-    const bool a = x->msm == M_A;
+        return zp__g16_h_chunk(s, &out->h, a->h_on ? &a->h : NULL, pts,
+                               (const zp_fr *)s->work.ptr + x->p, x->len);
+    const bool am = x->msm == M_A;
     const zp__gpu_wsc ws = {s->witness.ptr,
-                            x->msm == M_L ? NULL : a ? k->a_words.ptr : k->b_words.ptr,
-                            x->msm == M_L ? NULL : a ? k->a_rank.ptr : k->b_rank.ptr,
+                            x->msm == M_L ? NULL : am ? k->a_words.ptr : k->b_words.ptr,
+                            x->msm == M_L ? NULL : am ? k->a_rank.ptr : k->b_rank.ptr,
                             x->off, x->nv, x->j0};
+    if (a->w_msm != x->msm && (e = w_end(s, a, out)))
+        return e;
     if (x->msm == M_B2) {
         zp_g2_jac part, sum;
         e = zp__gpu_msm_g2_w(s->msm_stream, &part, pts, &ws, x->len, s->msm_scratch);
@@ -381,14 +435,19 @@ zp_err zp__g16_sched_chunk(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16
         }
         return e;
     }
-    zp_g1_jac part;
-    zp_g1_jac *to = x->msm == M_L ? &out->l : a ? &out->a : &out->b1;
-    e = zp__gpu_msm_g1_w(s->msm_stream, &part, pts, &ws, x->len, s->msm_scratch);
+    if (a->w_msm == M_N) {
+        e = zp__gpu_msm_g1_acc_begin(&a->w, s->w_acc, zp__g16_w_acc_window(s->ring_buffer));
+        if (e)
+            return e;
+        a->w_msm = x->msm;
+        zp_g1_jac_inf(&a->w_ones);
+    }
+    zp_g1_jac ones, sum;
+    e = zp__gpu_msm_g1_acc_add_w(s->msm_stream, &a->w, pts, &ws, x->len, s->msm_scratch, &ones);
     if (!e) {
         zp__g16_slot_count_msm(s, s->msm_stream);
-        zp_g1_jac sum;
-        zp_g1_jac_add(&sum, to, &part);
-        *to = sum;
+        zp_g1_jac_add(&sum, &a->w_ones, &ones);
+        a->w_ones = sum;
     }
     return e;
 }
@@ -521,9 +580,8 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
     const bool chunk_log = zp__log_on(ZP__LOG_DEBUG);
     const double start = zp__g16_now();
     const uint64_t run = ++s->sched_runs;
-    zp__gpu_msm_acc acc;
-    bool acc_on;
-    e = zp__g16_h_acc_begin(s, k, &acc, &acc_on);
+    zp__g16_accs acc;
+    e = zp__g16_accs_begin(s, k, &acc, tm);
     if (!e && last_w == n)
         e = zp__g16_slot_send_next(s, k);
     for (size_t j = 0; !e && j <= n; j++) {
@@ -599,7 +657,7 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         }
         const double t0 = zp__g16_now();
         if (!e)
-            e = zp__g16_sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
+            e = zp__g16_sched_chunk(s, k, x, pts, out, &acc);
         const double t1 = zp__g16_now();
         tm[x->msm] += t1 - t0;
         s->sched[j].ms = 1e3 * (t1 - t0);
@@ -644,11 +702,8 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
                     (unsigned long long)k->pk->domain_size, (unsigned long long)s->ev_low.off);
     }
     free(hmin);
-    if (!e && acc_on) {
-        const double t0 = zp__g16_now();
-        e = zp__g16_h_acc_end(s, &acc, &out->h);
-        tm[M_H] += zp__g16_now() - t0;
-    }
+    if (!e)
+        e = zp__g16_accs_end(s, &acc, out);
     if (e) { /* no copy may still write a buffer, or a */
         for (int q = 0; q < ZP_G16_RING_BUFS; q++)
             zp__gpu_stream_sync(s->ring_q[q]);

@@ -30,9 +30,24 @@ static const zp__g16_part msm_part[M_N] = {ZP_G16_P_H, ZP_G16_P_L, ZP_G16_P_A, Z
 uint64_t zp__g16_ring_buf_of(uint64_t rb);
 /* Makes (or keeps) s's schedule for k and the slot's L ranges. */
 zp_err zp__g16_sched_make(zp__g16_slot *s, const zp__g16_dkey *k);
-/* Adds one chunk's MSM (its points at pts) to its sum. */
+/* A schedule run's kept buckets: H's (the slot's h_acc), and the witness
+ * G1 MSMs' (w_acc), which hold one MSM's chunks at a time (w_msm; M_N:
+ * none), its ones summed apart; tm: the run's seconds per MSM, where
+ * ending one MSM's sum is counted. */
+typedef struct zp__g16_accs {
+    zp__gpu_msm_acc h, w;
+    bool h_on;
+    unsigned w_msm;
+    zp_g1_jac w_ones;
+    double *tm;
+} zp__g16_accs;
+zp_err zp__g16_accs_begin(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_accs *a, double *tm);
+/* Every sum still in buckets ended into out. */
+zp_err zp__g16_accs_end(zp__g16_slot *s, zp__g16_accs *a, zp__g16_sums *out);
+/* Adds one chunk's MSM (its points at pts) to its sum, or to its kept
+ * buckets. */
 zp_err zp__g16_sched_chunk(zp__g16_slot *s, const zp__g16_dkey *k, const zp__g16_chunk *x,
-                           const void *pts, zp__g16_sums *out, zp__gpu_msm_acc *h_acc);
+                           const void *pts, zp__g16_sums *out, zp__g16_accs *a);
 /* Each MSM's share of the schedule's time, and the waits for copies. */
 void zp__g16_sched_times(zp__prove_times *t, const double *tm, double wait);
 /* The five MSMs over k's shared ring (prove_gpu_share.c). */

@@ -196,10 +196,9 @@ zp_err zp__g16_sched_run_shared(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_
         if (v[(r0 + q) % n].msm != M_H)
             last_w = q;
     double tm[M_N] = {0}, wait = 0;
-    zp__gpu_msm_acc acc;
-    bool acc_on = false;
+    zp__g16_accs acc;
     if (!e)
-        e = zp__g16_h_acc_begin(s, k, &acc, &acc_on);
+        e = zp__g16_accs_begin(s, k, &acc, tm);
     if (!e && last_w == n)
         e = zp__g16_slot_send_next(s, k);
     for (size_t q = 0; !e && q < n; q++) {
@@ -224,7 +223,7 @@ zp_err zp__g16_sched_run_shared(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_
         }
         const double t0 = zp__g16_now();
         if (!e)
-            e = zp__g16_sched_chunk(s, k, x, pts, out, acc_on ? &acc : NULL);
+            e = zp__g16_sched_chunk(s, k, x, pts, out, &acc);
         tm[x->msm] += zp__g16_now() - t0;
         if (held && !e)
             zp__scan_done(&pass);
@@ -234,11 +233,8 @@ zp_err zp__g16_sched_run_shared(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_
     if (e) /* nothing of this slot may still read a buffer it leaves */
         zp__gpu_stream_sync(s->msm_stream);
     s->streamed += zp__scan_leave(&pass);
-    if (!e && acc_on) {
-        const double t0 = zp__g16_now();
-        e = zp__g16_h_acc_end(s, &acc, &out->h);
-        tm[M_H] += zp__g16_now() - t0;
-    }
+    if (!e)
+        e = zp__g16_accs_end(s, &acc, out);
     zp__g16_sched_times(t, tm, wait);
     return e;
 }

@@ -88,6 +88,7 @@ static uint64_t rnd(uint64_t bytes) { return zp__g16_arena_round(bytes); }
 typedef struct slot_plan {
     uint64_t witness, work, ab_scalars, scratch_off, ring;
     uint64_t h_acc; /* the H MSM's kept buckets (zp__g16_h_acc_window), or 0 */
+    uint64_t w_acc; /* the witness G1 MSMs' kept buckets (zp__g16_w_acc_window), or 0 */
 } slot_plan;
 
 /* A schedule buffer is a quarter of the ring's two buffers (buf_bytes in
@@ -111,6 +112,14 @@ unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
         return H_ACC_WIDE_C;
     const uint64_t n = min_u64(chunk, H_ACC_MOST_POINTS);
     return zp__gpu_msm_acc_window(n ? n : 1);
+}
+
+unsigned zp__g16_w_acc_window(uint64_t ring)
+{
+    if (!ring)
+        return 0;
+    const uint64_t chunk = 2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine);
+    return zp__gpu_msm_acc_window(max_u64(chunk / 8, 1));
 }
 
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
@@ -177,6 +186,18 @@ static uint64_t h_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint
     return zp__gpu_msm_acc_scratch_bytes_opts(mo, n, hc, 1);
 }
 
+/* The least scratch a witness G1 chunk of a ring's size takes into the
+ * witness MSMs' kept buckets (0 without a ring): one window a pass, the
+ * split's arrays besides. */
+static uint64_t w_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring)
+{
+    const unsigned wc = zp__g16_w_acc_window(ring);
+    if (!wc)
+        return 0;
+    const uint64_t n = min_u64(max_u64(split_points(pk), 1), chunk_of(false, ring));
+    return zp__gpu_msm_acc_split_scratch_bytes_opts(mo, n, wc, 1);
+}
+
 /* pre_c: with room for the MSM over the key's H table of pre_c-bit
  * windows (0: none). hc: with H's kept buckets of hc bits (0: none). */
 static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, unsigned aw,
@@ -184,7 +205,7 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(mo, pk, aw, ring), msm_bytes(mo, pk->n_b, true, aw, true, ring));
-    sc = max_u64(sc, h_acc_scratch(mo, pk, ring, hc));
+    sc = max_u64(sc, max_u64(h_acc_scratch(mo, pk, ring, hc), w_acc_scratch(mo, pk, ring)));
     if (pre_c)
         sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
@@ -197,6 +218,7 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     p->ab_scalars = ab > n ? rnd(ab * fr) : 0;
     p->ring = ring ? 2 * rnd(ring) : 0;
     p->h_acc = hc ? rnd(zp__gpu_msm_acc_bytes(hc)) : 0;
+    p->w_acc = ring ? rnd(zp__gpu_msm_acc_bytes(zp__g16_w_acc_window(ring))) : 0;
 }
 
 /* The least scratch of a lean slot's MSMs over chunks of a ring's size:
@@ -211,7 +233,8 @@ static uint64_t lean_least(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_
         mo, min_u64(max_u64(split_points(pk), 1), chunk_of(false, ring)), false, 1, false);
     const uint64_t g2 = zp__gpu_msm_scratch_bytes_opts(
         mo, min_u64(max_u64(pk->n_b, 1), chunk_of(true, ring)), true, 1, false);
-    return max_u64(max_u64(g1, g2), h_acc_scratch(mo, pk, ring, hc));
+    return max_u64(max_u64(g1, g2),
+                   max_u64(h_acc_scratch(mo, pk, ring, hc), w_acc_scratch(mo, pk, ring)));
 }
 
 /* The lean layout (the file's comment): no witness region; the scratch
@@ -230,7 +253,8 @@ static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk
     }
     const uint64_t sc = rnd(max_u64(max_u64(g1_bytes(mo, pk, 0, ring),
                                             msm_bytes(mo, pk->n_b, true, 0, true, ring)),
-                                    h_acc_scratch(mo, pk, ring, hc)));
+                                    max_u64(h_acc_scratch(mo, pk, ring, hc),
+                                            w_acc_scratch(mo, pk, ring))));
     p->scratch_off = 3 * third;
     p->work = 3 * third + sc;
 }
@@ -239,7 +263,7 @@ static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk
  * one beside h). */
 static uint64_t plan_total(const slot_plan *p)
 {
-    return p->witness + p->work + p->ab_scalars + p->ring + p->h_acc +
+    return p->witness + p->work + p->ab_scalars + p->ring + p->h_acc + p->w_acc +
            2 * ZP_GPU_STREAM_ARENA_BYTES;
 }
 
@@ -469,6 +493,7 @@ void zp__g16_slot_close(zp__g16_slot *s)
     zp__g16_slot_ring_close(s);
     zp__gpu_free(s->dev, &s->ring);
     zp__gpu_free(s->dev, &s->h_acc);
+    zp__gpu_free(s->dev, &s->w_acc);
     if (!s->lean) /* else a part of work */
         zp__gpu_free(s->dev, &s->witness);
     zp__gpu_free(s->dev, &s->work);
@@ -518,6 +543,8 @@ static zp_err open_lean(zp__g16_slot *s, const zp__pk *pk, uint64_t ring, zp__io
     zp_err e = ring ? zp__gpu_alloc_high(s->dev, &s->ring, p.ring) : ZP_OK;
     if (!e && p.h_acc)
         e = zp__gpu_alloc_high(s->dev, &s->h_acc, p.h_acc);
+    if (!e && p.w_acc)
+        e = zp__gpu_alloc_high(s->dev, &s->w_acc, p.w_acc);
     if (!e)
         e = zp__gpu_alloc_high(s->dev, &s->work, p.work);
     if (!e && p.ab_scalars)
@@ -611,6 +638,8 @@ zp_err zp__g16_slot_open_plan(zp__g16_slot **out, zp__gpu *dev, const zp__pk *pk
         e = zp__gpu_alloc_high(dev, &s->ring, p.ring);
     if (!e && p.h_acc)
         e = zp__gpu_alloc_high(dev, &s->h_acc, p.h_acc);
+    if (!e && p.w_acc)
+        e = zp__gpu_alloc_high(dev, &s->w_acc, p.w_acc);
     /* The grown size; with less room than the share promised (a
      * fragmented arena) the default; with no room for the affine round's
      * scratch the lean size (the MSMs take whatever scratch the slot has,

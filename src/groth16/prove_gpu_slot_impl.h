@@ -111,6 +111,10 @@ struct zp__g16_slot {
      * ring, at zp__g16_h_acc_window: every H chunk sums into
      * them, reduced once after the last. */
     zp__gpu_buf h_acc;
+    /* The kept buckets of the schedule's G1 MSMs over the witness, at
+     * zp__g16_w_acc_window: one MSM's chunks at a time sum into them
+     * (zp__g16_accs), where the slot has a ring. */
+    zp__gpu_buf w_acc;
     /* The schedule of a streaming key's MSMs (prove_gpu_sched.c) cuts the
      * ring into ZP_G16_RING_BUFS buffers, each filled on a copy stream of
      * its own: ring_q[0] is ring_stream, the others the slot's. sched: its
