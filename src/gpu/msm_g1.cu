@@ -286,14 +286,19 @@ extern "C" zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buc
     return ZP_OK;
 }
 
+/* What an _add refuses: no _begin, too many points. */
+static zp_err acc_args(const zp__gpu_msm_acc *acc, uint64_t n)
+{
+    if (!acc->c)
+        return ZP_E_INVALID_ARG;
+    return n > ZP_GPU_MSM_MAX ? ZP_E_TOO_LARGE : ZP_OK;
+}
+
 extern "C" zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
                                          const zp_g1_affine *d_points, const zp_fr *d_scalars,
                                          uint64_t n, zp__gpu_buf scratch)
 {
-    if (!acc->c)
-        return ZP_E_INVALID_ARG;
-    if (n > ZP_GPU_MSM_MAX)
-        return ZP_E_TOO_LARGE;
+    ZP_TRY(acc_args(acc, n));
     if (n == 0)
         return ZP_OK;
     ZP_TRY(msm_acc_add<fp_t>(s, (xyzz_t<fp_t> *)acc->buckets.ptr, acc->c, acc->started,
@@ -310,10 +315,7 @@ static zp_err acc_add_split(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
                             const wsel_t *ws, uint64_t n, zp__gpu_buf scratch, zp_g1_jac *ones)
 {
     zp_g1_jac_inf(ones);
-    if (!acc->c)
-        return ZP_E_INVALID_ARG;
-    if (n > ZP_GPU_MSM_MAX)
-        return ZP_E_TOO_LARGE;
+    ZP_TRY(acc_args(acc, n));
     if (n == 0)
         return ZP_OK;
     const msm_into<fp_t> into = {(xyzz_t<fp_t> *)acc->buckets.ptr, acc->c, acc->started};
