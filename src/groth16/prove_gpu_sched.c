@@ -187,8 +187,8 @@ static bool chunk_push(chunk_vec *c, const zp__g16_chunk *x)
  * when it is the same MSM's next points, streamed into the buffer after
  * it in the ring (not across the ring's end), the two no more than a
  * slot's chunk (its scratch's size). A witness MSM's chunk is short on the
- * SMs against its copy, and each chunk pays its split, sorts and
- * reduction: two buffers a chunk halve those. The second chunk's copy
+ * SMs against its copy, and each chunk pays its split and sorts (and B2's
+ * its reduction): two buffers a chunk halve those. The second chunk's copy
  * lands right after the first's points (sched_put), so that the two are
  * one array. H's chunks stay one buffer each: a long one holding two
  * buffers starves the ring (bench/RESULTS.md, hpairs). */
