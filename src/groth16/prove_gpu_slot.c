@@ -186,16 +186,18 @@ static uint64_t h_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint
     return zp__gpu_msm_acc_scratch_bytes_opts(mo, n, hc, 1);
 }
 
-/* The least scratch a witness G1 chunk of a ring's size takes into the
- * witness MSMs' kept buckets (0 without a ring): one window a pass, the
- * split's arrays besides. */
-static uint64_t w_acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring)
+/* The least scratch of a ring's chunks into kept buckets: H's at hc bits
+ * (h_acc_scratch), and a witness G1 chunk's into the witness MSMs' buckets
+ * (one window a pass, the split's arrays besides); 0 without a ring. */
+static uint64_t acc_scratch(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_t ring,
+                            unsigned hc)
 {
     const unsigned wc = zp__g16_w_acc_window(ring);
     if (!wc)
-        return 0;
+        return h_acc_scratch(mo, pk, ring, hc);
     const uint64_t n = min_u64(max_u64(split_points(pk), 1), chunk_of(false, ring));
-    return zp__gpu_msm_acc_split_scratch_bytes_opts(mo, n, wc, 1);
+    return max_u64(h_acc_scratch(mo, pk, ring, hc),
+                   zp__gpu_msm_acc_split_scratch_bytes_opts(mo, n, wc, 1));
 }
 
 /* pre_c: with room for the MSM over the key's H table of pre_c-bit
@@ -205,7 +207,7 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
 {
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(mo, pk, aw, ring), msm_bytes(mo, pk->n_b, true, aw, true, ring));
-    sc = max_u64(sc, max_u64(h_acc_scratch(mo, pk, ring, hc), w_acc_scratch(mo, pk, ring)));
+    sc = max_u64(sc, acc_scratch(mo, pk, ring, hc));
     if (pre_c)
         sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
@@ -233,8 +235,7 @@ static uint64_t lean_least(const zp__gpu_msm_opts *mo, const zp__pk *pk, uint64_
         mo, min_u64(max_u64(split_points(pk), 1), chunk_of(false, ring)), false, 1, false);
     const uint64_t g2 = zp__gpu_msm_scratch_bytes_opts(
         mo, min_u64(max_u64(pk->n_b, 1), chunk_of(true, ring)), true, 1, false);
-    return max_u64(max_u64(g1, g2),
-                   max_u64(h_acc_scratch(mo, pk, ring, hc), w_acc_scratch(mo, pk, ring)));
+    return max_u64(max_u64(g1, g2), acc_scratch(mo, pk, ring, hc));
 }
 
 /* The lean layout (the file's comment): no witness region; the scratch
@@ -253,8 +254,7 @@ static void plan_lean(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk
     }
     const uint64_t sc = rnd(max_u64(max_u64(g1_bytes(mo, pk, 0, ring),
                                             msm_bytes(mo, pk->n_b, true, 0, true, ring)),
-                                    max_u64(h_acc_scratch(mo, pk, ring, hc),
-                                            w_acc_scratch(mo, pk, ring))));
+                                    acc_scratch(mo, pk, ring, hc)));
     p->scratch_off = 3 * third;
     p->work = 3 * third + sc;
 }
