@@ -5,7 +5,7 @@
 # each one's zkpipe and GPU test binaries in bench/out/dv/NAME/, with the
 # GPU tests' command lines (ctest's, the build directory made relative) and
 # the Debian libraries the daemon needs (bench/out/libs, gathered from
-# ldd where it is not there yet) in
+# ldd at each pack) in
 # one archive, bench/out/dv.tar.xz (the binaries share most of their bytes:
 # a few MiB a variant). Carry that archive (the device tool's `carry`);
 # there `tests` and `batch` unpack it when it is newer than what they find.
@@ -82,7 +82,8 @@ for name, args in re.findall(r"add_test\(\[=\[(\w+)\]=\] (.*)\)\n", text):
 
 # The Debian libraries build-gpu's zkpipe links beyond the C and C++
 # runtimes (the daemon's: libmicrohttpd, cJSON, libcurl, libpq and theirs)
-# into bench/out/libs, for a device machine that has none of them.
+# into bench/out/libs, for a device machine that has none of them; again at
+# every pack, since the build's libraries change with what this machine has.
 libs() {
   rm -rf bench/out/libs && mkdir -p bench/out/libs
   ldd build-gpu/zkpipe | awk '$3 ~ /^\// {print $3}' |
@@ -109,7 +110,7 @@ pack)
   mkdir -p "$DV"
   cmake --build build-gpu -j"$j" >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
   gpu_tests >"$DV/tests.txt" || exit 1
-  [ -d bench/out/libs ] || libs
+  libs
   take main && echo "main: packed"
   pack_one() {
     if cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1; then
@@ -125,7 +126,7 @@ pack)
   cmake --build build-gpu -j"$j" >>"$OUT/build.log" 2>&1
   rm -f "$DV/.unpacked"
   parts=(dv)
-  [ -d bench/out/libs ] && parts+=(libs)
+  [ -n "$(ls -A bench/out/libs)" ] && parts+=(libs)
   (cd bench/out && tar cf - "${parts[@]}" | xz -9 -T0 >dv.tar.xz)
   ls -l bench/out/dv.tar.xz
   ;;
