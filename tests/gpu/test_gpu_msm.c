@@ -227,7 +227,7 @@ DEFINE_GROUP(g1, zp_g1_affine, zp_g1_jac, "G1")
 DEFINE_GROUP(g2, zp_g2_affine, zp_g2_jac, "G2")
 
 /* n G1 points and scalars of the given kinds, on the host and the device;
- * the caller frees all four. */
+ * g1_in_free frees all four. */
 typedef struct g1_in {
     zp_g1_affine *p;
     zp_fr *s;
@@ -244,6 +244,14 @@ static g1_in g1_inputs(size_t n, enum scal sk, enum pts pk)
     in.ds = gpu_test_alloc(n * sizeof *in.s);
     GPU_OK(zp__gpu_upload(T_s, in.ds.ptr, in.s, n * sizeof *in.s));
     return in;
+}
+
+static void g1_in_free(g1_in in)
+{
+    zp__gpu_free(T_gpu, &in.ds);
+    zp__gpu_free(T_gpu, &in.dp);
+    free(in.p);
+    free(in.s);
 }
 
 static void test_g1_sizes(void)
@@ -339,10 +347,7 @@ static void g1_nosplit_case(size_t n, enum scal sk, enum pts pk)
     printf("  nosplit n=%zu scalars=%s points=%s %s\n", n, scal_name[sk], pts_name[pk],
            ok ? "ok" : "WRONG");
     zp__gpu_free(T_gpu, &scratch);
-    zp__gpu_free(T_gpu, &ds);
-    zp__gpu_free(T_gpu, &dp);
-    free(p);
-    free(s);
+    g1_in_free(in);
 }
 
 /* The MSM without the 0/1 split (the H MSM's by default):
@@ -411,10 +416,7 @@ static void g1_pre_case(size_t n, unsigned c, enum scal sk, enum pts pk)
            ok && table_ok ? "ok" : "WRONG");
     zp__gpu_free(T_gpu, &scratch);
     zp__gpu_free(T_gpu, &table);
-    zp__gpu_free(T_gpu, &ds);
-    zp__gpu_free(T_gpu, &dp);
-    free(p);
-    free(s);
+    g1_in_free(in);
 }
 
 /* Precomputed bases (zp__gpu_msm_g1_pre): windows of 9 and 17 bits (the
@@ -510,10 +512,7 @@ static void g1_acc_case(size_t n, const size_t *cut, unsigned c, enum scal sk, e
            scal_name[sk], pts_name[pk], ok && ok2 ? "ok" : "WRONG");
     zp__gpu_free(T_gpu, &scratch);
     zp__gpu_free(T_gpu, &bk);
-    zp__gpu_free(T_gpu, &ds);
-    zp__gpu_free(T_gpu, &dp);
-    free(p);
-    free(s);
+    g1_in_free(in);
 }
 
 /* The same with the 0/1 split (zp__gpu_msm_g1_acc_add_split): the chunks'
@@ -566,10 +565,7 @@ static void g1_acc_split_case(size_t n, const size_t *cut, unsigned c, enum scal
            scal_name[sk], pts_name[pk], ok && ones_ok ? "ok" : "WRONG");
     zp__gpu_free(T_gpu, &scratch);
     zp__gpu_free(T_gpu, &bk);
-    zp__gpu_free(T_gpu, &ds);
-    zp__gpu_free(T_gpu, &dp);
-    free(p);
-    free(s);
+    g1_in_free(in);
 }
 
 /* One sum over chunks (zp__gpu_msm_acc): chunks of one, two and uneven
@@ -733,10 +729,7 @@ static void test_profile(void)
     zp__gpu_free(T_gpu, &as);
     zp__gpu_free(T_gpu, &bk);
     zp__gpu_free(T_gpu, &scratch);
-    zp__gpu_free(T_gpu, &ds);
-    zp__gpu_free(T_gpu, &dp);
-    free(p);
-    free(s);
+    g1_in_free(in);
 }
 
 static void test_args(void)
