@@ -155,10 +155,10 @@ if "$ZKPIPE" version | grep -q "CUDA backend: compiled" &&
     ok "16G: a partition moves the pinned part and the witness twice ($moved GiB)" ||
     bad "16G: a partition moves '$moved' GiB (pinned '$pinned')"
   # One ring for two slots where asked and two fit: 48 GiB, not 32.
-  check 0 "a GPU with a 48.0 GiB arena: streamed: .*ring 2 x 2.0 GiB shared; 2 slot\(s\).*when its 2 slots sum each chunk together" \
+  check 0 "a GPU with a 48.0 GiB arena: streamed: .*ring 2 x [0-9.]+ GiB shared; 2 slot\(s\).*when its 2 slots sum each chunk together" \
     -- "synth:porep:27 shares its ring at 48G (--tune ring_share=on)" \
     doctor --gpu-mem 48G --tune ring_share=on synth:porep:27
-  check 0 "a GPU with a 32.0 GiB arena: streamed: .*ring 2 x 3.[0-9] GiB; 1 slot\(s\)" \
+  check 0 "a GPU with a 32.0 GiB arena: streamed: .*ring 2 x [0-9.]+ GiB; 1 slot\(s\)" \
     -- "but not at 32G, where two do not fit" doctor --gpu-mem 32G --tune ring_share=on synth:porep:27
   # The drop-in's .params (no matrices): a partition moves its a and b
   # too, its witness once; a key with matrices does not say so.

@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "cli/keyfile.h"
 #include "cpu/cpu.h"
+#include "gpu/eval_plan.h"
 #include "gpu/gpu.h"
 #include "groth16/gpu_prover.h"
 #include "groth16/setup_impl.h"
@@ -416,8 +417,19 @@ static uint64_t key_host_bytes(const zp__pk *pk, uint64_t nnz)
            2 * 8 * ((uint64_t)pk->n_vars / 64 + 1);
 }
 
+/* The bytes of m's coefficient table on a GPU (eval_plan.h): a size of its
+ * own, which does not grow with the matrix. */
+static uint64_t table_bytes(const zp__csr *m)
+{
+    zp__ev_plan *p = malloc(sizeof *p);
+    const uint64_t b = p && zp__ev_plan_make(p, m, 0) == ZP_OK ? p->n_tab * sizeof(zp_fr) : 0;
+    free(p);
+    return b;
+}
+
 /* synth:NAME:LOG2 from its circuit at 2^min(LOG2, shape_log2): exact up
- * to there, counts and matrix bytes scaled by the shape's above. */
+ * to there, counts and matrix bytes (less their tables) scaled by the
+ * shape's above. */
 static int synth_shape(key_shape *k, const char *key, int threads, unsigned shape_log2)
 {
     zp__synth_spec s, small;
@@ -467,8 +479,9 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
         t->n_l = (uint64_t)t->n_vars - t->n_public - 1;
         t->n_h = conv == ZP_H_COSET ? dom : dom - 1;
         const double scale = (double)nnz / (double)(small_sh.nnz_a + small_sh.nnz_b);
-        k->fixed = (uint64_t)((double)k->fixed * scale);
-        k->matrices = (uint64_t)((double)k->matrices * scale);
+        const uint64_t tabs = table_bytes(&k->pk.ma) + table_bytes(&k->pk.mb);
+        k->fixed = (uint64_t)((double)(k->fixed - tabs) * scale) + tabs;
+        k->matrices = (uint64_t)((double)(k->matrices - tabs) * scale) + tabs;
         snprintf(k->note, sizeof k->note, "estimated from synth at 2^%u, scaled", small.log2);
     }
     /* The CPU prover holds the key and the circuit's A and B (for its

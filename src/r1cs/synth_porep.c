@@ -10,10 +10,17 @@
  * repeated booleanity rows. The words of the first n_public blocks are the
  * public inputs, so every input is constrained.
  *
- * Section 2 (Poseidon-like dense tail) is a set of lanes. A lane starts
- * from ~42 words; each step mixes the last W = 42 values of the lane with
- * random constants, s = c + sum M_i v_i (one row, B = 1), and raises s to
- * the fifth power: s*s = x2, x2*x2 = x4, x4*s = x5; x5 joins the lane.
+ * Section 2 (dense tail) is a set of lanes. A lane starts from ~42 words;
+ * each step mixes the last W = 42 values of the lane, s = c + sum M_i v_i
+ * (one row, B = 1), and raises s to the fifth power: s*s = x2, x2*x2 = x4,
+ * x4*s = x5; x5 joins the lane. Its long rows stand for the real
+ * circuit's long linear combinations, and their coefficients follow
+ * theirs: most of those are the powers of two 2^0 .. 2^252 of bellperson's
+ * packed 32-bit additions (MultiEq) and bit packing, the rest constants of
+ * Poseidon folded into its linear combinations, a few thousand values that
+ * repeat in every hash. So M_i is 2^k for a random k in [0, 252], except
+ * one term in POOL_ONE_IN, which, like c, is one of POOL random constants
+ * (bench/RESULTS.md, issue 34: about 3 % of A's nonzeros).
  *
  * The gadget counts at LOG2 = 27 solve the statistics of docs/architecture.md, Synthetic circuits:
  * rows, aux count, nnz of A and C, the share of aux in A (only AND outputs
@@ -43,6 +50,10 @@
 #define RECHECK27 108648ULL  /* repeated booleanity rows (no new variable) */
 #define XORS27 89813738ULL
 #define MIX_W 42
+#define POW2_MAX 252   /* a mixing coefficient is 2^k, k in [0, POW2_MAX], */
+#define POOL_ONE_IN 16 /* or, one in POOL_ONE_IN, one of POOL constants */
+#define POOL 8192
+#define TAG_POOL_CIRCUIT 0x706f6f6cULL
 #define CHAINS 32
 #define MAX_PUBLIC 328
 
@@ -211,6 +222,8 @@ typedef struct fill_ctx {
     porep_layout L;
     zp__r1cs *cs;
     zp__synth_consts k;
+    zp_fr pow2[POW2_MAX + 1]; /* 2^k */
+    zp_fr *pool;              /* POOL random constants */
 } fill_ctx;
 
 typedef struct rows3 {
@@ -322,12 +335,13 @@ static void fill_lane(fill_ctx *x, uint64_t l)
     for (uint64_t j = 0; j < ln.ns; j++) {
         uint32_t s = (uint32_t)(ln.var0 + 4 * j);
         uint64_t hi = ln.nw + j, lo = j > 0 && hi > MIX_W ? hi - MIX_W : 0;
-        zp_fr coef;
-        zp__synth_rand_fr(&coef, &rng);
-        zp__rw_put(&r.a, 0, &coef);
+        zp__rw_put(&r.a, 0, &x->pool[zp__sm64_below(&rng, POOL)]);
         for (uint64_t i = lo; i < hi; i++) {
-            zp__synth_rand_fr(&coef, &rng);
-            zp__rw_put(&r.a, lane_item(&x->L, &ln, i), &coef);
+            const uint64_t v = zp__sm64(&rng);
+            const zp_fr *coef = v % POOL_ONE_IN == 0
+                                    ? &x->pool[(v / POOL_ONE_IN) % POOL]
+                                    : &x->pow2[(v / POOL_ONE_IN) % (POW2_MAX + 1)];
+            zp__rw_put(&r.a, lane_item(&x->L, &ln, i), coef);
         }
         zp__rw_put(&r.b, 0, &kc->one);
         zp__rw_put(&r.c, s, &kc->one);
@@ -350,9 +364,20 @@ zp_err zp__porep_fill(zp__r1cs *cs, const zp__synth_spec *s)
     zp_err e = layout_of(&x.L, s->log2, true);
     if (e)
         return e;
+    if (!(x.pool = malloc(POOL * sizeof *x.pool))) {
+        free(x.L.lane_a);
+        return ZP_E_NOMEM;
+    }
     zp__synth_consts_init(&x.k);
+    x.pow2[0] = x.k.one;
+    for (int i = 1; i <= POW2_MAX; i++)
+        zp_fr_dbl(&x.pow2[i], &x.pow2[i - 1]);
+    uint64_t rng = zp__sm64_seed(ZP__SYNTH_CIRCUIT_SEED, TAG_POOL_CIRCUIT, 0);
+    for (int i = 0; i < POOL; i++)
+        zp__synth_rand_fr(&x.pool[i], &rng);
     zp__r1cs_par_for(x.L.nblk, 256, s->threads, fill_blocks, &x);
     zp__r1cs_par_for(x.L.nlane, 4, s->threads, fill_lanes, &x);
+    free(x.pool);
     free(x.L.lane_a);
     return ZP_OK;
 }
