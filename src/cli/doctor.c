@@ -30,7 +30,6 @@
 #include "cli/cli.h"
 #include "cli/keyfile.h"
 #include "cpu/cpu.h"
-#include "gpu/eval_plan.h"
 #include "gpu/gpu.h"
 #include "groth16/gpu_prover.h"
 #include "groth16/setup_impl.h"
@@ -417,16 +416,6 @@ static uint64_t key_host_bytes(const zp__pk *pk, uint64_t nnz)
            2 * 8 * ((uint64_t)pk->n_vars / 64 + 1);
 }
 
-/* The bytes of m's coefficient table on a GPU (eval_plan.h): a size of its
- * own, which does not grow with the matrix. */
-static uint64_t table_bytes(const zp__csr *m)
-{
-    zp__ev_plan *p = malloc(sizeof *p);
-    const uint64_t b = p && zp__ev_plan_make(p, m, 0) == ZP_OK ? p->n_tab * sizeof(zp_fr) : 0;
-    free(p);
-    return b;
-}
-
 /* synth:NAME:LOG2 from its circuit at 2^min(LOG2, shape_log2): exact up
  * to there, counts and matrix bytes (less their tables) scaled by the
  * shape's above. */
@@ -450,14 +439,18 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
         e = zp__setup_shape(&k->pk, &lg, &k->cs, conv);
     if (!e)
         e = zp__setup_matrices(&k->pk, &k->cs, threads);
-    uint64_t full = e ? UINT64_MAX : zp__g16_dkey_bytes(&k->pk);
-    if (e || full == UINT64_MAX) {
+    /* The key's device bytes and its matrices', with the matrices'
+     * coefficient tables apart: their size does not grow with the rest. */
+    uint64_t full = e ? UINT64_MAX : zp__g16_dkey_bytes(&k->pk), ta = 0, tb = 0;
+    const uint64_t ma = e ? UINT64_MAX : zp__gpu_csr_bytes_tab(&k->pk.ma, &ta);
+    const uint64_t mb = e ? UINT64_MAX : zp__gpu_csr_bytes_tab(&k->pk.mb, &tb);
+    if (e || full == UINT64_MAX || ma == UINT64_MAX || mb == UINT64_MAX) {
         fprintf(stderr, "zkpipe doctor: %s: cannot build its shape: %s\n", key,
                 zp_strerror(e ? e : ZP_E_NOMEM));
         return 2;
     }
     k->fixed = full - points_bytes(&k->pk);
-    k->matrices = zp__g16_matrix_bytes(&k->pk);
+    k->matrices = ma + mb;
     k->target = k->pk;
     zp__pk *t = &k->target;
     uint64_t nnz = big_sh.nnz_a + big_sh.nnz_b;
@@ -479,7 +472,7 @@ static int synth_shape(key_shape *k, const char *key, int threads, unsigned shap
         t->n_l = (uint64_t)t->n_vars - t->n_public - 1;
         t->n_h = conv == ZP_H_COSET ? dom : dom - 1;
         const double scale = (double)nnz / (double)(small_sh.nnz_a + small_sh.nnz_b);
-        const uint64_t tabs = table_bytes(&k->pk.ma) + table_bytes(&k->pk.mb);
+        const uint64_t tabs = ta + tb;
         k->fixed = (uint64_t)((double)(k->fixed - tabs) * scale) + tabs;
         k->matrices = (uint64_t)((double)(k->matrices - tabs) * scale) + tabs;
         snprintf(k->note, sizeof k->note, "estimated from synth at 2^%u, scaled", small.log2);

@@ -197,12 +197,21 @@ zp_err zp__ev_plan_make(zp__ev_plan *p, const zp__csr *m, int threads)
     return ZP_OK;
 }
 
-uint64_t zp__gpu_csr_bytes(const zp__csr *m)
+uint64_t zp__gpu_csr_bytes_tab(const zp__csr *m, uint64_t *tab_bytes)
 {
     zp__ev_plan *p = malloc(sizeof *p);
     uint64_t bytes = UINT64_MAX;
-    if (p && zp__ev_plan_make(p, m, 0) == ZP_OK)
+    *tab_bytes = 0;
+    if (p && zp__ev_plan_make(p, m, 0) == ZP_OK) {
         bytes = p->bytes;
+        *tab_bytes = p->n_tab * sizeof(zp_fr);
+    }
     free(p);
     return bytes;
+}
+
+uint64_t zp__gpu_csr_bytes(const zp__csr *m)
+{
+    uint64_t tab;
+    return zp__gpu_csr_bytes_tab(m, &tab);
 }
