@@ -577,7 +577,8 @@ static void g1_acc_split_case(size_t n, const size_t *cut, unsigned c, enum scal
 static void test_g1_acc(void)
 {
     static const size_t one[] = {0}, halves[] = {500, 0}, ones[] = {1, 1, 1, 0},
-                        uneven[] = {1000, 1, 2, 3000, 0}, tens[] = {10, 10, 10, 10, 10, 10, 0};
+                        uneven[] = {1000, 1, 2, 3000, 0}, tens[] = {10, 10, 10, 10, 10, 10, 0},
+                        quarters[] = {1u << 18, 1u << 18, 1u << 18, 0};
     g1_acc_case(1, one, 9, S_RANDOM, P_DISTINCT);
     g1_acc_case(3, ones, 9, S_MINUS1, P_DISTINCT);
     g1_acc_case(60, tens, 13, S_MIXED, P_WITH_INF);
@@ -589,7 +590,6 @@ static void test_g1_acc(void)
     g1_acc_case(2000, halves, 20, S_RANDOM, P_DISTINCT);
     g1_acc_case(1000, halves, 13, S_ZERO, P_DISTINCT);
     if (!T_small) {
-        static const size_t quarters[] = {1u << 18, 1u << 18, 1u << 18, 0};
         g1_acc_case(1u << 20, quarters, 20, S_RANDOM, P_DISTINCT);
         g1_acc_case((1u << 20) + 5, quarters, 16, S_SAME, P_DISTINCT);
         g1_acc_case(20000, uneven, 22, S_MIXED, P_WITH_INF);
@@ -605,7 +605,6 @@ static void test_g1_acc(void)
     g1_acc_split_case(1000, halves, 13, S_ONE, P_SAME);
     g1_acc_split_case(5000, uneven, 9, S_SAME, P_DISTINCT);
     if (!T_small) {
-        static const size_t quarters[] = {1u << 18, 1u << 18, 1u << 18, 0};
         g1_acc_split_case(1u << 20, quarters, 17, S_SPARSE, P_DISTINCT);
         g1_acc_split_case((1u << 20) + 5, quarters, 20, S_MIXED, P_WITH_INF);
     }
