@@ -396,8 +396,8 @@ static void test_no_slots(void)
            (unsigned long long)p.ring_buffer, (unsigned long long)largest);
 }
 
-/* The lean steps: porep:27 with ~7 GiB of matrices (4 GiB of them
- * escaped coefficients, as random ones are) fits a 16 GiB arena with a lean
+/* The lean steps: a porep:27 shape with ~7 GiB of matrices (4 GiB of
+ * them escaped coefficients) fits a 16 GiB arena with a lean
  * working set, the matrices streamed and buffers grown from 1 GiB into
  * the room left; at 20 GiB a lean one beside the matrices would need
  * smaller buffers, so the matrices stream for a ring of 2 GiB buffers (the
@@ -410,7 +410,7 @@ static void test_lean(void)
 {
     uint64_t fixed, mat;
     const zp__pk pk = porep_shape(27, &fixed, &mat);
-    const uint64_t esc = 4 * GiB; /* escaped random coefficients */
+    const uint64_t esc = 4 * GiB; /* escaped coefficients */
     zp__g16_plan p;
     zp__ioerr why = {""};
     CHECK(check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 16 * GiB, 1, NULL));

@@ -631,7 +631,8 @@ typedef struct zp__gpu_csr {
  * UINT64_MAX when host memory for it runs out). Both builds provide it. */
 uint64_t zp__gpu_csr_bytes(const zp__csr *m);
 /* The same, and in *tab_bytes the part of them that is m's coefficient
- * table: at most ZP__EV_TAB values whatever m's size (0 with UINT64_MAX). */
+ * table: at most ZP__EV_TAB values whatever m's size (0 where the bytes
+ * are UINT64_MAX). */
 uint64_t zp__gpu_csr_bytes_tab(const zp__csr *m, uint64_t *tab_bytes);
 
 /* Validates m (row_ptr monotone and ending at nnz, every col < ncols) and
