@@ -5,12 +5,13 @@
  * each, instead of the ~10 products of an XYZZ mixed addition.
  *
  * An affine round, then the XYZZ chunks. A run of s >= 2 entries of one
- * bucket (key) is cut into groups of `group_len` consecutive entries
- * (AFF_GROUP, PRE_AFF_GROUP); each group's sum becomes one entry
- * of a shorter sorted array (ceil(s / gs) entries for the run), which the
- * XYZZ chunks, carries and fix-up of msm_impl.cuh then sum, so a huge
- * bucket costs no more rounds (latency) here. A run of one entry is its
- * bucket's sum and is written to it at once. Kernels:
+ * bucket (key) is dealt round robin into ceil(s / gs) groups of at most
+ * gs = `group_len` entries (AFF_GROUP, PRE_AFF_GROUP), whose lengths differ
+ * by one at most; each group's sum becomes one entry of a shorter sorted
+ * array (ceil(s / gs) entries for the run), which the XYZZ chunks, carries
+ * and fix-up of msm_impl.cuh then sum, so a huge bucket costs no more
+ * rounds (latency) here. A run of one entry is its bucket's sum and is
+ * written to it at once. Kernels:
  *
  *   keys   (per key)     run lengths, runs of one to their buckets, the
  *                        longest run, the number of groups per run;
@@ -252,12 +253,17 @@ static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t 
     uint64_t s = cnt[k];
     if (s < 2)
         return;
-    uint64_t r = i - bstart[k], j = r % gs;
-    uint64_t o = gstart[k] + r / gs;
+    /* Round robin over the run's ceil(s / gs) groups: their lengths differ
+     * by one at most, so a warp's slots idle for fewer of its steps than
+     * beside one short group a run. A pass's entries number fewer than
+     * 2^32 (above), so 32 bits hold a run. */
+    const uint32_t r = (uint32_t)(i - bstart[k]), g = (uint32_t)((s + gs - 1) / gs);
+    const uint32_t q = r % g, j = r / g;
+    uint64_t o = gstart[k] + q;
     idx[j * S + o] = src_val(in, i);
     if (j)
         return;
-    glen[o] = (uint8_t)(s - r < gs ? s - r : gs);
+    glen[o] = (uint8_t)(((uint32_t)s - q + g - 1) / g);
     okey[o] = k;
 }
 

@@ -593,6 +593,10 @@ static void test_g1_acc(void)
         g1_acc_case(1u << 20, quarters, 20, S_RANDOM, P_DISTINCT);
         g1_acc_case((1u << 20) + 5, quarters, 16, S_SAME, P_DISTINCT);
         g1_acc_case(20000, uneven, 22, S_MIXED, P_WITH_INF);
+        /* ~128 entries a bucket and chunk: 16 groups a run in the first
+         * round, runs of 14 to 18 sums (two groups) in the second, each
+         * filled round robin. */
+        g1_acc_case(1u << 20, quarters, 12, S_RANDOM, P_DISTINCT);
     }
     /* With the split: sparse and mixed scalars, all zeros, all ones (no
      * dense part: the first chunk clears the buckets), a chunk of zeros
