@@ -123,10 +123,10 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
     CHECK(!p.shared || (o && o->tuning.ring_share && asked >= 2 && p.slots >= 2 && !p.lean));
     const bool streams = zp__g16_plan_streams(&p);
     if (streams && !(o && o->ring_buffer)) {
-        /* The largest buffers that fit in any layout (halved from 2 GiB,
-         * none more than twice the largest array): twice the step they
-         * were halved to fit in none; then grown in their layout while a
-         * sixteenth of that step more does not fit. */
+        /* The largest buffers that fit in any layout (down the ladder of
+         * zp__g16_ring_down, none more than twice the largest array): the
+         * step before theirs fits in none; then grown in their layout
+         * while a sixteenth of that step more does not fit. */
         uint64_t most = 4096, rb0 = ZP_G16_RING_BUFFER;
         for (int i = 0; i < ZP_G16_NP; i++) {
             const uint64_t b = (zp__g16_part_count(pk, (zp__g16_part)i) *
@@ -134,11 +134,14 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
             most = b > most ? b : most;
         }
         while (rb0 / 2 >= most)
-            rb0 /= 2;
-        uint64_t base = rb0;
-        while (base > p.ring_buffer)
-            base /= 2;
-        const uint64_t twice = 2 * base;
+            rb0 = zp__g16_ring_down(rb0);
+        /* base: the step of the ladder the buffers come from; twice: the
+         * step before it, which fit in no layout */
+        uint64_t base = rb0, twice = 2 * rb0;
+        while (base > p.ring_buffer) {
+            twice = base;
+            base = zp__g16_ring_down(base);
+        }
         CHECK(p.ring_buffer < twice);
         CHECK(p.ring_buffer == base || (base < rb0 && !p.shared));
         if (twice <= rb0) {
@@ -280,7 +283,7 @@ static void test_shared(void)
     zp__ioerr why = {""};
     for (uint64_t a = 48; a <= 64; a += 16) {
         CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, a * GiB, 2, &o, &why), ZP_OK);
-        CHECK(p.shared && p.slots == 2 && p.ring_buffer >= ZP_G16_RING_BUFFER / 2);
+        CHECK(p.shared && p.slots == 2 && p.ring_buffer >= 4 * GiB);
         CHECK_EQ_INT(zp__g16_plan_fixed(&one, &pk, fixed, mat, a * GiB, 2, NULL, &why), ZP_OK);
         CHECK(!one.shared && one.slots == 1);
         CHECK(p.slot_bytes < one.slot_bytes);
@@ -426,10 +429,10 @@ static void test_lean(void)
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 24 * GiB, 1, NULL, &why),
                  ZP_OK);
     CHECK(p.lean && !p.mat_stream && p.ring_buffer == ZP_G16_RING_BUFFER_MATS);
+    check_plan("porep:27 syn", &pk, fixed + esc, mat + esc, 32 * GiB, 1, NULL);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 32 * GiB, 1, NULL, &why),
                  ZP_OK);
-    CHECK(!p.lean && !p.mat_stream && p.ring_buffer < ZP_G16_RING_BUFFER / 2 &&
-          p.ring_buffer >= ZP_G16_RING_BUFFER / 8 * 3);
+    CHECK(!p.lean && !p.mat_stream && p.ring_buffer < 4 * GiB && p.ring_buffer >= 3 * GiB);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed + esc, mat + esc, 8 * GiB, 1, NULL, &why),
                  ZP_E_GPU_OOM);
     CHECK(strstr(why.msg, "lean") != NULL);
@@ -465,7 +468,7 @@ static void test_lean(void)
 /* A key without matrices (the supraseal-c2 drop-in's: density maps alone
  * in its fixed part) takes a lean working set before the usual one with
  * buffers of the same step: porep:27 at 16, 24 and 48 GiB; at 32 GiB the
- * usual one with 2 x 6 GiB (the 8 GiB step shortened) goes before a lean
+ * usual one with 2 x 6 GiB (the ladder's 6 GiB step) goes before a lean
  * one with 4 GiB; whole at 139. */
 static void test_no_matrices(void)
 {
@@ -480,7 +483,7 @@ static void test_no_matrices(void)
         CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, maps, 0, arenas[i], 1, NULL, &why), ZP_OK);
         CHECK(!p.mat_stream && p.fixed_bytes == maps);
         CHECK(p.lean == (arenas[i] != 32 * GiB));
-        CHECK(p.lean || p.ring_buffer > ZP_G16_RING_BUFFER / 2);
+        CHECK(p.lean || p.ring_buffer >= 6 * GiB);
     }
     CHECK(!check_plan("porep:27 abc", &pk, maps, 0, 139 * GiB, 2, NULL));
 }

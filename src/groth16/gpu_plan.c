@@ -254,14 +254,14 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
     uint64_t rb_min = op.ring_buffer ? op.ring_buffer : ZP_G16_RING_BUFFER_MIN;
     if (!op.ring_buffer) {
         while (rb0 / 2 >= most)
-            rb0 /= 2;
+            rb0 = zp__g16_ring_down(rb0);
         rb_min = rb_min < rb0 ? rb_min : rb0;
     }
     /* First a shared ring (zp__g16_plan.shared), where asked: the key's
      * ring and as many working sets without one as asked and fit, at least
      * two, the points in the rest. */
     if (!forced && op.tuning.ring_share && slots >= 2)
-        for (uint64_t rb = rb0; rb >= rb_min; rb /= 2)
+        for (uint64_t rb = rb0; rb >= rb_min; rb = zp__g16_ring_down(rb))
             if (plan_shared(p, pk, arena_free, slots, rb, &op))
                 return ZP_OK;
     /* The largest buffers first, in whichever layout holds them: the usual
@@ -281,7 +281,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * before h with the SMs idle (the witness crosses during H's chunks),
      * and its ~3.9 GiB less at porep:27 go to buffers or points. */
     const bool no_mats = !op.usual && 2 * matrices < fixed;
-    for (uint64_t rb = rb0; rb >= rb_min; rb /= 2) {
+    for (uint64_t rb = rb0; rb >= rb_min; rb = zp__g16_ring_down(rb)) {
         if ((no_mats && plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
             (!forced && plan_usual_short(p, pk, fixed, arena_free, rb, &op)) ||
             (!no_mats && !op.stream_matrices && !op.usual &&

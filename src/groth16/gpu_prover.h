@@ -188,10 +188,20 @@ bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
  * ZP_G16_RING_BUFFER_MATS (eval's blocks then cross with the SMs idle).
  * Buffers of 8 GiB stream H in fewer chunks where they fit (4 instead of 7
  * at porep:27 in 48 GiB), each chunk paying a cost beyond its points that
- * outweighs the resident points the buffers take (bench/RESULTS.md). */
+ * outweighs the resident points the buffers take; 12 GiB there (H in 2)
+ * streams most of L as well and its chunks wait (bench/RESULTS.md). */
 #define ZP_G16_RING_BUFFER ((uint64_t)8 << 30)
 #define ZP_G16_RING_BUFFER_MIN ((uint64_t)1 << 27)
 #define ZP_G16_RING_BUFFER_MATS ((uint64_t)2 << 30)
+
+/* The next buffer size the plan tries below rb: 8, 6 and 4 GiB, then it
+ * halves. The 6 GiB step gives porep:27 at 32 GiB buffers of 4.9 GiB
+ * instead of 4 (H in 5 chunks instead of 6; bench/RESULTS.md). */
+static inline uint64_t zp__g16_ring_down(uint64_t rb)
+{
+    const uint64_t g = (uint64_t)1 << 30;
+    return rb > 6 * g ? 6 * g : rb > 4 * g ? 4 * g : rb / 2;
+}
 
 /*
  * Plans keys of pk's shape in `arena_free` bytes with `slots` working sets:
