@@ -135,36 +135,36 @@ static bool check_plan(const char *what, const zp__pk *pk, uint64_t fixed, uint6
         }
         while (rb0 / 2 >= most)
             rb0 = zp__g16_ring_down(rb0);
-        /* base: the step of the ladder the buffers come from; twice: the
+        /* base: the step of the ladder the buffers come from; above: the
          * step before it, which fit in no layout */
-        uint64_t base = rb0, twice = 2 * rb0;
+        uint64_t base = rb0, above = 2 * rb0;
         while (base > p.ring_buffer) {
-            twice = base;
+            above = base;
             base = zp__g16_ring_down(base);
         }
-        CHECK(p.ring_buffer < twice);
+        CHECK(p.ring_buffer < above);
         CHECK(p.ring_buffer == base || (base < rb0 && !p.shared));
-        if (twice <= rb0) {
+        if (above <= rb0) {
             /* A shared ring is tried at every size before the others. */
-            const uint64_t lean2 = zp__g16_slot_bytes_lean(pk, twice, o);
+            const uint64_t lean2 = zp__g16_slot_bytes_lean(pk, above, o);
             /* The usual layout with buffers up to a quarter shorter goes
              * before a lean one with full buffers. */
             const bool usual_short = !p.lean && !p.shared &&
-                                     p.ring_buffer >= twice - 4 * (twice / 16 & ~(uint64_t)4095);
-            CHECK(p.shared || fixed + zp__g16_slot_bytes_ring(pk, twice, o) > arena || forced);
+                                     p.ring_buffer >= above - 4 * (above / 16 & ~(uint64_t)4095);
+            CHECK(p.shared || fixed + zp__g16_slot_bytes_ring(pk, above, o) > arena || forced);
             CHECK(p.shared || usual_short || lean2 == UINT64_MAX || fixed + lean2 > arena ||
                   (o && o->stream_matrices));
             CHECK(p.shared || usual_short || lean2 == UINT64_MAX || fixed - mat + lean2 > arena ||
-                  twice > ZP_G16_RING_BUFFER_MATS);
+                  above > ZP_G16_RING_BUFFER_MATS);
             CHECK(!(o && o->tuning.ring_share) || asked < 2 ||
-                  fixed + 2 * rnd(twice) + 2 * zp__g16_slot_bytes_shared(pk, twice, o) > arena);
+                  fixed + 2 * rnd(above) + 2 * zp__g16_slot_bytes_shared(pk, above, o) > arena);
             /* grown as far as its layout holds, no further than
              * ZP_G16_RING_BUFFER_MATS: a sixteenth of the step more does
-             * not fit, or, for the usual layout shortened from twice, a
-             * sixteenth of twice (the steps it is shortened by) */
+             * not fit, or, for the usual layout shortened from above, a
+             * sixteenth of above (the steps it is shortened by) */
             const uint64_t more =
-                p.ring_buffer + ((usual_short ? twice : base) / 16 & ~(uint64_t)4095);
-            if (more < twice && !p.shared && more <= ZP_G16_RING_BUFFER_MATS) {
+                p.ring_buffer + ((usual_short ? above : base) / 16 & ~(uint64_t)4095);
+            if (more < above && !p.shared && more <= ZP_G16_RING_BUFFER_MATS) {
                 const uint64_t w = p.lean ? zp__g16_slot_bytes_lean(pk, more, o)
                                           : zp__g16_slot_bytes_ring(pk, more, o);
                 CHECK(w == UINT64_MAX || p.fixed_bytes + w > arena);

@@ -195,8 +195,8 @@ bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
 #define ZP_G16_RING_BUFFER_MATS ((uint64_t)2 << 30)
 
 /* The next buffer size the plan tries below rb: 8, 6 and 4 GiB, then it
- * halves. The 6 GiB step gives porep:27 at 32 GiB buffers of 4.9 GiB
- * instead of 4 (H in 5 chunks instead of 6; bench/RESULTS.md). */
+ * halves. The 6 GiB step serves arenas between the two: porep:27 at 32
+ * GiB takes 2 x 4.9 GiB, H in 5 chunks (bench/RESULTS.md). */
 static inline uint64_t zp__g16_ring_down(uint64_t rb)
 {
     const uint64_t g = (uint64_t)1 << 30;
