@@ -289,6 +289,10 @@ else bad "bench copy --host"; fi
 refuse 2 'measures host memory alone' "bench copy --host with --pageable" \
   "$ZKPIPE" bench copy --host 1 --pageable 1
 refuse 2 'for G1 on the GPU' "bench msm --precompute refuses G2" "$ZKPIPE" bench msm --precompute 22 --g2
+refuse 2 'is for the GPU, without --precompute' "bench msm --window refuses the CPU" \
+  "$ZKPIPE" bench msm --window 16 --g2 --backend cpu
+refuse 2 'is for G1 on the GPU' "bench msm --chunks refuses G2" \
+  "$ZKPIPE" bench msm --chunks 4 --g2 --backend cpu
 refuse 2 'are for G1 on the GPU' "bench msm --g1-affine-from refuses the CPU" \
   "$ZKPIPE" bench msm --g1-affine-from 20 --backend cpu
 refuse 2 'are for G1 on the GPU' "bench msm --g1-ones-affine-from refuses G2" \

@@ -77,9 +77,11 @@ static const char msm_help[] =
     "  --acc-scratch-mib M --chunks: msm-g1-acc with M MiB of scratch at most (as a\n"
     "                      slot sums H in what its work region leaves; it takes\n"
     "                      the windows a pass, and the affine round, that fit)\n"
-    "  --window C          --chunks: msm-g1-k's and msm-g1-1's window (2..22;\n"
-    "                      default by size), to set the one MSM beside a sum at\n"
-    "                      --acc-c C: what chunking costs apart from the window\n"
+    "  --window C          GPU: the dense scalars' window (2..22; default by size):\n"
+    "                      alone, the MSM's (G1 or G2, to sweep the window model);\n"
+    "                      with --chunks, msm-g1-k's and msm-g1-1's, to set the one\n"
+    "                      MSM beside a sum at --acc-c C: what chunking costs apart\n"
+    "                      from the window\n"
     "  --chunks K --sparse the MSMs over the witness instead (with the 0/1 split):\n"
     "                      K MSMs summed (msm-g1s-k), the K chunks' dense scalars\n"
     "                      into one set of kept buckets at --acc-c (default the\n"
@@ -639,12 +641,16 @@ int zp__bench_msm(int argc, char **argv)
         fprintf(stderr, "zkpipe bench msm: --precompute is for G1 on the GPU\n");
         return 2;
     }
-    if ((o.chunks || o.acc_c || o.acc_mib || o.window) &&
-        (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks ||
-         (o.sparse && (o.acc_mib || o.window)))) {
-        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c, --acc-scratch-mib, --window "
-                        "with it, the last two not with --sparse) is for G1 on the GPU, "
-                        "without --precompute\n");
+    if ((o.chunks || o.acc_c || o.acc_mib) &&
+        (o.g2 || o.pre_c || o.backend != BK_GPU || !o.chunks || (o.sparse && o.acc_mib))) {
+        fprintf(stderr, "zkpipe bench msm: --chunks (and --acc-c, --acc-scratch-mib with it, "
+                        "the last not with --sparse) is for G1 on the GPU, without "
+                        "--precompute\n");
+        return 2;
+    }
+    if (o.window && (o.pre_c || o.backend != BK_GPU || (o.chunks && o.sparse))) {
+        fprintf(stderr, "zkpipe bench msm: --window is for the GPU, without --precompute, and "
+                        "not with --chunks --sparse\n");
         return 2;
     }
     if ((o.affine_lg || o.ones_lg) && (o.backend != BK_GPU || o.g2)) {
