@@ -186,10 +186,10 @@ bool zp__g16_himg_covers(const zp__g16_himg *m, const zp__pk *pk,
 /* The most bytes of one staging buffer and the least the plan shrinks it
  * to; where the matrices stream through the ring, no more than
  * ZP_G16_RING_BUFFER_MATS (eval's blocks then cross with the SMs idle).
- * Buffers of 8 GiB stream H in fewer chunks where they fit (4 instead of 7
- * at porep:27 in 48 GiB), each chunk paying a cost beyond its points that
- * outweighs the resident points the buffers take; 12 GiB there (H in 2)
- * streams most of L as well and its chunks wait (bench/RESULTS.md). */
+ * Large buffers stream H in few chunks (3 at porep:27 in 48 GiB), each
+ * chunk paying a cost beyond its points that outweighs the resident points
+ * the buffers take; past 8 GiB the buffers take L's points too, whose
+ * copies then make the chunks wait (bench/RESULTS.md). */
 #define ZP_G16_RING_BUFFER ((uint64_t)8 << 30)
 #define ZP_G16_RING_BUFFER_MIN ((uint64_t)1 << 27)
 #define ZP_G16_RING_BUFFER_MATS ((uint64_t)2 << 30)
