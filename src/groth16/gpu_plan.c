@@ -140,22 +140,24 @@ static bool plan_lean_ms(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint
     return true;
 }
 
-/* The buffers of a plan p made with rb, where buffers of 2 rb fit in no
- * layout: grown in the same layout, a sixteenth of rb at a time, to the
- * largest below 2 rb and at most ZP_G16_RING_BUFFER_MATS that fits (past
+/* The buffers of a plan p made with rb, where buffers of `above` (the
+ * ladder's step before rb, zp__g16_ring_down) fit in no layout: grown in
+ * the same layout, a sixteenth of rb at a time, to the largest below
+ * `above` and at most ZP_G16_RING_BUFFER_MATS that fits (past
  * it, the points a grown buffer takes cost more copy waits than its fewer
  * chunks save). Larger buffers take resident points, but
  * each chunk of a streamed MSM pays fixed costs (its sorts, its
  * reduction, a wait), and those cost the SMs more than the bytes they
  * move cost the bus (bench/RESULTS.md, key tiers). */
 static void grow_ring(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uint64_t matrices,
-                      uint64_t arena_free, uint64_t rb, const zp__g16_gpu_opts *op)
+                      uint64_t arena_free, uint64_t rb, uint64_t above,
+                      const zp__g16_gpu_opts *op)
 {
     const uint64_t step = rb / 16 & ~(uint64_t)4095;
-    if (!step)
+    if (!step || above <= rb)
         return;
     uint64_t need = UINT64_MAX;
-    for (uint64_t g = 2 * rb - step; g > rb; g -= step) {
+    for (uint64_t g = above - step; g > rb; g -= step) {
         if (g > ZP_G16_RING_BUFFER_MATS && !op->ring_buffer)
             continue;
         zp__g16_plan q = *p;
@@ -281,7 +283,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
      * before h with the SMs idle (the witness crosses during H's chunks),
      * and its ~3.9 GiB less at porep:27 go to buffers or points. */
     const bool no_mats = !op.usual && 2 * matrices < fixed;
-    for (uint64_t rb = rb0; rb >= rb_min; rb = zp__g16_ring_down(rb)) {
+    for (uint64_t rb = rb0, above = rb0; rb >= rb_min; above = rb, rb = zp__g16_ring_down(rb)) {
         if ((no_mats && plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 0, &lean_need)) ||
             (!forced && plan_usual_short(p, pk, fixed, arena_free, rb, &op)) ||
             (!no_mats && !op.stream_matrices && !op.usual &&
@@ -289,7 +291,7 @@ zp_err zp__g16_plan_fixed(zp__g16_plan *p, const zp__pk *pk, uint64_t fixed, uin
             (!op.usual && (rb <= ZP_G16_RING_BUFFER_MATS || op.ring_buffer) &&
              plan_lean_ms(p, pk, fixed, matrices, arena_free, rb, &op, 1, &lean_need))) {
             if (rb < rb0 && !op.ring_buffer)
-                grow_ring(p, pk, fixed, matrices, arena_free, rb, &op);
+                grow_ring(p, pk, fixed, matrices, arena_free, rb, above, &op);
             return ZP_OK;
         }
     }
