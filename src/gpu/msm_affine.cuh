@@ -250,20 +250,21 @@ static __global__ void aff_map_kernel(aff_src<F> in, uint64_t N, const uint64_t 
     if (i >= N)
         return;
     uint32_t k = src_key(in, i);
-    uint64_t s = cnt[k];
+    /* A pass's entries number fewer than 2^32 (above), so 32 bits hold a
+     * run; the sums below stay under s, so they do not wrap. */
+    const uint32_t s = (uint32_t)cnt[k];
     if (s < 2)
         return;
     /* Round robin over the run's ceil(s / gs) groups: their lengths differ
      * by one at most, so a warp's slots idle for fewer of its steps than
-     * beside one short group a run. A pass's entries number fewer than
-     * 2^32 (above), so 32 bits hold a run. */
-    const uint32_t r = (uint32_t)(i - bstart[k]), g = (uint32_t)((s + gs - 1) / gs);
+     * beside one short group a run. */
+    const uint32_t r = (uint32_t)(i - bstart[k]), g = (s - 1) / gs + 1;
     const uint32_t q = r % g, j = r / g;
     uint64_t o = gstart[k] + q;
     idx[j * S + o] = src_val(in, i);
     if (j)
         return;
-    glen[o] = (uint8_t)(((uint32_t)s - q + g - 1) / g);
+    glen[o] = (uint8_t)((s - 1 - q) / g + 1); /* the r < s with r % g == q */
     okey[o] = k;
 }
 
