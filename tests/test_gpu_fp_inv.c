@@ -3,7 +3,8 @@
  * compiled for the host, against the CPU field's inverse: on random values
  * below p and on edge values (0, 1, 2, R mod p, p - 1, p - 2, (p +- 1)/2,
  * every power of two below p, 2^k - 1, p - 2^k, small values). Also checks
- * that no input needs more than the 37 batches the loop allows. No GPU.
+ * that no input needs more than the 30 batches the loop allows, and the
+ * packed batch of 30 divsteps against one divstep at a time. No GPU.
  */
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +112,71 @@ static void test_edges(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/*
+ * The reference twin of zp__fpi_divsteps: n half-delta divsteps one at a
+ * time on plain integers, delta kept doubled (d2 = 2 delta, odd), the
+ * matrix (times 2^n) in 64-bit entries.
+ */
+static void ref_divsteps(int64_t *d2, int64_t f, int64_t g, int n, int64_t m[4])
+{
+    int64_t u = 1, v = 0, q = 0, r = 1;
+    for (int i = 0; i < n; i++) {
+        if (*d2 > 0 && (g & 1)) {
+            int64_t nf = g, nu = 2 * q, nv = 2 * r;
+            *d2 = 2 - *d2;
+            g = (g - f) / 2, q -= u, r -= v;
+            f = nf, u = nu, v = nv;
+        } else if (g & 1) {
+            *d2 = 2 + *d2;
+            g = (g + f) / 2, q += u, r += v;
+            u *= 2, v *= 2;
+        } else {
+            *d2 = 2 + *d2;
+            g /= 2;
+            u *= 2, v *= 2;
+        }
+    }
+    m[0] = u, m[1] = v, m[2] = q, m[3] = r;
+}
+
+/* One batch against the twin; f odd, both below 2^30, delta = d2 / 2. */
+static int check_batch(int64_t d2, uint32_t f, uint32_t g)
+{
+    int64_t m[4], want_d2 = d2;
+    ref_divsteps(&want_d2, f, g, 30, m);
+    zp__fpi_mat t;
+    uint32_t eta = (uint32_t)(int32_t)((-d2 - 1) / 2); /* -delta - 1/2 */
+    eta = zp__fpi_divsteps(eta, f, g, &t);
+    int64_t got_d2 = -2 * (int64_t)(int32_t)eta - 1;
+    return got_d2 != want_d2 || t.u != m[0] || t.v != m[1] || t.q != m[2] || t.r != m[3];
+}
+
+static void test_divsteps(void)
+{
+    int bad = 0;
+    const uint32_t mask = (1u << 30) - 1;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t x = check_rand64();
+        uint32_t f = ((uint32_t)x & mask) | 1, g = (uint32_t)(x >> 32) & mask;
+        int64_t d2 = (int64_t)(check_rand64() % 4001) - 2000;
+        bad += check_batch(d2 | 1, f, g);
+    }
+    /* g = 0 (every step halves), g = f, g = -f's low bits, f = 1, single
+     * bits, and delta at both signs' extremes that a run can reach */
+    const uint32_t fs[] = {1, 3, mask, 0x2aaaaaab, 0x15555555};
+    const int64_t ds[] = {1, -1, 3, -3, 61, -61, 1757, -1757};
+    for (size_t a = 0; a < sizeof fs / sizeof *fs; a++)
+        for (size_t b = 0; b < sizeof ds / sizeof *ds; b++) {
+            uint32_t f = fs[a];
+            bad += check_batch(ds[b], f, 0);
+            bad += check_batch(ds[b], f, f);
+            bad += check_batch(ds[b], f, (0u - f) & mask);
+            for (int k = 0; k < 30; k++)
+                bad += check_batch(ds[b], f, 1u << k);
+        }
+    CHECK_EQ_INT(bad, 0);
+}
+
 static void test_batch_bound(void)
 {
     printf("  batches: max %d, mean %.2f over %d inversions\n", max_batches,
@@ -127,5 +193,6 @@ int main(void)
     RUN(test_random);
     RUN(test_edges);
     RUN(test_batch_bound);
+    RUN(test_divsteps);
     return FINISH();
 }

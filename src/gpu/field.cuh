@@ -360,7 +360,7 @@ static __device__ __forceinline__ void fp2_store(fp2_t *p, const fp2_t &v)
     fp_store(q + 1, v.c1);
 }
 
-/* a^-1, zero for zero: divsteps (fp_inv.h), ~30k instructions. Out of
+/* a^-1, zero for zero: divsteps (fp_inv.h), ~25k instructions. Out of
  * line: a batch inversion calls it once for many products. */
 static __device__ __noinline__ fp_t fp_inv(const fp_t a)
 {

@@ -12,14 +12,20 @@
  *     stay within 2^30, then applies it to the full f, g (an exact
  *     division by 2^30) and to the cofactors d, e (division by 2^30 mod p,
  *     by adding a multiple of p as in Montgomery reduction);
+ *   - the divsteps are the half-delta variant (delta starts at 1/2), which
+ *     needs fewer of them than delta = 1; a batch runs three runs of 10
+ *     with each matrix row packed in one 32-bit word, two entries of 16
+ *     bits, so that one operation moves both entries;
  *   - e starts at R^2 mod p, so that d ends as the Montgomery form of the
  *     inverse with no product after (inv.c explains the invariants).
  *
  * Variable time: it stops once g = 0 (the MSM's sums are public data; a
- * warp waits for its slowest lane). Theorem 11.2 of the paper bounds the
- * divsteps for 381-bit inputs by 1101, so at most 37 batches; the loop
- * stops there whatever happens. Costs about 30k instructions against
- * ~350k for Fermat's a^(p-2) (570 products). Zero maps to zero.
+ * warp waits for its slowest lane). For 0 <= g <= f <= M the half-delta
+ * divsteps number at most floor((3787 log2(M) + 2166) / 1644) (Wuille's
+ * convex-hull bound, checked for every M up to 2^4096): 878 for M = 2^381,
+ * so at most 30 batches; the loop stops there whatever happens. Costs
+ * about 25k instructions against ~350k for Fermat's a^(p-2) (570
+ * products). Zero maps to zero.
  */
 #ifndef ZP_GPU_FP_INV_H
 #define ZP_GPU_FP_INV_H
@@ -37,8 +43,8 @@
 #define ZP__FPI_UNROLL
 #endif
 /*
- * The batch loop stays a loop on the device: fully unrolled, its 37
- * batches make the inversion ~50k SASS instructions, ten times the rest of
+ * The batch loop stays a loop on the device: fully unrolled, its 30
+ * batches make the inversion ~30k SASS instructions, ten times the rest of
  * the MSM's affine add kernel, so the one inversion a step misses the
  * instruction cache throughout (tests/test_kernel_size.c checks the
  * kernel's size). Unrolled twice it runs no faster.
@@ -52,7 +58,7 @@
 #define ZP__FPI_L 13          /* limbs of 30 bits */
 #define ZP__FPI_MASK 0x3fffffff
 #define ZP__FPI_MINV 0x3ffcfffdu /* -p^-1 mod 2^30 */
-#define ZP__FPI_BATCHES 37    /* ceil(1101 / 30) */
+#define ZP__FPI_BATCHES 30    /* ceil(878 / 30) */
 
 /* Limb i of p, the BLS12-381 base field modulus. */
 ZP__FPI_FN int32_t zp__fpi_p(int i)
@@ -83,38 +89,69 @@ typedef struct zp__fpi_mat {
     int32_t u, v, q, r;
 } zp__fpi_mat;
 
+/* x's low 16 bits as a signed number. */
+ZP__FPI_FN int32_t zp__fpi_sx16(uint32_t x)
+{
+    return (int32_t)((x & 0xffffu) ^ 0x8000u) - 0x8000;
+}
+
 /*
- * 30 divsteps (delta, f odd, g), without branches on the data:
+ * n <= 14 divsteps on (eta, f odd, g) into t, the rows packed in one word
+ * each (u + 2^16 v, q + 2^16 r: entries stay within 2^14), without
+ * branches on the data. eta is -delta - 1/2 for the half-delta steps
+ * (delta starts at 1/2; eta < 0 is delta > 0):
  *   delta > 0 and g odd:  (1 - delta, g, (g - f)/2)
  *   g odd otherwise:      (1 + delta, f, (g + f)/2)
  *   g even:               (1 + delta, f, g/2)
  * Halving g doubles the f row instead, so the entries are the matrix
- * times 2^30; |u| + |v| and |q| + |r| at most double per step.
+ * times 2^n; |u| + |v| and |q| + |r| at most double per step.
  */
-ZP__FPI_FN int32_t zp__fpi_divsteps(int32_t delta, uint32_t f, uint32_t g, zp__fpi_mat *t)
+ZP__FPI_FN void zp__fpi_divsteps_n(uint32_t *eta, uint32_t *fp, uint32_t *gp, zp__fpi_mat *t,
+                                   int n)
 {
-    uint32_t u = 1, v = 0, q = 0, r = 1;
+    uint32_t U = 1, Q = 1u << 16, e = *eta, f = *fp, g = *gp;
     ZP__FPI_UNROLL
-    for (int i = 0; i < 30; i++) {
+    for (int i = 0; i < n; i++) {
         uint32_t odd = 0u - (g & 1u);
-        uint32_t swap = odd & (0u - ((uint32_t)(-delta) >> 31)); /* delta > 0 */
-        /* what joins g (and q, r): -f if swapping, f if odd, else 0 */
-        uint32_t tf = ((f ^ swap) - swap) & odd;
-        uint32_t tu = ((u ^ swap) - swap) & odd;
-        uint32_t tv = ((v ^ swap) - swap) & odd;
+        uint32_t swap = odd & (0u - (e >> 31));
+        /* what joins g (and the g row): -f if swapping, f if odd, else 0 */
+        uint32_t tf = ((f & odd) ^ swap) - swap;
+        uint32_t tU = ((U & odd) ^ swap) - swap;
         /* on a swap the new f row is the old g row */
-        f += (g - f) & swap;
-        u += (q - u) & swap;
-        v += (r - v) & swap;
+        f = (g & swap) | (f & ~swap);
+        U = ((Q & swap) | (U & ~swap)) << 1;
         g = (g + tf) >> 1;
-        q += tu;
-        r += tv;
-        u <<= 1;
-        v <<= 1;
-        delta = 1 + (int32_t)(((uint32_t)delta ^ swap) - swap);
+        Q += tU;
+        e = (e ^ swap) - 1u;
     }
-    t->u = (int32_t)u, t->v = (int32_t)v, t->q = (int32_t)q, t->r = (int32_t)r;
-    return delta;
+    *eta = e, *fp = f, *gp = g;
+    int32_t u = zp__fpi_sx16(U), q = zp__fpi_sx16(Q);
+    t->u = u, t->v = zp__fpi_sx16((U - (uint32_t)u) >> 16);
+    t->q = q, t->r = zp__fpi_sx16((Q - (uint32_t)q) >> 16);
+}
+
+/* a <- b a (2x2 products; the entries of the result stay within 2^30). */
+ZP__FPI_FN void zp__fpi_mat_mul(zp__fpi_mat *a, const zp__fpi_mat *b)
+{
+    zp__fpi_mat c;
+    c.u = b->u * a->u + b->v * a->q;
+    c.v = b->u * a->v + b->v * a->r;
+    c.q = b->q * a->u + b->r * a->q;
+    c.r = b->q * a->v + b->r * a->r;
+    *a = c;
+}
+
+/* 30 divsteps on the low 30 bits of f and g (step s reads only their low
+ * 30 - s bits) into t: three runs of 10, their matrices multiplied. */
+ZP__FPI_FN uint32_t zp__fpi_divsteps(uint32_t eta, uint32_t f, uint32_t g, zp__fpi_mat *t)
+{
+    zp__fpi_mat m;
+    zp__fpi_divsteps_n(&eta, &f, &g, t, 10);
+    zp__fpi_divsteps_n(&eta, &f, &g, &m, 10);
+    zp__fpi_mat_mul(t, &m);
+    zp__fpi_divsteps_n(&eta, &f, &g, &m, 10);
+    zp__fpi_mat_mul(t, &m);
+    return eta;
 }
 
 /* (f, g) <- (u f + v g, q f + r g) / 2^30: exact, the low bits cancel. */
@@ -147,7 +184,7 @@ ZP__FPI_FN int32_t zp__fpi_k(int64_t x)
 /*
  * (d, e) <- (u d + v e, q d + r e) / 2^30 mod p. If |d|, |e| < B before,
  * the results are below B + p/2 (|u| + |v| <= 2^30, |k| <= 2^29): from
- * B = p, 37 batches stay below 20p, inside what zp__fpi_reduce takes.
+ * B = p, 30 batches stay below 16p, inside what zp__fpi_reduce takes.
  */
 ZP__FPI_FN void zp__fpi_update_de(int32_t *d, int32_t *e, const zp__fpi_mat *t)
 {
@@ -222,7 +259,7 @@ ZP__FPI_FN int zp__fpi_inv(uint32_t *out, const uint32_t *a)
         d[i] = 0;
         e[i] = zp__fpi_r2(i);
     }
-    int32_t delta = 1;
+    uint32_t eta = 0u - 1u; /* delta = 1/2 */
     int b = 0;
     ZP__FPI_BATCH_LOOP
     for (; b < ZP__FPI_BATCHES; b++) {
@@ -233,7 +270,7 @@ ZP__FPI_FN int zp__fpi_inv(uint32_t *out, const uint32_t *a)
         if (!any)
             break;
         zp__fpi_mat t;
-        delta = zp__fpi_divsteps(delta, (uint32_t)f[0], (uint32_t)g[0], &t);
+        eta = zp__fpi_divsteps(eta, (uint32_t)f[0], (uint32_t)g[0], &t);
         zp__fpi_update_fg(f, g, &t);
         zp__fpi_update_de(d, e, &t);
     }
