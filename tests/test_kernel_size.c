@@ -3,8 +3,8 @@
  * from sm_90 cubins of src/gpu/msm_g1.cu and msm_g2.cu that the build makes
  * for this test (tests/CMakeLists.txt). The kernel calls the divsteps
  * inverse once a step; when the compiler unrolls its 30 batches the G1
- * kernel grows tenfold (~52k instructions) and misses the instruction
- * cache. Rolled it is ~4.7k (G1) and ~8.5k (G2); the limits leave room for
+ * kernel grows about sevenfold (~30k instructions more) and misses the
+ * instruction cache. Rolled it is ~4.7k (G1) and ~8.5k (G2); the limits leave room for
  * honest growth and catch the unrolled inverse.
  *
  * Also the NTT pass kernels of src/gpu/ntt.cu, every instance: 4,400 to
