@@ -573,9 +573,8 @@ void zp__g16_slot_pack_ahead(zp__g16_slot *s, const zp__pk *pk, const zp_fr *w);
 unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h);
 /* The window of the kept buckets that the schedule's G1 MSMs over the
  * witness (L, A, B1) sum into, one MSM at a time, in a slot whose ring has
- * two buffers of `ring` bytes (0: none): the window of an MSM over an
- * eighth of one of the schedule's buffers of points, the share of them a
- * porep witness has dense. */
+ * two buffers of `ring` bytes (0: none): the window of an MSM over half
+ * of one of the schedule's buffers of points, at most 17 bits. */
 unsigned zp__g16_w_acc_window(uint64_t ring);
 /* Whether the slot runs the MSMs over the witness beside h (its room
  * above a, b and c holds them, and its options ask for it). */

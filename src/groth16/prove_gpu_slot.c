@@ -114,12 +114,20 @@ unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
     return zp__gpu_msm_acc_window(n ? n : 1);
 }
 
+/* The witness MSMs spend most of their time in their dense tails (the
+ * circuit's hash section: whole buffers of points with full scalars),
+ * which sum faster in 15 windows of 17 bits than in 16 of 16, although
+ * the sparse chunks' runs a bucket halve (bench/RESULTS.md). 18 bits make
+ * no fewer windows than 17, and more were not measured. */
+#define W_ACC_MOST_C 17
+
 unsigned zp__g16_w_acc_window(uint64_t ring)
 {
     if (!ring)
         return 0;
     const uint64_t chunk = 2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine);
-    return zp__gpu_msm_acc_window(max_u64(chunk / 8, 1));
+    const unsigned c = zp__gpu_msm_acc_window(max_u64(chunk / 2, 1));
+    return c < W_ACC_MOST_C ? c : W_ACC_MOST_C;
 }
 
 /* Scratch for MSMs of up to `count` points taken zp__g16_chunk_points(g2)
