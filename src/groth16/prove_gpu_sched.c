@@ -559,13 +559,17 @@ zp_err zp__g16_sched_run(zp__g16_slot *s, const zp__g16_dkey *k, zp__g16_sums *o
         s->sched[j].ms = 1e3 * (t1 - t0);
         if (pair)
             s->sched[j + 1].ms = 0;
-        if (chunk_log)
+        if (chunk_log) {
+            /* the chunk's windows and windows a pass (its dense part's) */
+            unsigned nw = 0, pp = 0;
+            zp__gpu_msm_last_passes(s->msm_stream, &nw, &pp);
             zp__log(ZP__LOG_DEBUG, "sched.chunk",
                     "run=%llu j=%zu msm=%s streamed=%d buffers=%u points=%llu wait_ms=%.3f "
-                    "sum_ms=%.3f end_ms=%.3f",
+                    "sum_ms=%.3f end_ms=%.3f windows=%u per_pass=%u",
                     (unsigned long long)run, j, zp__g16_part_name(i), (int)x->streamed,
                     x->streamed ? 1u + pair : 0u, (unsigned long long)x->len, 1e3 * waited,
-                    1e3 * (t1 - t0), 1e3 * (t1 - start));
+                    1e3 * (t1 - t0), 1e3 * (t1 - start), nw, pp);
+        }
         summed += x->streamed ? 1u + pair : 0u;
         s->took_pairs += pair;
         j += pair;
