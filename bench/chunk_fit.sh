@@ -6,7 +6,8 @@
 # squares line through every chunk of the logs given, time = fixed + slope
 # x points, where the chunks' sizes differ enough to fit one (give logs of
 # two arenas, whose buffers differ, to fit a streamed H). What a chunk costs
-# beyond its points is the line's fixed part.
+# beyond its points is the line's fixed part. The last column lists the
+# windows and windows a pass its chunks took, where the lines give them.
 #
 # usage: bash bench/chunk_fit.sh LOG...
 # env: FROM (the first schedule run counted; default 3: the warm-up job's
@@ -40,6 +41,12 @@ $0 ~ / sched\.chunk / {
     groups[++ng] = g
   }
   n[g]++; sp[g] += p; sm[g] += ms; spp[g] += p * p; spm[g] += p * ms
+  # The windows and windows a pass its chunks took (logs since 9f8bd76).
+  wp = field("windows") "/" field("per_pass")
+  if (wp != "/" && !((g, wp) in wps)) {
+    wps[g, wp] = 1
+    wlist[g] = wlist[g] (wlist[g] == "" ? "" : ",") wp
+  }
   key = FILENAME SUBSEP run
   if (!((g, key) in seen)) {
     seen[g, key] = 1
@@ -56,7 +63,8 @@ END {
     print "bench/chunk_fit.sh: no sched.chunk lines from run " from " on (a streaming key, --log-level debug?)" > "/dev/stderr"
     exit 1
   }
-  printf "%-14s %7s %9s %9s %10s %9s %11s\n", "msm", "chunks", "a run", "Mpoints", "ms a run", "ns/point", "ms+ms/M"
+  printf "%-14s %7s %9s %9s %10s %9s %11s  %s\n", "msm", "chunks", "a run", "Mpoints",
+         "ms a run", "ns/point", "ms+ms/M", "windows/a pass"
   for (k = 1; k <= ng; k++) {
     g = groups[k]
     mean_p = sp[g] / n[g]
@@ -68,8 +76,8 @@ END {
       fixed = sm[g] / n[g] - slope * mean_p
       fit = sprintf("%.2f+%.3f/M", fixed, slope)
     }
-    printf "%-14s %7d %9.1f %9.2f %10.1f %9.3f %11s\n", g, n[g], n[g] / runs[g], mean_p,
-           sm[g] / runs[g], (sp[g] > 0 ? sm[g] / sp[g] : 0), fit
+    printf "%-14s %7d %9.1f %9.2f %10.1f %9.3f %11s  %s\n", g, n[g], n[g] / runs[g], mean_p,
+           sm[g] / runs[g], (sp[g] > 0 ? sm[g] / sp[g] : 0), fit, (g in wlist ? wlist[g] : "-")
   }
   printf "%d schedule runs (from run %d); \"a run\": over the runs with chunks of that MSM\n", nruns, from
 }
