@@ -41,7 +41,7 @@ $0 ~ / sched\.chunk / {
     groups[++ng] = g
   }
   n[g]++; sp[g] += p; sm[g] += ms; spp[g] += p * p; spm[g] += p * ms
-  # The windows and windows a pass its chunks took (logs since 9f8bd76).
+  # The windows and windows a pass its chunks took, where the lines give them.
   wp = field("windows") "/" field("per_pass")
   if (wp != "/" && !((g, wp) in wps)) {
     wps[g, wp] = 1
