@@ -12,10 +12,10 @@
  *     stay within 2^30, then applies it to the full f, g (an exact
  *     division by 2^30) and to the cofactors d, e (division by 2^30 mod p,
  *     by adding a multiple of p as in Montgomery reduction);
- *   - the divsteps are the half-delta variant (delta starts at 1/2), which
- *     needs fewer of them than delta = 1; a batch runs three runs of 10
- *     with each matrix row packed in one 32-bit word, two entries of 16
- *     bits, so that one operation moves both entries;
+ *   - the divsteps are the half-delta variant (delta starts at 1/2),
+ *     whose bound below makes 30 batches the most; a batch runs three runs
+ *     of 10 with each matrix row packed in one 32-bit word, two entries of
+ *     16 bits, so that one operation moves both entries;
  *   - e starts at R^2 mod p, so that d ends as the Montgomery form of the
  *     inverse with no product after (inv.c explains the invariants).
  *
@@ -44,7 +44,7 @@
 #endif
 /*
  * The batch loop stays a loop on the device: fully unrolled, its 30
- * batches make the inversion ~30k SASS instructions, ten times the rest of
+ * batches make the inversion ~30k SASS instructions, seven times the rest of
  * the MSM's affine add kernel, so the one inversion a step misses the
  * instruction cache throughout (tests/test_kernel_size.c checks the
  * kernel's size). Unrolled twice it runs no faster.
