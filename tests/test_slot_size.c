@@ -128,10 +128,12 @@ static void test_h_acc(void)
     CHECK_EQ_INT(zp__g16_h_acc_window(gib, 1u << 27), (int)zp__gpu_msm_acc_window(gib / 2 / 96));
     CHECK(zp__g16_h_acc_window(4096, 1u << 27) >= 2 && zp__g16_h_acc_window(4096, 1u << 27) < 17);
     CHECK_EQ_INT(zp__g16_h_acc_window(2 * gib, 1u << 27), 17); /* 1 GiB chunks: still 17 */
-    /* 2 GiB chunks and more: 20, where the key has as many points. */
+    /* Chunks of more than 2 GiB: 20, where the key has as many points;
+     * exactly 2 GiB (a 24 GiB arena's lean slot): 17. */
     CHECK_EQ_INT(zp__g16_h_acc_window(7 * gib / 2, 1u << 27), 17); /* a 32 GiB arena's */
     CHECK_EQ_INT(zp__g16_h_acc_window(4 * gib - 4096, 1u << 27), 17);
-    CHECK_EQ_INT(zp__g16_h_acc_window(4 * gib, 1u << 27), 20);
+    CHECK_EQ_INT(zp__g16_h_acc_window(4 * gib, 1u << 27), 17);
+    CHECK_EQ_INT(zp__g16_h_acc_window(4 * gib + 4096, 1u << 27), 20);
     CHECK_EQ_INT(zp__g16_h_acc_window(8 * gib, 1u << 27), 20);
     CHECK_EQ_INT(zp__g16_h_acc_window(8 * gib, 1u << 23), 17); /* fewer points than that */
     /* A key with fewer H points than a buffer holds: their window. */
@@ -156,6 +158,36 @@ static void test_h_acc(void)
             CHECK(r >= pk.n_vars * sizeof(zp_fr) + 3 * n + 2 * rb + bk);
             CHECK(l >= 3 * n + 2 * rb + bk);
         }
+    /* A usual slot whose H chunks hold 4 GiB of points or more has scratch
+     * past a for the batch-affine layout of such a chunk in two passes;
+     * just below that it has less, and the step is the scratch's. */
+    zp__gpu_msm_opts mo;
+    zp__gpu_msm_opts_default(&mo);
+    zp__pk pk = slot_shape(27, 130170222);
+    const uint64_t n = pk.domain_size * sizeof(zp_fr), wit = pk.domain_size * sizeof(zp_fr);
+    const uint64_t rings[] = {8 * gib - 4096, 8 * gib, 16 * gib};
+    for (size_t i = 0; i < sizeof rings / sizeof *rings; i++) {
+        const uint64_t rb = rings[i], chunk = 2 * rb / 4 / sizeof(zp_g1_affine);
+        const unsigned hc = zp__g16_h_acc_window(rb, pk.n_h);
+        const uint64_t two = zp__gpu_msm_acc_affine_scratch_bytes_opts(&mo, chunk, hc, 2);
+        const uint64_t r = zp__g16_slot_bytes_ring(&pk, rb, NULL);
+        const uint64_t fixed = wit + n + 2 * rb + zp__gpu_msm_acc_bytes(hc);
+        printf("  2^27, ring 2 x %.2f GiB: H at c = %u, two passes' scratch %.2f GiB, "
+               "ring slot %.2f GiB\n",
+               (double)rb / gib, hc, (double)two / gib, (double)r / gib);
+        CHECK(two > 0);
+        CHECK(zp__gpu_msm_acc_affine_scratch_bytes_opts(&mo, chunk, hc, 1) > two);
+        CHECK_EQ_INT(hc, 20);
+        if (chunk >= 2 * ((uint64_t)1 << 31) / sizeof(zp_g1_affine))
+            CHECK(r >= fixed + two);
+        else
+            CHECK(r < fixed + two);
+    }
+    CHECK(zp__g16_slot_bytes_ring(&pk, 8 * gib, NULL) >
+          zp__g16_slot_bytes_ring(&pk, 8 * gib - 4096, NULL) + ((uint64_t)128 << 20));
+    CHECK_EQ_INT((int)zp__gpu_msm_acc_affine_scratch_bytes_opts(&mo, 1000, 1, 2), 0);
+    CHECK_EQ_INT((int)zp__gpu_msm_acc_affine_scratch_bytes_opts(&mo, 0, 17, 2), 0);
+    CHECK_EQ_INT((int)zp__gpu_msm_acc_affine_scratch_bytes_opts(&mo, 1000, 17, 0), 0);
 }
 
 /* The size a slot asks for within a share: the default size for no share

@@ -483,6 +483,11 @@ uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c);
  * takes as many a pass as its scratch holds, down to one). */
 uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c,
                                             unsigned windows);
+/* The scratch of a kept-bucket call of n dense scalars at window c in the
+ * batch-affine layout, its windows in `passes` passes (0 where c is out of
+ * range or n is 0). */
+uint64_t zp__gpu_msm_acc_affine_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n,
+                                                   unsigned c, unsigned passes);
 zp_err zp__gpu_msm_g1_acc_begin(zp__gpu_msm_acc *acc, zp__gpu_buf buckets, unsigned c);
 zp_err zp__gpu_msm_g1_acc_add(zp__gpu_stream *s, zp__gpu_msm_acc *acc,
                               const zp_g1_affine *d_points, const zp_fr *d_scalars, uint64_t n,

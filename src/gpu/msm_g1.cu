@@ -262,6 +262,20 @@ extern "C" uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o
     return acc_scratch(opts, n, c, windows, false);
 }
 
+extern "C" uint64_t zp__gpu_msm_acc_affine_scratch_bytes_opts(const zp__gpu_msm_opts *opts,
+                                                              uint64_t n, unsigned c,
+                                                              unsigned passes)
+{
+    if (c < 2 || c > MAX_C || !n || !passes)
+        return 0;
+    zp__gpu_msm_opts o = *opts;
+    o.window = c;
+    const unsigned windows = (windows_of(c) + passes - 1) / passes;
+    msm_layout l;
+    plan(&l, &o, n, n, sizeof(xyzz_t<fp_t>), windows, true, false, 0, true);
+    return l.total;
+}
+
 extern "C" uint64_t zp__gpu_msm_acc_split_scratch_bytes(uint64_t n, unsigned c,
                                                         unsigned windows)
 {

@@ -346,6 +346,14 @@ uint64_t zp__gpu_msm_acc_scratch_bytes(uint64_t n, unsigned c)
     return 0;
 }
 
+uint64_t zp__gpu_msm_acc_affine_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n,
+                                                   unsigned c, unsigned passes)
+{
+    (void)o;
+    (void)passes;
+    return zp__gpu_msm_acc_scratch_bytes(n, c);
+}
+
 uint64_t zp__gpu_msm_acc_scratch_bytes_opts(const zp__gpu_msm_opts *o, uint64_t n, unsigned c,
                                             unsigned windows)
 {

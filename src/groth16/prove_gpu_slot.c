@@ -94,21 +94,26 @@ typedef struct slot_plan {
 /* A schedule buffer is a quarter of the ring's two buffers (buf_bytes in
  * prove_gpu_sched.c). A window larger than its chunk's makes the runs of
  * points a bucket short and the sum slower; over chunks of 1 GiB too the
- * window of 0.5 GiB of points summed fastest, so none larger there. From
- * chunks of H_ACC_WIDE_POINTS (2 GiB) on, c = 20 sums fastest: over 2 GiB
- * chunks 17 and 20 beat 18 and 19 (the model's), and 20, whose 2^19
- * buckets a window reduce in two levels, beats 17; over the 1.5-1.75 GiB
- * chunks of a 32 GiB arena 20 lost to 17 (bench/RESULTS.md). */
+ * window of 0.5 GiB of points summed fastest, so none larger there. Over
+ * chunks of more than H_ACC_WIDE_POINTS (2 GiB) c = 20 sums fastest: its
+ * 2^19 buckets a window reduce in two levels; over the 1.5-1.75 GiB chunks
+ * of a 32 GiB arena 20 lost to 17. Chunks of exactly 2 GiB keep 17, which
+ * sums them about as fast as 20 and whose buckets are 1.2 GiB smaller:
+ * that room lets a 24 GiB arena plan a lean slot with 4 GiB buffers
+ * instead of a usual one with 2 GiB (bench/RESULTS.md). From chunks of
+ * H_ACC_TWO_PASS_POINTS (4 GiB) on, the slot's scratch holds half of H's
+ * windows, so that H sums in two passes, not three. */
 #define H_ACC_MOST_POINTS (((uint64_t)1 << 29) / sizeof(zp_g1_affine))
 #define H_ACC_WIDE_POINTS (((uint64_t)1 << 31) / sizeof(zp_g1_affine))
 #define H_ACC_WIDE_C 20
+#define H_ACC_TWO_PASS_POINTS (2 * H_ACC_WIDE_POINTS)
 
 unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
 {
     if (!ring)
         return 0;
     const uint64_t chunk = min_u64(2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine), n_h);
-    if (chunk >= H_ACC_WIDE_POINTS)
+    if (chunk > H_ACC_WIDE_POINTS)
         return H_ACC_WIDE_C;
     const uint64_t n = min_u64(chunk, H_ACC_MOST_POINTS);
     return zp__gpu_msm_acc_window(n ? n : 1);
@@ -216,6 +221,11 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(mo, pk, aw, ring), msm_bytes(mo, pk->n_b, true, aw, true, ring));
     sc = max_u64(sc, acc_scratch(mo, pk, ring, hc));
+    const uint64_t hch = 2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine);
+    if (ring && hc && hch >= H_ACC_TWO_PASS_POINTS) {
+        const uint64_t nc = min_u64(max_u64(pk->n_h, 1), hch);
+        sc = max_u64(sc, zp__gpu_msm_acc_affine_scratch_bytes_opts(mo, nc, hc, 2));
+    }
     if (pre_c)
         sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
