@@ -108,11 +108,17 @@ typedef struct slot_plan {
 #define H_ACC_WIDE_C 20
 #define H_ACC_TWO_PASS_POINTS (2 * H_ACC_WIDE_POINTS)
 
+/* The G1 points of one schedule buffer of a ring of two `ring`-byte buffers. */
+static uint64_t sched_buf_points(uint64_t ring)
+{
+    return 2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine);
+}
+
 unsigned zp__g16_h_acc_window(uint64_t ring, uint64_t n_h)
 {
     if (!ring)
         return 0;
-    const uint64_t chunk = min_u64(2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine), n_h);
+    const uint64_t chunk = min_u64(sched_buf_points(ring), n_h);
     if (chunk > H_ACC_WIDE_POINTS)
         return H_ACC_WIDE_C;
     const uint64_t n = min_u64(chunk, H_ACC_MOST_POINTS);
@@ -130,8 +136,7 @@ unsigned zp__g16_w_acc_window(uint64_t ring)
 {
     if (!ring)
         return 0;
-    const uint64_t chunk = 2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine);
-    const unsigned c = zp__gpu_msm_acc_window(max_u64(chunk / 2, 1));
+    const unsigned c = zp__gpu_msm_acc_window(max_u64(sched_buf_points(ring) / 2, 1));
     return c < W_ACC_MOST_C ? c : W_ACC_MOST_C;
 }
 
@@ -221,9 +226,8 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(mo, pk, aw, ring), msm_bytes(mo, pk->n_b, true, aw, true, ring));
     sc = max_u64(sc, acc_scratch(mo, pk, ring, hc));
-    const uint64_t hch = 2 * ring / ZP_G16_RING_BUFS / sizeof(zp_g1_affine);
-    if (ring && hc && hch >= H_ACC_TWO_PASS_POINTS) {
-        const uint64_t nc = min_u64(max_u64(pk->n_h, 1), hch);
+    if (ring && hc && sched_buf_points(ring) >= H_ACC_TWO_PASS_POINTS) {
+        const uint64_t nc = min_u64(max_u64(pk->n_h, 1), sched_buf_points(ring));
         sc = max_u64(sc, zp__gpu_msm_acc_affine_scratch_bytes_opts(mo, nc, hc, 2));
     }
     if (pre_c)
