@@ -325,6 +325,16 @@ static void test_porep27(void)
             CHECK_EQ_INT(p.slots, 1);
     }
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 8 * GiB, 1, NULL, &why), ZP_E_GPU_OOM);
+    /* The layouts the issue's capped figures were measured with
+     * (bench/RESULTS.md, key tiers): 24 GiB a lean working set with 2 x 4
+     * GiB buffers (H's 2 GiB chunks at 17 bits leave it the room), 48 GiB
+     * the usual one with 2 x 8 GiB (H's chunks at 20 bits, two passes). */
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 24 * GiB, 1, NULL, &why), ZP_OK);
+    CHECK(p.lean && !p.mat_stream && p.ring_buffer == 4 * GiB);
+    CHECK_EQ_INT(zp__g16_h_acc_window(p.ring_buffer, pk.n_h), 17);
+    CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 48 * GiB, 1, NULL, &why), ZP_OK);
+    CHECK(!p.lean && p.ring_buffer == 8 * GiB);
+    CHECK_EQ_INT(zp__g16_h_acc_window(p.ring_buffer, pk.n_h), 20);
     /* More arena never keeps fewer points resident (one working set), but
      * where it buys larger staging buffers or the usual working set. */
     uint64_t last = 0, last_rb = 0;
