@@ -164,14 +164,15 @@ static void test_h_acc(void)
     zp__gpu_msm_opts mo;
     zp__gpu_msm_opts_default(&mo);
     zp__pk pk = slot_shape(27, 130170222);
-    const uint64_t n = pk.domain_size * sizeof(zp_fr), wit = pk.domain_size * sizeof(zp_fr);
+    /* A ring slot's witness region and a's third: the domain's size each. */
+    const uint64_t third = pk.domain_size * sizeof(zp_fr);
     const uint64_t rings[] = {8 * gib - 4096, 8 * gib, 16 * gib};
     for (size_t i = 0; i < sizeof rings / sizeof *rings; i++) {
         const uint64_t rb = rings[i], chunk = 2 * rb / 4 / sizeof(zp_g1_affine);
         const unsigned hc = zp__g16_h_acc_window(rb, pk.n_h);
         const uint64_t two = zp__gpu_msm_acc_affine_scratch_bytes_opts(&mo, chunk, hc, 2);
         const uint64_t r = zp__g16_slot_bytes_ring(&pk, rb, NULL);
-        const uint64_t fixed = wit + n + 2 * rb + zp__gpu_msm_acc_bytes(hc);
+        const uint64_t fixed = 2 * third + 2 * rb + zp__gpu_msm_acc_bytes(hc);
         printf("  2^27, ring 2 x %.2f GiB: H at c = %u, two passes' scratch %.2f GiB, "
                "ring slot %.2f GiB\n",
                (double)rb / gib, hc, (double)two / gib, (double)r / gib);
