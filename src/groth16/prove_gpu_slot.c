@@ -96,8 +96,8 @@ typedef struct slot_plan {
  * points a bucket short and the sum slower; over chunks of 1 GiB too the
  * window of 0.5 GiB of points summed fastest, so none larger there. Over
  * chunks of more than H_ACC_WIDE_POINTS (2 GiB) c = 20 sums fastest: its
- * 2^19 buckets a window reduce in two levels; over the 1.5-1.75 GiB chunks
- * of a 32 GiB arena 20 lost to 17. Chunks of exactly 2 GiB keep 17, which
+ * 2^19 buckets a window reduce in two levels; over chunks of 1.5-1.75 GiB
+ * 17 sums faster than 20. Chunks of exactly 2 GiB keep 17, which
  * sums them about as fast as 20 and whose buckets are 1.2 GiB smaller:
  * that room lets a 24 GiB arena plan a lean slot with 4 GiB buffers
  * instead of a usual one with 2 GiB (bench/RESULTS.md). From chunks of
@@ -226,10 +226,10 @@ static void plan(slot_plan *p, const zp__gpu_msm_opts *mo, const zp__pk *pk, uns
     uint64_t fr = sizeof(zp_fr), n = pk->domain_size;
     uint64_t sc = max_u64(g1_bytes(mo, pk, aw, ring), msm_bytes(mo, pk->n_b, true, aw, true, ring));
     sc = max_u64(sc, acc_scratch(mo, pk, ring, hc));
-    if (ring && hc && sched_buf_points(ring) >= H_ACC_TWO_PASS_POINTS) {
-        const uint64_t nc = min_u64(max_u64(pk->n_h, 1), sched_buf_points(ring));
-        sc = max_u64(sc, zp__gpu_msm_acc_affine_scratch_bytes_opts(mo, nc, hc, 2));
-    }
+    const uint64_t sb = sched_buf_points(ring);
+    if (ring && hc && sb >= H_ACC_TWO_PASS_POINTS)
+        sc = max_u64(sc, zp__gpu_msm_acc_affine_scratch_bytes_opts(
+                             mo, min_u64(max_u64(pk->n_h, 1), sb), hc, 2));
     if (pre_c)
         sc = max_u64(sc, zp__gpu_msm_scratch_bytes_pre_opts(mo, max_u64(pk->n_h, 1), pre_c));
     uint64_t ab = max_u64(pk->n_a, pk->n_b);
