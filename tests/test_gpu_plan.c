@@ -325,13 +325,12 @@ static void test_porep27(void)
             CHECK_EQ_INT(p.slots, 1);
     }
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 8 * GiB, 1, NULL, &why), ZP_E_GPU_OOM);
-    /* The layouts the issue's capped figures were measured with
-     * (bench/RESULTS.md, key tiers): 16 GiB a lean working set with the
-     * matrices streamed and buffers grown past 1 GiB; 24 GiB a lean one
-     * with 2 x 4 GiB buffers (H's 2 GiB chunks at 17 bits leave it the
-     * room); 32 GiB the usual one with the 6 GiB step shortened to 2 x 4.9
-     * GiB (H's 2.4 GiB chunks at 20 bits); 48 GiB the usual one with 2 x 8
-     * GiB (H's chunks at 20 bits, two passes). */
+    /* The layouts behind bench/RESULTS.md's capped porep:27 figures (key
+     * tiers): 16 GiB a lean working set with the matrices streamed and
+     * buffers over 1 GiB; 24 GiB a lean one with 2 x 4 GiB buffers (H's
+     * 2 GiB chunks at 17 bits leave it the room); 32 GiB the usual one
+     * with the 6 GiB step cut to 2 x 4.9 GiB (H's 2.4 GiB chunks at 20
+     * bits); 48 GiB the usual one with 2 x 8 GiB (H at 20 bits). */
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 16 * GiB, 1, NULL, &why), ZP_OK);
     CHECK(p.lean && p.mat_stream && p.ring_buffer > GiB && p.ring_buffer < 2 * GiB);
     CHECK_EQ_INT(zp__g16_plan_fixed(&p, &pk, fixed, mat, 32 * GiB, 1, NULL, &why), ZP_OK);
