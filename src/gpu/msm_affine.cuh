@@ -287,42 +287,46 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
 /*
  * The warp's threads own K slots each, interleaved: lane l's slot j is
  * warp * 32K + 32 j + l, so the warp's loads of slot data, sums and prefix
- * products are contiguous. Montgomery's trick needs a walk that multiplies
- * the denominators up (pre[o]: the product so far, in walk order) and a
- * walk back that takes them out again; here each walk back of step s is
- * also the walk up of step s + 1: a slot adds its step-s entry (inverse =
- * running inverse times the product before it in the other direction),
- * then multiplies its step-(s+1) denominator, from the new sum still in
- * registers, into the next product. So the walks alternate direction, each
- * sum is loaded and stored once a step, and the products are those of the
- * textbook trick. The register cap is MINB blocks an SM (acc_cfg<F>'s
- * affine_min_blocks, see msm_chunks.cuh). Measured slower on an H200
- * (bench/RESULTS.md): separate up and back walks per step, loading each
- * sum twice; the next slot's sum and point loaded one slot ahead;
- * prefetches, cp.async staging, inline products, and step 0's loads
- * batched two or four slots at a time; the step's independent products as
- * out-of-line pairs (fewer spills, but the pair calls cost more than they
- * hid).
+ * products are contiguous while its lanes walk the same j. Montgomery's
+ * trick needs a walk that multiplies the denominators up (pre[o]: the
+ * product of those before o's, in walk order) and a walk back that takes
+ * them out again; here each walk back of step s is also the walk up of
+ * step s + 1: a slot adds its step-s entry (inverse = running inverse
+ * times pre[o]), then, where its group goes on, stores the product so far
+ * as its pre and multiplies its step-(s+1) denominator, from the new sum
+ * still in registers, into the next product. So the walks alternate
+ * direction, each sum is loaded and stored once a step, and the products
+ * are those of the textbook trick. A step's walk visits only the slots
+ * whose groups are longer than the step, each lane its own, so a warp
+ * takes as many iterations as its busiest lane has such slots, not one
+ * for every slot where any lane has one (the round robin leaves groups of
+ * two lengths a run: at ~85 entries a bucket, 7 and 8 side by side). The
+ * register cap is MINB blocks an SM (acc_cfg<F>'s affine_min_blocks, see
+ * msm_chunks.cuh). Measured slower on an H200 (bench/RESULTS.md): separate
+ * up and back walks per step, loading each sum twice; the next slot's sum
+ * and point loaded one slot ahead; prefetches, cp.async staging, inline
+ * products, and step 0's loads batched two or four slots at a time; the
+ * step's independent products as out-of-line pairs (fewer spills, but the
+ * pair calls cost more than they hid).
  */
 /* One slot's step in a walk: its sum a + p (the inverse from the running
- * inverse and the product before it in walk-up order), then its next
- * denominator into the next walk-up product. */
+ * inverse and pre[o], the product before it in walk-up order), then, where
+ * its group goes on, the next walk-up product before and after its next
+ * denominator. */
 template <class F>
-static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint32_t vn,
-                                                     const F *pre, aff_t<F> *out, uint64_t o,
-                                                     unsigned j, unsigned ns, bool down,
-                                                     unsigned len, unsigned step, aff_t<F> a,
-                                                     const aff_t<F> &p, F &inv, F &prod,
-                                                     const F &one)
+static __device__ __forceinline__ void aff_slot_step(const aff_src<F> &in, uint32_t vn, F *pre,
+                                                     aff_t<F> *out, uint64_t o, unsigned len,
+                                                     unsigned step, aff_t<F> a,
+                                                     const aff_t<F> &p, F &inv, F &prod)
 {
-    bool edge = down ? j == 0 : j == ns - 1;
-    F before = edge ? one : f_load(pre + (down ? o - 32 : o + 32));
-    F dinv = f_mul(inv, before);
+    F dinv = f_mul(inv, f_load(pre + o));
     inv = f_mul(inv, aff_denom(a, p));
     a = aff_add_inv(a, p, dinv);
     aff_store(out + o, a);
-    if (len > step + 1)
+    if (len > step + 1) {
+        f_store(pre + o, prod);
         prod = f_mul(prod, aff_denom_next(a, in, vn));
+    }
 }
 
 template <class F, int MINB>
@@ -337,9 +341,8 @@ aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const ui
         return;
     unsigned ns = (unsigned)((nout - o0 + 31) / 32); /* slots of this thread */
     ns = ns < K ? ns : K;
-    F one, prod;
-    f_set_one(one);
-    prod = one;
+    F prod;
+    f_set_one(prod);
     unsigned most = 1; /* the longest group of this thread */
     for (unsigned j = 0; j < ns; j++) { /* step 0: the first entries; walk up of step 1 */
         uint64_t o = o0 + 32 * (uint64_t)j;
@@ -347,23 +350,28 @@ aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const ui
         most = len > most ? len : most;
         aff_t<F> a = point_of(in, idx[o]);
         aff_store(out + o, a);
-        if (len > 1)
+        if (len > 1) {
+            f_store(pre + o, prod);
             prod = f_mul(prod, aff_denom_next(a, in, idx[nout + o]));
-        f_store(pre + o, prod);
+        }
     }
     for (unsigned step = 1; step < most; step++) {
         F inv = f_inv(prod);
-        prod = one;
+        f_set_one(prod);
         const bool down = step & 1; /* walk from the last slot to the first */
-        for (unsigned q = 0; q < ns; q++) {
-            unsigned j = down ? ns - 1 - q : q;
+        const int dj = down ? -1 : 1;
+        int j = down ? (int)ns - 1 : 0;
+        for (;;) {
+            unsigned len = 0; /* the next slot of this lane that adds at this step */
+            while ((unsigned)j < ns && (len = glen[o0 + 32 * (uint64_t)j]) <= step)
+                j += dj;
+            if ((unsigned)j >= ns)
+                break;
             uint64_t o = o0 + 32 * (uint64_t)j;
-            unsigned len = glen[o];
-            if (len > step)
-                aff_slot_step(in, len > step + 1 ? idx[(step + 1) * nout + o] : 0, pre, out, o,
-                              j, ns, down, len, step, aff_load(out + o),
-                              point_of(in, idx[step * nout + o]), inv, prod, one);
-            f_store(pre + o, prod);
+            aff_slot_step(in, len > step + 1 ? idx[(step + 1) * nout + o] : 0, pre, out, o, len,
+                          step, aff_load(out + o), point_of(in, idx[step * nout + o]), inv,
+                          prod);
+            j += dj;
         }
     }
 }
