@@ -295,8 +295,9 @@ static __device__ __forceinline__ F aff_denom_next(const aff_t<F> &a, const aff_
  * times pre[o]), then, where its group goes on, stores the product so far
  * as its pre and multiplies its step-(s+1) denominator, from the new sum
  * still in registers, into the next product. So the walks alternate
- * direction, each sum is loaded and stored once a step, and the products
- * are those of the textbook trick. A step's walk visits only the slots
+ * direction, each sum is loaded and stored once a step (a group's first
+ * entry is gathered again at step 1 instead), and the products are those
+ * of the textbook trick. A step's walk visits only the slots
  * whose groups are longer than the step, each lane its own, so a warp
  * takes as many iterations as its busiest lane has such slots, not one
  * for every slot where any lane has one (the round robin leaves groups of
@@ -349,10 +350,11 @@ aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const ui
         unsigned len = glen[o];
         most = len > most ? len : most;
         aff_t<F> a = point_of(in, idx[o]);
-        aff_store(out + o, a);
         if (len > 1) {
             f_store(pre + o, prod);
             prod = f_mul(prod, aff_denom_next(a, in, idx[nout + o]));
+        } else {
+            aff_store(out + o, a);
         }
     }
     for (unsigned step = 1; step < most; step++) {
@@ -368,9 +370,12 @@ aff_add_kernel(aff_src<F> in, const uint32_t *idx, const uint8_t *glen, const ui
             if ((unsigned)j >= ns)
                 break;
             uint64_t o = o0 + 32 * (uint64_t)j;
+            /* Step 0 stores a group's first entry only where it is the
+             * whole group: a gather moves fewer bytes than a store to out
+             * and a load back. */
             aff_slot_step(in, len > step + 1 ? idx[(step + 1) * nout + o] : 0, pre, out, o, len,
-                          step, aff_load(out + o), point_of(in, idx[step * nout + o]), inv,
-                          prod);
+                          step, step == 1 ? point_of(in, idx[o]) : aff_load(out + o),
+                          point_of(in, idx[step * nout + o]), inv, prod);
             j += dj;
         }
     }
