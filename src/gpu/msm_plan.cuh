@@ -157,6 +157,39 @@ static size_t take(size_t *at, uint64_t bytes)
 static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t aff_bytes,
                      size_t f_bytes);
 
+/* CUB's temporary bytes for a scan of n words and a sort of m pairs by c
+ * bits: as CUB asks them of the device (its tuning depends on the GPU),
+ * or, where no device answers, a bound on what it asks of any: a sort of
+ * more than one pass takes a second array of keys and of values (8 m
+ * bytes) and a look-back of 1 KiB a tile of at least 2048 entries, a scan
+ * 16 bytes a tile of at least 256 words, each with a few KiB beside. So
+ * a machine without a GPU (zkpipe doctor, the planner's tests) plans the
+ * layouts a GPU does, larger by the bound's slack at most. */
+static size_t scan_temp_bytes(uint64_t n)
+{
+    size_t b = 0;
+    if (cub::DeviceScan::ExclusiveSum(NULL, b, (const uint64_t *)NULL, (uint64_t *)NULL,
+                                      (int)n) != cudaSuccess ||
+        !b) {
+        cudaGetLastError();
+        b = (size_t)(n / 16 + 65536);
+    }
+    return b;
+}
+
+static size_t sort_temp_bytes(uint64_t m, unsigned c)
+{
+    size_t b = 0;
+    if (cub::DeviceRadixSort::SortPairs(NULL, b, (const uint32_t *)NULL, (uint32_t *)NULL,
+                                        (const uint32_t *)NULL, (uint32_t *)NULL, (int)m, 0,
+                                        (int)c) != cudaSuccess ||
+        !b) {
+        cudaGetLastError();
+        b = (size_t)((c > 8 ? 8 * m : 0) + m / 2 + 65536);
+    }
+    return b;
+}
+
 /* G: windows per pass (0 or above the window count: all of them). Fewer
  * windows per pass need less sorting space (4 arrays of G * m words) and
  * fewer bucket bounds; the buckets of all windows stay. affine: the layout
@@ -188,20 +221,11 @@ static void plan(msm_layout *l, const zp__gpu_msm_opts *o, uint64_t n, uint64_t 
     l->seg = seg_for(o, l->windows, l->window_buckets);
     l->segs = l->window_buckets > l->seg ? l->window_buckets / l->seg : 1;
 
-    size_t scan_b = 0, sort_b = 0;
-    cub::DeviceScan::ExclusiveSum(NULL, scan_b, (const uint64_t *)NULL, (uint64_t *)NULL,
-                                  (int)(n ? n : 1));
-    cub::DeviceRadixSort::SortPairs(NULL, sort_b, (const uint32_t *)NULL, (uint32_t *)NULL,
-                                    (const uint32_t *)NULL, (uint32_t *)NULL, (int)(m ? m : 1), 0,
-                                    (int)l->c);
-    cudaGetLastError();
+    const size_t scan_b = scan_temp_bytes(n ? n : 1), sort_b = sort_temp_bytes(m ? m : 1, l->c);
     l->temp_bytes = scan_b > sort_b ? scan_b : sort_b;
     l->affine = affine;
     if (affine) {
-        size_t key_b = 0;
-        cub::DeviceScan::ExclusiveSum(NULL, key_b, (const uint64_t *)NULL, (uint64_t *)NULL,
-                                      (int)((uint64_t)l->per_pass << l->c));
-        cudaGetLastError();
+        const size_t key_b = scan_temp_bytes((uint64_t)l->per_pass << l->c);
         l->temp_bytes = key_b > l->temp_bytes ? key_b : l->temp_bytes;
     }
 
