@@ -216,6 +216,12 @@ unsigned zp__gpu_msm_last_sort_bits(const zp__gpu_stream *s, unsigned *c);
  * code, no device needed. 0 in builds without CUDA. */
 unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine);
 
+/* Whether the bounds the MSM layouts take for CUB's temporary bytes where
+ * no device answers (msm_plan.cuh) cover what CUB asks of the current
+ * device for a sort of m pairs by c bits and a scan of m words; false
+ * where the device does not answer, and in builds without CUDA. */
+bool zp__gpu_msm_temp_bounds_hold(uint64_t m, unsigned c);
+
 /* Device milliseconds of the phases of the last MSM on s, recorded with
  * events when profiling is on for s (zp__gpu_stream_profile); zero else.
  * A kept-bucket call counts as one: _acc_add's sort and accumulation,

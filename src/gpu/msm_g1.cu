@@ -210,6 +210,12 @@ extern "C" zp_err zp__gpu_msm_g1_nosplit(zp__gpu_stream *s, zp_g1_jac *out,
     return msm_g1(s, out, d_points, d_scalars, n, scratch, false);
 }
 
+extern "C" bool zp__gpu_msm_temp_bounds_hold(uint64_t m, unsigned c)
+{
+    const size_t sort = sort_temp_cub(m, c), scan = scan_temp_cub(m);
+    return sort && scan && sort <= sort_temp_bound(m) && scan <= scan_temp_bound(m);
+}
+
 /* ------------------------------------------ one sum over several calls */
 
 extern "C" unsigned zp__gpu_msm_acc_window(uint64_t total)

@@ -159,35 +159,50 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
 
 /* CUB's temporary bytes for a scan of n words and a sort of m pairs by c
  * bits: as CUB asks them of the device (its tuning depends on the GPU),
- * or, where no device answers, a bound on what it asks of any: a sort of
- * more than one pass takes a second array of keys and of values (8 m
- * bytes) and a look-back of 1 KiB a tile of at least 2048 entries, a scan
- * 16 bytes a tile of at least 256 words, each with a few KiB beside. So
- * a machine without a GPU (zkpipe doctor, the planner's tests) plans the
- * layouts a GPU does, larger by the bound's slack at most. */
-static size_t scan_temp_bytes(uint64_t n)
+ * or, where no device answers, a bound on what it asks of any (the
+ * bounds, which test_gpu_msm checks against CUB on a GPU): a sort takes a
+ * second array of keys and of values (8 m bytes; a sort of one pass may
+ * not) and a look-back of 1 KiB a tile of at least 2048 entries, a scan 16
+ * bytes a tile of at least 256 words, each with a few KiB beside. So a
+ * machine without a GPU (zkpipe doctor, the planner's tests) plans the
+ * layouts a GPU does, larger by the bounds' slack at most. */
+static size_t scan_temp_bound(uint64_t n) { return (size_t)(n / 16 + 65536); }
+
+static size_t sort_temp_bound(uint64_t m) { return (size_t)(8 * m + m / 2 + 65536); }
+
+static size_t scan_temp_cub(uint64_t n)
 {
     size_t b = 0;
     if (cub::DeviceScan::ExclusiveSum(NULL, b, (const uint64_t *)NULL, (uint64_t *)NULL,
-                                      (int)n) != cudaSuccess ||
-        !b) {
+                                      (int)n) != cudaSuccess) {
         cudaGetLastError();
-        b = (size_t)(n / 16 + 65536);
+        b = 0;
     }
     return b;
 }
 
-static size_t sort_temp_bytes(uint64_t m, unsigned c)
+static size_t sort_temp_cub(uint64_t m, unsigned c)
 {
     size_t b = 0;
     if (cub::DeviceRadixSort::SortPairs(NULL, b, (const uint32_t *)NULL, (uint32_t *)NULL,
                                         (const uint32_t *)NULL, (uint32_t *)NULL, (int)m, 0,
-                                        (int)c) != cudaSuccess ||
-        !b) {
+                                        (int)c) != cudaSuccess) {
         cudaGetLastError();
-        b = (size_t)((c > 8 ? 8 * m : 0) + m / 2 + 65536);
+        b = 0;
     }
     return b;
+}
+
+static size_t scan_temp_bytes(uint64_t n)
+{
+    const size_t b = scan_temp_cub(n);
+    return b ? b : scan_temp_bound(n);
+}
+
+static size_t sort_temp_bytes(uint64_t m, unsigned c)
+{
+    const size_t b = sort_temp_cub(m, c);
+    return b ? b : sort_temp_bound(m);
 }
 
 /* G: windows per pass (0 or above the window count: all of them). Fewer

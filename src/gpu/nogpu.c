@@ -476,6 +476,13 @@ unsigned zp__gpu_msm_window(uint64_t m, bool g2, bool affine)
     return 0;
 }
 
+bool zp__gpu_msm_temp_bounds_hold(uint64_t m, unsigned c)
+{
+    (void)m;
+    (void)c;
+    return false;
+}
+
 unsigned zp__gpu_msm_last_affine_rounds(const zp__gpu_stream *s)
 {
     (void)s;
