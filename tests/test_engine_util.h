@@ -45,6 +45,15 @@ static inline zp_err t_submit(zp_engine *e, const char *id, const char *key, zp_
     return zp_engine_submit(e, &r, id_out);
 }
 
+/* The key named `name` (NULL where none), looked up under the engine's lock. */
+static inline const zp__key *t_key(zp_engine *e, const char *name)
+{
+    pthread_mutex_lock(&e->mu);
+    const zp__key *k = zp__key_find(e, name);
+    pthread_mutex_unlock(&e->mu);
+    return k;
+}
+
 /* Every proof of res verifies with the key's vk and its public inputs. */
 static inline bool t_result_verifies(zp_engine *e, const char *key, const zp_job_result *res)
 {

@@ -23,9 +23,6 @@
  *  - a partition a slot took ahead goes back to the queue when a more
  *    urgent job arrives before its turn: the urgent job's partitions run
  *    first, and every partition still runs once;
- *  - a streaming host key is pinned within the pinned budget and beyond it
- *    and streams from its own page-locked arrays (no pinned image of its
- *    own); it proves, and eviction drops the image;
  *  - with two or more GPUs, all of them set the key up and prove
  *    partitions of the same jobs; where it streams, one pinned image of
  *    its points serves every GPU and is counted once.
@@ -64,14 +61,6 @@ static zp_engine *open_gpu_engine_opts(int cpu, int slots, uint64_t mem,
 static zp_engine *open_gpu_engine(int cpu, int slots, uint64_t mem)
 {
     return open_gpu_engine_opts(cpu, slots, mem, &T_opts);
-}
-
-static const zp__key *key_of(zp_engine *e, const char *name)
-{
-    pthread_mutex_lock(&e->mu);
-    const zp__key *k = zp__key_find(e, name);
-    pthread_mutex_unlock(&e->mu);
-    return k;
 }
 
 /* The pinned images of a streaming slot's two witness packs for keys like
@@ -145,7 +134,7 @@ static void test_gpu_only(void)
     const char *circ = small ? "synth:porep:9" : "synth:porep:12";
     CHECK_EQ_INT(zp_engine_add_key(e, "p", circ), ZP_OK);
     CHECK_EQ_INT(zp_engine_add_key(e, "c", "synth:chain:8"), ZP_OK);
-    CHECK(key_of(e, "p")->gpu_setup);
+    CHECK(t_key(e, "p")->gpu_setup);
     char ids[4][ZP_JOB_ID_MAX + 1];
     for (int i = 0; i < 4; i++)
         CHECK_EQ_INT(t_submit(e, NULL, i == 3 ? "c" : "p", ZP_PRIO_NORMAL, 3,
@@ -175,10 +164,10 @@ static void test_gpu_only(void)
      * its witness packs: the room in its witness region past the witness,
      * 256-aligned (prove_gpu_wpack.c). */
     const bool streams = T_opts.resident_cap != UINT64_MAX;
-    const zp__key *kp = key_of(e, "p");
+    const zp__key *kp = t_key(e, "p");
     const unsigned long long wp =
         (T_opts.lean ? 2ull : 1ull) * kp->n_vars * 32 + (streams ? pack_images(kp) : 0);
-    const zp__key *kc = key_of(e, "c");
+    const zp__key *kc = t_key(e, "c");
     const unsigned long long wc = kc->n_vars * 32ull + (streams ? pack_images(kc) : 0);
     char want[3][96];
     const unsigned long long sums[3] = {2 * wp, wp + wc, 2 * wc};
@@ -202,97 +191,13 @@ static void test_gpu_only(void)
     zp_engine_close(e);
 }
 
-/* An engine of one CPU worker and one GPU with a pinned budget, its host
- * key "d" (synth:dense:9) preloaded and *ki said of it; NULL where it does
- * not open. */
-static zp_engine *open_pinned(uint64_t pinned, const zp__g16_gpu_opts *o, zp_key_info *ki)
-{
-    zp_engine_config c;
-    zp_engine_config_default(&c);
-    c.cpu_workers = 1;
-    c.gpus = 1;
-    c.pinned_key_bytes = pinned;
-    zp_engine *e = NULL;
-    CHECK_EQ_INT(zp__engine_open_opts(&e, &c, o), ZP_OK);
-    if (!e)
-        return NULL;
-    CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
-    CHECK_EQ_INT(zp_engine_preload_key(e, "d"), ZP_OK);
-    CHECK_EQ_INT(zp_engine_key_info(e, 0, ki), ZP_OK);
-    return e;
-}
-
-/* The pinned tier: a host key within the budget is page-locked whole at
- * load and unlocked at eviction; one over the budget is not pinned. */
-static void test_pinned_tier(void)
-{
-    zp_key_info ki;
-    zp_engine *e = open_pinned((uint64_t)1 << 30, &T_opts, &ki);
-    if (!e)
-        return;
-    /* The preload also made it resident on the GPU: the tier says so. */
-    CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
-    CHECK(ki.device_bytes > 0);
-    CHECK(ki.pinned_bytes > 0 && ki.pinned_bytes <= ki.bytes);
-    CHECK_EQ_INT(e->pinned_used, ki.pinned_bytes);
-    char id[ZP_JOB_ID_MAX + 1];
-    CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 4, 3, id), ZP_OK);
-    t_await_ok(e, id, "d", 4);
-    CHECK_EQ_INT(zp_engine_evict_key(e, "d"), ZP_OK);
-    CHECK_EQ_INT(zp_engine_key_info(e, 0, &ki), ZP_OK);
-    CHECK_EQ_INT(ki.pinned_bytes, 0);
-    CHECK_EQ_INT(e->pinned_used, 0);
-    zp_engine_close(e);
-    e = open_pinned(4096, &T_opts, &ki);
-    if (!e)
-        return;
-    /* Over the budget it is not pinned, unless it streams. */
-    if (T_opts.resident_cap == UINT64_MAX)
-        CHECK_EQ_INT(ki.pinned_bytes, 0);
-    else
-        CHECK(ki.pinned_bytes > 0);
-    CHECK(ki.tier == ZP_KEY_DEVICE);
-    zp_engine_close(e);
-}
-
-/* A key that streams every point (resident cap 0) is pinned within the
- * budget and beyond it, and its copy streams from its own arrays. */
-static void test_pinned_stream(void)
-{
-    for (int pinned = 1; pinned >= 0; pinned--) {
-        zp__g16_gpu_opts o = T_opts;
-        o.resident_cap = 0;
-        o.ring_buffer = 65536;
-        o.lean = o.usual = o.stream_matrices = false;
-        zp_key_info ki;
-        zp_engine *e = open_pinned(pinned ? (uint64_t)1 << 30 : 4096, &o, &ki);
-        if (!e)
-            return;
-        CHECK_EQ_INT(ki.tier, ZP_KEY_DEVICE);
-        CHECK(ki.pinned_bytes > 0);
-        pthread_mutex_lock(&e->mu);
-        const zp__key *k = zp__key_find(e, "d");
-        const zp__g16_himg *m = k->dk[0] ? k->dk[0]->img : NULL;
-        CHECK(m != NULL && m == k->himg);
-        CHECK(m && m->borrowed);
-        pthread_mutex_unlock(&e->mu);
-        CHECK_EQ_INT(ki.streamed_bytes, 0);
-        char id[ZP_JOB_ID_MAX + 1];
-        CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 4, 21, id), ZP_OK);
-        t_await_ok(e, id, "d", 4);
-        CHECK_EQ_INT(zp_engine_evict_key(e, "d"), ZP_OK);
-        CHECK(key_of(e, "d")->himg == NULL);
-        zp_engine_close(e);
-    }
-}
-
 static void test_mixed(void)
 {
     zp_engine *e = open_gpu_engine(1, 2, 0);
     if (!e)
         return;
     CHECK_EQ_INT(zp_engine_add_key(e, "d", "synth:dense:9"), ZP_OK);
-    CHECK(!key_of(e, "d")->gpu_setup);
+    CHECK(!t_key(e, "d")->gpu_setup);
     char ids[3][ZP_JOB_ID_MAX + 1];
     for (int i = 0; i < 3; i++)
         CHECK_EQ_INT(t_submit(e, NULL, "d", ZP_PRIO_NORMAL, 6, 50 + 10 * (uint64_t)i, ids[i]),
@@ -438,7 +343,7 @@ static void test_table_first(void)
     CHECK_EQ_INT(zp_engine_add_key(e, "a", "synth:porep:15"), ZP_OK);
     CHECK_EQ_INT(zp_engine_add_key(e, "b", "synth:chain:6"), ZP_OK);
     CHECK_EQ_INT(zp_engine_preload_key(e, "a"), ZP_OK);
-    const zp__key *a = key_of(e, "a");
+    const zp__key *a = t_key(e, "a");
     const zp__g16_dkey *dk = a->dk[0];
     if (T_opts.resident_cap != UINT64_MAX) {
         /* Key tiers below its points: it streams, and a key that streams
@@ -579,7 +484,7 @@ static void test_io_counts(void)
     const bool streams = T_opts.resident_cap != UINT64_MAX;
     CHECK_EQ_INT(zp_engine_add_key(e, "s", small ? "synth:porep:9" : "synth:porep:12"), ZP_OK);
     CHECK_EQ_INT(zp_engine_preload_key(e, "s"), ZP_OK);
-    const zp__key *k = key_of(e, "s");
+    const zp__key *k = t_key(e, "s");
     const zp__g16_dkey *dk = k->dk[0];
     CHECK(dk != NULL);
     if (!dk) {
@@ -800,7 +705,7 @@ static void test_multi_gpu(void)
     /* A preload sets the key up on every GPU before any job. */
     CHECK_EQ_INT(zp_engine_preload_key(e, "p"), ZP_OK);
     for (int g = 0; g < n; g++)
-        CHECK(key_of(e, "p")->dk_bytes[g] > 0);
+        CHECK(t_key(e, "p")->dk_bytes[g] > 0);
     /* Where it streams, the GPUs share one image of its points. */
     bool one_image = true;
     uint64_t per_gpu_pinned = 0;
@@ -835,9 +740,9 @@ static void test_multi_gpu(void)
     int total = 0;
     for (int g = 0; g < n; g++) {
         printf("multi-GPU: gpu%d proved %d of %d partitions, key %llu bytes there\n", g,
-               per_gpu[g], JOBS * PARTS, (unsigned long long)key_of(e, "p")->dk_bytes[g]);
+               per_gpu[g], JOBS * PARTS, (unsigned long long)t_key(e, "p")->dk_bytes[g]);
         CHECK(per_gpu[g] > 0);
-        CHECK(key_of(e, "p")->dk_bytes[g] > 0);
+        CHECK(t_key(e, "p")->dk_bytes[g] > 0);
         total += per_gpu[g];
     }
     CHECK_EQ_INT(total, JOBS * PARTS);
@@ -864,8 +769,6 @@ int main(int argc, char **argv)
     }
     RUN(test_gpu_only);
     RUN(test_mixed);
-    RUN(test_pinned_tier);
-    RUN(test_pinned_stream);
     RUN(test_admission);
     RUN(test_table_first);
     RUN(test_io_counts);

@@ -735,31 +735,6 @@ static void test_profile(void)
     g1_in_free(in);
 }
 
-static void test_args(void)
-{
-    zp_g1_jac r;
-    zp__gpu_buf none = {NULL, 0};
-    CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, NULL, NULL, 0, none), ZP_OK);
-    CHECK(zp_g1_jac_is_inf(&r));
-    CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, NULL, NULL, (uint64_t)1 << 31, none), ZP_E_TOO_LARGE);
-    zp__gpu_buf d = gpu_test_alloc(4096);
-    CHECK_EQ_INT(zp__gpu_msm_g1(T_s, &r, d.ptr, d.ptr, 1000, d), ZP_E_GPU_OOM);
-    CHECK_EQ_INT(zp__gpu_msm_g1_nosplit(T_s, &r, d.ptr, d.ptr, 1000, d), ZP_E_GPU_OOM);
-    CHECK_EQ_INT(zp__gpu_msm_g1_nosplit(T_s, &r, NULL, NULL, (uint64_t)1 << 31, none),
-                 ZP_E_TOO_LARGE);
-    zp__gpu_free(T_gpu, &d);
-}
-
-/* The bounds the layouts take for CUB's temporary bytes where no device
- * answers cover what CUB asks of this GPU, up to a pass of 2^30 entries. */
-static void test_temp_bounds(void)
-{
-    static const unsigned cs[] = {8, 9, 13, 16, 17, 20, 22};
-    for (uint64_t m = 1 << 10; m <= (uint64_t)1 << 30; m = m * 16 - m / 2)
-        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
-            CHECK(zp__gpu_msm_temp_bounds_hold(m, cs[i]));
-}
-
 /* After the cases: some sorted one bit short (the c = 9 ones at least, or
  * every one at a window forced to 9 or 17). */
 static void test_short_sorts(void)
@@ -811,8 +786,6 @@ int main(int argc, char **argv)
     RUN(test_g1_acc);
     RUN(test_passes);
     RUN(test_profile);
-    RUN(test_args);
-    RUN(test_temp_bounds);
     RUN(test_short_sorts);
     RUN(test_ones_first);
     RUN(test_affine_paths);
