@@ -532,46 +532,32 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
     s->eng = eng;
     pthread_mutex_init(&s->log_mu, NULL);
     s->listen_fd = -1;
-    if (!zp__listen_parse(&s->addr, cfg->listen, why, why_len)) {
-        free(s);
-        return ZP_E_INVALID_ARG;
-    }
+    /* A failure undoes what was set up, last first (the labels below). */
+    zp_err e = ZP_E_INVALID_ARG;
+    if (!zp__listen_parse(&s->addr, cfg->listen, why, why_len))
+        goto out_free;
     if (!s->addr.is_unix && (!cfg->token || !*cfg->token)) {
         snprintf(why, why_len, "a TCP listener needs a bearer token (--token or --token-file)");
-        free(s);
-        return ZP_E_INVALID_ARG;
+        goto out_free;
     }
-    if (!resolve_limits(s, why, why_len)) {
-        free(s);
-        return ZP_E_INVALID_ARG;
-    }
+    if (!resolve_limits(s, why, why_len))
+        goto out_free;
     if (cfg->state_dir && cfg->queue) {
-        snprintf(why, why_len, "a state folder and a shared queue together: the queue is durable already");
-        zp__conns_destroy(&s->conns);
-        free(s);
-        return ZP_E_INVALID_ARG;
+        snprintf(why, why_len,
+                 "a state folder and a shared queue together: the queue is durable already");
+        goto out_conns;
     }
-    if (zp__track_init(&s->track, 4096) != ZP_OK) {
-        zp__conns_destroy(&s->conns);
-        free(s);
-        return ZP_E_NOMEM;
-    }
+    e = ZP_E_NOMEM;
+    if (zp__track_init(&s->track, 4096) != ZP_OK)
+        goto out_conns;
     /* Before listening: the journal's jobs are queued before new ones. */
-    zp_err se = zp__state_start(s, why, why_len);
-    if (se) {
-        zp__track_free(&s->track);
-        zp__conns_destroy(&s->conns);
-        free(s);
-        return se;
-    }
+    e = zp__state_start(s, why, why_len);
+    if (e)
+        goto out_track;
     s->listen_fd = zp__listen_open(&s->addr, s->bound, sizeof s->bound, why, why_len);
-    if (s->listen_fd < 0) {
-        zp_err e = strstr(why, "already listening") ? ZP_E_EXISTS : ZP_E_IO;
-        zp__state_stop(s);
-        zp__track_free(&s->track);
-        zp__conns_destroy(&s->conns);
-        free(s);
-        return e;
+    if (s->listen_fd < 0) { /* nothing of ours to unlink: the path may be another daemon's */
+        e = strstr(why, "already listening") ? ZP_E_EXISTS : ZP_E_IO;
+        goto out_state;
     }
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                      MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
@@ -583,30 +569,31 @@ zp_err zp__srv_start(zp__srv **out, const zp__srv_config *cfg, zp_engine *eng, c
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                               MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                               MHD_OPTION_END);
+    e = ZP_E_IO;
     if (!s->mhd) {
         snprintf(why, why_len, "libmicrohttpd did not start on %s", s->bound);
         close(s->listen_fd);
-        if (s->addr.is_unix)
-            unlink(s->addr.path);
-        zp__state_stop(s);
-        zp__track_free(&s->track);
-        zp__conns_destroy(&s->conns);
-        free(s);
-        return ZP_E_IO;
+        goto out_unlink;
     }
     if (s->gated && !reaper_start(s)) {
         snprintf(why, why_len, "cannot start the header-timeout thread");
         MHD_stop_daemon(s->mhd);
-        if (s->addr.is_unix)
-            unlink(s->addr.path);
-        zp__state_stop(s);
-        zp__track_free(&s->track);
-        zp__conns_destroy(&s->conns);
-        free(s);
-        return ZP_E_IO;
+        goto out_unlink;
     }
     *out = s;
     return ZP_OK;
+out_unlink:
+    if (s->addr.is_unix)
+        unlink(s->addr.path);
+out_state:
+    zp__state_stop(s);
+out_track:
+    zp__track_free(&s->track);
+out_conns:
+    zp__conns_destroy(&s->conns);
+out_free:
+    free(s);
+    return e;
 }
 
 const char *zp__srv_address(const zp__srv *s)
