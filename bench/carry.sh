@@ -32,6 +32,14 @@
 #          each kernel's count and time summed over the run (NCU_ARGS adds
 #          options, e.g. --launch-count 4000); a Firecracker machine's only
 #          (the H100 kinds': on gVisor ncu reads no counters)
+#        bash bench/carry.sh round NAME STEP...
+#          (device) one device call's usual steps for NAME, in the order
+#          given, each under what is left of BUDGET seconds (570: a call's
+#          600 less the bundle) and skipped, said so, where less is left
+#          than it needs: arenas (batch at 48, 32, 24 and 16 GiB), tests
+#          (the GPU suite, TEST_TIMEOUT 150), memcheck (the sanitizer's
+#          runs), whole (two jobs of 10 on the whole card, two slots);
+#          then its figures and failures, a line each, and bundle
 #        bash bench/carry.sh bundle
 #          (device) OUT's logs in one file, OUT.tgz (traces left out), and
 #          OUT removed: the device tool brings back at most 8 files a call
@@ -225,6 +233,41 @@ zkpipe)
   fi
   "${run[@]}" "$@" 2>&1 | tee "$OUT/zkpipe-$tag.log"
   exit "${PIPESTATUS[0]}"
+  ;;
+round)
+  v=$1
+  shift
+  t0=$(date +%s)
+  sum=$OUT/round.txt
+  left() { echo $((${BUDGET:-570} - ($(date +%s) - t0))); }
+  # step NEEDS CMD...: CMD under what is left, where at least NEEDS seconds are.
+  step() {
+    local need=$1
+    shift
+    if [ "$(left)" -lt "$need" ]; then
+      echo "skipped, $(left) s left of the $need it needs: ${*: -3}" >>"$sum"
+      return
+    fi
+    timeout "$(($(left) - 5))" "$@" 2>&1 | tee -a "$OUT/round.log" |
+      grep -E 's/proof|verified|passed, [0-9]+ failed| rc=[1-9]|exit|no variant' >>"$sum"
+  }
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader >"$sum" 2>&1
+  for st in "$@"; do
+    case $st in
+    arenas) for a in 48G 32G 24G 16G; do step 150 bash "$0" batch "$v:$a"; done ;;
+    tests) TEST_TIMEOUT=${TEST_TIMEOUT:-150} step 400 bash "$0" tests "$v" '^test_gpu' ;;
+    memcheck) step 120 bash "$0" tests "$v" '^memcheck' ;;
+    whole)
+      step 200 bash "$0" zkpipe "$v" bench batch --circuit "synth:porep:${LOG2:-27}" --gpus 1 \
+        --slots 2 --count 2 --partitions 10 --concurrency 4 --verify-threads 4 \
+        --distinct-witnesses 3
+      ;;
+    *) echo "round: no step $st (arenas, tests, memcheck, whole)" | tee -a "$sum" ;;
+    esac
+  done
+  echo "$(left) s left" >>"$sum"
+  cat "$sum"
+  bash "$0" bundle >/dev/null
   ;;
 bundle)
   rm -f "$OUT"/*.json
