@@ -160,7 +160,7 @@ static void aff_plan(msm_layout *l, size_t *at, uint64_t N, uint64_t nk, size_t 
 /* CUB's temporary bytes for a scan of n words and a sort of m pairs by c
  * bits: as CUB asks them of the device (its tuning depends on the GPU),
  * or, where no device answers, a bound on what it asks of any (the
- * bounds, which test_gpu_msm checks against CUB on a GPU): a sort takes a
+ * bounds, which test_gpu_msm_args checks against CUB on a GPU): a sort takes a
  * second array of keys and of values (8 m bytes; a sort of one pass may
  * not) and a look-back of 1 KiB a tile of at least 2048 entries, a scan 16
  * bytes a tile of at least 256 words, each with a few KiB beside. So a
