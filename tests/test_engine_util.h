@@ -57,9 +57,7 @@ static inline const zp__key *t_key(zp_engine *e, const char *name)
 /* Every proof of res verifies with the key's vk and its public inputs. */
 static inline bool t_result_verifies(zp_engine *e, const char *key, const zp_job_result *res)
 {
-    pthread_mutex_lock(&e->mu);
-    zp__key *k = zp__key_find(e, key);
-    pthread_mutex_unlock(&e->mu);
+    const zp__key *k = t_key(e, key);
     if (!k || k->tier < ZP_KEY_HOST || res->proofs_len != (size_t)res->partitions * 192 ||
         res->public_len != (size_t)res->partitions * res->n_public * 32)
         return false;
